@@ -1,0 +1,133 @@
+#!/usr/bin/env node
+import '../kernel/polyfill.js';
+import { dirname, resolve } from 'node:path';
+import { cac } from 'cac';
+import { catalog } from '../plugins/index.js';
+import { ConfigError } from '../kernel/config/errors.js';
+import { START_FLAGS, flagsToConfig } from '../kernel/config/flags.js';
+import { mergeConfig, readConfigFile, resolveConfig, type RawConfig } from '../kernel/config/load.js';
+import { devnetGenesis, genesisHash } from '../kernel/chain/genesis.js';
+import { loadOrCreateNodeKeys } from '../kernel/keys/node-keys.js';
+import { createLogger } from '../kernel/log.js';
+import { SvcNode } from '../kernel/node.js';
+import { describePlugins } from '../kernel/plugins/describe.js';
+import { VERSION } from '../kernel/version.js';
+import { devnetKey } from '../sdk/keys.js';
+
+/** A mistake in what the user typed: one line, exit 2. */
+class UsageError extends Error {}
+
+function fail(error: unknown): never {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`svc-node: ${message.split('\n')[0]}\n`);
+  process.exit(error instanceof ConfigError || error instanceof UsageError || (error as Error)?.name === 'CACError' ? 2 : 1);
+}
+
+function buildConfig(options: Record<string, unknown>): { raw: RawConfig; origins: Map<string, string>; baseDir: string } {
+  const { config: fromFlags, origins } = flagsToConfig(options);
+  const file = options.config;
+  if (file === undefined) return { raw: fromFlags, origins, baseDir: process.cwd() };
+  if (typeof file !== 'string' || file === '') throw new ConfigError('--config: needs a file path');
+  const fromFile = readConfigFile(file);
+  const raw = mergeConfig(fromFile, fromFlags);
+  // --plugin adds to the file's list rather than replacing it.
+  if (Array.isArray(fromFile.plugins) && Array.isArray(fromFlags.plugins)) raw.plugins = [...fromFile.plugins, ...fromFlags.plugins];
+  return { raw, origins, baseDir: dirname(resolve(file)) };
+}
+
+async function start(options: Record<string, unknown>): Promise<void> {
+  const { raw, origins, baseDir } = buildConfig(options);
+  const config = resolveConfig(raw, origins);
+  const log = createLogger({ level: config.node.log.level, format: config.node.log.format ?? (process.stdout.isTTY ? 'pretty' : 'json') });
+  const node = await SvcNode.create({ config, catalog, log, baseDir });
+  let signals = 0;
+  const shutdown = (signal: string): void => {
+    signals++;
+    if (signals > 1) {
+      log.warn(`second ${signal}: exiting without a clean shutdown`);
+      process.exit(130);
+    }
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      log.error('shutdown took longer than 30 s; exiting');
+      process.exit(1);
+    }, 30_000);
+    force.unref();
+    node.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  if (config.node.network === 'devnet') {
+    log.info({ validator: devnetKey('validator', 0).address }, 'devnet: built-in genesis and dev validator key (public test keys; never hold value with them)');
+  }
+  await node.start();
+}
+
+const cli = cac('svc-node');
+
+const startCommand = cli.command('start', 'run a node until SIGINT/SIGTERM').option('--config <file>', 'JSON config file (flags win over it)');
+for (const flag of START_FLAGS) startCommand.option(`${flag.flag} ${flag.placeholder}`, flag.description);
+startCommand.action((options: Record<string, unknown>) => start(options));
+
+cli
+  .command('init', 'create a data dir and its keys, and print them')
+  .option('--data-dir <path>', 'data dir (default ./data)')
+  .action(async (options: { dataDir?: unknown }) => {
+    const dataDir = String(options.dataDir ?? './data');
+    const keys = await loadOrCreateNodeKeys(dataDir);
+    process.stdout.write(`data dir   ${resolve(dataDir)}\npeer id    ${keys.peerId}\noperator   ${keys.operator.address}\ngenesis    ${genesisHash(devnetGenesis())} (devnet)\n`);
+  });
+
+cli
+  .command('keys', 'print the peer id and operator address of a data dir (creating them if missing)')
+  .option('--data-dir <path>', 'data dir (default ./data)')
+  .option('--json', 'machine-readable output')
+  .action(async (options: { dataDir?: unknown; json?: boolean }) => {
+    const keys = await loadOrCreateNodeKeys(String(options.dataDir ?? './data'));
+    if (options.json) process.stdout.write(`${JSON.stringify({ peerId: keys.peerId, operator: keys.operator.address })}\n`);
+    else process.stdout.write(`peer id    ${keys.peerId}\noperator   ${keys.operator.address}\n`);
+  });
+
+cli
+  .command('plugins', 'list the first-party plugins and what each contributes')
+  .option('--json', 'machine-readable output')
+  .action(async (options: { json?: boolean }) => {
+    const described = await describePlugins(catalog);
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify(described, null, 2)}\n`);
+      return;
+    }
+    for (const p of described) {
+      process.stdout.write(`${p.name} ${p.version} — ${p.description}\n`);
+      if (p.roles.length) process.stdout.write(`  enabled by role: ${p.roles.join(', ')}\n`);
+      if (p.requires.length) process.stdout.write(`  requires: ${p.requires.join(', ')}\n`);
+      if (p.provides.length) process.stdout.write(`  provides: ${p.provides.join(', ')}\n`);
+      if (p.config.length) process.stdout.write(`  config: ${p.config.join(', ')}\n`);
+      if (p.methods.length) process.stdout.write(`  rpc: ${p.methods.join(', ')}\n`);
+      if (p.routes.length) process.stdout.write(`  routes: ${p.routes.join(', ')}\n`);
+      if (p.namespaces.length) process.stdout.write(`  storage: ${p.namespaces.join(', ')}\n`);
+    }
+    for (const name of catalog.planned) process.stdout.write(`${name} — not built yet\n`);
+  });
+
+cli.command('version', 'print the version').action(() => {
+  process.stdout.write(`svc-node ${VERSION}\n`);
+});
+
+cli.help();
+cli.version(VERSION);
+
+try {
+  cli.parse(process.argv, { run: false });
+  if (!cli.matchedCommand && cli.args.length > 0) throw new UsageError(`unknown command "${cli.args[0]}" (see svc-node --help)`);
+  if (!cli.matchedCommand && !cli.options.help && !cli.options.version) cli.outputHelp();
+  await cli.runMatchedCommand();
+} catch (error) {
+  fail(error);
+}

@@ -1,0 +1,57 @@
+import type { TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { Value } from 'typebox/value';
+
+/** A bad config value; `message` is one line naming the key (or the flag it came from). */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+interface SchemaError {
+  instancePath: string;
+  keyword: string;
+  message: string;
+  params: Record<string, unknown>;
+}
+
+/** Where each config path came from, so errors can name the flag the user typed. */
+export type FlagOrigins = ReadonlyMap<string, string>;
+
+function describeKey(path: string, origins: FlagOrigins): string {
+  const flag = origins.get(path);
+  return flag ? `${flag}` : `config key "${path}"`;
+}
+
+/**
+ * Applies the schema's defaults to `value` and checks it. Throws a ConfigError naming the first bad
+ * key, under `prefix` (the plugin's slice name, or '' for the node's own keys).
+ */
+export function checkConfig<T>(schema: TSchema, value: unknown, prefix: string, origins: FlagOrigins): T {
+  const withDefaults = Value.Default(schema, structuredClone(value ?? {}));
+  const validator = Compile(schema);
+  if (validator.Check(withDefaults)) return withDefaults as T;
+  const errors = (validator.Errors(withDefaults) as unknown as SchemaError[]).filter((e) => e.keyword !== 'boolean');
+  const error = errors.sort((a, b) => b.instancePath.length - a.instancePath.length)[0]!;
+  const segments = error.instancePath.split('/').slice(1);
+  if (error.keyword === 'additionalProperties') {
+    const extra = (error.params.additionalProperties as string[])[0]!;
+    const path = [prefix, ...segments, extra].filter(Boolean).join('.');
+    throw new ConfigError(`unknown config key "${path}"`);
+  }
+  if (error.keyword === 'required') {
+    const missing = (error.params.requiredProperties as string[] | undefined)?.[0] ?? '?';
+    const path = [prefix, ...segments, missing].filter(Boolean).join('.');
+    throw new ConfigError(`config key "${path}" is required`);
+  }
+  const path = [prefix, ...segments].filter(Boolean).join('.');
+  const allowed = error.keyword === 'anyOf' || error.keyword === 'const' ? allowedValues(schema, segments) : undefined;
+  throw new ConfigError(`${describeKey(path, origins)}: ${allowed ? `must be one of ${allowed}` : error.message}`);
+}
+
+function allowedValues(schema: TSchema, segments: string[]): string | undefined {
+  let current = schema as unknown as Record<string, unknown> | undefined;
+  for (const segment of segments) current = (current?.properties as Record<string, Record<string, unknown>> | undefined)?.[segment];
+  const options = current?.anyOf as { const?: unknown }[] | undefined;
+  if (!options || !options.every((o) => o.const !== undefined)) return undefined;
+  return options.map((o) => JSON.stringify(o.const)).join(', ');
+}

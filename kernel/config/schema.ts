@@ -1,0 +1,70 @@
+import Type, { type Static } from 'typebox';
+
+export const ROLES = ['validator', 'compute', 'full'] as const;
+export type Role = (typeof ROLES)[number];
+
+
+/** `/ip4/<ip>/tcp/<port>/p2p/<peer id>` (also /ip6, /dns4, /dns6). Values are checked further when parsed. */
+export const MULTIADDR_PATTERN = '^/(ip4|ip6|dns4|dns6)/[^/]+/tcp/[0-9]{1,5}/p2p/[1-9A-HJ-NP-Za-km-z]{32,128}$';
+
+/** The node's own settings. Each plugin's settings live beside them, under the plugin's name. */
+export const NodeConfigSchema = Type.Object(
+  {
+    network: Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}$', default: 'devnet', description: 'network name; devnet has a built-in genesis' }),
+    genesis: Type.Optional(Type.String({ minLength: 1, description: 'genesis file, required for networks other than devnet' })),
+    role: Type.Union([Type.Literal('validator'), Type.Literal('compute'), Type.Literal('full')], { default: 'full', description: 'validator, compute or full' }),
+    dataDir: Type.String({ minLength: 1, default: './data', description: 'all persistent state lives here' }),
+    storage: Type.Union([Type.Literal('rocksdb'), Type.Literal('memory')], { default: 'rocksdb', description: 'rocksdb, or memory for throw-away nodes' }),
+    plugins: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'extra plugins: first-party names, npm package names or file paths' }),
+    rpc: Type.Object(
+      {
+        bind: Type.String({ pattern: '^(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$', default: '127.0.0.1:8545', description: 'host:port of HTTP and WebSocket JSON-RPC; port 0 picks a free one' }),
+        maxBody: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1048576, description: 'largest request body or WebSocket message, bytes' }),
+        maxBatch: Type.Integer({ minimum: 1, maximum: 10000, default: 100, description: 'most calls in one batch' }),
+        validateResults: Type.Boolean({ default: false, description: 'check every result against its schema (development)' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    p2p: Type.Object(
+      {
+        host: Type.String({ minLength: 1, default: '0.0.0.0', description: 'libp2p listen address' }),
+        port: Type.Integer({ minimum: 0, maximum: 65535, default: 30333, description: 'libp2p TCP port; 0 picks a free one' }),
+        bootstrapPeers: Type.Array(Type.String({ pattern: MULTIADDR_PATTERN }), { default: [], description: 'multiaddrs of peers to dial at start' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    chain: Type.Object(
+      {
+        receiptArchive: Type.Boolean({ default: false, description: 'archive capability: keep every receipt and historical state' }),
+        historyBlocks: Type.Integer({ minimum: 1, default: 10000, description: 'without archive: recent blocks of receipts and state kept' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    guardrails: Type.Boolean({ default: false, description: 'token + nonce auth on every JSON-RPC request' }),
+    rateLimit: Type.Object(
+      {
+        limit: Type.Optional(Type.Integer({ minimum: 0, description: 'requests per window per key; 0 disables (default 0, or 600 with guardrails)' })),
+        windowSeconds: Type.Integer({ minimum: 1, default: 60, description: 'window length, seconds' }),
+        burst: Type.Optional(Type.Integer({ minimum: 0, description: 'extra requests allowed above the limit (default 0, or 100 with guardrails)' })),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    log: Type.Object(
+      {
+        level: Type.Union(
+          [Type.Literal('trace'), Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error'), Type.Literal('fatal'), Type.Literal('silent')],
+          { default: 'info' },
+        ),
+        format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('pretty')], { description: 'default: pretty on a TTY, else json' })),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export type NodeConfig = Static<typeof NodeConfigSchema>;
+
+/** Top-level config keys that belong to the node; every other top-level key is a plugin's slice. */
+export const NODE_KEYS: ReadonlySet<string> = new Set(Object.keys(NodeConfigSchema.properties));
+

@@ -1,0 +1,98 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import type { Hono } from 'hono';
+import type { EventBus } from '../events.js';
+import type { Logger } from '../log.js';
+import type { RpcEngine } from '../rpc/engine.js';
+import { handleHttpRpc, refuseMethod } from './json-rpc-over-http.js';
+import { WebSocketRpc } from './websocket.js';
+
+export interface RpcServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly maxBody: number;
+  readonly engine: RpcEngine;
+  /** Every route but `/`: health, metrics and the plugins' routes, mounted before listen. */
+  readonly routes: Hono;
+  readonly events: EventBus;
+  readonly log: Logger;
+}
+
+function pathOf(url: string | undefined): string {
+  if (!url) return '/';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/** HTTP and WebSocket on one port: `/` is JSON-RPC, everything else goes to hono. */
+export class RpcServer {
+  private readonly server: Server;
+  private readonly websocket: WebSocketRpc;
+  private address: AddressInfo | undefined;
+
+  constructor(private readonly options: RpcServerOptions) {
+    const routes = getRequestListener(options.routes.fetch);
+    this.websocket = new WebSocketRpc({ engine: options.engine, maxMessage: options.maxBody, maxBuffered: 16 * 1024 * 1024, events: options.events, log: options.log });
+    this.server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 60_000, headersTimeout: 20_000 }, (req: IncomingMessage, res: ServerResponse) => {
+      if (pathOf(req.url) === '/') {
+        if (req.method === 'POST') handleHttpRpc(req, res, { engine: options.engine, maxBody: options.maxBody });
+        else refuseMethod(req, res);
+        return;
+      }
+      void routes(req, res);
+    });
+    this.server.on('upgrade', (req, socket, head) => {
+      if (pathOf(req.url) !== '/' || req.headers.upgrade?.toLowerCase() !== 'websocket') {
+        socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+        return;
+      }
+      this.websocket.upgrade(req, socket, head);
+    });
+    this.server.on('clientError', (_error, socket) => {
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      else socket.destroy();
+    });
+  }
+
+  get url(): string {
+    if (!this.address) throw new Error('RPC server is not listening');
+    const host = this.address.family === 'IPv6' ? `[${this.address.address}]` : this.address.address;
+    return `http://${host}:${this.address.port}`;
+  }
+
+  get port(): number {
+    if (!this.address) throw new Error('RPC server is not listening');
+    return this.address.port;
+  }
+
+  get webSocketConnections(): number {
+    return this.websocket.connections;
+  }
+
+  listen(): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException): void => {
+        reject(new Error(`--bind ${this.options.host}:${this.options.port}: cannot listen (${error.code ?? error.message})`));
+      };
+      this.server.once('error', onError);
+      this.server.listen(this.options.port, this.options.host, () => {
+        this.server.off('error', onError);
+        this.address = this.server.address() as AddressInfo;
+        resolve(this.url);
+      });
+    });
+  }
+
+  /** Stops accepting, lets requests in flight finish (up to `graceMs`), then closes what is left. */
+  async close(graceMs = 5000): Promise<void> {
+    if (!this.server.listening) return;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    await this.websocket.close();
+    const timer = setTimeout(() => this.server.closeAllConnections(), graceMs);
+    timer.unref();
+    await closed;
+    clearTimeout(timer);
+  }
+}

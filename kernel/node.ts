@@ -1,0 +1,276 @@
+import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
+import Type from 'typebox';
+import { chainPlugin } from './chain/plugin.js';
+import { devnetGenesis, readGenesisFile, type GenesisSpec } from './chain/genesis.js';
+import { checkConfig, ConfigError } from './config/errors.js';
+import type { ResolvedConfig } from './config/load.js';
+import { EventBus, type ScopedEvents } from './events.js';
+import { RpcServer } from './http/server.js';
+import { RouteTable } from './http/routes.js';
+import type { Logger } from './log.js';
+import type { AnyPlugin, NodeSettings, PluginContext, PluginDefinition, RpcMethod } from './plugin.js';
+import { orderPlugins } from './plugins/order.js';
+import { loadPlugins, pluginRequests, type PluginCatalog } from './plugins/load.js';
+import { RpcEngine } from './rpc/engine.js';
+import { buildOpenRpc } from './rpc/openrpc.js';
+import { MethodRegistry } from './rpc/registry.js';
+import { loadOrCreateNodeKeys, type NodeKeys } from './keys/node-keys.js';
+import { lockDataDir, type DataDirLock } from './storage/data-dir-lock.js';
+import { openStore } from './storage/open.js';
+import type { Store } from './storage/store.js';
+import { VERSION } from './version.js';
+import type { TSchema } from 'typebox';
+
+export interface NodeOptions {
+  readonly config: ResolvedConfig;
+  readonly catalog: PluginCatalog;
+  readonly log: Logger;
+  /** Folder that relative plugin paths are resolved from (the config file's). */
+  readonly baseDir?: string;
+  /** Plugin values added after the configured ones (embedding and tests). */
+  readonly plugins?: readonly AnyPlugin[];
+}
+
+export type NodeState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped';
+
+type ErasedPlugin = PluginDefinition<TSchema, unknown>;
+
+interface LoadedPlugin {
+  readonly definition: ErasedPlugin;
+  readonly config: unknown;
+  context?: PluginContext<unknown>;
+  events?: ScopedEvents;
+  service?: unknown;
+  started: boolean;
+}
+
+/**
+ * A node: the kernel plus the plugins its config enables. `create` loads and checks everything
+ * that can be checked without side effects; `start` takes the data dir, opens storage, inits the
+ * plugins in dependency order, mounts their methods and routes, listens, then starts them;
+ * `stop` undoes it in reverse, database last.
+ */
+export class SvcNode {
+  readonly settings: NodeSettings;
+  readonly methods = new MethodRegistry();
+  readonly routes = new RouteTable();
+  private readonly bus: EventBus;
+  private readonly container: AwilixContainer;
+  private readonly abort = new AbortController();
+  private lock: DataDirLock | undefined;
+  private nodeKeys: NodeKeys | undefined;
+  private store: Store | undefined;
+  private server: RpcServer | undefined;
+  private currentState: NodeState = 'created';
+  private stopping: Promise<void> | undefined;
+
+  private constructor(
+    private readonly options: NodeOptions,
+    readonly genesis: GenesisSpec,
+    readonly plugins: readonly LoadedPlugin[],
+  ) {
+    const { node } = options.config;
+    this.settings = { network: node.network, role: node.role, dataDir: node.dataDir, version: VERSION };
+    this.bus = new EventBus(options.log);
+    this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
+  }
+
+  static async create(options: NodeOptions): Promise<SvcNode> {
+    const { node, slices, origins } = options.config;
+    const genesis = node.network === 'devnet' && !node.genesis ? devnetGenesis() : readGenesisFile(node.genesis!, node.network);
+    const configured = await loadPlugins(pluginRequests(node, options.catalog), options.catalog, options.baseDir ?? process.cwd(), options.log);
+    const all = orderPlugins([chainPlugin(genesis) as AnyPlugin, ...configured, ...(options.plugins ?? [])]) as ErasedPlugin[];
+    const enabled = new Set(all.map((p) => p.name));
+    for (const key of Object.keys(slices)) {
+      if (enabled.has(key)) continue;
+      if (key in options.catalog.plugins || options.catalog.planned.has(key)) {
+        options.log.warn({ plugin: key }, `config for plugin "${key}" is ignored: the plugin is not enabled on this node`);
+        continue;
+      }
+      throw new ConfigError(`unknown config key "${key}": not a node setting and not an enabled plugin's name`);
+    }
+    const loaded = all.map((definition) => ({
+      definition,
+      config: checkConfig(definition.config ?? Type.Object({}, { additionalProperties: false }), slices[definition.name] ?? {}, definition.name, origins),
+      started: false,
+    }));
+    return new SvcNode(options, genesis, loaded);
+  }
+
+  get state(): NodeState {
+    return this.currentState;
+  }
+
+  get rpcUrl(): string {
+    if (!this.server) throw new Error('node is not listening');
+    return this.server.url;
+  }
+
+  /** The data dir's keys (after start). */
+  get keys(): NodeKeys {
+    if (!this.nodeKeys) throw new Error('node keys are loaded at start');
+    return this.nodeKeys;
+  }
+
+  get events(): EventBus {
+    return this.bus;
+  }
+
+  get webSocketConnections(): number {
+    return this.server?.webSocketConnections ?? 0;
+  }
+
+  /** Why the node is not ready, or undefined when it is (what /health reports). */
+  notReadyReason(): string | undefined {
+    if (this.currentState === 'created' || this.currentState === 'starting') return 'starting';
+    if (this.currentState !== 'running') return 'stopping';
+    for (const plugin of this.plugins) {
+      const reason = plugin.definition.notReady?.(plugin.service);
+      if (reason) return reason;
+    }
+    return undefined;
+  }
+
+  /** A plugin's service by capability (embedding and tests). */
+  service<T>(capability: string): T {
+    return this.container.resolve<T>(capability);
+  }
+
+  async start(): Promise<void> {
+    if (this.currentState !== 'created') throw new Error(`cannot start a node that is ${this.currentState}`);
+    this.currentState = 'starting';
+    const { node } = this.options.config;
+    const log = this.options.log;
+    try {
+      this.lock = lockDataDir(node.dataDir);
+      this.nodeKeys = await loadOrCreateNodeKeys(node.dataDir);
+      log.info({ peerId: this.nodeKeys.peerId, operator: this.nodeKeys.operator.address, dataDir: node.dataDir }, 'node keys loaded');
+      this.store = await openStore(node.storage, node.dataDir);
+      for (const plugin of this.plugins) await this.initPlugin(plugin);
+      this.addKernelMethods();
+      this.mountKernelRoutes();
+      const [host, port] = splitBind(node.rpc.bind);
+      const engine = new RpcEngine({ registry: this.methods, maxBatch: node.rpc.maxBatch, validateResults: node.rpc.validateResults, log, events: this.bus });
+      this.server = new RpcServer({ host, port, maxBody: node.rpc.maxBody, engine, routes: this.routes.app, events: this.bus, log });
+      const url = await this.server.listen();
+      log.info({ url }, `rpc listening on ${url}`);
+      for (const plugin of this.plugins) {
+        await plugin.definition.start?.(plugin.service, plugin.context!);
+        plugin.started = true;
+      }
+      this.currentState = 'running';
+      this.bus.emit('node:started', { rpcUrl: url });
+      log.info({ network: node.network, role: node.role, plugins: this.plugins.map((p) => p.definition.name) }, 'node started');
+    } catch (error) {
+      await this.teardown();
+      this.currentState = 'stopped';
+      throw error;
+    }
+  }
+
+  /** Stops accepting requests, stops the plugins in reverse order, closes the database, releases the data dir. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      if (this.currentState === 'created' || this.currentState === 'stopped') {
+        this.currentState = 'stopped';
+        return;
+      }
+      this.currentState = 'stopping';
+      this.bus.emit('node:stopping', {});
+      await this.teardown();
+      this.currentState = 'stopped';
+      this.options.log.info('node stopped');
+    })();
+    return this.stopping;
+  }
+
+  private async teardown(): Promise<void> {
+    const log = this.options.log;
+    this.abort.abort();
+    await this.server?.close().catch((error: unknown) => log.error({ err: error }, 'closing the RPC server failed'));
+    for (const plugin of [...this.plugins].reverse()) {
+      if (plugin.started || plugin.context) {
+        try {
+          if (plugin.started) await plugin.definition.stop?.(plugin.service, plugin.context!);
+        } catch (error) {
+          log.error({ err: error, plugin: plugin.definition.name }, `plugin "${plugin.definition.name}" failed to stop`);
+        }
+        plugin.started = false;
+      }
+      plugin.events?.dispose();
+    }
+    await this.store?.close().catch((error: unknown) => log.error({ err: error }, 'closing the database failed'));
+    this.store = undefined;
+    this.lock?.release();
+    this.lock = undefined;
+  }
+
+  private async initPlugin(plugin: LoadedPlugin): Promise<void> {
+    const definition = plugin.definition;
+    const store = this.store!;
+    const owned = new Map(definition.namespaces?.map((ns) => [ns.name, store.claim(ns.name, definition.name)]));
+    const requires = new Set(definition.requires ?? []);
+    const events = this.bus.scoped(definition.name);
+    const container = this.container;
+    const context: PluginContext<unknown> = {
+      name: definition.name,
+      config: plugin.config,
+      node: this.settings,
+      log: this.options.log.child({ plugin: definition.name }),
+      events,
+      signal: this.abort.signal,
+      namespace(name) {
+        const namespace = owned.get(name);
+        if (!namespace) throw new Error(`plugin "${definition.name}" did not declare namespace "${name}"`);
+        return namespace;
+      },
+      batch: () => store.batch(),
+      use(capability) {
+        if (!requires.has(capability)) throw new Error(`plugin "${definition.name}" uses "${capability}" without listing it in "requires"`);
+        return container.resolve(capability);
+      },
+    };
+    plugin.context = context;
+    plugin.events = events;
+    plugin.service = definition.init ? await definition.init(context) : undefined;
+    for (const capability of new Set([definition.name, ...(definition.provides ?? [])])) {
+      this.container.register(capability, asValue(plugin.service));
+    }
+    const methods: readonly RpcMethod[] = definition.rpc?.((spec) => spec as unknown as RpcMethod) ?? [];
+    for (const method of methods) this.methods.add(method, definition.name, plugin.service);
+    for (const route of definition.routes ?? []) {
+      this.routes.add({ method: route.method, path: route.path, owner: definition.name, summary: route.summary }, (c) => route.handler(c, plugin.service));
+    }
+  }
+
+  private addKernelMethods(): void {
+    let document: ReturnType<typeof buildOpenRpc> | undefined;
+    this.methods.add(
+      {
+        name: 'rpc.discover',
+        summary: 'The OpenRPC document of every method this node serves.',
+        params: [],
+        result: Type.Object({ openrpc: Type.String(), info: Type.Object({}), methods: Type.Array(Type.Object({ name: Type.String() })) }),
+        handler: () => (document ??= buildOpenRpc(this.methods, VERSION)),
+      },
+      'kernel',
+      undefined,
+    );
+  }
+
+  private mountKernelRoutes(): void {
+    this.routes.add({ method: 'GET', path: '/health', owner: 'kernel', summary: 'readiness: 200 healthy, or 503 with the reason' }, (c) => {
+      const reason = this.notReadyReason();
+      return reason ? c.text(reason, 503) : c.text('healthy', 200);
+    });
+  }
+}
+
+/** `host:port` or `[ipv6]:port`. */
+export function splitBind(bind: string): [string, number] {
+  const colon = bind.lastIndexOf(':');
+  const host = bind.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
+  const port = Number(bind.slice(colon + 1));
+  if (!host || !Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--bind ${bind}: expected host:port with a port from 0 to 65535`);
+  return [host, port];
+}

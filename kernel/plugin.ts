@@ -1,0 +1,158 @@
+import type { Static, TSchema } from 'typebox';
+import type { Context as HonoContext } from 'hono';
+import type { DomainErrorName } from '../sdk/errors.js';
+import type { ScopedEvents } from './events.js';
+import type { Logger } from './log.js';
+import type { Namespace, WriteBatch } from './storage/namespace.js';
+
+/**
+ * Events on the node's one bus. Plugins add theirs by augmenting this interface:
+ * `declare module 'svc-node/plugin' { interface SvcEvents { 'hello:greeted': { name: string } } }`.
+ */
+export interface SvcEvents {
+  /** A block (produced or imported) and all its state are committed. */
+  'chain:block': { height: number; hash: string; timestamp: number; transactions: number };
+  /** One JSON-RPC call finished. `outcome` is `ok` or the error's message. */
+  'rpc:call': { method: string; outcome: string; seconds: number; transport: 'http' | 'ws' };
+  'ws:open': { connections: number };
+  'ws:close': { connections: number };
+  'node:started': { rpcUrl: string };
+  'node:stopping': Record<string, never>;
+}
+
+/**
+ * Services that plugins provide to each other, by capability name. A plugin that provides one
+ * augments this interface so `ctx.use('name')` is typed:
+ * `declare module 'svc-node/plugin' { interface SvcCapabilities { greeter: Greeter } }`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface SvcCapabilities {}
+
+export type CapabilityName = keyof SvcCapabilities & string;
+export type CapabilityOf<K extends string> = K extends CapabilityName ? SvcCapabilities[K] : unknown;
+
+/** Facts about the node a plugin may read. */
+export interface NodeSettings {
+  readonly network: string;
+  readonly role: string;
+  readonly dataDir: string;
+  readonly version: string;
+}
+
+/** What a plugin sees: its own config slice, namespaces, logger and events, and the capabilities it requires. */
+export interface PluginContext<C = unknown> {
+  readonly name: string;
+  readonly config: C;
+  readonly node: NodeSettings;
+  readonly log: Logger;
+  readonly events: ScopedEvents;
+  /** Aborted when the node starts shutting down. */
+  readonly signal: AbortSignal;
+  /** One of the namespaces this plugin declared. */
+  namespace(name: string): Namespace;
+  /** An atomic batch that may span namespaces. */
+  batch(): WriteBatch;
+  /** The service behind a capability this plugin `requires`. */
+  use<K extends string>(capability: K): CapabilityOf<K>;
+}
+
+export interface ParamSpec<S extends TSchema = TSchema> {
+  readonly name: string;
+  readonly schema: S;
+  readonly optional?: boolean;
+  readonly description?: string;
+}
+
+type ParamValue<P> = P extends ParamSpec<infer S> ? (P extends { optional: true } ? Static<S> | undefined : Static<S>) : never;
+export type ParamValues<P extends readonly ParamSpec[]> = { -readonly [K in keyof P]: ParamValue<P[K]> };
+
+/** The request an RPC call arrived in. */
+export interface CallContext<Svc = unknown> {
+  readonly service: Svc;
+  readonly transport: 'http' | 'ws';
+  readonly remoteAddress: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+export interface RpcMethodSpec<Svc, P extends readonly ParamSpec[], R extends TSchema> {
+  readonly name: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly params: P;
+  readonly result: R;
+  /** Domain errors the method may return (documented in rpc.discover and docs/). */
+  readonly errors?: readonly DomainErrorName[];
+  handler(params: ParamValues<P>, call: CallContext<Svc>): Static<R> | Promise<Static<R>>;
+}
+
+/** A method with its types erased, as the registry holds it. */
+export interface RpcMethod {
+  readonly name: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly params: readonly ParamSpec[];
+  readonly result: TSchema;
+  readonly errors?: readonly DomainErrorName[];
+  handler(params: unknown[], call: CallContext<unknown>): unknown;
+}
+
+export type MethodFactory<Svc> = <const P extends readonly ParamSpec[], R extends TSchema>(spec: RpcMethodSpec<Svc, P, R>) => RpcMethod;
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD';
+
+export interface RouteSpec<Svc> {
+  readonly method: HttpMethod;
+  /** A path other than `/`, which belongs to JSON-RPC. */
+  readonly path: string;
+  readonly summary: string;
+  handler(c: HonoContext, service: Svc): Response | Promise<Response>;
+}
+
+export interface NamespaceSpec {
+  readonly name: string;
+  /** `key -> value`, for readers of the storage layout. */
+  readonly description: string;
+}
+
+export interface PluginDefinition<C extends TSchema = TSchema, Svc = unknown> {
+  /** Unique, lowercase: `[a-z][a-z0-9-]*`. */
+  readonly name: string;
+  readonly version: string;
+  readonly description: string;
+  /** Capabilities (or plugin names) that must be loaded; this plugin starts after their providers. */
+  readonly requires?: readonly string[];
+  /** Capabilities this plugin offers to others through `ctx.use()`; its own name is always provided. */
+  readonly provides?: readonly string[];
+  /** Its config slice, found under the plugin's name in the config file. */
+  readonly config?: C;
+  readonly namespaces?: readonly NamespaceSpec[];
+  /** Events it emits, name -> description. */
+  readonly events?: Readonly<Record<string, string>>;
+  /** Builds the plugin's service. Runs in dependency order, before any RPC or route is served. */
+  init?(ctx: PluginContext<Static<C>>): Svc | Promise<Svc>;
+  start?(service: Svc, ctx: PluginContext<Static<C>>): void | Promise<void>;
+  stop?(service: Svc, ctx: PluginContext<Static<C>>): void | Promise<void>;
+  /** RPC methods, built with the given factory so handlers see the service's type. */
+  rpc?(method: MethodFactory<Svc>): readonly RpcMethod[];
+  routes?: readonly RouteSpec<Svc>[];
+  /** A reason the node is not ready (reported by /health), or undefined when this plugin is ready. */
+  notReady?(service: Svc): string | undefined;
+}
+
+/** Declares a plugin. An identity function that gives the definition its types. */
+export function definePlugin<C extends TSchema = TSchema, Svc = undefined>(definition: PluginDefinition<C, Svc>): PluginDefinition<C, Svc> {
+  return definition;
+}
+
+/** A positional parameter. */
+export function param<S extends TSchema>(name: string, schema: S, options: { description?: string } = {}): ParamSpec<S> {
+  return { name, schema, ...options };
+}
+
+export function optionalParam<S extends TSchema>(name: string, schema: S, options: { description?: string } = {}): ParamSpec<S> & { optional: true } {
+  return { name, schema, optional: true, ...options };
+}
+
+/** Any plugin, its types erased. */
+// The erased form must accept every plugin's service type; `never` parameters make that sound.
+export type AnyPlugin = PluginDefinition<TSchema, never> | PluginDefinition<TSchema, unknown>;

@@ -1,0 +1,45 @@
+import Type from 'typebox';
+import { chainPlugin } from '../chain/plugin.js';
+import { devnetGenesis } from '../chain/genesis.js';
+import type { AnyPlugin, RpcMethod } from '../plugin.js';
+import type { PluginCatalog } from './load.js';
+
+export interface PluginDescription {
+  name: string;
+  version: string;
+  description: string;
+  roles: string[];
+  requires: string[];
+  provides: string[];
+  config: string[];
+  methods: string[];
+  routes: string[];
+  namespaces: string[];
+}
+
+/** What each plugin contributes, read from its definition without running it. */
+export function describePlugin(plugin: AnyPlugin, roles: string[] = []): PluginDescription {
+  const definition = plugin as AnyPlugin & { rpc?: (factory: (spec: unknown) => RpcMethod) => readonly RpcMethod[] };
+  const schema = (plugin.config ?? Type.Object({})) as { properties?: Record<string, unknown> };
+  return {
+    name: plugin.name,
+    version: plugin.version,
+    description: plugin.description,
+    roles,
+    requires: [...(plugin.requires ?? [])],
+    provides: [...(plugin.provides ?? [])],
+    config: Object.keys(schema.properties ?? {}).map((key) => `${plugin.name}.${key}`),
+    methods: (definition.rpc?.((spec) => spec as RpcMethod) ?? []).map((m) => m.name),
+    routes: (plugin.routes ?? []).map((r) => `${r.method} ${r.path}`),
+    namespaces: (plugin.namespaces ?? []).map((n) => n.name),
+  };
+}
+
+export async function describePlugins(catalog: PluginCatalog): Promise<PluginDescription[]> {
+  const out = [describePlugin(chainPlugin(devnetGenesis()) as AnyPlugin, ['always'])];
+  for (const [name, load] of Object.entries(catalog.plugins)) {
+    const roles = Object.entries(catalog.roles).filter(([, names]) => names.includes(name)).map(([role]) => role);
+    out.push(describePlugin(await load(), roles));
+  }
+  return out;
+}

@@ -1,0 +1,43 @@
+import { Compile, type Validator } from 'typebox/compile';
+import type { RpcMethod } from '../plugin.js';
+import { ParamsValidator } from './params.js';
+
+export interface RegisteredMethod {
+  readonly spec: RpcMethod;
+  readonly owner: string;
+  readonly params: ParamsValidator;
+  readonly result: Validator;
+  readonly service: unknown;
+}
+
+export class DuplicateMethodError extends Error {
+  override name = 'DuplicateMethodError';
+}
+
+const METHOD_NAME = /^(rpc\.discover|[a-z][a-zA-Z0-9]*_[a-zA-Z][a-zA-Z0-9]*)$/;
+
+/** Every RPC method of the node, owned by the plugin that registered it. Registering a name twice is refused. */
+export class MethodRegistry {
+  private readonly methods = new Map<string, RegisteredMethod>();
+
+  add(spec: RpcMethod, owner: string, service: unknown): void {
+    if (!METHOD_NAME.test(spec.name)) {
+      throw new DuplicateMethodError(`plugin "${owner}": method name "${spec.name}" must be <namespace>_<camelCase>`);
+    }
+    const existing = this.methods.get(spec.name);
+    if (existing) throw new DuplicateMethodError(`method "${spec.name}" of plugin "${owner}" is already registered by plugin "${existing.owner}"`);
+    this.methods.set(spec.name, { spec, owner, service, params: new ParamsValidator(spec.name, spec.params), result: Compile(spec.result) });
+  }
+
+  get(name: string): RegisteredMethod | undefined {
+    return this.methods.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.methods.has(name);
+  }
+
+  list(): RegisteredMethod[] {
+    return [...this.methods.values()].sort((a, b) => a.spec.name.localeCompare(b.spec.name));
+  }
+}

@@ -1,0 +1,52 @@
+import type { KeyValueBackend, RawOperation, RawRange } from './types.js';
+
+/** The subset of abstract-level (v1 to v3) that both backends share. */
+interface LevelLike {
+  open(): Promise<void>;
+  close(): Promise<void>;
+  getMany(keys: Uint8Array[], options?: object): Promise<(Uint8Array | Buffer | undefined)[]>;
+  batch(operations: RawOperation[], options?: object): Promise<void>;
+  iterator(options: object): AsyncIterable<[Uint8Array, Uint8Array]> & { close(): Promise<void> };
+}
+
+const BUFFERS = { keyEncoding: 'buffer', valueEncoding: 'buffer' } as const;
+
+/** Adapts an abstract-level database (RocksDB or memory-level) to the backend interface. */
+export class LevelBackend implements KeyValueBackend {
+  constructor(
+    readonly kind: string,
+    private readonly db: LevelLike,
+  ) {}
+
+  static async open(kind: string, db: LevelLike): Promise<LevelBackend> {
+    await db.open();
+    return new LevelBackend(kind, db);
+  }
+
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    const [value] = await this.db.getMany([key], BUFFERS);
+    return value ?? undefined;
+  }
+
+  async getMany(keys: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    if (keys.length === 0) return [];
+    const values = await this.db.getMany([...keys], BUFFERS);
+    return values.map((value) => value ?? undefined);
+  }
+
+  async *iterate(range: RawRange): AsyncIterable<[Uint8Array, Uint8Array]> {
+    const options: Record<string, unknown> = { ...BUFFERS, reverse: range.reverse ?? false, limit: range.limit ?? -1 };
+    if (range.gte) options.gte = range.gte;
+    if (range.lt) options.lt = range.lt;
+    yield* this.db.iterator(options);
+  }
+
+  async write(operations: readonly RawOperation[], options: { sync?: boolean } = {}): Promise<void> {
+    if (operations.length === 0) return;
+    await this.db.batch([...operations], { ...BUFFERS, sync: options.sync ?? false });
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+}

@@ -1,0 +1,75 @@
+import { signHeader, type BlockHeader } from '../../sdk/block.js';
+import { toHex, type Hex } from '../../sdk/bytes.js';
+import { ZERO_HASH } from '../../sdk/hash.js';
+import type { KeyPair } from '../../sdk/keys.js';
+import type { Chain } from '../../kernel/chain/chain.js';
+import type { Logger } from '../../kernel/log.js';
+
+const ZERO: Hex = toHex(ZERO_HASH);
+
+export interface ProducerOptions {
+  readonly chain: Chain;
+  readonly key: KeyPair;
+  readonly blockTime: number;
+  readonly log: Logger;
+}
+
+/**
+ * Produces a block every `blockTime` ms after the head's timestamp, also when empty. After a long
+ * stop it produces one block at once and resumes the rhythm from there, rather than catching up.
+ */
+export class BlockProducer {
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight: Promise<void> | undefined;
+  private running = false;
+  produced = 0;
+
+  constructor(private readonly options: ProducerOptions) {}
+
+  start(): void {
+    this.running = true;
+    this.schedule();
+  }
+
+  /** Stops scheduling and waits for the block in progress to be committed. */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    await this.inFlight;
+  }
+
+  private schedule(): void {
+    if (!this.running) return;
+    const due = this.options.chain.head.timestamp + this.options.blockTime;
+    this.timer = setTimeout(() => {
+      this.inFlight = this.produce().finally(() => {
+        this.inFlight = undefined;
+        this.schedule();
+      });
+    }, Math.max(0, due - Date.now()));
+  }
+
+  private async produce(): Promise<void> {
+    const { chain, key, log } = this.options;
+    const head = chain.head;
+    const header: BlockHeader = {
+      chainId: head.chainId,
+      height: head.height + 1,
+      parentHash: head.hash as Hex,
+      timestamp: Math.max(Date.now(), head.timestamp + 1),
+      proposer: key.address,
+      proposerKey: toHex(key.publicKey),
+      txRoot: ZERO,
+      stateRoot: head.stateRoot as Hex,
+      receiptRoot: ZERO,
+    };
+    try {
+      const block = await chain.commit(signHeader(header, key.secretKey), []);
+      this.produced++;
+      log.debug({ height: block.height, hash: block.hash }, 'produced block');
+    } catch (error) {
+      log.error({ err: error, height: header.height }, 'block production failed; retrying next interval');
+      await new Promise((resolve) => setTimeout(resolve, this.options.blockTime));
+    }
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The wire's error table: JSON-RPC 2.0 standard errors and the node's domain errors.
+ * A domain error travels with `message` = its snake_case name and a stable `code`; `data.reason`
+ * is a human sentence. This table is the single source for the node, the SDK and the docs.
+ */
+export const STANDARD_ERRORS = {
+  parse_error: { code: -32700, message: 'Parse error' },
+  invalid_request: { code: -32600, message: 'Invalid Request' },
+  method_not_found: { code: -32601, message: 'Method not found' },
+  invalid_params_standard: { code: -32602, message: 'Invalid params' },
+  internal_error: { code: -32603, message: 'Internal error' },
+} as const;
+
+export const DOMAIN_ERRORS = {
+  invalid_address: { code: -32602, description: 'an address parameter is not `svc1` + 40 hex characters' },
+  invalid_params: { code: -32602, description: 'a parameter fails its schema; `data.field` names it' },
+  unauthorized: { code: -32001, description: 'guardrails on, token missing or wrong (HTTP 401)' },
+  nonce_reused: { code: -32002, description: 'guardrails on, nonce missing, malformed, stale or seen before (HTTP 401)' },
+  rate_limited: { code: -32005, description: 'rate limit exceeded (HTTP 429)' },
+  cooldown_active: { code: -32010, description: 'faucet asked again for the same address within the cooldown; `data.retryAfterSeconds`' },
+  faucet_unavailable: { code: -32011, description: 'faucet not enabled on this node or network' },
+  bond_too_low: { code: -32020, description: 'bond below the minimum; `data.minimum`' },
+  insufficient_funds: { code: -32021, description: "the account's balance can't cover the bond or transfer" },
+  not_synced: { code: -32022, description: 'the node has not synced yet' },
+  already_registered: { code: -32023, description: 'a second registration of the same kind on the same node' },
+  operator_key_unavailable: { code: -32024, description: 'this node does not hold the operator key' },
+  not_found: { code: -32030, description: 'block, transaction, receipt, job or object unknown' },
+  pruned: { code: -32031, description: "historical data older than the node's history window, on a non-archive node" },
+  subscriptions_need_websocket: { code: -32040, description: 'subscriptions are served over WebSocket only' },
+} as const;
+
+export type DomainErrorName = keyof typeof DOMAIN_ERRORS;
+
+export interface RpcErrorData {
+  reason: string;
+  [key: string]: unknown;
+}
+
+/** A JSON-RPC error as it travels on the wire, thrown by node handlers and by the SDK alike. */
+export class RpcError extends Error {
+  readonly code: number;
+  readonly data: RpcErrorData | undefined;
+
+  constructor(code: number, message: string, data?: RpcErrorData) {
+    super(message);
+    this.name = 'RpcError';
+    this.code = code;
+    this.data = data;
+  }
+
+  toJSON(): { code: number; message: string; data?: RpcErrorData } {
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/** Builds the domain error `name` with its table code; `extra` lands in `data` beside `reason`. */
+export function domainError(name: DomainErrorName, reason: string, extra?: Record<string, unknown>): RpcError {
+  return new RpcError(DOMAIN_ERRORS[name].code, name, { reason, ...extra });
+}
+
+export function isRpcError(value: unknown): value is RpcError {
+  return value instanceof RpcError;
+}

@@ -1,0 +1,30 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { concatBytes } from './bytes.js';
+
+export function hash(bytes: Uint8Array): Uint8Array {
+  return sha256(bytes);
+}
+
+export const ZERO_HASH = new Uint8Array(32);
+
+const LEAF = new Uint8Array([0]);
+const NODE = new Uint8Array([1]);
+
+/**
+ * Binary Merkle root over leaf hashes (RFC 6962 style: leaves and inner nodes are domain-separated,
+ * an odd node is promoted unchanged). The empty list's root is 32 zero bytes.
+ */
+export function merkleRoot(leaves: readonly Uint8Array[]): Uint8Array {
+  if (leaves.length === 0) return ZERO_HASH;
+  let level: Uint8Array[] = leaves.map((leaf) => sha256(concatBytes(LEAF, leaf)));
+  while (level.length > 1) {
+    const next: Uint8Array[] = [];
+    for (let i = 0; i < level.length; i += 2) {
+      const left = level[i]!;
+      const right = level[i + 1];
+      next.push(right ? sha256(concatBytes(NODE, left, right)) : left);
+    }
+    level = next;
+  }
+  return level[0]!;
+}
