@@ -156,3 +156,7 @@ export function optionalParam<S extends TSchema>(name: string, schema: S, option
 /** Any plugin, its types erased. */
 // The erased form must accept every plugin's service type; `never` parameters make that sound.
 export type AnyPlugin = PluginDefinition<TSchema, never> | PluginDefinition<TSchema, unknown>;
+
+// Plugin authors need these too, from the same copies the kernel uses.
+export { default as Type } from 'typebox';
+export { domainError, RpcError, type DomainErrorName } from '../sdk/errors.js';

@@ -35,20 +35,16 @@ export class WebSocketRpc {
     this.sockets.add(ws);
     this.options.events.emit('ws:open', { connections: this.sockets.size });
     const request = { transport: 'ws' as const, remoteAddress: req.socket.remoteAddress ?? '', headers: req.headers };
+    // Calls run concurrently, but replies leave in the order their requests came in.
+    let replies: Promise<void> = Promise.resolve();
     ws.on('message', (data, isBinary) => {
       const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
-      this.options.engine.handle(text, request).then(
-        (reply) => {
-          if (reply === undefined || ws.readyState !== ws.OPEN) return;
-          if (ws.bufferedAmount + reply.length > this.options.maxBuffered) {
-            this.options.log.warn({ remote: request.remoteAddress }, 'websocket client reads too slowly; disconnecting');
-            ws.close(1013, 'client too slow: outgoing buffer full');
-            ws.terminate();
-            return;
-          }
-          ws.send(reply);
-        },
-        (error: unknown) => this.options.log.error({ err: error }, 'websocket request failed'),
+      const handled = this.options.engine.handle(text, request);
+      replies = replies.then(() =>
+        handled.then(
+          (reply) => this.send(ws, reply, request.remoteAddress),
+          (error: unknown) => this.options.log.error({ err: error }, 'websocket request failed'),
+        ),
       );
     });
     ws.on('error', (error) => this.options.log.debug({ err: error }, 'websocket error'));
@@ -56,6 +52,17 @@ export class WebSocketRpc {
       this.sockets.delete(ws);
       this.options.events.emit('ws:close', { connections: this.sockets.size });
     });
+  }
+
+  private send(ws: WebSocket, reply: string | undefined, remote: string): void {
+    if (reply === undefined || ws.readyState !== ws.OPEN) return;
+    if (ws.bufferedAmount + reply.length > this.options.maxBuffered) {
+      this.options.log.warn({ remote }, 'websocket client reads too slowly; disconnecting');
+      ws.close(1013, 'client too slow: outgoing buffer full');
+      ws.terminate();
+      return;
+    }
+    ws.send(reply);
   }
 
   /** Closes every connection with 1001 (going away). */

@@ -56,7 +56,7 @@ export class BlockProducer {
       chainId: head.chainId,
       height: head.height + 1,
       parentHash: head.hash as Hex,
-      timestamp: Math.max(Date.now(), head.timestamp + 1),
+      timestamp: Math.max(Date.now(), head.timestamp + this.options.blockTime),
       proposer: key.address,
       proposerKey: toHex(key.publicKey),
       txRoot: ZERO,

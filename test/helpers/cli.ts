@@ -1,0 +1,59 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+export const SVC_NODE = resolve('dist/bin/svc-node.js');
+export const SVC = resolve('dist/bin/svc.js');
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a built CLI to completion. */
+export function run(bin: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('exit', (code, signal) => done({ code, signal, stdout, stderr }));
+  });
+}
+
+export interface RunningNode {
+  readonly child: ChildProcess;
+  readonly url: string;
+  output(): string;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `svc-node start ...` and resolves once it logs `rpc listening on <url>`. */
+export function startNodeProcess(args: string[]): Promise<RunningNode> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [SVC_NODE, 'start', '--log-format', 'json', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const onData = (d: Buffer): void => {
+      out += d.toString();
+      const match = /rpc listening on (http:\/\/[0-9.:[\]]+)/.exec(out);
+      if (match) {
+        resolvePromise({
+          child,
+          url: match[1]!,
+          output: () => out,
+          stop: (signal = 'SIGINT') => {
+            child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    void exited.then((code) => reject(new Error(`svc-node exited with ${code} before listening:\n${out}`)));
+  });
+}

@@ -1,0 +1,22 @@
+import { Writable } from 'node:stream';
+import { createLogger, type Logger } from '../../kernel/log.js';
+
+export interface CapturedLog {
+  readonly log: Logger;
+  readonly lines: Record<string, unknown>[];
+  text(): string;
+}
+
+/** A JSON logger whose lines are kept for assertions. */
+export function captureLog(level: 'debug' | 'info' | 'warn' = 'info'): CapturedLog {
+  const lines: Record<string, unknown>[] = [];
+  let raw = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      raw += chunk.toString();
+      for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { log: createLogger({ level, format: 'json', destination: stream }), lines, text: () => raw };
+}

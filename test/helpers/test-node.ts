@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { catalog } from '../../plugins/index.js';
+import { mergeConfig, resolveConfig, type RawConfig } from '../../kernel/config/load.js';
+import { SvcNode } from '../../kernel/node.js';
+import type { AnyPlugin } from '../../kernel/plugin.js';
+import { captureLog, type CapturedLog } from './log-capture.js';
+
+export interface TestNode {
+  readonly node: SvcNode;
+  readonly url: string;
+  readonly wsUrl: string;
+  readonly dataDir: string;
+  readonly logs: CapturedLog;
+  stop(): Promise<void>;
+}
+
+export function tempDir(prefix = 'svc-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** A real node on 127.0.0.1:0 with a temp data dir; `stop` also removes the dir unless it was given. */
+export async function startTestNode(config: RawConfig = {}, plugins: AnyPlugin[] = [], options: { baseDir?: string } = {}): Promise<TestNode> {
+  const ownDir = config.dataDir === undefined;
+  const dataDir = (config.dataDir as string | undefined) ?? tempDir();
+  const raw = mergeConfig({ role: 'validator', storage: 'rocksdb', dataDir, rpc: { bind: '127.0.0.1:0', validateResults: true }, validator: { blockTime: 100 } }, config);
+  const logs = captureLog();
+  const node = await SvcNode.create({ config: resolveConfig(raw), catalog, log: logs.log, plugins, baseDir: options.baseDir });
+  await node.start();
+  const url = node.rpcUrl;
+  return {
+    node,
+    url,
+    wsUrl: url.replace(/^http/, 'ws'),
+    dataDir,
+    logs,
+    async stop() {
+      await node.stop();
+      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function rpc<T = unknown>(url: string, method: string, params?: unknown[]): Promise<{ status: number; body: { result?: T; error?: { code: number; message: string; data?: Record<string, unknown> } } }> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) }) });
+  return { status: response.status, body: (await response.json()) as never };
+}
+
+export async function postRaw(url: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }): Promise<{ status: number; text: string; headers: Headers }> {
+  const response = await fetch(url, { method: 'POST', headers, body });
+  return { status: response.status, text: await response.text(), headers: response.headers };
+}
+
+/** Resolves when `predicate` holds, polling; fails after `timeoutMs`. For conditions with no event to wait on. */
+export async function waitFor<T>(probe: () => Promise<T> | T, predicate: (value: T) => boolean, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (predicate(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,0 +1,41 @@
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { rpc, startTestNode, tempDir, type TestNode } from '../../helpers/test-node.js';
+
+let running: TestNode | undefined;
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+});
+
+const example = resolve('examples/hello-plugin/index.js');
+
+describe('third-party plugins', () => {
+  it('a plugin named by file path in config adds a method and a namespace that persists', async () => {
+    const dataDir = tempDir();
+    running = await startTestNode({ dataDir, plugins: [example], hello: { greeting: 'hi' } });
+    expect((await rpc(running.url, 'hello_greet', ['ada'])).body.result).toEqual({ message: 'hi, ada!', count: 1 });
+    expect((await rpc(running.url, 'hello_greet', ['ada'])).body.result).toEqual({ message: 'hi, ada!', count: 2 });
+    expect((await rpc(running.url, 'hello_greet', [''])).body.error).toMatchObject({ code: -32602, message: 'invalid_params', data: { field: 'name' } });
+    const discover = (await rpc<{ methods: { name: string; 'x-plugin': string }[] }>(running.url, 'rpc.discover')).body.result!;
+    expect(discover.methods.find((m) => m.name === 'hello_greet')).toMatchObject({ 'x-plugin': 'hello' });
+    await running.stop();
+    running = await startTestNode({ dataDir, plugins: [example] });
+    expect((await rpc(running.url, 'hello_greet', ['ada'])).body.result).toEqual({ message: 'hello, ada!', count: 3 });
+  });
+
+  it('a relative path resolves from the config file folder (baseDir)', async () => {
+    running = await startTestNode({ storage: 'memory', plugins: ['./examples/hello-plugin/index.js'] }, [], { baseDir: process.cwd() });
+    expect((await rpc(running.url, 'hello_greet', ['bob'])).body.result).toMatchObject({ count: 1 });
+  });
+
+  it('a module that is not a plugin, or cannot be found, is a clear boot error', async () => {
+    const dir = tempDir();
+    const notPlugin = join(dir, 'not-plugin.mjs');
+    writeFileSync(notPlugin, 'export default { hello: 1 };\n');
+    await expect(startTestNode({ storage: 'memory', plugins: [notPlugin] })).rejects.toThrow(/plugin ".*not-plugin.mjs": plugin "name" must match/);
+    await expect(startTestNode({ storage: 'memory', plugins: ['./missing-plugin.js'] })).rejects.toThrow(/plugin "\.\/missing-plugin\.js" \(config "plugins"\): cannot load it/);
+    await expect(startTestNode({ storage: 'memory', plugins: ['no-such-package-svc'] })).rejects.toThrow(/first-party plugins are: validator, metrics/);
+  });
+});
