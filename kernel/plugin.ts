@@ -12,12 +12,19 @@ import type { Namespace, WriteBatch } from './storage/namespace.js';
 export interface SvcEvents {
   /** A block (produced or imported) and all its state are committed. */
   'chain:block': { height: number; hash: string; timestamp: number; transactions: number };
-  /** One JSON-RPC call finished. `outcome` is `ok` or the error's message. */
-  'rpc:call': { method: string; outcome: string; seconds: number; transport: 'http' | 'ws' };
+  /** One HTTP body or WebSocket message was answered: each call's method, outcome (`ok` or the error's message) and duration. */
+  'rpc:request': { transport: 'http' | 'ws'; calls: readonly RpcCallRecord[] };
   'ws:open': { connections: number };
   'ws:close': { connections: number };
   'node:started': { rpcUrl: string };
   'node:stopping': Record<string, never>;
+}
+
+export interface RpcCallRecord {
+  /** The method name, or `(unknown)` for a name no plugin registered (keeps label sets bounded). */
+  readonly method: string;
+  readonly outcome: string;
+  readonly seconds: number;
 }
 
 /**

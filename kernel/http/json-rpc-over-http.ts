@@ -54,26 +54,37 @@ export function handleHttpRpc(req: IncomingMessage, res: ServerResponse, options
     if (refused) return;
     const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8');
     const request = { transport: 'http' as const, remoteAddress: req.socket.remoteAddress ?? '', headers: req.headers };
-    options.engine.handle(text, request).then(
-      (body) => {
-        if (res.destroyed) return;
-        if (body === undefined) {
-          res.writeHead(204);
-          res.end();
-          return;
-        }
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-        res.end(body);
-      },
-      (error: unknown) => {
+    let reply: ReturnType<RpcEngine['handle']>;
+    try {
+      reply = options.engine.handle(text, request);
+    } catch (error) {
+      sendError(res, 500, `internal error: ${(error as Error).message}`);
+      return;
+    }
+    if (typeof reply === 'object') {
+      reply.then(
+        (body) => respond(res, body),
         // The engine turns handler failures into JSON-RPC errors; reaching here is a kernel bug.
-        if (!res.headersSent) sendError(res, 500, `internal error: ${(error as Error).message}`);
-      },
-    );
+        (error: unknown) => !res.headersSent && sendError(res, 500, `internal error: ${(error as Error).message}`),
+      );
+    } else {
+      respond(res, reply);
+    }
   });
   req.on('error', () => {
     refused = true;
   });
+}
+
+function respond(res: ServerResponse, body: string | undefined): void {
+  if (res.destroyed) return;
+  if (body === undefined) {
+    res.writeHead(204);
+    res.end();
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 export function refuseMethod(req: IncomingMessage, res: ServerResponse): void {

@@ -36,15 +36,36 @@ export class WebSocketRpc {
     this.options.events.emit('ws:open', { connections: this.sockets.size });
     const request = { transport: 'ws' as const, remoteAddress: req.socket.remoteAddress ?? '', headers: req.headers };
     // Calls run concurrently, but replies leave in the order their requests came in.
-    let replies: Promise<void> = Promise.resolve();
+    const queue: { reply: string | undefined; done: boolean }[] = [];
+    const flush = (): void => {
+      while (queue.length > 0 && queue[0]!.done) this.send(ws, queue.shift()!.reply, request.remoteAddress);
+    };
     ws.on('message', (data, isBinary) => {
       const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
-      const handled = this.options.engine.handle(text, request);
-      replies = replies.then(() =>
-        handled.then(
-          (reply) => this.send(ws, reply, request.remoteAddress),
-          (error: unknown) => this.options.log.error({ err: error }, 'websocket request failed'),
-        ),
+      let reply: ReturnType<RpcEngine['handle']>;
+      try {
+        reply = this.options.engine.handle(text, request);
+      } catch (error) {
+        this.options.log.error({ err: error }, 'websocket request failed');
+        return;
+      }
+      if (typeof reply !== 'object' && queue.length === 0) {
+        this.send(ws, reply, request.remoteAddress);
+        return;
+      }
+      const slot: { reply: string | undefined; done: boolean } = { reply: undefined, done: false };
+      queue.push(slot);
+      Promise.resolve(reply).then(
+        (body) => {
+          slot.reply = body;
+          slot.done = true;
+          flush();
+        },
+        (error: unknown) => {
+          this.options.log.error({ err: error }, 'websocket request failed');
+          slot.done = true;
+          flush();
+        },
       );
     });
     ws.on('error', (error) => this.options.log.debug({ err: error }, 'websocket error'));

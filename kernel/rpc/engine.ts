@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { RpcError, STANDARD_ERRORS, isRpcError } from '../../sdk/errors.js';
 import type { EventBus } from '../events.js';
 import type { Logger } from '../log.js';
-import type { CallContext } from '../plugin.js';
+import type { CallContext, RpcCallRecord } from '../plugin.js';
 import type { MethodRegistry } from './registry.js';
 
 export type RpcId = string | number | null;
@@ -30,6 +30,32 @@ export interface EngineOptions {
 }
 
 const ID_NULL = 'null';
+const EMPTY: unknown[] = [];
+
+export type Reply = string | undefined;
+
+function joinBatch(replies: readonly Reply[]): Reply {
+  let joined = '';
+  for (const reply of replies) if (reply !== undefined) joined += joined === '' ? `[${reply}` : `,${reply}`;
+  return joined === '' ? undefined : `${joined}]`;
+}
+
+/** The calls of one request as they finish, for the `rpc:request` event. */
+class CallLog {
+  readonly records: RpcCallRecord[] = [];
+  clock = performance.now();
+
+  /** Seconds since `started`; moves the clock so the next call starts here. */
+  tick(started: number): number {
+    const now = performance.now();
+    if (now > this.clock) this.clock = now;
+    return (now - started) / 1000;
+  }
+}
+
+function isPromise<T>(value: unknown): value is Promise<T> {
+  return typeof (value as Promise<T> | null)?.then === 'function';
+}
 
 function errorBody(idJson: string, error: { code: number; message: string; data?: unknown }): string {
   return `{"jsonrpc":"2.0","id":${idJson},"error":${JSON.stringify(error)}}`;
@@ -70,45 +96,68 @@ export class RpcEngine {
     return { kind: 'batch', calls: value };
   }
 
-  /** Runs the calls; undefined means nothing is sent back (notifications only). */
-  async execute(parsed: ParsedRequest, request: RequestInfo): Promise<string | undefined> {
+  /**
+   * Runs the calls; undefined means nothing is sent back (notifications only). When every handler
+   * answers synchronously, so does this: no promise per request on the hot path.
+   */
+  execute(parsed: ParsedRequest, request: RequestInfo): Reply | Promise<Reply> {
     if (parsed.kind === 'invalid') return parsed.body;
-    if (parsed.kind === 'single') return this.call(parsed.call, request);
-    const replies = await Promise.all(parsed.calls.map((call) => this.call(call, request)));
-    const bodies = replies.filter((reply): reply is string => reply !== undefined);
-    return bodies.length === 0 ? undefined : `[${bodies.join(',')}]`;
+    const log = new CallLog();
+    if (parsed.kind === 'single') {
+      const reply = this.call(parsed.call, request, log);
+      return isPromise(reply) ? reply.then((r) => this.finish(r, log, request)) : this.finish(reply, log, request);
+    }
+    const pending = parsed.calls.map((call) => this.call(call, request, log));
+    if (pending.some(isPromise)) return Promise.all(pending).then((replies) => this.finish(joinBatch(replies), log, request));
+    return this.finish(joinBatch(pending as Reply[]), log, request);
   }
 
-  async handle(text: string, request: RequestInfo): Promise<string | undefined> {
+  handle(text: string, request: RequestInfo): Reply | Promise<Reply> {
     return this.execute(this.parse(text), request);
   }
 
-  private async call(raw: unknown, request: RequestInfo): Promise<string | undefined> {
+  private finish(reply: Reply, log: CallLog, request: RequestInfo): Reply {
+    if (log.records.length > 0) this.options.events.emit('rpc:request', { transport: request.transport, calls: log.records });
+    return reply;
+  }
+
+  private call(raw: unknown, request: RequestInfo, records: CallLog): Reply | Promise<Reply> {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
       return errorBody(ID_NULL, standardError('invalid_request', 'a request must be a JSON object'));
     }
     const message = raw as Record<string, unknown>;
-    const hasId = 'id' in message;
+    const hasId = message.id !== undefined || 'id' in message;
     const idJson = hasId && isValidId(message.id) ? JSON.stringify(message.id) : ID_NULL;
     const invalid = this.checkShape(message);
     if (invalid) return errorBody(idJson, standardError('invalid_request', invalid));
 
     const name = message.method as string;
-    const params = message.params === undefined ? [] : message.params;
-    const started = performance.now();
-    let outcome = 'ok';
-    let body: string;
+    // Calls of one request run back to back, so a call's start is the previous one's end: one clock read per call.
+    const started = records.clock;
+    let result: unknown;
     try {
-      const result = await this.dispatch(name, params, request);
-      body = `{"jsonrpc":"2.0","id":${idJson},"result":${result === undefined ? 'null' : JSON.stringify(result)}}`;
+      result = this.dispatch(name, message.params === undefined ? EMPTY : message.params, request);
     } catch (error) {
-      const wire = this.toWireError(error, name);
-      outcome = wire.message;
-      body = errorBody(idJson, wire);
+      return this.failed(error, name, idJson, hasId, started, records);
     }
-    const known = this.options.registry.has(name);
-    this.options.events.emit('rpc:call', { method: known ? name : '(unknown)', outcome, seconds: (performance.now() - started) / 1000, transport: request.transport });
-    return hasId ? body : undefined;
+    if (isPromise(result)) {
+      return result.then(
+        (value) => this.succeeded(value, name, idJson, hasId, started, records),
+        (error: unknown) => this.failed(error, name, idJson, hasId, started, records),
+      );
+    }
+    return this.succeeded(result, name, idJson, hasId, started, records);
+  }
+
+  private succeeded(result: unknown, name: string, idJson: string, hasId: boolean, started: number, records: CallLog): Reply {
+    records.records.push({ method: name, outcome: 'ok', seconds: records.tick(started) });
+    return hasId ? `{"jsonrpc":"2.0","id":${idJson},"result":${result === undefined ? 'null' : JSON.stringify(result)}}` : undefined;
+  }
+
+  private failed(error: unknown, name: string, idJson: string, hasId: boolean, started: number, records: CallLog): Reply {
+    const wire = this.toWireError(error, name);
+    records.records.push({ method: this.options.registry.has(name) ? name : '(unknown)', outcome: wire.message, seconds: records.tick(started) });
+    return hasId ? errorBody(idJson, wire) : undefined;
   }
 
   private checkShape(message: Record<string, unknown>): string | undefined {
@@ -119,7 +168,8 @@ export class RpcEngine {
     return undefined;
   }
 
-  private async dispatch(name: string, params: unknown, request: RequestInfo): Promise<unknown> {
+  /** Validates and runs one call; returns the handler's value or promise, or throws. */
+  private dispatch(name: string, params: unknown, request: RequestInfo): unknown {
     const method = this.options.registry.get(name);
     if (!method) throw new RpcError(STANDARD_ERRORS.method_not_found.code, STANDARD_ERRORS.method_not_found.message, { reason: `method "${name.slice(0, 100)}" does not exist on this node` });
     if (!Array.isArray(params)) {
@@ -129,12 +179,13 @@ export class RpcEngine {
     if (invalid) throw invalid;
     const call: CallContext<unknown> = { service: method.service, transport: request.transport, remoteAddress: request.remoteAddress, headers: request.headers };
     const padded = params.length < method.spec.params.length ? [...params, ...new Array<undefined>(method.spec.params.length - params.length)] : params;
-    const result = await method.spec.handler(padded, call);
-    if (this.options.validateResults && !method.result.Check(result)) {
-      const errors = method.result.Errors(result).slice(0, 3);
-      throw new Error(`result of ${name} does not match its schema: ${JSON.stringify(errors)}`);
-    }
-    return result;
+    const result = method.spec.handler(padded, call);
+    if (!this.options.validateResults) return result;
+    const check = (value: unknown): unknown => {
+      if (!method.result.Check(value)) throw new Error(`result of ${name} does not match its schema: ${JSON.stringify(method.result.Errors(value).slice(0, 3))}`);
+      return value;
+    };
+    return isPromise(result) ? result.then(check) : check(result);
   }
 
   private toWireError(error: unknown, method: string): { code: number; message: string; data?: unknown } {

@@ -32,6 +32,7 @@ export class ParamsValidator {
 
   /** Returns undefined when valid, else the error to send. */
   check(values: unknown[]): RpcError | undefined {
+    if (values.length === 0 && this.required === 0) return undefined;
     if (values.length < this.required || values.length > this.params.length) {
       const expected = this.required === this.params.length ? `${this.required}` : `${this.required} to ${this.params.length}`;
       return domainError('invalid_params', `${this.method} takes ${expected} parameter(s), got ${values.length}`, {

@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { RpcCallStats } from './rpc-call-stats.js';
 import { definePlugin } from '../../kernel/plugin.js';
 
 /** The exposition type Prometheus expects (SPEC 3). */
@@ -12,21 +13,15 @@ export default definePlugin({
   init(ctx) {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry, prefix: 'svc_' });
-    const calls = new Counter({ name: 'svc_rpc_calls_total', help: 'JSON-RPC calls by method and outcome', labelNames: ['method', 'outcome', 'transport'], registers: [registry] });
-    const latency = new Histogram({
-      name: 'svc_rpc_duration_seconds',
-      help: 'JSON-RPC call latency by method',
-      labelNames: ['method'],
-      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-      registers: [registry],
-    });
+    const stats = new RpcCallStats([0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]);
+    registry.registerMetric(stats.counter('svc_rpc_calls_total', 'JSON-RPC calls by method, outcome and transport') as never);
+    registry.registerMetric(stats.histogram('svc_rpc_duration_seconds', 'JSON-RPC call latency by method') as never);
     const head = new Gauge({ name: 'svc_chain_head_height', help: 'height of the head block', registers: [registry] });
     const blocks = new Counter({ name: 'svc_chain_blocks_total', help: 'blocks committed since start', registers: [registry] });
     const connections = new Gauge({ name: 'svc_ws_connections', help: 'open WebSocket connections', registers: [registry] });
     head.set(ctx.use('chain').head.height);
-    ctx.events.on('rpc:call', (call) => {
-      calls.inc({ method: call.method, outcome: call.outcome, transport: call.transport });
-      latency.observe({ method: call.method }, call.seconds);
+    ctx.events.on('rpc:request', (request) => {
+      for (const call of request.calls) stats.record(call, request.transport);
     });
     ctx.events.on('chain:block', (block) => {
       head.set(block.height);

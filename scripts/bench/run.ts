@@ -1,0 +1,105 @@
+// `npm run bench`: svc-node's JSON-RPC path against the bare node:http / ws ceiling, side by side.
+// Load generators run as separate processes (autocannon; scripts/bench/ws-load). Results are printed
+// as a Markdown table to paste into BENCHMARKS.md, and as JSON in .bench/results.json.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = resolve(here, '../../..');
+const autocannonBin = join(root, 'node_modules/autocannon/autocannon.js');
+const duration = Number(process.env.BENCH_SECONDS ?? 10);
+const connections = 50;
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+}
+
+function startProcess(args: string[], pattern: RegExp): Promise<Started> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const match = pattern.exec(out);
+      if (match) resolvePromise({ child, url: match[1]!.startsWith('http') ? match[1]! : `http://127.0.0.1:${match[1]}` });
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${out}`)));
+  });
+}
+
+function runJson(args: string[]): Promise<Record<string, unknown>> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) => {
+      try {
+        resolvePromise(JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>);
+      } catch {
+        reject(new Error(`${args[0]} exited with ${code} and no JSON: ${out.slice(0, 500)}`));
+      }
+    });
+  });
+}
+
+interface HttpResult {
+  requestsPerSecond: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+}
+
+async function autocannon(url: string, body: string): Promise<HttpResult> {
+  const result = (await runJson([autocannonBin, '-j', '-c', String(connections), '-d', String(duration), '-m', 'POST', '-H', 'content-type=application/json', '-b', body, url])) as {
+    requests: { average: number };
+    latency: { p99: number };
+    errors: number;
+    non2xx: number;
+  };
+  return { requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+}
+
+const single = '{"jsonrpc":"2.0","id":1,"method":"svc_blockNumber","params":[]}';
+const batch = JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'svc_blockNumber', params: [] })));
+
+const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+const ceiling = await startProcess([join(here, 'ceiling.js')], /listening (\d+)/);
+const node = await startProcess(
+  [join(root, 'dist/bin/svc-node.js'), 'start', '--role', 'validator', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--log-format', 'json', '--log-level', 'info'],
+  /rpc listening on (http:\/\/[0-9.:]+)/,
+);
+try {
+  process.stderr.write(`bench: ${duration}s per run, ${connections} connections\n`);
+  const rows: { name: string; svc: number; ceiling: number; unit: string; ratio: number; target: string; extra?: string }[] = [];
+
+  const ceilSingle = await autocannon(ceiling.url, single);
+  const svcSingle = await autocannon(node.url, single);
+  rows.push({ name: 'svc_blockNumber, single calls over HTTP', svc: svcSingle.requestsPerSecond, ceiling: ceilSingle.requestsPerSecond, unit: 'req/s', ratio: svcSingle.requestsPerSecond / ceilSingle.requestsPerSecond, target: '>= 85%, p99 < 5 ms', extra: `p99 ${svcSingle.p99Ms} ms (ceiling ${ceilSingle.p99Ms} ms); errors ${svcSingle.errors + svcSingle.non2xx}` });
+
+  const ceilBatch = await autocannon(ceiling.url, batch);
+  const svcBatch = await autocannon(node.url, batch);
+  rows.push({ name: 'svc_blockNumber, batches of 100 over HTTP', svc: svcBatch.requestsPerSecond * 100, ceiling: ceilBatch.requestsPerSecond * 100, unit: 'calls/s', ratio: svcBatch.requestsPerSecond / ceilBatch.requestsPerSecond, target: '>= 90%', extra: `p99 ${svcBatch.p99Ms} ms per batch` });
+
+  const wsLoad = join(here, 'ws-load.js');
+  const ceilWs = (await runJson([wsLoad, ceiling.url.replace('http', 'ws'), '4', '64', String(Math.max(3, duration / 2))])) as { callsPerSecond: number };
+  const svcWs = (await runJson([wsLoad, node.url.replace('http', 'ws'), '4', '64', String(Math.max(3, duration / 2))])) as { callsPerSecond: number };
+  rows.push({ name: 'svc_blockNumber, pipelined over 4 WebSockets (64 in flight each)', svc: svcWs.callsPerSecond, ceiling: ceilWs.callsPerSecond, unit: 'calls/s', ratio: svcWs.callsPerSecond / ceilWs.callsPerSecond, target: '>= 90%' });
+
+  const lines = [
+    '| scenario | svc-node | bare ceiling | ratio | target | notes |',
+    '|---|---:|---:|---:|---|---|',
+    ...rows.map((r) => `| ${r.name} | ${Math.round(r.svc).toLocaleString('en-US')} ${r.unit} | ${Math.round(r.ceiling).toLocaleString('en-US')} ${r.unit} | ${(r.ratio * 100).toFixed(1)}% | ${r.target} | ${r.extra ?? ''} |`),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  mkdirSync(join(root, '.bench'), { recursive: true });
+  writeFileSync(join(root, '.bench/results.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, duration, rows }, null, 2)}\n`);
+} finally {
+  node.child.kill('SIGTERM');
+  ceiling.child.kill('SIGTERM');
+  await new Promise((r) => node.child.once('exit', r));
+  rmSync(dataDir, { recursive: true, force: true });
+}
