@@ -8,11 +8,11 @@ import { EventBus, type ScopedEvents } from './events.js';
 import { RpcServer } from './http/server.js';
 import { RouteTable } from './http/routes.js';
 import type { Logger } from './log.js';
-import type { AnyPlugin, NodeSettings, PluginContext, PluginDefinition, RpcMethod } from './plugin.js';
+import { pluginMethods, type AnyPlugin, type NodeSettings, type PluginContext, type PluginDefinition } from './plugin.js';
 import { orderPlugins } from './plugins/order.js';
 import { loadPlugins, pluginRequests, type PluginCatalog } from './plugins/load.js';
 import { RpcEngine } from './rpc/engine.js';
-import { buildOpenRpc } from './rpc/openrpc.js';
+import { discoverMethod } from './rpc/openrpc.js';
 import { MethodRegistry } from './rpc/registry.js';
 import { loadOrCreateNodeKeys, type NodeKeys } from './keys/node-keys.js';
 import { lockDataDir, type DataDirLock } from './storage/data-dir-lock.js';
@@ -236,7 +236,7 @@ export class SvcNode {
     for (const capability of new Set([definition.name, ...(definition.provides ?? [])])) {
       this.container.register(capability, asValue(plugin.service));
     }
-    const methods: readonly RpcMethod[] = definition.rpc?.((spec) => spec as unknown as RpcMethod) ?? [];
+    const methods = pluginMethods(definition);
     for (const method of methods) this.methods.add(method, definition.name, plugin.service);
     for (const route of definition.routes ?? []) {
       this.routes.add({ method: route.method, path: route.path, owner: definition.name, summary: route.summary }, (c) => route.handler(c, plugin.service));
@@ -244,18 +244,7 @@ export class SvcNode {
   }
 
   private addKernelMethods(): void {
-    let document: ReturnType<typeof buildOpenRpc> | undefined;
-    this.methods.add(
-      {
-        name: 'rpc.discover',
-        summary: 'The OpenRPC document of every method this node serves.',
-        params: [],
-        result: Type.Object({ openrpc: Type.String(), info: Type.Object({}), methods: Type.Array(Type.Object({ name: Type.String() })) }),
-        handler: () => (document ??= buildOpenRpc(this.methods, VERSION)),
-      },
-      'kernel',
-      undefined,
-    );
+    this.methods.add(discoverMethod(this.methods, VERSION), 'kernel', undefined);
   }
 
   private mountKernelRoutes(): void {

@@ -151,6 +151,12 @@ export function definePlugin<C extends TSchema = TSchema, Svc = undefined>(defin
   return definition;
 }
 
+/** A plugin's RPC methods, read from its definition without running it. */
+export function pluginMethods(plugin: AnyPlugin): readonly RpcMethod[] {
+  const rpc = plugin.rpc as ((factory: (spec: unknown) => RpcMethod) => readonly RpcMethod[]) | undefined;
+  return rpc?.((spec) => spec as RpcMethod) ?? [];
+}
+
 /** A positional parameter. */
 export function param<S extends TSchema>(name: string, schema: S, options: { description?: string } = {}): ParamSpec<S> {
   return { name, schema, ...options };

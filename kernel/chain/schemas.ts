@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { addressPattern } from '../../sdk/address.js';
 
-export const HashSchema = Type.String({ pattern: '^0x[0-9a-f]{64}$', description: '32-byte hash, 0x hex' });
+export const HashSchema = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: '32-byte hash, 0x hex (lowercase in results)' });
 export const AddressSchema = Type.String({ pattern: addressPattern, 'x-error': 'invalid_address', description: 'svc1 + 40 hex characters' });
 
 export const BlockSchema = Type.Object(

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { chainPlugin } from '../chain/plugin.js';
 import { devnetGenesis } from '../chain/genesis.js';
-import type { AnyPlugin, RpcMethod } from '../plugin.js';
+import { pluginMethods, type AnyPlugin } from '../plugin.js';
 import type { PluginCatalog } from './load.js';
 
 export interface PluginDescription {
@@ -19,7 +19,6 @@ export interface PluginDescription {
 
 /** What each plugin contributes, read from its definition without running it. */
 export function describePlugin(plugin: AnyPlugin, roles: string[] = []): PluginDescription {
-  const definition = plugin as AnyPlugin & { rpc?: (factory: (spec: unknown) => RpcMethod) => readonly RpcMethod[] };
   const schema = (plugin.config ?? Type.Object({})) as { properties?: Record<string, unknown> };
   return {
     name: plugin.name,
@@ -29,7 +28,7 @@ export function describePlugin(plugin: AnyPlugin, roles: string[] = []): PluginD
     requires: [...(plugin.requires ?? [])],
     provides: [...(plugin.provides ?? [])],
     config: Object.keys(schema.properties ?? {}).map((key) => `${plugin.name}.${key}`),
-    methods: (definition.rpc?.((spec) => spec as RpcMethod) ?? []).map((m) => m.name),
+    methods: pluginMethods(plugin).map((m) => m.name),
     routes: (plugin.routes ?? []).map((r) => `${r.method} ${r.path}`),
     namespaces: (plugin.namespaces ?? []).map((n) => n.name),
   };

@@ -1,4 +1,6 @@
+import Type from 'typebox';
 import { DOMAIN_ERRORS } from '../../sdk/errors.js';
+import type { RpcMethod } from '../plugin.js';
 import type { MethodRegistry } from './registry.js';
 
 export interface OpenRpcDocument {
@@ -31,5 +33,17 @@ export function buildOpenRpc(registry: MethodRegistry, version: string): OpenRpc
       errors: (spec.errors ?? []).map((name) => ({ code: DOMAIN_ERRORS[name].code, message: name, data: { reason: DOMAIN_ERRORS[name].description } })),
       'x-plugin': owner,
     })),
+  };
+}
+
+/** `rpc.discover`, the kernel's own method; the document is built once, after every plugin registered. */
+export function discoverMethod(registry: MethodRegistry, version: string): RpcMethod {
+  let document: OpenRpcDocument | undefined;
+  return {
+    name: 'rpc.discover',
+    summary: 'The OpenRPC document of every method this node serves.',
+    params: [],
+    result: Type.Object({ openrpc: Type.String(), info: Type.Object({}), methods: Type.Array(Type.Object({ name: Type.String() })) }),
+    handler: () => (document ??= buildOpenRpc(registry, version)),
   };
 }

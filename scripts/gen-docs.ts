@@ -1,0 +1,11 @@
+// `npm run docs`: regenerates docs/rpc.md and docs/errors.md from the code (a test checks they are current).
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { catalog } from '../plugins/index.js';
+import { renderErrorTable, renderRpcReference } from '../kernel/docs/reference.js';
+
+const root = resolve(fileURLToPath(new URL('.', import.meta.url)), process.env.SVC_DOCS_ROOT ?? '../..');
+writeFileSync(resolve(root, 'docs/rpc.md'), await renderRpcReference(catalog));
+writeFileSync(resolve(root, 'docs/errors.md'), renderErrorTable());
+process.stdout.write('wrote docs/rpc.md and docs/errors.md\n');

@@ -1,0 +1,22 @@
+import { readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { catalog } from '../../plugins/index.js';
+import { readConfigFile, resolveConfig } from '../../kernel/config/load.js';
+import { SvcNode } from '../../kernel/node.js';
+import { captureLog } from '../helpers/log-capture.js';
+
+describe('config examples', () => {
+  const files = readdirSync('config').filter((f) => f.endsWith('.jsonc'));
+
+  it.each(files)('config/%s is valid and loads its plugins', async (file) => {
+    const config = resolveConfig(readConfigFile(resolve('config', file)));
+    const node = await SvcNode.create({ config, catalog, log: captureLog().log, baseDir: resolve('config') });
+    expect(node.plugins.map((p) => p.definition.name)).toContain('chain');
+  });
+
+  it('covers every role', () => {
+    const roles = files.map((f) => resolveConfig(readConfigFile(join('config', f))).node.role);
+    expect(new Set(roles)).toEqual(new Set(['validator', 'compute', 'full']));
+  });
+});

@@ -1,0 +1,14 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { catalog } from '../../plugins/index.js';
+import { renderErrorTable, renderRpcReference } from '../../kernel/docs/reference.js';
+
+describe('generated docs', () => {
+  it('docs/rpc.md matches the registered methods and their schemas (run `npm run docs` after changing them)', async () => {
+    expect(readFileSync('docs/rpc.md', 'utf8')).toBe(await renderRpcReference(catalog));
+  });
+
+  it('docs/errors.md matches the error table (run `npm run docs`)', () => {
+    expect(readFileSync('docs/errors.md', 'utf8')).toBe(renderErrorTable());
+  });
+});
