@@ -1,6 +1,7 @@
 import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
 import Type from 'typebox';
 import { chainPlugin } from './chain/plugin.js';
+import { TxKindRegistry } from './chain/tx-kinds.js';
 import { devnetGenesis, readGenesisFile, type GenesisSpec } from './chain/genesis.js';
 import { checkConfig, ConfigError } from './config/errors.js';
 import type { ResolvedConfig } from './config/load.js';
@@ -8,17 +9,19 @@ import { EventBus, type ScopedEvents } from './events.js';
 import { RpcServer } from './http/server.js';
 import { RouteTable } from './http/routes.js';
 import type { Logger } from './log.js';
-import { pluginMethods, type AnyPlugin, type NodeSettings, type PluginContext, type PluginDefinition } from './plugin.js';
+import { pluginMethods, pluginTxKinds, type AnyPlugin, type NodeSettings, type PluginContext, type PluginDefinition } from './plugin.js';
 import { orderPlugins } from './plugins/order.js';
 import { loadPlugins, pluginRequests, type PluginCatalog } from './plugins/load.js';
 import { RpcEngine } from './rpc/engine.js';
 import { discoverMethod } from './rpc/openrpc.js';
+import { nodeInfoMethod } from './node-info.js';
 import { MethodRegistry } from './rpc/registry.js';
 import { loadOrCreateNodeKeys, type NodeKeys } from './keys/node-keys.js';
 import { lockDataDir, type DataDirLock } from './storage/data-dir-lock.js';
 import { openStore } from './storage/open.js';
 import type { Store } from './storage/store.js';
 import { VERSION } from './version.js';
+
 import type { TSchema } from 'typebox';
 
 export interface NodeOptions {
@@ -67,6 +70,7 @@ export class SvcNode {
   private constructor(
     private readonly options: NodeOptions,
     readonly genesis: GenesisSpec,
+    readonly txKinds: TxKindRegistry,
     readonly plugins: readonly LoadedPlugin[],
   ) {
     const { node } = options.config;
@@ -79,7 +83,9 @@ export class SvcNode {
     const { node, slices, origins } = options.config;
     const genesis = node.network === 'devnet' && !node.genesis ? devnetGenesis() : readGenesisFile(node.genesis!, node.network);
     const configured = await loadPlugins(pluginRequests(node, options.catalog), options.catalog, options.baseDir ?? process.cwd(), options.log);
-    const all = orderPlugins([chainPlugin(genesis) as AnyPlugin, ...configured, ...(options.plugins ?? [])]) as ErasedPlugin[];
+    const txKinds = new TxKindRegistry();
+    const chain = chainPlugin(genesis, txKinds, { archive: node.chain.receiptArchive, historyBlocks: node.chain.historyBlocks });
+    const all = orderPlugins([chain as AnyPlugin, ...configured, ...(options.plugins ?? [])]) as ErasedPlugin[];
     const enabled = new Set(all.map((p) => p.name));
     for (const key of Object.keys(slices)) {
       if (enabled.has(key)) continue;
@@ -94,7 +100,7 @@ export class SvcNode {
       config: checkConfig(definition.config ?? Type.Object({}, { additionalProperties: false }), slices[definition.name] ?? {}, definition.name, origins),
       started: false,
     }));
-    return new SvcNode(options, genesis, loaded);
+    return new SvcNode(options, genesis, txKinds, loaded);
   }
 
   get state(): NodeState {
@@ -238,6 +244,7 @@ export class SvcNode {
     }
     const methods = pluginMethods(definition);
     for (const method of methods) this.methods.add(method, definition.name, plugin.service);
+    for (const kind of pluginTxKinds(definition as AnyPlugin)) this.txKinds.add(kind, definition.name, plugin.service);
     for (const route of definition.routes ?? []) {
       this.routes.add({ method: route.method, path: route.path, owner: definition.name, summary: route.summary }, (c) => route.handler(c, plugin.service));
     }
@@ -245,6 +252,21 @@ export class SvcNode {
 
   private addKernelMethods(): void {
     this.methods.add(discoverMethod(this.methods, VERSION), 'kernel', undefined);
+    this.methods.add(
+      nodeInfoMethod(() => ({
+        version: VERSION,
+        network: this.settings.network,
+        chainId: this.genesis.chainId,
+        role: this.settings.role,
+        plugins: this.plugins.map((p) => ({ name: p.definition.name, version: p.definition.version })),
+        capabilities: [...new Set(this.plugins.flatMap((p) => [p.definition.name, ...(p.definition.provides ?? [])]))].sort(),
+        peerId: this.keys.peerId,
+        operator: this.keys.operator.address,
+        synced: this.notReadyReason() === undefined,
+      })),
+      'kernel',
+      undefined,
+    );
   }
 
   private mountKernelRoutes(): void {

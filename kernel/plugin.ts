@@ -1,6 +1,10 @@
 import type { Static, TSchema } from 'typebox';
 import type { Context as HonoContext } from 'hono';
+import type { Address } from '../sdk/address.js';
+import type { Asset } from '../sdk/amount.js';
 import type { DomainErrorName } from '../sdk/errors.js';
+import type { SignedTransaction } from '../sdk/transaction.js';
+import type { Account } from './state/accounts.js';
 import type { ScopedEvents } from './events.js';
 import type { Logger } from './log.js';
 import type { Namespace, WriteBatch } from './storage/namespace.js';
@@ -12,6 +16,8 @@ import type { Namespace, WriteBatch } from './storage/namespace.js';
 export interface SvcEvents {
   /** A block (produced or imported) and all its state are committed. */
   'chain:block': { height: number; hash: string; timestamp: number; transactions: number };
+  /** A transaction entered the mempool. */
+  'chain:pendingTransaction': { hash: string; from: string; kind: string; nonce: number };
   /** One HTTP body or WebSocket message was answered: each call's method, outcome (`ok` or the error's message) and duration. */
   'rpc:request': { transport: 'http' | 'ws'; calls: readonly RpcCallRecord[] };
   'ws:open': { connections: number };
@@ -105,6 +111,61 @@ export interface RpcMethod {
 
 export type MethodFactory<Svc> = <const P extends readonly ParamSpec[], R extends TSchema>(spec: RpcMethodSpec<Svc, P, R>) => RpcMethod;
 
+/** What a transaction kind's `execute` may read and change; all of it is undone if the transaction fails. */
+export interface TxContext<P = unknown> {
+  readonly chainId: string;
+  readonly height: number;
+  /** Block timestamp, unix ms. */
+  readonly timestamp: number;
+  readonly tx: SignedTransaction;
+  readonly payload: P;
+  account(address: Address): Account;
+  setAccount(address: Address, account: Account): void;
+  credit(address: Address, asset: Asset, amount: bigint): void;
+  /** Throws TxFailure `insufficient_funds` when the balance can't cover it. */
+  debit(address: Address, asset: Asset, amount: bigint): void;
+  /** Any consensus state key. */
+  readState(key: string): Uint8Array | undefined;
+  /** Only keys under `<plugin name>/`. */
+  writeState(key: string, value: Uint8Array | undefined): void;
+}
+
+export interface TxKindSpec<Svc, P extends TSchema> {
+  /** `<plugin>.<action>`, or `transfer` for the core. */
+  readonly kind: string;
+  readonly summary: string;
+  readonly payload: P;
+  /** Who may sign it: a reason to refuse, or undefined. Checked at mempool entry and on import. */
+  authorize?(tx: SignedTransaction, payload: Static<P>, service: Svc): string | undefined;
+  /** What the sender must hold, for the mempool's funds check. */
+  debits?(payload: Static<P>): { asset: Asset; amount: bigint }[];
+  /** Check the signer, check inputs, mutate state, return; throw TxFailure to fail the transaction. */
+  execute(ctx: TxContext<Static<P>>, service: Svc): void;
+}
+
+/** A transaction kind with its types erased, as the registry holds it. */
+export interface TxKind {
+  readonly kind: string;
+  readonly summary: string;
+  readonly payload: TSchema;
+  authorize?(tx: SignedTransaction, payload: unknown, service: unknown): string | undefined;
+  debits?(payload: unknown): { asset: Asset; amount: bigint }[];
+  execute(ctx: TxContext<unknown>, service: unknown): void;
+}
+
+export type TxKindFactory<Svc> = <P extends TSchema>(spec: TxKindSpec<Svc, P>) => TxKind;
+
+/** Fails the transaction being executed: a failed receipt with this error, and no state change but the nonce. */
+export class TxFailure extends Error {
+  override name = 'TxFailure';
+  constructor(
+    readonly error: DomainErrorName,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD';
 
 export interface RouteSpec<Svc> {
@@ -142,6 +203,8 @@ export interface PluginDefinition<C extends TSchema = TSchema, Svc = unknown> {
   /** RPC methods, built with the given factory so handlers see the service's type. */
   rpc?(method: MethodFactory<Svc>): readonly RpcMethod[];
   routes?: readonly RouteSpec<Svc>[];
+  /** Transaction kinds this plugin executes, built with the given factory so handlers see the service's type. */
+  txKinds?(kind: TxKindFactory<Svc>): readonly TxKind[];
   /** A reason the node is not ready (reported by /health), or undefined when this plugin is ready. */
   notReady?(service: Svc): string | undefined;
 }
@@ -155,6 +218,12 @@ export function definePlugin<C extends TSchema = TSchema, Svc = undefined>(defin
 export function pluginMethods(plugin: AnyPlugin): readonly RpcMethod[] {
   const rpc = plugin.rpc as ((factory: (spec: unknown) => RpcMethod) => readonly RpcMethod[]) | undefined;
   return rpc?.((spec) => spec as RpcMethod) ?? [];
+}
+
+/** A plugin's transaction kinds, read from its definition without running it. */
+export function pluginTxKinds(plugin: AnyPlugin): readonly TxKind[] {
+  const txKinds = plugin.txKinds as ((factory: (spec: unknown) => TxKind) => readonly TxKind[]) | undefined;
+  return txKinds?.((spec) => spec as TxKind) ?? [];
 }
 
 /** A positional parameter. */

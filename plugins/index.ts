@@ -5,6 +5,10 @@ export const catalog: PluginCatalog = {
   plugins: {
     validator: async () => (await import('./validator/index.js')).default,
     metrics: async () => (await import('./metrics/index.js')).default,
+    faucet: async () => (await import('./faucet/index.js')).default,
+  },
+  networks: {
+    devnet: ['faucet'],
   },
   roles: {
     validator: ['validator', 'metrics'],
@@ -12,5 +16,5 @@ export const catalog: PluginCatalog = {
     full: ['metrics'],
   },
   // Named by options and presets already; built by later work (see the issues).
-  planned: new Set(['archive', 'auth', 'rate-limit', 'faucet', 'compute', 'omp-storage']),
+  planned: new Set(['archive', 'auth', 'rate-limit', 'compute', 'omp-storage']),
 };

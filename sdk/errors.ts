@@ -27,6 +27,14 @@ export const DOMAIN_ERRORS = {
   not_found: { code: -32030, description: 'block, transaction, receipt, job or object unknown' },
   pruned: { code: -32031, description: "historical data older than the node's history window, on a non-archive node" },
   subscriptions_need_websocket: { code: -32040, description: 'subscriptions are served over WebSocket only' },
+  invalid_transaction: { code: -32050, description: 'the raw transaction is malformed, of an unknown kind, or has an invalid payload or signer' },
+  invalid_signature: { code: -32051, description: "the transaction's signature does not verify" },
+  wrong_chain_id: { code: -32052, description: "the transaction is signed for another chain id" },
+  nonce_too_low: { code: -32053, description: 'the nonce was already used by a mined transaction; `data.expected`' },
+  nonce_gap: { code: -32054, description: 'the nonce is too far ahead of the account nonce; `data.expected`' },
+  nonce_conflict: { code: -32055, description: 'another pending transaction of the sender has this nonce (nothing is replaced)' },
+  already_known: { code: -32056, description: 'this transaction is already pending or mined' },
+  mempool_full: { code: -32057, description: 'the mempool holds as many transactions as it may; retry later' },
 } as const;
 
 export type DomainErrorName = keyof typeof DOMAIN_ERRORS;

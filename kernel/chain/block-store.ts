@@ -2,43 +2,68 @@ import { decode, encode } from '../../sdk/encoding.js';
 import { fromHex } from '../../sdk/bytes.js';
 import { readU64Key, textKey, u64Key } from '../storage/keys.js';
 import type { Namespace, WriteBatch } from '../storage/namespace.js';
+import type { Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
 
 const HEAD = textKey('head');
 
-/**
- * Blocks on disk. Namespaces:
- * - `chain.blocks`: u64 height -> CBOR block
- * - `chain.block-index`: 32-byte hash -> u64 height
- * - `chain.meta`: "head" -> u64 height
- */
+export interface BlockNamespaces {
+  /** u64 height -> CBOR block */
+  readonly blocks: Namespace;
+  /** 32-byte block hash -> u64 height */
+  readonly index: Namespace;
+  /** "head" -> u64 height of the head block */
+  readonly meta: Namespace;
+  /** 32-byte transaction hash -> CBOR [raw transaction, u64 height, index] */
+  readonly transactions: Namespace;
+  /** 32-byte transaction hash -> CBOR receipt */
+  readonly receipts: Namespace;
+}
+
+export interface StoredTransaction {
+  readonly raw: Uint8Array;
+  readonly height: number;
+  readonly index: number;
+}
+
+/** Blocks, their transactions and receipts on disk; writes go into the caller's (the block's) batch. */
 export class BlockStore {
-  constructor(
-    private readonly blocks: Namespace,
-    private readonly index: Namespace,
-    private readonly meta: Namespace,
-  ) {}
+  constructor(private readonly ns: BlockNamespaces) {}
 
   async headHeight(): Promise<number | undefined> {
-    const raw = await this.meta.get(HEAD);
+    const raw = await this.ns.meta.get(HEAD);
     return raw ? Number(readU64Key(raw)) : undefined;
   }
 
   async byHeight(height: number): Promise<Block | undefined> {
-    const raw = await this.blocks.get(u64Key(height));
+    const raw = await this.ns.blocks.get(u64Key(height));
     return raw ? inFieldOrder(decode<Block>(raw)) : undefined;
   }
 
   async byHash(hash: string): Promise<Block | undefined> {
-    const height = await this.index.get(fromHex(hash));
+    const height = await this.ns.index.get(fromHex(hash));
     return height ? this.byHeight(Number(readU64Key(height))) : undefined;
   }
 
-  /** Adds the block and moves the head, in the caller's batch (which also carries the block's state). */
-  stage(batch: WriteBatch, block: Block): void {
-    batch.put(this.blocks, u64Key(block.height), encode(block));
-    batch.put(this.index, fromHex(block.hash), u64Key(block.height));
-    batch.put(this.meta, HEAD, u64Key(block.height));
+  async transaction(hash: string): Promise<StoredTransaction | undefined> {
+    const raw = await this.ns.transactions.get(fromHex(hash));
+    if (!raw) return undefined;
+    const [tx, height, index] = decode<[Uint8Array, number, number]>(raw);
+    return { raw: tx, height, index };
+  }
+
+  async receipt(hash: string): Promise<Receipt | undefined> {
+    const raw = await this.ns.receipts.get(fromHex(hash));
+    return raw ? decode<Receipt>(raw) : undefined;
+  }
+
+  /** Adds the block with its transactions and receipts, and moves the head. */
+  stage(batch: WriteBatch, block: Block, rawTransactions: readonly Uint8Array[], receipts: readonly Receipt[]): void {
+    batch.put(this.ns.blocks, u64Key(block.height), encode(block));
+    batch.put(this.ns.index, fromHex(block.hash), u64Key(block.height));
+    batch.put(this.ns.meta, HEAD, u64Key(block.height));
+    rawTransactions.forEach((raw, index) => batch.put(this.ns.transactions, fromHex(block.transactions[index]!), encode([raw, block.height, index])));
+    for (const receipt of receipts) batch.put(this.ns.receipts, fromHex(receipt.transactionHash), encode(receipt));
   }
 }
 

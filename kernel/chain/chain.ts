@@ -1,31 +1,57 @@
-import type { SignedBlockHeader } from '../../sdk/block.js';
+import { checkSignedHeader, headerHash, signHeader, type BlockHeader, type SignedBlockHeader } from '../../sdk/block.js';
+import { fromHex, toHex, type Hex } from '../../sdk/bytes.js';
+import { merkleRoot } from '../../sdk/hash.js';
+import type { KeyPair } from '../../sdk/keys.js';
+import { decodeTransaction, encodeSigned, type SignedTransaction } from '../../sdk/transaction.js';
 import type { ScopedEvents } from '../events.js';
 import type { Logger } from '../log.js';
 import type { WriteBatch } from '../storage/namespace.js';
+import type { WorldState } from '../state/world-state.js';
 import type { BlockStore } from './block-store.js';
-import { genesisHeader, type GenesisSpec } from './genesis.js';
-import { headerHash } from '../../sdk/block.js';
+import { executeTransactions, InvalidTransactionError } from './executor.js';
+import { genesisHeader, genesisState, type GenesisSpec } from './genesis.js';
+import type { Mempool } from './mempool.js';
+import { receiptRoot, type Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
+import { verifyEd25519 } from './signatures.js';
+import type { TxKindRegistry } from './tx-kinds.js';
 
 export class ChainMismatchError extends Error {
   override name = 'ChainMismatchError';
 }
 
+/** A block that must not be imported; `reason` says which check failed. */
+export class BlockRejectedError extends Error {
+  override name = 'BlockRejectedError';
+}
+
 export interface ChainOptions {
   readonly batch: () => WriteBatch;
   readonly blocks: BlockStore;
+  readonly state: WorldState;
+  readonly mempool: Mempool;
+  readonly kinds: TxKindRegistry;
   readonly genesis: GenesisSpec;
   readonly events: Pick<ScopedEvents, 'emit'>;
   readonly log: Logger;
+  /** Most transactions in a produced block. */
+  readonly maxBlockTransactions: number;
 }
 
-/** Stages a block's own state changes into the batch that commits it. */
-export type StageState = (batch: WriteBatch) => void;
+const verifyHeaderSignature = (signature: Uint8Array, message: Uint8Array, key: Uint8Array): boolean => verifyEd25519(signature, message, key);
 
-/** The canonical chain: its head in memory, its blocks on disk, every block committed atomically with its state. */
+function txRoot(hashes: readonly string[]): Hex {
+  return toHex(merkleRoot(hashes.map((h) => fromHex(h))));
+}
+
+/**
+ * The canonical chain: its head and world state in memory, its blocks on disk. Producing and importing
+ * both execute the transactions, and commit the block with all its state in one atomic batch.
+ */
 export class Chain {
   private current: Block | undefined;
   private producer: string | undefined;
+  private commits: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: ChainOptions) {}
 
@@ -38,19 +64,37 @@ export class Chain {
     return this.current;
   }
 
-  /** Loads the stored head, or writes block 0 into an empty data dir. Refuses a data dir of another chain. */
-  async open(): Promise<void> {
+  get state(): WorldState {
+    return this.options.state;
+  }
+
+  get mempool(): Mempool {
+    return this.options.mempool;
+  }
+
+  get kinds(): TxKindRegistry {
+    return this.options.kinds;
+  }
+
+  /**
+   * Loads the stored head and state, or writes block 0 and the genesis state into an empty data dir.
+   * Refuses a data dir of another chain, and a state that does not match the head's state root.
+   */
+  async open(): Promise<{ created: boolean }> {
     const expected = genesisHeader(this.options.genesis);
     const expectedHash = headerHash(expected);
     const stored = await this.options.blocks.byHeight(0);
     if (!stored) {
       const block: Block = { ...expected, hash: expectedHash, signature: '0x', transactions: [] };
+      const changes = genesisState(this.options.genesis);
+      const { root } = this.options.state.apply(changes);
+      if (root !== block.stateRoot) throw new Error('genesis state root mismatch (kernel bug)');
       const batch = this.options.batch();
-      this.options.blocks.stage(batch, block);
+      this.options.state.stage(changes, 0, batch);
+      this.options.blocks.stage(batch, block, [], []);
       await batch.write({ sync: true });
       this.current = block;
-      this.options.log.info({ genesis: expectedHash, chainId: expected.chainId }, 'wrote genesis block');
-      return;
+      return { created: true };
     }
     if (stored.hash !== expectedHash) {
       throw new ChainMismatchError(
@@ -60,7 +104,11 @@ export class Chain {
     const height = await this.options.blocks.headHeight();
     const head = height === undefined ? undefined : await this.options.blocks.byHeight(height);
     if (!head) throw new ChainMismatchError('the data dir has a genesis block but no readable head block: the database is damaged');
+    await this.options.state.load();
+    const root = this.options.state.root();
+    if (root !== head.stateRoot) throw new ChainMismatchError(`stored state has root ${root}, but head block ${head.height} says ${head.stateRoot}: the database is damaged`);
     this.current = head;
+    return { created: false };
   }
 
   getBlock(height: number): Promise<Block | undefined> {
@@ -71,20 +119,120 @@ export class Chain {
     return this.options.blocks.byHash(hash);
   }
 
-  /** Appends a signed block on top of the head, with the state changes `stage` adds, in one atomic write. */
-  async commit(header: SignedBlockHeader, transactions: string[], stage?: StageState): Promise<Block> {
-    const head = this.head;
-    if (header.height !== head.height + 1 || header.parentHash !== head.hash) {
-      throw new ChainMismatchError(`block ${header.height} (parent ${header.parentHash}) does not extend head ${head.height} (${head.hash})`);
+  async getTransaction(hash: string): Promise<{ tx: SignedTransaction; height?: number; index?: number } | undefined> {
+    const stored = await this.options.blocks.transaction(hash);
+    if (stored) return { tx: decodeTransaction(stored.raw), height: stored.height, index: stored.index };
+    const pending = this.options.mempool.get(hash);
+    return pending ? { tx: pending } : undefined;
+  }
+
+  getReceipt(hash: string): Promise<Receipt | undefined> {
+    return this.options.blocks.receipt(hash);
+  }
+
+  /** Admits a transaction to the mempool (throws the domain error when refused). */
+  submit(tx: SignedTransaction): void {
+    this.options.mempool.add(tx);
+    this.options.events.emit('chain:pendingTransaction', { hash: tx.hash, from: tx.from, kind: tx.kind, nonce: tx.nonce });
+  }
+
+  /** Builds, signs and commits the next block from the mempool's ready transactions. */
+  produceBlock(key: KeyPair, timestamp: number): Promise<Block> {
+    return this.serialized(async () => {
+      const head = this.head;
+      const env = { chainId: head.chainId, height: head.height + 1, timestamp };
+      const candidates = this.options.mempool.ready(this.options.maxBlockTransactions);
+      const result = executeTransactions(candidates, env, this.options.state, this.options.kinds, this.options.log, false);
+      for (const rejected of result.rejected) this.options.log.debug({ tx: rejected.hash, reason: rejected.message }, 'left a transaction out of the block');
+      const hashes = result.included.map((tx) => tx.hash);
+      const applied = this.options.state.apply(result.overlay.changes);
+      const header: BlockHeader = {
+        chainId: head.chainId,
+        height: env.height,
+        parentHash: head.hash as Hex,
+        timestamp,
+        proposer: key.address,
+        proposerKey: toHex(key.publicKey),
+        txRoot: txRoot(hashes),
+        stateRoot: applied.root,
+        receiptRoot: toHex(receiptRoot(result.receipts)),
+      };
+      return this.commit(signHeader(header, key.secretKey), result.included, result.receipts, result.overlay.changes, applied.undo);
+    });
+  }
+
+  /**
+   * Verifies and commits a block received from elsewhere: parent link, proposer and its signature,
+   * transaction hashes and signatures, then re-execution, which must give the header's roots.
+   */
+  importBlock(block: Block, rawTransactions: readonly Uint8Array[]): Promise<Block> {
+    return this.serialized(async () => {
+      const head = this.head;
+      const reject = (reason: string): never => {
+        throw new BlockRejectedError(`block ${block.height} (${block.hash}): ${reason}`);
+      };
+      if (block.chainId !== head.chainId) reject(`chain id ${block.chainId} is not ${head.chainId}`);
+      if (block.height !== head.height + 1 || block.parentHash !== head.hash) reject(`does not extend head ${head.height} (${head.hash})`);
+      if (block.timestamp <= head.timestamp) reject('timestamp is not after its parent');
+      if (block.proposerKey !== this.options.genesis.validatorKey) reject('proposer is not the chain validator');
+      const invalidHeader = checkSignedHeader(block as SignedBlockHeader, verifyHeaderSignature);
+      if (invalidHeader) reject(invalidHeader);
+      if (rawTransactions.length !== block.transactions.length) reject('transaction count does not match the block');
+      const txs: SignedTransaction[] = [];
+      rawTransactions.forEach((raw, i) => {
+        let tx: SignedTransaction;
+        try {
+          tx = decodeTransaction(raw);
+        } catch (error) {
+          return reject(`transaction ${i}: ${(error as Error).message}`);
+        }
+        if (tx.hash !== block.transactions[i]) reject(`transaction ${i} hash does not match the block's list`);
+        if (!verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), fromHex(tx.publicKey))) reject(`transaction ${tx.hash}: bad signature`);
+        txs.push(tx);
+      });
+      if (txRoot(block.transactions) !== block.txRoot) reject('transaction root mismatch');
+      const env = { chainId: head.chainId, height: block.height, timestamp: block.timestamp };
+      let result;
+      try {
+        result = executeTransactions(txs, env, this.options.state, this.options.kinds, this.options.log, true);
+      } catch (error) {
+        if (error instanceof InvalidTransactionError) return reject(`transaction ${error.hash}: ${error.message}`);
+        throw error;
+      }
+      if (toHex(receiptRoot(result.receipts)) !== block.receiptRoot) reject('receipt root mismatch');
+      const applied = this.options.state.apply(result.overlay.changes);
+      if (applied.root !== block.stateRoot) {
+        applied.undo();
+        reject(`state root mismatch: executing it gives ${applied.root}`);
+      }
+      return this.commit(block as SignedBlockHeader, txs, result.receipts, result.overlay.changes, applied.undo);
+    });
+  }
+
+  private async commit(header: SignedBlockHeader, txs: readonly SignedTransaction[], pending: readonly Omit<Receipt, 'blockHash'>[], changes: ReadonlyMap<string, Uint8Array | undefined>, undo: () => void): Promise<Block> {
+    const block: Block = { ...header, transactions: txs.map((tx) => tx.hash) };
+    const receipts: Receipt[] = pending.map((r) => ({ ...r, blockHash: block.hash }));
+    try {
+      const batch = this.options.batch();
+      this.options.state.stage(changes, block.height, batch);
+      await this.options.state.stagePrune(block.height, batch);
+      this.options.blocks.stage(batch, block, txs.map(encodeSigned), receipts);
+      await batch.write({ sync: true });
+    } catch (error) {
+      undo();
+      throw error;
     }
-    const block: Block = { ...header, transactions };
-    const batch = this.options.batch();
-    stage?.(batch);
-    this.options.blocks.stage(batch, block);
-    await batch.write({ sync: true });
     this.current = block;
-    this.options.events.emit('chain:block', { height: block.height, hash: block.hash, timestamp: block.timestamp, transactions: transactions.length });
+    this.options.mempool.afterBlock(txs);
+    this.options.events.emit('chain:block', { height: block.height, hash: block.hash, timestamp: block.timestamp, transactions: txs.length });
     return block;
+  }
+
+  /** Commits one block at a time: production and import never interleave. */
+  private serialized<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.commits.then(work, work);
+    this.commits = run.catch(() => undefined);
+    return run;
   }
 
   /** Marks this node as producing blocks (so it counts as synced without peers). Only one producer. */

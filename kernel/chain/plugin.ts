@@ -1,10 +1,19 @@
 import Type from 'typebox';
+import { normalizeAddress } from '../../sdk/address.js';
+import { fromHex, toHex, type Hex } from '../../sdk/bytes.js';
+import { devnetKey } from '../../sdk/keys.js';
 import { domainError } from '../../sdk/errors.js';
-import { definePlugin, param } from '../plugin.js';
+import { decodeTransaction, TransactionFormatError } from '../../sdk/transaction.js';
+import { definePlugin, optionalParam, param } from '../plugin.js';
+import { accountKey, decodeAccount } from '../state/accounts.js';
+import { HistoryPrunedError, WorldState } from '../state/world-state.js';
 import { BlockStore } from './block-store.js';
 import { Chain } from './chain.js';
-import type { GenesisSpec } from './genesis.js';
-import { BlockSchema, BlockTagSchema, HashSchema } from './schemas.js';
+import { genesisHash, type GenesisSpec } from './genesis.js';
+import { DEFAULT_MEMPOOL, Mempool } from './mempool.js';
+import { ReceiptSchema } from './receipts.js';
+import { AddressSchema, BalanceSchema, BlockSchema, BlockTagSchema, ChainInfoSchema, HashSchema, TransactionSchema, TransferPayloadSchema } from './schemas.js';
+import type { TxKindRegistry } from './tx-kinds.js';
 
 declare module '../plugin.js' {
   interface SvcCapabilities {
@@ -12,27 +21,74 @@ declare module '../plugin.js' {
   }
 }
 
-/** The kernel's own plugin: the chain's storage, its head, and the RPC methods that read blocks. Always loaded. */
-export function chainPlugin(genesis: GenesisSpec) {
+export interface ChainSettings {
+  readonly archive: boolean;
+  readonly historyBlocks: number;
+  readonly maxBlockTransactions?: number;
+}
+
+const RawTransactionSchema = Type.String({ pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 262_144, description: 'a signed transaction, 0x hex of its CBOR encoding' });
+
+/**
+ * The kernel's own plugin: blocks, world state, mempool, the core `transfer` kind and the RPC methods
+ * that read and submit. Always loaded; the kernel hands it the genesis and the transaction-kind registry.
+ */
+export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, settings: ChainSettings = { archive: false, historyBlocks: 10_000 }) {
   return definePlugin({
     name: 'chain',
     version: '1.0.0',
-    description: 'the chain: blocks, head, genesis; block-reading RPC methods',
+    description: 'the chain: blocks, world state, mempool, transfers; reading and submitting RPC methods',
     provides: ['chain'],
     namespaces: [
       { name: 'chain.blocks', description: 'u64 height -> CBOR block' },
       { name: 'chain.block-index', description: '32-byte block hash -> u64 height' },
       { name: 'chain.meta', description: '"head" -> u64 height of the head block' },
+      { name: 'chain.transactions', description: '32-byte tx hash -> CBOR [raw tx, height, index]' },
+      { name: 'chain.receipts', description: '32-byte tx hash -> CBOR receipt' },
+      { name: 'state.entries', description: 'utf8 state key -> u64 height of last change ‖ value' },
+      { name: 'state.history', description: 'utf8 state key ‖ 0x00 ‖ u64 height -> value at that height (empty = absent)' },
+      { name: 'state.prunable', description: 'u64 height ‖ utf8 key ‖ 0x00 ‖ u64 old height -> empty: history entry superseded at height' },
     ],
-    events: { 'chain:block': 'a block and all its state are committed' },
+    events: { 'chain:block': 'a block and all its state are committed', 'chain:pendingTransaction': 'a transaction entered the mempool' },
     async init(ctx) {
-      const blocks = new BlockStore(ctx.namespace('chain.blocks'), ctx.namespace('chain.block-index'), ctx.namespace('chain.meta'));
-      const chain = new Chain({ batch: () => ctx.batch(), blocks, genesis, events: ctx.events, log: ctx.log });
-      await chain.open();
-      ctx.log.info({ height: chain.head.height, hash: chain.head.hash }, 'chain open');
+      const blocks = new BlockStore({
+        blocks: ctx.namespace('chain.blocks'),
+        index: ctx.namespace('chain.block-index'),
+        meta: ctx.namespace('chain.meta'),
+        transactions: ctx.namespace('chain.transactions'),
+        receipts: ctx.namespace('chain.receipts'),
+      });
+      const state = new WorldState(ctx.namespace('state.entries'), ctx.namespace('state.history'), ctx.namespace('state.prunable'), settings);
+      const mempool = new Mempool({ state, kinds, chainId: genesis.chainId, options: DEFAULT_MEMPOOL });
+      const chain = new Chain({ batch: () => ctx.batch(), blocks, state, mempool, kinds, genesis, events: ctx.events, log: ctx.log, maxBlockTransactions: settings.maxBlockTransactions ?? 20_000 });
+      const { created } = await chain.open();
+      if (created) {
+        ctx.log.info({ genesis: chain.head.hash, chainId: genesis.chainId }, 'wrote genesis block');
+        if (genesis.network === 'devnet') {
+          // Like other dev chains, list the well-known prefunded accounts once, when the chain is created.
+          ctx.log.info(`devnet dev accounts (public test keys derived from the published dev seed; never hold value with them):`);
+          genesis.accounts.forEach((account, i) => {
+            ctx.log.info({ index: i, address: account.address, devKey: toHex(devnetKey('account', i).secretKey) }, `dev account ${i}: ${account.address}`);
+          });
+        }
+      }
+      ctx.log.info({ height: chain.head.height, hash: chain.head.hash, accounts: state.size }, 'chain open');
       return chain;
     },
     notReady: (chain) => (chain.synced ? undefined : 'syncing'),
+    txKinds: (kind) => [
+      kind({
+        kind: 'transfer',
+        summary: 'moves an amount of OMC or OGT from the signer to another account',
+        payload: TransferPayloadSchema,
+        debits: (payload) => [{ asset: payload.asset, amount: BigInt(payload.amount) }],
+        execute(ctx) {
+          const amount = BigInt(ctx.payload.amount);
+          ctx.debit(ctx.tx.from, ctx.payload.asset, amount);
+          ctx.credit(normalizeAddress(ctx.payload.to), ctx.payload.asset, amount);
+        },
+      }),
+    ],
     rpc: (method) => [
       method({
         name: 'svc_blockNumber',
@@ -66,6 +122,124 @@ export function chainPlugin(genesis: GenesisSpec) {
           return block;
         },
       }),
+      method({
+        name: 'svc_getBalance',
+        summary: 'OMC and OGT balances in base units, at the head or at a past block.',
+        description: 'A past blockNumber is answered within the history window (any block on an archive node); older ones answer `pruned`.',
+        params: [param('address', AddressSchema), optionalParam('blockNumber', BlockTagSchema)],
+        result: BalanceSchema,
+        errors: ['invalid_address', 'invalid_params', 'not_found', 'pruned'],
+        handler: async ([rawAddress, tag], { service }) => {
+          const address = normalizeAddress(rawAddress);
+          const head = service.head.height;
+          const height = tag === undefined || tag === 'latest' ? head : tag;
+          if (height > head) throw domainError('not_found', `block ${height} does not exist yet (head is ${head})`, { blockNumber: height });
+          let raw: Uint8Array | undefined;
+          try {
+            raw = await service.state.valueAt(accountKey(address), height, head);
+          } catch (error) {
+            if (error instanceof HistoryPrunedError) {
+              throw domainError('pruned', `state at block ${height} is older than this node's history window (oldest: ${service.state.oldestAvailable(head)}); ask an archive node`, { oldest: service.state.oldestAvailable(head) });
+            }
+            throw error;
+          }
+          const account = decodeAccount(raw);
+          return { address, blockNumber: height, omc: account.omc.toString(), ogt: account.ogt.toString() };
+        },
+      }),
+      method({
+        name: 'svc_getNonce',
+        summary: 'The nonce the next transaction of this address should carry (mined and pending counted).',
+        params: [param('address', AddressSchema)],
+        result: Type.Integer({ minimum: 0 }),
+        errors: ['invalid_address'],
+        handler: ([address], { service }) => service.mempool.nextNonce(normalizeAddress(address)),
+      }),
+      method({
+        name: 'svc_sendRawTransaction',
+        summary: 'Submits a signed transaction; returns its hash once the mempool has admitted it.',
+        params: [param('rawTransaction', RawTransactionSchema)],
+        result: HashSchema,
+        errors: ['invalid_params', 'invalid_transaction', 'invalid_signature', 'wrong_chain_id', 'nonce_too_low', 'nonce_gap', 'nonce_conflict', 'already_known', 'insufficient_funds', 'mempool_full'],
+        handler: async ([raw], { service }) => {
+          let tx;
+          try {
+            tx = decodeTransaction(fromHex(raw));
+          } catch (error) {
+            if (error instanceof TransactionFormatError) throw domainError('invalid_transaction', error.message, { field: 'rawTransaction' });
+            throw error;
+          }
+          if (await service.getReceipt(tx.hash)) throw domainError('already_known', `transaction ${tx.hash} is already mined`, { hash: tx.hash });
+          service.submit(tx);
+          return tx.hash;
+        },
+      }),
+      method({
+        name: 'svc_getTransaction',
+        summary: 'A transaction by hash, pending or mined.',
+        params: [param('hash', HashSchema)],
+        result: TransactionSchema,
+        errors: ['invalid_params', 'not_found'],
+        handler: async ([hash], { service }) => {
+          const found = await service.getTransaction(hash.toLowerCase());
+          if (!found) throw domainError('not_found', `no pending or mined transaction has hash ${hash}`, { hash });
+          const { tx } = found;
+          return {
+            hash: tx.hash,
+            from: tx.from,
+            chainId: tx.chainId,
+            kind: tx.kind,
+            nonce: tx.nonce,
+            publicKey: tx.publicKey,
+            signature: tx.signature,
+            payload: jsonPayload(tx.payload),
+            status: found.height === undefined ? ('pending' as const) : ('mined' as const),
+            blockNumber: found.height ?? null,
+            index: found.index ?? null,
+          };
+        },
+      }),
+      method({
+        name: 'svc_getTransactionReceipt',
+        summary: "A mined transaction's receipt: success, or failed with the error.",
+        params: [param('hash', HashSchema)],
+        result: ReceiptSchema,
+        errors: ['invalid_params', 'not_found'],
+        handler: async ([hash], { service }) => {
+          const receipt = await service.getReceipt(hash.toLowerCase());
+          if (receipt) return receipt;
+          const pending = service.mempool.has(hash.toLowerCase());
+          throw domainError('not_found', pending ? `transaction ${hash} is pending: no receipt until a block includes it` : `no mined transaction has hash ${hash}`, { hash, pending });
+        },
+      }),
+      method({
+        name: 'svc_chainInfo',
+        summary: 'Network, chain id, genesis hash, validator, head, and history settings.',
+        params: [],
+        result: ChainInfoSchema,
+        handler: (_params, { service }) => ({
+          network: genesis.network,
+          chainId: genesis.chainId,
+          genesisHash: genesisHash(genesis),
+          validator: genesis.validator,
+          head: { height: service.head.height, hash: service.head.hash, timestamp: service.head.timestamp },
+          archive: settings.archive,
+          historyBlocks: settings.historyBlocks,
+          oldestStateBlock: service.state.oldestAvailable(service.head.height),
+          pendingTransactions: service.mempool.size,
+        }),
+      }),
     ],
   });
+}
+
+/** Payload values as JSON: byte strings become 0x hex. */
+function jsonPayload(value: unknown): Record<string, unknown> {
+  const convert = (v: unknown): unknown => {
+    if (v instanceof Uint8Array) return `0x${Buffer.from(v).toString('hex')}` as Hex;
+    if (Array.isArray(v)) return v.map(convert);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, convert(x)]));
+    return v;
+  };
+  return convert(value) as Record<string, unknown>;
 }

@@ -1,9 +1,11 @@
 import { DOMAIN_ERRORS, STANDARD_ERRORS } from '../../sdk/errors.js';
 import { chainPlugin } from '../chain/plugin.js';
+import { TxKindRegistry } from '../chain/tx-kinds.js';
 import { devnetGenesis } from '../chain/genesis.js';
 import { pluginMethods, type AnyPlugin, type RpcMethod } from '../plugin.js';
 import type { PluginCatalog } from '../plugins/load.js';
 import { discoverMethod } from '../rpc/openrpc.js';
+import { nodeInfoMethod } from '../node-info.js';
 import { MethodRegistry } from '../rpc/registry.js';
 
 function schemaText(schema: unknown): string {
@@ -26,10 +28,11 @@ function renderMethod(method: RpcMethod, owner: string): string {
 
 /** docs/rpc.md: every first-party method with its schemas, generated from the plugin definitions. */
 export async function renderRpcReference(catalog: PluginCatalog): Promise<string> {
-  const plugins: AnyPlugin[] = [chainPlugin(devnetGenesis()) as AnyPlugin];
+  const plugins: AnyPlugin[] = [chainPlugin(devnetGenesis(), new TxKindRegistry()) as AnyPlugin];
   for (const load of Object.values(catalog.plugins)) plugins.push(await load());
   const registry = new MethodRegistry();
   registry.add(discoverMethod(registry, '-'), 'kernel', undefined);
+  registry.add(nodeInfoMethod(() => { throw new Error('documentation only'); }), 'kernel', undefined);
   for (const plugin of plugins) for (const method of pluginMethods(plugin)) registry.add(method, plugin.name, undefined);
   const header = [
     '# JSON-RPC reference',

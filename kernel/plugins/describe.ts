@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { chainPlugin } from '../chain/plugin.js';
+import { TxKindRegistry } from '../chain/tx-kinds.js';
 import { devnetGenesis } from '../chain/genesis.js';
 import { pluginMethods, type AnyPlugin } from '../plugin.js';
 import type { PluginCatalog } from './load.js';
@@ -35,7 +36,7 @@ export function describePlugin(plugin: AnyPlugin, roles: string[] = []): PluginD
 }
 
 export async function describePlugins(catalog: PluginCatalog): Promise<PluginDescription[]> {
-  const out = [describePlugin(chainPlugin(devnetGenesis()) as AnyPlugin, ['always'])];
+  const out = [describePlugin(chainPlugin(devnetGenesis(), new TxKindRegistry()) as AnyPlugin, ['always'])];
   for (const [name, load] of Object.entries(catalog.plugins)) {
     const roles = Object.entries(catalog.roles).filter(([, names]) => names.includes(name)).map(([role]) => role);
     out.push(describePlugin(await load(), roles));

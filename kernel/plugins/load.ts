@@ -10,6 +10,8 @@ import { assertPluginDefinition, PluginDefinitionError } from './validate.js';
 export interface PluginCatalog {
   readonly plugins: Readonly<Record<string, () => Promise<AnyPlugin>>>;
   readonly roles: Readonly<Record<Role, readonly string[]>>;
+  /** Plugins every node of a network enables (the devnet's faucet). */
+  readonly networks: Readonly<Record<string, readonly string[]>>;
   /** Names that options already refer to but whose plugin is not built yet: such options are stored and reported. */
   readonly planned: ReadonlySet<string>;
 }
@@ -24,6 +26,7 @@ export interface PluginRequest {
 /** Which plugins the config asks for: the role's preset, then the shortcuts, then the config's list. */
 export function pluginRequests(node: NodeConfig, catalog: PluginCatalog): PluginRequest[] {
   const requests: PluginRequest[] = catalog.roles[node.role].map((spec) => ({ spec, reason: `role ${node.role}` }));
+  for (const spec of catalog.networks[node.network] ?? []) requests.push({ spec, reason: `network ${node.network}` });
   if (node.chain.receiptArchive) requests.push({ spec: 'archive', reason: '--receipt-archive true' });
   if (node.guardrails) requests.push({ spec: 'auth', reason: '--guardrails true' });
   for (const spec of node.plugins) requests.push({ spec, reason: 'config "plugins"' });

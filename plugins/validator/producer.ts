@@ -1,11 +1,6 @@
-import { signHeader, type BlockHeader } from '../../sdk/block.js';
-import { toHex, type Hex } from '../../sdk/bytes.js';
-import { ZERO_HASH } from '../../sdk/hash.js';
 import type { KeyPair } from '../../sdk/keys.js';
 import type { Chain } from '../../kernel/chain/chain.js';
 import type { Logger } from '../../kernel/log.js';
-
-const ZERO: Hex = toHex(ZERO_HASH);
 
 export interface ProducerOptions {
   readonly chain: Chain;
@@ -50,26 +45,15 @@ export class BlockProducer {
   }
 
   private async produce(): Promise<void> {
-    const { chain, key, log } = this.options;
-    const head = chain.head;
-    const header: BlockHeader = {
-      chainId: head.chainId,
-      height: head.height + 1,
-      parentHash: head.hash as Hex,
-      timestamp: Math.max(Date.now(), head.timestamp + this.options.blockTime),
-      proposer: key.address,
-      proposerKey: toHex(key.publicKey),
-      txRoot: ZERO,
-      stateRoot: head.stateRoot as Hex,
-      receiptRoot: ZERO,
-    };
+    const { chain, key, log, blockTime } = this.options;
+    const timestamp = Math.max(Date.now(), chain.head.timestamp + blockTime);
     try {
-      const block = await chain.commit(signHeader(header, key.secretKey), []);
+      const block = await chain.produceBlock(key, timestamp);
       this.produced++;
-      log.debug({ height: block.height, hash: block.hash }, 'produced block');
+      log.debug({ height: block.height, hash: block.hash, transactions: block.transactions.length }, 'produced block');
     } catch (error) {
-      log.error({ err: error, height: header.height }, 'block production failed; retrying next interval');
-      await new Promise((resolve) => setTimeout(resolve, this.options.blockTime));
+      log.error({ err: error, height: chain.head.height + 1 }, 'block production failed; retrying next interval');
+      await new Promise((resolve) => setTimeout(resolve, blockTime));
     }
   }
 }

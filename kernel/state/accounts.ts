@@ -1,0 +1,47 @@
+import type { Address } from '../../sdk/address.js';
+import type { Asset } from '../../sdk/amount.js';
+import { decode, encode } from '../../sdk/encoding.js';
+
+/** An account: two assets in base units, a transaction nonce, and OGT bonded per purpose (e.g. `compute`). */
+export interface Account {
+  omc: bigint;
+  ogt: bigint;
+  nonce: number;
+  bonded: Record<string, bigint>;
+}
+
+export const EMPTY_ACCOUNT: Readonly<Account> = Object.freeze({ omc: 0n, ogt: 0n, nonce: 0, bonded: Object.freeze({}) as Record<string, bigint> });
+
+export function accountKey(address: Address): string {
+  return `accounts/${address}`;
+}
+
+export function assetField(asset: Asset): 'omc' | 'ogt' {
+  return asset === 'OMC' ? 'omc' : 'ogt';
+}
+
+interface StoredAccount {
+  omc: string;
+  ogt: string;
+  nonce: number;
+  bonded?: Record<string, string>;
+}
+
+/** CBOR map; amounts as decimal strings (they outgrow 64-bit integers). */
+export function encodeAccount(account: Account): Uint8Array {
+  const stored: StoredAccount = { omc: account.omc.toString(), ogt: account.ogt.toString(), nonce: account.nonce };
+  const bonds = Object.entries(account.bonded).filter(([, amount]) => amount > 0n);
+  if (bonds.length > 0) stored.bonded = Object.fromEntries(bonds.map(([k, v]) => [k, v.toString()]));
+  return encode(stored);
+}
+
+export function decodeAccount(bytes: Uint8Array | undefined): Account {
+  if (!bytes) return { omc: 0n, ogt: 0n, nonce: 0, bonded: {} };
+  const stored = decode<StoredAccount>(bytes);
+  return {
+    omc: BigInt(stored.omc),
+    ogt: BigInt(stored.ogt),
+    nonce: stored.nonce,
+    bonded: Object.fromEntries(Object.entries(stored.bonded ?? {}).map(([k, v]) => [k, BigInt(v)])),
+  };
+}

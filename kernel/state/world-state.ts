@@ -1,0 +1,135 @@
+import { concatBytes, toHex, utf8, type Hex } from '../../sdk/bytes.js';
+import { readU64Key, u64Key } from '../storage/keys.js';
+import type { Namespace, WriteBatch } from '../storage/namespace.js';
+import { StateCommitment } from './state-root.js';
+
+/** State changes of a block: key -> new value, or undefined for a deletion. */
+export type StateChanges = ReadonlyMap<string, Uint8Array | undefined>;
+
+export interface WorldStateOptions {
+  /** Keep every historical value (archive), or only `historyBlocks` blocks back. */
+  readonly archive: boolean;
+  readonly historyBlocks: number;
+}
+
+const SEP = new Uint8Array([0]);
+const EMPTY = new Uint8Array(0);
+
+export class HistoryPrunedError extends Error {
+  override name = 'HistoryPrunedError';
+}
+
+/**
+ * The world state: every consensus key and value, held in memory (a devnet's state fits in RAM) and
+ * persisted in the block's batch. Namespaces:
+ * - `state.entries`: utf8 key -> u64 height of last change ‖ value
+ * - `state.history`: utf8 key ‖ 0x00 ‖ u64 height -> value at that height (empty = absent)
+ * - `state.prunable`: u64 height ‖ utf8 key ‖ 0x00 ‖ u64 old height -> (empty): history entry (key, old
+ *   height) is superseded at height, so it can go once the window has passed it
+ */
+export class WorldState {
+  private readonly values = new Map<string, Uint8Array>();
+  private readonly lastChange = new Map<string, number>();
+  private readonly commitment = new StateCommitment();
+
+  constructor(
+    private readonly entries: Namespace,
+    private readonly history: Namespace,
+    private readonly prunable: Namespace,
+    readonly options: WorldStateOptions,
+  ) {}
+
+  async load(): Promise<void> {
+    for await (const [key, raw] of this.entries.entries()) {
+      const name = Buffer.from(key).toString('utf8');
+      const value = raw.subarray(8);
+      this.values.set(name, value);
+      this.lastChange.set(name, Number(readU64Key(raw)));
+      this.commitment.set(name, value);
+    }
+  }
+
+  get size(): number {
+    return this.values.size;
+  }
+
+  get(key: string): Uint8Array | undefined {
+    return this.values.get(key);
+  }
+
+  /** Keys under `prefix`, in no particular order. */
+  *keys(prefix: string): Iterable<string> {
+    for (const key of this.values.keys()) if (key.startsWith(prefix)) yield key;
+  }
+
+  root(): Hex {
+    return toHex(this.commitment.root());
+  }
+
+  /**
+   * Applies a block's changes in memory and returns the new root and an undo function; the caller
+   * stages them with `stage` into the block's batch, or undoes them if the block is not committed.
+   */
+  apply(changes: StateChanges): { root: Hex; undo: () => void } {
+    const previous = new Map<string, Uint8Array | undefined>();
+    for (const [key, value] of changes) {
+      previous.set(key, this.values.get(key));
+      this.write(key, value);
+    }
+    return {
+      root: this.root(),
+      undo: () => {
+        for (const [key, value] of previous) this.write(key, value);
+      },
+    };
+  }
+
+  private write(key: string, value: Uint8Array | undefined): void {
+    if (value === undefined) this.values.delete(key);
+    else this.values.set(key, value);
+    this.commitment.set(key, value);
+  }
+
+  /** Writes applied changes, their history and the pruning schedule into the block's batch. */
+  stage(changes: StateChanges, height: number, batch: WriteBatch): void {
+    const at = u64Key(height);
+    for (const [key, value] of changes) {
+      const name = utf8(key);
+      if (value === undefined) batch.del(this.entries, name);
+      else batch.put(this.entries, name, concatBytes(at, value));
+      batch.put(this.history, concatBytes(name, SEP, at), value ?? EMPTY);
+      const before = this.lastChange.get(key);
+      if (before !== undefined && before !== height && !this.options.archive) batch.put(this.prunable, concatBytes(at, name, SEP, u64Key(before)), EMPTY);
+      this.lastChange.set(key, height);
+    }
+  }
+
+  /** Deletes history that no query inside the window can need any more (nothing on an archive). */
+  async stagePrune(head: number, batch: WriteBatch): Promise<void> {
+    if (this.options.archive) return;
+    const cutoff = head - this.options.historyBlocks;
+    if (cutoff <= 0) return;
+    for await (const [key] of this.prunable.entries({ lt: u64Key(cutoff + 1), limit: 10_000 })) {
+      const rest = key.subarray(8);
+      const sep = rest.indexOf(0);
+      batch.del(this.history, concatBytes(rest.subarray(0, sep), SEP, rest.subarray(sep + 1)));
+      batch.del(this.prunable, key);
+    }
+  }
+
+  /** The oldest height whose state this node still answers for. */
+  oldestAvailable(head: number): number {
+    return this.options.archive ? 0 : Math.max(0, head - this.options.historyBlocks);
+  }
+
+  /** The value of `key` after block `height`. Throws HistoryPrunedError outside the window. */
+  async valueAt(key: string, height: number, head: number): Promise<Uint8Array | undefined> {
+    if (height >= head) return this.values.get(key);
+    if (height < this.oldestAvailable(head)) throw new HistoryPrunedError(`state at block ${height} is older than this node's history window`);
+    const name = utf8(key);
+    for await (const [, value] of this.history.entries({ prefix: concatBytes(name, SEP), lt: concatBytes(name, SEP, u64Key(height + 1)), reverse: true, limit: 1 })) {
+      return value.length === 0 ? undefined : value;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,69 @@
+import { normalizeAddress } from '../../sdk/address.js';
+import { devnetKey } from '../../sdk/keys.js';
+import { AddressSchema } from '../../kernel/chain/schemas.js';
+import { definePlugin, param } from '../../kernel/plugin.js';
+import { Faucet } from './service.js';
+import { FaucetConfigSchema, FaucetResultSchema, FaucetStatusSchema, MintPayloadSchema } from './schemas.js';
+
+declare module '../../kernel/plugin.js' {
+  interface SvcCapabilities {
+    faucet: Faucet;
+  }
+}
+
+export default definePlugin({
+  name: 'faucet',
+  version: '1.0.0',
+  description: 'devnet faucet: faucet_request mints 10 OMC + 5 OGT (configurable) per address per cooldown',
+  requires: ['chain'],
+  config: FaucetConfigSchema,
+  namespaces: [{ name: 'faucet.cooldowns', description: 'utf8 address -> u64 unix ms of its last grant' }],
+  async init(ctx) {
+    const chain = ctx.use('chain');
+    const faucetAddress = chain.genesis.faucet;
+    if (ctx.node.network !== 'devnet' || !faucetAddress) throw new Error(`faucet: only available on devnet, not on network "${ctx.node.network}"`);
+    const key = devnetKey('faucet', 0);
+    if (key.address !== faucetAddress) throw new Error('faucet: the devnet faucet key does not match the genesis faucet account');
+    const faucet = new Faucet({ chain, key, cooldowns: ctx.namespace('faucet.cooldowns'), ...ctx.config, log: ctx.log });
+    await faucet.load();
+    const sweeper = setInterval(() => faucet.sweep(), 60_000);
+    sweeper.unref();
+    ctx.signal.addEventListener('abort', () => clearInterval(sweeper));
+    return faucet;
+  },
+  txKinds: (kind) => [
+    kind({
+      kind: 'faucet.mint',
+      summary: 'creates OMC and OGT for an account; only the genesis faucet account may sign it',
+      payload: MintPayloadSchema,
+      authorize: (tx, _payload, faucet) => (tx.from === faucet.address ? undefined : `only the faucet account ${faucet.address} may mint`),
+      execute(ctx) {
+        const to = normalizeAddress(ctx.payload.to);
+        ctx.credit(to, 'OMC', BigInt(ctx.payload.omc));
+        ctx.credit(to, 'OGT', BigInt(ctx.payload.ogt));
+      },
+    }),
+  ],
+  rpc: (method) => [
+    method({
+      name: 'faucet_request',
+      summary: 'Mints the devnet grant to an address; the next block includes it. Once per address per cooldown.',
+      params: [param('address', AddressSchema)],
+      result: FaucetResultSchema,
+      errors: ['invalid_address', 'invalid_params', 'cooldown_active', 'mempool_full'],
+      handler: ([address], { service }) => service.request(normalizeAddress(address)),
+    }),
+    method({
+      name: 'faucet_status',
+      summary: 'Whether an address may ask the faucet now, and if not, from when.',
+      params: [param('address', AddressSchema)],
+      result: FaucetStatusSchema,
+      errors: ['invalid_address'],
+      handler: ([raw], { service }) => {
+        const address = normalizeAddress(raw);
+        const wait = service.retryAfter(address);
+        return { address, eligible: wait === 0, nextEligibleAt: wait === 0 ? null : Date.now() + wait * 1000, retryAfterSeconds: wait };
+      },
+    }),
+  ],
+});

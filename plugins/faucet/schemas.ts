@@ -1,0 +1,35 @@
+import Type from 'typebox';
+import { AddressSchema, UnitsSchema } from '../../kernel/chain/schemas.js';
+
+const DecimalTokens = Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,18})?$', description: 'a token amount as a decimal string, e.g. "10" or "0.5"' });
+
+export const FaucetConfigSchema = Type.Object(
+  {
+    omcGrant: Type.String({ ...DecimalTokens, default: '10', description: 'OMC per grant, in tokens' }),
+    ogtGrant: Type.String({ ...DecimalTokens, default: '5', description: 'OGT per grant, in tokens' }),
+    cooldownSeconds: Type.Integer({ minimum: 0, maximum: 31_536_000, default: 60, description: 'per-address cooldown (--faucet-cooldown)' }),
+  },
+  { additionalProperties: false },
+);
+
+export const MintPayloadSchema = Type.Object({ to: AddressSchema, omc: UnitsSchema, ogt: UnitsSchema }, { additionalProperties: false });
+
+export const FaucetResultSchema = Type.Object(
+  {
+    omcMinted: Type.String({ description: 'OMC granted, human decimal ("10")' }),
+    ogtMinted: Type.String({ description: 'OGT granted, human decimal ("5")' }),
+    status: Type.Literal('funded'),
+    txHash: Type.String({ pattern: '^0x[0-9a-f]{64}$', description: 'the mint transaction; the next block includes it' }),
+  },
+  { additionalProperties: false },
+);
+
+export const FaucetStatusSchema = Type.Object(
+  {
+    address: Type.String(),
+    eligible: Type.Boolean(),
+    nextEligibleAt: Type.Union([Type.Integer({ description: 'unix ms' }), Type.Null()]),
+    retryAfterSeconds: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+);

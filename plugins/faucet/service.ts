@@ -1,0 +1,100 @@
+import type { Address } from '../../sdk/address.js';
+import { formatAmountShort, parseAmount } from '../../sdk/amount.js';
+import { utf8 } from '../../sdk/bytes.js';
+import { domainError } from '../../sdk/errors.js';
+import type { KeyPair } from '../../sdk/keys.js';
+import { signTransaction } from '../../sdk/transaction.js';
+import type { Chain } from '../../kernel/chain/chain.js';
+import type { Logger } from '../../kernel/log.js';
+import { readU64Key, u64Key } from '../../kernel/storage/keys.js';
+import type { Namespace } from '../../kernel/storage/namespace.js';
+
+export interface FaucetOptions {
+  readonly chain: Chain;
+  readonly key: KeyPair;
+  readonly cooldowns: Namespace;
+  readonly omcGrant: string;
+  readonly ogtGrant: string;
+  readonly cooldownSeconds: number;
+  readonly log: Logger;
+  readonly now?: () => number;
+}
+
+export interface Grant {
+  omcMinted: string;
+  ogtMinted: string;
+  status: 'funded';
+  txHash: string;
+}
+
+/**
+ * Devnet faucet: mints a grant to an address through a `faucet.mint` transaction signed by the
+ * genesis faucet key, at most once per cooldown per address. The last grant per address is kept
+ * in memory and in `faucet.cooldowns`, so cooldowns survive restarts; the check and the reservation
+ * happen in one synchronous step, so concurrent requests for one address grant once.
+ */
+export class Faucet {
+  private readonly lastGrant = new Map<Address, number>();
+  private readonly omc: bigint;
+  private readonly ogt: bigint;
+
+  constructor(private readonly options: FaucetOptions) {
+    this.omc = parseAmount(options.omcGrant);
+    this.ogt = parseAmount(options.ogtGrant);
+  }
+
+  get address(): Address {
+    return this.options.key.address;
+  }
+
+  async load(): Promise<void> {
+    const horizon = this.now() - this.options.cooldownSeconds * 1000;
+    for await (const [key, value] of this.options.cooldowns.entries()) {
+      const at = Number(readU64Key(value));
+      if (at > horizon) this.lastGrant.set(Buffer.from(key).toString('utf8') as Address, at);
+    }
+  }
+
+  /** Seconds until `address` may be granted again (0 = now). */
+  retryAfter(address: Address): number {
+    const last = this.lastGrant.get(address);
+    if (last === undefined) return 0;
+    const remaining = last + this.options.cooldownSeconds * 1000 - this.now();
+    return remaining > 0 ? Math.ceil(remaining / 1000) : 0;
+  }
+
+  async request(address: Address): Promise<Grant> {
+    const wait = this.retryAfter(address);
+    if (wait > 0) throw domainError('cooldown_active', `${address} was funded less than ${this.options.cooldownSeconds} s ago; try again in ${wait} s`, { retryAfterSeconds: wait });
+    const now = this.now();
+    const previous = this.lastGrant.get(address);
+    this.lastGrant.set(address, now);
+    let txHash: string;
+    try {
+      const { chain, key } = this.options;
+      const tx = signTransaction(
+        { chainId: chain.genesis.chainId, kind: 'faucet.mint', nonce: chain.mempool.nextNonce(key.address), payload: { to: address, omc: this.omc.toString(), ogt: this.ogt.toString() } },
+        key,
+      );
+      chain.submit(tx);
+      txHash = tx.hash;
+    } catch (error) {
+      if (previous === undefined) this.lastGrant.delete(address);
+      else this.lastGrant.set(address, previous);
+      throw error;
+    }
+    await this.options.cooldowns.put(utf8(address), u64Key(now));
+    this.options.log.info({ to: address, tx: txHash }, 'faucet grant');
+    return { omcMinted: formatAmountShort(this.omc), ogtMinted: formatAmountShort(this.ogt), status: 'funded', txHash };
+  }
+
+  /** Forgets grants whose cooldown has passed (bounds memory). */
+  sweep(): void {
+    const horizon = this.now() - this.options.cooldownSeconds * 1000;
+    for (const [address, at] of this.lastGrant) if (at <= horizon) this.lastGrant.delete(address);
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+}

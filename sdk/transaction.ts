@@ -1,0 +1,108 @@
+import { addressFromPublicKey, normalizeAddress, type Address } from './address.js';
+import { fromHex, toHex, type Hex } from './bytes.js';
+import { decode, encode } from './encoding.js';
+import { hash } from './hash.js';
+import { sign, type KeyPair } from './keys.js';
+import { ASSETS, type Asset } from './amount.js';
+
+/** Payloads hold only CBOR-friendly values: strings, small integers, booleans, byte strings, arrays and maps. */
+export type Payload = { readonly [key: string]: PayloadValue };
+export type PayloadValue = string | number | boolean | Uint8Array | readonly PayloadValue[] | Payload;
+
+export interface UnsignedTransaction {
+  readonly chainId: string;
+  /** `transfer`, or a kind a plugin registers (`faucet.mint`, ...). */
+  readonly kind: string;
+  readonly publicKey: Hex;
+  readonly nonce: number;
+  readonly payload: Payload;
+}
+
+export interface SignedTransaction extends UnsignedTransaction {
+  readonly from: Address;
+  readonly signature: Hex;
+  readonly hash: Hex;
+}
+
+const TX_VERSION = 1;
+
+/**
+ * Signing bytes: CBOR array [version, chainId, kind, publicKey(32 bytes), nonce, payload]. The payload
+ * is a CBOR map, whose keys cborg sorts deterministically. Amounts are decimal strings of base units
+ * (CBOR integers stop at 64 bits; balances don't).
+ */
+export function encodeUnsigned(tx: UnsignedTransaction): Uint8Array {
+  return encode([TX_VERSION, tx.chainId, tx.kind, fromHex(tx.publicKey), tx.nonce, tx.payload]);
+}
+
+/** The raw form sent to `svc_sendRawTransaction`: CBOR array [signingBytes, signature(64 bytes)], as 0x hex. */
+export function encodeSigned(tx: SignedTransaction): Uint8Array {
+  return encode([encodeUnsigned(tx), fromHex(tx.signature)]);
+}
+
+/** Transaction hash: SHA-256 of the signing bytes (the signature is not part of a transaction's identity). */
+export function transactionHash(tx: UnsignedTransaction): Hex {
+  return toHex(hash(encodeUnsigned(tx)));
+}
+
+export function signTransaction(tx: Omit<UnsignedTransaction, 'publicKey'>, key: KeyPair): SignedTransaction {
+  const unsigned: UnsignedTransaction = { ...tx, publicKey: toHex(key.publicKey) };
+  const bytes = encodeUnsigned(unsigned);
+  const digest = hash(bytes);
+  return { ...unsigned, from: key.address, signature: toHex(sign(digest, key.secretKey)), hash: toHex(digest) };
+}
+
+export function rawTransaction(tx: SignedTransaction): Hex {
+  return toHex(encodeSigned(tx));
+}
+
+export class TransactionFormatError extends Error {
+  override name = 'TransactionFormatError';
+}
+
+/** Decodes raw bytes back to a transaction; checks the shape only (signatures are the node's job). */
+export function decodeTransaction(raw: Uint8Array): SignedTransaction {
+  let outer: unknown;
+  try {
+    outer = decode<unknown>(raw);
+  } catch (error) {
+    throw new TransactionFormatError(`not CBOR: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(outer) || outer.length !== 2 || !(outer[0] instanceof Uint8Array) || !(outer[1] instanceof Uint8Array)) {
+    throw new TransactionFormatError('expected [signingBytes, signature]');
+  }
+  const [bytes, signature] = outer as [Uint8Array, Uint8Array];
+  if (signature.length !== 64) throw new TransactionFormatError('signature must be 64 bytes');
+  let body: unknown;
+  try {
+    body = decode<unknown>(bytes);
+  } catch (error) {
+    throw new TransactionFormatError(`signing bytes are not CBOR: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(body) || body.length !== 6) throw new TransactionFormatError('expected [version, chainId, kind, publicKey, nonce, payload]');
+  const [version, chainId, kind, publicKey, nonce, payload] = body as unknown[];
+  if (version !== TX_VERSION) throw new TransactionFormatError(`unknown transaction version ${String(version)}`);
+  if (typeof chainId !== 'string' || typeof kind !== 'string' || !(publicKey instanceof Uint8Array) || publicKey.length !== 32) {
+    throw new TransactionFormatError('bad chainId, kind or public key');
+  }
+  if (!Number.isSafeInteger(nonce) || (nonce as number) < 0) throw new TransactionFormatError('nonce must be a non-negative integer');
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || payload instanceof Uint8Array) throw new TransactionFormatError('payload must be a map');
+  const tx: UnsignedTransaction = { chainId, kind, publicKey: toHex(publicKey), nonce: nonce as number, payload: payload as Payload };
+  // Re-encoding must give the same bytes: a non-canonical encoding would let one transaction have two hashes.
+  const canonical = encodeUnsigned(tx);
+  if (toHex(canonical) !== toHex(bytes)) throw new TransactionFormatError('signing bytes are not in canonical encoding');
+  return { ...tx, from: addressFromPublicKey(publicKey), signature: toHex(signature), hash: toHex(hash(bytes)) };
+}
+
+/** The core transfer: `amount` base units of `asset` to `to`. */
+export interface TransferPayload {
+  readonly to: Address;
+  readonly asset: Asset;
+  readonly amount: string;
+}
+
+export function transferPayload(to: string, asset: Asset, amount: bigint): Payload {
+  if (!ASSETS.includes(asset)) throw new RangeError(`asset must be one of ${ASSETS.join(', ')}`);
+  if (amount <= 0n) throw new RangeError('a transfer moves a positive amount');
+  return { to: normalizeAddress(to), asset, amount: amount.toString() };
+}
