@@ -1,6 +1,7 @@
 #!/usr/bin/env node
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cac } from 'cac';
-import { RpcError, SvcClient } from '../sdk/index.js';
+import { ASSETS, devnetKey, formatAmountShort, fromHex, generateKeyPair, keyPairFromSecret, parseAmount, RpcError, SvcClient, toHex, type Asset, type KeyPair } from '../sdk/index.js';
 import { VERSION } from '../kernel/version.js';
 
 interface GlobalOptions {
@@ -8,12 +9,33 @@ interface GlobalOptions {
   json?: boolean;
 }
 
+/** A mistake in what the user typed: one line, exit 2. */
+class UsageError extends Error {}
+
 function client(options: GlobalOptions): SvcClient {
   return new SvcClient({ url: String(options.url ?? process.env.SVC_RPC_URL ?? 'http://127.0.0.1:8545') });
 }
 
 function print(options: GlobalOptions, value: unknown, human: () => string): void {
-  process.stdout.write(`${options.json ? JSON.stringify(value) : human()}\n`);
+  process.stdout.write(`${options.json ? JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) : human()}\n`);
+}
+
+function integerOption(value: unknown, flag: string): number {
+  const n = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`${flag}: expected a non-negative integer, got "${String(value)}"`);
+  return n;
+}
+
+function signer(options: { keyFile?: unknown; devAccount?: unknown }): KeyPair {
+  if (options.keyFile !== undefined && options.devAccount !== undefined) throw new UsageError('give --key-file or --dev-account, not both');
+  if (options.devAccount !== undefined) return devnetKey('account', integerOption(options.devAccount, '--dev-account'));
+  if (options.keyFile === undefined) throw new UsageError('a signer is needed: --key-file <file> or --dev-account <index>');
+  try {
+    const stored = JSON.parse(readFileSync(String(options.keyFile), 'utf8')) as { secretKey?: string };
+    return keyPairFromSecret(fromHex(String(stored.secretKey)));
+  } catch (error) {
+    throw new UsageError(`--key-file ${String(options.keyFile)}: ${(error as Error).message}`);
+  }
 }
 
 const cli = cac('svc');
@@ -25,9 +47,9 @@ cli.command('rpc <method> [paramsJson]', 'call any JSON-RPC method; params as a 
     try {
       params = JSON.parse(String(paramsJson));
     } catch {
-      throw new Error(`paramsJson: not valid JSON: ${String(paramsJson)}`);
+      throw new UsageError(`paramsJson: not valid JSON: ${String(paramsJson)}`);
     }
-    if (!Array.isArray(params)) throw new Error('paramsJson: must be a JSON array of positional params');
+    if (!Array.isArray(params)) throw new UsageError('paramsJson: must be a JSON array of positional params');
   }
   const result = await client(options).rpcCall(method, params as unknown[]);
   print(options, result, () => JSON.stringify(result, null, 2));
@@ -38,19 +60,109 @@ cli.command('block-number', 'height of the head block').action(async (options: G
   print(options, height, () => String(height));
 });
 
-cli.command('block <height|hash>', 'a block by height, hash, or "latest"').action(async (ref: string | number, options: GlobalOptions) => {
+cli.command('block <ref>', 'a block by height, hash, or "latest"').action(async (ref: string | number, options: GlobalOptions) => {
   const text = String(ref);
   const c = client(options);
-  const block = text.startsWith('0x') ? await c.getBlockByHash(text) : await c.getBlockByNumber(text === 'latest' ? 'latest' : Number(text));
+  const block = text.startsWith('0x') ? await c.getBlockByHash(text) : await c.getBlockByNumber(text === 'latest' ? 'latest' : integerOption(text, 'block'));
   print(options, block, () => JSON.stringify(block, null, 2));
 });
+
+cli
+  .command('balance <address>', 'OMC and OGT balances')
+  .option('--block <n>', 'at a past block')
+  .action(async (address: string, options: GlobalOptions & { block?: unknown }) => {
+    const balance = await client(options).getBalance(String(address), options.block === undefined ? undefined : integerOption(options.block, '--block'));
+    print(options, balance, () => `${balance.address} at block ${balance.blockNumber}\n  OMC ${balance.balanceOMC}\n  OGT ${balance.balanceOGT}`);
+  });
+
+cli.command('nonce <address>', 'the nonce the next transaction should carry').action(async (address: string, options: GlobalOptions) => {
+  const nonce = await client(options).getNonce(String(address));
+  print(options, nonce, () => String(nonce));
+});
+
+cli
+  .command('faucet <address>', 'ask the devnet faucet for a grant (10 OMC + 5 OGT)')
+  .option('--wait', 'wait until a block includes the grant')
+  .action(async (address: string, options: GlobalOptions & { wait?: boolean }) => {
+    const c = client(options);
+    const grant = await c.faucetRequest(String(address));
+    const receipt = options.wait ? await c.waitForTransaction(grant.txHash) : undefined;
+    print(options, { ...grant, ...(receipt ? { receipt } : {}) }, () => `funded: ${grant.omcMinted} OMC + ${grant.ogtMinted} OGT (tx ${grant.txHash}${receipt ? `, block ${receipt.blockNumber}` : ', in the next block'})`);
+  });
+
+cli
+  .command('transfer', 'send OMC or OGT')
+  .option('--to <address>', 'recipient')
+  .option('--amount <tokens>', 'amount in tokens, e.g. 1.5')
+  .option('--asset <asset>', 'OMC or OGT', { default: 'OMC' })
+  .option('--key-file <file>', 'signer key file (from `svc keys new --out`)')
+  .option('--dev-account <index>', 'sign with a devnet dev account (0-9)')
+  .option('--wait', 'wait for the receipt')
+  .action(async (options: GlobalOptions & { to?: unknown; amount?: unknown; asset?: unknown; keyFile?: unknown; devAccount?: unknown; wait?: boolean }) => {
+    if (options.to === undefined) throw new UsageError('--to <address> is required');
+    if (options.amount === undefined) throw new UsageError('--amount <tokens> is required');
+    const asset = String(options.asset).toUpperCase();
+    if (!ASSETS.includes(asset as Asset)) throw new UsageError(`--asset: expected OMC or OGT, got "${String(options.asset)}"`);
+    let amount: bigint;
+    try {
+      amount = parseAmount(String(options.amount));
+    } catch (error) {
+      throw new UsageError(`--amount: ${(error as Error).message}`);
+    }
+    if (amount <= 0n) throw new UsageError('--amount: must be more than 0');
+    const key = signer(options);
+    const c = client(options);
+    const tx = await c.transfer(key, String(options.to), asset as Asset, amount);
+    const receipt = options.wait ? await c.waitForTransaction(tx.hash) : undefined;
+    print(options, { hash: tx.hash, from: tx.from, nonce: tx.nonce, ...(receipt ? { receipt } : {}) }, () =>
+      receipt
+        ? `${receipt.status === 'success' ? 'sent' : `failed (${receipt.error?.name}: ${receipt.error?.reason})`}: ${formatAmountShort(amount)} ${asset} to ${String(options.to)} in block ${receipt.blockNumber} (tx ${tx.hash})`
+        : `submitted: ${formatAmountShort(amount)} ${asset} to ${String(options.to)} (tx ${tx.hash})`,
+    );
+    if (receipt?.status === 'failed') process.exitCode = 1;
+  });
+
+cli.command('tx <hash>', 'a transaction, pending or mined').action(async (hash: string, options: GlobalOptions) => {
+  const tx = await client(options).getTransaction(String(hash));
+  print(options, tx, () => JSON.stringify(tx, null, 2));
+});
+
+cli.command('receipt <hash>', "a mined transaction's receipt").action(async (hash: string, options: GlobalOptions) => {
+  const receipt = await client(options).getTransactionReceipt(String(hash));
+  print(options, receipt, () => JSON.stringify(receipt, null, 2));
+});
+
+cli.command('chain-info', 'network, chain id, genesis, head').action(async (options: GlobalOptions) => {
+  const info = await client(options).chainInfo();
+  print(options, info, () => JSON.stringify(info, null, 2));
+});
+
+cli.command('node-info', 'role, plugins, peer id of the node').action(async (options: GlobalOptions) => {
+  const info = await client(options).nodeInfo();
+  print(options, info, () => JSON.stringify(info, null, 2));
+});
+
+cli
+  .command('keys <action>', '`keys new`: generate an Ed25519 key and its address')
+  .option('--out <file>', 'write the key to this file (mode 0600) instead of printing the secret')
+  .action((action: string, options: GlobalOptions & { out?: unknown }) => {
+    if (action !== 'new') throw new UsageError(`unknown keys action "${action}" (expected: new)`);
+    const key = generateKeyPair();
+    const record = { address: key.address, publicKey: toHex(key.publicKey), secretKey: toHex(key.secretKey) };
+    if (options.out !== undefined) {
+      writeFileSync(String(options.out), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+      print(options, { address: key.address, publicKey: record.publicKey, file: String(options.out) }, () => `${key.address}\nkey written to ${String(options.out)}`);
+      return;
+    }
+    print(options, record, () => `address     ${record.address}\npublic key  ${record.publicKey}\nsecret key  ${record.secretKey}`);
+  });
 
 cli.help();
 cli.version(VERSION);
 
 try {
   cli.parse(process.argv, { run: false });
-  if (!cli.matchedCommand && cli.args.length > 0) throw new Error(`unknown command "${cli.args[0]}" (see svc --help)`);
+  if (!cli.matchedCommand && cli.args.length > 0) throw new UsageError(`unknown command "${cli.args[0]}" (see svc --help)`);
   if (!cli.matchedCommand && !cli.options.help && !cli.options.version) cli.outputHelp();
   await cli.runMatchedCommand();
 } catch (error) {
@@ -60,5 +172,5 @@ try {
   }
   const cause = (error as { cause?: { code?: string } }).cause;
   process.stderr.write(`svc: ${(error as Error).message}${cause?.code ? ` (${cause.code})` : ''}\n`);
-  process.exit(error instanceof Error && error.name === 'CACError' ? 2 : 1);
+  process.exit(error instanceof UsageError || (error instanceof Error && error.name === 'CACError') ? 2 : 1);
 }

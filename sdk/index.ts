@@ -1,8 +1,36 @@
-export { SvcClient, type SvcClientOptions, type BlockView } from './client.js';
-export { isValidAddress, normalizeAddress, addressFromPublicKey, ADDRESS_PREFIX, type Address } from './address.js';
+export {
+  SvcClient,
+  type SvcClientOptions,
+  type BlockView,
+  type Balance,
+  type TransactionView,
+  type Receipt,
+  type ChainInfo,
+  type NodeInfo,
+  type FaucetGrant,
+  type FaucetStatus,
+  type BatchCall,
+  type BatchResult,
+} from './client.js';
+export { isValidAddress, isValidAddress as isValidSvcAddress, normalizeAddress, addressFromPublicKey, ADDRESS_PREFIX, type Address } from './address.js';
+export { parseAmount, formatAmount, formatAmountShort, parseUnits, amountFromNumber, UNIT, DECIMALS, ASSETS, type Asset } from './amount.js';
 export { RpcError, DOMAIN_ERRORS, STANDARD_ERRORS, type DomainErrorName, type RpcErrorData } from './errors.js';
 export { generateKeyPair, keyPairFromSecret, sign, verify, devnetKey, DEVNET_SEED, type KeyPair } from './keys.js';
 export { toHex, fromHex, isHex, type Hex } from './bytes.js';
 export { encode, decode } from './encoding.js';
 export { hash, merkleRoot } from './hash.js';
 export { encodeHeader, headerHash, signHeader, checkSignedHeader, type BlockHeader, type SignedBlockHeader } from './block.js';
+export {
+  signTransaction,
+  rawTransaction,
+  decodeTransaction,
+  encodeUnsigned,
+  encodeSigned,
+  transactionHash,
+  transferPayload,
+  TransactionFormatError,
+  type UnsignedTransaction,
+  type SignedTransaction,
+  type Payload,
+  type TransferPayload,
+} from './transaction.js';
