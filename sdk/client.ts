@@ -203,11 +203,11 @@ export class SvcClient {
     return this.rpcCall<number>('svc_blockNumber');
   }
 
-  getBlockByNumber(height: number | 'latest'): Promise<BlockView> {
+  async getBlockByNumber(height: number | 'latest'): Promise<BlockView> {
     return this.rpcCall<BlockView>('svc_getBlockByNumber', [checkBlockTag(height)]);
   }
 
-  getBlockByHash(hash: string): Promise<BlockView> {
+  async getBlockByHash(hash: string): Promise<BlockView> {
     return this.rpcCall<BlockView>('svc_getBlockByHash', [checkHash(hash)]);
   }
 
@@ -221,7 +221,7 @@ export class SvcClient {
     return { address: wire.address, blockNumber: wire.blockNumber, omc, ogt, balanceOMC: formatAmount(omc), balanceOGT: formatAmount(ogt) };
   }
 
-  getNonce(address: string): Promise<number> {
+  async getNonce(address: string): Promise<number> {
     return this.rpcCall<number>('svc_getNonce', [checkAddress(address)]);
   }
 
@@ -242,15 +242,15 @@ export class SvcClient {
   }
 
   /** Sends `amount` base units of `asset` from `key`'s account to `to`. */
-  transfer(key: KeyPair, to: string, asset: Asset, amount: bigint, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
+  async transfer(key: KeyPair, to: string, asset: Asset, amount: bigint, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
     return this.signAndSend(key, 'transfer', transferPayload(checkAddress(to, 'to'), asset, amount), options);
   }
 
-  getTransaction(hash: string): Promise<TransactionView> {
+  async getTransaction(hash: string): Promise<TransactionView> {
     return this.rpcCall<TransactionView>('svc_getTransaction', [checkHash(hash)]);
   }
 
-  getTransactionReceipt(hash: string): Promise<Receipt> {
+  async getTransactionReceipt(hash: string): Promise<Receipt> {
     return this.rpcCall<Receipt>('svc_getTransactionReceipt', [checkHash(hash)]);
   }
 
@@ -277,11 +277,11 @@ export class SvcClient {
     return this.rpcCall<NodeInfo>('svc_nodeInfo');
   }
 
-  faucetRequest(address: string): Promise<FaucetGrant> {
+  async faucetRequest(address: string): Promise<FaucetGrant> {
     return this.rpcCall<FaucetGrant>('faucet_request', [checkAddress(address)]);
   }
 
-  faucetStatus(address: string): Promise<FaucetStatus> {
+  async faucetStatus(address: string): Promise<FaucetStatus> {
     return this.rpcCall<FaucetStatus>('faucet_status', [checkAddress(address)]);
   }
 

@@ -71,7 +71,12 @@ describe('signed transfers', () => {
     // Nothing of that reached a block: the next block leaves alice's balance and nonce as they were.
     const head = await client.blockNumber();
     await new Promise<void>((resolve) => {
-      const off = node.node.events.on('chain:block', (b) => b.height > head && (off(), resolve()));
+      const off: () => void = node.node.events.on('chain:block', (b) => {
+        if (b.height > head) {
+          off();
+          resolve();
+        }
+      });
     });
     expect((await client.getBalance(alice.address)).omc).toBe(before.omc);
     expect(await client.getNonce(alice.address)).toBe(nonce);

@@ -1,0 +1,82 @@
+import { readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devnetKey, generateKeyPair } from '../../sdk/index.js';
+import { run, startNodeProcess, SVC, type RunningNode } from '../helpers/cli.js';
+import { tempDir } from '../helpers/test-node.js';
+
+let node: RunningNode;
+const dirs: string[] = [];
+beforeAll(async () => {
+  const dataDir = tempDir('svc-cli-client-');
+  dirs.push(dataDir);
+  node = await startNodeProcess(['--role', 'validator', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--block-time', '100']);
+});
+afterAll(async () => {
+  await node.stop();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const svc = (...args: string[]) => run(SVC, [...args, '--url', node.url]);
+
+describe('svc client CLI', () => {
+  it('funds an address from the faucet, waits for the block, and shows the balance', async () => {
+    const address = generateKeyPair().address;
+    const faucet = await svc('faucet', address, '--wait');
+    expect(faucet.code).toBe(0);
+    expect(faucet.stdout).toMatch(/^funded: 10 OMC \+ 5 OGT \(tx 0x[0-9a-f]{64}, block \d+\)/);
+    const balance = await svc('balance', address, '--json');
+    expect(JSON.parse(balance.stdout)).toMatchObject({ address, balanceOMC: '10.000000000000000000', balanceOGT: '5.000000000000000000', omc: '10000000000000000000' });
+    const again = await svc('faucet', address);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/cooldown_active \(-32010\): .*try again in \d+ s/);
+  });
+
+  it('transfers from a dev account and from a key file, and shows the transaction and receipt', async () => {
+    const d = tempDir('svc-keys-');
+    dirs.push(d);
+    const keyFile = join(d, 'me.json');
+    const created = await run(SVC, ['keys', 'new', '--out', keyFile, '--json']);
+    expect(created.code).toBe(0);
+    const me = JSON.parse(created.stdout) as { address: string };
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(keyFile, 'utf8'))).toMatchObject({ address: me.address, secretKey: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+
+    const sent = await svc('transfer', '--to', me.address, '--amount', '2.5', '--dev-account', '3', '--wait', '--json');
+    expect(sent.code).toBe(0);
+    const { hash, receipt } = JSON.parse(sent.stdout) as { hash: string; receipt: { status: string } };
+    expect(receipt.status).toBe('success');
+    expect(JSON.parse((await svc('tx', hash, '--json')).stdout)).toMatchObject({ hash, status: 'mined', from: devnetKey('account', 3).address });
+    expect(JSON.parse((await svc('receipt', hash, '--json')).stdout)).toMatchObject({ transactionHash: hash, status: 'success' });
+
+    const back = await svc('transfer', '--to', devnetKey('account', 3).address, '--amount', '1', '--key-file', keyFile, '--wait');
+    expect(back.code).toBe(0);
+    expect(back.stdout).toMatch(/^sent: 1 OMC to svc1/);
+    expect(JSON.parse((await svc('balance', me.address, '--json')).stdout)).toMatchObject({ balanceOMC: '1.500000000000000000' });
+
+    const overdraft = await svc('transfer', '--to', devnetKey('account', 3).address, '--amount', '100', '--key-file', keyFile);
+    expect(overdraft.code).toBe(1);
+    expect(overdraft.stderr).toContain('insufficient_funds (-32021)');
+  });
+
+  it('refuses bad input with a clear line and exit 2', async () => {
+    const noSigner = await svc('transfer', '--to', devnetKey('account', 1).address, '--amount', '1');
+    expect(noSigner.code).toBe(2);
+    expect(noSigner.stderr).toContain('a signer is needed');
+    const badAmount = await svc('transfer', '--to', devnetKey('account', 1).address, '--amount', '1.2.3', '--dev-account', '0');
+    expect(badAmount.code).toBe(2);
+    expect(badAmount.stderr).toContain('--amount');
+    const badAddress = await svc('balance', 'svc1xyz');
+    expect(badAddress.code).toBe(1);
+    expect(badAddress.stderr).toContain('invalid_address (-32602)');
+    const unreachable = await run(SVC, ['block-number', '--url', 'http://127.0.0.1:1']);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/ECONNREFUSED/);
+  });
+
+  it('shows chain and node info', async () => {
+    expect(JSON.parse((await svc('chain-info', '--json')).stdout)).toMatchObject({ chainId: 'svc-devnet-1', network: 'devnet' });
+    expect(JSON.parse((await svc('node-info', '--json')).stdout)).toMatchObject({ role: 'validator' });
+    expect(Number((await svc('nonce', devnetKey('account', 9).address)).stdout.trim())).toBe(0);
+  });
+});
