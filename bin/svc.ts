@@ -170,7 +170,6 @@ try {
     process.stderr.write(`svc: ${error.message} (${error.code}): ${error.data?.reason ?? ''}\n`);
     process.exit(1);
   }
-  const cause = (error as { cause?: { code?: string } }).cause;
-  process.stderr.write(`svc: ${(error as Error).message}${cause?.code ? ` (${cause.code})` : ''}\n`);
+  process.stderr.write(`svc: ${(error as Error).message}\n`);
   process.exit(error instanceof UsageError || (error instanceof Error && error.name === 'CACError') ? 2 : 1);
 }

@@ -159,12 +159,19 @@ export class SvcClient {
   }
 
   private async post(body: unknown): Promise<{ status: number; value: unknown }> {
-    const response = await this.fetchImpl(this.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
+    let response: Response;
+    try {
+      response = await this.fetchImpl(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const detail = (error as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (cause?.code ?? cause?.message ?? (error as Error).message);
+      throw new Error(`cannot reach ${this.url}: ${detail}`, { cause: error });
+    }
     const text = await response.text();
     if (response.status === 204) return { status: 204, value: undefined };
     try {

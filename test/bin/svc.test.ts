@@ -1,5 +1,6 @@
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetKey, generateKeyPair } from '../../sdk/index.js';
 import { run, startNodeProcess, SVC, type RunningNode } from '../helpers/cli.js';
@@ -69,9 +70,13 @@ describe('svc client CLI', () => {
     const badAddress = await svc('balance', 'svc1xyz');
     expect(badAddress.code).toBe(1);
     expect(badAddress.stderr).toContain('invalid_address (-32602)');
-    const unreachable = await run(SVC, ['block-number', '--url', 'http://127.0.0.1:1']);
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', () => resolve()));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const unreachable = await run(SVC, ['block-number', '--url', `http://127.0.0.1:${port}`]);
     expect(unreachable.code).toBe(1);
-    expect(unreachable.stderr).toMatch(/ECONNREFUSED/);
+    expect(unreachable.stderr).toBe(`svc: cannot reach http://127.0.0.1:${port}: ECONNREFUSED\n`);
   });
 
   it('shows chain and node info', async () => {
