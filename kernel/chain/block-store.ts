@@ -4,6 +4,7 @@ import { readU64Key, textKey, u64Key } from '../storage/keys.js';
 import type { Namespace, WriteBatch } from '../storage/namespace.js';
 import type { Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
+import type { Pacer } from '../yield.js';
 
 const HEAD = textKey('head');
 
@@ -58,12 +59,16 @@ export class BlockStore {
   }
 
   /** Adds the block with its transactions and receipts, and moves the head. */
-  stage(batch: WriteBatch, block: Block, rawTransactions: readonly Uint8Array[], receipts: readonly Receipt[]): void {
+  async stage(batch: WriteBatch, block: Block, rawTransactions: readonly Uint8Array[], receipts: readonly Receipt[], pacer?: Pacer): Promise<void> {
     batch.put(this.ns.blocks, u64Key(block.height), encode(block));
     batch.put(this.ns.index, fromHex(block.hash), u64Key(block.height));
     batch.put(this.ns.meta, HEAD, u64Key(block.height));
-    rawTransactions.forEach((raw, index) => batch.put(this.ns.transactions, fromHex(block.transactions[index]!), encode([raw, block.height, index])));
-    for (const receipt of receipts) batch.put(this.ns.receipts, fromHex(receipt.transactionHash), encode(receipt));
+    for (let index = 0; index < rawTransactions.length; index++) {
+      const hash = fromHex(block.transactions[index]!);
+      batch.put(this.ns.transactions, hash, encode([rawTransactions[index]!, block.height, index]));
+      batch.put(this.ns.receipts, hash, encode(receipts[index]!));
+      await pacer?.step();
+    }
   }
 }
 

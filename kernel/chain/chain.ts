@@ -2,7 +2,8 @@ import { checkSignedHeader, headerHash, signHeader, type BlockHeader, type Signe
 import { fromHex, toHex, type Hex } from '../../sdk/bytes.js';
 import { merkleRoot } from '../../sdk/hash.js';
 import type { KeyPair } from '../../sdk/keys.js';
-import { decodeTransaction, encodeSigned, type SignedTransaction } from '../../sdk/transaction.js';
+import { decodeTransaction, type SignedTransaction } from '../../sdk/transaction.js';
+import { rawOf, rememberRaw } from './raw-transactions.js';
 import type { ScopedEvents } from '../events.js';
 import type { Logger } from '../log.js';
 import type { WriteBatch } from '../storage/namespace.js';
@@ -11,10 +12,15 @@ import type { BlockStore } from './block-store.js';
 import { executeTransactions, InvalidTransactionError } from './executor.js';
 import { genesisHeader, genesisState, type GenesisSpec } from './genesis.js';
 import type { Mempool } from './mempool.js';
+import type { SignaturePool } from './signature-pool.js';
 import { receiptRoot, type Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
 import { verifyEd25519 } from './signatures.js';
 import type { TxKindRegistry } from './tx-kinds.js';
+import { Pacer } from '../yield.js';
+
+/** Transactions (or state writes) handled between two pauses for RPC, while a block is built or committed. */
+const PACE = 200;
 
 export class ChainMismatchError extends Error {
   override name = 'ChainMismatchError';
@@ -30,6 +36,7 @@ export interface ChainOptions {
   readonly blocks: BlockStore;
   readonly state: WorldState;
   readonly mempool: Mempool;
+  readonly signatures: SignaturePool;
   readonly kinds: TxKindRegistry;
   readonly genesis: GenesisSpec;
   readonly events: Pick<ScopedEvents, 'emit'>;
@@ -87,12 +94,13 @@ export class Chain {
     if (!stored) {
       const block: Block = { ...expected, hash: expectedHash, signature: '0x', transactions: [] };
       const changes = genesisState(this.options.genesis);
-      const { root } = this.options.state.apply(changes);
+      const { root } = await this.options.state.preview(changes);
       if (root !== block.stateRoot) throw new Error('genesis state root mismatch (kernel bug)');
       const batch = this.options.batch();
-      this.options.state.stage(changes, 0, batch);
-      this.options.blocks.stage(batch, block, [], []);
-      await batch.write({ sync: true });
+      await this.options.state.stage(changes, 0, batch);
+      await this.options.blocks.stage(batch, block, [], []);
+      await batch.write();
+      this.options.state.publish(changes, 0);
       this.current = block;
       return { created: true };
     }
@@ -130,9 +138,19 @@ export class Chain {
     return this.options.blocks.receipt(hash);
   }
 
-  /** Admits a transaction to the mempool (throws the domain error when refused). */
+  /** Admits a transaction this node signed itself (verified inline, synchronously). */
   submit(tx: SignedTransaction): void {
     this.options.mempool.add(tx);
+    this.announce(tx);
+  }
+
+  /** Admits a transaction from a client or a peer; its signature is verified on a worker thread. */
+  async submitRemote(tx: SignedTransaction): Promise<void> {
+    await this.options.mempool.admit(tx, (signature, message, key) => this.options.signatures.verify(signature, message, key));
+    this.announce(tx);
+  }
+
+  private announce(tx: SignedTransaction): void {
     this.options.events.emit('chain:pendingTransaction', { hash: tx.hash, from: tx.from, kind: tx.kind, nonce: tx.nonce });
   }
 
@@ -142,10 +160,10 @@ export class Chain {
       const head = this.head;
       const env = { chainId: head.chainId, height: head.height + 1, timestamp };
       const candidates = this.options.mempool.ready(this.options.maxBlockTransactions);
-      const result = executeTransactions(candidates, env, this.options.state, this.options.kinds, this.options.log, false);
+      const result = await executeTransactions(candidates, env, this.options.state, this.options.kinds, this.options.log, false, new Pacer(PACE));
       for (const rejected of result.rejected) this.options.log.debug({ tx: rejected.hash, reason: rejected.message }, 'left a transaction out of the block');
       const hashes = result.included.map((tx) => tx.hash);
-      const applied = this.options.state.apply(result.overlay.changes);
+      const applied = await this.options.state.preview(result.overlay.changes, new Pacer(PACE));
       const header: BlockHeader = {
         chainId: head.chainId,
         height: env.height,
@@ -183,6 +201,7 @@ export class Chain {
         let tx: SignedTransaction;
         try {
           tx = decodeTransaction(raw);
+          rememberRaw(tx, raw);
         } catch (error) {
           return reject(`transaction ${i}: ${(error as Error).message}`);
         }
@@ -194,13 +213,13 @@ export class Chain {
       const env = { chainId: head.chainId, height: block.height, timestamp: block.timestamp };
       let result;
       try {
-        result = executeTransactions(txs, env, this.options.state, this.options.kinds, this.options.log, true);
+        result = await executeTransactions(txs, env, this.options.state, this.options.kinds, this.options.log, true, new Pacer(PACE));
       } catch (error) {
         if (error instanceof InvalidTransactionError) return reject(`transaction ${error.hash}: ${error.message}`);
         throw error;
       }
       if (toHex(receiptRoot(result.receipts)) !== block.receiptRoot) reject('receipt root mismatch');
-      const applied = this.options.state.apply(result.overlay.changes);
+      const applied = await this.options.state.preview(result.overlay.changes, new Pacer(PACE));
       if (applied.root !== block.stateRoot) {
         applied.undo();
         reject(`state root mismatch: executing it gives ${applied.root}`);
@@ -214,14 +233,17 @@ export class Chain {
     const receipts: Receipt[] = pending.map((r) => ({ ...r, blockHash: block.hash }));
     try {
       const batch = this.options.batch();
-      this.options.state.stage(changes, block.height, batch);
+      const pacer = new Pacer(PACE);
+      await this.options.state.stage(changes, block.height, batch, pacer);
       await this.options.state.stagePrune(block.height, batch);
-      this.options.blocks.stage(batch, block, txs.map(encodeSigned), receipts);
-      await batch.write({ sync: true });
+      await this.options.blocks.stage(batch, block, txs.map(rawOf), receipts, pacer);
+      await batch.write();
     } catch (error) {
       undo();
       throw error;
     }
+    // From here on readers see the new block and its state together.
+    this.options.state.publish(changes, block.height);
     this.current = block;
     this.options.mempool.afterBlock(txs);
     this.options.events.emit('chain:block', { height: block.height, hash: block.hash, timestamp: block.timestamp, transactions: txs.length });

@@ -7,6 +7,7 @@ import { accountKey, assetField, decodeAccount, encodeAccount, type Account } fr
 import { StateOverlay, type StateReader } from '../state/overlay.js';
 import type { PendingReceipt } from './receipts.js';
 import type { TxKindRegistry } from './tx-kinds.js';
+import type { Pacer } from '../yield.js';
 
 export interface BlockEnv {
   readonly chainId: string;
@@ -112,12 +113,13 @@ class Context implements TxContext<unknown> {
  * join the block's; on failure only the nonce moves, and the receipt says why. With `strict`, an
  * invalid transaction rejects the whole block (import); otherwise it is left out (production).
  */
-export function executeTransactions(txs: readonly SignedTransaction[], env: BlockEnv, state: StateReader, kinds: TxKindRegistry, log: Logger, strict: boolean): ExecutionResult {
+export async function executeTransactions(txs: readonly SignedTransaction[], env: BlockEnv, state: StateReader, kinds: TxKindRegistry, log: Logger, strict: boolean, pacer?: Pacer): Promise<ExecutionResult> {
   const overlay = new StateOverlay(state);
   const included: SignedTransaction[] = [];
   const receipts: PendingReceipt[] = [];
   const rejected: InvalidTransactionError[] = [];
   for (const tx of txs) {
+    await pacer?.step();
     let kind;
     try {
       kind = checkIncludable(tx, overlay, kinds, env.chainId);

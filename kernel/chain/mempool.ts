@@ -8,6 +8,10 @@ import type { StateReader } from '../state/overlay.js';
 import { verifyEd25519 } from './signatures.js';
 import type { TxKindRegistry } from './tx-kinds.js';
 
+function invalidSignature(): Error {
+  return domainError('invalid_signature', 'the signature does not verify against the public key');
+}
+
 export interface MempoolOptions {
   /** Most pending transactions in all. */
   readonly maxSize: number;
@@ -64,11 +68,27 @@ export class Mempool {
     return nonce;
   }
 
-  /** Admits a transaction or throws the domain error that says why not. */
+  /** Admits a transaction (its signature verified inline) or throws the domain error that says why not. */
   add(tx: SignedTransaction): void {
+    this.precheck(tx);
+    if (!verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), fromHex(tx.publicKey))) throw invalidSignature();
+    this.addVerified(tx);
+  }
+
+  /** Like `add`, with the signature verified off the main loop (for transactions from clients and peers). */
+  async admit(tx: SignedTransaction, verify: (signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array) => Promise<boolean>): Promise<void> {
+    this.precheck(tx);
+    if (!(await verify(fromHex(tx.signature), fromHex(tx.hash), fromHex(tx.publicKey)))) throw invalidSignature();
+    this.addVerified(tx);
+  }
+
+  private precheck(tx: SignedTransaction): void {
     if (this.byHash.has(tx.hash)) throw domainError('already_known', `transaction ${tx.hash} is already pending`, { hash: tx.hash });
     if (tx.chainId !== this.deps.chainId) throw domainError('wrong_chain_id', `signed for chain ${tx.chainId}, this is ${this.deps.chainId}`, { expected: this.deps.chainId });
-    if (!verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), fromHex(tx.publicKey))) throw domainError('invalid_signature', 'the signature does not verify against the public key');
+  }
+
+  private addVerified(tx: SignedTransaction): void {
+    if (this.byHash.has(tx.hash)) throw domainError('already_known', `transaction ${tx.hash} is already pending`, { hash: tx.hash });
     const kind = this.deps.kinds.get(tx.kind);
     if (!kind) throw domainError('invalid_transaction', `unknown transaction kind "${tx.kind}"`);
     if (!kind.payload.Check(tx.payload)) {

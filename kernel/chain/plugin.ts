@@ -9,8 +9,10 @@ import { accountKey, decodeAccount } from '../state/accounts.js';
 import { HistoryPrunedError, WorldState } from '../state/world-state.js';
 import { BlockStore } from './block-store.js';
 import { Chain } from './chain.js';
+import { rememberRaw } from './raw-transactions.js';
 import { genesisHash, type GenesisSpec } from './genesis.js';
 import { DEFAULT_MEMPOOL, Mempool } from './mempool.js';
+import { SignaturePool } from './signature-pool.js';
 import { ReceiptSchema } from './receipts.js';
 import { AddressSchema, BalanceSchema, BlockSchema, BlockTagSchema, ChainInfoSchema, HashSchema, TransactionSchema, TransferPayloadSchema } from './schemas.js';
 import type { TxKindRegistry } from './tx-kinds.js';
@@ -27,7 +29,7 @@ export interface ChainSettings {
   readonly maxBlockTransactions?: number;
 }
 
-const RawTransactionSchema = Type.String({ pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 262_144, description: 'a signed transaction, 0x hex of its CBOR encoding' });
+const RawTransactionSchema = Type.String({ pattern: '^0x[0-9a-fA-F]+$', maxLength: 262_144, description: 'a signed transaction, 0x hex of its CBOR encoding' });
 
 /**
  * The kernel's own plugin: blocks, world state, mempool, the core `transfer` kind and the RPC methods
@@ -60,7 +62,9 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
       });
       const state = new WorldState(ctx.namespace('state.entries'), ctx.namespace('state.history'), ctx.namespace('state.prunable'), settings);
       const mempool = new Mempool({ state, kinds, chainId: genesis.chainId, options: DEFAULT_MEMPOOL });
-      const chain = new Chain({ batch: () => ctx.batch(), blocks, state, mempool, kinds, genesis, events: ctx.events, log: ctx.log, maxBlockTransactions: settings.maxBlockTransactions ?? 20_000 });
+      const signatures = new SignaturePool(1);
+      ctx.signal.addEventListener('abort', () => void signatures.close());
+      const chain = new Chain({ batch: () => ctx.batch(), blocks, state, mempool, signatures, kinds, genesis, events: ctx.events, log: ctx.log, maxBlockTransactions: settings.maxBlockTransactions ?? 20_000 });
       const { created } = await chain.open();
       if (created) {
         ctx.log.info({ genesis: chain.head.hash, chainId: genesis.chainId }, 'wrote genesis block');
@@ -164,13 +168,20 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
         handler: async ([raw], { service }) => {
           let tx;
           try {
-            tx = decodeTransaction(fromHex(raw));
+            const bytes = fromHex(raw);
+            tx = decodeTransaction(bytes);
+            rememberRaw(tx, bytes);
           } catch (error) {
             if (error instanceof TransactionFormatError) throw domainError('invalid_transaction', error.message, { field: 'rawTransaction' });
             throw error;
           }
-          if (await service.getReceipt(tx.hash)) throw domainError('already_known', `transaction ${tx.hash} is already mined`, { hash: tx.hash });
-          service.submit(tx);
+          try {
+            await service.submitRemote(tx);
+          } catch (error) {
+            // A mined transaction's nonce is used, so a replay lands here; say what it is.
+            if ((error as Error).message === 'nonce_too_low' && (await service.getReceipt(tx.hash))) throw domainError('already_known', `transaction ${tx.hash} is already mined`, { hash: tx.hash });
+            throw error;
+          }
           return tx.hash;
         },
       }),

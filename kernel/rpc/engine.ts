@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { RpcError, STANDARD_ERRORS, isRpcError } from '../../sdk/errors.js';
 import type { EventBus } from '../events.js';
 import type { Logger } from '../log.js';
@@ -30,6 +31,7 @@ export interface EngineOptions {
 }
 
 const ID_NULL = 'null';
+const ASYNC_CALLS_PER_TURN = 16;
 const EMPTY: unknown[] = [];
 
 export type Reply = string | undefined;
@@ -107,9 +109,25 @@ export class RpcEngine {
       const reply = this.call(parsed.call, request, log);
       return isPromise(reply) ? reply.then((r) => this.finish(r, log, request)) : this.finish(reply, log, request);
     }
-    const pending = parsed.calls.map((call) => this.call(call, request, log));
-    if (pending.some(isPromise)) return Promise.all(pending).then((replies) => this.finish(joinBatch(replies), log, request));
-    return this.finish(joinBatch(pending as Reply[]), log, request);
+    const replies: (Reply | Promise<Reply>)[] = [];
+    for (let i = 0; i < parsed.calls.length; i++) {
+      const reply = this.call(parsed.calls[i], request, log);
+      replies.push(reply);
+      if (isPromise(reply)) return this.executeRest(parsed.calls, i + 1, replies, request, log);
+    }
+    return this.finish(joinBatch(replies as Reply[]), log, request);
+  }
+
+  /**
+   * The rest of a batch once a call turned out asynchronous (real work, e.g. admitting transactions):
+   * it pauses every few calls so one large batch can't hold the loop while other clients wait.
+   */
+  private async executeRest(calls: readonly unknown[], from: number, replies: (Reply | Promise<Reply>)[], request: RequestInfo, log: CallLog): Promise<Reply> {
+    for (let i = from; i < calls.length; i++) {
+      if ((i - from) % ASYNC_CALLS_PER_TURN === ASYNC_CALLS_PER_TURN - 1) await nextTurn();
+      replies.push(this.call(calls[i], request, log));
+    }
+    return this.finish(joinBatch(await Promise.all(replies)), log, request);
   }
 
   handle(text: string, request: RequestInfo): Reply | Promise<Reply> {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Pacer } from '../yield.js';
 
 const BUCKET_BITS = 12;
 export const BUCKETS = 1 << BUCKET_BITS;
@@ -32,6 +33,8 @@ export class StateCommitment {
   /** tree[0] = root level ... tree[BUCKET_BITS] = bucket hashes. */
   private readonly tree: Buffer[][] = [];
   private readonly dirty = new Set<number>();
+  /** Parents (one level up) of buckets rehashed since the tree above them was last updated. */
+  private hashedBuckets = new Set<number>();
 
   constructor() {
     for (let level = 0; level <= BUCKET_BITS; level++) this.tree.push(new Array<Buffer>(1 << level).fill(ZERO));
@@ -59,18 +62,30 @@ export class StateCommitment {
   }
 
   root(): Buffer {
-    if (this.dirty.size > 0) this.recompute();
+    if (this.dirty.size > 0 || this.hashedBuckets.size > 0) this.recompute();
     return this.tree[0]![0]!;
   }
 
-  private recompute(): void {
-    let touched = new Set<number>();
-    for (const bucket of this.dirty) {
-      const keys = [...this.bucketKeys[bucket]!].sort();
-      this.tree[BUCKET_BITS]![bucket] = keys.length === 0 ? ZERO : sha256(BUCKET, ...keys.map((k) => this.leaves.get(k)!));
-      touched.add(bucket >> 1);
+  /** `root()`, pausing between buckets for the event loop (large blocks touch thousands). */
+  async rootPaced(pacer: Pacer): Promise<Buffer> {
+    for (const bucket of [...this.dirty]) {
+      this.hashBucket(bucket);
+      await pacer.step();
     }
-    this.dirty.clear();
+    return this.root();
+  }
+
+  private hashBucket(bucket: number): void {
+    const keys = [...this.bucketKeys[bucket]!].sort();
+    this.tree[BUCKET_BITS]![bucket] = keys.length === 0 ? ZERO : sha256(BUCKET, ...keys.map((k) => this.leaves.get(k)!));
+    this.dirty.delete(bucket);
+    this.hashedBuckets.add(bucket >> 1);
+  }
+
+  private recompute(): void {
+    for (const bucket of [...this.dirty]) this.hashBucket(bucket);
+    let touched = this.hashedBuckets;
+    this.hashedBuckets = new Set();
     for (let level = BUCKET_BITS - 1; level >= 0; level--) {
       const next = new Set<number>();
       for (const i of touched) {

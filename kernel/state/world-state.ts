@@ -2,6 +2,7 @@ import { concatBytes, toHex, utf8, type Hex } from '../../sdk/bytes.js';
 import { readU64Key, u64Key } from '../storage/keys.js';
 import type { Namespace, WriteBatch } from '../storage/namespace.js';
 import { StateCommitment } from './state-root.js';
+import type { Pacer } from '../yield.js';
 
 /** State changes of a block: key -> new value, or undefined for a deletion. */
 export type StateChanges = ReadonlyMap<string, Uint8Array | undefined>;
@@ -67,31 +68,35 @@ export class WorldState {
   }
 
   /**
-   * Applies a block's changes in memory and returns the new root and an undo function; the caller
-   * stages them with `stage` into the block's batch, or undoes them if the block is not committed.
+   * The root the state would have with a block's changes. Readers keep seeing the committed values
+   * until `publish`; `undo` restores the commitment if the block is not committed.
    */
-  apply(changes: StateChanges): { root: Hex; undo: () => void } {
+  async preview(changes: StateChanges, pacer?: Pacer): Promise<{ root: Hex; undo: () => void }> {
     const previous = new Map<string, Uint8Array | undefined>();
     for (const [key, value] of changes) {
       previous.set(key, this.values.get(key));
-      this.write(key, value);
+      this.commitment.set(key, value);
+      await pacer?.step();
     }
     return {
-      root: this.root(),
+      root: toHex(pacer ? await this.commitment.rootPaced(pacer) : this.commitment.root()),
       undo: () => {
-        for (const [key, value] of previous) this.write(key, value);
+        for (const [key, value] of previous) this.commitment.set(key, value);
       },
     };
   }
 
-  private write(key: string, value: Uint8Array | undefined): void {
-    if (value === undefined) this.values.delete(key);
-    else this.values.set(key, value);
-    this.commitment.set(key, value);
+  /** Makes a committed block's changes visible to readers. */
+  publish(changes: StateChanges, height: number): void {
+    for (const [key, value] of changes) {
+      if (value === undefined) this.values.delete(key);
+      else this.values.set(key, value);
+      this.lastChange.set(key, height);
+    }
   }
 
-  /** Writes applied changes, their history and the pruning schedule into the block's batch. */
-  stage(changes: StateChanges, height: number, batch: WriteBatch): void {
+  /** Writes a block's changes, their history and the pruning schedule into the block's batch. */
+  async stage(changes: StateChanges, height: number, batch: WriteBatch, pacer?: Pacer): Promise<void> {
     const at = u64Key(height);
     for (const [key, value] of changes) {
       const name = utf8(key);
@@ -100,7 +105,7 @@ export class WorldState {
       batch.put(this.history, concatBytes(name, SEP, at), value ?? EMPTY);
       const before = this.lastChange.get(key);
       if (before !== undefined && before !== height && !this.options.archive) batch.put(this.prunable, concatBytes(at, name, SEP, u64Key(before)), EMPTY);
-      this.lastChange.set(key, height);
+      await pacer?.step();
     }
   }
 

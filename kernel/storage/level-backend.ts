@@ -9,10 +9,17 @@ interface LevelLike {
   iterator(options: object): AsyncIterable<[Uint8Array, Uint8Array]> & { close(): Promise<void> };
 }
 
+export interface BatchWriter {
+  write(operations: readonly RawOperation[], sync: boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
 const BUFFERS = { keyEncoding: 'buffer', valueEncoding: 'buffer' } as const;
 
 /** Adapts an abstract-level database (RocksDB or memory-level) to the backend interface. */
 export class LevelBackend implements KeyValueBackend {
+  private writer: BatchWriter | undefined;
+
   constructor(
     readonly kind: string,
     private readonly db: LevelLike,
@@ -41,12 +48,19 @@ export class LevelBackend implements KeyValueBackend {
     yield* this.db.iterator(options);
   }
 
+  /** Routes every write through `writer` (in order), e.g. to a worker thread. */
+  useWriter(writer: BatchWriter): void {
+    this.writer = writer;
+  }
+
   async write(operations: readonly RawOperation[], options: { sync?: boolean } = {}): Promise<void> {
     if (operations.length === 0) return;
+    if (this.writer) return this.writer.write(operations, options.sync ?? false);
     await this.db.batch([...operations], { ...BUFFERS, sync: options.sync ?? false });
   }
 
   async close(): Promise<void> {
+    await this.writer?.close();
     await this.db.close();
   }
 }

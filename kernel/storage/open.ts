@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { MemoryLevel } from 'memory-level';
 import { LevelBackend } from './level-backend.js';
+import { RocksWriter } from './rocksdb-writer.js';
 import { Store } from './store.js';
 
 export type StorageKind = 'rocksdb' | 'memory';
@@ -16,9 +17,12 @@ export async function openStore(kind: StorageKind, dataDir: string): Promise<Sto
   }
   const location = join(resolve(dataDir), 'db');
   mkdirSync(location, { recursive: true });
-  const { RocksLevel } = require('@nxtedition/rocksdb') as { RocksLevel: new (location: string, options: object) => never };
+  const { RocksLevel } = require('@nxtedition/rocksdb') as { RocksLevel: new (location: string, options: object) => { handle: bigint } };
   try {
-    return new Store(await LevelBackend.open('rocksdb', new RocksLevel(location, { keyEncoding: 'buffer', valueEncoding: 'buffer', createIfMissing: true })));
+    const db = new RocksLevel(location, { keyEncoding: 'buffer', valueEncoding: 'buffer', createIfMissing: true });
+    const backend = await LevelBackend.open('rocksdb', db as never);
+    backend.useWriter(new RocksWriter(db.handle));
+    return new Store(backend);
   } catch (error) {
     const cause = (error as { cause?: Error }).cause;
     throw new Error(`cannot open RocksDB at ${location}: ${cause?.message ?? (error as Error).message}`);

@@ -17,7 +17,7 @@ function setup() {
 }
 
 describe('transaction execution', () => {
-  it('a transaction that fails on execution gets a failed receipt, moves only its nonce, and later ones still run', () => {
+  it('a transaction that fails on execution gets a failed receipt, moves only its nonce, and later ones still run', async () => {
     const { kinds, state } = setup();
     const alice = devnetKey('account', 0);
     const stranger = generateKeyPair();
@@ -28,7 +28,7 @@ describe('transaction execution', () => {
       signTransaction({ chainId: env.chainId, kind: 'transfer', nonce: 1, payload: transferPayload(stranger.address, 'OMC', 1n) }, alice),
       signTransaction({ chainId: env.chainId, kind: 'transfer', nonce: 0, payload: transferPayload(alice.address, 'OMC', 5n) }, stranger),
     ];
-    const result = executeTransactions(txs, env, state, kinds, captureLog().log, true);
+    const result = await executeTransactions(txs, env, state, kinds, captureLog().log, true);
     expect(result.receipts.map((r) => r.status)).toEqual(['success', 'failed', 'success']);
     expect(result.receipts[1]!.error).toMatchObject({ name: 'insufficient_funds' });
     const aliceAfter = decodeAccount(result.overlay.get(accountKey(alice.address)));
@@ -36,14 +36,14 @@ describe('transaction execution', () => {
     expect(decodeAccount(result.overlay.get(accountKey(stranger.address)))).toMatchObject({ omc: all - 5n, nonce: 1 });
   });
 
-  it('leaves invalid transactions out when producing, and rejects them when importing', () => {
+  it('leaves invalid transactions out when producing, and rejects them when importing', async () => {
     const { kinds, state } = setup();
     const alice = devnetKey('account', 0);
     const env = { chainId: 'svc-devnet-1', height: 1, timestamp: 1 };
     const gap = signTransaction({ chainId: env.chainId, kind: 'transfer', nonce: 3, payload: transferPayload(alice.address, 'OMC', 1n) }, alice);
-    const produced = executeTransactions([gap], env, state, kinds, captureLog().log, false);
+    const produced = await executeTransactions([gap], env, state, kinds, captureLog().log, false);
     expect(produced.included).toHaveLength(0);
     expect(produced.rejected[0]).toMatchObject({ error: 'nonce_gap' });
-    expect(() => executeTransactions([gap], env, state, kinds, captureLog().log, true)).toThrow(/ahead of the account nonce/);
+    await expect(executeTransactions([gap], env, state, kinds, captureLog().log, true)).rejects.toThrow(/ahead of the account nonce/);
   });
 });

@@ -18,11 +18,12 @@ async function worldState(options: { archive: boolean; historyBlocks: number }):
   return {
     state,
     async commit(height, changes) {
-      state.apply(changes);
+      await state.preview(changes);
       const batch = store!.batch();
-      state.stage(changes, height, batch);
+      await state.stage(changes, height, batch);
       await state.stagePrune(height, batch);
       await batch.write();
+      state.publish(changes, height);
     },
     async count() {
       let n = 0;
