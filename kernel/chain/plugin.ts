@@ -133,22 +133,24 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
         params: [param('address', AddressSchema), optionalParam('blockNumber', BlockTagSchema)],
         result: BalanceSchema,
         errors: ['invalid_address', 'invalid_params', 'not_found', 'pruned'],
-        handler: async ([rawAddress, tag], { service }) => {
+        handler: ([rawAddress, tag], { service }) => {
           const address = normalizeAddress(rawAddress);
           const head = service.head.height;
           const height = tag === undefined || tag === 'latest' ? head : tag;
+          const balance = (raw: Uint8Array | undefined) => {
+            const account = decodeAccount(raw);
+            return { address, blockNumber: height, omc: account.omc.toString(), ogt: account.ogt.toString() };
+          };
+          // The head's state is in memory: answer without a promise.
+          if (height === head) return balance(service.state.get(accountKey(address)));
           if (height > head) throw domainError('not_found', `block ${height} does not exist yet (head is ${head})`, { blockNumber: height });
-          let raw: Uint8Array | undefined;
-          try {
-            raw = await service.state.valueAt(accountKey(address), height, head);
-          } catch (error) {
+          return service.state.valueAt(accountKey(address), height, head).then(balance, (error: unknown) => {
             if (error instanceof HistoryPrunedError) {
-              throw domainError('pruned', `state at block ${height} is older than this node's history window (oldest: ${service.state.oldestAvailable(head)}); ask an archive node`, { oldest: service.state.oldestAvailable(head) });
+              const oldest = service.state.oldestAvailable(head);
+              throw domainError('pruned', `state at block ${height} is older than this node's history window (oldest: ${oldest}); ask an archive node`, { oldest });
             }
             throw error;
-          }
-          const account = decodeAccount(raw);
-          return { address, blockNumber: height, omc: account.omc.toString(), ogt: account.ogt.toString() };
+          });
         },
       }),
       method({

@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { devnetKey } from '../../sdk/index.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../../..');
@@ -84,15 +85,48 @@ try {
   const svcBatch = await autocannon(node.url, batch);
   rows.push({ name: 'svc_blockNumber, batches of 100 over HTTP', svc: svcBatch.requestsPerSecond * 100, ceiling: ceilBatch.requestsPerSecond * 100, unit: 'calls/s', ratio: svcBatch.requestsPerSecond / ceilBatch.requestsPerSecond, target: '>= 90%', extra: `p99 ${svcBatch.p99Ms} ms per batch` });
 
+  const balanceBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'svc_getBalance', params: [devnetKey('account', 0).address] });
+  const ceilBalance = await autocannon(ceiling.url, balanceBody);
+  const svcBalance = await autocannon(node.url, balanceBody);
+  rows.push({ name: 'svc_getBalance of a funded account over HTTP', svc: svcBalance.requestsPerSecond, ceiling: ceilBalance.requestsPerSecond, unit: 'req/s', ratio: svcBalance.requestsPerSecond / ceilBalance.requestsPerSecond, target: '>= 70%', extra: `p99 ${svcBalance.p99Ms} ms; errors ${svcBalance.errors + svcBalance.non2xx}` });
+
   const wsLoad = join(here, 'ws-load.js');
   const ceilWs = (await runJson([wsLoad, ceiling.url.replace('http', 'ws'), '4', '64', String(Math.max(3, duration / 2))])) as { callsPerSecond: number };
   const svcWs = (await runJson([wsLoad, node.url.replace('http', 'ws'), '4', '64', String(Math.max(3, duration / 2))])) as { callsPerSecond: number };
   rows.push({ name: 'svc_blockNumber, pipelined over 4 WebSockets (64 in flight each)', svc: svcWs.callsPerSecond, ceiling: ceilWs.callsPerSecond, unit: 'calls/s', ratio: svcWs.callsPerSecond / ceilWs.callsPerSecond, target: '>= 90%' });
 
+  // Transfers run against a fresh node of their own, so the chain above doesn't carry their state.
+  const transferDir = mkdtempSync(join(tmpdir(), 'svc-bench-transfers-'));
+  const blockTime = process.env.BENCH_BLOCK_TIME ?? '1000';
+  const transferNode = await startProcess(
+    [join(root, 'dist/bin/svc-node.js'), 'start', '--role', 'validator', '--data-dir', transferDir, '--bind', '127.0.0.1:0', '--block-time', blockTime, '--log-format', 'json'],
+    /rpc listening on (http:\/\/[0-9.:]+)/,
+  );
+  let transfers: { transfersPerSecond: number; transfers: number; accounts: number; balanceP99Ms: number; balanceP50Ms: number; balanceCalls: number; inclusionSeconds: number };
+  try {
+    transfers = (await runJson([join(here, 'transfers.js'), transferNode.url])) as typeof transfers;
+  } finally {
+    transferNode.child.kill('SIGTERM');
+    await new Promise((r) => transferNode.child.once('exit', r));
+    rmSync(transferDir, { recursive: true, force: true });
+  }
+  rows.push({
+    name: `${transfers.transfers.toLocaleString('en-US')} pre-signed transfers from ${transfers.accounts} accounts, submission to inclusion (block time ${blockTime} ms)`,
+    svc: transfers.transfersPerSecond,
+    ceiling: Number.NaN,
+    unit: 'transfers/s',
+    ratio: Number.NaN,
+    target: '>= 5,000 transfers/s',
+    extra: `svc_getBalance meanwhile (${transfers.balanceCalls} calls): p50 ${transfers.balanceP50Ms.toFixed(1)} ms, p99 ${transfers.balanceP99Ms.toFixed(1)} ms (target p99 < 20 ms)`,
+  });
+
   const lines = [
     '| scenario | svc-node | bare ceiling | ratio | target | notes |',
     '|---|---:|---:|---:|---|---|',
-    ...rows.map((r) => `| ${r.name} | ${Math.round(r.svc).toLocaleString('en-US')} ${r.unit} | ${Math.round(r.ceiling).toLocaleString('en-US')} ${r.unit} | ${(r.ratio * 100).toFixed(1)}% | ${r.target} | ${r.extra ?? ''} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${Math.round(r.svc).toLocaleString('en-US')} ${r.unit} | ${Number.isNaN(r.ceiling) ? '—' : `${Math.round(r.ceiling).toLocaleString('en-US')} ${r.unit}`} | ${Number.isNaN(r.ratio) ? '—' : `${(r.ratio * 100).toFixed(1)}%`} | ${r.target} | ${r.extra ?? ''} |`,
+    ),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   mkdirSync(join(root, '.bench'), { recursive: true });
