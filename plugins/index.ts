@@ -16,5 +16,5 @@ export const catalog: PluginCatalog = {
     full: ['metrics'],
   },
   // Named by options and presets already; built by later work (see the issues).
-  planned: new Set(['archive', 'auth', 'rate-limit', 'compute', 'omp-storage']),
+  planned: new Set(['auth', 'rate-limit', 'compute', 'omp-storage']),
 };

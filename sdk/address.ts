@@ -19,7 +19,7 @@ export function isValidAddress(value: unknown): value is Address {
 /** Returns the canonical (lowercase) form; throws a TypeError on an invalid address. */
 export function normalizeAddress(value: string): Address {
   if (!isValidAddress(value)) throw new TypeError(`invalid address: ${String(value).slice(0, 80)}`);
-  return `svc1${value.slice(4).toLowerCase()}`;
+  return value.toLowerCase() as Address;
 }
 
 /** Address of an Ed25519 public key: `svc1` + hex of the first 20 bytes of its SHA-256. */

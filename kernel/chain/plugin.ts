@@ -5,7 +5,7 @@ import { devnetKey } from '../../sdk/keys.js';
 import { domainError } from '../../sdk/errors.js';
 import { decodeTransaction, TransactionFormatError } from '../../sdk/transaction.js';
 import { definePlugin, optionalParam, param } from '../plugin.js';
-import { accountKey, decodeAccount } from '../state/accounts.js';
+import { accountKey, readBalances } from '../state/accounts.js';
 import { HistoryPrunedError, WorldState } from '../state/world-state.js';
 import { BlockStore } from './block-store.js';
 import { Chain } from './chain.js';
@@ -138,8 +138,8 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
           const head = service.head.height;
           const height = tag === undefined || tag === 'latest' ? head : tag;
           const balance = (raw: Uint8Array | undefined) => {
-            const account = decodeAccount(raw);
-            return { address, blockNumber: height, omc: account.omc.toString(), ogt: account.ogt.toString() };
+            const { omc, ogt } = readBalances(raw);
+            return { address, blockNumber: height, omc, ogt };
           };
           // The head's state is in memory: answer without a promise.
           if (height === head) return balance(service.state.get(accountKey(address)));

@@ -27,7 +27,6 @@ export interface PluginRequest {
 export function pluginRequests(node: NodeConfig, catalog: PluginCatalog): PluginRequest[] {
   const requests: PluginRequest[] = catalog.roles[node.role].map((spec) => ({ spec, reason: `role ${node.role}` }));
   for (const spec of catalog.networks[node.network] ?? []) requests.push({ spec, reason: `network ${node.network}` });
-  if (node.chain.receiptArchive) requests.push({ spec: 'archive', reason: '--receipt-archive true' });
   if (node.guardrails) requests.push({ spec: 'auth', reason: '--guardrails true' });
   for (const spec of node.plugins) requests.push({ spec, reason: 'config "plugins"' });
   const seen = new Set<string>();

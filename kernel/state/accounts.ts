@@ -45,3 +45,10 @@ export function decodeAccount(bytes: Uint8Array | undefined): Account {
     bonded: Object.fromEntries(Object.entries(stored.bonded ?? {}).map(([k, v]) => [k, BigInt(v)])),
   };
 }
+
+/** Just the two balances as stored (decimal strings of base units): for reads that only report them. */
+export function readBalances(bytes: Uint8Array | undefined): { omc: string; ogt: string } {
+  if (!bytes) return { omc: '0', ogt: '0' };
+  const stored = decode<StoredAccount>(bytes);
+  return { omc: stored.omc, ogt: stored.ogt };
+}

@@ -2,6 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 
 export const SVC_NODE = resolve('dist/bin/svc-node.js');
+
+// Nodes a test started are killed when the test process ends, even if the test failed or timed out.
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
 export const SVC = resolve('dist/bin/svc.js');
 
 export interface RunResult {
@@ -35,8 +41,14 @@ export interface RunningNode {
 export function startNodeProcess(args: string[]): Promise<RunningNode> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [SVC_NODE, 'start', '--log-format', 'json', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
     let out = '';
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const exited = new Promise<number | null>((r) =>
+      child.once('exit', (code) => {
+        children.delete(child);
+        r(code);
+      }),
+    );
     const onData = (d: Buffer): void => {
       out += d.toString();
       const match = /rpc listening on (http:\/\/[0-9.:[\]]+)/.exec(out);
