@@ -8,6 +8,9 @@ import type { ResolvedConfig } from './config/load.js';
 import { EventBus, type ScopedEvents } from './events.js';
 import { RpcServer } from './http/server.js';
 import { RouteTable } from './http/routes.js';
+import { ClientAddressResolver } from './http/client-address.js';
+import { CorsPolicy } from './http/cors.js';
+import { GuardChain } from './rpc/guards.js';
 import type { Logger } from './log.js';
 import { pluginMethods, pluginTxKinds, type AnyPlugin, type NodeSettings, type PluginContext, type PluginDefinition } from './plugin.js';
 import { orderPlugins } from './plugins/order.js';
@@ -56,7 +59,10 @@ interface LoadedPlugin {
 export class SvcNode {
   readonly settings: NodeSettings;
   readonly methods = new MethodRegistry();
-  readonly routes = new RouteTable();
+  readonly guards = new GuardChain();
+  readonly routes: RouteTable;
+  private readonly clients: ClientAddressResolver;
+  private readonly cors: CorsPolicy;
   private readonly bus: EventBus;
   private readonly container: AwilixContainer;
   private readonly abort = new AbortController();
@@ -75,6 +81,9 @@ export class SvcNode {
   ) {
     const { node } = options.config;
     this.settings = { network: node.network, role: node.role, dataDir: node.dataDir, version: VERSION };
+    this.clients = new ClientAddressResolver(node.rpc.trustedProxies);
+    this.cors = new CorsPolicy(node.rpc.corsOrigins ?? (node.guardrails ? [] : ['*']));
+    this.routes = new RouteTable(this.guards, this.clients, this.cors);
     this.bus = new EventBus(options.log);
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
   }
@@ -157,7 +166,20 @@ export class SvcNode {
       this.mountKernelRoutes();
       const [host, port] = splitBind(node.rpc.bind);
       const engine = new RpcEngine({ registry: this.methods, maxBatch: node.rpc.maxBatch, validateResults: node.rpc.validateResults, log, events: this.bus });
-      this.server = new RpcServer({ host, port, maxBody: node.rpc.maxBody, engine, routes: this.routes.app, events: this.bus, log });
+      this.server = new RpcServer({
+        host,
+        port,
+        transport: { engine, guards: this.guards, clients: this.clients, cors: this.cors, maxBody: node.rpc.maxBody },
+        webSocket: {
+          maxConnections: node.rpc.maxWsConnections,
+          maxConnectionsPerClient: node.rpc.maxWsConnectionsPerClient,
+          idleTimeoutMs: node.rpc.wsIdleTimeoutSeconds * 1000,
+          maxBuffered: node.rpc.wsMaxBufferedBytes,
+        },
+        routes: this.routes.app,
+        events: this.bus,
+        log,
+      });
       const url = await this.server.listen();
       log.info({ url }, `rpc listening on ${url}`);
       for (const plugin of this.plugins) {
@@ -246,7 +268,10 @@ export class SvcNode {
     for (const method of methods) this.methods.add(method, definition.name, plugin.service);
     for (const kind of pluginTxKinds(definition as AnyPlugin)) this.txKinds.add(kind, definition.name, plugin.service);
     for (const route of definition.routes ?? []) {
-      this.routes.add({ method: route.method, path: route.path, owner: definition.name, summary: route.summary }, (c) => route.handler(c, plugin.service));
+      this.routes.add({ method: route.method, path: route.path, owner: definition.name, summary: route.summary, access: route.access ?? 'protected' }, (c) => route.handler(c, plugin.service));
+    }
+    for (const guard of definition.guards ?? []) {
+      this.guards.add({ owner: definition.name, name: guard.name, check: (request) => guard.check(request, plugin.service) });
     }
   }
 
@@ -270,7 +295,7 @@ export class SvcNode {
   }
 
   private mountKernelRoutes(): void {
-    this.routes.add({ method: 'GET', path: '/health', owner: 'kernel', summary: 'readiness: 200 healthy, or 503 with the reason' }, (c) => {
+    this.routes.add({ method: 'GET', path: '/health', owner: 'kernel', summary: 'readiness: 200 healthy, or 503 with the reason', access: 'public' }, (c) => {
       const reason = this.notReadyReason();
       return reason ? c.text(reason, 503) : c.text('healthy', 200);
     });

@@ -83,8 +83,49 @@ export type ParamValues<P extends readonly ParamSpec[]> = { -readonly [K in keyo
 export interface CallContext<Svc = unknown> {
   readonly service: Svc;
   readonly transport: 'http' | 'ws';
+  /** The TCP peer. */
   readonly remoteAddress: string;
+  /** The client: the TCP peer, or the address a trusted proxy forwarded for (`rpc.trustedProxies`). */
+  readonly clientAddress: string;
+  /** Who the request authenticated as (a token's id with guardrails on), if anyone. */
+  readonly principal: string | undefined;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/** A request as request guards see it, before any of its calls runs. */
+export interface GuardRequest {
+  readonly transport: 'http' | 'ws';
+  /** `handshake`: a WebSocket upgrade; `request`: a JSON-RPC body or message; `route`: another protected HTTP route. */
+  readonly phase: 'handshake' | 'request' | 'route';
+  readonly clientAddress: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** How many calls the request holds (0 at a handshake or for a route). */
+  readonly calls: number;
+  readonly methods: readonly string[];
+  /** Set by an authenticating guard; later guards (rate limits) key on it. */
+  principal: string | undefined;
+  /** Headers for the HTTP response (WebSocket: carried in a refusal's `data` instead). */
+  readonly responseHeaders: Record<string, string>;
+}
+
+/** Why a guard refuses a request: the HTTP status and the JSON-RPC error to send. */
+export interface GuardRefusal {
+  readonly status: number;
+  readonly error: RpcErrorLike;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface RpcErrorLike {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: { reason: string; [key: string]: unknown };
+}
+
+export interface GuardSpec<Svc> {
+  readonly name: string;
+  readonly summary: string;
+  /** Runs before any call of the request; returning a refusal stops the request there. */
+  check(request: GuardRequest, service: Svc): GuardRefusal | undefined;
 }
 
 export interface RpcMethodSpec<Svc, P extends readonly ParamSpec[], R extends TSchema> {
@@ -173,6 +214,8 @@ export interface RouteSpec<Svc> {
   /** A path other than `/`, which belongs to JSON-RPC. */
   readonly path: string;
   readonly summary: string;
+  /** `protected` (the default) routes pass the request guards (guardrails: a token); `public` ones don't. */
+  readonly access?: 'public' | 'protected';
   handler(c: HonoContext, service: Svc): Response | Promise<Response>;
 }
 
@@ -191,6 +234,8 @@ export interface PluginDefinition<C extends TSchema = TSchema, Svc = unknown> {
   readonly requires?: readonly string[];
   /** Capabilities this plugin offers to others through `ctx.use()`; its own name is always provided. */
   readonly provides?: readonly string[];
+  /** Plugins this one runs after when they are enabled too (ordering only, not a requirement). */
+  readonly after?: readonly string[];
   /** Its config slice, found under the plugin's name in the config file. */
   readonly config?: C;
   readonly namespaces?: readonly NamespaceSpec[];
@@ -203,6 +248,8 @@ export interface PluginDefinition<C extends TSchema = TSchema, Svc = unknown> {
   /** RPC methods, built with the given factory so handlers see the service's type. */
   rpc?(method: MethodFactory<Svc>): readonly RpcMethod[];
   routes?: readonly RouteSpec<Svc>[];
+  /** Checks every request before its calls run (authentication, rate limits), in plugin order. */
+  readonly guards?: readonly GuardSpec<Svc>[];
   /** Transaction kinds this plugin executes, built with the given factory so handlers see the service's type. */
   txKinds?(kind: TxKindFactory<Svc>): readonly TxKind[];
   /** A reason the node is not ready (reported by /health), or undefined when this plugin is ready. */

@@ -14,9 +14,9 @@ export const STANDARD_ERRORS = {
 export const DOMAIN_ERRORS = {
   invalid_address: { code: -32602, description: 'an address parameter is not `svc1` + 40 hex characters' },
   invalid_params: { code: -32602, description: 'a parameter fails its schema; `data.field` names it' },
-  unauthorized: { code: -32001, description: 'guardrails on, token missing or wrong (HTTP 401)' },
-  nonce_reused: { code: -32002, description: 'guardrails on, nonce missing, malformed, stale or seen before (HTTP 401)' },
-  rate_limited: { code: -32005, description: 'rate limit exceeded (HTTP 429)' },
+  unauthorized: { code: -32001, description: 'guardrails on, token missing or wrong (HTTP 401)', httpStatus: 401 },
+  nonce_reused: { code: -32002, description: 'guardrails on, nonce missing, malformed, stale or seen before (HTTP 401)', httpStatus: 401 },
+  rate_limited: { code: -32005, description: 'rate limit exceeded (HTTP 429); `data.retryAfterSeconds`', httpStatus: 429 },
   cooldown_active: { code: -32010, description: 'faucet asked again for the same address within the cooldown; `data.retryAfterSeconds`' },
   faucet_unavailable: { code: -32011, description: 'faucet not enabled on this node or network' },
   bond_too_low: { code: -32020, description: 'bond below the minimum; `data.minimum`' },
@@ -48,12 +48,15 @@ export interface RpcErrorData {
 export class RpcError extends Error {
   readonly code: number;
   readonly data: RpcErrorData | undefined;
+  /** The HTTP status this error travels with, when not 200 (401, 429); not part of the JSON body. */
+  readonly httpStatus: number | undefined;
 
-  constructor(code: number, message: string, data?: RpcErrorData) {
+  constructor(code: number, message: string, data?: RpcErrorData, httpStatus?: number) {
     super(message);
     this.name = 'RpcError';
     this.code = code;
     this.data = data;
+    this.httpStatus = httpStatus;
   }
 
   toJSON(): { code: number; message: string; data?: RpcErrorData } {
@@ -63,7 +66,8 @@ export class RpcError extends Error {
 
 /** Builds the domain error `name` with its table code; `extra` lands in `data` beside `reason`. */
 export function domainError(name: DomainErrorName, reason: string, extra?: Record<string, unknown>): RpcError {
-  return new RpcError(DOMAIN_ERRORS[name].code, name, { reason, ...extra });
+  const entry: { code: number; httpStatus?: number } = DOMAIN_ERRORS[name];
+  return new RpcError(entry.code, name, { reason, ...extra }, entry.httpStatus);
 }
 
 export function isRpcError(value: unknown): value is RpcError {

@@ -1,11 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STANDARD_ERRORS } from '../../sdk/errors.js';
-import type { RpcEngine } from '../rpc/engine.js';
-
-export interface HttpRpcOptions {
-  readonly engine: RpcEngine;
-  readonly maxBody: number;
-}
+import { refusalBody } from '../rpc/guards.js';
+import type { RequestInfo } from '../rpc/engine.js';
+import { guardRequest, type TransportContext } from './transport.js';
 
 function sendError(res: ServerResponse, status: number, reason: string, headers: Record<string, string> = {}): void {
   const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { ...STANDARD_ERRORS.invalid_request, data: { reason } } });
@@ -19,20 +16,33 @@ function isJson(contentType: string | undefined): boolean {
   return type === 'application/json';
 }
 
+function respond(res: ServerResponse, body: string | undefined, status: number | undefined, headers: Record<string, string>): void {
+  if (res.destroyed) return;
+  if (body === undefined) {
+    res.writeHead(204, headers);
+    res.end();
+    return;
+  }
+  res.writeHead(status ?? 200, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
 /**
  * POST / — JSON-RPC over HTTP, straight on node:http: the hot path skips the Request/Response
- * conversion that the other routes get from hono.
+ * conversion that the other routes get from hono. Order: content type and size, body, parse, request
+ * guards (auth, rate limits), then the calls.
  */
-export function handleHttpRpc(req: IncomingMessage, res: ServerResponse, options: HttpRpcOptions): void {
+export function handleHttpRpc(req: IncomingMessage, res: ServerResponse, context: TransportContext): void {
+  const cors = context.cors.headers(req.headers.origin);
   if (!isJson(req.headers['content-type'])) {
     req.resume();
-    sendError(res, 415, 'Content-Type must be application/json');
+    sendError(res, 415, 'Content-Type must be application/json', cors);
     return;
   }
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > options.maxBody) {
+  if (Number.isFinite(declared) && declared > context.maxBody) {
     // Don't read what we'll refuse; close so the rest of the body isn't parsed as a next request.
-    sendError(res, 413, `body of ${declared} bytes exceeds the limit of ${options.maxBody}`, { connection: 'close' });
+    sendError(res, 413, `body of ${declared} bytes exceeds the limit of ${context.maxBody}`, { ...cors, connection: 'close' });
     req.destroy();
     return;
   }
@@ -42,9 +52,9 @@ export function handleHttpRpc(req: IncomingMessage, res: ServerResponse, options
   req.on('data', (chunk: Buffer) => {
     if (refused) return;
     size += chunk.length;
-    if (size > options.maxBody) {
+    if (size > context.maxBody) {
       refused = true;
-      sendError(res, 413, `body exceeds the limit of ${options.maxBody} bytes`, { connection: 'close' });
+      sendError(res, 413, `body exceeds the limit of ${context.maxBody} bytes`, { ...cors, connection: 'close' });
       req.destroy();
       return;
     }
@@ -53,38 +63,42 @@ export function handleHttpRpc(req: IncomingMessage, res: ServerResponse, options
   req.on('end', () => {
     if (refused) return;
     const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8');
-    const request = { transport: 'http' as const, remoteAddress: req.socket.remoteAddress ?? '', headers: req.headers };
-    let reply: ReturnType<RpcEngine['handle']>;
+    const parsed = context.engine.parse(text);
+    const remoteAddress = req.socket.remoteAddress ?? '';
+    const clientAddress = context.clients.resolve(remoteAddress, req.headers['x-forwarded-for']);
+    let principal: string | undefined;
+    let headers = cors;
+    if (context.guards.size > 0) {
+      const guarded = guardRequest('http', 'request', clientAddress, req.headers, parsed);
+      const refusal = context.guards.run(guarded);
+      headers = { ...cors, ...guarded.responseHeaders };
+      if (refusal) {
+        respond(res, refusalBody(refusal), refusal.status, { ...headers, ...refusal.headers });
+        return;
+      }
+      principal = guarded.principal;
+    }
+    const request: RequestInfo = { transport: 'http', remoteAddress, clientAddress, principal, headers: req.headers, response: {} };
+    let reply: ReturnType<TransportContext['engine']['handle']>;
     try {
-      reply = options.engine.handle(text, request);
+      reply = context.engine.execute(parsed, request);
     } catch (error) {
-      sendError(res, 500, `internal error: ${(error as Error).message}`);
+      sendError(res, 500, `internal error: ${(error as Error).message}`, headers);
       return;
     }
     if (typeof reply === 'object') {
       reply.then(
-        (body) => respond(res, body),
+        (body) => respond(res, body, request.response.status, headers),
         // The engine turns handler failures into JSON-RPC errors; reaching here is a kernel bug.
-        (error: unknown) => !res.headersSent && sendError(res, 500, `internal error: ${(error as Error).message}`),
+        (error: unknown) => !res.headersSent && sendError(res, 500, `internal error: ${(error as Error).message}`, headers),
       );
     } else {
-      respond(res, reply);
+      respond(res, reply, request.response.status, headers);
     }
   });
   req.on('error', () => {
     refused = true;
   });
-}
-
-function respond(res: ServerResponse, body: string | undefined): void {
-  if (res.destroyed) return;
-  if (body === undefined) {
-    res.writeHead(204);
-    res.end();
-    return;
-  }
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
 }
 
 export function refuseMethod(req: IncomingMessage, res: ServerResponse): void {

@@ -1,4 +1,9 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
+import type { HttpBindings } from '@hono/node-server';
+import { refusalBody, type GuardChain } from '../rpc/guards.js';
+import type { ClientAddressResolver } from './client-address.js';
+import type { CorsPolicy } from './cors.js';
+import { guardRequest } from './transport.js';
 import type { HttpMethod } from '../plugin.js';
 
 export interface MountedRoute {
@@ -6,6 +11,7 @@ export interface MountedRoute {
   readonly path: string;
   readonly owner: string;
   readonly summary: string;
+  readonly access: 'public' | 'protected';
 }
 
 export class RouteConflictError extends Error {
@@ -14,20 +20,36 @@ export class RouteConflictError extends Error {
 
 /** Every HTTP route but `/`, mounted before the server listens; the table can be listed. */
 export class RouteTable {
-  readonly app = new Hono();
+  readonly app = new Hono<{ Bindings: HttpBindings }>();
   private readonly mounted = new Map<string, MountedRoute>();
 
-  constructor() {
+  constructor(
+    private readonly guards: GuardChain,
+    private readonly clients: ClientAddressResolver,
+    private readonly cors: CorsPolicy,
+  ) {
     this.app.notFound((c) => c.text('not found', 404));
   }
 
-  add(route: MountedRoute, handler: Parameters<Hono['on']>[2]): void {
+  add(route: MountedRoute, handler: (c: Context) => Response | Promise<Response>): void {
     if (route.path === '/' || !route.path.startsWith('/')) throw new RouteConflictError(`plugin "${route.owner}": route path "${route.path}" must start with / and must not be / (JSON-RPC owns it)`);
     const key = `${route.method} ${route.path}`;
     const existing = this.mounted.get(key);
     if (existing) throw new RouteConflictError(`route ${key} of plugin "${route.owner}" is already mounted by plugin "${existing.owner}"`);
     this.mounted.set(key, route);
-    this.app.on(route.method, route.path, handler);
+    this.app.on(route.method, route.path, async (c) => {
+      const origin = c.req.header('origin');
+      const cors = this.cors.headers(origin);
+      if (route.access === 'protected' && this.guards.size > 0) {
+        const incoming = c.env.incoming;
+        const client = this.clients.resolve(incoming.socket.remoteAddress ?? '', incoming.headers['x-forwarded-for']);
+        const refusal = this.guards.run(guardRequest('http', 'route', client, incoming.headers));
+        if (refusal) return new Response(refusalBody(refusal), { status: refusal.status, headers: { 'content-type': 'application/json', ...cors, ...refusal.headers } });
+      }
+      const response = await handler(c);
+      for (const [name, value] of Object.entries(cors)) response.headers.set(name, value);
+      return response;
+    });
   }
 
   list(): MountedRoute[] {

@@ -1,20 +1,20 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { EventBus } from '../events.js';
 import type { Logger } from '../log.js';
-import type { RpcEngine } from '../rpc/engine.js';
 import { handleHttpRpc, refuseMethod } from './json-rpc-over-http.js';
-import { WebSocketRpc } from './websocket.js';
+import type { TransportContext } from './transport.js';
+import { WebSocketRpc, type WebSocketLimits } from './websocket.js';
 
 export interface RpcServerOptions {
   readonly host: string;
   readonly port: number;
-  readonly maxBody: number;
-  readonly engine: RpcEngine;
+  readonly transport: TransportContext;
+  readonly webSocket: WebSocketLimits;
   /** Every route but `/`: health, metrics and the plugins' routes, mounted before listen. */
-  readonly routes: Hono;
+  readonly routes: Hono<{ Bindings: HttpBindings }>;
   readonly events: EventBus;
   readonly log: Logger;
 }
@@ -33,10 +33,11 @@ export class RpcServer {
 
   constructor(private readonly options: RpcServerOptions) {
     const routes = getRequestListener(options.routes.fetch);
-    this.websocket = new WebSocketRpc({ engine: options.engine, maxMessage: options.maxBody, maxBuffered: 16 * 1024 * 1024, events: options.events, log: options.log });
+    this.websocket = new WebSocketRpc(options.transport, options.webSocket, options.events, options.log);
     this.server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 60_000, headersTimeout: 20_000 }, (req: IncomingMessage, res: ServerResponse) => {
+      if (req.method === 'OPTIONS' && options.transport.cors.preflight(req, res)) return;
       if (pathOf(req.url) === '/') {
-        if (req.method === 'POST') handleHttpRpc(req, res, { engine: options.engine, maxBody: options.maxBody });
+        if (req.method === 'POST') handleHttpRpc(req, res, options.transport);
         else refuseMethod(req, res);
         return;
       }

@@ -3,24 +3,42 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { EventBus } from '../events.js';
 import type { Logger } from '../log.js';
-import type { RpcEngine } from '../rpc/engine.js';
+import type { RequestInfo } from '../rpc/engine.js';
+import { refusalBody } from '../rpc/guards.js';
+import { guardRequest, type TransportContext } from './transport.js';
 
-export interface WebSocketOptions {
-  readonly engine: RpcEngine;
-  readonly maxMessage: number;
+export interface WebSocketLimits {
+  /** Open connections in all. */
+  readonly maxConnections: number;
+  /** Open connections per client address. */
+  readonly maxConnectionsPerClient: number;
+  /** A connection that sends nothing for this long is closed. */
+  readonly idleTimeoutMs: number;
   /** Bytes queued for a client before it is dropped as too slow. */
   readonly maxBuffered: number;
-  readonly events: EventBus;
-  readonly log: Logger;
 }
 
-/** JSON-RPC over WebSocket on the RPC port: the same engine, one message per request or batch. */
+function refuseUpgrade(socket: Duplex, status: number, reason: string, body = ''): void {
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+}
+
+/**
+ * JSON-RPC over WebSocket on the RPC port: the same engine and the same request guards, one message
+ * per request or batch. The handshake passes the guards once (guardrails: token and nonce); every
+ * message passes them again (rate limits), with refusals sent as error replies.
+ */
 export class WebSocketRpc {
   private readonly server: WebSocketServer;
   private readonly sockets = new Set<WebSocket>();
+  private readonly perClient = new Map<string, number>();
 
-  constructor(private readonly options: WebSocketOptions) {
-    this.server = new WebSocketServer({ noServer: true, maxPayload: options.maxMessage, perMessageDeflate: false });
+  constructor(
+    private readonly context: TransportContext,
+    private readonly limits: WebSocketLimits,
+    private readonly events: EventBus,
+    private readonly log: Logger,
+  ) {
+    this.server = new WebSocketServer({ noServer: true, maxPayload: context.maxBody, perMessageDeflate: false });
   }
 
   get connections(): number {
@@ -28,57 +46,85 @@ export class WebSocketRpc {
   }
 
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    this.server.handleUpgrade(req, socket, head, (ws) => this.accept(ws, req));
+    const origin = req.headers.origin;
+    if (origin !== undefined && !this.context.cors.allows(origin)) return refuseUpgrade(socket, 403, 'Forbidden');
+    const clientAddress = this.context.clients.resolve(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for']);
+    if (this.sockets.size >= this.limits.maxConnections) return refuseUpgrade(socket, 503, 'Service Unavailable');
+    if ((this.perClient.get(clientAddress) ?? 0) >= this.limits.maxConnectionsPerClient) return refuseUpgrade(socket, 429, 'Too Many Requests');
+    let principal: string | undefined;
+    if (this.context.guards.size > 0) {
+      const guarded = guardRequest('ws', 'handshake', clientAddress, req.headers);
+      const refusal = this.context.guards.run(guarded);
+      if (refusal) return refuseUpgrade(socket, refusal.status, refusal.status === 401 ? 'Unauthorized' : 'Refused', refusalBody(refusal));
+      principal = guarded.principal;
+    }
+    this.server.handleUpgrade(req, socket, head, (ws) => this.accept(ws, req, clientAddress, principal));
   }
 
-  private accept(ws: WebSocket, req: IncomingMessage): void {
+  private accept(ws: WebSocket, req: IncomingMessage, clientAddress: string, principal: string | undefined): void {
     this.sockets.add(ws);
-    this.options.events.emit('ws:open', { connections: this.sockets.size });
-    const request = { transport: 'ws' as const, remoteAddress: req.socket.remoteAddress ?? '', headers: req.headers };
+    this.perClient.set(clientAddress, (this.perClient.get(clientAddress) ?? 0) + 1);
+    this.events.emit('ws:open', { connections: this.sockets.size });
+    const remoteAddress = req.socket.remoteAddress ?? '';
+    let idle = setTimeout(() => ws.close(1000, 'idle timeout'), this.limits.idleTimeoutMs);
     // Calls run concurrently, but replies leave in the order their requests came in.
     const queue: { reply: string | undefined; done: boolean }[] = [];
     const flush = (): void => {
-      while (queue.length > 0 && queue[0]!.done) this.send(ws, queue.shift()!.reply, request.remoteAddress);
+      while (queue.length > 0 && queue[0]!.done) this.send(ws, queue.shift()!.reply, clientAddress);
     };
-    ws.on('message', (data, isBinary) => {
-      const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
-      let reply: ReturnType<RpcEngine['handle']>;
-      try {
-        reply = this.options.engine.handle(text, request);
-      } catch (error) {
-        this.options.log.error({ err: error }, 'websocket request failed');
-        return;
-      }
-      if (typeof reply !== 'object' && queue.length === 0) {
-        this.send(ws, reply, request.remoteAddress);
+    const reply = (body: string | undefined | Promise<string | undefined>): void => {
+      if (typeof body !== 'object' && queue.length === 0) {
+        this.send(ws, body, clientAddress);
         return;
       }
       const slot: { reply: string | undefined; done: boolean } = { reply: undefined, done: false };
       queue.push(slot);
-      Promise.resolve(reply).then(
-        (body) => {
-          slot.reply = body;
+      Promise.resolve(body).then(
+        (text) => {
+          slot.reply = text;
           slot.done = true;
           flush();
         },
         (error: unknown) => {
-          this.options.log.error({ err: error }, 'websocket request failed');
+          this.log.error({ err: error }, 'websocket request failed');
           slot.done = true;
           flush();
         },
       );
+    };
+    ws.on('message', (data, isBinary) => {
+      clearTimeout(idle);
+      idle = setTimeout(() => ws.close(1000, 'idle timeout'), this.limits.idleTimeoutMs);
+      const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
+      const parsed = this.context.engine.parse(text);
+      if (this.context.guards.size > 0) {
+        const guarded = guardRequest('ws', 'request', clientAddress, req.headers, parsed, principal);
+        const refusal = this.context.guards.run(guarded);
+        // No headers per message: what rate limits would put in headers travels in the error's data.
+        if (refusal) return reply(refusalBody(refusal, headerData({ ...guarded.responseHeaders, ...refusal.headers })));
+      }
+      const request: RequestInfo = { transport: 'ws', remoteAddress, clientAddress, principal, headers: req.headers, response: {} };
+      try {
+        reply(this.context.engine.execute(parsed, request));
+      } catch (error) {
+        this.log.error({ err: error }, 'websocket request failed');
+      }
     });
-    ws.on('error', (error) => this.options.log.debug({ err: error }, 'websocket error'));
+    ws.on('error', (error) => this.log.debug({ err: error }, 'websocket error'));
     ws.on('close', () => {
+      clearTimeout(idle);
       this.sockets.delete(ws);
-      this.options.events.emit('ws:close', { connections: this.sockets.size });
+      const left = (this.perClient.get(clientAddress) ?? 1) - 1;
+      if (left <= 0) this.perClient.delete(clientAddress);
+      else this.perClient.set(clientAddress, left);
+      this.events.emit('ws:close', { connections: this.sockets.size });
     });
   }
 
-  private send(ws: WebSocket, reply: string | undefined, remote: string): void {
+  private send(ws: WebSocket, reply: string | undefined, client: string): void {
     if (reply === undefined || ws.readyState !== ws.OPEN) return;
-    if (ws.bufferedAmount + reply.length > this.options.maxBuffered) {
-      this.options.log.warn({ remote }, 'websocket client reads too slowly; disconnecting');
+    if (ws.bufferedAmount + reply.length > this.limits.maxBuffered) {
+      this.log.warn({ client }, 'websocket client reads too slowly; disconnecting');
       ws.close(1013, 'client too slow: outgoing buffer full');
       ws.terminate();
       return;
@@ -102,4 +148,14 @@ export class WebSocketRpc {
     await Promise.all(closing);
     this.server.close();
   }
+}
+
+/** `X-RateLimit-Remaining: 3` -> `{ rateLimitRemaining: 3 }`, for refusals sent over WebSocket. */
+function headerData(headers: Record<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const key = name.toLowerCase().replace(/^x-/, '').replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+    out[key] = /^\d+$/.test(value) ? Number(value) : value;
+  }
+  return out;
 }

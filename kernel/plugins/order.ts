@@ -32,6 +32,10 @@ export function orderPlugins(plugins: readonly AnyPlugin[]): AnyPlugin[] {
       if (!provider) throw new PluginGraphError(`plugin "${plugin.name}" requires "${capability}", which no enabled plugin provides`);
       if (provider !== plugin) needs.push(provider);
     }
+    for (const name of plugin.after ?? []) {
+      const earlier = providers.get(name);
+      if (earlier && earlier !== plugin && !needs.includes(earlier)) needs.push(earlier);
+    }
     dependencies.set(plugin, needs);
   }
   const ordered: AnyPlugin[] = [];

@@ -12,7 +12,11 @@ export type RpcId = string | number | null;
 export interface RequestInfo {
   readonly transport: 'http' | 'ws';
   readonly remoteAddress: string;
+  readonly clientAddress: string;
+  readonly principal: string | undefined;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Filled in while the request runs: an HTTP status other than 200 that a single call's error asks for. */
+  readonly response: { status?: number };
 }
 
 /** A parsed HTTP body or WebSocket message: either an immediate error reply, or calls to run. */
@@ -45,6 +49,8 @@ function joinBatch(replies: readonly Reply[]): Reply {
 /** The calls of one request as they finish, for the `rpc:request` event. */
 class CallLog {
   readonly records: RpcCallRecord[] = [];
+  single = false;
+  httpStatus: number | undefined;
   clock = performance.now();
 
   /** Seconds since `started`; moves the clock so the next call starts here. */
@@ -106,6 +112,7 @@ export class RpcEngine {
     if (parsed.kind === 'invalid') return parsed.body;
     const log = new CallLog();
     if (parsed.kind === 'single') {
+      log.single = true;
       const reply = this.call(parsed.call, request, log);
       return isPromise(reply) ? reply.then((r) => this.finish(r, log, request)) : this.finish(reply, log, request);
     }
@@ -135,6 +142,7 @@ export class RpcEngine {
   }
 
   private finish(reply: Reply, log: CallLog, request: RequestInfo): Reply {
+    if (log.httpStatus !== undefined) request.response.status = log.httpStatus;
     if (log.records.length > 0) this.options.events.emit('rpc:request', { transport: request.transport, calls: log.records });
     return reply;
   }
@@ -174,6 +182,8 @@ export class RpcEngine {
 
   private failed(error: unknown, name: string, idJson: string, hasId: boolean, started: number, records: CallLog): Reply {
     const wire = this.toWireError(error, name);
+    // A single call's transport-level error (429 from the faucet's per-IP throttle) sets the HTTP status.
+    if (records.single && isRpcError(error) && error.httpStatus !== undefined) records.httpStatus = error.httpStatus;
     records.records.push({ method: this.options.registry.has(name) ? name : '(unknown)', outcome: wire.message, seconds: records.tick(started) });
     return hasId ? errorBody(idJson, wire) : undefined;
   }
@@ -195,7 +205,14 @@ export class RpcEngine {
     }
     const invalid = method.params.check(params);
     if (invalid) throw invalid;
-    const call: CallContext<unknown> = { service: method.service, transport: request.transport, remoteAddress: request.remoteAddress, headers: request.headers };
+    const call: CallContext<unknown> = {
+      service: method.service,
+      transport: request.transport,
+      remoteAddress: request.remoteAddress,
+      clientAddress: request.clientAddress,
+      principal: request.principal,
+      headers: request.headers,
+    };
     const padded = params.length < method.spec.params.length ? [...params, ...new Array<undefined>(method.spec.params.length - params.length)] : params;
     const result = method.spec.handler(padded, call);
     if (!this.options.validateResults) return result;
