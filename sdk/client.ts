@@ -1,6 +1,6 @@
 import { isValidAddress, normalizeAddress, type Address } from './address.js';
 import { formatAmount, parseUnits, type Asset } from './amount.js';
-import { RpcError, DOMAIN_ERRORS } from './errors.js';
+import { RpcError, DOMAIN_ERRORS, type RpcErrorData } from './errors.js';
 import type { KeyPair } from './keys.js';
 import { rawTransaction, signTransaction, transferPayload, type Payload, type SignedTransaction } from './transaction.js';
 
@@ -10,6 +10,22 @@ export interface SvcClientOptions {
   /** Per-request timeout in ms; default 30 000. */
   readonly timeoutMs?: number;
   readonly fetch?: typeof fetch;
+  /** Bearer token for a node with guardrails; default: the SVC_RPC_TOKEN environment variable where there is one. */
+  readonly token?: string;
+}
+
+/** A fresh `X-Svc-Nonce`: `<unix-ms>.<22 random URL-safe characters>`. */
+export function newNonce(): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(22));
+  let random = '';
+  for (const byte of bytes) random += alphabet[byte & 63];
+  return `${Date.now()}.${random}`;
+}
+
+function environmentToken(): string | undefined {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  return env?.SVC_RPC_TOKEN || undefined;
 }
 
 interface WireError {
@@ -121,8 +137,10 @@ export interface BatchCall {
 
 export type BatchResult<T = unknown> = { ok: true; result: T } | { ok: false; error: RpcError };
 
-function toRpcError(error: WireError, status?: number): RpcError {
-  return new RpcError(error.code, error.message, { ...error.data, reason: error.data?.reason ?? error.message, ...(status !== undefined ? { httpStatus: status } : {}) });
+function toRpcError(error: WireError, status?: number, retryAfter?: string | null): RpcError {
+  const data: RpcErrorData = { ...error.data, reason: error.data?.reason ?? error.message };
+  if (retryAfter && data.retryAfterSeconds === undefined && /^\d+$/.test(retryAfter)) data.retryAfterSeconds = Number(retryAfter);
+  return new RpcError(error.code, error.message, data, status !== undefined && status !== 200 ? status : undefined);
 }
 
 function checkAddress(value: string, field = 'address'): Address {
@@ -149,6 +167,7 @@ export class SvcClient {
   readonly url: string;
   private readonly timeoutMs: number;
   private readonly fetchImpl: typeof fetch;
+  private readonly token: string | undefined;
   private nextId = 1;
 
   constructor(options: SvcClientOptions | string = {}) {
@@ -156,14 +175,20 @@ export class SvcClient {
     this.url = resolved.url ?? 'http://127.0.0.1:8545';
     this.timeoutMs = resolved.timeoutMs ?? 30_000;
     this.fetchImpl = resolved.fetch ?? globalThis.fetch.bind(globalThis);
+    this.token = resolved.token ?? environmentToken();
   }
 
-  private async post(body: unknown): Promise<{ status: number; value: unknown }> {
+  /** Headers of every request: the bearer token and a fresh nonce when a token is set. */
+  authHeaders(): Record<string, string> {
+    return this.token ? { authorization: `Bearer ${this.token}`, 'x-svc-nonce': newNonce() } : {};
+  }
+
+  private async post(body: unknown): Promise<{ status: number; value: unknown; retryAfter: string | null }> {
     let response: Response;
     try {
       response = await this.fetchImpl(this.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...this.authHeaders() },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
@@ -173,19 +198,20 @@ export class SvcClient {
       throw new Error(`cannot reach ${this.url}: ${detail}`, { cause: error });
     }
     const text = await response.text();
-    if (response.status === 204) return { status: 204, value: undefined };
+    const retryAfter = response.headers.get('retry-after');
+    if (response.status === 204) return { status: 204, value: undefined, retryAfter };
     try {
-      return { status: response.status, value: JSON.parse(text) as unknown };
+      return { status: response.status, value: JSON.parse(text) as unknown, retryAfter };
     } catch {
-      throw new RpcError(-32603, 'bad_response', { reason: `HTTP ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`, httpStatus: response.status });
+      throw new RpcError(-32603, 'bad_response', { reason: `HTTP ${response.status} with a body that is not JSON: ${text.slice(0, 200)}` }, response.status);
     }
   }
 
   /** Calls any method; a JSON-RPC error is thrown as RpcError. */
   async rpcCall<T>(method: string, params: unknown[] = []): Promise<T> {
-    const { status, value } = await this.post({ jsonrpc: '2.0', id: this.nextId++, method, params });
+    const { status, value, retryAfter } = await this.post({ jsonrpc: '2.0', id: this.nextId++, method, params });
     const reply = value as JsonRpcReply<T>;
-    if (reply.error) throw toRpcError(reply.error, status);
+    if (reply.error) throw toRpcError(reply.error, status, retryAfter);
     return reply.result as T;
   }
 
@@ -193,10 +219,10 @@ export class SvcClient {
   async batch<T = unknown>(calls: readonly BatchCall[]): Promise<BatchResult<T>[]> {
     const first = this.nextId;
     this.nextId += calls.length;
-    const { status, value } = await this.post(calls.map((call, i) => ({ jsonrpc: '2.0', id: first + i, method: call.method, params: call.params ?? [] })));
+    const { status, value, retryAfter } = await this.post(calls.map((call, i) => ({ jsonrpc: '2.0', id: first + i, method: call.method, params: call.params ?? [] })));
     if (!Array.isArray(value)) {
       const error = (value as JsonRpcReply<T>).error;
-      throw error ? toRpcError(error, status) : new RpcError(-32603, 'bad_response', { reason: 'a batch reply must be an array' });
+      throw error ? toRpcError(error, status, retryAfter) : new RpcError(-32603, 'bad_response', { reason: 'a batch reply must be an array' });
     }
     const byId = new Map((value as JsonRpcReply<T>[]).map((reply) => [reply.id, reply]));
     return calls.map((_, i) => {

@@ -1,5 +1,6 @@
 export {
   SvcClient,
+  newNonce,
   type SvcClientOptions,
   type BlockView,
   type Balance,

@@ -28,6 +28,7 @@ export function pluginRequests(node: NodeConfig, catalog: PluginCatalog): Plugin
   const requests: PluginRequest[] = catalog.roles[node.role].map((spec) => ({ spec, reason: `role ${node.role}` }));
   for (const spec of catalog.networks[node.network] ?? []) requests.push({ spec, reason: `network ${node.network}` });
   if (node.guardrails) requests.push({ spec: 'auth', reason: '--guardrails true' });
+  if (effectiveRateLimit(node).limit > 0) requests.push({ spec: 'rate-limit', reason: node.guardrails ? '--guardrails true' : '--rate-limit' });
   for (const spec of node.plugins) requests.push({ spec, reason: 'config "plugins"' });
   const seen = new Set<string>();
   return requests.filter((request) => (seen.has(request.spec) ? false : (seen.add(request.spec), true)));
@@ -75,4 +76,13 @@ export async function loadPlugins(requests: readonly PluginRequest[], catalog: P
     loaded.push(assertPluginDefinition(exported, `plugin "${request.spec}"`));
   }
   return loaded;
+}
+
+/** SPEC 8: off by default; with guardrails, 600 calls per 60 s with a burst of 100 unless set. */
+export function effectiveRateLimit(node: NodeConfig): { limit: number; windowSeconds: number; burst: number } {
+  return {
+    limit: node.rateLimit.limit ?? (node.guardrails ? 600 : 0),
+    windowSeconds: node.rateLimit.windowSeconds,
+    burst: node.rateLimit.burst ?? (node.guardrails ? 100 : 0),
+  };
 }

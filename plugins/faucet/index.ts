@@ -50,8 +50,8 @@ export default definePlugin({
       summary: 'Mints the devnet grant to an address; the next block includes it. Once per address per cooldown.',
       params: [param('address', AddressSchema)],
       result: FaucetResultSchema,
-      errors: ['invalid_address', 'invalid_params', 'cooldown_active', 'mempool_full'],
-      handler: ([address], { service }) => service.request(normalizeAddress(address)),
+      errors: ['invalid_address', 'invalid_params', 'cooldown_active', 'rate_limited', 'mempool_full'],
+      handler: ([address], { service, clientAddress }) => service.request(normalizeAddress(address), clientAddress),
     }),
     method({
       name: 'faucet_status',

@@ -8,6 +8,8 @@ export const FaucetConfigSchema = Type.Object(
     omcGrant: Type.String({ ...DecimalTokens, default: '10', description: 'OMC per grant, in tokens' }),
     ogtGrant: Type.String({ ...DecimalTokens, default: '5', description: 'OGT per grant, in tokens' }),
     cooldownSeconds: Type.Integer({ minimum: 0, maximum: 31_536_000, default: 60, description: 'per-address cooldown (--faucet-cooldown)' }),
+    perIpLimit: Type.Integer({ minimum: 0, default: 20, description: 'grants per client address per window; 0 disables the throttle' }),
+    perIpWindowSeconds: Type.Integer({ minimum: 1, default: 3600, description: 'the per-address throttle window' }),
   },
   { additionalProperties: false },
 );

@@ -16,9 +16,13 @@ export interface FaucetOptions {
   readonly omcGrant: string;
   readonly ogtGrant: string;
   readonly cooldownSeconds: number;
+  readonly perIpLimit: number;
+  readonly perIpWindowSeconds: number;
   readonly log: Logger;
   readonly now?: () => number;
 }
+
+const MAX_TRACKED_CLIENTS = 100_000;
 
 export interface Grant {
   omcMinted: string;
@@ -35,6 +39,8 @@ export interface Grant {
  */
 export class Faucet {
   private readonly lastGrant = new Map<Address, number>();
+  /** Client address -> grants in its current window (LRU-bounded). */
+  private readonly perClient = new Map<string, { start: number; grants: number }>();
   private readonly omc: bigint;
   private readonly ogt: bigint;
 
@@ -63,10 +69,14 @@ export class Faucet {
     return remaining > 0 ? Math.ceil(remaining / 1000) : 0;
   }
 
-  async request(address: Address): Promise<Grant> {
+  async request(address: Address, client: string): Promise<Grant> {
+    const now = this.now();
+    const throttled = this.clientRetryAfter(client, now);
+    if (throttled > 0) {
+      throw domainError('rate_limited', `this client had ${this.options.perIpLimit} faucet grants in the last ${this.options.perIpWindowSeconds} s; try again in ${throttled} s`, { retryAfterSeconds: throttled });
+    }
     const wait = this.retryAfter(address);
     if (wait > 0) throw domainError('cooldown_active', `${address} was funded less than ${this.options.cooldownSeconds} s ago; try again in ${wait} s`, { retryAfterSeconds: wait });
-    const now = this.now();
     const previous = this.lastGrant.get(address);
     this.lastGrant.set(address, now);
     let txHash: string;
@@ -83,15 +93,37 @@ export class Faucet {
       else this.lastGrant.set(address, previous);
       throw error;
     }
+    this.countGrant(client, now);
     await this.options.cooldowns.put(utf8(address), u64Key(now));
     this.options.log.info({ to: address, tx: txHash }, 'faucet grant');
     return { omcMinted: formatAmountShort(this.omc), ogtMinted: formatAmountShort(this.ogt), status: 'funded', txHash };
   }
 
-  /** Forgets grants whose cooldown has passed (bounds memory). */
+  /** Seconds until `client` may be granted again under the per-address throttle (0 = now). */
+  private clientRetryAfter(client: string, now: number): number {
+    if (this.options.perIpLimit === 0) return 0;
+    const entry = this.perClient.get(client);
+    const windowMs = this.options.perIpWindowSeconds * 1000;
+    if (!entry || now - entry.start >= windowMs || entry.grants < this.options.perIpLimit) return 0;
+    return Math.max(1, Math.ceil((entry.start + windowMs - now) / 1000));
+  }
+
+  private countGrant(client: string, now: number): void {
+    if (this.options.perIpLimit === 0) return;
+    let entry = this.perClient.get(client);
+    this.perClient.delete(client);
+    if (!entry || now - entry.start >= this.options.perIpWindowSeconds * 1000) entry = { start: now, grants: 0 };
+    entry.grants++;
+    this.perClient.set(client, entry);
+    if (this.perClient.size > MAX_TRACKED_CLIENTS) this.perClient.delete(this.perClient.keys().next().value!);
+  }
+
+  /** Forgets grants whose cooldown or throttle window has passed (bounds memory). */
   sweep(): void {
-    const horizon = this.now() - this.options.cooldownSeconds * 1000;
+    const now = this.now();
+    const horizon = now - this.options.cooldownSeconds * 1000;
     for (const [address, at] of this.lastGrant) if (at <= horizon) this.lastGrant.delete(address);
+    for (const [client, entry] of this.perClient) if (now - entry.start >= this.options.perIpWindowSeconds * 1000) this.perClient.delete(client);
   }
 
   private now(): number {

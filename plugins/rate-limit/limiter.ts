@@ -1,0 +1,62 @@
+export interface RateLimitSettings {
+  /** Requests (calls) per window; 0 disables. */
+  readonly limit: number;
+  readonly windowSeconds: number;
+  /** Extra calls allowed per window beyond `limit`. */
+  readonly burst: number;
+  /** Most keys remembered; the least recently seen go first. */
+  readonly maxKeys: number;
+}
+
+export interface RateDecision {
+  readonly allowed: boolean;
+  readonly headers: Record<string, string>;
+  readonly retryAfterSeconds: number;
+}
+
+interface Usage {
+  windowStart: number;
+  used: number;
+}
+
+/**
+ * Fixed-window limits per key: `limit` calls per window plus `burst` more; a request of n calls
+ * (a batch counts each call) is served whole or refused whole, and refusals use nothing up. Keys live
+ * in an LRU of at most `maxKeys`.
+ */
+export class RateLimiter {
+  private readonly usage = new Map<string, Usage>();
+  private readonly windowMs: number;
+
+  constructor(private readonly settings: RateLimitSettings) {
+    this.windowMs = settings.windowSeconds * 1000;
+  }
+
+  get keys(): number {
+    return this.usage.size;
+  }
+
+  take(key: string, calls: number, now: number): RateDecision {
+    const { limit, burst, maxKeys } = this.settings;
+    const windowStart = Math.floor(now / this.windowMs) * this.windowMs;
+    let usage = this.usage.get(key);
+    if (usage) this.usage.delete(key);
+    if (!usage || usage.windowStart !== windowStart) usage = { windowStart, used: 0 };
+    this.usage.set(key, usage);
+    if (this.usage.size > maxKeys) this.usage.delete(this.usage.keys().next().value!);
+    const allowed = usage.used + calls <= limit + burst;
+    if (allowed) usage.used += calls;
+    const reset = windowStart + this.windowMs;
+    const retryAfterSeconds = allowed ? 0 : Math.max(1, Math.ceil((reset - now) / 1000));
+    return {
+      allowed,
+      retryAfterSeconds,
+      headers: {
+        'X-RateLimit-Limit': String(limit),
+        'X-RateLimit-Remaining': String(Math.max(0, limit - usage.used)),
+        'X-RateLimit-Reset': String(Math.ceil(reset / 1000)),
+        'X-Svc-Burst-Remaining': String(Math.max(0, Math.min(burst, limit + burst - usage.used))),
+      },
+    };
+  }
+}
