@@ -4,15 +4,17 @@ export type NonceVerdict = { ok: true } | { ok: false; reason: string };
 
 /**
  * Replay protection: a nonce `<unix-ms>.<random>` is accepted once per principal while its time is
- * within the window of the node's clock. Remembered nonces are forgotten once their time leaves the
- * window (they would be refused as stale anyway). Memory is capped: when the cap forces out a
- * nonce still inside the window, nonces at or before its time are refused from then on, so the cap
- * never lets a replay through.
+ * within the window of the node's clock. Seen nonces are grouped by the second their time names, so
+ * a lookup touches one group and forgetting is dropping whole groups once they leave the window.
+ * Memory is capped: when the cap forces out a group still inside the window, nonces of that second
+ * and before are refused from then on, so the cap never lets a replay through.
  */
 export class NonceLedger {
-  /** principal\0nonce -> time the nonce expires (insertion order ≈ arrival order). */
-  private readonly seen = new Map<string, number>();
-  private floor = 0;
+  /** second of the nonce's time -> principal\0nonce seen. Seconds are added in any order. */
+  private readonly bySecond = new Map<number, Set<string>>();
+  private count = 0;
+  /** Nonces whose second is at or before this are refused (set when the cap dropped a live group). */
+  private floorSecond = -1;
 
   constructor(
     private readonly windowMs: number,
@@ -20,7 +22,7 @@ export class NonceLedger {
   ) {}
 
   get size(): number {
-    return this.seen.size;
+    return this.count;
   }
 
   check(principal: string, nonce: string | undefined, now: number): NonceVerdict {
@@ -29,24 +31,40 @@ export class NonceLedger {
     if (!match) return { ok: false, reason: 'X-Svc-Nonce must be <unix-milliseconds>.<8-64 of A-Z a-z 0-9 _ ->' };
     const time = Number(match[1]);
     if (Math.abs(now - time) > this.windowMs) return { ok: false, reason: `the nonce's time is more than ${this.windowMs / 1000} s from the node's clock` };
-    if (time <= this.floor) return { ok: false, reason: 'the nonce is older than the replay window the node can still check; use a fresh one' };
+    const second = Math.floor(time / 1000);
+    if (second <= this.floorSecond) return { ok: false, reason: 'the nonce is older than the replay window the node can still check; use a fresh one' };
     const key = `${principal}\0${nonce}`;
-    this.prune(now);
-    if (this.seen.has(key)) return { ok: false, reason: 'this nonce was already used with this token' };
-    this.seen.set(key, time + this.windowMs);
-    while (this.seen.size > this.capacity) {
-      const [oldest, expires] = this.seen.entries().next().value as [string, number];
-      this.seen.delete(oldest);
-      if (expires > now) this.floor = Math.max(this.floor, expires - this.windowMs);
+    let group = this.bySecond.get(second);
+    if (group?.has(key)) return { ok: false, reason: 'this nonce was already used with this token' };
+    if (!group) {
+      group = new Set();
+      this.bySecond.set(second, group);
+      this.forgetExpired(now);
     }
+    group.add(key);
+    this.count++;
+    if (this.count > this.capacity) this.dropOldest();
     return { ok: true };
   }
 
-  /** Forgets expired nonces from the front (the oldest arrivals). */
-  private prune(now: number): void {
-    for (const [key, expires] of this.seen) {
-      if (expires > now) break;
-      this.seen.delete(key);
+  /** Groups whose second is past the window can't be presented again (they'd be stale). */
+  private forgetExpired(now: number): void {
+    const oldest = Math.floor((now - this.windowMs) / 1000) - 1;
+    for (const [second, group] of this.bySecond) {
+      if (second < oldest) {
+        this.bySecond.delete(second);
+        this.count -= group.size;
+      }
+    }
+  }
+
+  private dropOldest(): void {
+    while (this.count > this.capacity && this.bySecond.size > 0) {
+      let oldest = Infinity;
+      for (const second of this.bySecond.keys()) if (second < oldest) oldest = second;
+      this.count -= this.bySecond.get(oldest)!.size;
+      this.bySecond.delete(oldest);
+      this.floorSecond = Math.max(this.floorSecond, oldest);
     }
   }
 }

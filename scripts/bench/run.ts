@@ -19,9 +19,9 @@ interface Started {
   url: string;
 }
 
-function startProcess(args: string[], pattern: RegExp): Promise<Started> {
+function startProcess(args: string[], pattern: RegExp, env: Record<string, string> = {}): Promise<Started> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
@@ -94,6 +94,34 @@ try {
   const ceilWs = (await runJson([wsLoad, ceiling.url.replace('http', 'ws'), '4', '64', String(Math.max(3, duration / 2))])) as { callsPerSecond: number };
   const svcWs = (await runJson([wsLoad, node.url.replace('http', 'ws'), '4', '64', String(Math.max(3, duration / 2))])) as { callsPerSecond: number };
   rows.push({ name: 'svc_blockNumber, pipelined over 4 WebSockets (64 in flight each)', svc: svcWs.callsPerSecond, ceiling: ceilWs.callsPerSecond, unit: 'calls/s', ratio: svcWs.callsPerSecond / ceilWs.callsPerSecond, target: '>= 90%' });
+
+  // Guardrails cost: the same authenticated load (token + fresh nonce per request) against a node with
+  // guardrails and rate limiting on, and against the plain node above.
+  const token = 'bench-token-0123456789abcdef';
+  const guardedDir = mkdtempSync(join(tmpdir(), 'svc-bench-guarded-'));
+  const guarded = await startProcess(
+    [join(root, 'dist/bin/svc-node.js'), 'start', '--role', 'validator', '--data-dir', guardedDir, '--bind', '127.0.0.1:0', '--log-format', 'json', '--guardrails', 'true', '--rate-limit', '1000000000', '--rate-limit-burst', '0'],
+    /rpc listening on (http:\/\/[0-9.:]+)/,
+    { SVC_RPC_TOKENS: token },
+  );
+  try {
+    const authedLoad = join(here, 'authed-load.js');
+    const plain = (await runJson([authedLoad, node.url, token, String(duration)])) as { requestsPerSecond: number };
+    const withGuardrails = (await runJson([authedLoad, guarded.url, token, String(duration)])) as { requestsPerSecond: number; p99Ms: number; errors: number; non2xx: number };
+    rows.push({
+      name: 'svc_blockNumber with guardrails + rate limiting on (token + fresh nonce per request) vs off',
+      svc: withGuardrails.requestsPerSecond,
+      ceiling: plain.requestsPerSecond,
+      unit: 'req/s',
+      ratio: withGuardrails.requestsPerSecond / plain.requestsPerSecond,
+      target: 'cost < 15% (ratio > 85%)',
+      extra: `"ceiling" here is the same node without guardrails; p99 ${withGuardrails.p99Ms} ms; refused ${withGuardrails.errors + withGuardrails.non2xx}`,
+    });
+  } finally {
+    guarded.child.kill('SIGTERM');
+    await new Promise((r) => guarded.child.once('exit', r));
+    rmSync(guardedDir, { recursive: true, force: true });
+  }
 
   // Transfers run against a fresh node of their own, so the chain above doesn't carry their state.
   const transferDir = mkdtempSync(join(tmpdir(), 'svc-bench-transfers-'));

@@ -10,6 +10,7 @@ describe('config examples', () => {
   const files = readdirSync('config').filter((f) => f.endsWith('.jsonc'));
 
   it.each(files)('config/%s is valid and loads its plugins', async (file) => {
+    process.env.SVC_RPC_TOKENS = 'example-token-0123456789';
     const config = resolveConfig(readConfigFile(resolve('config', file)));
     const node = await SvcNode.create({ config, catalog, log: captureLog().log, baseDir: resolve('config') });
     expect(node.plugins.map((p) => p.definition.name)).toContain('chain');
