@@ -25,13 +25,17 @@ export function methodsOf(parsed: ParsedRequest): string[] {
 }
 
 export function guardRequest(transport: 'http' | 'ws', phase: GuardRequest['phase'], clientAddress: string, headers: IncomingHttpHeaders, parsed?: ParsedRequest, principal?: string): GuardRequest {
+  let methods: string[] | undefined;
   return {
     transport,
     phase,
     clientAddress,
     headers,
     calls: parsed ? RpcEngine.callCount(parsed) : 0,
-    methods: parsed ? methodsOf(parsed) : [],
+    // Most guards never look at method names; list them only when one does.
+    get methods(): string[] {
+      return (methods ??= parsed ? methodsOf(parsed) : []);
+    },
     principal,
     responseHeaders: {},
   };

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 export interface TokenSource {
@@ -9,7 +9,7 @@ export interface TokenSource {
 }
 
 function digest(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
+  return hash('sha256', token, 'buffer');
 }
 
 /**

@@ -27,9 +27,13 @@ interface Usage {
 export class RateLimiter {
   private readonly usage = new Map<string, Usage>();
   private readonly windowMs: number;
+  private readonly limitText: string;
+  private resetFor = -1;
+  private resetText = '';
 
   constructor(private readonly settings: RateLimitSettings) {
     this.windowMs = settings.windowSeconds * 1000;
+    this.limitText = String(settings.limit);
   }
 
   get keys(): number {
@@ -47,14 +51,18 @@ export class RateLimiter {
     const allowed = usage.used + calls <= limit + burst;
     if (allowed) usage.used += calls;
     const reset = windowStart + this.windowMs;
+    if (this.resetFor !== reset) {
+      this.resetFor = reset;
+      this.resetText = String(Math.ceil(reset / 1000));
+    }
     const retryAfterSeconds = allowed ? 0 : Math.max(1, Math.ceil((reset - now) / 1000));
     return {
       allowed,
       retryAfterSeconds,
       headers: {
-        'X-RateLimit-Limit': String(limit),
+        'X-RateLimit-Limit': this.limitText,
         'X-RateLimit-Remaining': String(Math.max(0, limit - usage.used)),
-        'X-RateLimit-Reset': String(Math.ceil(reset / 1000)),
+        'X-RateLimit-Reset': this.resetText,
         'X-Svc-Burst-Remaining': String(Math.max(0, Math.min(burst, limit + burst - usage.used))),
       },
     };
