@@ -11,8 +11,9 @@ import { RouteTable } from './http/routes.js';
 import { ClientAddressResolver } from './http/client-address.js';
 import { CorsPolicy } from './http/cors.js';
 import { GuardChain } from './rpc/guards.js';
+import { SubscriptionRegistry } from './rpc/subscriptions.js';
 import type { Logger } from './log.js';
-import { pluginMethods, pluginTxKinds, type AnyPlugin, type NodeSettings, type PluginContext, type PluginDefinition } from './plugin.js';
+import { pluginMethods, pluginSubscriptions, pluginTxKinds, type AnyPlugin, type NodeSettings, type PluginContext, type PluginDefinition } from './plugin.js';
 import { orderPlugins } from './plugins/order.js';
 import { effectiveRateLimit, loadPlugins, pluginRequests, type PluginCatalog } from './plugins/load.js';
 import { RpcEngine } from './rpc/engine.js';
@@ -60,6 +61,7 @@ export class SvcNode {
   readonly settings: NodeSettings;
   readonly methods = new MethodRegistry();
   readonly guards = new GuardChain();
+  readonly subscriptions: SubscriptionRegistry;
   readonly routes: RouteTable;
   private readonly clients: ClientAddressResolver;
   private readonly cors: CorsPolicy;
@@ -85,6 +87,7 @@ export class SvcNode {
     this.cors = new CorsPolicy(node.rpc.corsOrigins ?? (node.guardrails ? [] : ['*']));
     this.routes = new RouteTable(this.guards, this.clients, this.cors);
     this.bus = new EventBus(options.log);
+    this.subscriptions = new SubscriptionRegistry(this.bus, options.log, node.rpc.maxSubscriptionsPerConnection);
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
   }
 
@@ -269,6 +272,7 @@ export class SvcNode {
     const methods = pluginMethods(definition);
     for (const method of methods) this.methods.add(method, definition.name, plugin.service);
     for (const kind of pluginTxKinds(definition as AnyPlugin)) this.txKinds.add(kind, definition.name, plugin.service);
+    for (const kind of pluginSubscriptions(definition as AnyPlugin)) this.subscriptions.add(kind, definition.name, plugin.service);
     for (const route of definition.routes ?? []) {
       this.routes.add({ method: route.method, path: route.path, owner: definition.name, summary: route.summary, access: route.access ?? 'protected' }, (c) => route.handler(c, plugin.service));
     }
@@ -279,6 +283,7 @@ export class SvcNode {
 
   private addKernelMethods(): void {
     this.methods.add(discoverMethod(this.methods, VERSION), 'kernel', undefined);
+    for (const method of this.subscriptions.methods()) this.methods.add(method, 'kernel', undefined);
     this.methods.add(
       nodeInfoMethod(() => ({
         version: VERSION,

@@ -15,15 +15,42 @@ import type { Namespace, WriteBatch } from './storage/namespace.js';
  */
 export interface SvcEvents {
   /** A block (produced or imported) and all its state are committed. */
-  'chain:block': { height: number; hash: string; timestamp: number; transactions: number };
+  'chain:block': { height: number; hash: string; timestamp: number; transactions: number; block: CommittedBlock; receipts: readonly CommittedReceipt[] };
   /** A transaction entered the mempool. */
-  'chain:pendingTransaction': { hash: string; from: string; kind: string; nonce: number };
+  'chain:pendingTransaction': { hash: string; from: string; kind: string; nonce: number; transaction: SignedTransaction };
   /** One HTTP body or WebSocket message was answered: each call's method, outcome (`ok` or the error's message) and duration. */
   'rpc:request': { transport: 'http' | 'ws'; calls: readonly RpcCallRecord[] };
   'ws:open': { connections: number };
   'ws:close': { connections: number };
   'node:started': { rpcUrl: string };
   'node:stopping': Record<string, never>;
+}
+
+/** A committed block as events carry it (the chain's wire shape). */
+export interface CommittedBlock {
+  readonly height: number;
+  readonly hash: string;
+  readonly parentHash: string;
+  readonly timestamp: number;
+  readonly chainId: string;
+  readonly proposer: string;
+  readonly proposerKey: string;
+  readonly txRoot: string;
+  readonly stateRoot: string;
+  readonly receiptRoot: string;
+  readonly signature: string;
+  readonly transactions: readonly string[];
+}
+
+export interface CommittedReceipt {
+  readonly transactionHash: string;
+  readonly blockNumber: number;
+  readonly blockHash: string;
+  readonly index: number;
+  readonly from: string;
+  readonly kind: string;
+  readonly status: 'success' | 'failed';
+  readonly error?: { name: string; reason: string };
 }
 
 export interface RpcCallRecord {
@@ -90,7 +117,47 @@ export interface CallContext<Svc = unknown> {
   /** Who the request authenticated as (a token's id with guardrails on), if anyone. */
   readonly principal: string | undefined;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The WebSocket connection the call came on (undefined over HTTP). */
+  readonly connection: Connection | undefined;
 }
+
+/** A WebSocket connection, for methods that push (subscriptions). */
+export interface Connection {
+  readonly id: string;
+  /** Sends a raw JSON text frame; false when the connection is gone. */
+  send(text: string): boolean;
+  /** Runs `listener` once the connection closes (at once if it already has). */
+  onClose(listener: () => void): void;
+  readonly closed: boolean;
+}
+
+/** Where a subscription's events go. */
+export interface SubscriptionSink {
+  readonly id: string;
+  /** Pushes one event as an `svc_subscription` notification. */
+  send(result: unknown): void;
+  /** True once the subscription ended (unsubscribed, or its connection closed). */
+  readonly closed: boolean;
+}
+
+export interface SubscriptionKindSpec<Svc, O extends TSchema> {
+  /** The name clients pass to `svc_subscribe`. */
+  readonly kind: string;
+  readonly summary: string;
+  /** Schema of the optional second `svc_subscribe` param. */
+  readonly options?: O;
+  /** Starts pushing to `sink`; returns what stops it. */
+  start(sink: SubscriptionSink, options: Static<O> | undefined, service: Svc, events: Pick<ScopedEvents, 'on'>): (() => void) | Promise<() => void>;
+}
+
+export interface SubscriptionKind {
+  readonly kind: string;
+  readonly summary: string;
+  readonly options?: TSchema;
+  start(sink: SubscriptionSink, options: unknown, service: unknown, events: Pick<ScopedEvents, 'on'>): (() => void) | Promise<() => void>;
+}
+
+export type SubscriptionFactory<Svc> = <O extends TSchema>(spec: SubscriptionKindSpec<Svc, O>) => SubscriptionKind;
 
 /** A request as request guards see it, before any of its calls runs. */
 export interface GuardRequest {
@@ -250,6 +317,8 @@ export interface PluginDefinition<C extends TSchema = TSchema, Svc = unknown> {
   routes?: readonly RouteSpec<Svc>[];
   /** Checks every request before its calls run (authentication, rate limits), in plugin order. */
   readonly guards?: readonly GuardSpec<Svc>[];
+  /** Event streams clients can `svc_subscribe` to over WebSocket. */
+  subscriptions?(kind: SubscriptionFactory<Svc>): readonly SubscriptionKind[];
   /** Transaction kinds this plugin executes, built with the given factory so handlers see the service's type. */
   txKinds?(kind: TxKindFactory<Svc>): readonly TxKind[];
   /** A reason the node is not ready (reported by /health), or undefined when this plugin is ready. */
@@ -271,6 +340,12 @@ export function pluginMethods(plugin: AnyPlugin): readonly RpcMethod[] {
 export function pluginTxKinds(plugin: AnyPlugin): readonly TxKind[] {
   const txKinds = plugin.txKinds as ((factory: (spec: unknown) => TxKind) => readonly TxKind[]) | undefined;
   return txKinds?.((spec) => spec as TxKind) ?? [];
+}
+
+/** A plugin's subscription kinds, read from its definition without running it. */
+export function pluginSubscriptions(plugin: AnyPlugin): readonly SubscriptionKind[] {
+  const subscriptions = plugin.subscriptions as ((factory: (spec: unknown) => SubscriptionKind) => readonly SubscriptionKind[]) | undefined;
+  return subscriptions?.((spec) => spec as SubscriptionKind) ?? [];
 }
 
 /** A positional parameter. */

@@ -151,7 +151,7 @@ export class Chain {
   }
 
   private announce(tx: SignedTransaction): void {
-    this.options.events.emit('chain:pendingTransaction', { hash: tx.hash, from: tx.from, kind: tx.kind, nonce: tx.nonce });
+    this.options.events.emit('chain:pendingTransaction', { hash: tx.hash, from: tx.from, kind: tx.kind, nonce: tx.nonce, transaction: tx });
   }
 
   /** Builds, signs and commits the next block from the mempool's ready transactions. */
@@ -246,7 +246,7 @@ export class Chain {
     this.options.state.publish(changes, block.height);
     this.current = block;
     this.options.mempool.afterBlock(txs);
-    this.options.events.emit('chain:block', { height: block.height, hash: block.hash, timestamp: block.timestamp, transactions: txs.length });
+    this.options.events.emit('chain:block', { height: block.height, hash: block.hash, timestamp: block.timestamp, transactions: txs.length, block, receipts });
     return block;
   }
 

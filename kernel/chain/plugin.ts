@@ -9,6 +9,7 @@ import { accountKey, readBalances } from '../state/accounts.js';
 import { HistoryPrunedError, WorldState } from '../state/world-state.js';
 import { BlockStore } from './block-store.js';
 import { Chain } from './chain.js';
+import { chainSubscriptions } from './subscriptions.js';
 import { rememberRaw } from './raw-transactions.js';
 import { genesisHash, type GenesisSpec } from './genesis.js';
 import { DEFAULT_MEMPOOL, Mempool } from './mempool.js';
@@ -80,6 +81,7 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
       return chain;
     },
     notReady: (chain) => (chain.synced ? undefined : 'syncing'),
+    subscriptions: (kind) => chainSubscriptions(kind),
     txKinds: (kind) => [
       kind({
         kind: 'transfer',

@@ -27,6 +27,7 @@ export const NodeConfigSchema = Type.Object(
         maxWsConnections: Type.Integer({ minimum: 1, default: 1000, description: 'open WebSocket connections in all' }),
         maxWsConnectionsPerClient: Type.Integer({ minimum: 1, default: 100, description: 'open WebSocket connections per client address' }),
         wsIdleTimeoutSeconds: Type.Integer({ minimum: 1, default: 600, description: 'a WebSocket that sends nothing for this long is closed' }),
+        maxSubscriptionsPerConnection: Type.Integer({ minimum: 1, default: 100, description: 'subscriptions one WebSocket connection may hold' }),
         wsMaxBufferedBytes: Type.Integer({ minimum: 65536, default: 16 * 1024 * 1024, description: 'bytes queued for a slow WebSocket client before it is dropped' }),
       },
       { additionalProperties: false, default: {} },

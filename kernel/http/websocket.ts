@@ -5,6 +5,7 @@ import type { EventBus } from '../events.js';
 import type { Logger } from '../log.js';
 import type { RequestInfo } from '../rpc/engine.js';
 import { refusalBody } from '../rpc/guards.js';
+import type { Connection } from '../plugin.js';
 import { guardRequest, type TransportContext } from './transport.js';
 
 export interface WebSocketLimits {
@@ -17,6 +18,12 @@ export interface WebSocketLimits {
   /** Bytes queued for a client before it is dropped as too slow. */
   readonly maxBuffered: number;
 }
+
+const SLOW_CLIENT_NOTICE = JSON.stringify({
+  jsonrpc: '2.0',
+  method: 'svc_subscriptionError',
+  params: { reason: 'the client reads too slowly: its outgoing buffer is full, so the node closes the connection' },
+});
 
 function refuseUpgrade(socket: Duplex, status: number, reason: string, body = ''): void {
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
@@ -31,6 +38,7 @@ export class WebSocketRpc {
   private readonly server: WebSocketServer;
   private readonly sockets = new Set<WebSocket>();
   private readonly perClient = new Map<string, number>();
+  private connectionCount = 0;
 
   constructor(
     private readonly context: TransportContext,
@@ -63,6 +71,16 @@ export class WebSocketRpc {
 
   private accept(ws: WebSocket, req: IncomingMessage, clientAddress: string, principal: string | undefined): void {
     this.sockets.add(ws);
+    const closeListeners: (() => void)[] = [];
+    let closed = false;
+    const connection: Connection = {
+      id: `${clientAddress}#${++this.connectionCount}`,
+      send: (text) => !closed && this.send(ws, text, clientAddress),
+      onClose: (listener) => (closed ? listener() : void closeListeners.push(listener)),
+      get closed() {
+        return closed;
+      },
+    };
     this.perClient.set(clientAddress, (this.perClient.get(clientAddress) ?? 0) + 1);
     this.events.emit('ws:open', { connections: this.sockets.size });
     const remoteAddress = req.socket.remoteAddress ?? '';
@@ -103,7 +121,7 @@ export class WebSocketRpc {
         // No headers per message: what rate limits would put in headers travels in the error's data.
         if (refusal) return reply(refusalBody(refusal, headerData({ ...guarded.responseHeaders, ...refusal.headers })));
       }
-      const request: RequestInfo = { transport: 'ws', remoteAddress, clientAddress, principal, headers: req.headers, response: {} };
+      const request: RequestInfo = { transport: 'ws', remoteAddress, clientAddress, principal, headers: req.headers, response: {}, connection };
       try {
         reply(this.context.engine.execute(parsed, request));
       } catch (error) {
@@ -113,6 +131,14 @@ export class WebSocketRpc {
     ws.on('error', (error) => this.log.debug({ err: error }, 'websocket error'));
     ws.on('close', () => {
       clearTimeout(idle);
+      closed = true;
+      for (const listener of closeListeners.splice(0)) {
+        try {
+          listener();
+        } catch (error) {
+          this.log.error({ err: error }, 'a WebSocket close listener failed');
+        }
+      }
       this.sockets.delete(ws);
       const left = (this.perClient.get(clientAddress) ?? 1) - 1;
       if (left <= 0) this.perClient.delete(clientAddress);
@@ -121,15 +147,20 @@ export class WebSocketRpc {
     });
   }
 
-  private send(ws: WebSocket, reply: string | undefined, client: string): void {
-    if (reply === undefined || ws.readyState !== ws.OPEN) return;
-    if (ws.bufferedAmount + reply.length > this.limits.maxBuffered) {
-      this.log.warn({ client }, 'websocket client reads too slowly; disconnecting');
+  /** Sends a frame unless the client has fallen too far behind; then it gets a last notice and is dropped. */
+  private send(ws: WebSocket, text: string | undefined, client: string): boolean {
+    if (ws.readyState !== ws.OPEN) return false;
+    if (text === undefined) return true;
+    if (ws.bufferedAmount + text.length > this.limits.maxBuffered) {
+      this.log.warn({ client, buffered: ws.bufferedAmount }, 'websocket client reads too slowly; disconnecting');
+      ws.send(SLOW_CLIENT_NOTICE);
       ws.close(1013, 'client too slow: outgoing buffer full');
-      ws.terminate();
-      return;
+      // Don't wait for a reader that isn't reading: drop the connection after a short grace.
+      setTimeout(() => ws.terminate(), 1000).unref();
+      return false;
     }
-    ws.send(reply);
+    ws.send(text);
+    return true;
   }
 
   /** Closes every connection with 1001 (going away). */

@@ -3,7 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { RpcError, STANDARD_ERRORS, isRpcError } from '../../sdk/errors.js';
 import type { EventBus } from '../events.js';
 import type { Logger } from '../log.js';
-import type { CallContext, RpcCallRecord } from '../plugin.js';
+import type { CallContext, Connection, RpcCallRecord } from '../plugin.js';
 import type { MethodRegistry } from './registry.js';
 
 export type RpcId = string | number | null;
@@ -17,6 +17,8 @@ export interface RequestInfo {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Filled in while the request runs: an HTTP status other than 200 that a single call's error asks for. */
   readonly response: { status?: number };
+  /** The WebSocket connection, when the request came on one. */
+  readonly connection?: Connection;
 }
 
 /** A parsed HTTP body or WebSocket message: either an immediate error reply, or calls to run. */
@@ -212,6 +214,7 @@ export class RpcEngine {
       clientAddress: request.clientAddress,
       principal: request.principal,
       headers: request.headers,
+      connection: request.connection,
     };
     const padded = params.length < method.spec.params.length ? [...params, ...new Array<undefined>(method.spec.params.length - params.length)] : params;
     const result = method.spec.handler(padded, call);

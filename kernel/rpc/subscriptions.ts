@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import Type from 'typebox';
+import { Compile, type Validator } from 'typebox/compile';
+import { domainError } from '../../sdk/errors.js';
+import type { EventBus } from '../events.js';
+import type { Logger } from '../log.js';
+import { param, optionalParam, type Connection, type RpcMethod, type SubscriptionKind, type SubscriptionSink } from '../plugin.js';
+
+interface RegisteredKind {
+  readonly spec: SubscriptionKind;
+  readonly owner: string;
+  readonly service: unknown;
+  readonly options: Validator | undefined;
+}
+
+interface Active {
+  readonly sink: Sink;
+  stop: (() => void) | undefined;
+}
+
+export class DuplicateSubscriptionKindError extends Error {
+  override name = 'DuplicateSubscriptionKindError';
+}
+
+/**
+ * A subscription's outlet. It holds events back until the `svc_subscribe` reply has left, so a
+ * client always learns the id before the first event, and nothing that happened meanwhile is lost.
+ */
+class Sink implements SubscriptionSink {
+  private held: unknown[] | undefined = [];
+  closed = false;
+
+  constructor(
+    readonly id: string,
+    private readonly connection: Connection,
+  ) {}
+
+  send(result: unknown): void {
+    if (this.closed) return;
+    if (this.held) {
+      this.held.push(result);
+      return;
+    }
+    const ok = this.connection.send(`{"jsonrpc":"2.0","method":"svc_subscription","params":{"subscription":"${this.id}","result":${JSON.stringify(result)}}}`);
+    if (!ok) this.closed = true;
+  }
+
+  open(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const result of held) this.send(result);
+  }
+}
+
+/** Subscription kinds from every plugin, and the live subscriptions of every connection. */
+export class SubscriptionRegistry {
+  private readonly kinds = new Map<string, RegisteredKind>();
+  private readonly byConnection = new Map<Connection, Map<string, Active>>();
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly log: Logger,
+    private readonly maxPerConnection: number,
+  ) {}
+
+  add(spec: SubscriptionKind, owner: string, service: unknown): void {
+    const existing = this.kinds.get(spec.kind);
+    if (existing) throw new DuplicateSubscriptionKindError(`subscription kind "${spec.kind}" of plugin "${owner}" is already registered by plugin "${existing.owner}"`);
+    this.kinds.set(spec.kind, { spec, owner, service, options: spec.options ? Compile(spec.options) : undefined });
+  }
+
+  list(): { kind: string; summary: string; owner: string }[] {
+    return [...this.kinds.values()].map((k) => ({ kind: k.spec.kind, summary: k.spec.summary, owner: k.owner }));
+  }
+
+  async subscribe(connection: Connection, kind: string, options: unknown): Promise<string> {
+    const registered = this.kinds.get(kind);
+    if (!registered) throw domainError('invalid_params', `unknown subscription kind "${kind}"; kinds: ${[...this.kinds.keys()].join(', ')}`, { field: 'kind' });
+    if (options !== undefined && registered.options && !registered.options.Check(options)) {
+      const error = registered.options.Errors(options)[0] as { instancePath?: string; message?: string } | undefined;
+      throw domainError('invalid_params', `options ${error?.instancePath || ''} ${error?.message ?? 'are invalid'}`.replace('  ', ' '), { field: 'options' });
+    }
+    if (options !== undefined && !registered.options) throw domainError('invalid_params', `subscription kind "${kind}" takes no options`, { field: 'options' });
+    let active = this.byConnection.get(connection);
+    if (!active) {
+      active = new Map();
+      this.byConnection.set(connection, active);
+      connection.onClose(() => this.closeAll(connection));
+    }
+    if (active.size >= this.maxPerConnection) throw domainError('invalid_params', `a connection may hold at most ${this.maxPerConnection} subscriptions`, { field: 'kind' });
+    const id = `0x${randomBytes(16).toString('hex')}`;
+    const sink = new Sink(id, connection);
+    const entry: Active = { sink, stop: undefined };
+    active.set(id, entry);
+    const scoped = this.bus.scoped(registered.owner);
+    try {
+      const stop = await registered.spec.start(sink, options, registered.service, scoped);
+      entry.stop = () => {
+        stop();
+        scoped.dispose();
+      };
+    } catch (error) {
+      active.delete(id);
+      scoped.dispose();
+      throw error;
+    }
+    if (sink.closed) entry.stop();
+    // Open after the reply to svc_subscribe has gone out (it leaves before the next turn).
+    void nextTurn().then(() => sink.open());
+    return id;
+  }
+
+  unsubscribe(connection: Connection, id: string): boolean {
+    const entry = this.byConnection.get(connection)?.get(id);
+    if (!entry) return false;
+    this.byConnection.get(connection)!.delete(id);
+    entry.sink.closed = true;
+    entry.stop?.();
+    return true;
+  }
+
+  private closeAll(connection: Connection): void {
+    const active = this.byConnection.get(connection);
+    this.byConnection.delete(connection);
+    for (const entry of active?.values() ?? []) {
+      entry.sink.closed = true;
+      try {
+        entry.stop?.();
+      } catch (error) {
+        this.log.error({ err: error }, 'stopping a subscription failed');
+      }
+    }
+  }
+
+  /** `svc_subscribe` and `svc_unsubscribe`, the kernel's methods over this registry. */
+  methods(): RpcMethod[] {
+    const needsWebSocket = (connection: Connection | undefined): Connection => {
+      if (!connection) throw domainError('subscriptions_need_websocket', 'subscriptions are served over WebSocket: connect to ws://<node>/ and subscribe there');
+      return connection;
+    };
+    return [
+      {
+        name: 'svc_subscribe',
+        summary: 'Subscribes this WebSocket connection to a stream of events; returns the subscription id.',
+        description: `Kinds: ${this.list().map((k) => `\`${k.kind}\` (${k.summary})`).join(', ') || 'none'}. Events arrive as {"jsonrpc":"2.0","method":"svc_subscription","params":{"subscription":"<id>","result":{...}}}.`,
+        params: [param('kind', Type.String({ minLength: 1 })), optionalParam('options', Type.Object({}, { additionalProperties: true }))],
+        result: Type.String({ pattern: '^0x[0-9a-f]{32}$' }),
+        errors: ['invalid_params', 'subscriptions_need_websocket'],
+        handler: (params, call) => this.subscribe(needsWebSocket(call.connection), params[0] as string, params[1]),
+      },
+      {
+        name: 'svc_unsubscribe',
+        summary: 'Ends a subscription of this connection: true, or false if it is unknown.',
+        params: [param('subscription', Type.String())],
+        result: Type.Boolean(),
+        errors: ['subscriptions_need_websocket'],
+        handler: (params, call) => this.unsubscribe(needsWebSocket(call.connection), params[0] as string),
+      },
+    ];
+  }
+}
