@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cac } from 'cac';
+import WebSocket from 'ws';
+import { SvcWsClient, type WebSocketConstructor } from '../sdk/ws-client.js';
 import { ASSETS, devnetKey, formatAmountShort, fromHex, generateKeyPair, keyPairFromSecret, parseAmount, RpcError, SvcClient, toHex, type Asset, type KeyPair } from '../sdk/index.js';
 import { VERSION } from '../kernel/version.js';
 
@@ -131,6 +133,23 @@ cli.command('receipt <hash>', "a mined transaction's receipt").action(async (has
   const receipt = await client(options).getTransactionReceipt(String(hash));
   print(options, receipt, () => JSON.stringify(receipt, null, 2));
 });
+
+cli
+  .command('watch <what>', '`watch heads`: print new heads as they come (Ctrl-C stops)')
+  .option('--from <height>', 'first replay stored heads from this height')
+  .action(async (what: string, options: GlobalOptions & { from?: unknown }) => {
+    if (what !== 'heads') throw new UsageError(`unknown stream "${what}" (expected: heads)`);
+    const url = String(options.url ?? process.env.SVC_RPC_URL ?? 'http://127.0.0.1:8545').replace(/^http/, 'ws');
+    const ws = new SvcWsClient({ url, WebSocket: WebSocket as unknown as WebSocketConstructor });
+    const heads = await ws.subscribeHeads(options.from === undefined ? {} : { fromBlock: integerOption(options.from, '--from') });
+    process.on('SIGINT', () => {
+      ws.close();
+      process.exit(0);
+    });
+    for await (const head of heads) {
+      print(options, head, () => `#${head.height} ${head.hash} ${head.transactionCount} tx ${new Date(head.timestamp).toISOString()}`);
+    }
+  });
 
 cli.command('chain-info', 'network, chain id, genesis, head').action(async (options: GlobalOptions) => {
   const info = await client(options).chainInfo();

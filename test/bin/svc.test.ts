@@ -1,6 +1,7 @@
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetKey, generateKeyPair } from '../../sdk/index.js';
 import { run, startNodeProcess, SVC, type RunningNode } from '../helpers/cli.js';
@@ -77,6 +78,22 @@ describe('svc client CLI', () => {
     const unreachable = await run(SVC, ['block-number', '--url', `http://127.0.0.1:${port}`]);
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toBe(`svc: cannot reach http://127.0.0.1:${port}: ECONNREFUSED\n`);
+  });
+
+  it('watch heads prints heads as they come, from a given height, until Ctrl-C', async () => {
+    const child = spawn(process.execPath, [SVC, 'watch', 'heads', '--from', '1', '--url', node.url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.split('\n').length > 4) resolve();
+      }),
+    );
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    const lines = out.trim().split('\n').slice(0, 4);
+    lines.forEach((line, i) => expect(line).toMatch(new RegExp(`^#${i + 1} 0x[0-9a-f]{64} \\d+ tx \\d{4}-`)));
   });
 
   it('shows chain and node info', async () => {

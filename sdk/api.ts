@@ -1,0 +1,122 @@
+import { isValidAddress, normalizeAddress, type Address } from './address.js';
+import { formatAmount, parseUnits, type Asset } from './amount.js';
+import { DOMAIN_ERRORS, RpcError } from './errors.js';
+import type { KeyPair } from './keys.js';
+import { rawTransaction, signTransaction, transferPayload, type Payload, type SignedTransaction } from './transaction.js';
+import type { Balance, BlockView, ChainInfo, FaucetGrant, FaucetStatus, NodeInfo, Receipt, TransactionView } from './views.js';
+
+function checkAddress(value: string, field = 'address'): Address {
+  if (!isValidAddress(value)) throw new RpcError(DOMAIN_ERRORS.invalid_address.code, 'invalid_address', { reason: `${field} is not a valid address (svc1 followed by 40 hex characters)`, field });
+  return normalizeAddress(value);
+}
+
+function checkHash(value: string, field = 'hash'): string {
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(value)) throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', { reason: `${field} must be a 32-byte 0x hex hash`, field });
+  return value.toLowerCase();
+}
+
+function checkBlockTag(value: number | 'latest', field = 'blockNumber'): number | 'latest' {
+  if (value !== 'latest' && !(Number.isSafeInteger(value) && value >= 0)) throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', { reason: `${field} must be a non-negative integer or "latest"`, field });
+  return value;
+}
+
+/**
+ * The typed methods of every first-party RPC method, over any transport: a subclass supplies
+ * `rpcCall`. Parameters are checked before anything is sent; responses are shaped (amounts as bigint
+ * and as human strings).
+ */
+export abstract class SvcApi {
+  /** Calls any method; a JSON-RPC error is thrown as RpcError. */
+  abstract rpcCall<T>(method: string, params?: unknown[]): Promise<T>;
+
+  blockNumber(): Promise<number> {
+    return this.rpcCall<number>('svc_blockNumber');
+  }
+
+  async getBlockByNumber(height: number | 'latest'): Promise<BlockView> {
+    return this.rpcCall<BlockView>('svc_getBlockByNumber', [checkBlockTag(height)]);
+  }
+
+  async getBlockByHash(hash: string): Promise<BlockView> {
+    return this.rpcCall<BlockView>('svc_getBlockByHash', [checkHash(hash)]);
+  }
+
+  /** Balances at the head, or at a past block (within the node's history window). */
+  async getBalance(address: string, blockNumber?: number | 'latest'): Promise<Balance> {
+    const params: unknown[] = [checkAddress(address)];
+    if (blockNumber !== undefined) params.push(checkBlockTag(blockNumber));
+    const wire = await this.rpcCall<{ address: Address; blockNumber: number; omc: string; ogt: string }>('svc_getBalance', params);
+    const omc = parseUnits(wire.omc);
+    const ogt = parseUnits(wire.ogt);
+    return { address: wire.address, blockNumber: wire.blockNumber, omc, ogt, balanceOMC: formatAmount(omc), balanceOGT: formatAmount(ogt) };
+  }
+
+  async getNonce(address: string): Promise<number> {
+    return this.rpcCall<number>('svc_getNonce', [checkAddress(address)]);
+  }
+
+  sendRawTransaction(raw: string): Promise<string> {
+    return this.rpcCall<string>('svc_sendRawTransaction', [raw]);
+  }
+
+  sendTransaction(tx: SignedTransaction): Promise<string> {
+    return this.sendRawTransaction(rawTransaction(tx));
+  }
+
+  /** Signs a transaction of any kind with `key` (nonce and chain id fetched when not given) and sends it. */
+  async signAndSend(key: KeyPair, kind: string, payload: Payload, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
+    const [nonce, chainId] = await Promise.all([options.nonce ?? this.getNonce(key.address), options.chainId ?? this.chainInfo().then((info) => info.chainId)]);
+    const tx = signTransaction({ chainId, kind, nonce, payload }, key);
+    await this.sendTransaction(tx);
+    return tx;
+  }
+
+  /** Sends `amount` base units of `asset` from `key`'s account to `to`. */
+  async transfer(key: KeyPair, to: string, asset: Asset, amount: bigint, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
+    return this.signAndSend(key, 'transfer', transferPayload(checkAddress(to, 'to'), asset, amount), options);
+  }
+
+  async getTransaction(hash: string): Promise<TransactionView> {
+    return this.rpcCall<TransactionView>('svc_getTransaction', [checkHash(hash)]);
+  }
+
+  async getTransactionReceipt(hash: string): Promise<Receipt> {
+    return this.rpcCall<Receipt>('svc_getTransactionReceipt', [checkHash(hash)]);
+  }
+
+  /** Resolves with the receipt once a block includes the transaction; rejects after `timeoutMs`. */
+  async waitForTransaction(hash: string, options: { timeoutMs?: number; pollMs?: number } = {}): Promise<Receipt> {
+    const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+    const poll = options.pollMs ?? 250;
+    for (;;) {
+      try {
+        return await this.getTransactionReceipt(hash);
+      } catch (error) {
+        if (!(error instanceof RpcError) || error.message !== 'not_found') throw error;
+      }
+      if (Date.now() + poll > deadline) throw new RpcError(DOMAIN_ERRORS.not_found.code, 'not_found', { reason: `transaction ${hash} was not mined within ${options.timeoutMs ?? 60_000} ms`, hash });
+      await new Promise((resolve) => setTimeout(resolve, poll));
+    }
+  }
+
+  chainInfo(): Promise<ChainInfo> {
+    return this.rpcCall<ChainInfo>('svc_chainInfo');
+  }
+
+  nodeInfo(): Promise<NodeInfo> {
+    return this.rpcCall<NodeInfo>('svc_nodeInfo');
+  }
+
+  async faucetRequest(address: string): Promise<FaucetGrant> {
+    return this.rpcCall<FaucetGrant>('faucet_request', [checkAddress(address)]);
+  }
+
+  async faucetStatus(address: string): Promise<FaucetStatus> {
+    return this.rpcCall<FaucetStatus>('faucet_status', [checkAddress(address)]);
+  }
+
+  /** The node's OpenRPC document. */
+  discover(): Promise<{ openrpc: string; methods: { name: string }[] }> {
+    return this.rpcCall('rpc.discover');
+  }
+}
