@@ -102,8 +102,10 @@ class LiveSubscription<T> implements Subscription<T> {
     this.waiting = undefined;
   }
 
+  /** Calls `listener` with every event, starting with those that arrived before it was attached. */
   on(listener: (event: T) => void): () => void {
     this.listeners.add(listener);
+    for (const event of this.queue.splice(0)) listener(event);
     return () => this.listeners.delete(listener);
   }
 
@@ -144,6 +146,7 @@ export class SvcWsClient extends SvcApi {
   private readonly pending = new Map<number, Pending>();
   private readonly subscriptions = new Map<string, LiveSubscription<unknown>>();
   private readonly live = new Set<LiveSubscription<unknown>>();
+  private readonly unclaimed = new Map<string, unknown[]>();
   private nextId = 1;
   private closedByUser = false;
   private backoffMs = 100;
@@ -212,8 +215,7 @@ export class SvcWsClient extends SvcApi {
     for (const sub of this.live) {
       try {
         const options = sub.resumeOptions();
-        sub.id = await this.rpcCall<string>('svc_subscribe', options === undefined ? [sub.kind] : [sub.kind, options]);
-        this.subscriptions.set(sub.id, sub);
+        this.register(await this.rpcCall<string>('svc_subscribe', options === undefined ? [sub.kind] : [sub.kind, options]), sub);
       } catch {
         // The connection dropped again; the next reconnect retries.
         return;
@@ -229,7 +231,10 @@ export class SvcWsClient extends SvcApi {
       return;
     }
     if (message.method === 'svc_subscription' && message.params) {
-      this.subscriptions.get(message.params.subscription)?.deliver(message.params.result);
+      const { subscription, result } = message.params;
+      const sub = this.subscriptions.get(subscription);
+      if (sub) sub.deliver(result);
+      else this.holdUnclaimed(subscription, result);
       return;
     }
     const call = typeof message.id === 'number' ? this.pending.get(message.id) : undefined;
@@ -238,6 +243,28 @@ export class SvcWsClient extends SvcApi {
     clearTimeout(call.timer);
     if (message.error) call.reject(toRpcError(message.error));
     else call.resolve(message.result);
+  }
+
+  /**
+   * Events can arrive in the same network read as the `svc_subscribe` reply, before the caller has
+   * its id; they wait here (bounded) until the subscription is registered.
+   */
+  private holdUnclaimed(id: string, result: unknown): void {
+    let held = this.unclaimed.get(id);
+    if (!held) {
+      if (this.unclaimed.size >= 16) this.unclaimed.delete(this.unclaimed.keys().next().value!);
+      held = [];
+      this.unclaimed.set(id, held);
+    }
+    if (held.length < 10_000) held.push(result);
+  }
+
+  private register(id: string, sub: LiveSubscription<unknown>): void {
+    sub.id = id;
+    this.subscriptions.set(id, sub);
+    const held = this.unclaimed.get(id);
+    this.unclaimed.delete(id);
+    for (const result of held ?? []) sub.deliver(result);
   }
 
   override async rpcCall<T>(method: string, params: unknown[] = []): Promise<T> {
@@ -256,8 +283,7 @@ export class SvcWsClient extends SvcApi {
   /** Subscribes to `kind` (`newHeads`, `pendingTransactions`, `receipts`, `syncStatus`, or a plugin's). */
   async subscribe<T = unknown>(kind: string, options?: Record<string, unknown>): Promise<Subscription<T>> {
     const sub = new LiveSubscription<T>(kind, options, (s) => this.end(s as LiveSubscription<unknown>));
-    sub.id = await this.rpcCall<string>('svc_subscribe', options === undefined ? [kind] : [kind, options]);
-    this.subscriptions.set(sub.id, sub as LiveSubscription<unknown>);
+    this.register(await this.rpcCall<string>('svc_subscribe', options === undefined ? [kind] : [kind, options]), sub as LiveSubscription<unknown>);
     this.live.add(sub as LiveSubscription<unknown>);
     return sub;
   }
