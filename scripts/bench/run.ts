@@ -95,6 +95,10 @@ try {
   const svcWs = (await runJson([wsLoad, node.url.replace('http', 'ws'), '4', '64', String(Math.max(3, duration / 2))])) as { callsPerSecond: number };
   rows.push({ name: 'svc_blockNumber, pipelined over 4 WebSockets (64 in flight each)', svc: svcWs.callsPerSecond, ceiling: ceilWs.callsPerSecond, unit: 'calls/s', ratio: svcWs.callsPerSecond / ceilWs.callsPerSecond, target: '>= 90%' });
 
+  // HTTP pipelining over the same handful of connections as the WebSocket run, for comparison.
+  const pipelined = (await runJson([autocannonBin, '-j', '-c', '4', '-p', '64', '-d', String(Math.max(3, duration / 2)), '-m', 'POST', '-H', 'content-type=application/json', '-b', single, node.url])) as { requests: { average: number } };
+  rows.push({ name: 'svc_blockNumber, pipelined over 4 HTTP keep-alive connections (64 in flight each)', svc: pipelined.requests.average, ceiling: Number.NaN, unit: 'calls/s', ratio: Number.NaN, target: 'compare with WebSocket above', extra: '' });
+
   // Guardrails cost: the same authenticated load (token + fresh nonce per request) against a node with
   // guardrails and rate limiting on, and against the plain node above.
   const token = 'bench-token-0123456789abcdef';
@@ -131,6 +135,31 @@ try {
     guarded.child.kill('SIGTERM');
     await new Promise((r) => guarded.child.once('exit', r));
     rmSync(guardedDir, { recursive: true, force: true });
+  }
+
+  // 1,000 newHeads subscribers on one node.
+  const subscriberDir = mkdtempSync(join(tmpdir(), 'svc-bench-subscribers-'));
+  const subscriberConfig = join(subscriberDir, 'config.json');
+  writeFileSync(subscriberConfig, JSON.stringify({ rpc: { maxWsConnections: 5000, maxWsConnectionsPerClient: 5000 } }));
+  const subscriberNode = await startProcess(
+    [join(root, 'dist/bin/svc-node.js'), 'start', '--config', subscriberConfig, '--role', 'validator', '--data-dir', join(subscriberDir, 'data'), '--bind', '127.0.0.1:0', '--block-time', '200', '--log-format', 'json'],
+    /rpc listening on (http:\/\/[0-9.:]+)/,
+  );
+  try {
+    const fanout = (await runJson([join(here, 'subscribers.js'), subscriberNode.url.replace('http', 'ws'), '1000', '30'])) as { subscribers: number; blocks: number; p50Ms: number; p99Ms: number; maxMs: number };
+    rows.push({
+      name: `newHeads to ${fanout.subscribers} WebSocket subscribers: block timestamp to the last subscriber's receipt (${fanout.blocks} blocks)`,
+      svc: fanout.p99Ms,
+      ceiling: Number.NaN,
+      unit: 'ms p99',
+      ratio: Number.NaN,
+      target: 'p99 < 50 ms',
+      extra: `p50 ${fanout.p50Ms} ms, max ${fanout.maxMs} ms; includes building and committing the block`,
+    });
+  } finally {
+    subscriberNode.child.kill('SIGTERM');
+    await new Promise((r) => subscriberNode.child.once('exit', r));
+    rmSync(subscriberDir, { recursive: true, force: true });
   }
 
   // Transfers run against a fresh node of their own, so the chain above doesn't carry their state.
