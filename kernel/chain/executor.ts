@@ -6,7 +6,7 @@ import { TxFailure, type TxContext } from '../plugin.js';
 import { accountKey, assetField, decodeAccount, encodeAccount, type Account } from '../state/accounts.js';
 import { StateOverlay, type StateReader } from '../state/overlay.js';
 import type { PendingReceipt } from './receipts.js';
-import type { TxKindRegistry } from './tx-kinds.js';
+import type { RegisteredTxKind, TxKindRegistry } from './tx-kinds.js';
 import type { Pacer } from '../yield.js';
 
 export interface BlockEnv {
@@ -36,20 +36,14 @@ export interface ExecutionResult {
 }
 
 /** Checks what makes a transaction includable against the state it would run on. Returns the kind's registration. */
-export function checkIncludable(tx: SignedTransaction, state: StateReader, kinds: TxKindRegistry, chainId: string): ReturnType<TxKindRegistry['get']> & object {
+export function checkIncludable(tx: SignedTransaction, state: StateReader, kinds: TxKindRegistry, chainId: string): RegisteredTxKind {
   if (tx.chainId !== chainId) throw new InvalidTransactionError(tx.hash, 'invalid_transaction', `chain id ${tx.chainId} is not this chain's (${chainId})`);
-  const kind = kinds.get(tx.kind);
-  if (!kind) throw new InvalidTransactionError(tx.hash, 'invalid_transaction', `unknown transaction kind "${tx.kind}"`);
-  if (!kind.payload.Check(tx.payload)) {
-    const error = kind.payload.Errors(tx.payload)[0] as { instancePath?: string; message?: string } | undefined;
-    throw new InvalidTransactionError(tx.hash, 'invalid_transaction', `payload of ${tx.kind}: ${error?.instancePath || '/'} ${error?.message ?? 'is invalid'}`);
-  }
-  const refused = kind.spec.authorize?.(tx, tx.payload, kind.service);
-  if (refused) throw new InvalidTransactionError(tx.hash, 'invalid_transaction', refused);
+  const checked = kinds.check(tx);
+  if ('reason' in checked) throw new InvalidTransactionError(tx.hash, 'invalid_transaction', checked.reason);
   const nonce = decodeAccount(state.get(accountKey(tx.from))).nonce;
   if (tx.nonce < nonce) throw new InvalidTransactionError(tx.hash, 'nonce_too_low', `nonce ${tx.nonce} is already used (account nonce is ${nonce})`);
   if (tx.nonce > nonce) throw new InvalidTransactionError(tx.hash, 'nonce_gap', `nonce ${tx.nonce} is ahead of the account nonce ${nonce}`);
-  return kind;
+  return checked.kind;
 }
 
 class Context implements TxContext<unknown> {

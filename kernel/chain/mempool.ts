@@ -89,14 +89,9 @@ export class Mempool {
 
   private addVerified(tx: SignedTransaction): void {
     if (this.byHash.has(tx.hash)) throw domainError('already_known', `transaction ${tx.hash} is already pending`, { hash: tx.hash });
-    const kind = this.deps.kinds.get(tx.kind);
-    if (!kind) throw domainError('invalid_transaction', `unknown transaction kind "${tx.kind}"`);
-    if (!kind.payload.Check(tx.payload)) {
-      const error = kind.payload.Errors(tx.payload)[0] as { instancePath?: string; message?: string } | undefined;
-      throw domainError('invalid_transaction', `payload of ${tx.kind}: ${error?.instancePath || '/'} ${error?.message ?? 'is invalid'}`, { field: error?.instancePath?.slice(1) ?? 'payload' });
-    }
-    const refused = kind.spec.authorize?.(tx, tx.payload, kind.service);
-    if (refused) throw domainError('invalid_transaction', refused);
+    const checked = this.deps.kinds.check(tx);
+    if ('reason' in checked) throw domainError('invalid_transaction', checked.reason, { field: checked.field });
+    const { kind } = checked;
     const account = decodeAccount(this.deps.state.get(accountKey(tx.from)));
     if (tx.nonce < account.nonce) throw domainError('nonce_too_low', `nonce ${tx.nonce} is already used; the next nonce is ${this.nextNonce(tx.from)}`, { expected: this.nextNonce(tx.from) });
     if (tx.nonce >= account.nonce + this.deps.options.maxNonceAhead) {

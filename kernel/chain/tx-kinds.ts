@@ -1,4 +1,5 @@
 import { Compile, type Validator } from 'typebox/compile';
+import type { SignedTransaction } from '../../sdk/transaction.js';
 import type { TxKind } from '../plugin.js';
 
 export interface RegisteredTxKind {
@@ -27,6 +28,18 @@ export class TxKindRegistry {
 
   get(kind: string): RegisteredTxKind | undefined {
     return this.kinds.get(kind);
+  }
+
+  /** The transaction's kind, once its payload and signer pass; otherwise why not (and the field at fault). */
+  check(tx: SignedTransaction): { kind: RegisteredTxKind } | { reason: string; field: string } {
+    const kind = this.kinds.get(tx.kind);
+    if (!kind) return { reason: `unknown transaction kind "${tx.kind}"`, field: 'kind' };
+    if (!kind.payload.Check(tx.payload)) {
+      const error = kind.payload.Errors(tx.payload)[0] as { instancePath?: string; message?: string } | undefined;
+      return { reason: `payload of ${tx.kind}: ${error?.instancePath || '/'} ${error?.message ?? 'is invalid'}`, field: error?.instancePath?.slice(1) || 'payload' };
+    }
+    const refused = kind.spec.authorize?.(tx, tx.payload, kind.service);
+    return refused ? { reason: refused, field: 'signer' } : { kind };
   }
 
   list(): RegisteredTxKind[] {
