@@ -53,10 +53,13 @@ export interface CommittedReceipt {
   readonly error?: { name: string; reason: string };
 }
 
+/** Calls of one request with the same method and outcome (a batch of 100 balance reads is one record). */
 export interface RpcCallRecord {
   /** The method name, or `(unknown)` for a name no plugin registered (keeps label sets bounded). */
   readonly method: string;
   readonly outcome: string;
+  readonly count: number;
+  /** Total seconds of those calls. */
   readonly seconds: number;
 }
 

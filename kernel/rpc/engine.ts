@@ -50,10 +50,34 @@ function joinBatch(replies: readonly Reply[]): Reply {
 
 /** The calls of one request as they finish, for the `rpc:request` event. */
 class CallLog {
-  readonly records: RpcCallRecord[] = [];
+  /** Successful calls tallied per method (a batch is mostly one method); failures one by one. */
+  private readonly ok = new Map<string, { method: string; outcome: string; count: number; seconds: number }>();
+  private readonly failures: RpcCallRecord[] = [];
   single = false;
   httpStatus: number | undefined;
   clock = performance.now();
+
+  succeeded(method: string, seconds: number): void {
+    const tally = this.ok.get(method);
+    if (tally) {
+      tally.count++;
+      tally.seconds += seconds;
+    } else {
+      this.ok.set(method, { method, outcome: 'ok', count: 1, seconds });
+    }
+  }
+
+  failed(method: string, outcome: string, seconds: number): void {
+    this.failures.push({ method, outcome, count: 1, seconds });
+  }
+
+  get empty(): boolean {
+    return this.ok.size === 0 && this.failures.length === 0;
+  }
+
+  records(): RpcCallRecord[] {
+    return this.ok.size === 0 ? this.failures : [...this.ok.values(), ...this.failures];
+  }
 
   /** Seconds since `started`; moves the clock so the next call starts here. */
   tick(started: number): number {
@@ -145,7 +169,7 @@ export class RpcEngine {
 
   private finish(reply: Reply, log: CallLog, request: RequestInfo): Reply {
     if (log.httpStatus !== undefined) request.response.status = log.httpStatus;
-    if (log.records.length > 0) this.options.events.emit('rpc:request', { transport: request.transport, calls: log.records });
+    if (!log.empty) this.options.events.emit('rpc:request', { transport: request.transport, calls: log.records() });
     return reply;
   }
 
@@ -178,7 +202,7 @@ export class RpcEngine {
   }
 
   private succeeded(result: unknown, name: string, idJson: string, hasId: boolean, started: number, records: CallLog): Reply {
-    records.records.push({ method: name, outcome: 'ok', seconds: records.tick(started) });
+    records.succeeded(name, records.tick(started));
     return hasId ? `{"jsonrpc":"2.0","id":${idJson},"result":${result === undefined ? 'null' : JSON.stringify(result)}}` : undefined;
   }
 
@@ -186,7 +210,7 @@ export class RpcEngine {
     const wire = this.toWireError(error, name);
     // A single call's transport-level error (429 from the faucet's per-IP throttle) sets the HTTP status.
     if (records.single && isRpcError(error) && error.httpStatus !== undefined) records.httpStatus = error.httpStatus;
-    records.records.push({ method: this.options.registry.has(name) ? name : '(unknown)', outcome: wire.message, seconds: records.tick(started) });
+    records.failed(this.options.registry.has(name) ? name : '(unknown)', wire.message, records.tick(started));
     return hasId ? errorBody(idJson, wire) : undefined;
   }
 

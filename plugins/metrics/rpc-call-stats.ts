@@ -39,18 +39,20 @@ export class RpcCallStats {
     if (!outcomes) this.calls.set(call.method, (outcomes = new Map()));
     let counts = outcomes.get(call.outcome);
     if (!counts) outcomes.set(call.outcome, (counts = [0, 0]));
-    counts[transport === 'http' ? 0 : 1]++;
+    counts[transport === 'http' ? 0 : 1] += call.count;
     let latency = this.latency.get(call.method);
     if (!latency) this.latency.set(call.method, (latency = { buckets: new Float64Array(this.bounds.length), sum: 0, count: 0 }));
+    // Calls tallied together are placed in the bucket of their mean duration.
+    const mean = call.seconds / call.count;
     const bounds = this.bounds;
     for (let i = 0; i < bounds.length; i++) {
-      if (call.seconds <= bounds[i]!) {
-        latency.buckets[i]!++;
+      if (mean <= bounds[i]!) {
+        latency.buckets[i]! += call.count;
         break;
       }
     }
     latency.sum += call.seconds;
-    latency.count++;
+    latency.count += call.count;
   }
 
   counter(name: string, help: string): CustomMetric {
