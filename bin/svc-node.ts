@@ -112,6 +112,9 @@ cli
       if (p.methods.length) process.stdout.write(`  rpc: ${p.methods.join(', ')}\n`);
       if (p.routes.length) process.stdout.write(`  routes: ${p.routes.join(', ')}\n`);
       if (p.namespaces.length) process.stdout.write(`  storage: ${p.namespaces.join(', ')}\n`);
+      if (p.txKinds.length) process.stdout.write(`  transaction kinds: ${p.txKinds.join(', ')}\n`);
+      if (p.subscriptions.length) process.stdout.write(`  subscriptions: ${p.subscriptions.join(', ')}\n`);
+      if (p.guards.length) process.stdout.write(`  request guards: ${p.guards.join(', ')}\n`);
     }
     for (const name of catalog.planned) process.stdout.write(`${name} — not built yet\n`);
   });

@@ -1,7 +1,7 @@
 import { SvcApi } from './api.js';
 import { RpcError } from './errors.js';
 import { authHeaders, environmentToken, toRpcError } from './wire.js';
-import type { JsonRpcReply, WireError } from './views.js';
+import type { JsonRpcReply } from './views.js';
 
 export interface SvcClientOptions {
   /** Node URL; default `http://127.0.0.1:8545`. */

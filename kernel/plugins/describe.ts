@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { chainPlugin } from '../chain/plugin.js';
 import { TxKindRegistry } from '../chain/tx-kinds.js';
 import { devnetGenesis } from '../chain/genesis.js';
-import { pluginMethods, type AnyPlugin } from '../plugin.js';
+import { pluginMethods, pluginSubscriptions, pluginTxKinds, type AnyPlugin } from '../plugin.js';
 import type { PluginCatalog } from './load.js';
 
 export interface PluginDescription {
@@ -16,6 +16,9 @@ export interface PluginDescription {
   methods: string[];
   routes: string[];
   namespaces: string[];
+  txKinds: string[];
+  subscriptions: string[];
+  guards: string[];
 }
 
 /** What each plugin contributes, read from its definition without running it. */
@@ -32,6 +35,9 @@ export function describePlugin(plugin: AnyPlugin, roles: string[] = []): PluginD
     methods: pluginMethods(plugin).map((m) => m.name),
     routes: (plugin.routes ?? []).map((r) => `${r.method} ${r.path}`),
     namespaces: (plugin.namespaces ?? []).map((n) => n.name),
+    txKinds: pluginTxKinds(plugin).map((k) => k.kind),
+    subscriptions: pluginSubscriptions(plugin).map((k) => k.kind),
+    guards: (plugin.guards ?? []).map((g) => g.name),
   };
 }
 
