@@ -21,12 +21,26 @@ export class WsClient {
     });
   }
 
-  /** Sends raw text and waits for the next message. */
+  /**
+   * Sends raw text and waits for its reply: the message with the request's id (subscription
+   * notifications in between are skipped), or, for a request without an id, the next message.
+   */
   async request(text: string, timeoutMs = 10_000): Promise<unknown> {
-    const index = this.messages.length;
+    let id: unknown;
+    try {
+      const parsed = JSON.parse(text) as { id?: unknown };
+      id = !Array.isArray(parsed) && parsed && typeof parsed === 'object' && 'id' in parsed ? parsed.id : undefined;
+    } catch {
+      id = undefined;
+    }
+    const from = this.messages.length;
     this.socket.send(text);
-    await this.waitForCount(index + 1, timeoutMs);
-    return this.messages[index];
+    const isReply = (m: unknown): boolean => (m as { method?: string }).method === undefined && (id === undefined || (m as { id?: unknown }).id === id || (m as { id?: unknown }).id === null);
+    for (;;) {
+      const found = this.messages.slice(from).find(isReply);
+      if (found !== undefined) return found;
+      await this.waitForCount(this.messages.length + 1, timeoutMs);
+    }
   }
 
   async waitForCount(count: number, timeoutMs = 10_000): Promise<void> {

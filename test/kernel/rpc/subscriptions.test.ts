@@ -87,6 +87,17 @@ describe('WebSocket subscriptions', () => {
     await healthy.close();
   });
 
+  it('caps the subscriptions of one connection', async () => {
+    node = await startTestNode({ storage: 'memory', rpc: { maxSubscriptionsPerConnection: 2 } });
+    const ws = await WsClient.connect(node.wsUrl);
+    expect(await ws.request(request(1, 'svc_subscribe', ['newHeads']))).toMatchObject({ result: expect.any(String) });
+    const second = (await ws.request(request(2, 'svc_subscribe', ['syncStatus']))) as { result: string };
+    expect(await ws.request(request(3, 'svc_subscribe', ['pendingTransactions']))).toMatchObject({ error: { message: 'invalid_params', data: { reason: expect.stringContaining('at most 2') } } });
+    expect(await ws.request(request(4, 'svc_unsubscribe', [second.result]))).toMatchObject({ result: true });
+    expect(await ws.request(request(5, 'svc_subscribe', ['pendingTransactions']))).toMatchObject({ result: expect.any(String) });
+    await ws.close();
+  });
+
   it('subscriptions die with their connection', async () => {
     node = await startTestNode({ storage: 'memory', validator: { blockTime: 20 } });
     const ws = await WsClient.connect(node.wsUrl);
