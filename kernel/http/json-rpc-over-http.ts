@@ -23,7 +23,10 @@ function respond(res: ServerResponse, body: string | undefined, status: number |
     res.end();
     return;
   }
-  res.writeHead(status ?? 200, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  // A flat [name, value, …] list: node copies it as is, where an object is walked key by key.
+  const flat: string[] = ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body))];
+  for (const name in headers) flat.push(name, headers[name]!);
+  res.writeHead(status ?? 200, flat);
   res.end(body);
 }
 
