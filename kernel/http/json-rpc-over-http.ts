@@ -74,7 +74,7 @@ export function handleHttpRpc(req: IncomingMessage, res: ServerResponse, context
     if (context.guards.size > 0) {
       const guarded = guardRequest('http', 'request', clientAddress, req.headers, parsed);
       const refusal = context.guards.run(guarded);
-      headers = { ...cors, ...guarded.responseHeaders };
+      headers = Object.keys(cors).length === 0 ? guarded.responseHeaders : { ...cors, ...guarded.responseHeaders };
       if (refusal) {
         respond(res, refusalBody(refusal), refusal.status, { ...headers, ...refusal.headers });
         return;

@@ -17,6 +17,8 @@ export interface RateDecision {
 interface Usage {
   windowStart: number;
   used: number;
+  /** When the entry last moved to the young end of the LRU (in `take` calls). */
+  touched: number;
 }
 
 /**
@@ -29,6 +31,7 @@ export class RateLimiter {
   private readonly windowMs: number;
   private readonly limitText: string;
   private resetFor = -1;
+  private ticks = 0;
   private resetText = '';
 
   constructor(private readonly settings: RateLimitSettings) {
@@ -43,11 +46,23 @@ export class RateLimiter {
   take(key: string, calls: number, now: number): RateDecision {
     const { limit, burst, maxKeys } = this.settings;
     const windowStart = Math.floor(now / this.windowMs) * this.windowMs;
+    const tick = ++this.ticks;
     let usage = this.usage.get(key);
-    if (usage) this.usage.delete(key);
-    if (!usage || usage.windowStart !== windowStart) usage = { windowStart, used: 0 };
-    this.usage.set(key, usage);
-    if (this.usage.size > maxKeys) this.usage.delete(this.usage.keys().next().value!);
+    if (!usage) {
+      usage = { windowStart, used: 0, touched: tick };
+      this.usage.set(key, usage);
+      if (this.usage.size > maxKeys) this.usage.delete(this.usage.keys().next().value!);
+    } else if (tick - usage.touched > maxKeys / 4) {
+      // Moving a busy key to the young end on every call costs more than the check itself; a key
+      // is refreshed once it has aged a quarter of the LRU, which still keeps active keys in it.
+      this.usage.delete(key);
+      this.usage.set(key, usage);
+      usage.touched = tick;
+    }
+    if (usage.windowStart !== windowStart) {
+      usage.windowStart = windowStart;
+      usage.used = 0;
+    }
     const allowed = usage.used + calls <= limit + burst;
     if (allowed) usage.used += calls;
     const reset = windowStart + this.windowMs;
