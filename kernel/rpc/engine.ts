@@ -111,7 +111,8 @@ class CallLog {
 }
 
 function isPromise<T>(value: unknown): value is Promise<T> {
-  return typeof (value as Promise<T> | null)?.then === 'function';
+  // Most results are primitives or plain objects; test the cheap thing first.
+  return typeof value === 'object' && value !== null && typeof (value as Promise<T>).then === 'function';
 }
 
 function errorBody(idJson: string, error: { code: number; message: string; data?: unknown }): string {
