@@ -162,6 +162,9 @@ export class SvcNode {
     const { node } = this.options.config;
     const log = this.options.log;
     try {
+      if (node.p2p.bootstrapPeers.length > 0 || node.p2p.port !== 30333 || node.p2p.host !== '0.0.0.0') {
+        log.warn({ p2p: node.p2p }, 'peer-to-peer networking is not built yet in this version: the p2p options are checked and stored, nothing listens or dials');
+      }
       this.lock = lockDataDir(node.dataDir);
       this.nodeKeys = await loadOrCreateNodeKeys(node.dataDir);
       log.info({ peerId: this.nodeKeys.peerId, operator: this.nodeKeys.operator.address, dataDir: node.dataDir }, 'node keys loaded');

@@ -14,7 +14,7 @@ export const catalog: PluginCatalog = {
   },
   roles: {
     validator: ['validator', 'metrics'],
-    compute: ['metrics'],
+    compute: ['metrics', 'compute'],
     full: ['metrics'],
   },
   // Named by options and presets already; built by later work (see the issues).
