@@ -15,7 +15,7 @@ import { SubscriptionRegistry } from './rpc/subscriptions.js';
 import type { Logger } from './log.js';
 import { pluginMethods, pluginSubscriptions, pluginTxKinds, type AnyPlugin, type NodeSettings, type PluginContext, type PluginDefinition } from './plugin.js';
 import { orderPlugins } from './plugins/order.js';
-import { effectiveRateLimit, loadPlugins, pluginRequests, type PluginCatalog } from './plugins/load.js';
+import { loadPlugins, pluginRequests, type PluginCatalog } from './plugins/load.js';
 import { RpcEngine } from './rpc/engine.js';
 import { discoverMethod } from './rpc/openrpc.js';
 import { nodeInfoMethod } from './node-info.js';
@@ -107,11 +107,13 @@ export class SvcNode {
       }
       throw new ConfigError(`unknown config key "${key}": not a node setting and not an enabled plugin's name`);
     }
-    // The rate-limit plugin's slice starts from the node's rateLimit settings (SPEC 8 flags).
-    const sliceOf = (name: string): unknown => (name === 'rate-limit' ? { ...effectiveRateLimit(node), ...(slices[name] as object | undefined) } : slices[name]);
+    const sliceOf = (definition: ErasedPlugin): unknown => {
+      const fromNode = definition.configFromNode?.(node);
+      return fromNode ? { ...fromNode, ...(slices[definition.name] as object | undefined) } : slices[definition.name];
+    };
     const loaded = all.map((definition) => ({
       definition,
-      config: checkConfig(definition.config ?? Type.Object({}, { additionalProperties: false }), sliceOf(definition.name) ?? {}, definition.name, origins),
+      config: checkConfig(definition.config ?? Type.Object({}, { additionalProperties: false }), sliceOf(definition) ?? {}, definition.name, origins),
       started: false,
     }));
     return new SvcNode(options, genesis, txKinds, loaded);

@@ -5,6 +5,7 @@ import type { Asset } from '../sdk/amount.js';
 import type { DomainErrorName } from '../sdk/errors.js';
 import type { SignedTransaction } from '../sdk/transaction.js';
 import type { Account } from './state/accounts.js';
+import type { NodeConfig } from './config/schema.js';
 import type { ScopedEvents } from './events.js';
 import type { Logger } from './log.js';
 import type { Namespace, WriteBatch } from './storage/namespace.js';
@@ -308,6 +309,11 @@ export interface PluginDefinition<C extends TSchema = TSchema, Svc = unknown> {
   readonly after?: readonly string[];
   /** Its config slice, found under the plugin's name in the config file. */
   readonly config?: C;
+  /**
+   * Defaults for the slice taken from node-level settings (SPEC flags such as `--rate-limit` that
+   * belong to a plugin); keys given in the plugin's own slice win over them.
+   */
+  configFromNode?(node: NodeConfig): Record<string, unknown>;
   readonly namespaces?: readonly NamespaceSpec[];
   /** Events it emits, name -> description. */
   readonly events?: Readonly<Record<string, string>>;

@@ -57,6 +57,7 @@ function txRoot(hashes: readonly string[]): Hex {
  */
 export class Chain {
   private current: Block | undefined;
+  private genesisBlockHash: string | undefined;
   private producer: string | undefined;
   private commits: Promise<unknown> = Promise.resolve();
 
@@ -64,6 +65,12 @@ export class Chain {
 
   get genesis(): GenesisSpec {
     return this.options.genesis;
+  }
+
+  /** Block 0's hash (known once the chain is open; computing it means hashing the genesis state). */
+  get genesisHash(): string {
+    if (!this.genesisBlockHash) throw new Error('chain is not open');
+    return this.genesisBlockHash;
   }
 
   get head(): Block {
@@ -90,6 +97,7 @@ export class Chain {
   async open(): Promise<{ created: boolean }> {
     const expected = genesisHeader(this.options.genesis);
     const expectedHash = headerHash(expected);
+    this.genesisBlockHash = expectedHash;
     const stored = await this.options.blocks.byHeight(0);
     if (!stored) {
       const block: Block = { ...expected, hash: expectedHash, signature: '0x', transactions: [] };

@@ -11,7 +11,7 @@ import { BlockStore } from './block-store.js';
 import { Chain } from './chain.js';
 import { chainSubscriptions } from './subscriptions.js';
 import { rememberRaw } from './raw-transactions.js';
-import { genesisHash, type GenesisSpec } from './genesis.js';
+import type { GenesisSpec } from './genesis.js';
 import { DEFAULT_MEMPOOL, Mempool } from './mempool.js';
 import { SignaturePool } from './signature-pool.js';
 import { ReceiptSchema } from './receipts.js';
@@ -235,7 +235,7 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
         handler: (_params, { service }) => ({
           network: genesis.network,
           chainId: genesis.chainId,
-          genesisHash: genesisHash(genesis),
+          genesisHash: service.genesisHash,
           validator: genesis.validator,
           head: { height: service.head.height, hash: service.head.hash, timestamp: service.head.timestamp },
           archive: settings.archive,

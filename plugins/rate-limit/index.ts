@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { domainError } from '../../sdk/errors.js';
 import { definePlugin } from '../../kernel/plugin.js';
+import { effectiveRateLimit } from '../../kernel/plugins/load.js';
 import { RateLimiter } from './limiter.js';
 
 export default definePlugin({
@@ -17,6 +18,8 @@ export default definePlugin({
     },
     { additionalProperties: false },
   ),
+  // SPEC 8's --rate-limit* flags are node settings; so are the defaults guardrails bring.
+  configFromNode: (node) => effectiveRateLimit(node),
   init(ctx) {
     ctx.log.info({ limit: ctx.config.limit, windowSeconds: ctx.config.windowSeconds, burst: ctx.config.burst }, 'rate limits on');
     return new RateLimiter(ctx.config);

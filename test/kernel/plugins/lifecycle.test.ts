@@ -5,7 +5,7 @@ import { resolveConfig } from '../../../kernel/config/load.js';
 import { SvcNode } from '../../../kernel/node.js';
 import { definePlugin, param, type AnyPlugin } from '../../../kernel/plugin.js';
 import { captureLog } from '../../helpers/log-capture.js';
-import { rpc, startTestNode, tempDir, type TestNode } from '../../helpers/test-node.js';
+import { rpc, startTestNode, tempDir, waitFor, type TestNode } from '../../helpers/test-node.js';
 
 let running: TestNode | undefined;
 afterEach(async () => {
@@ -87,10 +87,7 @@ describe('plugin lifecycle', () => {
     running = await startTestNode({ storage: 'memory' }, [faulty]);
     const start = (await rpc<number>(running.url, 'svc_blockNumber')).body.result!;
     // Blocks keep coming although a handler of every block throws.
-    for (;;) {
-      if ((await rpc<number>(running.url, 'svc_blockNumber')).body.result! >= start + 2) break;
-      await new Promise((resolve) => running!.node.events.on('chain:block', resolve));
-    }
+    await waitFor(async () => (await rpc<number>(running!.url, 'svc_blockNumber')).body.result!, (h) => h >= start + 2, 10_000, 'two more blocks');
     expect(running.logs.lines.some((l) => l.plugin === 'faulty' && l.event === 'chain:block' && String(l.msg).includes('failed'))).toBe(true);
   });
 
