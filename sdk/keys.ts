@@ -1,7 +1,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { addressFromPublicKey, type Address } from './address.js';
-import { concatBytes, toHex, utf8, type Hex } from './bytes.js';
+import { concatBytes, utf8 } from './bytes.js';
 
 /** An Ed25519 key pair. `secretKey` is the 32-byte seed of RFC 8032. */
 export interface KeyPair {
@@ -46,6 +46,3 @@ export function devnetKey(purpose: 'validator' | 'account' | 'faucet', index: nu
   return keyPairFromSecret(secret);
 }
 
-export function publicKeyHex(pair: KeyPair): Hex {
-  return toHex(pair.publicKey);
-}

@@ -10,8 +10,6 @@ export interface Account {
   bonded: Record<string, bigint>;
 }
 
-export const EMPTY_ACCOUNT: Readonly<Account> = Object.freeze({ omc: 0n, ogt: 0n, nonce: 0, bonded: Object.freeze({}) as Record<string, bigint> });
-
 export function accountKey(address: Address): string {
   return `accounts/${address}`;
 }

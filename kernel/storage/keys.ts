@@ -1,4 +1,4 @@
-import { concatBytes, utf8 } from '../../sdk/bytes.js';
+import { utf8 } from '../../sdk/bytes.js';
 
 /** Fixed-width big-endian u64, so numeric keys sort in numeric order. */
 export function u64Key(value: number | bigint): Uint8Array {
@@ -15,9 +15,6 @@ export function textKey(text: string): Uint8Array {
   return utf8(text);
 }
 
-export function joinKey(...parts: Uint8Array[]): Uint8Array {
-  return concatBytes(...parts);
-}
 
 /** The smallest key greater than every key starting with `prefix` (undefined when none exists). */
 export function prefixEnd(prefix: Uint8Array): Uint8Array | undefined {
