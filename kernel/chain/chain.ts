@@ -1,6 +1,5 @@
 import { checkSignedHeader, headerHash, signHeader, type BlockHeader, type SignedBlockHeader } from '../../sdk/block.js';
 import { fromHex, toHex, type Hex } from '../../sdk/bytes.js';
-import { merkleRoot } from '../../sdk/hash.js';
 import type { KeyPair } from '../../sdk/keys.js';
 import { decodeTransaction, type SignedTransaction } from '../../sdk/transaction.js';
 import { rawOf, rememberRaw } from './raw-transactions.js';
@@ -11,16 +10,15 @@ import type { WorldState } from '../state/world-state.js';
 import type { BlockStore } from './block-store.js';
 import { executeTransactions, InvalidTransactionError } from './executor.js';
 import { genesisHeader, genesisState, type GenesisSpec } from './genesis.js';
-import type { Mempool } from './mempool.js';
-import type { SignaturePool } from './signature-pool.js';
+import { invalidSignature, type Mempool } from './mempool.js';
+import { domainError } from '../../sdk/errors.js';
+import type { TxDecoder } from './tx-decoder.js';
 import { receiptRoot, type Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
 import { verifyEd25519 } from './signatures.js';
 import type { TxKindRegistry } from './tx-kinds.js';
 import { Pacer } from '../yield.js';
-
-/** Transactions (or state writes) handled between two pauses for RPC, while a block is built or committed. */
-const PACE = 200;
+import { merkleRootPaced } from './merkle.js';
 
 export class ChainMismatchError extends Error {
   override name = 'ChainMismatchError';
@@ -36,7 +34,7 @@ export interface ChainOptions {
   readonly blocks: BlockStore;
   readonly state: WorldState;
   readonly mempool: Mempool;
-  readonly signatures: SignaturePool;
+  readonly decoder: TxDecoder;
   readonly kinds: TxKindRegistry;
   readonly genesis: GenesisSpec;
   readonly events: Pick<ScopedEvents, 'emit'>;
@@ -47,8 +45,8 @@ export interface ChainOptions {
 
 const verifyHeaderSignature = (signature: Uint8Array, message: Uint8Array, key: Uint8Array): boolean => verifyEd25519(signature, message, key);
 
-function txRoot(hashes: readonly string[]): Hex {
-  return toHex(merkleRoot(hashes.map((h) => fromHex(h))));
+async function txRoot(hashes: readonly string[], pacer: Pacer): Promise<Hex> {
+  return toHex(await merkleRootPaced(hashes.map((h) => fromHex(h)), pacer));
 }
 
 /**
@@ -152,10 +150,19 @@ export class Chain {
     this.announce(tx);
   }
 
-  /** Admits a transaction from a client or a peer; its signature is verified on a worker thread. */
-  async submitRemote(tx: SignedTransaction): Promise<void> {
-    await this.options.mempool.admit(tx, (signature, message, key) => this.options.signatures.verify(signature, message, key));
+  /**
+   * Admits a raw transaction from a client or a peer: decoded and signature-checked on a worker
+   * thread, then checked against the mempool here. Throws the domain error that says why not.
+   */
+  async submitRaw(raw: Uint8Array): Promise<SignedTransaction> {
+    const decoded = await this.options.decoder.decode(raw);
+    if ('format' in decoded) throw domainError('invalid_transaction', decoded.format, { field: 'rawTransaction' });
+    if ('badSignature' in decoded) throw invalidSignature();
+    const { tx } = decoded;
+    rememberRaw(tx, raw);
+    this.options.mempool.addVerified(tx);
     this.announce(tx);
+    return tx;
   }
 
   private announce(tx: SignedTransaction): void {
@@ -168,10 +175,11 @@ export class Chain {
       const head = this.head;
       const env = { chainId: head.chainId, height: head.height + 1, timestamp };
       const candidates = this.options.mempool.ready(this.options.maxBlockTransactions);
-      const result = await executeTransactions(candidates, env, this.options.state, this.options.kinds, this.options.log, false, new Pacer(PACE));
+      const pacer = new Pacer();
+      const result = await executeTransactions(candidates, env, this.options.state, this.options.kinds, this.options.log, false, pacer);
       for (const rejected of result.rejected) this.options.log.debug({ tx: rejected.hash, reason: rejected.message }, 'left a transaction out of the block');
       const hashes = result.included.map((tx) => tx.hash);
-      const applied = await this.options.state.preview(result.overlay.changes, new Pacer(PACE));
+      const applied = await this.options.state.preview(result.overlay.changes, pacer);
       const header: BlockHeader = {
         chainId: head.chainId,
         height: env.height,
@@ -179,9 +187,9 @@ export class Chain {
         timestamp,
         proposer: key.address,
         proposerKey: toHex(key.publicKey),
-        txRoot: txRoot(hashes),
+        txRoot: await txRoot(hashes, pacer),
         stateRoot: applied.root,
-        receiptRoot: toHex(receiptRoot(result.receipts)),
+        receiptRoot: toHex(await receiptRoot(result.receipts, pacer)),
       };
       return this.commit(signHeader(header, key.secretKey), result.included, result.receipts, result.overlay.changes, applied.undo);
     });
@@ -217,17 +225,18 @@ export class Chain {
         if (!verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), fromHex(tx.publicKey))) reject(`transaction ${tx.hash}: bad signature`);
         txs.push(tx);
       });
-      if (txRoot(block.transactions) !== block.txRoot) reject('transaction root mismatch');
+      const pacer = new Pacer();
+      if ((await txRoot(block.transactions, pacer)) !== block.txRoot) reject('transaction root mismatch');
       const env = { chainId: head.chainId, height: block.height, timestamp: block.timestamp };
       let result;
       try {
-        result = await executeTransactions(txs, env, this.options.state, this.options.kinds, this.options.log, true, new Pacer(PACE));
+        result = await executeTransactions(txs, env, this.options.state, this.options.kinds, this.options.log, true, pacer);
       } catch (error) {
         if (error instanceof InvalidTransactionError) return reject(`transaction ${error.hash}: ${error.message}`);
         throw error;
       }
-      if (toHex(receiptRoot(result.receipts)) !== block.receiptRoot) reject('receipt root mismatch');
-      const applied = await this.options.state.preview(result.overlay.changes, new Pacer(PACE));
+      if (toHex(await receiptRoot(result.receipts, pacer)) !== block.receiptRoot) reject('receipt root mismatch');
+      const applied = await this.options.state.preview(result.overlay.changes, pacer);
       if (applied.root !== block.stateRoot) {
         applied.undo();
         reject(`state root mismatch: executing it gives ${applied.root}`);
@@ -241,7 +250,7 @@ export class Chain {
     const receipts: Receipt[] = pending.map((r) => ({ ...r, blockHash: block.hash }));
     try {
       const batch = this.options.batch();
-      const pacer = new Pacer(PACE);
+      const pacer = new Pacer();
       await this.options.state.stage(changes, block.height, batch, pacer);
       await this.options.state.stagePrune(block.height, batch);
       await this.options.blocks.stage(batch, block, txs.map(rawOf), receipts, pacer);

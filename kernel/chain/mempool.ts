@@ -8,7 +8,7 @@ import type { StateReader } from '../state/overlay.js';
 import { verifyEd25519 } from './signatures.js';
 import type { TxKindRegistry } from './tx-kinds.js';
 
-function invalidSignature(): Error {
+export function invalidSignature(): Error {
   return domainError('invalid_signature', 'the signature does not verify against the public key');
 }
 
@@ -72,14 +72,13 @@ export class Mempool {
   add(tx: SignedTransaction): void {
     this.precheck(tx);
     if (!verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), fromHex(tx.publicKey))) throw invalidSignature();
-    this.addVerified(tx);
+    this.admitChecked(tx);
   }
 
-  /** Like `add`, with the signature verified off the main loop (for transactions from clients and peers). */
-  async admit(tx: SignedTransaction, verify: (signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array) => Promise<boolean>): Promise<void> {
+  /** Like `add`, for a transaction whose signature the caller has verified (off the main loop). */
+  addVerified(tx: SignedTransaction): void {
     this.precheck(tx);
-    if (!(await verify(fromHex(tx.signature), fromHex(tx.hash), fromHex(tx.publicKey)))) throw invalidSignature();
-    this.addVerified(tx);
+    this.admitChecked(tx);
   }
 
   private precheck(tx: SignedTransaction): void {
@@ -87,8 +86,7 @@ export class Mempool {
     if (tx.chainId !== this.deps.chainId) throw domainError('wrong_chain_id', `signed for chain ${tx.chainId}, this is ${this.deps.chainId}`, { expected: this.deps.chainId });
   }
 
-  private addVerified(tx: SignedTransaction): void {
-    if (this.byHash.has(tx.hash)) throw domainError('already_known', `transaction ${tx.hash} is already pending`, { hash: tx.hash });
+  private admitChecked(tx: SignedTransaction): void {
     const checked = this.deps.kinds.check(tx);
     if ('reason' in checked) throw domainError('invalid_transaction', checked.reason, { field: checked.field });
     const { kind } = checked;

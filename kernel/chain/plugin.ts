@@ -1,19 +1,18 @@
 import Type from 'typebox';
 import { normalizeAddress } from '../../sdk/address.js';
-import { fromHex, toHex, type Hex } from '../../sdk/bytes.js';
+import { toHex, type Hex } from '../../sdk/bytes.js';
 import { devnetKey } from '../../sdk/keys.js';
 import { domainError } from '../../sdk/errors.js';
-import { decodeTransaction, TransactionFormatError } from '../../sdk/transaction.js';
+import { decodeTransaction } from '../../sdk/transaction.js';
 import { definePlugin, optionalParam, param } from '../plugin.js';
 import { accountKey, readBalances } from '../state/accounts.js';
 import { HistoryPrunedError, WorldState } from '../state/world-state.js';
 import { BlockStore } from './block-store.js';
 import { Chain } from './chain.js';
 import { chainSubscriptions } from './subscriptions.js';
-import { rememberRaw } from './raw-transactions.js';
 import type { GenesisSpec } from './genesis.js';
 import { DEFAULT_MEMPOOL, Mempool } from './mempool.js';
-import { SignaturePool } from './signature-pool.js';
+import { TxDecoder } from './tx-decoder.js';
 import { ReceiptSchema } from './receipts.js';
 import { AddressSchema, BalanceSchema, BlockSchema, BlockTagSchema, ChainInfoSchema, HashSchema, TransactionSchema, TransferPayloadSchema } from './schemas.js';
 import type { TxKindRegistry } from './tx-kinds.js';
@@ -30,7 +29,7 @@ export interface ChainSettings {
   readonly maxBlockTransactions?: number;
 }
 
-const RawTransactionSchema = Type.String({ pattern: '^0x[0-9a-fA-F]+$', maxLength: 262_144, description: 'a signed transaction, 0x hex of its CBOR encoding' });
+const RawTransactionSchema = Type.String({ pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 262_144, description: 'a signed transaction, 0x hex of its CBOR encoding' });
 
 /**
  * The kernel's own plugin: blocks, world state, mempool, the core `transfer` kind and the RPC methods
@@ -63,9 +62,9 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
       });
       const state = new WorldState(ctx.namespace('state.entries'), ctx.namespace('state.history'), ctx.namespace('state.prunable'), settings);
       const mempool = new Mempool({ state, kinds, chainId: genesis.chainId, options: DEFAULT_MEMPOOL });
-      const signatures = new SignaturePool(1);
-      ctx.signal.addEventListener('abort', () => void signatures.close());
-      const chain = new Chain({ batch: () => ctx.batch(), blocks, state, mempool, signatures, kinds, genesis, events: ctx.events, log: ctx.log, maxBlockTransactions: settings.maxBlockTransactions ?? 20_000 });
+      const decoder = new TxDecoder(1);
+      ctx.signal.addEventListener('abort', () => void decoder.close());
+      const chain = new Chain({ batch: () => ctx.batch(), blocks, state, mempool, decoder, kinds, genesis, events: ctx.events, log: ctx.log, maxBlockTransactions: settings.maxBlockTransactions ?? 20_000 });
       const { created } = await chain.open();
       if (created) {
         ctx.log.info({ genesis: chain.head.hash, chainId: genesis.chainId }, 'wrote genesis block');
@@ -170,23 +169,15 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
         result: HashSchema,
         errors: ['invalid_params', 'invalid_transaction', 'invalid_signature', 'wrong_chain_id', 'nonce_too_low', 'nonce_gap', 'nonce_conflict', 'already_known', 'insufficient_funds', 'mempool_full'],
         handler: async ([raw], { service }) => {
-          let tx;
+          const bytes = Buffer.from(raw.slice(2), 'hex');
           try {
-            const bytes = fromHex(raw);
-            tx = decodeTransaction(bytes);
-            rememberRaw(tx, bytes);
-          } catch (error) {
-            if (error instanceof TransactionFormatError) throw domainError('invalid_transaction', error.message, { field: 'rawTransaction' });
-            throw error;
-          }
-          try {
-            await service.submitRemote(tx);
+            return (await service.submitRaw(bytes)).hash;
           } catch (error) {
             // A mined transaction's nonce is used, so a replay lands here; say what it is.
-            if ((error as Error).message === 'nonce_too_low' && (await service.getReceipt(tx.hash))) throw domainError('already_known', `transaction ${tx.hash} is already mined`, { hash: tx.hash });
+            const hash = (error as Error).message === 'nonce_too_low' ? decodeTransaction(bytes).hash : undefined;
+            if (hash && (await service.getReceipt(hash))) throw domainError('already_known', `transaction ${hash} is already mined`, { hash });
             throw error;
           }
-          return tx.hash;
         },
       }),
       method({

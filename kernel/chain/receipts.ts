@@ -1,8 +1,9 @@
 import Type, { type Static } from 'typebox';
 import { fromHex } from '../../sdk/bytes.js';
 import { encode } from '../../sdk/encoding.js';
-import { merkleRoot } from '../../sdk/hash.js';
 import { addressPattern } from '../../sdk/address.js';
+import type { Pacer } from '../yield.js';
+import { merkleRootPaced } from './merkle.js';
 
 export const ReceiptSchema = Type.Object(
   {
@@ -28,6 +29,11 @@ export function encodeReceiptForRoot(receipt: PendingReceipt): Uint8Array {
   return encode([fromHex(receipt.transactionHash), receipt.index, receipt.status === 'success' ? 1 : 0, receipt.error?.name ?? '', receipt.error?.reason ?? '']);
 }
 
-export function receiptRoot(receipts: readonly PendingReceipt[]): Uint8Array {
-  return merkleRoot(receipts.map(encodeReceiptForRoot));
+export async function receiptRoot(receipts: readonly PendingReceipt[], pacer: Pacer): Promise<Uint8Array> {
+  const leaves: Uint8Array[] = [];
+  for (const receipt of receipts) {
+    leaves.push(encodeReceiptForRoot(receipt));
+    await pacer.step();
+  }
+  return merkleRootPaced(leaves, pacer);
 }

@@ -30,18 +30,29 @@ export function encodeAccount(account: Account): Uint8Array {
   const stored: StoredAccount = { omc: account.omc.toString(), ogt: account.ogt.toString(), nonce: account.nonce };
   const bonds = Object.entries(account.bonded).filter(([, amount]) => amount > 0n);
   if (bonds.length > 0) stored.bonded = Object.fromEntries(bonds.map(([k, v]) => [k, v.toString()]));
-  return encode(stored);
+  const bytes = encode(stored);
+  decoded.set(bytes, { omc: account.omc, ogt: account.ogt, nonce: account.nonce, bonded: Object.fromEntries(bonds) });
+  return bytes;
 }
+
+// State values are immutable byte arrays, read many times per block (mempool checks, execution):
+// remember what each decoded to. Callers get a copy, since they may change it.
+const decoded = new WeakMap<Uint8Array, Account>();
 
 export function decodeAccount(bytes: Uint8Array | undefined): Account {
   if (!bytes) return { omc: 0n, ogt: 0n, nonce: 0, bonded: {} };
-  const stored = decode<StoredAccount>(bytes);
-  return {
-    omc: BigInt(stored.omc),
-    ogt: BigInt(stored.ogt),
-    nonce: stored.nonce,
-    bonded: Object.fromEntries(Object.entries(stored.bonded ?? {}).map(([k, v]) => [k, BigInt(v)])),
-  };
+  let account = decoded.get(bytes);
+  if (!account) {
+    const stored = decode<StoredAccount>(bytes);
+    account = {
+      omc: BigInt(stored.omc),
+      ogt: BigInt(stored.ogt),
+      nonce: stored.nonce,
+      bonded: Object.fromEntries(Object.entries(stored.bonded ?? {}).map(([k, v]) => [k, BigInt(v)])),
+    };
+    decoded.set(bytes, account);
+  }
+  return { omc: account.omc, ogt: account.ogt, nonce: account.nonce, bonded: { ...account.bonded } };
 }
 
 /** Just the two balances as stored (decimal strings of base units): for reads that only report them. */

@@ -61,6 +61,7 @@ describe('signed transfers', () => {
     expect(await failure(client.sendTransaction(transfer(alice, bob.address, before.omc + 1n, {}, nonce)))).toMatchObject({ message: 'insufficient_funds' });
     expect(await failure(client.sendRawTransaction('0x1234'))).toMatchObject({ message: 'invalid_transaction' });
     expect(await failure(client.rpcCall('svc_sendRawTransaction', ['zz']))).toMatchObject({ message: 'invalid_params' });
+    expect(await failure(client.rpcCall('svc_sendRawTransaction', ['0x123']))).toMatchObject({ message: 'invalid_params' });
     const unknownKind = signTransaction({ chainId: 'svc-devnet-1', kind: 'nope', nonce, payload: {} }, alice);
     expect(await failure(client.sendTransaction(unknownKind))).toMatchObject({ message: 'invalid_transaction' });
     const mint = signTransaction({ chainId: 'svc-devnet-1', kind: 'faucet.mint', nonce, payload: { to: alice.address, omc: '1', ogt: '1' } }, alice);
