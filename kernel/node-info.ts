@@ -10,6 +10,7 @@ export const NodeInfoSchema = Type.Object(
     plugins: Type.Array(Type.Object({ name: Type.String(), version: Type.String() }, { additionalProperties: false })),
     capabilities: Type.Array(Type.String()),
     peerId: Type.String({ description: 'libp2p peer id, stable for the data dir' }),
+    listenAddresses: Type.Array(Type.String(), { description: 'libp2p multiaddrs other nodes can dial (with /p2p/<peer id>)' }),
     operator: Type.String({ pattern: '^svc1[0-9a-f]{40}$', description: "this node's operator account" }),
     synced: Type.Boolean(),
   },

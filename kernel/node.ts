@@ -1,6 +1,7 @@
 import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
 import Type from 'typebox';
 import { chainPlugin } from './chain/plugin.js';
+import { p2pPlugin } from './p2p/plugin.js';
 import { TxKindRegistry } from './chain/tx-kinds.js';
 import { devnetGenesis, readGenesisFile, type GenesisSpec } from './chain/genesis.js';
 import { checkConfig, ConfigError } from './config/errors.js';
@@ -97,7 +98,10 @@ export class SvcNode {
     const configured = await loadPlugins(pluginRequests(node, options.catalog), options.catalog, options.baseDir ?? process.cwd(), options.log);
     const txKinds = new TxKindRegistry();
     const chain = chainPlugin(genesis, txKinds, { archive: node.chain.receiptArchive, historyBlocks: node.chain.historyBlocks });
-    const all = orderPlugins([chain as AnyPlugin, ...configured, ...(options.plugins ?? [])]) as ErasedPlugin[];
+    // The peer key is read from the data dir at start, before any plugin's init.
+    let created: SvcNode | undefined;
+    const p2p = p2pPlugin(node.p2p, () => created!.keys.peerKey);
+    const all = orderPlugins([chain as AnyPlugin, p2p as AnyPlugin, ...configured, ...(options.plugins ?? [])]) as ErasedPlugin[];
     const enabled = new Set(all.map((p) => p.name));
     for (const key of Object.keys(slices)) {
       if (enabled.has(key)) continue;
@@ -116,7 +120,8 @@ export class SvcNode {
       config: checkConfig(definition.config ?? Type.Object({}, { additionalProperties: false }), sliceOf(definition) ?? {}, definition.name, origins),
       started: false,
     }));
-    return new SvcNode(options, genesis, txKinds, loaded);
+    created = new SvcNode(options, genesis, txKinds, loaded);
+    return created;
   }
 
   get state(): NodeState {
@@ -153,6 +158,14 @@ export class SvcNode {
     return undefined;
   }
 
+  /** What the plugins add to `/health?verbose`. */
+  private healthDetails(): Record<string, unknown> {
+    const details: Record<string, unknown> = {};
+    if (this.currentState !== 'running') return details;
+    for (const plugin of this.plugins) Object.assign(details, plugin.definition.health?.(plugin.service));
+    return details;
+  }
+
   /** A plugin's service by capability (embedding and tests). */
   service<T>(capability: string): T {
     return this.container.resolve<T>(capability);
@@ -164,9 +177,6 @@ export class SvcNode {
     const { node } = this.options.config;
     const log = this.options.log;
     try {
-      if (node.p2p.bootstrapPeers.length > 0 || node.p2p.port !== 30333 || node.p2p.host !== '0.0.0.0') {
-        log.warn({ p2p: node.p2p }, 'peer-to-peer networking is not built yet in this version: the p2p options are checked and stored, nothing listens or dials');
-      }
       this.lock = lockDataDir(node.dataDir);
       this.nodeKeys = await loadOrCreateNodeKeys(node.dataDir);
       log.info({ peerId: this.nodeKeys.peerId, operator: this.nodeKeys.operator.address, dataDir: node.dataDir }, 'node keys loaded');
@@ -298,6 +308,7 @@ export class SvcNode {
         plugins: this.plugins.map((p) => ({ name: p.definition.name, version: p.definition.version })),
         capabilities: [...new Set(this.plugins.flatMap((p) => [p.definition.name, ...(p.definition.provides ?? [])]))].sort(),
         peerId: this.keys.peerId,
+        listenAddresses: this.container.hasRegistration('p2p') ? this.service<{ listenAddresses: string[] }>('p2p').listenAddresses : [],
         operator: this.keys.operator.address,
         synced: this.notReadyReason() === undefined,
       })),
@@ -309,7 +320,9 @@ export class SvcNode {
   private mountKernelRoutes(): void {
     this.routes.add({ method: 'GET', path: '/health', owner: 'kernel', summary: 'readiness: 200 healthy, or 503 with the reason', access: 'public' }, (c) => {
       const reason = this.notReadyReason();
-      return reason ? c.text(reason, 503) : c.text('healthy', 200);
+      const status = reason ? 503 : 200;
+      if (c.req.query('verbose') === undefined) return c.text(reason ?? 'healthy', status);
+      return c.json({ status: reason ?? 'healthy', role: this.settings.role, ...this.healthDetails() }, status);
     });
   }
 }

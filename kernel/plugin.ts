@@ -16,11 +16,19 @@ import type { Namespace, WriteBatch } from './storage/namespace.js';
  */
 export interface SvcEvents {
   /** A block (produced or imported) and all its state are committed. */
-  'chain:block': { height: number; hash: string; timestamp: number; transactions: number; block: CommittedBlock; receipts: readonly CommittedReceipt[] };
+  'chain:block': { height: number; hash: string; timestamp: number; transactions: number; block: CommittedBlock; receipts: readonly CommittedReceipt[]; rawTransactions: readonly Uint8Array[] };
+  /** The node became synced, or stopped being synced (SPEC 2). */
+  'chain:syncStatus': { synced: boolean; currentBlock: number; highestBlock: number };
   /** A transaction entered the mempool. */
   'chain:pendingTransaction': { hash: string; from: string; kind: string; nonce: number; transaction: SignedTransaction };
   /** One HTTP body or WebSocket message was answered: each call's method, outcome (`ok` or the error's message) and duration. */
   'rpc:request': { transport: 'http' | 'ws'; calls: readonly RpcCallRecord[] };
+  /** Peer-to-peer: the number of connected peers changed (or was re-counted). */
+  'p2p:peers': { peers: number };
+  /** Peer-to-peer: a gossip message was received or published. */
+  'p2p:gossip': { direction: 'in' | 'out' };
+  /** Peer-to-peer: a block from a peer was verified and committed. */
+  'p2p:imported': { height: number; source: 'sync' | 'gossip' };
   'ws:open': { connections: number };
   'ws:close': { connections: number };
   'node:started': { rpcUrl: string };
@@ -332,6 +340,8 @@ export interface PluginDefinition<C extends TSchema = TSchema, Svc = unknown> {
   txKinds?(kind: TxKindFactory<Svc>): readonly TxKind[];
   /** A reason the node is not ready (reported by /health), or undefined when this plugin is ready. */
   notReady?(service: Svc): string | undefined;
+  /** Details this plugin adds to `/health?verbose` (a flat JSON object; keys should not clash). */
+  health?(service: Svc): Record<string, unknown>;
 }
 
 /** Declares a plugin. An identity function that gives the definition its types. */

@@ -58,6 +58,7 @@ export class Chain {
   private genesisBlockHash: string | undefined;
   private producer: string | undefined;
   private commits: Promise<unknown> = Promise.resolve();
+  private peerHead: number | undefined;
 
   constructor(private readonly options: ChainOptions) {}
 
@@ -140,6 +141,20 @@ export class Chain {
     return pending ? { tx: pending } : undefined;
   }
 
+  /** The bytes a transaction travels as (what it arrived as, when it came raw). */
+  rawTransaction(tx: SignedTransaction): Uint8Array {
+    return rawOf(tx);
+  }
+
+  /** A stored block with the raw transactions it lists, as peers that sync from this node get it. */
+  async blockWithTransactions(height: number): Promise<{ block: Block; raws: Uint8Array[] } | undefined> {
+    const block = await this.options.blocks.byHeight(height);
+    if (!block) return undefined;
+    const raws = await Promise.all(block.transactions.map(async (hash) => (await this.options.blocks.transaction(hash))?.raw));
+    if (raws.some((raw) => raw === undefined)) throw new Error(`block ${height} lists a transaction the store does not hold: the database is damaged`);
+    return { block, raws: raws as Uint8Array[] };
+  }
+
   getReceipt(hash: string): Promise<Receipt | undefined> {
     return this.options.blocks.receipt(hash);
   }
@@ -196,6 +211,16 @@ export class Chain {
   }
 
   /**
+   * What is wrong with a block's header on its own (chain id, proposer, hash, signature), or
+   * undefined: the check a peer's block announcement gets before it is believed or passed on.
+   */
+  headerProblem(block: Block): string | undefined {
+    if (block.chainId !== this.head.chainId) return `chain id ${block.chainId} is not ${this.head.chainId}`;
+    if (block.proposerKey !== this.options.genesis.validatorKey) return 'proposer is not the chain validator';
+    return checkSignedHeader(block as SignedBlockHeader, verifyHeaderSignature);
+  }
+
+  /**
    * Verifies and commits a block received from elsewhere: parent link, proposer and its signature,
    * transaction hashes and signatures, then re-execution, which must give the header's roots.
    */
@@ -205,12 +230,10 @@ export class Chain {
       const reject = (reason: string): never => {
         throw new BlockRejectedError(`block ${block.height} (${block.hash}): ${reason}`);
       };
-      if (block.chainId !== head.chainId) reject(`chain id ${block.chainId} is not ${head.chainId}`);
+      const invalidHeader = this.headerProblem(block);
+      if (invalidHeader) reject(invalidHeader);
       if (block.height !== head.height + 1 || block.parentHash !== head.hash) reject(`does not extend head ${head.height} (${head.hash})`);
       if (block.timestamp <= head.timestamp) reject('timestamp is not after its parent');
-      if (block.proposerKey !== this.options.genesis.validatorKey) reject('proposer is not the chain validator');
-      const invalidHeader = checkSignedHeader(block as SignedBlockHeader, verifyHeaderSignature);
-      if (invalidHeader) reject(invalidHeader);
       if (rawTransactions.length !== block.transactions.length) reject('transaction count does not match the block');
       const txs: SignedTransaction[] = [];
       rawTransactions.forEach((raw, i) => {
@@ -248,12 +271,13 @@ export class Chain {
   private async commit(header: SignedBlockHeader, txs: readonly SignedTransaction[], pending: readonly Omit<Receipt, 'blockHash'>[], changes: ReadonlyMap<string, Uint8Array | undefined>, undo: () => void): Promise<Block> {
     const block: Block = { ...header, transactions: txs.map((tx) => tx.hash) };
     const receipts: Receipt[] = pending.map((r) => ({ ...r, blockHash: block.hash }));
+    const raws = txs.map(rawOf);
     try {
       const batch = this.options.batch();
       const pacer = new Pacer();
       await this.options.state.stage(changes, block.height, batch, pacer);
       await this.options.state.stagePrune(block.height, batch);
-      await this.options.blocks.stage(batch, block, txs.map(rawOf), receipts, pacer);
+      await this.options.blocks.stage(batch, block, raws, receipts, pacer);
       await batch.write();
     } catch (error) {
       undo();
@@ -263,7 +287,7 @@ export class Chain {
     this.options.state.publish(changes, block.height);
     this.current = block;
     this.options.mempool.afterBlock(txs);
-    this.options.events.emit('chain:block', { height: block.height, hash: block.hash, timestamp: block.timestamp, transactions: txs.length, block, receipts });
+    this.options.events.emit('chain:block', { height: block.height, hash: block.hash, timestamp: block.timestamp, transactions: txs.length, block, receipts, rawTransactions: raws });
     return block;
   }
 
@@ -284,8 +308,26 @@ export class Chain {
     return this.producer !== undefined;
   }
 
-  /** SPEC 2: synced when within 2 blocks of the best head peers announce; a lone producer is synced. */
+  /** The best head this node's peers announce (undefined while it has none), as the network layer reports it. */
+  get bestPeerHead(): number | undefined {
+    return this.peerHead;
+  }
+
+  reportBestPeerHead(height: number | undefined): void {
+    if (height === this.peerHead) return;
+    const wasSynced = this.synced;
+    this.peerHead = height;
+    if (this.synced !== wasSynced) this.options.events.emit('chain:syncStatus', { synced: this.synced, currentBlock: this.head.height, highestBlock: this.highestKnown });
+  }
+
+  /** The highest block this node knows of: its head, or a peer's if higher. */
+  get highestKnown(): number {
+    return Math.max(this.head.height, this.peerHead ?? 0);
+  }
+
+  /** SPEC 2: synced when within 2 blocks of the best head peers announce; a producer (a validator) is synced. */
   get synced(): boolean {
-    return this.isProducer;
+    if (this.isProducer) return true;
+    return this.peerHead !== undefined && this.head.height + 2 >= this.peerHead;
   }
 }

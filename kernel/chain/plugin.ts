@@ -51,7 +51,11 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
       { name: 'state.history', description: 'utf8 state key ‖ 0x00 ‖ u64 height -> value at that height (empty = absent)' },
       { name: 'state.prunable', description: 'u64 height ‖ utf8 key ‖ 0x00 ‖ u64 old height -> empty: history entry superseded at height' },
     ],
-    events: { 'chain:block': 'a block and all its state are committed', 'chain:pendingTransaction': 'a transaction entered the mempool' },
+    events: {
+      'chain:block': 'a block and all its state are committed',
+      'chain:pendingTransaction': 'a transaction entered the mempool',
+      'chain:syncStatus': 'the node became synced or stopped being synced',
+    },
     async init(ctx) {
       const blocks = new BlockStore({
         blocks: ctx.namespace('chain.blocks'),
@@ -80,6 +84,7 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
       return chain;
     },
     notReady: (chain) => (chain.synced ? undefined : 'syncing'),
+    health: (chain) => ({ head: chain.head.height, headHash: chain.head.hash, lastBlockAgeMs: Math.max(0, Date.now() - chain.head.timestamp), synced: chain.synced }),
     subscriptions: (kind) => chainSubscriptions(kind),
     txKinds: (kind) => [
       kind({

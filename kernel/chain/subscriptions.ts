@@ -108,7 +108,12 @@ export function chainSubscriptions(kind: SubscriptionFactory<Chain>): Subscripti
           sink.send({ synced, currentBlock: chain.head.height });
         };
         report();
-        return events.on('chain:block', report);
+        const offBlock = events.on('chain:block', report);
+        const offStatus = events.on('chain:syncStatus', report);
+        return () => {
+          offBlock();
+          offStatus();
+        };
       },
     }),
   ];

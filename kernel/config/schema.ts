@@ -36,7 +36,8 @@ export const NodeConfigSchema = Type.Object(
       {
         host: Type.String({ minLength: 1, default: '0.0.0.0', description: 'libp2p listen address' }),
         port: Type.Integer({ minimum: 0, maximum: 65535, default: 30333, description: 'libp2p TCP port; 0 picks a free one' }),
-        bootstrapPeers: Type.Array(Type.String({ pattern: MULTIADDR_PATTERN }), { default: [], description: 'multiaddrs of peers to dial at start' }),
+        bootstrapPeers: Type.Array(Type.String({ pattern: MULTIADDR_PATTERN }), { default: [], description: 'multiaddrs of peers to dial at start, and again whenever they drop' }),
+        maxConnections: Type.Integer({ minimum: 1, maximum: 10_000, default: 64, description: 'most open peer connections' }),
       },
       { additionalProperties: false, default: {} },
     ),

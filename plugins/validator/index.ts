@@ -40,5 +40,8 @@ export default definePlugin({
     return new BlockProducer({ chain, key, blockTime: ctx.config.blockTime, log: ctx.log });
   },
   start: (producer) => producer.start(),
+  // A validator whose last block is older than 5 block times is not producing: not healthy.
+  notReady: (producer) => (producer.stalled ? 'stalled' : undefined),
+  health: (producer) => ({ blockTime: producer.blockTime, produced: producer.produced }),
   stop: (producer) => producer.stop(),
 });

@@ -21,6 +21,15 @@ export class BlockProducer {
 
   constructor(private readonly options: ProducerOptions) {}
 
+  get blockTime(): number {
+    return this.options.blockTime;
+  }
+
+  /** True when the head is older than 5 block times (production has stopped or fallen far behind). */
+  get stalled(): boolean {
+    return this.running && Date.now() - this.options.chain.head.timestamp > 5 * this.options.blockTime;
+  }
+
   start(): void {
     this.running = true;
     this.schedule();

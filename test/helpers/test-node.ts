@@ -24,7 +24,7 @@ export function tempDir(prefix = 'svc-test-'): string {
 export async function startTestNode(config: RawConfig = {}, plugins: AnyPlugin[] = [], options: { baseDir?: string } = {}): Promise<TestNode> {
   const ownDir = config.dataDir === undefined;
   const dataDir = (config.dataDir as string | undefined) ?? tempDir();
-  const raw = mergeConfig({ role: 'validator', storage: 'rocksdb', dataDir, rpc: { bind: '127.0.0.1:0', validateResults: true }, validator: { blockTime: 100 } }, config);
+  const raw = mergeConfig({ role: 'validator', storage: 'rocksdb', dataDir, rpc: { bind: '127.0.0.1:0', validateResults: true }, p2p: { host: '127.0.0.1', port: 0 }, validator: { blockTime: 100 } }, config);
   const logs = captureLog();
   const node = await SvcNode.create({ config: resolveConfig(raw), catalog, log: logs.log, plugins, baseDir: options.baseDir });
   await node.start();

@@ -1,0 +1,410 @@
+import { TopicValidatorResult } from '@libp2p/gossipsub';
+import type { Connection, PeerId, Stream } from '@libp2p/interface';
+import { peerIdFromString } from '@libp2p/peer-id';
+import { lpStream } from '@libp2p/utils';
+import { multiaddr } from '@multiformats/multiaddr';
+import { BlockRejectedError, type Chain } from '../chain/chain.js';
+import type { ScopedEvents } from '../events.js';
+import type { Logger } from '../log.js';
+import { createNetwork, type SvcLibp2p } from './network.js';
+import { PeerBook } from './peers.js';
+import { Syncer } from './sync.js';
+import {
+  BLOCKS_PROTOCOL,
+  decodeBundle,
+  decodeRange,
+  decodeStatus,
+  encodeBundle,
+  encodeRange,
+  encodeStatus,
+  MAX_GOSSIP_BLOCK_BYTES,
+  MAX_MESSAGE_BYTES,
+  STATUS_PROTOCOL,
+  topics,
+  type BlockBundle,
+  type Status,
+} from './wire.js';
+import type { PrivateKey } from '@libp2p/interface';
+
+export interface P2pSettings {
+  readonly host: string;
+  readonly port: number;
+  readonly bootstrapPeers: readonly string[];
+  /** Most open connections. */
+  readonly maxConnections: number;
+}
+
+/** A request/response exchange gives up after this long. */
+const REQUEST_TIMEOUT_MS = 15_000;
+/** Peers are asked for their head this often (besides what gossip tells). */
+const STATUS_EVERY_MS = 2_000;
+/** A range response stops adding blocks past this many bytes; the requester asks for the rest. */
+const MAX_RANGE_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** Bootstrap dials back off from this delay up to the next. */
+const DIAL_BACKOFF_MS = [250, 5_000] as const;
+/** Domain errors that prove a gossiped transaction is bad (not merely late or a duplicate). */
+const INVALID_TX = new Set(['invalid_transaction', 'invalid_signature', 'wrong_chain_id']);
+
+export interface PeerView {
+  readonly peerId: string;
+  readonly addresses: string[];
+  readonly direction: 'inbound' | 'outbound';
+  readonly head: { height: number; hash: string } | null;
+}
+
+/**
+ * The node on the peer-to-peer network: finds peers (bootstrap, with redials), checks they are on
+ * this chain (status exchange), keeps up with the best head (range sync, then gossip), and relays
+ * blocks and transactions by gossip.
+ */
+export class P2pService {
+  readonly peers = new PeerBook();
+  private network: SvcLibp2p | undefined;
+  private readonly syncer: Syncer;
+  private readonly topics: { blocks: string; transactions: string };
+  private importQueue: Promise<unknown> = Promise.resolve();
+  private readonly stopController = new AbortController();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly offs: (() => void)[] = [];
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly privateKey: () => PrivateKey,
+    private readonly settings: P2pSettings,
+    private readonly events: ScopedEvents,
+    private readonly log: Logger,
+  ) {
+    this.topics = topics(chain.head.chainId, chain.genesisHash);
+    this.syncer = new Syncer({
+      head: () => this.chain.head.height,
+      peers: this.peers,
+      fetch: (peer, from, count) => this.requestBlocks(peer, from, count),
+      importBlock: (bundle) => this.importInOrder(bundle, 'sync'),
+      misbehaved: (peer, reason) => this.refuse(peer, reason),
+      failed: (peer, reason) => {
+        this.log.debug({ peer, reason }, 'peer did not answer a range request');
+        this.peers.forget(peer);
+        this.reportBestHead();
+      },
+      log,
+    });
+  }
+
+  get peerId(): string {
+    return this.net.peerId.toString();
+  }
+
+  /** The addresses other nodes can dial, each ending in this node's peer id. */
+  get listenAddresses(): string[] {
+    return this.network ? this.network.getMultiaddrs().map((addr) => addr.toString()) : [];
+  }
+
+  /** `svc_syncing`: false when synced, else where the sync started, where it is, where it goes. */
+  syncing(): false | { startingBlock: number; currentBlock: number; highestBlock: number } {
+    if (this.chain.synced) return false;
+    const currentBlock = this.chain.head.height;
+    return { startingBlock: this.syncer.startingBlock ?? currentBlock, currentBlock, highestBlock: this.chain.highestKnown };
+  }
+
+  peerList(): PeerView[] {
+    if (!this.network) return [];
+    const byPeer = new Map<string, PeerView>();
+    for (const connection of this.network.getConnections()) {
+      const id = connection.remotePeer.toString();
+      const view = byPeer.get(id);
+      if (view) view.addresses.push(connection.remoteAddr.toString());
+      else byPeer.set(id, { peerId: id, addresses: [connection.remoteAddr.toString()], direction: connection.direction, head: this.peers.head(id) ?? null });
+    }
+    return [...byPeer.values()];
+  }
+
+  async start(): Promise<void> {
+    const network = await createNetwork({
+      privateKey: this.privateKey(),
+      host: this.settings.host,
+      port: this.settings.port,
+      bootstrapPeers: this.settings.bootstrapPeers,
+      maxConnections: this.settings.maxConnections,
+      isBanned: (peer) => this.peers.isBanned(peer.toString()),
+    });
+    this.network = network;
+    await network.handle(STATUS_PROTOCOL, (stream, connection) => this.answerStatus(stream, connection), { maxInboundStreams: 8 });
+    await network.handle(BLOCKS_PROTOCOL, (stream, connection) => this.answerBlocks(stream, connection), { maxInboundStreams: 8 });
+    const pubsub = network.services.pubsub;
+    pubsub.topicValidators.set(this.topics.blocks, (peer, message) => this.onGossipBlock(peer.toString(), message.data));
+    pubsub.topicValidators.set(this.topics.transactions, (_peer, message) => this.onGossipTransaction(message.data));
+    pubsub.addEventListener('message', () => this.events.emit('p2p:gossip', { direction: 'in' }));
+    network.addEventListener('peer:connect', (event) => void this.exchangeStatus(event.detail));
+    network.addEventListener('peer:disconnect', (event) => {
+      this.peers.forget(event.detail.toString());
+      this.reportPeers();
+    });
+    await network.start();
+    pubsub.subscribe(this.topics.blocks);
+    pubsub.subscribe(this.topics.transactions);
+    for (const address of this.listenAddresses) this.log.info(`p2p listening on ${address}`);
+
+    this.offs.push(
+      this.events.on('chain:pendingTransaction', (event) => this.publishTransaction(event.hash)),
+      this.events.on('chain:block', (event) => {
+        if (this.chain.isProducer) this.publishBlock({ block: { ...event.block, transactions: [...event.block.transactions] }, raws: event.rawTransactions });
+      }),
+    );
+    this.timers.push(setInterval(() => this.refreshStatus(), STATUS_EVERY_MS).unref());
+    if (this.settings.bootstrapPeers.length > 0) void this.keepBootstrapped();
+    this.reportPeers();
+  }
+
+  async stop(): Promise<void> {
+    this.stopController.abort();
+    for (const off of this.offs.splice(0)) off();
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+    await this.network?.stop();
+    await this.syncer.idle();
+    await this.importQueue;
+  }
+
+  /** Health detail: peers and the best head they announce. */
+  health(): Record<string, unknown> {
+    return { peers: this.peerList().length, bestPeerHead: this.peers.bestHeight() ?? null, syncing: this.syncer.active };
+  }
+
+  private get net(): SvcLibp2p {
+    if (!this.network) throw new Error('p2p is not started');
+    return this.network;
+  }
+
+  private status(): Status {
+    const head = this.chain.head;
+    return { chainId: head.chainId, genesis: this.chain.genesisHash, height: head.height, hash: head.hash };
+  }
+
+  /** A peer of another network or genesis: refused, with a reason in the log. */
+  private foreign(status: Status): string | undefined {
+    if (status.chainId !== this.chain.head.chainId) return `it is on chain ${status.chainId}, this node on ${this.chain.head.chainId}`;
+    if (status.genesis !== this.chain.genesisHash) return `its genesis is ${status.genesis}, this node's is ${this.chain.genesisHash}`;
+    return undefined;
+  }
+
+  private learn(peer: string, status: Status): void {
+    const foreign = this.foreign(status);
+    if (foreign) {
+      this.refuse(peer, foreign);
+      return;
+    }
+    this.peers.setHead(peer, { height: status.height, hash: status.hash });
+    this.reportPeers();
+    this.syncer.poke();
+  }
+
+  /** Drops a peer and refuses it for a while (misbehaviour or another network). */
+  private refuse(peer: string, reason: string): void {
+    if (!this.peers.isBanned(peer)) this.log.warn({ peer, reason }, 'refusing peer');
+    this.peers.ban(peer, reason);
+    this.reportPeers();
+    void this.network?.hangUp(peerIdFromString(peer)).catch(() => undefined);
+  }
+
+  private reportPeers(): void {
+    this.reportBestHead();
+    this.events.emit('p2p:peers', { peers: this.network ? this.peerList().length : 0 });
+  }
+
+  private reportBestHead(): void {
+    this.chain.reportBestPeerHead(this.peers.bestHeight());
+  }
+
+  // --- status protocol -------------------------------------------------------------------------
+
+  private async exchangeStatus(peer: PeerId): Promise<void> {
+    if (this.stopController.signal.aborted) return;
+    const id = peer.toString();
+    try {
+      const stream = await this.net.dialProtocol(peer, STATUS_PROTOCOL, { signal: this.requestSignal() });
+      const lp = lpStream(stream, { maxDataLength: 4096 });
+      const signal = this.requestSignal();
+      await lp.write(encodeStatus(this.status()), { signal });
+      const status = decodeStatus((await lp.read({ signal })).subarray());
+      await stream.close().catch(() => undefined);
+      this.learn(id, status);
+    } catch (error) {
+      if (this.stopController.signal.aborted) return;
+      this.log.debug({ peer: id, err: error }, 'status exchange failed');
+    }
+  }
+
+  private async answerStatus(stream: Stream, connection: Connection): Promise<void> {
+    const peer = connection.remotePeer.toString();
+    try {
+      const lp = lpStream(stream, { maxDataLength: 4096 });
+      const signal = this.requestSignal();
+      const theirs = decodeStatus((await lp.read({ signal })).subarray());
+      await lp.write(encodeStatus(this.status()), { signal });
+      await stream.close().catch(() => undefined);
+      this.learn(peer, theirs);
+    } catch (error) {
+      this.log.debug({ peer, err: error }, 'bad status request');
+      stream.abort(error as Error);
+    }
+  }
+
+  private refreshStatus(): void {
+    if (!this.network) return;
+    for (const peer of this.network.getPeers()) void this.exchangeStatus(peer);
+  }
+
+  // --- blocks protocol -------------------------------------------------------------------------
+
+  private async requestBlocks(peer: string, from: number, count: number): Promise<BlockBundle[]> {
+    const signal = this.requestSignal();
+    const stream = await this.net.dialProtocol(peerIdFromString(peer), BLOCKS_PROTOCOL, { signal });
+    try {
+      const lp = lpStream(stream, { maxDataLength: MAX_MESSAGE_BYTES });
+      await lp.write(encodeRange({ from, count }), { signal });
+      const length = (await lp.read({ signal })).subarray()[0];
+      if (length === undefined || length > count) throw new Error(`peer announced ${length} blocks for a range of ${count}`);
+      const bundles: BlockBundle[] = [];
+      for (let i = 0; i < length; i++) {
+        const bundle = decodeBundle((await lp.read({ signal })).subarray());
+        if (bundle.block.height !== from + i || bundle.raws === null) throw new Error(`block ${i} of the range is not height ${from + i} with its transactions`);
+        bundles.push(bundle);
+      }
+      await stream.close().catch(() => undefined);
+      return bundles;
+    } catch (error) {
+      stream.abort(error as Error);
+      throw error;
+    }
+  }
+
+  private async answerBlocks(stream: Stream, connection: Connection): Promise<void> {
+    try {
+      const lp = lpStream(stream, { maxDataLength: 1024 });
+      const signal = this.requestSignal();
+      const { from, count } = decodeRange((await lp.read({ signal })).subarray());
+      const messages: Uint8Array[] = [];
+      let bytes = 0;
+      for (let height = from; height < from + count && height <= this.chain.head.height && bytes < MAX_RANGE_RESPONSE_BYTES; height++) {
+        const bundle = await this.chain.blockWithTransactions(height);
+        if (!bundle) break;
+        const message = encodeBundle(bundle);
+        messages.push(message);
+        bytes += message.length;
+      }
+      // The count goes first (one byte: at most MAX_RANGE), so the requester knows when the range ends.
+      await lp.write(new Uint8Array([messages.length]), { signal });
+      for (const message of messages) await lp.write(message, { signal });
+      await stream.close().catch(() => undefined);
+    } catch (error) {
+      this.log.debug({ peer: connection.remotePeer.toString(), err: error }, 'bad block range request');
+      stream.abort(error as Error);
+    }
+  }
+
+  // --- gossip ----------------------------------------------------------------------------------
+
+  private async onGossipBlock(peer: string, data: Uint8Array): Promise<TopicValidatorResult> {
+    let bundle: BlockBundle;
+    try {
+      bundle = decodeBundle(data);
+    } catch (error) {
+      this.refuse(peer, `gossiped an undecodable block: ${(error as Error).message}`);
+      return TopicValidatorResult.Reject;
+    }
+    const { block } = bundle;
+    const problem = this.chain.headerProblem(block);
+    if (problem) {
+      this.refuse(peer, `gossiped block ${block.height}: ${problem}`);
+      return TopicValidatorResult.Reject;
+    }
+    if (block.height <= this.chain.head.height) return TopicValidatorResult.Ignore;
+    this.peers.setHead(peer, { height: block.height, hash: block.hash });
+    this.reportBestHead();
+    if (block.height === this.chain.head.height + 1 && bundle.raws && !this.syncer.active) {
+      try {
+        await this.importInOrder(bundle, 'gossip');
+      } catch (error) {
+        if (!(error instanceof BlockRejectedError)) throw error;
+        this.refuse(peer, error.message);
+        return TopicValidatorResult.Reject;
+      }
+    } else {
+      this.syncer.poke();
+    }
+    return TopicValidatorResult.Accept;
+  }
+
+  private async onGossipTransaction(raw: Uint8Array): Promise<TopicValidatorResult> {
+    try {
+      await this.chain.submitRaw(raw);
+      return TopicValidatorResult.Accept;
+    } catch (error) {
+      return INVALID_TX.has((error as Error).message) ? TopicValidatorResult.Reject : TopicValidatorResult.Ignore;
+    }
+  }
+
+  /** One import at a time, each the block right after the head; false when it's no longer new. */
+  private importInOrder(bundle: BlockBundle, source: 'sync' | 'gossip'): Promise<boolean> {
+    const run = async (): Promise<boolean> => {
+      if (bundle.block.height <= this.chain.head.height) return false;
+      if (bundle.block.height !== this.chain.head.height + 1 || !bundle.raws) return false;
+      await this.chain.importBlock(bundle.block, bundle.raws);
+      this.events.emit('p2p:imported', { height: bundle.block.height, source });
+      return true;
+    };
+    const result = this.importQueue.then(run, run);
+    this.importQueue = result.catch(() => undefined);
+    return result;
+  }
+
+  private publishBlock(bundle: BlockBundle): void {
+    let data = encodeBundle(bundle);
+    if (data.length > MAX_GOSSIP_BLOCK_BYTES) data = encodeBundle({ block: bundle.block, raws: null });
+    this.publish(this.topics.blocks, data);
+  }
+
+  private publishTransaction(hash: string): void {
+    const tx = this.chain.mempool.get(hash);
+    if (tx) this.publish(this.topics.transactions, this.chain.rawTransaction(tx));
+  }
+
+  private publish(topic: string, data: Uint8Array): void {
+    if (!this.network || this.stopController.signal.aborted) return;
+    this.network.services.pubsub.publish(topic, data).then(
+      () => this.events.emit('p2p:gossip', { direction: 'out' }),
+      // The same content is one message: republishing what a peer already sent is refused, harmlessly.
+      (error: unknown) => this.log.trace({ err: error, topic }, 'gossip not published'),
+    );
+  }
+
+  // --- bootstrap -------------------------------------------------------------------------------
+
+  /** Dials each bootstrap peer until connected, backing off while it is not up, and again after it drops. */
+  private async keepBootstrapped(): Promise<void> {
+    const signal = this.stopController.signal;
+    const nextTry = new Map<string, { at: number; delay: number }>();
+    while (!signal.aborted) {
+      for (const address of this.settings.bootstrapPeers) {
+        const peer = peerIdFromString(address.slice(address.lastIndexOf('/p2p/') + 5));
+        if (this.net.getConnections(peer).length > 0 || this.peers.isBanned(peer.toString())) continue;
+        const due = nextTry.get(address);
+        if (due && due.at > Date.now()) continue;
+        try {
+          await this.net.dial(multiaddr(address), { signal: AbortSignal.any([signal, AbortSignal.timeout(5_000)]) });
+          nextTry.delete(address);
+          this.log.info({ peer: peer.toString() }, 'connected to bootstrap peer');
+        } catch (error) {
+          if (signal.aborted) return;
+          const delay = Math.min(DIAL_BACKOFF_MS[1], due ? due.delay * 2 : DIAL_BACKOFF_MS[0]);
+          nextTry.set(address, { at: Date.now() + delay, delay });
+          this.log[due && due.delay >= DIAL_BACKOFF_MS[1] ? 'debug' : 'info']({ address, retryInMs: delay, reason: (error as Error).message }, 'bootstrap peer not reachable yet');
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, DIAL_BACKOFF_MS[0]).unref());
+    }
+  }
+
+  private requestSignal(): AbortSignal {
+    return AbortSignal.any([this.stopController.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
+  }
+}

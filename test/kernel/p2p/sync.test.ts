@@ -1,0 +1,152 @@
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { devnetKey, SvcClient, UNIT } from '../../../sdk/index.js';
+import { toHex } from '../../../sdk/bytes.js';
+import { loadOrCreateNodeKeys } from '../../../kernel/keys/node-keys.js';
+import type { P2pService } from '../../../kernel/p2p/service.js';
+import type { Chain } from '../../../kernel/chain/chain.js';
+import { startTestNode, tempDir, waitFor, type TestNode } from '../../helpers/test-node.js';
+
+const running: TestNode[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((n) => n.stop()));
+});
+
+async function start(config: Parameters<typeof startTestNode>[0] = {}): Promise<TestNode> {
+  const node = await startTestNode(config);
+  running.push(node);
+  return node;
+}
+
+const p2p = (node: TestNode): P2pService => node.node.service<P2pService>('p2p');
+const chain = (node: TestNode): Chain => node.node.service<Chain>('chain');
+const address = (node: TestNode): string => p2p(node).listenAddresses[0]!;
+
+function follower(validator: TestNode, extra: Parameters<typeof startTestNode>[0] = {}): Promise<TestNode> {
+  return start({ role: 'compute', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [address(validator)] }, ...extra });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('peer-to-peer sync', () => {
+  it('a compute node bootstrapped from a validator reaches its height within seconds and stays within 2 blocks', async () => {
+    const validator = await start({ validator: { blockTime: 100 } });
+    await waitFor(() => chain(validator).head.height, (h) => h >= 10);
+    expect(address(validator)).toMatch(/^\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/12D3Koo/);
+    const compute = await follower(validator);
+    await waitFor(() => chain(compute).head.height, (h) => h >= chain(validator).head.height - 2, 10_000, 'compute node to catch up');
+    // Following the head: sampled at each of the validator's next 10 blocks.
+    const target = chain(validator).head.height + 10;
+    await new Promise<void>((resolve, reject) => {
+      const off = validator.node.events.on('chain:block', (block) => {
+        const gap = block.height - chain(compute).head.height;
+        if (gap > 2) {
+          off();
+          reject(new Error(`compute node fell ${gap} blocks behind at ${block.height}`));
+        } else if (block.height >= target) {
+          off();
+          resolve();
+        }
+      });
+    });
+    const client = new SvcClient(compute.url);
+    expect(await client.rpcCall('svc_syncing')).toBe(false);
+    const peers = await client.rpcCall<{ peerId: string }[]>('svc_peers');
+    expect(peers.map((p) => p.peerId)).toEqual([validator.node.keys.peerId]);
+    expect(await client.rpcCall('svc_nodeInfo')).toMatchObject({ peerId: compute.node.keys.peerId, listenAddresses: [address(compute)], synced: true });
+    // The compute node never produced a block: every block it holds is the validator's.
+    const block = await client.getBlockByNumber(5);
+    expect(block.hash).toBe((await new SvcClient(validator.url).getBlockByNumber(5)).hash);
+  });
+
+  it('a node started after 200 blocks syncs them all, computes the same state root, and a transaction sent to it is mined', async () => {
+    const validator = await start({ validator: { blockTime: 10 } });
+    const vClient = new SvcClient(validator.url);
+    // Some state to agree on: transfers along the way.
+    const alice = devnetKey('account', 3);
+    const bob = devnetKey('account', 4);
+    for (let i = 0; i < 5; i++) await vClient.transfer(alice, bob.address, 'OMC', BigInt(i + 1) * UNIT);
+    await waitFor(() => chain(validator).head.height, (h) => h >= 200, 20_000);
+    const full = await follower(validator, { role: 'full' });
+    await waitFor(() => chain(full).head.height, (h) => h >= 200, 20_000, 'full node to sync 200 blocks');
+    const [ours, theirs] = await Promise.all([new SvcClient(full.url).getBlockByNumber(200), vClient.getBlockByNumber(200)]);
+    expect(ours.stateRoot).toBe(theirs.stateRoot);
+    expect(ours.hash).toBe(theirs.hash);
+    await waitFor(() => full.logs.lines.some((line) => line.msg === 'caught up with peers'), Boolean, 10_000, 'the sync run to end');
+
+    const fClient = new SvcClient(full.url);
+    const sent = await fClient.transfer(bob, alice.address, 'OGT', 7n);
+    const receipt = await vClient.waitForTransaction(sent.hash, { pollMs: 20, timeoutMs: 10_000 });
+    expect(receipt.status).toBe('success');
+    // And the follower sees its own transaction mined, through the blocks it imports.
+    expect((await fClient.waitForTransaction(sent.hash, { pollMs: 20, timeoutMs: 10_000 })).blockHash).toBe(receipt.blockHash);
+  });
+
+  it('a follower restarted from its data dir resumes from where it was', async () => {
+    const validator = await start({ validator: { blockTime: 50 } });
+    await waitFor(() => chain(validator).head.height, (h) => h >= 20);
+    const dataDir = tempDir();
+    const first = await follower(validator, { role: 'full', dataDir });
+    await waitFor(() => chain(first).head.height, (h) => h >= 20, 10_000);
+    const { peerId } = first.node.keys;
+    running.splice(running.indexOf(first), 1);
+    await first.stop();
+    const stoppedAt = (await startTestNode({ role: 'full', dataDir, storage: 'rocksdb' }).then(async (peek) => {
+      const height = chain(peek).head.height;
+      await peek.stop();
+      return height;
+    }));
+    expect(stoppedAt).toBeGreaterThanOrEqual(20);
+    const again = await follower(validator, { role: 'full', dataDir });
+    expect(again.node.keys.peerId).toBe(peerId);
+    expect(chain(again).head.height).toBeGreaterThanOrEqual(stoppedAt);
+    await waitFor(() => chain(again).head.height, (h) => h >= chain(validator).head.height - 2, 10_000, 'restarted follower to catch up');
+  });
+
+  it('refuses a peer on another genesis, and neither side syncs from the other', async () => {
+    const validator = await start({ validator: { blockTime: 50 } });
+    const dir = tempDir();
+    const genesis = join(dir, 'genesis.json');
+    const v = devnetKey('validator', 0);
+    writeFileSync(genesis, JSON.stringify({ chainId: 'svc-devnet-1', timestamp: 1_000, validatorKey: toHex(v.publicKey), validator: v.address, accounts: [] }));
+    const stranger = await start({ network: 'othernet', genesis, role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [address(validator)] } });
+    await waitFor(() => stranger.logs.lines.find((line) => line.msg === 'refusing peer'), (line) => line !== undefined, 10_000);
+    const refusal = stranger.logs.lines.find((line) => line.msg === 'refusing peer')!;
+    expect(String(refusal.reason)).toContain('genesis');
+    await waitFor(() => p2p(validator).peerList().length, (n) => n === 0, 10_000, 'validator to drop the stranger');
+    expect(chain(stranger).head.height).toBe(0);
+    expect(await new SvcClient(stranger.url).rpcCall('svc_syncing')).toMatchObject({ currentBlock: 0 });
+  });
+
+  it('/health is 503 syncing until the bootstrap peer (started later) is reached and caught up, then 200', async () => {
+    const validatorDir = tempDir();
+    const { peerId } = await loadOrCreateNodeKeys(validatorDir);
+    const port = await freePort();
+    const full = await start({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [`/ip4/127.0.0.1/tcp/${port}/p2p/${peerId}`] } });
+    const health = async (): Promise<{ status: number; text: string }> => {
+      const response = await fetch(`${full.url}/health`);
+      return { status: response.status, text: await response.text() };
+    };
+    expect(await health()).toEqual({ status: 503, text: 'syncing' });
+    const verbose = await (await fetch(`${full.url}/health?verbose`)).json();
+    expect(verbose).toMatchObject({ status: 'syncing', role: 'full', head: 0, peers: 0, bestPeerHead: null });
+    await waitFor(() => full.logs.lines.some((line) => line.msg === 'bootstrap peer not reachable yet'), Boolean, 10_000);
+
+    const validator = await start({ dataDir: validatorDir, validator: { blockTime: 50 }, p2p: { host: '127.0.0.1', port } });
+    await waitFor(health, (h) => h.status === 200, 15_000, 'follower to become healthy');
+    expect((await health()).text).toBe('healthy');
+    const detail = (await (await fetch(`${full.url}/health?verbose`)).json()) as Record<string, unknown>;
+    expect(detail).toMatchObject({ status: 'healthy', role: 'full', peers: 1, synced: true });
+    expect(detail.head as number).toBeGreaterThanOrEqual((detail.bestPeerHead as number) - 2);
+    await validator.stop();
+    running.splice(running.indexOf(validator), 1);
+  });
+});
