@@ -161,6 +161,16 @@ cli.command('node-info', 'role, plugins, peer id of the node').action(async (opt
   print(options, info, () => JSON.stringify(info, null, 2));
 });
 
+cli.command('peers', "the node's connected peers and the heads they announce").action(async (options: GlobalOptions) => {
+  const peers = await client(options).peers();
+  print(options, peers, () => (peers.length === 0 ? 'no peers' : peers.map((p) => `${p.peerId}  ${p.direction}  head ${p.head ? p.head.height : '?'}  ${p.addresses.join(' ')}`).join('\n')));
+});
+
+cli.command('syncing', 'whether the node is synced, else its sync progress').action(async (options: GlobalOptions) => {
+  const status = await client(options).syncing();
+  print(options, status, () => (status === false ? 'synced' : `syncing: block ${status.currentBlock} of ${status.highestBlock} (started at ${status.startingBlock})`));
+});
+
 cli
   .command('keys <action>', '`keys new`: generate an Ed25519 key and its address')
   .option('--out <file>', 'write the key to this file (mode 0600) instead of printing the secret')

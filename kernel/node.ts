@@ -2,6 +2,7 @@ import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'a
 import Type from 'typebox';
 import { chainPlugin } from './chain/plugin.js';
 import { p2pPlugin } from './p2p/plugin.js';
+import { bootstrapAddressProblem } from './p2p/addresses.js';
 import { TxKindRegistry } from './chain/tx-kinds.js';
 import { devnetGenesis, readGenesisFile, type GenesisSpec } from './chain/genesis.js';
 import { checkConfig, ConfigError } from './config/errors.js';
@@ -94,6 +95,10 @@ export class SvcNode {
 
   static async create(options: NodeOptions): Promise<SvcNode> {
     const { node, slices, origins } = options.config;
+    node.p2p.bootstrapPeers.forEach((address, i) => {
+      const problem = bootstrapAddressProblem(address);
+      if (problem) throw new ConfigError(`p2p.bootstrapPeers[${i}]: "${address}" ${problem}`);
+    });
     const genesis = node.network === 'devnet' && !node.genesis ? devnetGenesis() : readGenesisFile(node.genesis!, node.network);
     const configured = await loadPlugins(pluginRequests(node, options.catalog), options.catalog, options.baseDir ?? process.cwd(), options.log);
     const txKinds = new TxKindRegistry();

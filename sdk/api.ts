@@ -3,7 +3,7 @@ import { formatAmount, parseUnits, type Asset } from './amount.js';
 import { DOMAIN_ERRORS, RpcError } from './errors.js';
 import type { KeyPair } from './keys.js';
 import { rawTransaction, signTransaction, transferPayload, type Payload, type SignedTransaction } from './transaction.js';
-import type { Balance, BlockView, ChainInfo, FaucetGrant, FaucetStatus, NodeInfo, Receipt, TransactionView } from './views.js';
+import type { Balance, BlockView, ChainInfo, FaucetGrant, FaucetStatus, NodeInfo, PeerInfo, Receipt, SyncStatus, TransactionView } from './views.js';
 
 function checkAddress(value: string, field = 'address'): Address {
   if (!isValidAddress(value)) throw new RpcError(DOMAIN_ERRORS.invalid_address.code, 'invalid_address', { reason: `${field} is not a valid address (svc1 followed by 40 hex characters)`, field });
@@ -105,6 +105,15 @@ export abstract class SvcApi {
 
   nodeInfo(): Promise<NodeInfo> {
     return this.rpcCall<NodeInfo>('svc_nodeInfo');
+  }
+
+  peers(): Promise<PeerInfo[]> {
+    return this.rpcCall<PeerInfo[]>('svc_peers');
+  }
+
+  /** False when the node is synced (SPEC 2), else where its sync started, stands and goes. */
+  syncing(): Promise<SyncStatus> {
+    return this.rpcCall<SyncStatus>('svc_syncing');
   }
 
   async faucetRequest(address: string): Promise<FaucetGrant> {

@@ -84,9 +84,23 @@ export interface NodeInfo {
   plugins: { name: string; version: string }[];
   capabilities: string[];
   peerId: string;
+  /** libp2p multiaddrs other nodes can dial, each ending in `/p2p/<peerId>`. */
+  listenAddresses: string[];
   operator: Address;
   synced: boolean;
 }
+
+/** A connected peer (`svc_peers`). */
+export interface PeerInfo {
+  peerId: string;
+  addresses: string[];
+  direction: 'inbound' | 'outbound';
+  /** The head it last announced, if any yet. */
+  head: { height: number; hash: string } | null;
+}
+
+/** `svc_syncing`: false when synced, else the sync's progress. */
+export type SyncStatus = false | { startingBlock: number; currentBlock: number; highestBlock: number };
 
 export interface FaucetGrant {
   omcMinted: string;

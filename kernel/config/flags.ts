@@ -1,6 +1,7 @@
 import { ConfigError } from './errors.js';
 import type { RawConfig } from './load.js';
 import { MULTIADDR_PATTERN, ROLES } from './schema.js';
+import { bootstrapAddressProblem } from '../p2p/addresses.js';
 
 type Parse = (value: unknown, flag: string) => unknown;
 
@@ -57,6 +58,8 @@ const multiaddrs: Parse = (value, flag) => {
     if (port < 1 || port > 65535) throw new ConfigError(`${flag}: "${item}" has port ${port}, expected 1 to 65535`);
     const [, proto, host] = item.split('/');
     if (proto === 'ip4' && !/^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/.test(host!)) throw new ConfigError(`${flag}: "${item}" has an invalid IPv4 address`);
+    const problem = bootstrapAddressProblem(item);
+    if (problem) throw new ConfigError(`${flag}: "${item}" ${problem}`);
   }
   return items;
 };

@@ -134,12 +134,22 @@ export class P2pService {
     pubsub.topicValidators.set(this.topics.blocks, (peer, message) => this.onGossipBlock(peer.toString(), message.data));
     pubsub.topicValidators.set(this.topics.transactions, (_peer, message) => this.onGossipTransaction(message.data));
     pubsub.addEventListener('message', () => this.events.emit('p2p:gossip', { direction: 'in' }));
-    network.addEventListener('peer:connect', (event) => void this.exchangeStatus(event.detail));
+    network.addEventListener('peer:connect', (event) => {
+      // The gater turns refused peers away; this also covers a connection that raced the refusal.
+      if (this.peers.isBanned(event.detail.toString())) void network.hangUp(event.detail).catch(() => undefined);
+      else void this.exchangeStatus(event.detail);
+    });
     network.addEventListener('peer:disconnect', (event) => {
       this.peers.forget(event.detail.toString());
       this.reportPeers();
     });
-    await network.start();
+    try {
+      await network.start();
+    } catch (error) {
+      // libp2p reports only that the listen address failed, not why.
+      const why = (error as Error).name === 'UnsupportedListenAddressesError' ? 'the port is in use, or the address is not on this machine' : (error as Error).message;
+      throw new Error(`--p2p-port ${this.settings.port}: cannot listen on ${this.settings.host} (${why})`);
+    }
     pubsub.subscribe(this.topics.blocks);
     pubsub.subscribe(this.topics.transactions);
     for (const address of this.listenAddresses) this.log.info(`p2p listening on ${address}`);
@@ -187,6 +197,10 @@ export class P2pService {
   }
 
   private learn(peer: string, status: Status): void {
+    if (this.peers.isBanned(peer)) {
+      void this.network?.hangUp(peerIdFromString(peer)).catch(() => undefined);
+      return;
+    }
     const foreign = this.foreign(status);
     if (foreign) {
       this.refuse(peer, foreign);

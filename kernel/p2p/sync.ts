@@ -104,6 +104,10 @@ export class Syncer {
       if (bundles instanceof Error) {
         deps.failed(job.peer, `range ${job.from}+${job.count}: ${bundles.message}`);
         restart = true;
+      } else if (bundles.length === 0) {
+        // A peer that announces a head but serves nothing of it would keep the sync asking forever.
+        deps.failed(job.peer, `returned no blocks of range ${job.from}+${job.count}`);
+        restart = true;
       } else {
         for (const bundle of bundles) {
           try {

@@ -8,7 +8,7 @@ const CONTENT_TYPE = 'text/plain; version=0.0.4';
 export default definePlugin({
   name: 'metrics',
   version: '1.0.0',
-  description: 'Prometheus metrics at GET /metrics: RPC calls and latency, head height, WebSocket connections, process',
+  description: 'Prometheus metrics at GET /metrics: RPC calls and latency, head height, peers, sync, gossip, WebSocket connections, process',
   requires: ['chain'],
   init(ctx) {
     const registry = new Registry();
@@ -19,7 +19,22 @@ export default definePlugin({
     const head = new Gauge({ name: 'svc_chain_head_height', help: 'height of the head block', registers: [registry] });
     const blocks = new Counter({ name: 'svc_chain_blocks_total', help: 'blocks committed since start', registers: [registry] });
     const connections = new Gauge({ name: 'svc_ws_connections', help: 'open WebSocket connections', registers: [registry] });
-    head.set(ctx.use('chain').head.height);
+    const chain = ctx.use('chain');
+    head.set(chain.head.height);
+    const peers = new Gauge({ name: 'svc_p2p_peers', help: 'connected peers', registers: [registry] });
+    new Gauge({
+      name: 'svc_sync_highest_block',
+      help: 'highest block this node knows of: its head, or the best head a peer announced',
+      registers: [registry],
+      collect() {
+        this.set(chain.highestKnown);
+      },
+    });
+    const imported = new Counter({ name: 'svc_p2p_blocks_imported_total', help: 'blocks from peers verified and committed, by how they came', labelNames: ['source'], registers: [registry] });
+    const gossip = new Counter({ name: 'svc_p2p_gossip_messages_total', help: 'gossip messages received (in) and published (out)', labelNames: ['direction'], registers: [registry] });
+    ctx.events.on('p2p:peers', (event) => peers.set(event.peers));
+    ctx.events.on('p2p:imported', (event) => imported.inc({ source: event.source }));
+    ctx.events.on('p2p:gossip', (event) => gossip.inc({ direction: event.direction }));
     ctx.events.on('rpc:request', (request) => {
       for (const call of request.calls) stats.record(call, request.transport);
     });

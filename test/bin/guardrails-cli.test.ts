@@ -23,7 +23,7 @@ describe('guardrails from the command line', () => {
     dirs.push(dataDir);
     const token = 'cli-token-0123456789abcdef';
     const node = await new Promise<{ url: string; stop: () => Promise<number | null> }>((resolve, reject) => {
-      const child = spawn(process.execPath, [SVC_NODE, 'start', '--log-format', 'json', '--role', 'validator', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--guardrails', 'true', '--block-time', '100'], {
+      const child = spawn(process.execPath, [SVC_NODE, 'start', '--log-format', 'json', '--role', 'validator', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--guardrails', 'true', '--block-time', '100'], {
         env: { ...process.env, SVC_RPC_TOKENS: token },
       });
       let out = '';

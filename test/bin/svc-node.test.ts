@@ -54,6 +54,19 @@ describe('svc-node start', () => {
     }
   });
 
+  it('refuses a p2p port it cannot open, naming --p2p-port, and leaves nothing running', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const result = await run(SVC_NODE, ['start', '--data-dir', dir(), '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', String(port), '--log-level', 'silent']);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(new RegExp(`--p2p-port ${port}: cannot listen on 127.0.0.1 \\(the port is in use`));
+    } finally {
+      blocker.close();
+    }
+  });
+
   it.each([
     [['--role', 'miner'], /--role: unknown value "miner" \(expected validator, compute, full\)/],
     [['--bind', 'localhost'], /--bind: expected host:port/],
@@ -65,6 +78,7 @@ describe('svc-node start', () => {
     [['--storage', 'leveldb'], /--storage: unknown value "leveldb"/],
     [['--bootstrap-peers', '/ip4/1.2.3.4/tcp/1'], /--bootstrap-peers: "\/ip4\/1.2.3.4\/tcp\/1" is not a multiaddr/],
     [['--bootstrap-peers', '/ip4/300.2.3.4/tcp/1/p2p/12D3KooWNTF2FeepLMsAdNxVonZGkHq5F8kWSW5EncP8LfNKskWW'], /invalid IPv4/],
+    [['--bootstrap-peers', `/ip4/1.2.3.4/tcp/1/p2p/${'1'.repeat(43)}`], /--bootstrap-peers: ".*" does not end in a valid peer id/],
     [['--log-format', 'xml'], /--log-format: unknown value "xml"/],
     [['--network', 'testnet'], /needs --genesis/],
     [['--role', 'validator', '--role', 'full'], /--role: given more than once/],
@@ -91,6 +105,13 @@ describe('svc-node start', () => {
     const badResult = await run(SVC_NODE, ['start', '--config', bad, '--data-dir', join(d, 'data2')]);
     expect(badResult.code).toBe(2);
     expect(badResult.stderr).toContain('config key "rpc.maxBatch": must be >= 1');
+
+    const badPeer = join(d, 'bad-peer.json');
+    writeFileSync(badPeer, JSON.stringify({ p2p: { bootstrapPeers: [`/ip4/127.0.0.1/tcp/4001/p2p/${'1'.repeat(43)}`] } }));
+    const badPeerResult = await run(SVC_NODE, ['start', '--config', badPeer, '--data-dir', join(d, 'data3')]);
+    expect(badPeerResult.code).toBe(2);
+    expect(badPeerResult.stderr).toContain('p2p.bootstrapPeers[0]: "/ip4/127.0.0.1/tcp/4001/p2p/111');
+    expect(badPeerResult.stderr).toContain('does not end in a valid peer id');
 
     const typo = join(d, 'typo.json');
     writeFileSync(typo, '{ "rpc": { "bnd": "127.0.0.1:0" } }');

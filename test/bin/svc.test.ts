@@ -98,7 +98,10 @@ describe('svc client CLI', () => {
 
   it('shows chain and node info', async () => {
     expect(JSON.parse((await svc('chain-info', '--json')).stdout)).toMatchObject({ chainId: 'svc-devnet-1', network: 'devnet' });
-    expect(JSON.parse((await svc('node-info', '--json')).stdout)).toMatchObject({ role: 'validator' });
+    expect(JSON.parse((await svc('node-info', '--json')).stdout)).toMatchObject({ role: 'validator', listenAddresses: [expect.stringMatching(/^\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\//)] });
+    expect((await svc('syncing')).stdout.trim()).toBe('synced');
+    expect(JSON.parse((await svc('peers', '--json')).stdout)).toEqual([]);
+    expect((await svc('peers')).stdout.trim()).toBe('no peers');
     expect(Number((await svc('nonce', devnetKey('account', 9).address)).stdout.trim())).toBe(0);
   });
 });

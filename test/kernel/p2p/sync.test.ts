@@ -90,6 +90,23 @@ describe('peer-to-peer sync', () => {
     expect((await fClient.waitForTransaction(sent.hash, { pollMs: 20, timeoutMs: 10_000 })).blockHash).toBe(receipt.blockHash);
   });
 
+  it('a faucet grant on a full node reaches the validator by gossip and is mined; metrics count peers, imports and gossip', async () => {
+    const validator = await start({ validator: { blockTime: 50 } });
+    const full = await follower(validator, { role: 'full' });
+    await waitFor(() => chain(full).synced, Boolean, 10_000);
+    const recipient = devnetKey('account', 7).address.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
+    const fClient = new SvcClient(full.url);
+    const grant = await fClient.faucetRequest(recipient);
+    const receipt = await new SvcClient(validator.url).waitForTransaction(grant.txHash, { pollMs: 20, timeoutMs: 10_000 });
+    expect(receipt.status).toBe('success');
+    await waitFor(() => fClient.getBalance(recipient), (b) => b.omc === 10n * UNIT, 10_000, 'the grant to show on the full node');
+    const metrics = await (await fetch(`${full.url}/metrics`)).text();
+    expect(metrics).toMatch(/^svc_p2p_peers 1$/m);
+    expect(metrics).toMatch(/^svc_p2p_blocks_imported_total\{source="(sync|gossip)"\} [1-9]\d*$/m);
+    expect(metrics).toMatch(/^svc_p2p_gossip_messages_total\{direction="out"\} [1-9]\d*$/m);
+    expect(metrics).toMatch(/^svc_sync_highest_block [1-9]\d*$/m);
+  });
+
   it('a follower restarted from its data dir resumes from where it was', async () => {
     const validator = await start({ validator: { blockTime: 50 } });
     await waitFor(() => chain(validator).head.height, (h) => h >= 20);
