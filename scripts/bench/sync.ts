@@ -1,0 +1,119 @@
+// Sync throughput: a validator builds a chain of BENCH_SYNC_BLOCKS blocks (default 5,000) holding
+// BENCH_SYNC_TRANSFERS signed transfers (default 100,000); then a fresh node bootstrapped from it syncs
+// the whole chain, re-executing and verifying every block. Prints one JSON line.
+// Usage: node sync.js
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { devnetKey, generateKeyPair, rawTransaction, signTransaction, SvcClient, transferPayload, UNIT, type KeyPair } from '../../sdk/index.js';
+
+const BLOCKS = Number(process.env.BENCH_SYNC_BLOCKS ?? 5000);
+const TRANSFERS = Number(process.env.BENCH_SYNC_TRANSFERS ?? 100_000);
+const ACCOUNTS = 1000;
+const svcNode = fileURLToPath(new URL('../../bin/svc-node.js', import.meta.url));
+const dirs: string[] = [];
+const children = new Set<ChildProcess>();
+
+interface Node {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly p2p: string;
+  readonly log: () => string;
+}
+
+function startNode(args: string[]): Promise<Node> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [svcNode, 'start', '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--log-format', 'json', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const url = /rpc listening on (http:\/\/[0-9.:]+)/.exec(out)?.[1];
+      const p2p = /p2p listening on (\S+?)"/.exec(out)?.[1];
+      if (url && p2p && out.includes('"node started"')) resolve({ child, url, p2p, log: () => out });
+    });
+    child.once('exit', (code) => reject(new Error(`svc-node exited with ${code}: ${out.slice(-2000)}`)));
+  });
+}
+
+async function stop(node: Node): Promise<void> {
+  const exited = new Promise((resolve) => node.child.once('exit', resolve));
+  node.child.kill('SIGINT');
+  await exited;
+}
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-sync-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function submitAll(client: SvcClient, raws: string[]): Promise<void> {
+  const batches: string[][] = [];
+  for (let i = 0; i < raws.length; i += 100) batches.push(raws.slice(i, i + 100));
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < batches.length) {
+        const results = await client.batch(batches[next++]!.map((raw) => ({ method: 'svc_sendRawTransaction', params: [raw] })));
+        const failed = results.find((r) => !r.ok);
+        if (failed && !failed.ok) throw new Error(`submission refused: ${failed.error.message} ${failed.error.data?.reason ?? ''}`);
+      }
+    }),
+  );
+}
+
+async function waitHeight(client: SvcClient, height: number, pollMs: number): Promise<void> {
+  while ((await client.blockNumber()) < height) await new Promise((resolve) => setTimeout(resolve, pollMs));
+}
+
+try {
+  // 1. Build the chain: fund the senders, then submit the transfers while 10 ms blocks go by.
+  const validatorDir = tempDir();
+  let validator = await startNode(['--role', 'validator', '--data-dir', validatorDir, '--block-time', '10']);
+  const client = new SvcClient({ url: validator.url, timeoutMs: 120_000 });
+  const chainId = (await client.chainInfo()).chainId;
+  const accounts: KeyPair[] = Array.from({ length: ACCOUNTS }, () => generateKeyPair());
+  const dev = Array.from({ length: 10 }, (_, i) => devnetKey('account', i));
+  const funding = accounts.map((account, i) => signTransaction({ chainId, kind: 'transfer', nonce: Math.floor(i / 10), payload: transferPayload(account.address, 'OMC', 1000n * UNIT) }, dev[i % 10]!));
+  await submitAll(client, funding.map(rawTransaction));
+  for (const tx of funding.slice(-10)) await client.waitForTransaction(tx.hash, { timeoutMs: 120_000, pollMs: 20 });
+  const perAccount = Math.ceil(TRANSFERS / ACCOUNTS);
+  const raws: string[] = [];
+  const lastHashes: string[] = [];
+  for (let n = 0; n < perAccount; n++) {
+    for (let i = 0; i < ACCOUNTS && raws.length < TRANSFERS; i++) {
+      const tx = signTransaction({ chainId, kind: 'transfer', nonce: n, payload: transferPayload(accounts[(i + n + 1) % ACCOUNTS]!.address, 'OMC', 1n) }, accounts[i]!);
+      raws.push(rawTransaction(tx));
+      if (n === perAccount - 1) lastHashes.push(tx.hash);
+    }
+  }
+  // Submitted in slices so they spread over many blocks, as on a live chain.
+  for (let i = 0; i < raws.length; i += 2000) {
+    await submitAll(client, raws.slice(i, i + 2000));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await waitHeight(client, BLOCKS, 200);
+  for (const hash of lastHashes) await client.waitForTransaction(hash, { timeoutMs: 300_000, pollMs: 50 });
+  // 2. Freeze the chain (restart the validator with a long block time) and sync a fresh node from it.
+  await stop(validator);
+  validator = await startNode(['--role', 'validator', '--data-dir', validatorDir, '--block-time', '3600000']);
+  const frozen = new SvcClient(validator.url);
+  const height = await frozen.blockNumber();
+  let transfers = 0;
+  for (let h = 1; h <= height; h += 1) transfers += (await frozen.getBlockByNumber(h)).transactions.length;
+  const started = performance.now();
+  const follower = await startNode(['--role', 'full', '--data-dir', tempDir(), '--bootstrap-peers', validator.p2p]);
+  await waitHeight(new SvcClient(follower.url), height, 20);
+  const seconds = (performance.now() - started) / 1000;
+  const sameRoot = (await new SvcClient(follower.url).getBlockByNumber(height)).stateRoot === (await frozen.getBlockByNumber(height)).stateRoot;
+  await stop(follower);
+  await stop(validator);
+  process.stdout.write(`${JSON.stringify({ blocks: height, transfers, seconds, blocksPerSecond: height / seconds, transfersPerSecond: transfers / seconds, sameStateRoot: sameRoot })}\n`);
+} finally {
+  for (const child of children) child.kill('SIGKILL');
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}
