@@ -1,5 +1,7 @@
 /** How long a misbehaving peer stays refused. */
 export const BAN_MS = 10 * 60_000;
+/** Most refused peers remembered; past it the oldest refusals are forgotten first. */
+const MAX_BANNED = 10_000;
 
 export interface PeerHead {
   readonly height: number;
@@ -50,6 +52,8 @@ export class PeerBook {
   }
 
   ban(peer: string, reason: string): void {
+    this.banned.delete(peer);
+    if (this.banned.size >= MAX_BANNED) this.banned.delete(this.banned.keys().next().value!);
     this.banned.set(peer, { until: this.now() + BAN_MS, reason });
     this.heads.delete(peer);
   }

@@ -70,7 +70,7 @@ const batch = JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 const ceiling = await startProcess([join(here, 'ceiling.js')], /listening (\d+)/);
 const node = await startProcess(
-  [join(root, 'dist/bin/svc-node.js'), 'start', '--role', 'validator', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--log-format', 'json', '--log-level', 'info'],
+  [join(root, 'dist/bin/svc-node.js'), 'start', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--role', 'validator', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--log-format', 'json', '--log-level', 'info'],
   /rpc listening on (http:\/\/[0-9.:]+)/,
 );
 try {
@@ -105,11 +105,11 @@ try {
   const token = 'bench-token-0123456789abcdef';
   const guardedDir = mkdtempSync(join(tmpdir(), 'svc-bench-guarded-'));
   const plainNode = await startProcess(
-    [join(root, 'dist/bin/svc-node.js'), 'start', '--role', 'validator', '--data-dir', join(guardedDir, 'plain'), '--bind', '127.0.0.1:0', '--log-format', 'json'],
+    [join(root, 'dist/bin/svc-node.js'), 'start', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--role', 'validator', '--data-dir', join(guardedDir, 'plain'), '--bind', '127.0.0.1:0', '--log-format', 'json'],
     /rpc listening on (http:\/\/[0-9.:]+)/,
   );
   const guarded = await startProcess(
-    [join(root, 'dist/bin/svc-node.js'), 'start', '--role', 'validator', '--data-dir', join(guardedDir, 'guarded'), '--bind', '127.0.0.1:0', '--log-format', 'json', '--guardrails', 'true', '--rate-limit', '1000000000', '--rate-limit-burst', '0'],
+    [join(root, 'dist/bin/svc-node.js'), 'start', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--role', 'validator', '--data-dir', join(guardedDir, 'guarded'), '--bind', '127.0.0.1:0', '--log-format', 'json', '--guardrails', 'true', '--rate-limit', '1000000000', '--rate-limit-burst', '0'],
     /rpc listening on (http:\/\/[0-9.:]+)/,
     { SVC_RPC_TOKENS: token },
   );
@@ -149,7 +149,7 @@ try {
   const subscriberConfig = join(subscriberDir, 'config.json');
   writeFileSync(subscriberConfig, JSON.stringify({ rpc: { maxWsConnections: 5000, maxWsConnectionsPerClient: 5000 } }));
   const subscriberNode = await startProcess(
-    [join(root, 'dist/bin/svc-node.js'), 'start', '--config', subscriberConfig, '--role', 'validator', '--data-dir', join(subscriberDir, 'data'), '--bind', '127.0.0.1:0', '--block-time', '200', '--log-format', 'json'],
+    [join(root, 'dist/bin/svc-node.js'), 'start', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--config', subscriberConfig, '--role', 'validator', '--data-dir', join(subscriberDir, 'data'), '--bind', '127.0.0.1:0', '--block-time', '200', '--log-format', 'json'],
     /rpc listening on (http:\/\/[0-9.:]+)/,
   );
   try {
@@ -173,7 +173,7 @@ try {
   const transferDir = mkdtempSync(join(tmpdir(), 'svc-bench-transfers-'));
   const blockTime = process.env.BENCH_BLOCK_TIME ?? '1000';
   const transferNode = await startProcess(
-    [join(root, 'dist/bin/svc-node.js'), 'start', '--role', 'validator', '--data-dir', transferDir, '--bind', '127.0.0.1:0', '--block-time', blockTime, '--log-format', 'json'],
+    [join(root, 'dist/bin/svc-node.js'), 'start', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--role', 'validator', '--data-dir', transferDir, '--bind', '127.0.0.1:0', '--block-time', blockTime, '--log-format', 'json'],
     /rpc listening on (http:\/\/[0-9.:]+)/,
   );
   let transfers: { transfersPerSecond: number; transfers: number; accounts: number; balanceP99Ms: number; balanceP50Ms: number; balanceCalls: number; inclusionSeconds: number };

@@ -104,6 +104,7 @@ describe('peer-to-peer sync', () => {
     expect(metrics).toMatch(/^svc_p2p_peers 1$/m);
     expect(metrics).toMatch(/^svc_p2p_blocks_imported_total\{source="(sync|gossip)"\} [1-9]\d*$/m);
     expect(metrics).toMatch(/^svc_p2p_gossip_messages_total\{direction="out"\} [1-9]\d*$/m);
+    expect(metrics).toMatch(/^svc_p2p_gossip_messages_total\{direction="in"\} [1-9]\d*$/m);
     expect(metrics).toMatch(/^svc_sync_highest_block [1-9]\d*$/m);
   });
 
