@@ -7,12 +7,15 @@ import { ConfigError } from '../kernel/config/errors.js';
 import { START_FLAGS, flagsToConfig } from '../kernel/config/flags.js';
 import { mergeConfig, readConfigFile, resolveConfig, type RawConfig } from '../kernel/config/load.js';
 import { devnetGenesis, genesisHash } from '../kernel/chain/genesis.js';
-import { loadOrCreateNodeKeys } from '../kernel/keys/node-keys.js';
+import { readFileSync } from 'node:fs';
+import { importOperatorKey, keyPassphrase, loadOrCreateNodeKeys } from '../kernel/keys/node-keys.js';
+import { fromHex, isHex } from '../sdk/bytes.js';
+
 import { createLogger } from '../kernel/log.js';
 import { SvcNode } from '../kernel/node.js';
 import { describePlugins } from '../kernel/plugins/describe.js';
 import { VERSION } from '../kernel/version.js';
-import { devnetKey } from '../sdk/keys.js';
+import { devnetKey, keyPairFromSecret, type KeyPair } from '../sdk/keys.js';
 
 /** A mistake in what the user typed: one line, exit 2. */
 class UsageError extends Error {}
@@ -75,23 +78,60 @@ const startCommand = cli.command('start', 'run a node until SIGINT/SIGTERM').opt
 for (const flag of START_FLAGS) startCommand.option(`${flag.flag} ${flag.placeholder}`, flag.description);
 startCommand.action((options: Record<string, unknown>) => start(options));
 
+/** Key commands' passphrase: --passphrase-file, else SVC_KEY_PASSPHRASE. */
+function passphraseOf(options: { passphraseFile?: unknown }): string | undefined {
+  if (options.passphraseFile !== undefined && (typeof options.passphraseFile !== 'string' || options.passphraseFile === '')) throw new UsageError('--passphrase-file: needs a file path');
+  return keyPassphrase(options.passphraseFile as string | undefined);
+}
+
+/** A secret key from a file: `svc keys new --out` JSON, or 32 bytes of hex. */
+function readSecretKey(file: string): KeyPair {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    throw new UsageError(`${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  try {
+    const secret = text.startsWith('{') ? (JSON.parse(text) as { secretKey?: unknown }).secretKey : text;
+    if (typeof secret !== 'string' || !isHex(secret.startsWith('0x') ? secret : `0x${secret}`, 32)) throw new Error('expected 32 bytes of hex, or a JSON key file with "secretKey"');
+    return keyPairFromSecret(fromHex(secret));
+  } catch (error) {
+    throw new UsageError(`${file}: ${(error as Error).message}`);
+  }
+}
+
 cli
   .command('init', 'create a data dir and its keys, and print them')
   .option('--data-dir <path>', 'data dir (default ./data)')
-  .action(async (options: { dataDir?: unknown }) => {
+  .option('--passphrase-file <file>', 'seal the operator key with the first line of this file (else SVC_KEY_PASSPHRASE)')
+  .action(async (options: { dataDir?: unknown; passphraseFile?: unknown }) => {
     const dataDir = String(options.dataDir ?? './data');
-    const keys = await loadOrCreateNodeKeys(dataDir);
+    const keys = await loadOrCreateNodeKeys(dataDir, passphraseOf(options));
     process.stdout.write(`data dir   ${resolve(dataDir)}\npeer id    ${keys.peerId}\noperator   ${keys.operator.address}\ngenesis    ${genesisHash(devnetGenesis())} (devnet)\n`);
   });
 
 cli
-  .command('keys', 'print the peer id and operator address of a data dir (creating them if missing)')
+  .command('keys [action] [file]', 'print the peer id and operator keys of a data dir; `keys import <file>` adds an operator key')
   .option('--data-dir <path>', 'data dir (default ./data)')
+  .option('--passphrase-file <file>', 'passphrase of the key files (else SVC_KEY_PASSPHRASE)')
   .option('--json', 'machine-readable output')
-  .action(async (options: { dataDir?: unknown; json?: boolean }) => {
-    const keys = await loadOrCreateNodeKeys(String(options.dataDir ?? './data'));
-    if (options.json) process.stdout.write(`${JSON.stringify({ peerId: keys.peerId, operator: keys.operator.address })}\n`);
-    else process.stdout.write(`peer id    ${keys.peerId}\noperator   ${keys.operator.address}\n`);
+  .action(async (action: string | undefined, file: string | undefined, options: { dataDir?: unknown; passphraseFile?: unknown; json?: boolean }) => {
+    const dataDir = String(options.dataDir ?? './data');
+    const passphrase = passphraseOf(options);
+    if (action === 'import') {
+      if (!file) throw new UsageError('keys import: needs a key file (from `svc keys new --out`, or 32 bytes of hex)');
+      const key = readSecretKey(file);
+      await loadOrCreateNodeKeys(dataDir, passphrase);
+      const address = importOperatorKey(dataDir, key, passphrase);
+      process.stdout.write(options.json ? `${JSON.stringify({ imported: address, encrypted: passphrase !== undefined })}\n` : `imported operator ${address}${passphrase ? ' (encrypted)' : ''}\n`);
+      return;
+    }
+    if (action !== undefined) throw new UsageError(`unknown keys action "${action}" (expected: import)`);
+    const keys = await loadOrCreateNodeKeys(dataDir, passphrase);
+    const imported = keys.operators.addresses.filter((a) => a !== keys.operator.address);
+    if (options.json) process.stdout.write(`${JSON.stringify({ peerId: keys.peerId, operator: keys.operator.address, imported })}\n`);
+    else process.stdout.write(`peer id    ${keys.peerId}\noperator   ${keys.operator.address}\n${imported.map((a) => `imported   ${a}\n`).join('')}`);
   });
 
 cli

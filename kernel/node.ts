@@ -22,7 +22,7 @@ import { RpcEngine } from './rpc/engine.js';
 import { discoverMethod } from './rpc/openrpc.js';
 import { nodeInfoMethod } from './node-info.js';
 import { MethodRegistry } from './rpc/registry.js';
-import { loadOrCreateNodeKeys, type NodeKeys } from './keys/node-keys.js';
+import { keyPassphrase, loadOrCreateNodeKeys, type NodeKeys } from './keys/node-keys.js';
 import { lockDataDir, type DataDirLock } from './storage/data-dir-lock.js';
 import { openStore } from './storage/open.js';
 import type { Store } from './storage/store.js';
@@ -183,8 +183,8 @@ export class SvcNode {
     const log = this.options.log;
     try {
       this.lock = lockDataDir(node.dataDir);
-      this.nodeKeys = await loadOrCreateNodeKeys(node.dataDir);
-      log.info({ peerId: this.nodeKeys.peerId, operator: this.nodeKeys.operator.address, dataDir: node.dataDir }, 'node keys loaded');
+      this.nodeKeys = await loadOrCreateNodeKeys(node.dataDir, keyPassphrase(node.passphraseFile));
+      log.info({ peerId: this.nodeKeys.peerId, operator: this.nodeKeys.operator.address, operators: this.nodeKeys.operators.addresses.length, dataDir: node.dataDir }, 'node keys loaded');
       this.store = await openStore(node.storage, node.dataDir);
       for (const plugin of this.plugins) await this.initPlugin(plugin);
       this.addKernelMethods();
@@ -292,6 +292,8 @@ export class SvcNode {
     const methods = pluginMethods(definition);
     for (const method of methods) this.methods.add(method, definition.name, plugin.service);
     for (const kind of pluginTxKinds(definition as AnyPlugin)) this.txKinds.add(kind, definition.name, plugin.service);
+    const endBlock = definition.endBlock;
+    if (endBlock) this.txKinds.addEndBlock(definition.name, (ctx) => endBlock(ctx, plugin.service));
     for (const kind of pluginSubscriptions(definition as AnyPlugin)) this.subscriptions.add(kind, definition.name, plugin.service);
     for (const route of definition.routes ?? []) {
       this.routes.add({ method: route.method, path: route.path, owner: definition.name, summary: route.summary, access: route.access ?? 'protected' }, (c) => route.handler(c, plugin.service));

@@ -250,6 +250,13 @@ export interface TxContext<P = unknown> {
   writeState(key: string, value: Uint8Array | undefined): void;
 }
 
+/**
+ * What a plugin's end-of-block step sees: the block, accounts and consensus state, with the same
+ * write rule as transactions (its own `<plugin name>/` keys). Runs after the block's transactions,
+ * on every node, so it must be deterministic.
+ */
+export type BlockContext = Omit<TxContext<never>, 'tx' | 'payload'>;
+
 export interface TxKindSpec<Svc, P extends TSchema> {
   /** `<plugin>.<action>`, or `transfer` for the core. */
   readonly kind: string;
@@ -338,6 +345,11 @@ export interface PluginDefinition<C extends TSchema = TSchema, Svc = unknown> {
   subscriptions?(kind: SubscriptionFactory<Svc>): readonly SubscriptionKind[];
   /** Transaction kinds this plugin executes, built with the given factory so handlers see the service's type. */
   txKinds?(kind: TxKindFactory<Svc>): readonly TxKind[];
+  /**
+   * State transitions at the end of every block, after its transactions (e.g. releasing bonds whose
+   * unbonding period is over). Deterministic: every node re-executes it when importing the block.
+   */
+  endBlock?(ctx: BlockContext, service: Svc): void;
   /** A reason the node is not ready (reported by /health), or undefined when this plugin is ready. */
   notReady?(service: Svc): string | undefined;
   /** Details this plugin adds to `/health?verbose` (a flat JSON object; keys should not clash). */

@@ -2,7 +2,7 @@ import type { Address } from '../../sdk/address.js';
 import type { Asset } from '../../sdk/amount.js';
 import type { SignedTransaction } from '../../sdk/transaction.js';
 import type { Logger } from '../log.js';
-import { TxFailure, type TxContext } from '../plugin.js';
+import { TxFailure, type BlockContext, type TxContext } from '../plugin.js';
 import { accountKey, assetField, decodeAccount, encodeAccount, type Account } from '../state/accounts.js';
 import { StateOverlay, type StateReader } from '../state/overlay.js';
 import type { PendingReceipt } from './receipts.js';
@@ -46,11 +46,11 @@ export function checkIncludable(tx: SignedTransaction, state: StateReader, kinds
   return checked.kind;
 }
 
-class Context implements TxContext<unknown> {
+/** Accounts and consensus state as a block's steps see them; writes only under the owner's prefix. */
+class BlockScope implements BlockContext {
   constructor(
-    private readonly state: StateOverlay,
+    protected readonly state: StateOverlay,
     readonly env: BlockEnv,
-    readonly tx: SignedTransaction,
     readonly owner: string,
   ) {}
 
@@ -62,9 +62,6 @@ class Context implements TxContext<unknown> {
   }
   get timestamp(): number {
     return this.env.timestamp;
-  }
-  get payload(): unknown {
-    return this.tx.payload;
   }
 
   account(address: Address): Account {
@@ -99,6 +96,21 @@ class Context implements TxContext<unknown> {
     if (!key.startsWith(`${this.owner}/`)) throw new Error(`plugin "${this.owner}" may only write state keys under "${this.owner}/", not "${key}"`);
     if (value === undefined) this.state.delete(key);
     else this.state.set(key, value);
+  }
+}
+
+class Context extends BlockScope implements TxContext<unknown> {
+  constructor(
+    state: StateOverlay,
+    env: BlockEnv,
+    readonly tx: SignedTransaction,
+    owner: string,
+  ) {
+    super(state, env, owner);
+  }
+
+  get payload(): unknown {
+    return this.tx.payload;
   }
 }
 
@@ -144,5 +156,6 @@ export async function executeTransactions(txs: readonly SignedTransaction[], env
       receipts.push({ transactionHash: tx.hash, blockNumber: env.height, index, from: tx.from, kind: tx.kind, status: 'failed', error: failure });
     }
   }
+  for (const hook of kinds.endBlockHooks) hook.run(new BlockScope(overlay, env, hook.owner));
   return { overlay, included, receipts, rejected };
 }

@@ -6,6 +6,7 @@ import { headerHash, type BlockHeader } from '../../sdk/block.js';
 import { ZERO_HASH } from '../../sdk/hash.js';
 import { devnetKey } from '../../sdk/keys.js';
 import { ConfigError } from '../config/errors.js';
+import { encode } from '../../sdk/encoding.js';
 import { accountKey, encodeAccount } from '../state/accounts.js';
 import { StateCommitment } from '../state/state-root.js';
 import type { StateChanges } from '../state/world-state.js';
@@ -28,7 +29,15 @@ export interface GenesisSpec {
   readonly accounts: readonly GenesisAccount[];
   /** The account allowed to mint faucet grants (devnet only). */
   readonly faucet?: Address;
+  /** Blocks a provider bond stays locked after unregistering (consensus: in the genesis state). */
+  readonly unbondingBlocks: number;
 }
+
+/** Consensus parameters live in the state under `params/`, so the state root commits to them. */
+export const UNBONDING_BLOCKS_KEY = 'params/unbondingBlocks';
+/** Devnet: 20 blocks (a minute at 3 s blocks). Other networks default to about 3.5 days at 3 s. */
+export const DEVNET_UNBONDING_BLOCKS = 20;
+const DEFAULT_UNBONDING_BLOCKS = 100_800;
 
 const ZERO: Hex = toHex(ZERO_HASH);
 
@@ -47,12 +56,14 @@ export function devnetGenesis(): GenesisSpec {
     validator: validator.address,
     accounts: Array.from({ length: DEVNET_ACCOUNTS }, (_, i) => ({ address: devnetKey('account', i).address, omc: DEVNET_ACCOUNT_OMC, ogt: DEVNET_ACCOUNT_OGT })),
     faucet: devnetKey('faucet', 0).address,
+    unbondingBlocks: DEVNET_UNBONDING_BLOCKS,
   };
 }
 
 /**
  * A genesis file: `{ "chainId", "timestamp" (unix ms), "validatorKey" (0x hex public key), "validator"
- * (its svc1 address), "accounts": [{ "address", "omc", "ogt" }] }`, amounts as decimal token strings.
+ * (its svc1 address), "accounts": [{ "address", "omc", "ogt" }], "unbondingBlocks"? }`, amounts as
+ * decimal token strings.
  */
 export function readGenesisFile(path: string, network: string): GenesisSpec {
   let raw: Record<string, unknown>;
@@ -61,7 +72,7 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
   } catch (error) {
     throw new ConfigError(`--genesis: cannot read ${path}: ${(error as Error).message}`);
   }
-  const { chainId, timestamp, validatorKey, validator, accounts = [] } = raw;
+  const { chainId, timestamp, validatorKey, validator, accounts = [], unbondingBlocks = DEFAULT_UNBONDING_BLOCKS } = raw;
   const bad = (what: string): never => {
     throw new ConfigError(`--genesis: ${path}: ${what}`);
   };
@@ -70,6 +81,7 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
   if (!isHex(validatorKey, 32)) bad('"validatorKey" must be a 32-byte 0x hex public key');
   if (!isValidAddress(validator)) bad('"validator" must be an svc1 address');
   if (!Array.isArray(accounts)) bad('"accounts" must be an array');
+  if (!Number.isSafeInteger(unbondingBlocks) || (unbondingBlocks as number) < 1) bad('"unbondingBlocks" must be a positive integer');
   const parsed = (accounts as { address?: unknown; omc?: unknown; ogt?: unknown }[]).map((a, i) => {
     if (!isValidAddress(a.address)) bad(`accounts[${i}].address must be an svc1 address`);
     try {
@@ -78,13 +90,22 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
       return bad(`accounts[${i}]: ${(error as Error).message}`);
     }
   });
-  return { network, chainId: chainId as string, timestamp: timestamp as number, validatorKey: (validatorKey as string).toLowerCase() as Hex, validator: normalizeAddress(validator as string), accounts: parsed };
+  return {
+    network,
+    chainId: chainId as string,
+    timestamp: timestamp as number,
+    validatorKey: (validatorKey as string).toLowerCase() as Hex,
+    validator: normalizeAddress(validator as string),
+    accounts: parsed,
+    unbondingBlocks: unbondingBlocks as number,
+  };
 }
 
 /** The world state of block 0. */
 export function genesisState(spec: GenesisSpec): StateChanges {
   const changes = new Map<string, Uint8Array>();
   for (const account of spec.accounts) changes.set(accountKey(account.address), encodeAccount({ omc: account.omc, ogt: account.ogt, nonce: 0, bonded: {} }));
+  changes.set(UNBONDING_BLOCKS_KEY, encode(spec.unbondingBlocks));
   return changes;
 }
 

@@ -1,6 +1,11 @@
 import { Compile, type Validator } from 'typebox/compile';
 import type { SignedTransaction } from '../../sdk/transaction.js';
-import type { TxKind } from '../plugin.js';
+import type { BlockContext, TxKind } from '../plugin.js';
+
+export interface BlockHook {
+  readonly owner: string;
+  readonly run: (ctx: BlockContext) => void;
+}
 
 export interface RegisteredTxKind {
   readonly spec: TxKind;
@@ -15,9 +20,19 @@ export class DuplicateTxKindError extends Error {
 
 const KIND_NAME = /^[a-z][a-z0-9-]*(\.[a-z][a-zA-Z0-9-]*)?$/;
 
-/** Transaction kinds by name, each owned by the plugin that executes it. */
+/** Transaction kinds by name, each owned by the plugin that executes it; and plugins' end-of-block steps. */
 export class TxKindRegistry {
   private readonly kinds = new Map<string, RegisteredTxKind>();
+  private readonly hooks: BlockHook[] = [];
+
+  /** An end-of-block step; they run in plugin order. */
+  addEndBlock(owner: string, run: (ctx: BlockContext) => void): void {
+    this.hooks.push({ owner, run });
+  }
+
+  get endBlockHooks(): readonly BlockHook[] {
+    return this.hooks;
+  }
 
   add(spec: TxKind, owner: string, service: unknown): void {
     if (!KIND_NAME.test(spec.kind)) throw new DuplicateTxKindError(`plugin "${owner}": transaction kind "${spec.kind}" must match ${KIND_NAME}`);

@@ -83,6 +83,7 @@ export const START_FLAGS: readonly StartFlag[] = [
   { flag: '--data-dir', placeholder: '<path>', path: 'dataDir', description: 'all persistent state lives here (default ./data)', parse: text },
   { flag: '--network', placeholder: '<name>', path: 'network', description: 'devnet has a built-in genesis; others need --genesis (default devnet)', parse: text },
   { flag: '--genesis', placeholder: '<file>', path: 'genesis', description: 'genesis file for networks other than devnet', parse: text },
+  { flag: '--passphrase-file', placeholder: '<file>', path: 'passphraseFile', description: 'its first line seals the operator key files (else SVC_KEY_PASSPHRASE)', parse: text },
   { flag: '--role', placeholder: '<role>', path: 'role', description: `${ROLES.join(', ')} (default full)`, parse: oneOf(ROLES) },
   { flag: '--bind', placeholder: '<host:port>', path: 'rpc.bind', description: 'HTTP and WebSocket JSON-RPC; port 0 picks a free one (default 127.0.0.1:8545)', parse: bind },
   { flag: '--p2p-port', placeholder: '<port>', path: 'p2p.port', description: 'libp2p TCP port; 0 picks a free one (default 30333)', parse: integer(0, 65535) },

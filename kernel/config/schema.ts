@@ -16,6 +16,7 @@ export const NodeConfigSchema = Type.Object(
     dataDir: Type.String({ minLength: 1, default: './data', description: 'all persistent state lives here' }),
     storage: Type.Union([Type.Literal('rocksdb'), Type.Literal('memory')], { default: 'rocksdb', description: 'rocksdb, or memory for throw-away nodes' }),
     plugins: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'extra plugins: first-party names, npm package names or file paths' }),
+    passphraseFile: Type.Optional(Type.String({ minLength: 1, description: 'file whose first line seals the operator key files (else SVC_KEY_PASSPHRASE; else they are plain, mode 0600)' })),
     rpc: Type.Object(
       {
         bind: Type.String({ pattern: '^(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$', default: '127.0.0.1:8545', description: 'host:port of HTTP and WebSocket JSON-RPC; port 0 picks a free one' }),

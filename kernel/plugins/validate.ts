@@ -5,7 +5,7 @@ export class PluginDefinitionError extends Error {
 }
 
 const NAME = /^[a-z][a-z0-9-]{0,63}$/;
-const HOOKS = ['init', 'start', 'stop', 'rpc', 'txKinds', 'subscriptions', 'notReady', 'health', 'configFromNode'] as const;
+const HOOKS = ['init', 'start', 'stop', 'rpc', 'txKinds', 'endBlock', 'subscriptions', 'notReady', 'health', 'configFromNode'] as const;
 
 /** Checks that a loaded module's default export is a plugin definition, before anything of it runs. */
 export function assertPluginDefinition(value: unknown, source: string): AnyPlugin {
