@@ -2,6 +2,7 @@ import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'a
 import Type from 'typebox';
 import { chainPlugin } from './chain/plugin.js';
 import { p2pPlugin } from './p2p/plugin.js';
+import { keystorePlugin } from './keys/plugin.js';
 import { bootstrapAddressProblem } from './p2p/addresses.js';
 import { TxKindRegistry } from './chain/tx-kinds.js';
 import { devnetGenesis, readGenesisFile, type GenesisSpec } from './chain/genesis.js';
@@ -106,7 +107,8 @@ export class SvcNode {
     // The peer key is read from the data dir at start, before any plugin's init.
     let created: SvcNode | undefined;
     const p2p = p2pPlugin(node.p2p, () => created!.keys.peerKey);
-    const all = orderPlugins([chain as AnyPlugin, p2p as AnyPlugin, ...configured, ...(options.plugins ?? [])]) as ErasedPlugin[];
+    const keystore = keystorePlugin(() => created!.keys.operators);
+    const all = orderPlugins([chain as AnyPlugin, keystore as AnyPlugin, p2p as AnyPlugin, ...configured, ...(options.plugins ?? [])]) as ErasedPlugin[];
     const enabled = new Set(all.map((p) => p.name));
     for (const key of Object.keys(slices)) {
       if (enabled.has(key)) continue;

@@ -8,15 +8,21 @@ export const catalog: PluginCatalog = {
     faucet: async () => (await import('./faucet/index.js')).default,
     auth: async () => (await import('./auth/index.js')).default,
     'rate-limit': async () => (await import('./rate-limit/index.js')).default,
+    oon: async () => (await import('./oon/index.js')).default,
+    omp: async () => (await import('./omp/index.js')).default,
+    compute: async () => (await import('./compute/index.js')).default,
+    'omp-storage': async () => (await import('./omp-storage/index.js')).default,
   },
   networks: {
     devnet: ['faucet'],
   },
+  // Chain rules (transaction kinds, end-of-block steps): every node must execute blocks the same way.
+  consensus: ['oon', 'omp'],
   roles: {
     validator: ['validator', 'metrics'],
     compute: ['metrics', 'compute'],
     full: ['metrics'],
   },
   // Named by options and presets already; built by later work (see the issues).
-  planned: new Set(['compute', 'omp-storage']),
+  planned: new Set<string>(),
 };

@@ -12,6 +12,8 @@ export interface PluginCatalog {
   readonly roles: Readonly<Record<Role, readonly string[]>>;
   /** Plugins every node of a network enables (the devnet's faucet). */
   readonly networks: Readonly<Record<string, readonly string[]>>;
+  /** Plugins every node enables because their transaction kinds are chain rules (provider registries). */
+  readonly consensus?: readonly string[];
   /** Names that options already refer to but whose plugin is not built yet: such options are stored and reported. */
   readonly planned: ReadonlySet<string>;
 }
@@ -25,7 +27,8 @@ export interface PluginRequest {
 
 /** Which plugins the config asks for: the role's preset, then the shortcuts, then the config's list. */
 export function pluginRequests(node: NodeConfig, catalog: PluginCatalog): PluginRequest[] {
-  const requests: PluginRequest[] = catalog.roles[node.role].map((spec) => ({ spec, reason: `role ${node.role}` }));
+  const requests: PluginRequest[] = (catalog.consensus ?? []).map((spec) => ({ spec, reason: 'chain rules' }));
+  for (const spec of catalog.roles[node.role]) requests.push({ spec, reason: `role ${node.role}` });
   for (const spec of catalog.networks[node.network] ?? []) requests.push({ spec, reason: `network ${node.network}` });
   if (node.guardrails) requests.push({ spec: 'auth', reason: '--guardrails true' });
   if (effectiveRateLimit(node).limit > 0) requests.push({ spec: 'rate-limit', reason: node.guardrails ? '--guardrails true' : '--rate-limit' });

@@ -1,0 +1,64 @@
+import Type from 'typebox';
+import { definePlugin } from '../../kernel/plugin.js';
+import { Formats } from '../omp-storage/schemas.js';
+import { providerTxKinds, releaseBonds, type ProviderKind } from '../providers/registry.js';
+import { ProviderRegistry } from '../providers/registry-service.js';
+import { formatOgt } from '../providers/service.js';
+
+declare module '../../kernel/plugin.js' {
+  interface SvcCapabilities {
+    'omp-registry': ProviderRegistry;
+  }
+}
+
+/** What a storage registration records on chain besides the bond (capacity as decimal text: no floats in consensus). */
+export const StorageDetailsSchema = Type.Object({ capacityGb: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }), formats: Formats }, { additionalProperties: false });
+
+export interface StorageDetails {
+  capacityGb: string;
+  formats: string[];
+}
+
+/** SPEC 4.5: storage providers bond at least 500 OGT, recorded under the account's `storage` bond. */
+export const OMP: ProviderKind = { plugin: 'omp', purpose: 'storage', minimumBond: 500n * 10n ** 18n, details: StorageDetailsSchema };
+
+const StorageProviderSchema = Type.Object(
+  {
+    operator: Type.String(),
+    peerId: Type.String(),
+    supported_formats: Type.Array(Type.String()),
+    storage_capacity_gb: Type.Number(),
+    bond_ogt: Type.String(),
+    registeredAt: Type.Integer({ description: 'block of the registration' }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * The storage-provider registry as chain rules: `omp.register` / `omp.unregister`, bond release at the
+ * end of each block, and the provider list. Every node loads it; the `omp-storage` plugin adds this
+ * node's own registration on top.
+ */
+export default definePlugin({
+  name: 'omp',
+  version: '1.0.0',
+  description: 'storage-provider registry, chain rules on every node: omp.register / omp.unregister transactions, bond release, svc_ompListProviders',
+  requires: ['chain'],
+  provides: ['omp-registry'],
+  init: (ctx) => new ProviderRegistry(OMP, ctx.use('chain')),
+  txKinds: (kind) => providerTxKinds(OMP, kind),
+  endBlock: (ctx) => releaseBonds(ctx, OMP),
+  rpc: (method) => [
+    method({
+      name: 'svc_ompListProviders',
+      summary: 'Active storage providers registered on chain (any node answers the same).',
+      params: [],
+      result: Type.Array(StorageProviderSchema),
+      handler: (_params, { service }) =>
+        service.active().map((record) => {
+          const details = record.details as unknown as StorageDetails;
+          return { operator: record.operator, peerId: record.peerId, supported_formats: details.formats, storage_capacity_gb: Number(details.capacityGb), bond_ogt: formatOgt(BigInt(record.bond)), registeredAt: record.registeredAt };
+        }),
+    }),
+  ],
+});

@@ -1,0 +1,65 @@
+import Type from 'typebox';
+import { definePlugin } from '../../kernel/plugin.js';
+import { Capabilities } from '../compute/schemas.js';
+import { providerTxKinds, releaseBonds, type ProviderKind } from '../providers/registry.js';
+import { ProviderRegistry } from '../providers/registry-service.js';
+import { formatOgt } from '../providers/service.js';
+
+declare module '../../kernel/plugin.js' {
+  interface SvcCapabilities {
+    'oon-registry': ProviderRegistry;
+  }
+}
+
+/** What a compute registration records on chain besides the bond. */
+export const ComputeDetailsSchema = Type.Object({ capabilities: Capabilities, maxConcurrentJobs: Type.Integer({ minimum: 1, maximum: 1_000_000 }) }, { additionalProperties: false });
+
+export interface ComputeDetails {
+  capabilities: string[];
+  maxConcurrentJobs: number;
+}
+
+/** SPEC 4.4: compute providers bond at least 1,000 OGT, recorded under the account's `compute` bond. */
+export const OON: ProviderKind = { plugin: 'oon', purpose: 'compute', minimumBond: 1000n * 10n ** 18n, details: ComputeDetailsSchema };
+
+const ComputeProviderSchema = Type.Object(
+  {
+    operator: Type.String(),
+    peerId: Type.String(),
+    capabilities: Type.Array(Type.String()),
+    max_concurrent_jobs: Type.Integer(),
+    bond_ogt: Type.String(),
+    registeredAt: Type.Integer({ description: 'block of the registration' }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * The compute-provider registry as chain rules: the `oon.register` / `oon.unregister` transaction
+ * kinds, the release of unbonded bonds at the end of each block, and the provider list. Every node
+ * loads it (a block holding these transactions must execute the same everywhere); the `compute`
+ * plugin adds this node's own registration on top.
+ */
+export default definePlugin({
+  name: 'oon',
+  version: '1.0.0',
+  description: 'compute-provider registry, chain rules on every node: oon.register / oon.unregister transactions, bond release, svc_oonListProviders',
+  requires: ['chain'],
+  provides: ['oon-registry'],
+  init: (ctx) => new ProviderRegistry(OON, ctx.use('chain')),
+  txKinds: (kind) => providerTxKinds(OON, kind),
+  endBlock: (ctx) => releaseBonds(ctx, OON),
+  rpc: (method) => [
+    method({
+      name: 'svc_oonListProviders',
+      summary: 'Active compute providers registered on chain (any node answers the same).',
+      params: [],
+      result: Type.Array(ComputeProviderSchema),
+      handler: (_params, { service }) =>
+        service.active().map((record) => {
+          const details = record.details as unknown as ComputeDetails;
+          return { operator: record.operator, peerId: record.peerId, capabilities: details.capabilities, max_concurrent_jobs: details.maxConcurrentJobs, bond_ogt: formatOgt(BigInt(record.bond)), registeredAt: record.registeredAt };
+        }),
+    }),
+  ],
+});

@@ -1,0 +1,15 @@
+import type { Chain } from '../../kernel/chain/chain.js';
+import { readProviders, type ProviderKind, type ProviderRecord } from './registry.js';
+
+/** A provider registry as a node reads it: the chain state at the head. */
+export class ProviderRegistry {
+  constructor(
+    readonly kind: ProviderKind,
+    private readonly chain: Chain,
+  ) {}
+
+  /** Providers registered on chain and not unbonding, in operator order. */
+  active(): ProviderRecord[] {
+    return readProviders((key) => this.chain.state.get(key), this.kind).filter((record) => record.releaseAt === undefined);
+  }
+}

@@ -1,0 +1,134 @@
+import Type, { type Static, type TObject } from 'typebox';
+import type { Address } from '../../sdk/address.js';
+import { decode, encode } from '../../sdk/encoding.js';
+import { UNBONDING_BLOCKS_KEY } from '../../kernel/chain/genesis.js';
+import { TxFailure, type BlockContext, type TxContext, type TxKind, type TxKindFactory } from '../../kernel/plugin.js';
+
+/**
+ * Bonded provider registrations as chain state, shared by the `compute` and `omp-storage` plugins.
+ * Each plugin owns its keys (`<plugin>/...`, docs/providers.md):
+ * - `<plugin>/providers/<operator>` -> CBOR record
+ * - `<plugin>/index` -> CBOR list of registered operators (sorted)
+ * - `<plugin>/unbonding` -> CBOR list of `[operator, release height]`
+ */
+export interface ProviderKind {
+  /** The plugin that owns the state and the transaction kinds (`<plugin>.register`, `<plugin>.unregister`). */
+  readonly plugin: string;
+  /** The account's bonded-balance purpose the bond is recorded under. */
+  readonly purpose: string;
+  /** Smallest bond, in OGT base units. */
+  readonly minimumBond: bigint;
+  /** What a registration declares besides the bond (capabilities, capacity, ...), CBOR-friendly. */
+  readonly details: TObject;
+}
+
+export interface ProviderRecord {
+  readonly operator: Address;
+  readonly peerId: string;
+  /** OGT base units, decimal. */
+  readonly bond: string;
+  readonly details: Record<string, unknown>;
+  readonly registeredAt: number;
+  /** Height at which the bond is released, once unregistering. */
+  readonly releaseAt?: number;
+}
+
+const UnitsString = Type.String({ pattern: '^[1-9][0-9]{0,77}$' });
+
+export function registerPayloadSchema(kind: ProviderKind) {
+  return Type.Object({ peerId: Type.String({ minLength: 1, maxLength: 128 }), bond: UnitsString, details: kind.details }, { additionalProperties: false });
+}
+const UnregisterPayload = Type.Object({}, { additionalProperties: false });
+
+const recordKey = (kind: ProviderKind, operator: string): string => `${kind.plugin}/providers/${operator}`;
+const indexKey = (kind: ProviderKind): string => `${kind.plugin}/index`;
+const unbondingKey = (kind: ProviderKind): string => `${kind.plugin}/unbonding`;
+
+/** Reads a consensus state key (a block's context, or the node's world state at the head). */
+export type ReadState = (key: string) => Uint8Array | undefined;
+
+export function readRecord(read: ReadState, kind: ProviderKind, operator: string): ProviderRecord | undefined {
+  const raw = read(recordKey(kind, operator));
+  return raw ? decode<ProviderRecord>(raw) : undefined;
+}
+
+function readList<T>(read: ReadState, key: string): T[] {
+  const raw = read(key);
+  return raw ? decode<T[]>(raw) : [];
+}
+
+/** Every registered provider (also those unbonding), in operator order. */
+export function readProviders(read: ReadState, kind: ProviderKind): ProviderRecord[] {
+  return readList<string>(read, indexKey(kind))
+    .map((operator) => readRecord(read, kind, operator))
+    .filter((record): record is ProviderRecord => record !== undefined);
+}
+
+const reader =
+  (ctx: BlockContext): ReadState =>
+  (key) =>
+    ctx.readState(key);
+
+function writeList(ctx: BlockContext, key: string, list: readonly unknown[]): void {
+  ctx.writeState(key, list.length > 0 ? encode(list) : undefined);
+}
+
+/** `<plugin>.register` and `<plugin>.unregister`: the bond moves between the operator's OGT and its bonded balance. */
+export function providerTxKinds<Svc>(kind: ProviderKind, factory: TxKindFactory<Svc>): TxKind[] {
+  const RegisterPayload = registerPayloadSchema(kind);
+  return [
+    factory({
+      kind: `${kind.plugin}.register`,
+      summary: `registers the signer as a ${kind.plugin} provider, moving the bond from its OGT into its bonded balance`,
+      payload: RegisterPayload,
+      debits: (payload) => [{ asset: 'OGT', amount: BigInt(payload.bond) }],
+      execute(ctx: TxContext<Static<typeof RegisterPayload>>) {
+        const operator = ctx.tx.from;
+        if (readRecord(reader(ctx), kind, operator)) throw new TxFailure('already_registered', `${operator} is already a registered ${kind.plugin} provider`);
+        const bond = BigInt(ctx.payload.bond);
+        if (bond < kind.minimumBond) throw new TxFailure('bond_too_low', `a ${kind.plugin} bond is at least ${kind.minimumBond} base units of OGT`);
+        ctx.debit(operator, 'OGT', bond);
+        const account = ctx.account(operator);
+        account.bonded[kind.purpose] = (account.bonded[kind.purpose] ?? 0n) + bond;
+        ctx.setAccount(operator, account);
+        const record: ProviderRecord = { operator, peerId: ctx.payload.peerId, bond: bond.toString(), details: ctx.payload.details, registeredAt: ctx.height };
+        ctx.writeState(recordKey(kind, operator), encode(record));
+        writeList(ctx, indexKey(kind), [...readList<string>(reader(ctx), indexKey(kind)), operator].sort());
+      },
+    }),
+    factory({
+      kind: `${kind.plugin}.unregister`,
+      summary: `starts unbonding the signer's ${kind.plugin} bond; it returns to its OGT after the genesis unbonding period`,
+      payload: UnregisterPayload,
+      execute(ctx: TxContext<Static<typeof UnregisterPayload>>) {
+        const operator = ctx.tx.from;
+        const record = readRecord(reader(ctx), kind, operator);
+        if (!record) throw new TxFailure('not_found', `${operator} is not a registered ${kind.plugin} provider`);
+        if (record.releaseAt !== undefined) throw new TxFailure('already_registered', `${operator} is already unbonding (release at block ${record.releaseAt})`);
+        const period = decode<number>(ctx.readState(UNBONDING_BLOCKS_KEY)!);
+        const releaseAt = ctx.height + period;
+        ctx.writeState(recordKey(kind, operator), encode({ ...record, releaseAt }));
+        writeList(ctx, unbondingKey(kind), [...readList<[string, number]>(reader(ctx), unbondingKey(kind)), [operator, releaseAt]]);
+      },
+    }),
+  ];
+}
+
+/** End of block: bonds whose unbonding period is over go back to their operators' OGT. */
+export function releaseBonds(ctx: BlockContext, kind: ProviderKind): void {
+  const unbonding = readList<[string, number]>(reader(ctx), unbondingKey(kind));
+  const due = unbonding.filter(([, at]) => at <= ctx.height);
+  if (due.length === 0) return;
+  for (const [operator] of due) {
+    const record = readRecord(reader(ctx), kind, operator)!;
+    const bond = BigInt(record.bond);
+    const account = ctx.account(record.operator);
+    account.bonded[kind.purpose] = (account.bonded[kind.purpose] ?? 0n) - bond;
+    account.ogt += bond;
+    ctx.setAccount(record.operator, account);
+    ctx.writeState(recordKey(kind, operator), undefined);
+  }
+  const released = new Set(due.map(([operator]) => operator));
+  writeList(ctx, unbondingKey(kind), unbonding.filter(([operator]) => !released.has(operator)));
+  writeList(ctx, indexKey(kind), readList<string>(reader(ctx), indexKey(kind)).filter((operator) => !released.has(operator)));
+}

@@ -1,0 +1,123 @@
+import type { Address } from '../../sdk/address.js';
+import { domainError } from '../../sdk/errors.js';
+import { signTransaction, type Payload } from '../../sdk/transaction.js';
+import type { Chain } from '../../kernel/chain/chain.js';
+import type { OperatorKeys } from '../../kernel/keys/node-keys.js';
+import type { Logger } from '../../kernel/log.js';
+import type { Namespace } from '../../kernel/storage/namespace.js';
+import { readRecord, type ProviderKind } from './registry.js';
+
+/** This node's registration as it remembers it (its namespace, key `registration`): survives restarts. */
+export interface LocalRegistration {
+  readonly operator: Address;
+  readonly peerId: string;
+  readonly bond: string;
+  readonly details: Record<string, unknown>;
+  readonly txHash: string;
+  readonly unregisterTxHash?: string;
+}
+
+export type ProviderStatus = 'unregistered' | 'pending' | 'active' | 'unbonding';
+
+export interface StatusView {
+  readonly status: ProviderStatus;
+  readonly registration: LocalRegistration | undefined;
+  /** Height at which an unbonding bond is released. */
+  readonly releaseAt?: number;
+}
+
+const REGISTRATION = new TextEncoder().encode('registration');
+
+/**
+ * One node's side of a provider capability: registers it on chain with a bond signed by an operator
+ * key the node holds, tells its status, unregisters it. Shared by `compute` and `omp-storage`.
+ */
+export class ProviderService {
+  private registration: LocalRegistration | undefined;
+
+  constructor(
+    readonly kind: ProviderKind,
+    private readonly chain: Chain,
+    private readonly keys: OperatorKeys,
+    private readonly peerId: () => string,
+    private readonly store: Namespace,
+    private readonly log: Logger,
+  ) {}
+
+  async load(): Promise<void> {
+    const raw = await this.store.get(REGISTRATION);
+    this.registration = raw ? (JSON.parse(new TextDecoder().decode(raw)) as LocalRegistration) : undefined;
+  }
+
+  private async save(registration: LocalRegistration | undefined): Promise<void> {
+    this.registration = registration;
+    if (registration) await this.store.put(REGISTRATION, new TextEncoder().encode(JSON.stringify(registration)));
+    else await this.store.del(REGISTRATION);
+  }
+
+  /** Signs and submits the bond transaction; the registration is `pending` until a block holds it. */
+  async register(operator: Address, bond: bigint, details: Record<string, unknown>): Promise<LocalRegistration> {
+    if (bond < this.kind.minimumBond) {
+      throw domainError('bond_too_low', `the ${this.kind.purpose} bond is at least ${formatOgt(this.kind.minimumBond)} OGT`, { minimum: Number(this.kind.minimumBond / 10n ** 18n), field: 'bond_ogt' });
+    }
+    if (!this.chain.synced) throw domainError('not_synced', `this node has not synced yet (head ${this.chain.head.height} of ${this.chain.highestKnown}); register once it has`);
+    const key = this.keys.get(operator);
+    if (!key) throw domainError('operator_key_unavailable', `this node holds no key for operator ${operator}; import it with \`svc-node keys import\``, { operator });
+    const current = await this.status();
+    if (current.status !== 'unregistered') {
+      throw domainError('already_registered', `this node is already registered as a ${this.kind.purpose} provider (operator ${current.registration!.operator}, ${current.status})`, { status: current.status });
+    }
+    if (readRecord((key) => this.chain.state.get(key), this.kind, operator)) throw domainError('already_registered', `operator ${operator} is already a registered ${this.kind.purpose} provider`, { operator });
+    const peerId = this.peerId();
+    const tx = signTransaction(
+      { chainId: this.chain.head.chainId, kind: `${this.kind.plugin}.register`, nonce: this.chain.mempool.nextNonce(operator), payload: { peerId, bond: bond.toString(), details: details as Payload } },
+      key,
+    );
+    this.chain.submit(tx);
+    const registration: LocalRegistration = { operator, peerId, bond: bond.toString(), details, txHash: tx.hash };
+    await this.save(registration);
+    this.log.info({ operator, bond: bond.toString(), tx: tx.hash }, `${this.kind.purpose} registration submitted`);
+    return registration;
+  }
+
+  /** Starts unbonding: the bond returns to the operator after the genesis unbonding period. */
+  async unregister(): Promise<LocalRegistration> {
+    const current = await this.status();
+    if (current.status === 'unregistered') throw domainError('not_found', `this node is not registered as a ${this.kind.purpose} provider`);
+    if (current.status !== 'active' || current.registration!.unregisterTxHash) {
+      throw domainError('invalid_params', `the registration is ${current.registration!.unregisterTxHash ? 'already unbonding' : current.status}; only an active registration can be unregistered`, { status: current.status });
+    }
+    const registration = current.registration!;
+    const key = this.keys.get(registration.operator);
+    if (!key) throw domainError('operator_key_unavailable', `this node no longer holds the key of operator ${registration.operator}`, { operator: registration.operator });
+    const tx = signTransaction({ chainId: this.chain.head.chainId, kind: `${this.kind.plugin}.unregister`, nonce: this.chain.mempool.nextNonce(registration.operator), payload: {} }, key);
+    this.chain.submit(tx);
+    const updated = { ...registration, unregisterTxHash: tx.hash };
+    await this.save(updated);
+    this.log.info({ operator: registration.operator, tx: tx.hash }, `${this.kind.purpose} unbonding submitted`);
+    return updated;
+  }
+
+  /** This node's registration against the chain: pending until mined, active, unbonding, or gone. */
+  async status(): Promise<StatusView> {
+    const registration = this.registration;
+    if (!registration) return { status: 'unregistered', registration };
+    const record = readRecord((key) => this.chain.state.get(key), this.kind, registration.operator);
+    if (record && record.peerId === registration.peerId) {
+      return record.releaseAt === undefined ? { status: 'active', registration } : { status: 'unbonding', registration, releaseAt: record.releaseAt };
+    }
+    if (this.chain.mempool.has(registration.txHash)) return { status: 'pending', registration };
+    const receipt = await this.chain.getReceipt(registration.txHash);
+    if (!receipt) return { status: 'pending', registration };
+    // Mined but not (or no longer) on chain: the registration failed, or its bond was released.
+    if (receipt.status === 'failed') this.log.warn({ tx: registration.txHash, error: receipt.error }, `${this.kind.purpose} registration failed on chain`);
+    await this.save(undefined);
+    return { status: 'unregistered', registration: undefined };
+  }
+}
+
+export function formatOgt(units: bigint): string {
+  const whole = units / 10n ** 18n;
+  const fraction = (units % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : whole.toString();
+}
