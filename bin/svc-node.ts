@@ -112,7 +112,7 @@ cli
   });
 
 cli
-  .command('keys [action] [file]', 'print the peer id and operator keys of a data dir; `keys import <file>` adds an operator key')
+  .command('keys [action] [file]', 'print the peer id and operator keys of a data dir (`keys peer-id`, `keys operator`: just that); `keys import <file>` adds an operator key')
   .option('--data-dir <path>', 'data dir (default ./data)')
   .option('--passphrase-file <file>', 'passphrase of the key files (else SVC_KEY_PASSPHRASE)')
   .option('--json', 'machine-readable output')
@@ -127,8 +127,10 @@ cli
       process.stdout.write(options.json ? `${JSON.stringify({ imported: address, encrypted: passphrase !== undefined })}\n` : `imported operator ${address}${passphrase ? ' (encrypted)' : ''}\n`);
       return;
     }
-    if (action !== undefined) throw new UsageError(`unknown keys action "${action}" (expected: import)`);
+    if (action !== undefined && action !== 'peer-id' && action !== 'operator') throw new UsageError(`unknown keys action "${action}" (expected: import, peer-id, operator)`);
     const keys = await loadOrCreateNodeKeys(dataDir, passphrase);
+    if (action === 'peer-id') return void process.stdout.write(`${keys.peerId}\n`);
+    if (action === 'operator') return void process.stdout.write(`${keys.operator.address}\n`);
     const imported = keys.operators.addresses.filter((a) => a !== keys.operator.address);
     if (options.json) process.stdout.write(`${JSON.stringify({ peerId: keys.peerId, operator: keys.operator.address, imported })}\n`);
     else process.stdout.write(`peer id    ${keys.peerId}\noperator   ${keys.operator.address}\n${imported.map((a) => `imported   ${a}\n`).join('')}`);

@@ -156,10 +156,118 @@ cli.command('chain-info', 'network, chain id, genesis, head').action(async (opti
   print(options, info, () => JSON.stringify(info, null, 2));
 });
 
-cli.command('node-info', 'role, plugins, peer id of the node').action(async (options: GlobalOptions) => {
+cli.command('node-info [field]', 'role, plugins, peer id, operator of the node; with a field name, just that field').action(async (field: string | undefined, options: GlobalOptions) => {
   const info = await client(options).nodeInfo();
-  print(options, info, () => JSON.stringify(info, null, 2));
+  if (field === undefined) return print(options, info, () => JSON.stringify(info, null, 2));
+  if (!(field in info)) throw new UsageError(`node-info: no field "${field}" (fields: ${Object.keys(info).join(', ')})`);
+  const value = info[field as keyof typeof info];
+  print(options, value, () => (typeof value === 'string' ? value : JSON.stringify(value)));
 });
+
+type ProviderOptions = GlobalOptions & { operator?: unknown; bond?: unknown; wait?: boolean; capabilities?: unknown; maxJobs?: unknown; capacityGb?: unknown; formats?: unknown };
+
+function listOption(value: unknown, flag: string): string[] {
+  if (value === undefined) throw new UsageError(`${flag} is required`);
+  const items = String(value)
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  if (items.length === 0) throw new UsageError(`${flag}: give at least one value`);
+  return items;
+}
+
+function positiveNumberOption(value: unknown, flag: string): number {
+  if (value === undefined) throw new UsageError(`${flag} is required`);
+  const n = Number(String(value));
+  if (!/^\d+(\.\d+)?$/.test(String(value)) || !(n > 0)) throw new UsageError(`${flag}: expected a positive number, got "${String(value)}"`);
+  return n;
+}
+
+/** The operator to register: --operator, else the node's own operator key. */
+async function operatorOf(options: ProviderOptions): Promise<string> {
+  return options.operator === undefined ? (await client(options).nodeInfo()).operator : String(options.operator);
+}
+
+function bondOption(value: unknown): string {
+  if (value === undefined) throw new UsageError('--bond <ogt> is required');
+  if (!/^(0|[1-9]\d*)(\.\d{1,18})?$/.test(String(value))) throw new UsageError(`--bond: expected an OGT amount like 1000 or 1000.5, got "${String(value)}"`);
+  return String(value);
+}
+
+/** Polls the status until the registration leaves `pending` (or the given states), up to a minute. */
+async function waitWhile<T extends { status: string }>(read: () => Promise<T>, statuses: string[]): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const status = await read();
+    if (!statuses.includes(status.status) || Date.now() > deadline) return status;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+function describeRegistration(kind: string, s: { status: string; operator: string | null; bond_ogt: string; releaseAt: number | null }, extra: string): string {
+  if (s.status === 'unregistered') return `${kind}: unregistered`;
+  return `${kind}: ${s.status}${s.releaseAt !== null ? ` (bond returns at block ${s.releaseAt})` : ''}\noperator  ${s.operator}\nbond      ${s.bond_ogt} OGT\n${extra}`;
+}
+
+cli
+  .command('oon <action>', 'compute provider: `oon register`, `oon status`, `oon unregister`, `oon providers`')
+  .option('--operator <address>', 'operator account (default: the node\'s own operator key)')
+  .option('--capabilities <list>', 'register: wasm,evm')
+  .option('--bond <ogt>', 'register: OGT to bond (at least 1000)')
+  .option('--max-jobs <n>', 'register: most jobs at once')
+  .option('--wait', 'register/unregister: wait until the change is in a block')
+  .action(async (action: string, options: ProviderOptions) => {
+    const c = client(options);
+    const show = (s: Awaited<ReturnType<SvcClient['oonNodeStatus']>>): void =>
+      print(options, s, () => describeRegistration('compute', s, `runtimes  ${s.capabilities.join(', ')}\njobs      ${s.activeJobs} running, ${s.completedJobs} done, at most ${s.max_concurrent_jobs}`));
+    if (action === 'register') {
+      const capabilities = listOption(options.capabilities, '--capabilities') as ('wasm' | 'evm')[];
+      const bond = bondOption(options.bond);
+      const maxJobs = integerOption(options.maxJobs ?? '', '--max-jobs');
+      const registered = await c.oonRegisterNode({ operator: await operatorOf(options), capabilities, bond_ogt: bond, max_concurrent_jobs: maxJobs });
+      return show(options.wait ? await waitWhile(() => c.oonNodeStatus(), ['pending']) : registered);
+    }
+    if (action === 'status') return show(await c.oonNodeStatus());
+    if (action === 'unregister') {
+      const status = await c.oonUnregisterNode();
+      return show(options.wait ? await waitWhile(() => c.oonNodeStatus(), ['active']) : status);
+    }
+    if (action === 'providers') {
+      const providers = await c.oonListProviders();
+      return print(options, providers, () => (providers.length === 0 ? 'no compute providers' : providers.map((p) => `${p.operator}  ${p.bond_ogt} OGT  ${p.capabilities.join(',')}  jobs ${p.max_concurrent_jobs}  peer ${p.peerId}`).join('\n')));
+    }
+    throw new UsageError(`unknown oon action "${action}" (expected: register, status, unregister, providers)`);
+  });
+
+cli
+  .command('omp <action>', 'storage provider: `omp register`, `omp status`, `omp unregister`, `omp providers`')
+  .option('--operator <address>', 'operator account (default: the node\'s own operator key)')
+  .option('--capacity-gb <n>', 'register: storage offered, GB')
+  .option('--formats <list>', 'register: image,video,document')
+  .option('--bond <ogt>', 'register: OGT to bond (at least 500)')
+  .option('--wait', 'register/unregister: wait until the change is in a block')
+  .action(async (action: string, options: ProviderOptions) => {
+    const c = client(options);
+    const show = (s: Awaited<ReturnType<SvcClient['ompStorageStatus']>>): void =>
+      print(options, s, () => describeRegistration('storage', s, `capacity  ${s.storage_capacity_gb} GB (${s.usedBytes} bytes in ${s.objects} objects)\nformats   ${s.supported_formats.join(', ')}`));
+    if (action === 'register') {
+      const formats = listOption(options.formats, '--formats') as ('image' | 'video' | 'document')[];
+      const bond = bondOption(options.bond);
+      const capacity = positiveNumberOption(options.capacityGb, '--capacity-gb');
+      const registered = await c.ompRegisterStorageNode({ operator: await operatorOf(options), storage_capacity_gb: capacity, bond_ogt: bond, supported_formats: formats });
+      return show(options.wait ? await waitWhile(() => c.ompStorageStatus(), ['pending']) : registered);
+    }
+    if (action === 'status') return show(await c.ompStorageStatus());
+    if (action === 'unregister') {
+      const status = await c.ompUnregisterStorageNode();
+      return show(options.wait ? await waitWhile(() => c.ompStorageStatus(), ['active']) : status);
+    }
+    if (action === 'providers') {
+      const providers = await c.ompListProviders();
+      return print(options, providers, () => (providers.length === 0 ? 'no storage providers' : providers.map((p) => `${p.operator}  ${p.bond_ogt} OGT  ${p.storage_capacity_gb} GB  ${p.supported_formats.join(',')}  peer ${p.peerId}`).join('\n')));
+    }
+    throw new UsageError(`unknown omp action "${action}" (expected: register, status, unregister, providers)`);
+  });
 
 cli.command('peers', "the node's connected peers and the heads they announce").action(async (options: GlobalOptions) => {
   const peers = await client(options).peers();

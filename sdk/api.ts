@@ -3,7 +3,7 @@ import { formatAmount, parseUnits, type Asset } from './amount.js';
 import { DOMAIN_ERRORS, RpcError } from './errors.js';
 import type { KeyPair } from './keys.js';
 import { rawTransaction, signTransaction, transferPayload, type Payload, type SignedTransaction } from './transaction.js';
-import type { Balance, BlockView, ChainInfo, FaucetGrant, FaucetStatus, NodeInfo, PeerInfo, Receipt, SyncStatus, TransactionView } from './views.js';
+import type { Balance, BlockView, ChainInfo, ComputeProvider, ComputeRegistration, ComputeStatus, FaucetGrant, FaucetStatus, NodeInfo, PeerInfo, Receipt, StorageProvider, StorageRegistration, StorageStatus, SyncStatus, TransactionView } from './views.js';
 
 function checkAddress(value: string, field = 'address'): Address {
   if (!isValidAddress(value)) throw new RpcError(DOMAIN_ERRORS.invalid_address.code, 'invalid_address', { reason: `${field} is not a valid address (svc1 followed by 40 hex characters)`, field });
@@ -105,6 +105,41 @@ export abstract class SvcApi {
 
   nodeInfo(): Promise<NodeInfo> {
     return this.rpcCall<NodeInfo>('svc_nodeInfo');
+  }
+
+  /** Registers the node as a compute provider (SPEC 4.4); the operator's key must be held by that node. */
+  async oonRegisterNode(registration: ComputeRegistration): Promise<ComputeStatus> {
+    return this.rpcCall<ComputeStatus>('svc_oonRegisterNode', [{ ...registration, operator: checkAddress(registration.operator, 'operator') }]);
+  }
+
+  oonNodeStatus(): Promise<ComputeStatus> {
+    return this.rpcCall<ComputeStatus>('svc_oonNodeStatus');
+  }
+
+  /** Starts unbonding; the bond returns to the operator after the chain's unbonding period. */
+  oonUnregisterNode(): Promise<ComputeStatus> {
+    return this.rpcCall<ComputeStatus>('svc_oonUnregisterNode');
+  }
+
+  oonListProviders(): Promise<ComputeProvider[]> {
+    return this.rpcCall<ComputeProvider[]>('svc_oonListProviders');
+  }
+
+  /** Registers the node as a storage provider (SPEC 4.5). */
+  async ompRegisterStorageNode(registration: StorageRegistration): Promise<StorageStatus> {
+    return this.rpcCall<StorageStatus>('svc_ompRegisterStorageNode', [{ ...registration, operator: checkAddress(registration.operator, 'operator') }]);
+  }
+
+  ompStorageStatus(): Promise<StorageStatus> {
+    return this.rpcCall<StorageStatus>('svc_ompStorageStatus');
+  }
+
+  ompUnregisterStorageNode(): Promise<StorageStatus> {
+    return this.rpcCall<StorageStatus>('svc_ompUnregisterStorageNode');
+  }
+
+  ompListProviders(): Promise<StorageProvider[]> {
+    return this.rpcCall<StorageProvider[]>('svc_ompListProviders');
   }
 
   peers(): Promise<PeerInfo[]> {

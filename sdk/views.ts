@@ -116,3 +116,65 @@ export interface FaucetStatus {
   retryAfterSeconds: number;
 }
 
+
+/** `svc_oonRegisterNode` params (SPEC 4.4). `bond_ogt` may also be a decimal string. */
+export interface ComputeRegistration {
+  operator: string;
+  capabilities: ('wasm' | 'evm')[];
+  bond_ogt: number | string;
+  max_concurrent_jobs: number;
+}
+
+/** `svc_ompRegisterStorageNode` params (SPEC 4.5). */
+export interface StorageRegistration {
+  operator: string;
+  storage_capacity_gb: number;
+  bond_ogt: number | string;
+  supported_formats: ('image' | 'video' | 'document')[];
+}
+
+export type ProviderStatus = 'unregistered' | 'pending' | 'active' | 'unbonding';
+
+interface RegistrationCommon {
+  registered: boolean;
+  status: ProviderStatus;
+  operator: Address | null;
+  /** Bonded OGT as a decimal string ("0" when unregistered). */
+  bond_ogt: string;
+  peerId: string | null;
+  txHash: string | null;
+  /** While unbonding: the block at which the bond returns. */
+  releaseAt: number | null;
+}
+
+export interface ComputeStatus extends RegistrationCommon {
+  capabilities: string[];
+  max_concurrent_jobs: number;
+  activeJobs: number;
+  completedJobs: number;
+}
+
+export interface StorageStatus extends RegistrationCommon {
+  storage_capacity_gb: number;
+  supported_formats: string[];
+  usedBytes: number;
+  objects: number;
+}
+
+export interface ComputeProvider {
+  operator: Address;
+  peerId: string;
+  capabilities: string[];
+  max_concurrent_jobs: number;
+  bond_ogt: string;
+  registeredAt: number;
+}
+
+export interface StorageProvider {
+  operator: Address;
+  peerId: string;
+  supported_formats: string[];
+  storage_capacity_gb: number;
+  bond_ogt: string;
+  registeredAt: number;
+}

@@ -1,0 +1,59 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SVC, startNodeProcess, type RunningNode } from './helpers/cli.js';
+import { tempDir, waitFor } from './helpers/test-node.js';
+
+const readme = readFileSync('README.md', 'utf8');
+
+/** The fenced sh block after `<!-- walkthrough:<name> -->` in the README. */
+function walkthrough(name: string): string {
+  const start = readme.indexOf(`<!-- walkthrough:${name} -->`);
+  expect(start, `README marker walkthrough:${name}`).toBeGreaterThan(0);
+  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(start))!;
+  return block[1]!;
+}
+
+function bash(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', `set -euo pipefail\nsvc() { node "${SVC}" "$@"; }\n${script}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const nodes: RunningNode[] = [];
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(nodes.map((node) => node.stop()));
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('README walkthrough', () => {
+  it('registers a compute and a storage provider on a validator + archive compute devnet, verbatim but for the ports', async () => {
+    const start = readme.slice(readme.indexOf('## Compute and storage providers'));
+    expect(start).toContain('svc-node start --role compute --receipt-archive true --plugin omp-storage');
+    const [validatorDir, computeDir] = [tempDir(), tempDir()];
+    dirs.push(validatorDir, computeDir);
+    const validator = await startNodeProcess(['--role', 'validator', '--data-dir', validatorDir, '--bind', '127.0.0.1:0', '--block-time', '200']);
+    nodes.push(validator);
+    const listening = /p2p listening on (\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/\w+)/;
+    const p2p = listening.exec(await waitFor(() => validator.output(), (out) => listening.test(out), 10_000, 'the p2p line'))![1]!;
+    const compute = await startNodeProcess(['--role', 'compute', '--receipt-archive', 'true', '--plugin', 'omp-storage', '--data-dir', computeDir, '--bind', '127.0.0.1:0', '--bootstrap-peers', p2p]);
+    nodes.push(compute);
+    await waitFor(async () => (await fetch(`${compute.url}/health`)).status, (status) => status === 200, 15_000, 'the compute node to sync');
+
+    const script = walkthrough('register').replaceAll('http://127.0.0.1:8546', compute.url).replaceAll('http://127.0.0.1:8545', validator.url);
+    const result = await bash(script);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^compute: active$/m);
+    expect(result.stdout).toMatch(/^storage: active$/m);
+    expect(result.stdout).toMatch(/^svc1[0-9a-f]{40} {2}1000 OGT {2}wasm,evm {2}jobs 4 {2}peer 12D3Koo/m);
+    expect(result.stdout).toMatch(/^svc1[0-9a-f]{40} {2}500 OGT {2}250 GB {2}image,document/m);
+    expect(result.stdout).toMatch(/OGT +500\.000000000000000000/);
+  });
+});
