@@ -13,6 +13,7 @@ import { fromHex, isHex } from '../sdk/bytes.js';
 
 import { createLogger } from '../kernel/log.js';
 import { SvcNode } from '../kernel/node.js';
+import { pruneDataDir } from '../kernel/chain/prune.js';
 import { describePlugins } from '../kernel/plugins/describe.js';
 import { VERSION } from '../kernel/version.js';
 import { devnetKey, keyPairFromSecret, type KeyPair } from '../sdk/keys.js';
@@ -159,6 +160,23 @@ cli
       if (p.guards.length) process.stdout.write(`  request guards: ${p.guards.join(', ')}\n`);
     }
     for (const name of catalog.planned) process.stdout.write(`${name} — not built yet\n`);
+  });
+
+cli
+  .command('prune', 'drop receipts and state history outside the window, so an archive data dir can run without --receipt-archive')
+  .option('--data-dir <path>', 'data dir (default ./data)')
+  .option('--history-blocks <n>', 'blocks of receipts and state history to keep (default 10000)')
+  .action(async (options: { dataDir?: unknown; historyBlocks?: unknown }) => {
+    const dataDir = String(options.dataDir ?? './data');
+    const historyBlocks = options.historyBlocks === undefined ? 10_000 : Number(String(options.historyBlocks));
+    if (!Number.isSafeInteger(historyBlocks) || historyBlocks < 1 || !/^\d+$/.test(String(options.historyBlocks ?? '1'))) {
+      throw new UsageError(`--history-blocks: expected a positive integer, got "${String(options.historyBlocks)}"`);
+    }
+    const log = createLogger({ level: 'info', format: process.stdout.isTTY ? 'pretty' : 'json' });
+    const result = await pruneDataDir(dataDir, historyBlocks, log);
+    process.stdout.write(
+      `pruned ${resolve(dataDir)}: head ${result.head}, keeping blocks from ${result.oldestKept} on; deleted ${result.receiptsDeleted} receipts and ${result.historyDeleted} historical state values; the archive flag is cleared\n`,
+    );
   });
 
 cli.command('version', 'print the version').action(() => {

@@ -103,7 +103,7 @@ export class SvcNode {
     const genesis = node.network === 'devnet' && !node.genesis ? devnetGenesis() : readGenesisFile(node.genesis!, node.network);
     const configured = await loadPlugins(pluginRequests(node, options.catalog), options.catalog, options.baseDir ?? process.cwd(), options.log);
     const txKinds = new TxKindRegistry();
-    const chain = chainPlugin(genesis, txKinds, { archive: node.chain.receiptArchive, historyBlocks: node.chain.historyBlocks });
+    const chain = chainPlugin(genesis, txKinds, { historyBlocks: node.chain.historyBlocks });
     // The peer key is read from the data dir at start, before any plugin's init.
     let created: SvcNode | undefined;
     const p2p = p2pPlugin(node.p2p, () => created!.keys.peerKey);

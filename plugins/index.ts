@@ -8,6 +8,7 @@ export const catalog: PluginCatalog = {
     faucet: async () => (await import('./faucet/index.js')).default,
     auth: async () => (await import('./auth/index.js')).default,
     'rate-limit': async () => (await import('./rate-limit/index.js')).default,
+    archive: async () => (await import('./archive/index.js')).default,
     oon: async () => (await import('./oon/index.js')).default,
     omp: async () => (await import('./omp/index.js')).default,
     compute: async () => (await import('./compute/index.js')).default,

@@ -6,6 +6,7 @@ import type { Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
 import type { Pacer } from '../yield.js';
 
+const ARCHIVE = textKey('archive');
 const HEAD = textKey('head');
 
 export interface BlockNamespaces {
@@ -56,6 +57,22 @@ export class BlockStore {
   async receipt(hash: string): Promise<Receipt | undefined> {
     const raw = await this.ns.receipts.get(fromHex(hash));
     return raw ? decode<Receipt>(raw) : undefined;
+  }
+
+  /** Whether this data dir keeps all history (it was run with the archive capability). */
+  async archiveFlag(): Promise<boolean> {
+    return (await this.ns.meta.get(ARCHIVE)) !== undefined;
+  }
+
+  async setArchiveFlag(on: boolean): Promise<void> {
+    if (on) await this.ns.meta.put(ARCHIVE, new Uint8Array([1]));
+    else await this.ns.meta.del(ARCHIVE);
+  }
+
+  /** Deletes the receipts of the block at `height` (past the history window); its transactions stay, for peers that sync. */
+  async stagePruneReceipts(batch: WriteBatch, height: number): Promise<void> {
+    const block = await this.byHeight(height);
+    for (const hash of block?.transactions ?? []) batch.del(this.ns.receipts, fromHex(hash));
   }
 
   /** Adds the block with its transactions and receipts, and moves the head. */

@@ -41,6 +41,13 @@ export interface ChainOptions {
   readonly log: Logger;
   /** Most transactions in a produced block. */
   readonly maxBlockTransactions: number;
+  /** Without the archive capability: blocks of receipts (and state history) kept. */
+  readonly historyBlocks: number;
+}
+
+/** Raised at start when a data dir that was an archive is opened without the archive capability. */
+export class ArchiveFlagError extends Error {
+  override name = 'ArchiveFlagError';
 }
 
 const verifyHeaderSignature = (signature: Uint8Array, message: Uint8Array, key: Uint8Array): boolean => verifyEd25519(signature, message, key);
@@ -59,6 +66,7 @@ export class Chain {
   private producer: string | undefined;
   private commits: Promise<unknown> = Promise.resolve();
   private peerHead: number | undefined;
+  private archive = false;
 
   constructor(private readonly options: ChainOptions) {}
 
@@ -139,6 +147,38 @@ export class Chain {
     if (stored) return { tx: decodeTransaction(stored.raw), height: stored.height, index: stored.index };
     const pending = this.options.mempool.get(hash);
     return pending ? { tx: pending } : undefined;
+  }
+
+  /** Keep every receipt and every historical state value (the `archive` plugin turns this on). */
+  enableArchive(): void {
+    this.archive = true;
+    this.options.state.keepAllHistory();
+  }
+
+  get isArchive(): boolean {
+    return this.archive;
+  }
+
+  /**
+   * Once a data dir has been an archive it stays one: turning the capability off would silently
+   * lose what it promised to keep, so that takes an explicit `svc-node prune`.
+   */
+  async checkArchiveFlag(): Promise<void> {
+    const wasArchive = await this.options.blocks.archiveFlag();
+    if (wasArchive && !this.archive) {
+      throw new ArchiveFlagError(
+        '--receipt-archive: this data dir is an archive (it was run with --receipt-archive true); start it with --receipt-archive true, or drop the history outside the window first with `svc-node prune --data-dir <dir> [--history-blocks <n>]`',
+      );
+    }
+    if (this.archive && !wasArchive) await this.options.blocks.setArchiveFlag(true);
+  }
+
+  /** A receipt; `pruned` when its block is older than the history window; undefined when unknown. */
+  async receiptOrPruned(hash: string): Promise<Receipt | 'pruned' | undefined> {
+    const receipt = await this.options.blocks.receipt(hash);
+    if (receipt) return receipt;
+    const stored = await this.options.blocks.transaction(hash);
+    return stored && stored.height < this.state.oldestAvailable(this.head.height) ? 'pruned' : undefined;
   }
 
   /** The bytes a transaction travels as (what it arrived as, when it came raw). */
@@ -277,6 +317,8 @@ export class Chain {
       const pacer = new Pacer();
       await this.options.state.stage(changes, block.height, batch, pacer);
       await this.options.state.stagePrune(block.height, batch);
+      const expired = block.height - this.options.historyBlocks;
+      if (!this.archive && expired >= 1) await this.options.blocks.stagePruneReceipts(batch, expired);
       await this.options.blocks.stage(batch, block, raws, receipts, pacer);
       await batch.write();
     } catch (error) {

@@ -24,7 +24,7 @@ declare module '../plugin.js' {
 }
 
 export interface ChainSettings {
-  readonly archive: boolean;
+  /** Blocks of receipts and state history kept without the archive capability. */
   readonly historyBlocks: number;
   readonly maxBlockTransactions?: number;
 }
@@ -35,7 +35,7 @@ const RawTransactionSchema = Type.String({ pattern: '^0x([0-9a-fA-F]{2})+$', max
  * The kernel's own plugin: blocks, world state, mempool, the core `transfer` kind and the RPC methods
  * that read and submit. Always loaded; the kernel hands it the genesis and the transaction-kind registry.
  */
-export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, settings: ChainSettings = { archive: false, historyBlocks: 10_000 }) {
+export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, settings: ChainSettings = { historyBlocks: 10_000 }) {
   return definePlugin({
     name: 'chain',
     version: '1.0.0',
@@ -64,11 +64,11 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
         transactions: ctx.namespace('chain.transactions'),
         receipts: ctx.namespace('chain.receipts'),
       });
-      const state = new WorldState(ctx.namespace('state.entries'), ctx.namespace('state.history'), ctx.namespace('state.prunable'), settings);
+      const state = new WorldState(ctx.namespace('state.entries'), ctx.namespace('state.history'), ctx.namespace('state.prunable'), { archive: false, historyBlocks: settings.historyBlocks });
       const mempool = new Mempool({ state, kinds, chainId: genesis.chainId, options: DEFAULT_MEMPOOL });
       const decoder = new TxDecoder(1);
       ctx.signal.addEventListener('abort', () => void decoder.close());
-      const chain = new Chain({ batch: () => ctx.batch(), blocks, state, mempool, decoder, kinds, genesis, events: ctx.events, log: ctx.log, maxBlockTransactions: settings.maxBlockTransactions ?? 20_000 });
+      const chain = new Chain({ batch: () => ctx.batch(), blocks, state, mempool, decoder, kinds, genesis, events: ctx.events, log: ctx.log, maxBlockTransactions: settings.maxBlockTransactions ?? 20_000, historyBlocks: settings.historyBlocks });
       const { created } = await chain.open();
       if (created) {
         ctx.log.info({ genesis: chain.head.hash, chainId: genesis.chainId }, 'wrote genesis block');
@@ -83,6 +83,7 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
       ctx.log.info({ height: chain.head.height, hash: chain.head.hash, accounts: state.size }, 'chain open');
       return chain;
     },
+    start: (chain) => chain.checkArchiveFlag(),
     notReady: (chain) => (chain.synced ? undefined : 'syncing'),
     health: (chain) => ({ head: chain.head.height, headHash: chain.head.hash, lastBlockAgeMs: Math.max(0, Date.now() - chain.head.timestamp), synced: chain.synced }),
     subscriptions: (kind) => chainSubscriptions(kind),
@@ -215,9 +216,13 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
         summary: "A mined transaction's receipt: success, or failed with the error.",
         params: [param('hash', HashSchema)],
         result: ReceiptSchema,
-        errors: ['invalid_params', 'not_found'],
+        errors: ['invalid_params', 'not_found', 'pruned'],
         handler: async ([hash], { service }) => {
-          const receipt = await service.getReceipt(hash.toLowerCase());
+          const receipt = await service.receiptOrPruned(hash.toLowerCase());
+          if (receipt === 'pruned') {
+            const oldest = service.state.oldestAvailable(service.head.height);
+            throw domainError('pruned', `the receipt of ${hash} is in a block older than this node's history window (oldest: ${oldest}); ask an archive node`, { oldest });
+          }
           if (receipt) return receipt;
           const pending = service.mempool.has(hash.toLowerCase());
           throw domainError('not_found', pending ? `transaction ${hash} is pending: no receipt until a block includes it` : `no mined transaction has hash ${hash}`, { hash, pending });
@@ -234,7 +239,7 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
           genesisHash: service.genesisHash,
           validator: genesis.validator,
           head: { height: service.head.height, hash: service.head.hash, timestamp: service.head.timestamp },
-          archive: settings.archive,
+          archive: service.isArchive,
           historyBlocks: settings.historyBlocks,
           oldestStateBlock: service.state.oldestAvailable(service.head.height),
           pendingTransactions: service.mempool.size,

@@ -30,6 +30,7 @@ export function pluginRequests(node: NodeConfig, catalog: PluginCatalog): Plugin
   const requests: PluginRequest[] = (catalog.consensus ?? []).map((spec) => ({ spec, reason: 'chain rules' }));
   for (const spec of catalog.roles[node.role]) requests.push({ spec, reason: `role ${node.role}` });
   for (const spec of catalog.networks[node.network] ?? []) requests.push({ spec, reason: `network ${node.network}` });
+  if (node.chain.receiptArchive) requests.push({ spec: 'archive', reason: '--receipt-archive true' });
   if (node.guardrails) requests.push({ spec: 'auth', reason: '--guardrails true' });
   if (effectiveRateLimit(node).limit > 0) requests.push({ spec: 'rate-limit', reason: node.guardrails ? '--guardrails true' : '--rate-limit' });
   for (const spec of node.plugins) requests.push({ spec, reason: 'config "plugins"' });

@@ -32,13 +32,21 @@ export class WorldState {
   private readonly values = new Map<string, Uint8Array>();
   private readonly lastChange = new Map<string, number>();
   private readonly commitment = new StateCommitment();
+  private archive: boolean;
 
   constructor(
     private readonly entries: Namespace,
     private readonly history: Namespace,
     private readonly prunable: Namespace,
     readonly options: WorldStateOptions,
-  ) {}
+  ) {
+    this.archive = options.archive;
+  }
+
+  /** From now on every historical value is kept (the archive capability). */
+  keepAllHistory(): void {
+    this.archive = true;
+  }
 
   async load(): Promise<void> {
     for await (const [key, raw] of this.entries.entries()) {
@@ -104,14 +112,14 @@ export class WorldState {
       else batch.put(this.entries, name, concatBytes(at, value));
       batch.put(this.history, concatBytes(name, SEP, at), value ?? EMPTY);
       const before = this.lastChange.get(key);
-      if (before !== undefined && before !== height && !this.options.archive) batch.put(this.prunable, concatBytes(at, name, SEP, u64Key(before)), EMPTY);
+      if (before !== undefined && before !== height && !this.archive) batch.put(this.prunable, concatBytes(at, name, SEP, u64Key(before)), EMPTY);
       await pacer?.step();
     }
   }
 
   /** Deletes history that no query inside the window can need any more (nothing on an archive). */
   async stagePrune(head: number, batch: WriteBatch): Promise<void> {
-    if (this.options.archive) return;
+    if (this.archive) return;
     const cutoff = head - this.options.historyBlocks;
     if (cutoff <= 0) return;
     for await (const [key] of this.prunable.entries({ lt: u64Key(cutoff + 1), limit: 10_000 })) {
@@ -124,7 +132,7 @@ export class WorldState {
 
   /** The oldest height whose state this node still answers for. */
   oldestAvailable(head: number): number {
-    return this.options.archive ? 0 : Math.max(0, head - this.options.historyBlocks);
+    return this.archive ? 0 : Math.max(0, head - this.options.historyBlocks);
   }
 
   /** The value of `key` after block `height`. Throws HistoryPrunedError outside the window. */
