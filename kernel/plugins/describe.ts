@@ -1,5 +1,8 @@
 import Type from 'typebox';
 import { chainPlugin } from '../chain/plugin.js';
+import { keystorePlugin } from '../keys/plugin.js';
+import { OperatorKeys } from '../keys/node-keys.js';
+import { p2pPlugin } from '../p2p/plugin.js';
 import { TxKindRegistry } from '../chain/tx-kinds.js';
 import { devnetGenesis } from '../chain/genesis.js';
 import { pluginMethods, pluginSubscriptions, pluginTxKinds, type AnyPlugin } from '../plugin.js';
@@ -42,9 +45,16 @@ export function describePlugin(plugin: AnyPlugin, roles: string[] = []): PluginD
 }
 
 export async function describePlugins(catalog: PluginCatalog): Promise<PluginDescription[]> {
-  const out = [describePlugin(chainPlugin(devnetGenesis(), new TxKindRegistry()) as AnyPlugin, ['always'])];
+  const kernel = [
+    chainPlugin(devnetGenesis(), new TxKindRegistry()),
+    keystorePlugin(() => new OperatorKeys([])),
+    p2pPlugin({ host: '127.0.0.1', port: 0, bootstrapPeers: [], maxConnections: 1 }, () => {
+      throw new Error('not started');
+    }),
+  ];
+  const out = kernel.map((plugin) => describePlugin(plugin as AnyPlugin, ['always']));
   for (const [name, load] of Object.entries(catalog.plugins)) {
-    const roles = Object.entries(catalog.roles).filter(([, names]) => names.includes(name)).map(([role]) => role);
+    const roles = (catalog.consensus ?? []).includes(name) ? ['always (chain rules)'] : Object.entries(catalog.roles).filter(([, names]) => names.includes(name)).map(([role]) => role);
     out.push(describePlugin(await load(), roles));
   }
   return out;
