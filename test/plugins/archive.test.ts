@@ -1,10 +1,11 @@
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { devnetKey, RpcError, SvcClient, UNIT } from '../../sdk/index.js';
+import { devnetKey, SvcClient, UNIT } from '../../sdk/index.js';
 import type { Chain } from '../../kernel/chain/chain.js';
 import type { P2pService } from '../../kernel/p2p/service.js';
 import { run, SVC_NODE } from '../helpers/cli.js';
 import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
+import { failure } from '../helpers/rpc-failure.js';
 
 const running: TestNode[] = [];
 const dirs: string[] = [];
@@ -13,14 +14,6 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function failure(promise: Promise<unknown>): Promise<RpcError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RpcError);
-  return error as RpcError;
-}
 
 describe('archive capability', () => {
   it('an archive node answers old receipts and balances that a windowed node prunes; the flag stays until `svc-node prune`', async () => {

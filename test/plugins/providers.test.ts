@@ -3,6 +3,7 @@ import { devnetKey, generateKeyPair, RpcError, SvcClient, UNIT } from '../../sdk
 import type { Chain } from '../../kernel/chain/chain.js';
 import type { P2pService } from '../../kernel/p2p/service.js';
 import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
+import { failure } from '../helpers/rpc-failure.js';
 
 // A real two-node devnet: a validator, and a compute node (also loading omp-storage) that follows it.
 let validator: TestNode;
@@ -35,14 +36,7 @@ afterAll(async () => {
   await validator?.stop();
 });
 
-async function failure(method: string, params: unknown[], client = c): Promise<RpcError> {
-  const error = await client.rpcCall(method, params).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, `${method} ${JSON.stringify(params)} should fail`).toBeInstanceOf(RpcError);
-  return error as RpcError;
-}
+const refusal = (method: string, params: unknown[], client = c): Promise<RpcError> => failure(client.rpcCall(method, params), `${method} ${JSON.stringify(params)}`);
 
 const computeRegistration = (overrides: Record<string, unknown> = {}) => ({ operator, capabilities: ['wasm', 'evm'], bond_ogt: 1000, max_concurrent_jobs: 4, ...overrides });
 const storageRegistration = (overrides: Record<string, unknown> = {}) => ({ operator, storage_capacity_gb: 250, bond_ogt: 500, supported_formats: ['image', 'document'], ...overrides });
@@ -67,12 +61,12 @@ describe('compute and storage registration on a two-node devnet', () => {
     const { max_concurrent_jobs: _omitted, ...missing } = computeRegistration();
     cases.push([missing, 'invalid_params']);
     for (const [registration, message, data] of cases) {
-      const error = await failure('svc_oonRegisterNode', [registration]);
+      const error = await refusal('svc_oonRegisterNode', [registration]);
       expect({ registration, message: error.message }).toEqual({ registration, message });
       if (data) expect(error.data).toMatchObject(data);
     }
-    expect((await failure('svc_oonRegisterNode', [])).message).toBe('invalid_params');
-    expect((await failure('svc_oonRegisterNode', [computeRegistration(), 1])).message).toBe('invalid_params');
+    expect((await refusal('svc_oonRegisterNode', [])).message).toBe('invalid_params');
+    expect((await refusal('svc_oonRegisterNode', [computeRegistration(), 1])).message).toBe('invalid_params');
   });
 
   it('refuses every invalid storage registration of SPEC 4.5', async () => {
@@ -87,7 +81,7 @@ describe('compute and storage registration on a two-node devnet', () => {
       [storageRegistration({ bond_ogt: 499.5 }), 'bond_too_low', { minimum: 500 }],
     ];
     for (const [registration, message, data] of cases) {
-      const error = await failure('svc_ompRegisterStorageNode', [registration]);
+      const error = await refusal('svc_ompRegisterStorageNode', [registration]);
       expect({ registration, message: error.message }).toEqual({ registration, message });
       if (data) expect(error.data).toMatchObject(data);
     }
@@ -95,8 +89,8 @@ describe('compute and storage registration on a two-node devnet', () => {
 
   it('refuses an operator whose key the node does not hold, and an unfunded operator', async () => {
     const stranger = generateKeyPair().address;
-    expect(await failure('svc_oonRegisterNode', [computeRegistration({ operator: stranger })])).toMatchObject({ message: 'operator_key_unavailable', code: -32024 });
-    expect(await failure('svc_oonRegisterNode', [computeRegistration()])).toMatchObject({ message: 'insufficient_funds', code: -32021 });
+    expect(await refusal('svc_oonRegisterNode', [computeRegistration({ operator: stranger })])).toMatchObject({ message: 'operator_key_unavailable', code: -32024 });
+    expect(await refusal('svc_oonRegisterNode', [computeRegistration()])).toMatchObject({ message: 'insufficient_funds', code: -32021 });
     expect(await c.rpcCall('svc_oonNodeStatus')).toMatchObject({ registered: false, status: 'unregistered' });
   });
 
@@ -104,7 +98,7 @@ describe('compute and storage registration on a two-node devnet', () => {
     const lonely = await startTestNode({ role: 'compute', p2p: { host: '127.0.0.1', port: 0 } });
     try {
       const client = new SvcClient(lonely.url);
-      const error = await failure('svc_oonRegisterNode', [computeRegistration({ operator: lonely.node.keys.operator.address })], client);
+      const error = await refusal('svc_oonRegisterNode', [computeRegistration({ operator: lonely.node.keys.operator.address })], client);
       expect(error).toMatchObject({ message: 'not_synced', code: -32022 });
     } finally {
       await lonely.stop();
@@ -124,7 +118,7 @@ describe('compute and storage registration on a two-node devnet', () => {
 
     const providers = await v.rpcCall<Record<string, unknown>[]>('svc_oonListProviders');
     expect(providers).toEqual([{ operator, peerId: compute.node.keys.peerId, capabilities: ['wasm', 'evm'], max_concurrent_jobs: 4, bond_ogt: '1000', registeredAt: expect.any(Number) }]);
-    expect(await failure('svc_oonRegisterNode', [computeRegistration()])).toMatchObject({ message: 'already_registered', code: -32023 });
+    expect(await refusal('svc_oonRegisterNode', [computeRegistration()])).toMatchObject({ message: 'already_registered', code: -32023 });
   });
 
   it('holds a second, separate bond for storage on the same node: 1,500 OGT in two bonds', async () => {
@@ -138,7 +132,7 @@ describe('compute and storage registration on a two-node devnet', () => {
     const account = compute.node.service<Chain>('chain').state.get(`accounts/${operator}`);
     const { decodeAccount } = await import('../../kernel/state/accounts.js');
     expect(decodeAccount(account).bonded).toEqual({ compute: 1000n * UNIT, storage: 500n * UNIT });
-    expect(await failure('svc_ompRegisterStorageNode', [storageRegistration()])).toMatchObject({ message: 'already_registered' });
+    expect(await refusal('svc_ompRegisterStorageNode', [storageRegistration()])).toMatchObject({ message: 'already_registered' });
   });
 
   it('keeps the registrations across a restart of the compute node', async () => {

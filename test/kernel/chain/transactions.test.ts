@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetKey, generateKeyPair, rawTransaction, RpcError, signTransaction, SvcClient, transferPayload, UNIT, type KeyPair, type SignedTransaction } from '../../../sdk/index.js';
+import { devnetKey, generateKeyPair, rawTransaction, signTransaction, SvcClient, transferPayload, UNIT, type KeyPair, type SignedTransaction } from '../../../sdk/index.js';
 import { encode } from '../../../sdk/encoding.js';
 import { toHex, fromHex } from '../../../sdk/bytes.js';
 import { startTestNode, type TestNode } from '../../helpers/test-node.js';
+import { failure } from '../../helpers/rpc-failure.js';
 
 let node: TestNode;
 let client: SvcClient;
@@ -17,14 +18,6 @@ afterAll(async () => {
   await node.stop();
 });
 
-async function failure(promise: Promise<unknown>): Promise<RpcError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RpcError);
-  return error as RpcError;
-}
 
 function transfer(key: KeyPair, to: string, amount: bigint, overrides: Partial<{ nonce: number; chainId: string }> = {}, nonce = 0): SignedTransaction {
   return signTransaction({ chainId: overrides.chainId ?? 'svc-devnet-1', kind: 'transfer', nonce: overrides.nonce ?? nonce, payload: transferPayload(to, 'OMC', amount) }, key);
