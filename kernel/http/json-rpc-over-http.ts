@@ -23,11 +23,13 @@ function respond(res: ServerResponse, body: string | undefined, status: number |
     res.end();
     return;
   }
+  // Encoded once: measuring a string's UTF-8 length and then writing it would walk it twice.
+  const bytes = Buffer.from(body, 'utf8');
   // A flat [name, value, …] list: node copies it as is, where an object is walked key by key.
-  const flat: string[] = ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body))];
+  const flat: string[] = ['content-type', 'application/json', 'content-length', String(bytes.length)];
   for (const name in headers) flat.push(name, headers[name]!);
   res.writeHead(status ?? 200, flat);
-  res.end(body);
+  res.end(bytes);
 }
 
 /**

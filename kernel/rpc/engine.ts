@@ -115,6 +115,13 @@ function isPromise<T>(value: unknown): value is Promise<T> {
   return typeof value === 'object' && value !== null && typeof (value as Promise<T>).then === 'function';
 }
 
+/** A result as JSON; heights, counts and flags skip the serializer. */
+function resultJson(result: unknown): string {
+  if (typeof result === 'number') return Number.isFinite(result) ? String(result) : 'null';
+  if (typeof result === 'boolean') return result ? 'true' : 'false';
+  return result === undefined ? 'null' : JSON.stringify(result);
+}
+
 function errorBody(idJson: string, error: { code: number; message: string; data?: unknown }): string {
   return `{"jsonrpc":"2.0","id":${idJson},"error":${JSON.stringify(error)}}`;
 }
@@ -227,7 +234,7 @@ export class RpcEngine {
 
   private succeeded(result: unknown, name: string, idJson: string, hasId: boolean, started: number, records: CallLog): Reply {
     records.succeeded(name, records.tick(started));
-    return hasId ? `{"jsonrpc":"2.0","id":${idJson},"result":${result === undefined ? 'null' : JSON.stringify(result)}}` : undefined;
+    return hasId ? `{"jsonrpc":"2.0","id":${idJson},"result":${resultJson(result)}}` : undefined;
   }
 
   private failed(error: unknown, name: string, idJson: string, hasId: boolean, started: number, records: CallLog): Reply {
