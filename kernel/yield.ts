@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /** How long long work may hold the event loop before it lets waiting requests in. */
-export const DEFAULT_SLICE_MS = 3;
+export const DEFAULT_SLICE_MS = 2;
 
 /**
  * Long work on the event loop (executing a block, hashing its roots, staging its writes) pauses once

@@ -7,7 +7,7 @@ const WORKER_URL = import.meta.url.endsWith('.ts') ? new URL('../../dist/kernel/
 /** Most transactions in one message to a worker, so results come back in a steady stream. */
 const MAX_BATCH = 256;
 /** Decoded transactions handed back per turn of the event loop: each resumes its admission to the mempool. */
-const RESUME_PER_TURN = 32;
+const RESUME_PER_TURN = 16;
 
 interface Pending {
   readonly raw: Uint8Array;

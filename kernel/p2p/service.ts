@@ -384,7 +384,10 @@ export class P2pService {
 
   private publish(topic: string, data: Uint8Array): void {
     if (!this.network || this.stopController.signal.aborted) return;
-    this.network.services.pubsub.publish(topic, data).then(
+    const pubsub = this.network.services.pubsub;
+    // No peer listens on the topic (a lone validator): publishing would only hash and cache the message.
+    if (pubsub.getSubscribers(topic).length === 0) return;
+    pubsub.publish(topic, data).then(
       () => this.events.emit('p2p:gossip', { direction: 'out' }),
       // The same content is one message: republishing what a peer already sent is refused, harmlessly.
       (error: unknown) => this.log.trace({ err: error, topic }, 'gossip not published'),

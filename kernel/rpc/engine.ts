@@ -37,7 +37,7 @@ export interface EngineOptions {
 }
 
 const ID_NULL = 'null';
-const ASYNC_CALLS_PER_TURN = 16;
+const ASYNC_CALLS_PER_TURN = 8;
 const EMPTY: unknown[] = [];
 
 export type Reply = string | undefined;
