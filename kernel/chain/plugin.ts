@@ -80,7 +80,7 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
           });
         }
       }
-      ctx.log.info({ height: chain.head.height, hash: chain.head.hash, accounts: state.size }, 'chain open');
+      ctx.log.info({ height: chain.head.height, hash: chain.head.hash, stateEntries: state.size }, 'chain open');
       return chain;
     },
     start: (chain) => chain.checkArchiveFlag(),

@@ -94,6 +94,29 @@ describe('/health', () => {
     expect(await res.text()).toBe('syncing');
   });
 
+  it('is 503 stalled on a validator whose last block is older than 5 block times, and healthy again once blocks come', async () => {
+    let broken = false;
+    // A plugin whose end-of-block step fails makes every block fail: production stalls.
+    const breaker = definePlugin({
+      name: 'breaker',
+      version: '1.0.0',
+      description: 'fails every block while told to',
+      endBlock: () => {
+        if (broken) throw new Error('broken on purpose');
+      },
+    }) as AnyPlugin;
+    running = await startTestNode({ storage: 'memory', validator: { blockTime: 20 } }, [breaker]);
+    const health = async (): Promise<string> => (await fetch(`${running!.url}/health`)).text();
+    await waitFor(health, (text) => text === 'healthy');
+    broken = true;
+    await waitFor(health, (text) => text === 'stalled', 10_000, 'the validator to count as stalled');
+    const verbose = (await (await fetch(`${running.url}/health?verbose`)).json()) as { status: string; lastBlockAgeMs: number; blockTime: number };
+    expect(verbose).toMatchObject({ status: 'stalled', blockTime: 20 });
+    expect(verbose.lastBlockAgeMs).toBeGreaterThan(100);
+    broken = false;
+    await waitFor(health, (text) => text === 'healthy', 10_000, 'production to resume');
+  });
+
   it('is 503 starting while plugins start, then 200 healthy, and reports stopping once shutdown begins', async () => {
     let node!: SvcNode;
     let seenDuringStart: [number, string] | undefined;
