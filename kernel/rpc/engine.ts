@@ -173,25 +173,30 @@ export class RpcEngine {
       const reply = this.call(parsed.call, request, log);
       return isPromise(reply) ? reply.then((r) => this.finish(r, log, request)) : this.finish(reply, log, request);
     }
-    const replies: (Reply | Promise<Reply>)[] = [];
+    // Synchronous replies are joined as they come; the first asynchronous one hands over to executeRest.
+    let joined = '';
     for (let i = 0; i < parsed.calls.length; i++) {
       const reply = this.call(parsed.calls[i], request, log);
-      replies.push(reply);
-      if (isPromise(reply)) return this.executeRest(parsed.calls, i + 1, replies, request, log);
+      if (isPromise(reply)) return this.executeRest(parsed.calls, i + 1, joined, reply, request, log);
+      if (reply !== undefined) joined = joined === '' ? `[${reply}` : `${joined},${reply}`;
     }
-    return this.finish(joinBatch(replies as Reply[]), log, request);
+    return this.finish(joined === '' ? undefined : `${joined}]`, log, request);
   }
 
   /**
    * The rest of a batch once a call turned out asynchronous (real work, e.g. admitting transactions):
    * it pauses every few calls so one large batch can't hold the loop while other clients wait.
+   * `joined` holds the replies before it, as an open JSON array text (or '' for none).
    */
-  private async executeRest(calls: readonly unknown[], from: number, replies: (Reply | Promise<Reply>)[], request: RequestInfo, log: CallLog): Promise<Reply> {
+  private async executeRest(calls: readonly unknown[], from: number, joined: string, first: Promise<Reply>, request: RequestInfo, log: CallLog): Promise<Reply> {
+    const replies: (Reply | Promise<Reply>)[] = [first];
     for (let i = from; i < calls.length; i++) {
       if ((i - from) % ASYNC_CALLS_PER_TURN === ASYNC_CALLS_PER_TURN - 1) await nextTurn();
       replies.push(this.call(calls[i], request, log));
     }
-    return this.finish(joinBatch(await Promise.all(replies)), log, request);
+    const rest = joinBatch(await Promise.all(replies));
+    const all = joined === '' ? rest : rest === undefined ? `${joined}]` : `${joined},${rest.slice(1)}`;
+    return this.finish(all, log, request);
   }
 
   handle(text: string, request: RequestInfo): Reply | Promise<Reply> {

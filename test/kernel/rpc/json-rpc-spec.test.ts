@@ -121,6 +121,26 @@ describe.each([http, websocket])('JSON-RPC 2.0 specification examples over $name
     expect(byId.get('9')).toEqual({ jsonrpc: '2.0', result: ['hello', 5], id: '9' });
   });
 
+  it('a batch mixing immediate and later answers, errors and notifications replies in request order', async () => {
+    const calls = [
+      '{"jsonrpc":"2.0","method":"test_notifyHello","params":[1]}',
+      '{"jsonrpc":"2.0","method":"test_sum","params":[1,2,3],"id":1}',
+      '{"jsonrpc":"2.0","method":"test_later","params":[2],"id":2}',
+      '{"jsonrpc":"2.0","method":"test_later","params":[3]}',
+      '{"jsonrpc":"2.0","method":"nope","id":3}',
+      ...Array.from({ length: 20 }, (_, i) => `{"jsonrpc":"2.0","method":"${i % 2 ? 'test_later' : 'test_sum'}","params":${i % 2 ? `[${i}]` : `[${i},0,0]`},"id":${10 + i}}`),
+    ];
+    const { body } = await transport.send(`[${calls.join(',')}]`);
+    const replies = body as { id: number; result?: number; error?: { code: number } }[];
+    expect(replies.map((r) => r.id)).toEqual([1, 2, 3, ...Array.from({ length: 20 }, (_, i) => 10 + i)]);
+    expect(replies.slice(0, 3)).toEqual([
+      { jsonrpc: '2.0', id: 1, result: 6 },
+      { jsonrpc: '2.0', id: 2, result: 2 },
+      expect.objectContaining({ id: 3, error: expect.objectContaining({ code: -32601 }) }),
+    ]);
+    expect(replies.slice(3).map((r) => r.result)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
   it('rpc call batch (all notifications) gets no response', async () => {
     const { body } = await transport.send('[{"jsonrpc": "2.0", "method": "test_notifyHello", "params": [1,2,4]},{"jsonrpc": "2.0", "method": "test_notifyHello", "params": [7]}]');
     expect(body).toBeUndefined();
