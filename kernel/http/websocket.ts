@@ -73,9 +73,24 @@ export class WebSocketRpc {
     this.sockets.add(ws);
     const closeListeners: (() => void)[] = [];
     let closed = false;
+    // Replies written in the same turn of the event loop (a pipelining client's messages arrive many
+    // per read) leave in one write: the socket is corked until the turn's microtasks are done.
+    const socket = req.socket;
+    let corked = false;
+    const out = (text: string | undefined): boolean => {
+      if (!corked && text !== undefined) {
+        corked = true;
+        socket.cork();
+        process.nextTick(() => {
+          corked = false;
+          socket.uncork();
+        });
+      }
+      return this.send(ws, text, clientAddress);
+    };
     const connection: Connection = {
       id: `${clientAddress}#${++this.connectionCount}`,
-      send: (text) => !closed && this.send(ws, text, clientAddress),
+      send: (text) => !closed && out(text),
       onClose: (listener) => (closed ? listener() : void closeListeners.push(listener)),
       get closed() {
         return closed;
@@ -88,11 +103,11 @@ export class WebSocketRpc {
     // Calls run concurrently, but replies leave in the order their requests came in.
     const queue: { reply: string | undefined; done: boolean }[] = [];
     const flush = (): void => {
-      while (queue.length > 0 && queue[0]!.done) this.send(ws, queue.shift()!.reply, clientAddress);
+      while (queue.length > 0 && queue[0]!.done) out(queue.shift()!.reply);
     };
     const reply = (body: string | undefined | Promise<string | undefined>): void => {
       if (typeof body !== 'object' && queue.length === 0) {
-        this.send(ws, body, clientAddress);
+        out(body);
         return;
       }
       const slot: { reply: string | undefined; done: boolean } = { reply: undefined, done: false };
