@@ -44,6 +44,8 @@ const MAX_RANGE_RESPONSE_BYTES = 8 * 1024 * 1024;
 const DIAL_BACKOFF_MS = [250, 5_000] as const;
 /** Domain errors that prove a gossiped transaction is bad (not merely late or a duplicate). */
 const INVALID_TX = new Set(['invalid_transaction', 'invalid_signature', 'wrong_chain_id']);
+/** Most local transactions held back while no peer listens on the transactions topic. */
+const MAX_UNSENT = 10_000;
 
 export interface PeerView {
   readonly peerId: string;
@@ -66,6 +68,8 @@ export class P2pService {
   private readonly stopController = new AbortController();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly offs: (() => void)[] = [];
+  /** Transactions admitted here while no peer listened on the topic: published once one does. */
+  private readonly unsent = new Set<string>();
 
   constructor(
     private readonly chain: Chain,
@@ -134,6 +138,9 @@ export class P2pService {
     pubsub.topicValidators.set(this.topics.blocks, (peer, message) => this.onGossipBlock(peer.toString(), message.data));
     pubsub.topicValidators.set(this.topics.transactions, (_peer, message) => this.onGossipTransaction(message.data));
     pubsub.addEventListener('message', () => this.events.emit('p2p:gossip', { direction: 'in' }));
+    pubsub.addEventListener('subscription-change', (event) => {
+      if (event.detail.subscriptions.some((sub) => sub.subscribe && sub.topic === this.topics.transactions)) this.publishUnsent();
+    });
     network.addEventListener('peer:connect', (event) => {
       // The gater turns refused peers away; this also covers a connection that raced the refusal.
       if (this.peers.isBanned(event.detail.toString())) void network.hangUp(event.detail).catch(() => undefined);
@@ -379,19 +386,31 @@ export class P2pService {
 
   private publishTransaction(hash: string): void {
     const tx = this.chain.mempool.get(hash);
-    if (tx) this.publish(this.topics.transactions, this.chain.rawTransaction(tx));
+    if (!tx) return;
+    if (!this.publish(this.topics.transactions, this.chain.rawTransaction(tx))) {
+      if (this.unsent.size >= MAX_UNSENT) this.unsent.delete(this.unsent.values().next().value!);
+      this.unsent.add(hash);
+    }
   }
 
-  private publish(topic: string, data: Uint8Array): void {
-    if (!this.network || this.stopController.signal.aborted) return;
+  /** A peer now listens for transactions: send it what was admitted here while nobody did. */
+  private publishUnsent(): void {
+    const hashes = [...this.unsent];
+    this.unsent.clear();
+    for (const hash of hashes) this.publishTransaction(hash);
+  }
+
+  /** Publishes unless no peer listens on the topic (then false: publishing would only hash and cache it). */
+  private publish(topic: string, data: Uint8Array): boolean {
+    if (!this.network || this.stopController.signal.aborted) return false;
     const pubsub = this.network.services.pubsub;
-    // No peer listens on the topic (a lone validator): publishing would only hash and cache the message.
-    if (pubsub.getSubscribers(topic).length === 0) return;
+    if (pubsub.getSubscribers(topic).length === 0) return false;
     pubsub.publish(topic, data).then(
       () => this.events.emit('p2p:gossip', { direction: 'out' }),
       // The same content is one message: republishing what a peer already sent is refused, harmlessly.
       (error: unknown) => this.log.trace({ err: error, topic }, 'gossip not published'),
     );
+    return true;
   }
 
   // --- bootstrap -------------------------------------------------------------------------------
