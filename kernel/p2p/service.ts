@@ -169,6 +169,7 @@ export class P2pService {
     );
     this.timers.push(setInterval(() => this.refreshStatus(), STATUS_EVERY_MS).unref());
     if (this.settings.bootstrapPeers.length > 0) void this.keepBootstrapped();
+    else if (!this.chain.isProducer) this.log.warn('no --bootstrap-peers: this node syncs (and counts as synced) only once a peer connects to it');
     this.reportPeers();
   }
 
