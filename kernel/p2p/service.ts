@@ -1,30 +1,15 @@
 import { TopicValidatorResult } from '@libp2p/gossipsub';
-import type { Connection, PeerId, Stream } from '@libp2p/interface';
+import type { Connection, PeerId, PrivateKey, Stream } from '@libp2p/interface';
 import { peerIdFromString } from '@libp2p/peer-id';
-import { lpStream } from '@libp2p/utils';
-import { multiaddr } from '@multiformats/multiaddr';
 import { BlockRejectedError, type Chain } from '../chain/chain.js';
 import type { ScopedEvents } from '../events.js';
 import type { Logger } from '../log.js';
+import { keepBootstrapped } from './bootstrap.js';
 import { createNetwork, type SvcLibp2p } from './network.js';
 import { PeerBook } from './peers.js';
+import { answerStatus, requestBlocks, requestStatus, serveBlocks } from './protocols.js';
 import { Syncer } from './sync.js';
-import {
-  BLOCKS_PROTOCOL,
-  decodeBundle,
-  decodeRange,
-  decodeStatus,
-  encodeBundle,
-  encodeRange,
-  encodeStatus,
-  MAX_GOSSIP_BLOCK_BYTES,
-  MAX_MESSAGE_BYTES,
-  STATUS_PROTOCOL,
-  topics,
-  type BlockBundle,
-  type Status,
-} from './wire.js';
-import type { PrivateKey } from '@libp2p/interface';
+import { BLOCKS_PROTOCOL, decodeBundle, encodeBundle, MAX_GOSSIP_BLOCK_BYTES, STATUS_PROTOCOL, topics, type BlockBundle, type Status } from './wire.js';
 
 export interface P2pSettings {
   readonly host: string;
@@ -38,10 +23,6 @@ export interface P2pSettings {
 const REQUEST_TIMEOUT_MS = 15_000;
 /** Peers are asked for their head this often (besides what gossip tells). */
 const STATUS_EVERY_MS = 2_000;
-/** A range response stops adding blocks past this many bytes; the requester asks for the rest. */
-const MAX_RANGE_RESPONSE_BYTES = 8 * 1024 * 1024;
-/** Bootstrap dials back off from this delay up to the next. */
-const DIAL_BACKOFF_MS = [250, 5_000] as const;
 /** Domain errors that prove a gossiped transaction is bad (not merely late or a duplicate). */
 const INVALID_TX = new Set(['invalid_transaction', 'invalid_signature', 'wrong_chain_id']);
 /** Most local transactions held back while no peer listens on the transactions topic. */
@@ -168,7 +149,7 @@ export class P2pService {
       }),
     );
     this.timers.push(setInterval(() => this.refreshStatus(), STATUS_EVERY_MS).unref());
-    if (this.settings.bootstrapPeers.length > 0) void this.keepBootstrapped();
+    if (this.settings.bootstrapPeers.length > 0) void keepBootstrapped(network, this.settings.bootstrapPeers, (peer) => this.peers.isBanned(peer), this.stopController.signal, this.log);
     else if (!this.chain.isProducer) this.log.warn('no --bootstrap-peers: this node syncs (and counts as synced) only once a peer connects to it');
     this.reportPeers();
   }
@@ -242,13 +223,7 @@ export class P2pService {
     if (this.stopController.signal.aborted) return;
     const id = peer.toString();
     try {
-      const stream = await this.net.dialProtocol(peer, STATUS_PROTOCOL, { signal: this.requestSignal() });
-      const lp = lpStream(stream, { maxDataLength: 4096 });
-      const signal = this.requestSignal();
-      await lp.write(encodeStatus(this.status()), { signal });
-      const status = decodeStatus((await lp.read({ signal })).subarray());
-      await stream.close().catch(() => undefined);
-      this.learn(id, status);
+      this.learn(id, await requestStatus(this.net, peer, this.status(), this.requestSignal()));
     } catch (error) {
       if (this.stopController.signal.aborted) return;
       this.log.debug({ peer: id, err: error }, 'status exchange failed');
@@ -258,12 +233,7 @@ export class P2pService {
   private async answerStatus(stream: Stream, connection: Connection): Promise<void> {
     const peer = connection.remotePeer.toString();
     try {
-      const lp = lpStream(stream, { maxDataLength: 4096 });
-      const signal = this.requestSignal();
-      const theirs = decodeStatus((await lp.read({ signal })).subarray());
-      await lp.write(encodeStatus(this.status()), { signal });
-      await stream.close().catch(() => undefined);
-      this.learn(peer, theirs);
+      this.learn(peer, await answerStatus(stream, () => this.status(), this.requestSignal()));
     } catch (error) {
       this.log.debug({ peer, err: error }, 'bad status request');
       stream.abort(error as Error);
@@ -277,46 +247,13 @@ export class P2pService {
 
   // --- blocks protocol -------------------------------------------------------------------------
 
-  private async requestBlocks(peer: string, from: number, count: number): Promise<BlockBundle[]> {
-    const signal = this.requestSignal();
-    const stream = await this.net.dialProtocol(peerIdFromString(peer), BLOCKS_PROTOCOL, { signal });
-    try {
-      const lp = lpStream(stream, { maxDataLength: MAX_MESSAGE_BYTES });
-      await lp.write(encodeRange({ from, count }), { signal });
-      const length = (await lp.read({ signal })).subarray()[0];
-      if (length === undefined || length > count) throw new Error(`peer announced ${length} blocks for a range of ${count}`);
-      const bundles: BlockBundle[] = [];
-      for (let i = 0; i < length; i++) {
-        const bundle = decodeBundle((await lp.read({ signal })).subarray());
-        if (bundle.block.height !== from + i || bundle.raws === null) throw new Error(`block ${i} of the range is not height ${from + i} with its transactions`);
-        bundles.push(bundle);
-      }
-      await stream.close().catch(() => undefined);
-      return bundles;
-    } catch (error) {
-      stream.abort(error as Error);
-      throw error;
-    }
+  private requestBlocks(peer: string, from: number, count: number): Promise<BlockBundle[]> {
+    return requestBlocks(this.net, peerIdFromString(peer), from, count, this.requestSignal());
   }
 
   private async answerBlocks(stream: Stream, connection: Connection): Promise<void> {
     try {
-      const lp = lpStream(stream, { maxDataLength: 1024 });
-      const signal = this.requestSignal();
-      const { from, count } = decodeRange((await lp.read({ signal })).subarray());
-      const messages: Uint8Array[] = [];
-      let bytes = 0;
-      for (let height = from; height < from + count && height <= this.chain.head.height && bytes < MAX_RANGE_RESPONSE_BYTES; height++) {
-        const bundle = await this.chain.blockWithTransactions(height);
-        if (!bundle) break;
-        const message = encodeBundle(bundle);
-        messages.push(message);
-        bytes += message.length;
-      }
-      // The count goes first (one byte: at most MAX_RANGE), so the requester knows when the range ends.
-      await lp.write(new Uint8Array([messages.length]), { signal });
-      for (const message of messages) await lp.write(message, { signal });
-      await stream.close().catch(() => undefined);
+      await serveBlocks(stream, (height) => this.chain.blockWithTransactions(height), this.chain.head.height, this.requestSignal());
     } catch (error) {
       this.log.debug({ peer: connection.remotePeer.toString(), err: error }, 'bad block range request');
       stream.abort(error as Error);
@@ -412,33 +349,6 @@ export class P2pService {
       (error: unknown) => this.log.trace({ err: error, topic }, 'gossip not published'),
     );
     return true;
-  }
-
-  // --- bootstrap -------------------------------------------------------------------------------
-
-  /** Dials each bootstrap peer until connected, backing off while it is not up, and again after it drops. */
-  private async keepBootstrapped(): Promise<void> {
-    const signal = this.stopController.signal;
-    const nextTry = new Map<string, { at: number; delay: number }>();
-    while (!signal.aborted) {
-      for (const address of this.settings.bootstrapPeers) {
-        const peer = peerIdFromString(address.slice(address.lastIndexOf('/p2p/') + 5));
-        if (this.net.getConnections(peer).length > 0 || this.peers.isBanned(peer.toString())) continue;
-        const due = nextTry.get(address);
-        if (due && due.at > Date.now()) continue;
-        try {
-          await this.net.dial(multiaddr(address), { signal: AbortSignal.any([signal, AbortSignal.timeout(5_000)]) });
-          nextTry.delete(address);
-          this.log.info({ peer: peer.toString() }, 'connected to bootstrap peer');
-        } catch (error) {
-          if (signal.aborted) return;
-          const delay = Math.min(DIAL_BACKOFF_MS[1], due ? due.delay * 2 : DIAL_BACKOFF_MS[0]);
-          nextTry.set(address, { at: Date.now() + delay, delay });
-          this.log[due && due.delay >= DIAL_BACKOFF_MS[1] ? 'debug' : 'info']({ address, retryInMs: delay, reason: (error as Error).message }, 'bootstrap peer not reachable yet');
-        }
-      }
-      await new Promise((resolve) => setTimeout(resolve, DIAL_BACKOFF_MS[0]).unref());
-    }
   }
 
   private requestSignal(): AbortSignal {
