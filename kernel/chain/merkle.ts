@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { ZERO_HASH } from '../../sdk/hash.js';
 import type { Pacer } from '../yield.js';
 
@@ -13,14 +13,14 @@ export async function merkleRootPaced(leaves: readonly Uint8Array[], pacer: Pace
   if (leaves.length === 0) return ZERO_HASH;
   let level: Buffer[] = [];
   for (const leaf of leaves) {
-    level.push(createHash('sha256').update(LEAF).update(leaf).digest());
+    level.push(hash('sha256', Buffer.concat([LEAF, leaf]), 'buffer'));
     await pacer.step();
   }
   while (level.length > 1) {
     const next: Buffer[] = [];
     for (let i = 0; i < level.length; i += 2) {
       const right = level[i + 1];
-      next.push(right ? createHash('sha256').update(NODE).update(level[i]!).update(right).digest() : level[i]!);
+      next.push(right ? hash('sha256', Buffer.concat([NODE, level[i]!, right]), 'buffer') : level[i]!);
       await pacer.step();
     }
     level = next;

@@ -6,7 +6,7 @@ import { noise } from '@libp2p/noise';
 import { tcp } from '@libp2p/tcp';
 import { yamux } from '@libp2p/yamux';
 import { createLibp2p, type Libp2p } from 'libp2p';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 export type SvcLibp2p = Libp2p<{ identify: ReturnType<ReturnType<typeof identify>>; pubsub: GossipSub }>;
 
@@ -47,7 +47,7 @@ export async function createNetwork(options: NetworkOptions): Promise<SvcLibp2p>
       identify: identify(),
       pubsub: gossipsub({
         globalSignaturePolicy: 'StrictNoSign',
-        msgIdFn: (message) => createHash('sha256').update(message.data).digest(),
+        msgIdFn: (message) => hash('sha256', message.data, 'buffer'),
         allowPublishToZeroTopicPeers: true,
         emitSelf: false,
         asyncValidation: false,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Pacer } from '../yield.js';
 
 const BUCKET_BITS = 12;
@@ -8,10 +8,9 @@ const LEAF = Buffer.from([0]);
 const BUCKET = Buffer.from([1]);
 const NODE = Buffer.from([2]);
 
+/** SHA-256 of the parts' concatenation (one-shot: cheaper than a Hash object for small inputs). */
 function sha256(...parts: Uint8Array[]): Buffer {
-  const h = createHash('sha256');
-  for (const part of parts) h.update(part);
-  return h.digest();
+  return hash('sha256', parts.length === 1 ? parts[0]! : Buffer.concat(parts), 'buffer');
 }
 
 /** The bucket of a state key: the first 12 bits of SHA-256(key). */
