@@ -317,8 +317,11 @@ export class P2pService {
   }
 
   private publishBlock(bundle: BlockBundle): void {
-    let data = encodeBundle(bundle);
-    if (data.length > MAX_GOSSIP_BLOCK_BYTES) data = encodeBundle({ block: bundle.block, raws: null });
+    if (!this.listening(this.topics.blocks)) return;
+    // Sized before encoding: a big block's encoding is large work, and it would not be sent anyway.
+    let rawBytes = 0;
+    for (const raw of bundle.raws ?? []) rawBytes += raw.length;
+    const data = encodeBundle(rawBytes + 200 * bundle.block.transactions.length > MAX_GOSSIP_BLOCK_BYTES ? { block: bundle.block, raws: null } : bundle);
     this.publish(this.topics.blocks, data);
   }
 
@@ -338,12 +341,15 @@ export class P2pService {
     for (const hash of hashes) this.publishTransaction(hash);
   }
 
+  /** Whether any peer listens on a topic (a lone validator has none). */
+  private listening(topic: string): boolean {
+    return this.network !== undefined && !this.stopController.signal.aborted && this.network.services.pubsub.getSubscribers(topic).length > 0;
+  }
+
   /** Publishes unless no peer listens on the topic (then false: publishing would only hash and cache it). */
   private publish(topic: string, data: Uint8Array): boolean {
-    if (!this.network || this.stopController.signal.aborted) return false;
-    const pubsub = this.network.services.pubsub;
-    if (pubsub.getSubscribers(topic).length === 0) return false;
-    pubsub.publish(topic, data).then(
+    if (!this.listening(topic)) return false;
+    this.network!.services.pubsub.publish(topic, data).then(
       () => this.events.emit('p2p:gossip', { direction: 'out' }),
       // The same content is one message: republishing what a peer already sent is refused, harmlessly.
       (error: unknown) => this.log.trace({ err: error, topic }, 'gossip not published'),
