@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { devnetKey, SvcClient, UNIT } from '../../../sdk/index.js';
+import { devnetKey, rawTransaction, signTransaction, SvcClient, transferPayload, UNIT } from '../../../sdk/index.js';
 import { toHex } from '../../../sdk/bytes.js';
 import { loadOrCreateNodeKeys } from '../../../kernel/keys/node-keys.js';
 import type { P2pService } from '../../../kernel/p2p/service.js';
@@ -106,6 +106,39 @@ describe('peer-to-peer sync', () => {
     expect(metrics).toMatch(/^svc_p2p_gossip_messages_total\{direction="out"\} [1-9]\d*$/m);
     expect(metrics).toMatch(/^svc_p2p_gossip_messages_total\{direction="in"\} [1-9]\d*$/m);
     expect(metrics).toMatch(/^svc_sync_highest_block [1-9]\d*$/m);
+  });
+
+  it('a block too big to gossip whole is announced by its header, and followers fetch it by range', async () => {
+    // Long enough blocks that every transfer, submitted right after one, lands in the next.
+    const validator = await start({ validator: { blockTime: 3000 } });
+    const full = await follower(validator, { role: 'full' });
+    await waitFor(() => chain(full).synced, Boolean, 10_000);
+    // ~2,400 transfers of ~215 bytes: past the ~900 KiB a gossiped block may carry.
+    const keys = Array.from({ length: 10 }, (_, i) => devnetKey('account', i));
+    const raws = Array.from({ length: 2400 }, (_, i) =>
+      rawTransaction(signTransaction({ chainId: 'svc-devnet-1', kind: 'transfer', nonce: Math.floor(i / 10), payload: transferPayload(keys[(i + 1) % 10]!.address, 'OMC', 1n) }, keys[i % 10]!)),
+    );
+    const imported: { height: number; source: string }[] = [];
+    full.node.events.on('p2p:imported', (event) => void imported.push(event));
+    // Submitted right after a block, so all of them land in the next one.
+    await new Promise<void>((resolve) => {
+      const off = validator.node.events.on('chain:block', () => {
+        off();
+        resolve();
+      });
+    });
+    const v = new SvcClient(validator.url);
+    for (let i = 0; i < raws.length; i += 100) await v.batch(raws.slice(i, i + 100).map((raw) => ({ method: 'svc_sendRawTransaction', params: [raw] })));
+    const big = await new Promise<number>((resolve) => {
+      const off = validator.node.events.on('chain:block', (block) => {
+        if (block.transactions < 2400) return;
+        off();
+        resolve(block.height);
+      });
+    });
+    await waitFor(() => chain(full).head.height, (h) => h >= big, 15_000, 'the follower to get the big block');
+    expect(imported.find((event) => event.height === big)?.source).toBe('sync');
+    expect((await chain(full).getBlock(big))!.stateRoot).toBe((await chain(validator).getBlock(big))!.stateRoot);
   });
 
   it('a follower restarted from its data dir resumes from where it was', async () => {
