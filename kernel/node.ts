@@ -2,6 +2,7 @@ import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'a
 import Type from 'typebox';
 import { chainPlugin } from './chain/plugin.js';
 import { p2pPlugin } from './p2p/plugin.js';
+import type { P2pService } from './p2p/service.js';
 import { keystorePlugin } from './keys/plugin.js';
 import { bootstrapAddressProblem } from './p2p/addresses.js';
 import { TxKindRegistry } from './chain/tx-kinds.js';
@@ -317,7 +318,7 @@ export class SvcNode {
         plugins: this.plugins.map((p) => ({ name: p.definition.name, version: p.definition.version })),
         capabilities: [...new Set(this.plugins.flatMap((p) => [p.definition.name, ...(p.definition.provides ?? [])]))].sort(),
         peerId: this.keys.peerId,
-        listenAddresses: this.container.hasRegistration('p2p') ? this.service<{ listenAddresses: string[] }>('p2p').listenAddresses : [],
+        listenAddresses: this.service<P2pService>('p2p').listenAddresses,
         operator: this.keys.operator.address,
         synced: this.notReadyReason() === undefined,
       })),

@@ -275,18 +275,15 @@ export class Chain {
       if (block.height !== head.height + 1 || block.parentHash !== head.hash) reject(`does not extend head ${head.height} (${head.hash})`);
       if (block.timestamp <= head.timestamp) reject('timestamp is not after its parent');
       if (rawTransactions.length !== block.transactions.length) reject('transaction count does not match the block');
+      // Decoded and signature-checked like submitted transactions: on the worker, in batches.
+      const decoded = await Promise.all(rawTransactions.map((raw) => this.options.decoder.decode(raw)));
       const txs: SignedTransaction[] = [];
-      rawTransactions.forEach((raw, i) => {
-        let tx: SignedTransaction;
-        try {
-          tx = decodeTransaction(raw);
-          rememberRaw(tx, raw);
-        } catch (error) {
-          return reject(`transaction ${i}: ${(error as Error).message}`);
-        }
-        if (tx.hash !== block.transactions[i]) reject(`transaction ${i} hash does not match the block's list`);
-        if (!verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), fromHex(tx.publicKey))) reject(`transaction ${tx.hash}: bad signature`);
-        txs.push(tx);
+      decoded.forEach((result, i) => {
+        if ('format' in result) return reject(`transaction ${i}: ${result.format}`);
+        if ('badSignature' in result) return reject(`transaction ${result.hash}: bad signature`);
+        rememberRaw(result.tx, rawTransactions[i]!);
+        if (result.tx.hash !== block.transactions[i]) reject(`transaction ${i} hash does not match the block's list`);
+        txs.push(result.tx);
       });
       const pacer = new Pacer();
       if ((await txRoot(block.transactions, pacer)) !== block.txRoot) reject('transaction root mismatch');

@@ -3,7 +3,7 @@ import { decodeTransaction, TransactionFormatError, type SignedTransaction } fro
 import { verifyEd25519 } from './signatures.js';
 
 /** What decoding one raw transaction gives: the transaction with its signature checked, or why not. */
-export type DecodeResult = { readonly tx: SignedTransaction } | { readonly format: string } | { readonly badSignature: true };
+export type DecodeResult = { readonly tx: SignedTransaction } | { readonly format: string } | { readonly badSignature: true; readonly hash: string };
 
 export interface DecodeJob {
   readonly id: number;
@@ -19,5 +19,5 @@ export function decodeVerified(raw: Uint8Array): DecodeResult {
     if (error instanceof TransactionFormatError) return { format: error.message };
     throw error;
   }
-  return verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), fromHex(tx.publicKey)) ? { tx } : { badSignature: true };
+  return verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), fromHex(tx.publicKey)) ? { tx } : { badSignature: true, hash: tx.hash };
 }

@@ -43,14 +43,6 @@ export class PeerBook {
     return [...this.heads].filter(([, head]) => head.height >= height).sort((a, b) => b[1].height - a[1].height).map(([peer]) => peer);
   }
 
-  get size(): number {
-    return this.heads.size;
-  }
-
-  list(): { peer: string; head: PeerHead }[] {
-    return [...this.heads].map(([peer, head]) => ({ peer, head }));
-  }
-
   ban(peer: string, reason: string): void {
     this.banned.delete(peer);
     if (this.banned.size >= MAX_BANNED) this.banned.delete(this.banned.keys().next().value!);

@@ -1,7 +1,8 @@
 import { normalizeAddress } from '../../sdk/address.js';
 import { definePlugin, param } from '../../kernel/plugin.js';
 import { bondUnits } from '../providers/inputs.js';
-import { formatOgt, ProviderService, type StatusView } from '../providers/service.js';
+import { formatAmountShort } from '../../sdk/amount.js';
+import { ProviderService, type StatusView } from '../providers/service.js';
 import { OON, type ComputeDetails } from '../oon/index.js';
 import { ComputeRegistrationSchema, ComputeStatusSchema } from './schemas.js';
 
@@ -19,7 +20,7 @@ function statusView(view: StatusView) {
     status: view.status,
     operator: registration?.operator ?? null,
     capabilities: details?.capabilities ?? [],
-    bond_ogt: registration ? formatOgt(BigInt(registration.bond)) : '0',
+    bond_ogt: registration ? formatAmountShort(BigInt(registration.bond)) : '0',
     max_concurrent_jobs: details?.maxConcurrentJobs ?? 0,
     activeJobs: 0,
     completedJobs: 0,

@@ -1,7 +1,8 @@
 import { normalizeAddress } from '../../sdk/address.js';
 import { definePlugin, param } from '../../kernel/plugin.js';
 import { bondUnits, decimalText } from '../providers/inputs.js';
-import { formatOgt, ProviderService, type StatusView } from '../providers/service.js';
+import { formatAmountShort } from '../../sdk/amount.js';
+import { ProviderService, type StatusView } from '../providers/service.js';
 import { OMP, type StorageDetails } from '../omp/index.js';
 import { StorageRegistrationSchema, StorageStatusSchema } from './schemas.js';
 
@@ -19,7 +20,7 @@ function statusView(view: StatusView) {
     status: view.status,
     operator: registration?.operator ?? null,
     storage_capacity_gb: details ? Number(details.capacityGb) : 0,
-    bond_ogt: registration ? formatOgt(BigInt(registration.bond)) : '0',
+    bond_ogt: registration ? formatAmountShort(BigInt(registration.bond)) : '0',
     supported_formats: details?.formats ?? [],
     usedBytes: 0,
     objects: 0,

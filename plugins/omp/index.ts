@@ -3,7 +3,7 @@ import { definePlugin } from '../../kernel/plugin.js';
 import { Formats } from '../omp-storage/schemas.js';
 import { providerTxKinds, releaseBonds, type ProviderKind } from '../providers/registry.js';
 import { ProviderRegistry } from '../providers/registry-service.js';
-import { formatOgt } from '../providers/service.js';
+import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -20,7 +20,7 @@ export interface StorageDetails {
 }
 
 /** SPEC 4.5: storage providers bond at least 500 OGT, recorded under the account's `storage` bond. */
-export const OMP: ProviderKind = { plugin: 'omp', purpose: 'storage', minimumBond: 500n * 10n ** 18n, details: StorageDetailsSchema };
+export const OMP: ProviderKind = { plugin: 'omp', purpose: 'storage', minimumBond: 500n * UNIT, details: StorageDetailsSchema };
 
 const StorageProviderSchema = Type.Object(
   {
@@ -57,7 +57,7 @@ export default definePlugin({
       handler: (_params, { service }) =>
         service.active().map((record) => {
           const details = record.details as unknown as StorageDetails;
-          return { operator: record.operator, peerId: record.peerId, supported_formats: details.formats, storage_capacity_gb: Number(details.capacityGb), bond_ogt: formatOgt(BigInt(record.bond)), registeredAt: record.registeredAt };
+          return { operator: record.operator, peerId: record.peerId, supported_formats: details.formats, storage_capacity_gb: Number(details.capacityGb), bond_ogt: formatAmountShort(BigInt(record.bond)), registeredAt: record.registeredAt };
         }),
     }),
   ],

@@ -3,7 +3,7 @@ import { definePlugin } from '../../kernel/plugin.js';
 import { Capabilities } from '../compute/schemas.js';
 import { providerTxKinds, releaseBonds, type ProviderKind } from '../providers/registry.js';
 import { ProviderRegistry } from '../providers/registry-service.js';
-import { formatOgt } from '../providers/service.js';
+import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -20,7 +20,7 @@ export interface ComputeDetails {
 }
 
 /** SPEC 4.4: compute providers bond at least 1,000 OGT, recorded under the account's `compute` bond. */
-export const OON: ProviderKind = { plugin: 'oon', purpose: 'compute', minimumBond: 1000n * 10n ** 18n, details: ComputeDetailsSchema };
+export const OON: ProviderKind = { plugin: 'oon', purpose: 'compute', minimumBond: 1000n * UNIT, details: ComputeDetailsSchema };
 
 const ComputeProviderSchema = Type.Object(
   {
@@ -58,7 +58,7 @@ export default definePlugin({
       handler: (_params, { service }) =>
         service.active().map((record) => {
           const details = record.details as unknown as ComputeDetails;
-          return { operator: record.operator, peerId: record.peerId, capabilities: details.capabilities, max_concurrent_jobs: details.maxConcurrentJobs, bond_ogt: formatOgt(BigInt(record.bond)), registeredAt: record.registeredAt };
+          return { operator: record.operator, peerId: record.peerId, capabilities: details.capabilities, max_concurrent_jobs: details.maxConcurrentJobs, bond_ogt: formatAmountShort(BigInt(record.bond)), registeredAt: record.registeredAt };
         }),
     }),
   ],

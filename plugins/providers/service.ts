@@ -1,4 +1,5 @@
 import type { Address } from '../../sdk/address.js';
+import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 import { domainError } from '../../sdk/errors.js';
 import { signTransaction, type Payload } from '../../sdk/transaction.js';
 import type { Chain } from '../../kernel/chain/chain.js';
@@ -58,7 +59,7 @@ export class ProviderService {
   /** Signs and submits the bond transaction; the registration is `pending` until a block holds it. */
   async register(operator: Address, bond: bigint, details: Record<string, unknown>): Promise<LocalRegistration> {
     if (bond < this.kind.minimumBond) {
-      throw domainError('bond_too_low', `the ${this.kind.purpose} bond is at least ${formatOgt(this.kind.minimumBond)} OGT`, { minimum: Number(this.kind.minimumBond / 10n ** 18n), field: 'bond_ogt' });
+      throw domainError('bond_too_low', `the ${this.kind.purpose} bond is at least ${formatAmountShort(this.kind.minimumBond)} OGT`, { minimum: Number(this.kind.minimumBond / UNIT), field: 'bond_ogt' });
     }
     if (!this.chain.synced) throw domainError('not_synced', `this node has not synced yet (head ${this.chain.head.height} of ${this.chain.highestKnown}); register once it has`);
     const key = this.keys.get(operator);
@@ -114,10 +115,4 @@ export class ProviderService {
     await this.save(undefined);
     return { status: 'unregistered', registration: undefined };
   }
-}
-
-export function formatOgt(units: bigint): string {
-  const whole = units / 10n ** 18n;
-  const fraction = (units % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '');
-  return fraction ? `${whole}.${fraction}` : whole.toString();
 }
