@@ -28,6 +28,17 @@ export interface StoredTransaction {
   readonly index: number;
 }
 
+/** The block store's namespaces by their names (the chain plugin's, and `svc-node prune`'s, claim). */
+export function blockNamespaces(namespace: (name: string) => Namespace): BlockNamespaces {
+  return {
+    blocks: namespace('chain.blocks'),
+    index: namespace('chain.block-index'),
+    meta: namespace('chain.meta'),
+    transactions: namespace('chain.transactions'),
+    receipts: namespace('chain.receipts'),
+  };
+}
+
 /** Blocks, their transactions and receipts on disk; writes go into the caller's (the block's) batch. */
 export class BlockStore {
   constructor(private readonly ns: BlockNamespaces) {}
@@ -69,10 +80,11 @@ export class BlockStore {
     else await this.ns.meta.del(ARCHIVE);
   }
 
-  /** Deletes the receipts of the block at `height` (past the history window); its transactions stay, for peers that sync. */
-  async stagePruneReceipts(batch: WriteBatch, height: number): Promise<void> {
+  /** Deletes the receipts of the block at `height` (past the history window); its transactions stay, for peers that sync. Returns how many. */
+  async stagePruneReceipts(batch: WriteBatch, height: number): Promise<number> {
     const block = await this.byHeight(height);
     for (const hash of block?.transactions ?? []) batch.del(this.ns.receipts, fromHex(hash));
+    return block?.transactions.length ?? 0;
   }
 
   /** Adds the block with its transactions and receipts, and moves the head. */

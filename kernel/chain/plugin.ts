@@ -7,7 +7,7 @@ import { decodeTransaction } from '../../sdk/transaction.js';
 import { definePlugin, optionalParam, param } from '../plugin.js';
 import { accountKey, readBalances } from '../state/accounts.js';
 import { HistoryPrunedError, WorldState } from '../state/world-state.js';
-import { BlockStore } from './block-store.js';
+import { blockNamespaces, BlockStore } from './block-store.js';
 import { Chain } from './chain.js';
 import { chainSubscriptions } from './subscriptions.js';
 import type { GenesisSpec } from './genesis.js';
@@ -57,13 +57,7 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
       'chain:syncStatus': 'the node became synced or stopped being synced',
     },
     async init(ctx) {
-      const blocks = new BlockStore({
-        blocks: ctx.namespace('chain.blocks'),
-        index: ctx.namespace('chain.block-index'),
-        meta: ctx.namespace('chain.meta'),
-        transactions: ctx.namespace('chain.transactions'),
-        receipts: ctx.namespace('chain.receipts'),
-      });
+      const blocks = new BlockStore(blockNamespaces((name) => ctx.namespace(name)));
       const state = new WorldState(ctx.namespace('state.entries'), ctx.namespace('state.history'), ctx.namespace('state.prunable'), { archive: false, historyBlocks: settings.historyBlocks });
       const mempool = new Mempool({ state, kinds, chainId: genesis.chainId, options: DEFAULT_MEMPOOL });
       const decoder = new TxDecoder(1);

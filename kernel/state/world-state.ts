@@ -146,3 +146,41 @@ export class WorldState {
     return undefined;
   }
 }
+
+/** A write `svc-node prune` applies: a deletion when `value` is undefined. */
+export interface HistoryWrite {
+  readonly namespace: Namespace;
+  readonly key: Uint8Array;
+  readonly value?: Uint8Array;
+}
+
+/**
+ * What turning an archive's history into a windowed one takes (`svc-node prune`): every version a
+ * query from `cutoff` on can't need goes, and the pruning schedule an archive never wrote is written
+ * for the versions that stay. History keys are `name ‖ 0x00 ‖ u64 height`, so a key's versions come
+ * one after another.
+ */
+export async function* windowArchivedHistory(history: Namespace, prunable: Namespace, cutoff: number): AsyncGenerator<HistoryWrite> {
+  let name: Uint8Array | undefined;
+  let versions: number[] = [];
+  function* settle(): Generator<HistoryWrite> {
+    if (!name) return;
+    // Queries from the cutoff on need the newest version at or before it, and every later one.
+    let keepFrom = 0;
+    for (let i = 0; i < versions.length; i++) if (versions[i]! <= cutoff) keepFrom = i;
+    for (let i = 0; i < keepFrom; i++) yield { namespace: history, key: concatBytes(name, SEP, u64Key(versions[i]!)) };
+    // Each kept version goes once the window passes the version that supersedes it.
+    for (let i = keepFrom; i + 1 < versions.length; i++) yield { namespace: prunable, key: concatBytes(u64Key(versions[i + 1]!), name, SEP, u64Key(versions[i]!)), value: EMPTY };
+  }
+  for await (const [key] of history.entries()) {
+    const sep = key.length - 9;
+    const keyName = key.subarray(0, sep);
+    if (!name || Buffer.compare(keyName, name) !== 0) {
+      yield* settle();
+      name = Uint8Array.from(keyName);
+      versions = [];
+    }
+    versions.push(Number(readU64Key(key, sep + 1)));
+  }
+  yield* settle();
+}
