@@ -66,11 +66,6 @@ export class WorldState {
     return this.values.get(key);
   }
 
-  /** Keys under `prefix`, in no particular order. */
-  *keys(prefix: string): Iterable<string> {
-    for (const key of this.values.keys()) if (key.startsWith(prefix)) yield key;
-  }
-
   root(): Hex {
     return toHex(this.commitment.root());
   }
