@@ -194,19 +194,19 @@ function bondOption(value: unknown): string {
   return String(value);
 }
 
-/** Polls the status until the registration leaves `pending` (or the given states), up to a minute. */
-async function waitWhile<T extends { status: string }>(read: () => Promise<T>, statuses: string[]): Promise<T> {
+/** Polls the status until `done` holds, up to a minute. */
+async function waitUntil<T>(read: () => Promise<T>, done: (status: T) => boolean): Promise<T> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     const status = await read();
-    if (!statuses.includes(status.status) || Date.now() > deadline) return status;
+    if (done(status) || Date.now() > deadline) return status;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 
 function describeRegistration(kind: string, s: { status: string; operator: string | null; bond_ogt: string; releaseAt: number | null }, extra: string): string {
   if (s.status === 'unregistered') return `${kind}: unregistered`;
-  return `${kind}: ${s.status}${s.releaseAt !== null ? ` (bond returns at block ${s.releaseAt})` : ''}\noperator  ${s.operator}\nbond      ${s.bond_ogt} OGT\n${extra}`;
+  return `${kind}: ${s.status}${s.releaseAt !== null ? ` (unbonding: the bond returns at block ${s.releaseAt})` : ''}\noperator  ${s.operator}\nbond      ${s.bond_ogt} OGT\n${extra}`;
 }
 
 cli
@@ -225,12 +225,12 @@ cli
       const bond = bondOption(options.bond);
       const maxJobs = integerOption(options.maxJobs ?? '', '--max-jobs');
       const registered = await c.oonRegisterNode({ operator: await operatorOf(options), capabilities, bond_ogt: bond, max_concurrent_jobs: maxJobs });
-      return show(options.wait ? await waitWhile(() => c.oonNodeStatus(), ['pending']) : registered);
+      return show(options.wait ? await waitUntil(() => c.oonNodeStatus(), (s) => s.status !== 'pending') : registered);
     }
     if (action === 'status') return show(await c.oonNodeStatus());
     if (action === 'unregister') {
       const status = await c.oonUnregisterNode();
-      return show(options.wait ? await waitWhile(() => c.oonNodeStatus(), ['active']) : status);
+      return show(options.wait ? await waitUntil(() => c.oonNodeStatus(), (s) => s.releaseAt !== null || s.status === 'unregistered') : status);
     }
     if (action === 'providers') {
       const providers = await c.oonListProviders();
@@ -255,12 +255,12 @@ cli
       const bond = bondOption(options.bond);
       const capacity = positiveNumberOption(options.capacityGb, '--capacity-gb');
       const registered = await c.ompRegisterStorageNode({ operator: await operatorOf(options), storage_capacity_gb: capacity, bond_ogt: bond, supported_formats: formats });
-      return show(options.wait ? await waitWhile(() => c.ompStorageStatus(), ['pending']) : registered);
+      return show(options.wait ? await waitUntil(() => c.ompStorageStatus(), (s) => s.status !== 'pending') : registered);
     }
     if (action === 'status') return show(await c.ompStorageStatus());
     if (action === 'unregister') {
       const status = await c.ompUnregisterStorageNode();
-      return show(options.wait ? await waitWhile(() => c.ompStorageStatus(), ['active']) : status);
+      return show(options.wait ? await waitUntil(() => c.ompStorageStatus(), (s) => s.releaseAt !== null || s.status === 'unregistered') : status);
     }
     if (action === 'providers') {
       const providers = await c.ompListProviders();

@@ -133,7 +133,8 @@ export interface StorageRegistration {
   supported_formats: ('image' | 'video' | 'document')[];
 }
 
-export type ProviderStatus = 'unregistered' | 'pending' | 'active' | 'unbonding';
+/** SPEC 4.4's states; an active registration that is unbonding has `releaseAt` set. */
+export type ProviderStatus = 'unregistered' | 'pending' | 'active';
 
 interface RegistrationCommon {
   registered: boolean;

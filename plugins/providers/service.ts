@@ -18,12 +18,13 @@ export interface LocalRegistration {
   readonly unregisterTxHash?: string;
 }
 
-export type ProviderStatus = 'unregistered' | 'pending' | 'active' | 'unbonding';
+/** SPEC 4.4's three states; an active registration that is unbonding says so with `releaseAt`. */
+export type ProviderStatus = 'unregistered' | 'pending' | 'active';
 
 export interface StatusView {
   readonly status: ProviderStatus;
   readonly registration: LocalRegistration | undefined;
-  /** Height at which an unbonding bond is released. */
+  /** While unbonding (still `active`, its bond still locked): the height at which the bond is released. */
   readonly releaseAt?: number;
 }
 
@@ -86,7 +87,7 @@ export class ProviderService {
     const current = await this.status();
     if (current.status === 'unregistered') throw domainError('not_found', `this node is not registered as a ${this.kind.purpose} provider`);
     if (current.status !== 'active' || current.registration!.unregisterTxHash) {
-      throw domainError('invalid_params', `the registration is ${current.registration!.unregisterTxHash ? 'already unbonding' : current.status}; only an active registration can be unregistered`, { status: current.status });
+      throw domainError('invalid_params', `the registration is ${current.registration!.unregisterTxHash ? 'already unbonding' : current.status}; only an active registration can be unregistered`, { status: current.status, unbonding: current.registration!.unregisterTxHash !== undefined });
     }
     const registration = current.registration!;
     const key = this.keys.get(registration.operator);
@@ -105,7 +106,7 @@ export class ProviderService {
     if (!registration) return { status: 'unregistered', registration };
     const record = readRecord((key) => this.chain.state.get(key), this.kind, registration.operator);
     if (record && record.peerId === registration.peerId) {
-      return record.releaseAt === undefined ? { status: 'active', registration } : { status: 'unbonding', registration, releaseAt: record.releaseAt };
+      return record.releaseAt === undefined ? { status: 'active', registration } : { status: 'active', registration, releaseAt: record.releaseAt };
     }
     if (this.chain.mempool.has(registration.txHash)) return { status: 'pending', registration };
     const receipt = await this.chain.getReceipt(registration.txHash);
