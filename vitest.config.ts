@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    setupFiles: ['./kernel/polyfill.ts'],
+    setupFiles: ['./test/setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Process-spawning and multi-node tests share 2 cores; a few files at a time keeps them honest.

@@ -1,3 +1,4 @@
+import { existsSync, rmSync } from 'node:fs';
 import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
 import Type from 'typebox';
 import { chainPlugin } from './chain/plugin.js';
@@ -184,6 +185,8 @@ export class SvcNode {
     this.currentState = 'starting';
     const { node } = this.options.config;
     const log = this.options.log;
+    // A start that fails leaves no data dir it created (a typo'd --bind must not leave ./data behind).
+    const newDataDir = !existsSync(node.dataDir);
     try {
       this.lock = lockDataDir(node.dataDir);
       this.nodeKeys = await loadOrCreateNodeKeys(node.dataDir, keyPassphrase(node.passphraseFile));
@@ -220,6 +223,7 @@ export class SvcNode {
     } catch (error) {
       await this.teardown();
       this.currentState = 'stopped';
+      if (newDataDir) rmSync(node.dataDir, { recursive: true, force: true });
       throw error;
     }
   }

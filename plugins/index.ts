@@ -19,9 +19,11 @@ export const catalog: PluginCatalog = {
   },
   // Chain rules (transaction kinds, end-of-block steps): every node must execute blocks the same way.
   consensus: ['oon', 'omp'],
+  // Provider capabilities answer on every node; registering switches one on (a config may switch it off).
+  capabilities: ['compute', 'omp-storage'],
   roles: {
     validator: ['validator', 'metrics'],
-    compute: ['metrics', 'compute'],
+    compute: ['metrics'],
     full: ['metrics'],
   },
   // Named by options and presets already; built by later work (see the issues).

@@ -117,7 +117,7 @@ export interface FaucetStatus {
 }
 
 
-/** `svc_oonRegisterNode` params (SPEC 4.4). `bond_ogt` may also be a decimal string. */
+/** `svc_oonRegisterNode` params. `bond_ogt` may also be a decimal string. */
 export interface ComputeRegistration {
   operator: string;
   capabilities: ('wasm' | 'evm')[];
@@ -125,7 +125,7 @@ export interface ComputeRegistration {
   max_concurrent_jobs: number;
 }
 
-/** `svc_ompRegisterStorageNode` params (SPEC 4.5). */
+/** `svc_ompRegisterStorageNode` params. */
 export interface StorageRegistration {
   operator: string;
   storage_capacity_gb: number;
@@ -133,8 +133,8 @@ export interface StorageRegistration {
   supported_formats: ('image' | 'video' | 'document')[];
 }
 
-/** SPEC 4.4's states; an active registration that is unbonding has `releaseAt` set. */
-export type ProviderStatus = 'unregistered' | 'pending' | 'active';
+/** A provider registration: pending until its bond is in a block; unbonding (with `releaseAt`) after unregistering. */
+export type ProviderStatus = 'unregistered' | 'pending' | 'active' | 'unbonding';
 
 interface RegistrationCommon {
   registered: boolean;
@@ -153,6 +153,8 @@ export interface ComputeStatus extends RegistrationCommon {
   max_concurrent_jobs: number;
   activeJobs: number;
   completedJobs: number;
+  /** True on a `--role compute` node, which dedicates its capacity; others offer idle capacity. */
+  dedicated: boolean;
 }
 
 export interface StorageStatus extends RegistrationCommon {

@@ -1,3 +1,4 @@
+import { SyncState } from './sync-state.js';
 import { checkSignedHeader, headerHash, signHeader, type BlockHeader, type SignedBlockHeader } from '../../sdk/block.js';
 import { fromHex, toHex, type Hex } from '../../sdk/bytes.js';
 import type { KeyPair } from '../../sdk/keys.js';
@@ -65,10 +66,15 @@ export class Chain {
   private genesisBlockHash: string | undefined;
   private producer: string | undefined;
   private commits: Promise<unknown> = Promise.resolve();
-  private peerHead: number | undefined;
   private archive = false;
+  private readonly sync: SyncState;
 
-  constructor(private readonly options: ChainOptions) {}
+  constructor(private readonly options: ChainOptions) {
+    this.sync = new SyncState(
+      () => this.head.height,
+      (synced) => options.events.emit('chain:syncStatus', { synced, currentBlock: this.head.height, highestBlock: this.highestKnown }),
+    );
+  }
 
   get genesis(): GenesisSpec {
     return this.options.genesis;
@@ -326,6 +332,7 @@ export class Chain {
     this.options.state.publish(changes, block.height);
     this.current = block;
     this.options.mempool.afterBlock(txs);
+    this.sync.update();
     this.options.events.emit('chain:block', { height: block.height, hash: block.hash, timestamp: block.timestamp, transactions: txs.length, block, receipts, rawTransactions: raws });
     return block;
   }
@@ -349,24 +356,25 @@ export class Chain {
 
   /** The best head this node's peers announce (undefined while it has none), as the network layer reports it. */
   get bestPeerHead(): number | undefined {
-    return this.peerHead;
+    return this.sync.bestPeerHead;
   }
 
   reportBestPeerHead(height: number | undefined): void {
-    if (height === this.peerHead) return;
-    const wasSynced = this.synced;
-    this.peerHead = height;
-    if (this.synced !== wasSynced) this.options.events.emit('chain:syncStatus', { synced: this.synced, currentBlock: this.head.height, highestBlock: this.highestKnown });
+    this.sync.reportPeerHead(height);
   }
 
   /** The highest block this node knows of: its head, or a peer's if higher. */
   get highestKnown(): number {
-    return Math.max(this.head.height, this.peerHead ?? 0);
+    return Math.max(this.head.height, this.sync.bestPeerHead ?? 0);
   }
 
-  /** SPEC 2: synced when within 2 blocks of the best head peers announce; a producer (a validator) is synced. */
+  /** Synced: within 2 blocks of the best head peers announce (see SyncState for the grace on leaving); a producer (a validator) is synced. */
   get synced(): boolean {
-    if (this.isProducer) return true;
-    return this.peerHead !== undefined && this.head.height + 2 >= this.peerHead;
+    return this.isProducer || this.sync.isSynced;
+  }
+
+  /** Stops the sync-status timer. */
+  close(): void {
+    this.sync.close();
   }
 }

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { normalizeAddress } from '../../sdk/address.js';
-import { toHex, type Hex } from '../../sdk/bytes.js';
-import { devnetKey } from '../../sdk/keys.js';
+import type { Hex } from '../../sdk/bytes.js';
+import { formatAmountShort } from '../../sdk/amount.js';
 import { domainError } from '../../sdk/errors.js';
 import { decodeTransaction } from '../../sdk/transaction.js';
 import { definePlugin, optionalParam, param } from '../plugin.js';
@@ -67,17 +67,21 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
       if (created) {
         ctx.log.info({ genesis: chain.head.hash, chainId: genesis.chainId }, 'wrote genesis block');
         if (genesis.network === 'devnet') {
-          // Like other dev chains, list the well-known prefunded accounts once, when the chain is created.
-          ctx.log.info(`devnet dev accounts (public test keys derived from the published dev seed; never hold value with them):`);
-          genesis.accounts.forEach((account, i) => {
-            ctx.log.info({ index: i, address: account.address, devKey: toHex(devnetKey('account', i).secretKey) }, `dev account ${i}: ${account.address}`);
-          });
+          // Like other dev chains, name the well-known prefunded accounts once, when the chain is created.
+          const first = genesis.accounts[0];
+          const funds = first ? ` with ${formatAmountShort(first.omc)} OMC and ${formatAmountShort(first.ogt)} OGT each` : '';
+          ctx.log.info(
+            { accounts: genesis.accounts.map((account) => account.address) },
+            `devnet: ${genesis.accounts.length} dev accounts${funds}, public test keys from the published dev seed (never hold value with them); sign with \`svc transfer --dev-account <0-${genesis.accounts.length - 1}>\``,
+          );
+          ctx.log.info(genesis.accounts.map((account, i) => `${i} ${account.address}`).join('  '));
         }
       }
       ctx.log.info({ height: chain.head.height, hash: chain.head.hash, stateEntries: state.size }, 'chain open');
       return chain;
     },
     start: (chain) => chain.checkArchiveFlag(),
+    stop: (chain) => chain.close(),
     notReady: (chain) => (chain.synced ? undefined : 'syncing'),
     health: (chain) => ({ head: chain.head.height, headHash: chain.head.hash, lastBlockAgeMs: Math.max(0, Date.now() - chain.head.timestamp), synced: chain.synced }),
     subscriptions: (kind) => chainSubscriptions(kind),

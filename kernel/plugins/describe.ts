@@ -54,7 +54,11 @@ export async function describePlugins(catalog: PluginCatalog): Promise<PluginDes
   ];
   const out = kernel.map((plugin) => describePlugin(plugin as AnyPlugin, ['always']));
   for (const [name, load] of Object.entries(catalog.plugins)) {
-    const roles = (catalog.consensus ?? []).includes(name) ? ['always (chain rules)'] : Object.entries(catalog.roles).filter(([, names]) => names.includes(name)).map(([role]) => role);
+    const roles = (catalog.consensus ?? []).includes(name)
+      ? ['always (chain rules)']
+      : (catalog.capabilities ?? []).includes(name)
+        ? ['always (switched on by registering)']
+        : Object.entries(catalog.roles).filter(([, names]) => names.includes(name)).map(([role]) => role);
     out.push(describePlugin(await load(), roles));
   }
   return out;

@@ -14,6 +14,8 @@ export interface PluginCatalog {
   readonly networks: Readonly<Record<string, readonly string[]>>;
   /** Plugins every node enables because their transaction kinds are chain rules (provider registries). */
   readonly consensus?: readonly string[];
+  /** Per-node capabilities every node offers, switched on at run time (provider registrations). */
+  readonly capabilities?: readonly string[];
   /** Names that options already refer to but whose plugin is not built yet: such options are stored and reported. */
   readonly planned: ReadonlySet<string>;
 }
@@ -28,6 +30,7 @@ export interface PluginRequest {
 /** Which plugins the config asks for: the role's preset, then the shortcuts, then the config's list. */
 export function pluginRequests(node: NodeConfig, catalog: PluginCatalog): PluginRequest[] {
   const requests: PluginRequest[] = (catalog.consensus ?? []).map((spec) => ({ spec, reason: 'chain rules' }));
+  for (const spec of catalog.capabilities ?? []) requests.push({ spec, reason: 'every node' });
   for (const spec of catalog.roles[node.role]) requests.push({ spec, reason: `role ${node.role}` });
   for (const spec of catalog.networks[node.network] ?? []) requests.push({ spec, reason: `network ${node.network}` });
   if (node.chain.receiptArchive) requests.push({ spec: 'archive', reason: '--receipt-archive true' });

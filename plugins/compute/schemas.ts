@@ -5,7 +5,7 @@ import { BondOgtSchema, RegistrationBaseSchema } from '../providers/inputs.js';
 export const RUNTIMES = ['wasm', 'evm'] as const;
 export const Capabilities = Type.Array(Type.Union(RUNTIMES.map((r) => Type.Literal(r))), { minItems: 1, uniqueItems: true, description: 'distinct runtimes: wasm, evm' });
 
-/** SPEC 4.4: exactly these fields. */
+/** The registration's fields, exactly: anything else is refused. */
 export const ComputeRegistrationSchema = Type.Object(
   {
     operator: AddressSchema,
@@ -23,6 +23,7 @@ export const ComputeStatusSchema = Type.Object(
     max_concurrent_jobs: Type.Integer({ minimum: 0 }),
     activeJobs: Type.Integer({ minimum: 0 }),
     completedJobs: Type.Integer({ minimum: 0 }),
+    dedicated: Type.Boolean({ description: 'true on a --role compute node, which dedicates its capacity; a validator or full node offers idle capacity' }),
   },
   { additionalProperties: false },
 );

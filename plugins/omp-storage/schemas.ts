@@ -5,7 +5,7 @@ import { BondOgtSchema, RegistrationBaseSchema } from '../providers/inputs.js';
 export const FORMATS = ['image', 'video', 'document'] as const;
 export const Formats = Type.Array(Type.Union(FORMATS.map((f) => Type.Literal(f))), { minItems: 1, uniqueItems: true, description: 'distinct media formats: image, video, document' });
 
-/** SPEC 4.5: exactly these fields. */
+/** The registration's fields, exactly: anything else is refused. */
 export const StorageRegistrationSchema = Type.Object(
   {
     operator: AddressSchema,

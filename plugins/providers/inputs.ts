@@ -26,7 +26,7 @@ export function decimalText(value: number, field: string): string {
 /** What every registration answer carries, whatever the capability. */
 export const RegistrationBaseSchema = {
   registered: Type.Boolean({ description: 'true from submission on (pending or active, unbonding included)' }),
-  status: Type.Union([Type.Literal('unregistered'), Type.Literal('pending'), Type.Literal('active')], { description: 'SPEC 4.4: unregistered, pending (bond not in a block yet) or active; an active registration that is unbonding has releaseAt set' }),
+  status: Type.Union([Type.Literal('unregistered'), Type.Literal('pending'), Type.Literal('active'), Type.Literal('unbonding')], { description: 'unregistered, pending (bond not in a block yet), active, or unbonding (releaseAt says when the bond returns)' }),
   operator: Type.Union([Type.String({ pattern: '^svc1[0-9a-f]{40}$' }), Type.Null()]),
   bond_ogt: Type.String({ description: 'bonded OGT, decimal ("0" when unregistered)' }),
   peerId: Type.Union([Type.String(), Type.Null()]),

@@ -18,13 +18,13 @@ export interface LocalRegistration {
   readonly unregisterTxHash?: string;
 }
 
-/** SPEC 4.4's three states; an active registration that is unbonding says so with `releaseAt`. */
-export type ProviderStatus = 'unregistered' | 'pending' | 'active';
+/** Unbonding: the registration is on chain, its bond still locked until `releaseAt`. */
+export type ProviderStatus = 'unregistered' | 'pending' | 'active' | 'unbonding';
 
 export interface StatusView {
   readonly status: ProviderStatus;
   readonly registration: LocalRegistration | undefined;
-  /** While unbonding (still `active`, its bond still locked): the height at which the bond is released. */
+  /** While unbonding: the height at which the bond is released. */
   readonly releaseAt?: number;
 }
 
@@ -34,17 +34,33 @@ const REGISTRATION = new TextEncoder().encode('registration');
  * One node's side of a provider capability: registers it on chain with a bond signed by an operator
  * key the node holds, tells its status, unregisters it. Shared by `compute` and `omp-storage`.
  */
+export interface ProviderServiceOptions {
+  readonly kind: ProviderKind;
+  readonly chain: Chain;
+  readonly keys: OperatorKeys;
+  readonly peerId: () => string;
+  readonly store: Namespace;
+  readonly log: Logger;
+  /** False when the node's config switched the capability off. */
+  readonly enabled: boolean;
+  /** The node's role (a compute-role node dedicates its capacity). */
+  readonly role: string;
+}
+
 export class ProviderService {
   private registration: LocalRegistration | undefined;
+  readonly kind: ProviderKind;
+  readonly enabled: boolean;
+  readonly role: string;
+  private readonly chain: Chain;
+  private readonly keys: OperatorKeys;
+  private readonly peerId: () => string;
+  private readonly store: Namespace;
+  private readonly log: Logger;
 
-  constructor(
-    readonly kind: ProviderKind,
-    private readonly chain: Chain,
-    private readonly keys: OperatorKeys,
-    private readonly peerId: () => string,
-    private readonly store: Namespace,
-    private readonly log: Logger,
-  ) {}
+  constructor(options: ProviderServiceOptions) {
+    ({ kind: this.kind, enabled: this.enabled, role: this.role, chain: this.chain, keys: this.keys, peerId: this.peerId, store: this.store, log: this.log } = options);
+  }
 
   async load(): Promise<void> {
     const raw = await this.store.get(REGISTRATION);
@@ -86,8 +102,13 @@ export class ProviderService {
   async unregister(): Promise<LocalRegistration> {
     const current = await this.status();
     if (current.status === 'unregistered') throw domainError('not_found', `this node is not registered as a ${this.kind.purpose} provider`);
-    if (current.status !== 'active' || current.registration!.unregisterTxHash) {
-      throw domainError('invalid_params', `the registration is ${current.registration!.unregisterTxHash ? 'already unbonding' : current.status}; only an active registration can be unregistered`, { status: current.status, unbonding: current.registration!.unregisterTxHash !== undefined });
+    if (current.status === 'unbonding') {
+      throw domainError('invalid_params', `the ${this.kind.purpose} registration is already unbonding: the bond returns at block ${current.releaseAt}`, { status: current.status, releaseAt: current.releaseAt });
+    }
+    const pendingUnregister = current.registration!.unregisterTxHash;
+    if (current.status === 'pending' || (pendingUnregister !== undefined && this.chain.mempool.has(pendingUnregister))) {
+      const why = current.status === 'pending' ? 'its bond is not in a block yet' : 'its unregistration is not in a block yet';
+      throw domainError('invalid_params', `the ${this.kind.purpose} registration can't be unregistered now: ${why}`, { status: current.status });
     }
     const registration = current.registration!;
     const key = this.keys.get(registration.operator);
@@ -106,7 +127,7 @@ export class ProviderService {
     if (!registration) return { status: 'unregistered', registration };
     const record = readRecord((key) => this.chain.state.get(key), this.kind, registration.operator);
     if (record && record.peerId === registration.peerId) {
-      return record.releaseAt === undefined ? { status: 'active', registration } : { status: 'active', registration, releaseAt: record.releaseAt };
+      return record.releaseAt === undefined ? { status: 'active', registration } : { status: 'unbonding', registration, releaseAt: record.releaseAt };
     }
     if (this.chain.mempool.has(registration.txHash)) return { status: 'pending', registration };
     const receipt = await this.chain.getReceipt(registration.txHash);

@@ -13,7 +13,7 @@ describe('guardrails from the command line', () => {
   it('refuses to start with --guardrails true and no token configured', async () => {
     const dataDir = tempDir();
     dirs.push(dataDir);
-    const result = await run(SVC_NODE, ['start', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--guardrails', 'true', '--log-level', 'silent'], { SVC_RPC_TOKENS: '' });
+    const result = await run(SVC_NODE, ['start', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--guardrails', 'true', '--log-level', 'silent'], { SVC_RPC_TOKENS: '' });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('no token is configured');
   });

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run, startNodeProcess, SVC, SVC_NODE } from '../helpers/cli.js';
@@ -34,21 +34,23 @@ describe('svc-node start', () => {
   it('refuses a second node on the same data dir with one line naming --data-dir', async () => {
     const dataDir = dir();
     const first = await startNodeProcess(['--role', 'validator', '--data-dir', dataDir, '--bind', '127.0.0.1:0']);
-    const second = await run(SVC_NODE, ['start', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--log-level', 'silent']);
+    const second = await run(SVC_NODE, ['start', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--log-level', 'silent']);
     expect(second.code).not.toBe(0);
     expect(second.stderr.trim().split('\n')).toHaveLength(1);
     expect(second.stderr).toMatch(/--data-dir .*in use by another svc-node/);
     expect(await first.stop()).toBe(0);
   });
 
-  it('refuses a bind address it cannot open, naming --bind', async () => {
+  it('refuses a bind address it cannot open, naming --bind, and leaves no new data dir behind', async () => {
     const blocker = createServer();
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
     const port = (blocker.address() as { port: number }).port;
+    const dataDir = join(dir(), 'new-data');
     try {
-      const result = await run(SVC_NODE, ['start', '--data-dir', dir(), '--bind', `127.0.0.1:${port}`, '--log-level', 'silent']);
+      const result = await run(SVC_NODE, ['start', '--data-dir', dataDir, '--bind', `127.0.0.1:${port}`, '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--log-level', 'silent']);
       expect(result.code).not.toBe(0);
       expect(result.stderr).toMatch(new RegExp(`--bind 127.0.0.1:${port}: cannot listen \\(EADDRINUSE\\)`));
+      expect(existsSync(dataDir)).toBe(false);
     } finally {
       blocker.close();
     }

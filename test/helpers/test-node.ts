@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { catalog } from '../../plugins/index.js';
 import { mergeConfig, resolveConfig, type RawConfig } from '../../kernel/config/load.js';
 import { SvcNode } from '../../kernel/node.js';
 import type { AnyPlugin } from '../../kernel/plugin.js';
 import { captureLog, type CapturedLog } from './log-capture.js';
+import { tempDir } from './temp-dirs.js';
 
 export interface TestNode {
   readonly node: SvcNode;
@@ -16,9 +15,7 @@ export interface TestNode {
   stop(): Promise<void>;
 }
 
-export function tempDir(prefix = 'svc-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+export { tempDir } from './temp-dirs.js';
 
 /** A real node on 127.0.0.1:0 with a temp data dir; `stop` also removes the dir unless it was given. */
 export async function startTestNode(config: RawConfig = {}, plugins: AnyPlugin[] = [], options: { baseDir?: string } = {}): Promise<TestNode> {

@@ -52,4 +52,22 @@ describe('metrics plugin', () => {
     await ws.close();
     await waitFor(async () => (await scrape()).get('svc_ws_connections')!.metrics[0]!.value, (v) => v === '0', 10_000, 'ws gauge back to 0');
   });
+
+  it('follows the Prometheus naming rules that promtool checks: counters end in _total and nothing else does, snake_case, base units, help text', async () => {
+    await rpc(node.url, 'svc_blockNumber');
+    const text = await (await fetch(`${node.url}/metrics`)).text();
+    const types = new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+    const helps = new Set([...text.matchAll(/^# HELP (\S+) \S/gm)].map((m) => m[1]!));
+    expect(types.size).toBeGreaterThan(20);
+    const problems: string[] = [];
+    for (const [name, type] of types) {
+      if (type === 'counter' && !name.endsWith('_total')) problems.push(`${name}: counter without _total`);
+      if (type !== 'counter' && name.endsWith('_total')) problems.push(`${name}: ${type} named like a counter`);
+      if (!/^[a-z_:][a-z0-9_:]*$/.test(name)) problems.push(`${name}: not snake_case`);
+      if (/_(milliseconds|ms|kilobytes|megabytes)(_|$)/.test(name)) problems.push(`${name}: not in base units (seconds, bytes)`);
+      if (/_(gauge|counter|histogram|summary)(_|$)/.test(name)) problems.push(`${name}: names its type`);
+      if (!helps.has(name)) problems.push(`${name}: no help text`);
+    }
+    expect(problems).toEqual([]);
+  });
 });

@@ -5,7 +5,7 @@ import type { P2pService } from '../../kernel/p2p/service.js';
 import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
 import { failure } from '../helpers/rpc-failure.js';
 
-// A real two-node devnet: a validator, and a compute node (also loading omp-storage) that follows it.
+// A real two-node devnet: a validator, and a compute node that follows it.
 let validator: TestNode;
 let compute: TestNode;
 let computeDir: string;
@@ -17,7 +17,6 @@ function computeConfig(dataDir: string) {
   return {
     role: 'compute',
     dataDir,
-    plugins: ['omp-storage'],
     p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] },
   };
 }
@@ -42,7 +41,7 @@ const computeRegistration = (overrides: Record<string, unknown> = {}) => ({ oper
 const storageRegistration = (overrides: Record<string, unknown> = {}) => ({ operator, storage_capacity_gb: 250, bond_ogt: 500, supported_formats: ['image', 'document'], ...overrides });
 
 describe('compute and storage registration on a two-node devnet', () => {
-  it('refuses every invalid compute registration of SPEC 4.4 with the right error and field', async () => {
+  it('refuses every invalid compute registration with the right error and field', async () => {
     const cases: [Record<string, unknown>, string, Record<string, unknown>?][] = [
       [computeRegistration({ operator: 'svc1nothex' }), 'invalid_address', { field: 'operator' }],
       [computeRegistration({ extra: true }), 'invalid_params', { field: 'extra' }],
@@ -69,7 +68,7 @@ describe('compute and storage registration on a two-node devnet', () => {
     expect((await refusal('svc_oonRegisterNode', [computeRegistration(), 1])).message).toBe('invalid_params');
   });
 
-  it('refuses every invalid storage registration of SPEC 4.5', async () => {
+  it('refuses every invalid storage registration with the right error and field', async () => {
     const cases: [Record<string, unknown>, string, Record<string, unknown>?][] = [
       [storageRegistration({ operator: 42 }), 'invalid_address'],
       [storageRegistration({ storage_capacity_gb: 0 }), 'invalid_params', { field: 'storage_capacity_gb' }],
@@ -149,8 +148,11 @@ describe('compute and storage registration on a two-node devnet', () => {
     const before = (await c.getBalance(operator)).ogt;
     await c.rpcCall('svc_oonUnregisterNode');
     const unbonding = await waitFor(() => c.rpcCall<{ status: string; releaseAt: number | null }>('svc_oonNodeStatus'), (s) => s.releaseAt !== null, 10_000);
-    expect(unbonding.status).toBe('active');
+    expect(unbonding.status).toBe('unbonding');
     expect(unbonding.releaseAt).toBeGreaterThan(0);
+    const again = await refusal('svc_oonUnregisterNode', []);
+    expect(again).toMatchObject({ message: 'invalid_params', data: { status: 'unbonding', releaseAt: unbonding.releaseAt } });
+    expect(again.data?.reason).toContain(`already unbonding: the bond returns at block ${unbonding.releaseAt}`);
     expect(await v.rpcCall('svc_oonListProviders')).toEqual([]);
     await waitFor(() => c.rpcCall<{ status: string }>('svc_oonNodeStatus'), (s) => s.status === 'unregistered', 15_000, 'the bond to be released');
     expect((await c.getBalance(operator)).ogt).toBe(before + 1000n * UNIT);

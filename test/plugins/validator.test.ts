@@ -130,7 +130,7 @@ describe('/health', () => {
       },
     }) as AnyPlugin;
     const logs = captureLog();
-    node = await SvcNode.create({ config: resolveConfig({ role: 'validator', storage: 'memory', dataDir: tempDir(), rpc: { bind: '127.0.0.1:0' } }), catalog, log: logs.log, plugins: [probe] });
+    node = await SvcNode.create({ config: resolveConfig({ role: 'validator', storage: 'memory', dataDir: tempDir(), rpc: { bind: '127.0.0.1:0' }, p2p: { host: '127.0.0.1', port: 0 } }), catalog, log: logs.log, plugins: [probe] });
     await node.start();
     expect(seenDuringStart).toEqual([503, 'starting']);
     const res = await fetch(`${node.rpcUrl}/health`);

@@ -45,11 +45,11 @@ describe('signed transfers', () => {
 
     const good = transfer(alice, bob.address, 1n, {}, nonce);
     const badSignature = { ...good, signature: toHex(new Uint8Array(64).fill(7)) } as SignedTransaction;
-    expect(await failure(client.sendTransaction(badSignature))).toMatchObject({ code: -32051, message: 'invalid_signature' });
+    expect(await failure(client.sendTransaction(badSignature))).toMatchObject({ code: -32071, message: 'invalid_signature' });
 
     expect(await failure(client.sendTransaction(transfer(alice, bob.address, 1n, { nonce: nonce + 5000 })))).toMatchObject({ message: 'nonce_gap', data: { expected: nonce } });
-    if (nonce > 0) expect(await failure(client.sendTransaction(transfer(alice, bob.address, 1n, { nonce: nonce - 1 })))).toMatchObject({ code: -32053, message: 'nonce_too_low' });
-    expect(await failure(client.sendTransaction(transfer(alice, bob.address, 1n, { chainId: 'svc-other-1', nonce })))).toMatchObject({ code: -32052, message: 'wrong_chain_id' });
+    if (nonce > 0) expect(await failure(client.sendTransaction(transfer(alice, bob.address, 1n, { nonce: nonce - 1 })))).toMatchObject({ code: -32073, message: 'nonce_too_low' });
+    expect(await failure(client.sendTransaction(transfer(alice, bob.address, 1n, { chainId: 'svc-other-1', nonce })))).toMatchObject({ code: -32072, message: 'wrong_chain_id' });
     expect(await failure(client.sendTransaction(transfer(poor, bob.address, 1n)))).toMatchObject({ code: -32021, message: 'insufficient_funds' });
     expect(await failure(client.sendTransaction(transfer(alice, bob.address, before.omc + 1n, {}, nonce)))).toMatchObject({ message: 'insufficient_funds' });
     expect(await failure(client.sendRawTransaction('0x1234'))).toMatchObject({ message: 'invalid_transaction' });
@@ -78,9 +78,9 @@ describe('signed transfers', () => {
 
   it('refuses a replay of a mined transaction and a second transaction with a pending nonce', async () => {
     const tx = await client.transfer(alice, bob.address, 'OGT', 3n);
-    expect(await failure(client.sendTransaction(tx))).toMatchObject({ code: -32056, message: 'already_known' });
+    expect(await failure(client.sendTransaction(tx))).toMatchObject({ code: -32076, message: 'already_known' });
     const sameNonce = transfer(alice, bob.address, 4n, { nonce: tx.nonce });
-    expect(await failure(client.sendTransaction(sameNonce))).toMatchObject({ code: -32055, message: 'nonce_conflict' });
+    expect(await failure(client.sendTransaction(sameNonce))).toMatchObject({ code: -32075, message: 'nonce_conflict' });
     await client.waitForTransaction(tx.hash, { pollMs: 25 });
     expect(await failure(client.sendTransaction(tx))).toMatchObject({ message: 'already_known' });
     expect(await failure(client.sendTransaction(sameNonce))).toMatchObject({ message: 'nonce_too_low' });

@@ -30,7 +30,7 @@ describe('WebSocket subscriptions', () => {
     expect(await ws.request(request(4, 'svc_subscribe', ['nope']))).toMatchObject({ error: { code: -32602, message: 'invalid_params', data: { field: 'kind' } } });
     expect(await ws.request(request(5, 'svc_subscribe', ['newHeads', { fromBlock: -1 }]))).toMatchObject({ error: { message: 'invalid_params', data: { field: 'options' } } });
     await ws.close();
-    expect((await rpc(node.url, 'svc_subscribe', ['newHeads'])).body.error).toMatchObject({ code: -32040, message: 'subscriptions_need_websocket' });
+    expect((await rpc(node.url, 'svc_subscribe', ['newHeads'])).body.error).toMatchObject({ code: -32006, message: 'subscriptions_need_websocket' });
   });
 
   it('delivers new heads in order with increasing height, after the subscribe reply', async () => {

@@ -1,0 +1,110 @@
+import Type, { type Static, type TObject, type TSchema } from 'typebox';
+import type { Address } from '../../sdk/address.js';
+import { normalizeAddress } from '../../sdk/address.js';
+import { domainError, type DomainErrorName } from '../../sdk/errors.js';
+import { definePlugin, param, type PluginDefinition } from '../../kernel/plugin.js';
+import { bondUnits } from './inputs.js';
+import { ProviderService, type StatusView } from './service.js';
+import type { ProviderKind } from './registry.js';
+
+/** Every node loads a provider capability; the config may switch it off (`"<name>": { "enabled": false }`). */
+export const CapabilityConfigSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true, description: 'false switches the capability off: its methods answer capability_disabled' }),
+  },
+  { additionalProperties: false },
+);
+
+export interface ProviderCapabilitySpec<R extends TObject, S extends TSchema> {
+  /** The plugin (and capability) name: `compute`, `omp-storage`. */
+  readonly name: string;
+  readonly description: string;
+  readonly kind: ProviderKind;
+  /** The registry plugin's capability the chain rules live in (`oon-registry`). */
+  readonly registry: string;
+  readonly methods: { readonly register: string; readonly status: string; readonly unregister: string };
+  readonly registration: R;
+  readonly status: S;
+  /** What the chain records of a registration besides the operator and the bond. */
+  details(registration: Static<R>): Record<string, unknown>;
+  /** The status answer built from this node's registration as the chain sees it. */
+  view(view: StatusView, role: string): Static<S>;
+}
+
+const REGISTER_ERRORS: readonly DomainErrorName[] = ['invalid_address', 'invalid_params', 'bond_too_low', 'insufficient_funds', 'not_synced', 'already_registered', 'operator_key_unavailable', 'capability_disabled'];
+
+/**
+ * A per-node provider capability (compute, storage): loaded on every node so its registration and
+ * status methods always answer; registering this node on chain is what switches it on, and the
+ * registration (kept in the plugin's namespace) keeps it on across restarts.
+ */
+export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(spec: ProviderCapabilitySpec<R, S>): PluginDefinition<typeof CapabilityConfigSchema, ProviderService> {
+  const purpose = spec.kind.purpose;
+  const enabled = (service: ProviderService): ProviderService => {
+    if (!service.enabled) throw domainError('capability_disabled', `the ${purpose} capability is switched off in this node's config ("${spec.name}": { "enabled": false })`, { capability: spec.name });
+    return service;
+  };
+  return definePlugin({
+    name: spec.name,
+    version: '1.0.0',
+    description: spec.description,
+    requires: ['chain', 'keys', 'p2p', spec.registry],
+    provides: [spec.name],
+    config: CapabilityConfigSchema,
+    namespaces: [{ name: `${spec.name}.node`, description: '"registration" -> JSON of this node\'s own registration (operator, bond, details, tx hashes)' }],
+    async init(ctx) {
+      const p2p = ctx.use('p2p');
+      const service = new ProviderService({
+        kind: spec.kind,
+        chain: ctx.use('chain'),
+        keys: ctx.use('keys'),
+        peerId: () => p2p.peerId,
+        store: ctx.namespace(`${spec.name}.node`),
+        log: ctx.log,
+        enabled: ctx.config.enabled,
+        role: ctx.node.role,
+      });
+      await service.load();
+      return service;
+    },
+    async start(service, ctx) {
+      if (!service.enabled) return void ctx.log.info(`${purpose} capability switched off by config`);
+      const { status, registration } = await service.status();
+      if (registration) ctx.log.info({ operator: registration.operator, status }, `${purpose} capability on: this node is a registered ${purpose} provider`);
+    },
+    rpc: (method) => [
+      method({
+        name: spec.methods.register,
+        summary: `Registers this node as a ${purpose} provider, which switches the capability on: a bond transaction signed by the operator's key (held by this node) moves bond_ogt OGT into its bonded balance.`,
+        params: [param('registration', spec.registration)],
+        result: spec.status,
+        errors: REGISTER_ERRORS,
+        handler: async ([registration], { service }) => {
+          const checked = registration as Static<R> & { operator: string; bond_ogt: number | string };
+          const bond = bondUnits(checked.bond_ogt);
+          await enabled(service).register(normalizeAddress(checked.operator) as Address, bond, spec.details(checked));
+          return spec.view(await service.status(), service.role);
+        },
+      }),
+      method({
+        name: spec.methods.status,
+        summary: `This node's ${purpose} registration: unregistered, pending (bond not yet in a block), active, or unbonding (with releaseAt).`,
+        params: [],
+        result: spec.status,
+        errors: ['capability_disabled'],
+        handler: async (_params, { service }) => spec.view(await enabled(service).status(), service.role),
+      }),
+      method({
+        name: spec.methods.unregister,
+        summary: `Starts unbonding this node's ${purpose} registration; the bond returns to the operator after the chain's unbonding period. A second call while unbonding is refused.`,
+        params: [],
+        result: spec.status,
+        errors: ['not_found', 'invalid_params', 'operator_key_unavailable', 'capability_disabled'],
+        handler: async (_params, { service }) => {
+          await enabled(service).unregister();
+          return spec.view(await service.status(), service.role);
+        },
+      }),
+    ],
+  });
+}
