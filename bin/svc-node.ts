@@ -7,19 +7,16 @@ import { ConfigError } from '../kernel/config/errors.js';
 import { START_FLAGS, flagsToConfig } from '../kernel/config/flags.js';
 import { mergeConfig, readConfigFile, resolveConfig, type RawConfig } from '../kernel/config/load.js';
 import { devnetGenesis, genesisHash } from '../kernel/chain/genesis.js';
-import { readFileSync } from 'node:fs';
 import { importOperatorKey, keyPassphrase, loadOrCreateNodeKeys } from '../kernel/keys/node-keys.js';
-import { fromHex, isHex } from '../sdk/bytes.js';
 
 import { createLogger } from '../kernel/log.js';
 import { SvcNode } from '../kernel/node.js';
 import { pruneDataDir } from '../kernel/chain/prune.js';
 import { describePlugins } from '../kernel/plugins/describe.js';
 import { VERSION } from '../kernel/version.js';
-import { devnetKey, keyPairFromSecret, type KeyPair } from '../sdk/keys.js';
+import { devnetKey } from '../sdk/keys.js';
+import { integerText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
 
-/** A mistake in what the user typed: one line, exit 2. */
-class UsageError extends Error {}
 
 function fail(error: unknown): never {
   const message = error instanceof Error ? error.message : String(error);
@@ -85,22 +82,6 @@ function passphraseOf(options: { passphraseFile?: unknown }): string | undefined
   return keyPassphrase(options.passphraseFile as string | undefined);
 }
 
-/** A secret key from a file: `svc keys new --out` JSON, or 32 bytes of hex. */
-function readSecretKey(file: string): KeyPair {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8').trim();
-  } catch (error) {
-    throw new UsageError(`${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-  try {
-    const secret = text.startsWith('{') ? (JSON.parse(text) as { secretKey?: unknown }).secretKey : text;
-    if (typeof secret !== 'string' || !isHex(secret.startsWith('0x') ? secret : `0x${secret}`, 32)) throw new Error('expected 32 bytes of hex, or a JSON key file with "secretKey"');
-    return keyPairFromSecret(fromHex(secret));
-  } catch (error) {
-    throw new UsageError(`${file}: ${(error as Error).message}`);
-  }
-}
 
 cli
   .command('init', 'create a data dir and its keys, and print them')
@@ -122,7 +103,7 @@ cli
     const passphrase = passphraseOf(options);
     if (action === 'import') {
       if (!file) throw new UsageError('keys import: needs a key file (from `svc keys new --out`, or 32 bytes of hex)');
-      const key = readSecretKey(file);
+      const key = readKeyFile(file);
       await loadOrCreateNodeKeys(dataDir, passphrase);
       const address = importOperatorKey(dataDir, key, passphrase);
       process.stdout.write(options.json ? `${JSON.stringify({ imported: address, encrypted: passphrase !== undefined })}\n` : `imported operator ${address}${passphrase ? ' (encrypted)' : ''}\n`);
@@ -168,10 +149,7 @@ cli
   .option('--history-blocks <n>', 'blocks of receipts and state history to keep (default 10000)')
   .action(async (options: { dataDir?: unknown; historyBlocks?: unknown }) => {
     const dataDir = String(options.dataDir ?? './data');
-    const historyBlocks = options.historyBlocks === undefined ? 10_000 : Number(String(options.historyBlocks));
-    if (!Number.isSafeInteger(historyBlocks) || historyBlocks < 1 || !/^\d+$/.test(String(options.historyBlocks ?? '1'))) {
-      throw new UsageError(`--history-blocks: expected a positive integer, got "${String(options.historyBlocks)}"`);
-    }
+    const historyBlocks = options.historyBlocks === undefined ? 10_000 : integerText(options.historyBlocks, '--history-blocks', 1);
     const log = createLogger({ level: 'info', format: process.stdout.isTTY ? 'pretty' : 'json' });
     const result = await pruneDataDir(dataDir, historyBlocks, log);
     process.stdout.write(
@@ -187,7 +165,7 @@ cli.help();
 cli.version(VERSION);
 
 try {
-  cli.parse(process.argv, { run: false });
+  parseArgs(cli, process.argv);
   if (!cli.matchedCommand && cli.args.length > 0) throw new UsageError(`unknown command "${cli.args[0]}" (see svc-node --help)`);
   if (!cli.matchedCommand && !cli.options.help && !cli.options.version) cli.outputHelp();
   await cli.runMatchedCommand();

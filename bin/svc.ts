@@ -1,18 +1,17 @@
 #!/usr/bin/env node
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cac } from 'cac';
+import { integerText, optionText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
 import WebSocket from 'ws';
 import { SvcWsClient, type WebSocketConstructor } from '../sdk/ws-client.js';
-import { ASSETS, devnetKey, formatAmountShort, fromHex, generateKeyPair, keyPairFromSecret, parseAmount, RpcError, SvcClient, toHex, type Asset, type KeyPair } from '../sdk/index.js';
+import { ASSETS, devnetKey, formatAmountShort, generateKeyPair, parseAmount, RpcError, SvcClient, toHex, type Asset, type KeyPair } from '../sdk/index.js';
+import { DEVNET_ACCOUNTS } from '../kernel/chain/genesis.js';
 import { VERSION } from '../kernel/version.js';
 
 interface GlobalOptions {
   url?: unknown;
   json?: boolean;
 }
-
-/** A mistake in what the user typed: one line, exit 2. */
-class UsageError extends Error {}
 
 function client(options: GlobalOptions): SvcClient {
   return new SvcClient({ url: String(options.url ?? process.env.SVC_RPC_URL ?? 'http://127.0.0.1:8545') });
@@ -22,22 +21,33 @@ function print(options: GlobalOptions, value: unknown, human: () => string): voi
   process.stdout.write(`${options.json ? JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) : human()}\n`);
 }
 
-function integerOption(value: unknown, flag: string): number {
-  const n = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`${flag}: expected a non-negative integer, got "${String(value)}"`);
-  return n;
-}
-
 function signer(options: { keyFile?: unknown; devAccount?: unknown }): KeyPair {
   if (options.keyFile !== undefined && options.devAccount !== undefined) throw new UsageError('give --key-file or --dev-account, not both');
-  if (options.devAccount !== undefined) return devnetKey('account', integerOption(options.devAccount, '--dev-account'));
-  if (options.keyFile === undefined) throw new UsageError('a signer is needed: --key-file <file> or --dev-account <index>');
+  if (options.devAccount !== undefined) return devnetKey('account', integerText(options.devAccount, '--dev-account', 0, DEVNET_ACCOUNTS - 1));
+  const file = optionText(options.keyFile, '--key-file');
+  if (file === undefined) throw new UsageError('a signer is needed: --key-file <file> or --dev-account <index>');
+  return readKeyFile(file, '--key-file');
+}
+
+/** A token amount as typed, by the SDK's decimal rules (at most 18 fractional digits), more than 0. */
+function amountOption(value: unknown, flag: string, unit: string): bigint {
+  const text = optionText(value, flag);
+  if (text === undefined) throw new UsageError(`${flag} <${unit}> is required`);
+  let amount: bigint;
   try {
-    const stored = JSON.parse(readFileSync(String(options.keyFile), 'utf8')) as { secretKey?: string };
-    return keyPairFromSecret(fromHex(String(stored.secretKey)));
-  } catch (error) {
-    throw new UsageError(`--key-file ${String(options.keyFile)}: ${(error as Error).message}`);
+    amount = parseAmount(text);
+  } catch {
+    throw new UsageError(`${flag}: expected an amount of ${unit} like 1.5, with at most 18 fractional digits and no sign, got "${text}"`);
   }
+  if (amount <= 0n) throw new UsageError(`${flag}: must be more than 0 ${unit}`);
+  return amount;
+}
+
+/** One of `allowed`, case as typed; the error lists them. */
+function choiceOption<T extends string>(value: unknown, flag: string, allowed: readonly T[]): T {
+  const text = optionText(value, flag);
+  if (text === undefined || !allowed.includes(text as T)) throw new UsageError(`${flag}: expected one of ${allowed.join(', ')}, got "${text ?? ''}"`);
+  return text as T;
 }
 
 const cli = cac('svc');
@@ -65,7 +75,7 @@ cli.command('block-number', 'height of the head block').action(async (options: G
 cli.command('block <ref>', 'a block by height, hash, or "latest"').action(async (ref: string | number, options: GlobalOptions) => {
   const text = String(ref);
   const c = client(options);
-  const block = text.startsWith('0x') ? await c.getBlockByHash(text) : await c.getBlockByNumber(text === 'latest' ? 'latest' : integerOption(text, 'block'));
+  const block = text.startsWith('0x') ? await c.getBlockByHash(text) : await c.getBlockByNumber(text === 'latest' ? 'latest' : integerText(text, 'block'));
   print(options, block, () => JSON.stringify(block, null, 2));
 });
 
@@ -73,7 +83,7 @@ cli
   .command('balance <address>', 'OMC and OGT balances')
   .option('--block <n>', 'at a past block')
   .action(async (address: string, options: GlobalOptions & { block?: unknown }) => {
-    const balance = await client(options).getBalance(String(address), options.block === undefined ? undefined : integerOption(options.block, '--block'));
+    const balance = await client(options).getBalance(String(address), options.block === undefined ? undefined : integerText(options.block, '--block'));
     print(options, balance, () => `${balance.address} at block ${balance.blockNumber}\n  OMC ${balance.balanceOMC}\n  OGT ${balance.balanceOGT}`);
   });
 
@@ -102,16 +112,8 @@ cli
   .option('--wait', 'wait for the receipt')
   .action(async (options: GlobalOptions & { to?: unknown; amount?: unknown; asset?: unknown; keyFile?: unknown; devAccount?: unknown; wait?: boolean }) => {
     if (options.to === undefined) throw new UsageError('--to <address> is required');
-    if (options.amount === undefined) throw new UsageError('--amount <tokens> is required');
-    const asset = String(options.asset).toUpperCase();
-    if (!ASSETS.includes(asset as Asset)) throw new UsageError(`--asset: expected OMC or OGT, got "${String(options.asset)}"`);
-    let amount: bigint;
-    try {
-      amount = parseAmount(String(options.amount));
-    } catch (error) {
-      throw new UsageError(`--amount: ${(error as Error).message}`);
-    }
-    if (amount <= 0n) throw new UsageError('--amount: must be more than 0');
+    const asset = choiceOption(String(optionText(options.asset, '--asset')).toUpperCase(), '--asset', ASSETS);
+    const amount = amountOption(options.amount, '--amount', asset);
     const key = signer(options);
     const c = client(options);
     const tx = await c.transfer(key, String(options.to), asset as Asset, amount);
@@ -141,7 +143,7 @@ cli
     if (what !== 'heads') throw new UsageError(`unknown stream "${what}" (expected: heads)`);
     const url = String(options.url ?? process.env.SVC_RPC_URL ?? 'http://127.0.0.1:8545').replace(/^http/, 'ws');
     const ws = new SvcWsClient({ url, WebSocket: WebSocket as unknown as WebSocketConstructor });
-    const heads = await ws.subscribeHeads(options.from === undefined ? {} : { fromBlock: integerOption(options.from, '--from') });
+    const heads = await ws.subscribeHeads(options.from === undefined ? {} : { fromBlock: integerText(options.from, '--from') });
     process.on('SIGINT', () => {
       ws.close();
       process.exit(0);
@@ -166,21 +168,23 @@ cli.command('node-info [field]', 'role, plugins, peer id, operator of the node; 
 
 type ProviderOptions = GlobalOptions & { operator?: unknown; bond?: unknown; wait?: boolean; capabilities?: unknown; maxJobs?: unknown; capacityGb?: unknown; formats?: unknown };
 
-function listOption(value: unknown, flag: string): string[] {
-  if (value === undefined) throw new UsageError(`${flag} is required`);
-  const items = String(value)
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
-  if (items.length === 0) throw new UsageError(`${flag}: give at least one value`);
-  return items;
+/** A comma-separated list of distinct values from `allowed`. */
+function listOption<T extends string>(value: unknown, flag: string, allowed: readonly T[]): T[] {
+  const text = optionText(value, flag);
+  if (text === undefined) throw new UsageError(`${flag} is required (one or more of ${allowed.join(', ')}, comma-separated)`);
+  const items = text.split(',').map((item) => item.trim()).filter(Boolean);
+  if (items.length === 0) throw new UsageError(`${flag}: give at least one of ${allowed.join(', ')}`);
+  for (const item of items) if (!allowed.includes(item as T)) throw new UsageError(`${flag}: "${item}" is not one of ${allowed.join(', ')}`);
+  if (new Set(items).size !== items.length) throw new UsageError(`${flag}: a value is given twice`);
+  return items as T[];
 }
 
+/** A positive decimal number as typed (capacity in GB). */
 function positiveNumberOption(value: unknown, flag: string): number {
-  if (value === undefined) throw new UsageError(`${flag} is required`);
-  const n = Number(String(value));
-  if (!/^\d+(\.\d+)?$/.test(String(value)) || !(n > 0)) throw new UsageError(`${flag}: expected a positive number, got "${String(value)}"`);
-  return n;
+  const text = optionText(value, flag);
+  if (text === undefined) throw new UsageError(`${flag} is required`);
+  if (!/^(0|[1-9]\d*)(\.\d+)?$/.test(text) || !(Number(text) > 0)) throw new UsageError(`${flag}: expected a positive number like 250 or 0.5, got "${text}"`);
+  return Number(text);
 }
 
 /** The operator to register: --operator, else the node's own operator key. */
@@ -188,10 +192,9 @@ async function operatorOf(options: ProviderOptions): Promise<string> {
   return options.operator === undefined ? (await client(options).nodeInfo()).operator : String(options.operator);
 }
 
+/** A bond as the decimal text typed (the node converts it without floating point). */
 function bondOption(value: unknown): string {
-  if (value === undefined) throw new UsageError('--bond <ogt> is required');
-  if (!/^(0|[1-9]\d*)(\.\d{1,18})?$/.test(String(value))) throw new UsageError(`--bond: expected an OGT amount like 1000 or 1000.5, got "${String(value)}"`);
-  return String(value);
+  return formatAmountShort(amountOption(value, '--bond', 'OGT'));
 }
 
 /** Polls the status until `done` holds, up to a minute. */
@@ -221,9 +224,10 @@ cli
     const show = (s: Awaited<ReturnType<SvcClient['oonNodeStatus']>>): void =>
       print(options, s, () => describeRegistration('compute', s, `runtimes  ${s.capabilities.join(', ')}\njobs      ${s.activeJobs} running, ${s.completedJobs} done, at most ${s.max_concurrent_jobs}`));
     if (action === 'register') {
-      const capabilities = listOption(options.capabilities, '--capabilities') as ('wasm' | 'evm')[];
+      const capabilities = listOption(options.capabilities, '--capabilities', ['wasm', 'evm'] as const);
       const bond = bondOption(options.bond);
-      const maxJobs = integerOption(options.maxJobs ?? '', '--max-jobs');
+      if (options.maxJobs === undefined) throw new UsageError('--max-jobs <n> is required');
+      const maxJobs = integerText(options.maxJobs, '--max-jobs', 1);
       const registered = await c.oonRegisterNode({ operator: await operatorOf(options), capabilities, bond_ogt: bond, max_concurrent_jobs: maxJobs });
       return show(options.wait ? await waitUntil(() => c.oonNodeStatus(), (s) => s.status !== 'pending') : registered);
     }
@@ -236,7 +240,7 @@ cli
       const providers = await c.oonListProviders();
       return print(options, providers, () => (providers.length === 0 ? 'no compute providers' : providers.map((p) => `${p.operator}  ${p.bond_ogt} OGT  ${p.capabilities.join(',')}  jobs ${p.max_concurrent_jobs}  peer ${p.peerId}`).join('\n')));
     }
-    throw new UsageError(`unknown oon action "${action}" (expected: register, status, unregister, providers)`);
+    throw new UsageError(`unknown oon action "${action}" (expected one of register, status, unregister, providers)`);
   });
 
 cli
@@ -251,7 +255,7 @@ cli
     const show = (s: Awaited<ReturnType<SvcClient['ompStorageStatus']>>): void =>
       print(options, s, () => describeRegistration('storage', s, `capacity  ${s.storage_capacity_gb} GB (${s.usedBytes} bytes in ${s.objects} objects)\nformats   ${s.supported_formats.join(', ')}`));
     if (action === 'register') {
-      const formats = listOption(options.formats, '--formats') as ('image' | 'video' | 'document')[];
+      const formats = listOption(options.formats, '--formats', ['image', 'video', 'document'] as const);
       const bond = bondOption(options.bond);
       const capacity = positiveNumberOption(options.capacityGb, '--capacity-gb');
       const registered = await c.ompRegisterStorageNode({ operator: await operatorOf(options), storage_capacity_gb: capacity, bond_ogt: bond, supported_formats: formats });
@@ -266,7 +270,7 @@ cli
       const providers = await c.ompListProviders();
       return print(options, providers, () => (providers.length === 0 ? 'no storage providers' : providers.map((p) => `${p.operator}  ${p.bond_ogt} OGT  ${p.storage_capacity_gb} GB  ${p.supported_formats.join(',')}  peer ${p.peerId}`).join('\n')));
     }
-    throw new UsageError(`unknown omp action "${action}" (expected: register, status, unregister, providers)`);
+    throw new UsageError(`unknown omp action "${action}" (expected one of register, status, unregister, providers)`);
   });
 
 cli.command('peers', "the node's connected peers and the heads they announce").action(async (options: GlobalOptions) => {
@@ -298,7 +302,7 @@ cli.help();
 cli.version(VERSION);
 
 try {
-  cli.parse(process.argv, { run: false });
+  parseArgs(cli, process.argv);
   if (!cli.matchedCommand && cli.args.length > 0) throw new UsageError(`unknown command "${cli.args[0]}" (see svc --help)`);
   if (!cli.matchedCommand && !cli.options.help && !cli.options.version) cli.outputHelp();
   await cli.runMatchedCommand();

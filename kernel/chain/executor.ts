@@ -1,5 +1,5 @@
 import type { Address } from '../../sdk/address.js';
-import type { Asset } from '../../sdk/amount.js';
+import { formatAmountShort, type Asset } from '../../sdk/amount.js';
 import type { SignedTransaction } from '../../sdk/transaction.js';
 import type { Logger } from '../log.js';
 import { TxFailure, type BlockContext, type TxContext } from '../plugin.js';
@@ -83,7 +83,7 @@ class BlockScope implements BlockContext {
     if (amount < 0n) throw new Error('debit of a negative amount');
     const account = this.account(address);
     const field = assetField(asset);
-    if (account[field] < amount) throw new TxFailure('insufficient_funds', `${address} holds ${account[field]} base units of ${asset}, needs ${amount}`);
+    if (account[field] < amount) throw new TxFailure('insufficient_funds', `${address} holds ${formatAmountShort(account[field])} ${asset}, needs ${formatAmountShort(amount)} ${asset}`);
     account[field] -= amount;
     this.setAccount(address, account);
   }

@@ -1,5 +1,5 @@
 import type { Address } from '../../sdk/address.js';
-import type { Asset } from '../../sdk/amount.js';
+import { formatAmountShort, type Asset } from '../../sdk/amount.js';
 import { fromHex } from '../../sdk/bytes.js';
 import { domainError } from '../../sdk/errors.js';
 import type { SignedTransaction } from '../../sdk/transaction.js';
@@ -103,7 +103,7 @@ export class Mempool {
       for (const entry of pending?.values() ?? []) for (const d of entry.debits) if (d.asset === asset) committed += d.amount;
       const balance = account[assetField(asset)];
       if (committed + amount > balance) {
-        throw domainError('insufficient_funds', `${tx.from} holds ${balance} base units of ${asset}${committed > 0n ? ` with ${committed} already pending` : ''}, this needs ${amount}`, { asset, balance: balance.toString(), needed: amount.toString() });
+        throw domainError('insufficient_funds', `${tx.from} holds ${formatAmountShort(balance)} ${asset}${committed > 0n ? ` with ${formatAmountShort(committed)} ${asset} already pending` : ''}, needs ${formatAmountShort(amount)} ${asset}`, { asset, balance: balance.toString(), needed: amount.toString() });
       }
     }
     if (this.byHash.size >= this.deps.options.maxSize) throw domainError('mempool_full', `the mempool holds ${this.byHash.size} transactions; retry later`);

@@ -61,6 +61,8 @@ export class ParamsValidator {
       reason = `unknown field "${field}"`;
     }
     const schema = spec ? schemaAt(spec.schema, rest) : undefined;
+    const allowed = schema ? allowedValues(schema) : undefined;
+    if (allowed && error.keyword !== 'additionalProperties') reason = `${field} must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
     const name: DomainErrorName = schema?.['x-error'] === 'invalid_address' ? 'invalid_address' : 'invalid_params';
     if (name === 'invalid_address') reason = `${field} is not a valid address (svc1 followed by 40 hex characters)`;
     return domainError(name, reason, { field });
@@ -76,6 +78,13 @@ function decodePointer(segment: string): string {
 }
 
 type Schemaish = Record<string, unknown>;
+
+/** The values an enum-like schema (a union of literals) allows, so an error can list them. */
+function allowedValues(schema: Schemaish): unknown[] | undefined {
+  const options = schema.anyOf as Schemaish[] | undefined;
+  if (!Array.isArray(options) || !options.every((o) => 'const' in o)) return undefined;
+  return options.map((o) => o.const);
+}
 
 /** The subschema that describes the value at `path` (object properties and array items only). */
 function schemaAt(schema: TSchema, path: string[]): Schemaish | undefined {

@@ -1,5 +1,6 @@
 import Type, { type Static, type TObject } from 'typebox';
 import type { Address } from '../../sdk/address.js';
+import { formatAmountShort } from '../../sdk/amount.js';
 import { decode, encode } from '../../sdk/encoding.js';
 import { UNBONDING_BLOCKS_KEY } from '../../kernel/chain/genesis.js';
 import { TxFailure, type BlockContext, type TxContext, type TxKind, type TxKindFactory } from '../../kernel/plugin.js';
@@ -86,7 +87,7 @@ export function providerTxKinds<Svc>(kind: ProviderKind, factory: TxKindFactory<
         const operator = ctx.tx.from;
         if (readRecord(reader(ctx), kind, operator)) throw new TxFailure('already_registered', `${operator} is already a registered ${kind.plugin} provider`);
         const bond = BigInt(ctx.payload.bond);
-        if (bond < kind.minimumBond) throw new TxFailure('bond_too_low', `a ${kind.plugin} bond is at least ${kind.minimumBond} base units of OGT`);
+        if (bond < kind.minimumBond) throw new TxFailure('bond_too_low', `a ${kind.plugin} bond is at least ${formatAmountShort(kind.minimumBond)} OGT`);
         ctx.debit(operator, 'OGT', bond);
         const account = ctx.account(operator);
         account.bonded[kind.purpose] = (account.bonded[kind.purpose] ?? 0n) + bond;

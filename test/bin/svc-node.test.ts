@@ -75,6 +75,16 @@ describe('svc-node start', () => {
     [['--bind', '127.0.0.1:99999'], /--bind: expected host:port/],
     [['--p2p-port', '70000'], /--p2p-port: expected an integer from 0 to 65535/],
     [['--p2p-port', 'abc'], /--p2p-port: expected an integer/],
+    // Numbers are read as the text typed: what a float parser would accept is refused.
+    [['--p2p-port', '1e3'], /--p2p-port: expected an integer from 0 to 65535, got "1e3"/],
+    [['--rpc-max-body', '0x100000'], /--rpc-max-body: expected an integer from 1024 to \d+, got "0x100000"/],
+    [['--rpc-max-batch', '1.5'], /--rpc-max-batch: expected an integer from 1 to 10000, got "1.5"/],
+    [['--history-blocks', '10e3'], /--history-blocks: expected an integer from 1 to \d+, got "10e3"/],
+    [['--block-time', '1e3'], /--block-time: expected an integer from 10 to \d+, got "1e3"/],
+    [['--rate-limit', '-1'], /--rate-limit: expected an integer from 0 to \d+, got "-1"/],
+    [['--rate-limit-window', '60.0'], /--rate-limit-window: expected an integer from 1 to 86400, got "60.0"/],
+    [['--rate-limit-burst', '1e2'], /--rate-limit-burst: expected an integer from 0 to \d+, got "1e2"/],
+    [['--faucet-cooldown', '6e1'], /--faucet-cooldown: expected an integer from 0 to \d+, got "6e1"/],
     [['--block-time', '5'], /--block-time: expected an integer from 10/],
     [['--receipt-archive', 'maybe'], /--receipt-archive: expected true or false/],
     [['--storage', 'leveldb'], /--storage: unknown value "leveldb"/],
@@ -92,6 +102,13 @@ describe('svc-node start', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).not.toContain('rpc listening');
+  });
+
+  it('prune reads --history-blocks as the text typed', async () => {
+    for (const bad of ['1e3', '0', '-5', '2.0']) {
+      const result = await run(SVC_NODE, ['prune', '--data-dir', dir(), '--history-blocks', bad]);
+      expect({ bad, code: result.code, stderr: result.stderr.trim() }).toEqual({ bad, code: 2, stderr: `svc-node: --history-blocks: expected a whole number of at least 1, got "${bad}"` });
+    }
   });
 
   it('reads a JSON config file with comments; flags win over it; a bad key is named', async () => {

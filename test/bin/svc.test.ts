@@ -80,6 +80,41 @@ describe('svc client CLI', () => {
     expect(unreachable.stderr).toBe(`svc: cannot reach http://127.0.0.1:${port}: ECONNREFUSED\n`);
   });
 
+  it('sends exactly the amount typed, to the last of 18 fractional digits', async () => {
+    const to = generateKeyPair().address;
+    const exact = await svc('transfer', '--to', to, '--amount', '1.123456789123456789', '--dev-account', '4', '--wait', '--json');
+    expect(exact.code).toBe(0);
+    const smallest = await svc('transfer', '--to', to, '--amount', '0.000000000000000001', '--dev-account', '4', '--wait', '--json');
+    expect(smallest.code).toBe(0);
+    const ogt = await svc('transfer', '--to', to, '--amount=0.5', '--asset', 'ogt', '--dev-account', '4', '--wait');
+    expect(ogt.stdout).toMatch(/^sent: 0.5 OGT to svc1/);
+    expect(JSON.parse((await svc('balance', to, '--json')).stdout)).toMatchObject({ omc: '1123456789123456790', ogt: '500000000000000000' });
+  });
+
+  it.each([
+    [['transfer', '--amount', '1.0000000000000000001'], '--amount: expected an amount of OMC like 1.5, with at most 18 fractional digits and no sign, got "1.0000000000000000001"'],
+    [['transfer', '--amount', '-1'], '--amount: expected an amount of OMC like 1.5, with at most 18 fractional digits and no sign, got "-1"'],
+    [['transfer', '--amount', '1e-18'], '--amount: expected an amount of OMC like 1.5, with at most 18 fractional digits and no sign, got "1e-18"'],
+    [['transfer', '--amount', '0'], '--amount: must be more than 0 OMC'],
+    [['transfer', '--amount', '1', '--asset', 'BTC'], '--asset: expected one of OMC, OGT, got "BTC"'],
+    [['transfer', '--amount', '1', '--dev-account', '10'], '--dev-account: expected a whole number from 0 to 9, got "10"'],
+    [['transfer', '--amount', '1', '--dev-account', '1e0'], '--dev-account: expected a whole number from 0 to 9, got "1e0"'],
+    [['balance', devnetKey('account', 1).address, '--block', '1e1'], '--block: expected a whole number of at least 0, got "1e1"'],
+    [['watch', 'heads', '--from', '2.0'], '--from: expected a whole number of at least 0, got "2.0"'],
+    [['oon', 'register', '--capabilities', 'wasm', '--bond', '1e3', '--max-jobs', '2'], '--bond: expected an amount of OGT like 1.5, with at most 18 fractional digits and no sign, got "1e3"'],
+    [['oon', 'register', '--capabilities', 'wasm', '--bond', '1000.0000000000000000001', '--max-jobs', '2'], '--bond: expected an amount of OGT like 1.5, with at most 18 fractional digits and no sign, got "1000.0000000000000000001"'],
+    [['oon', 'register', '--capabilities', 'wasm,gpu', '--bond', '1000', '--max-jobs', '2'], '--capabilities: "gpu" is not one of wasm, evm'],
+    [['oon', 'register', '--capabilities', 'wasm', '--bond', '1000', '--max-jobs', '0'], '--max-jobs: expected a whole number of at least 1, got "0"'],
+    [['oon', 'register', '--capabilities', 'wasm', '--bond', '1000', '--max-jobs', '1.5'], '--max-jobs: expected a whole number of at least 1, got "1.5"'],
+    [['omp', 'register', '--formats', 'image', '--bond', '500', '--capacity-gb', '1e2'], '--capacity-gb: expected a positive number like 250 or 0.5, got "1e2"'],
+    [['omp', 'register', '--formats', 'audio', '--bond', '500', '--capacity-gb', '10'], '--formats: "audio" is not one of image, video, document'],
+    [['oon', 'launch'], 'unknown oon action "launch" (expected one of register, status, unregister, providers)'],
+  ])('refuses %j as typed, with one line and exit 2', async (args, message) => {
+    const withTo = args[0] === 'transfer' ? [...args, '--to', devnetKey('account', 1).address, ...(args.includes('--dev-account') ? [] : ['--dev-account', '0'])] : args;
+    const result = await svc(...withTo);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: `svc: ${message}\n` });
+  });
+
   it('watch heads prints heads as they come, from a given height, until Ctrl-C', async () => {
     const child = spawn(process.execPath, [SVC, 'watch', 'heads', '--from', '1', '--url', node.url], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -47,7 +47,7 @@ describe('compute and storage registration on a two-node devnet', () => {
       [computeRegistration({ extra: true }), 'invalid_params', { field: 'extra' }],
       [computeRegistration({ capabilities: [] }), 'invalid_params', { field: 'capabilities' }],
       [computeRegistration({ capabilities: ['wasm', 'wasm'] }), 'invalid_params', { field: 'capabilities' }],
-      [computeRegistration({ capabilities: ['gpu'] }), 'invalid_params'],
+      [computeRegistration({ capabilities: ['gpu'] }), 'invalid_params', { field: 'capabilities.0', reason: 'capabilities.0 must be one of "wasm", "evm"' }],
       [computeRegistration({ capabilities: 'wasm' }), 'invalid_params', { field: 'capabilities' }],
       [computeRegistration({ max_concurrent_jobs: 0 }), 'invalid_params', { field: 'max_concurrent_jobs' }],
       [computeRegistration({ max_concurrent_jobs: 1.5 }), 'invalid_params', { field: 'max_concurrent_jobs' }],
@@ -89,7 +89,10 @@ describe('compute and storage registration on a two-node devnet', () => {
   it('refuses an operator whose key the node does not hold, and an unfunded operator', async () => {
     const stranger = generateKeyPair().address;
     expect(await refusal('svc_oonRegisterNode', [computeRegistration({ operator: stranger })])).toMatchObject({ message: 'operator_key_unavailable', code: -32024 });
-    expect(await refusal('svc_oonRegisterNode', [computeRegistration()])).toMatchObject({ message: 'insufficient_funds', code: -32021 });
+    const unfunded = await refusal('svc_oonRegisterNode', [computeRegistration()]);
+    expect(unfunded).toMatchObject({ message: 'insufficient_funds', code: -32021 });
+    // In the user's units: tokens, not base units.
+    expect(unfunded.data?.reason).toBe(`${operator} holds 0 OGT, needs 1000 OGT`);
     expect(await c.rpcCall('svc_oonNodeStatus')).toMatchObject({ registered: false, status: 'unregistered' });
   });
 
