@@ -1,24 +1,38 @@
 // A local 3-node devnet: a validator, a compute node with --receipt-archive true, and a full node,
 // on free ports with their own data dirs, bootstrapped from the validator. Prints their URLs;
-// Ctrl-C stops them all. Usage: npm run devnet -- [--dir <path>] [--fresh] [--block-time <ms>]
+// Ctrl-C stops them all, each with one clean shutdown.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({
-  options: {
-    dir: { type: 'string', default: './devnet' },
-    fresh: { type: 'boolean', default: false },
-    'block-time': { type: 'string', default: '1000' },
-  },
-});
-const blockTime = values['block-time'];
-if (!/^\d+$/.test(blockTime)) {
-  process.stderr.write(`devnet: --block-time must be an integer number of ms, not "${blockTime}"\n`);
+const USAGE = 'usage: npm run devnet -- [--dir <path>] [--fresh] [--block-time <ms>]';
+
+function usage(problem: string): never {
+  process.stderr.write(`devnet: ${problem}\n${USAGE}\n`);
   process.exit(2);
 }
+
+const OPTIONS = {
+  dir: { type: 'string', default: './devnet' },
+  fresh: { type: 'boolean', default: false },
+  'block-time': { type: 'string', default: '1000' },
+  help: { type: 'boolean', default: false },
+} as const;
+
+let values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
+try {
+  ({ values } = parseArgs({ options: OPTIONS }));
+} catch (error) {
+  usage((error as Error).message.split('\n')[0]!);
+}
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const blockTime = values['block-time'];
+if (!/^\d+$/.test(blockTime)) usage(`--block-time must be a whole number of ms, not "${blockTime}"`);
 const root = resolve(values.dir);
 if (values.fresh) rmSync(root, { recursive: true, force: true });
 mkdirSync(root, { recursive: true });
@@ -32,13 +46,18 @@ interface Running {
 }
 
 const children: ChildProcess[] = [];
+const names = new Map<ChildProcess, string>();
 
 /** Starts one node and resolves with its RPC URL and first p2p address, read from its log. */
 function startNode(name: string, args: string[]): Promise<Running> {
   return new Promise((resolveNode, reject) => {
+    // Each node in a process group of its own: a terminal's Ctrl-C reaches only this script, which
+    // then stops every node exactly once (a node that gets SIGINT twice exits without a clean shutdown).
     const child = spawn(process.execPath, [svcNode, 'start', '--data-dir', join(root, name), '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--log-format', 'json', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
+    names.set(child, name);
     children.push(child);
     let rpcUrl: string | undefined;
     let p2p: string | undefined;
@@ -67,24 +86,36 @@ function startNode(name: string, args: string[]): Promise<Running> {
   });
 }
 
-let stopping = false;
+let stopping: Promise<boolean> | undefined;
 
-async function stopAll(): Promise<void> {
-  stopping = true;
-  await Promise.all(
+/** Stops every node once (SIGINT: a clean shutdown); true when all of them exited 0. */
+function stopAll(): Promise<boolean> {
+  stopping ??= Promise.all(
     children.map(
       (child) =>
-        new Promise<void>((done) => {
-          if (child.exitCode !== null || child.signalCode !== null) return done();
-          child.once('exit', () => done());
+        new Promise<boolean>((done) => {
+          const report = (): void => {
+            const ok = child.exitCode === 0;
+            process.stdout.write(`[${names.get(child)}] ${ok ? 'stopped cleanly' : `exited with ${child.exitCode ?? child.signalCode}`}\n`);
+            done(ok);
+          };
+          if (child.exitCode !== null || child.signalCode !== null) return report();
+          child.once('exit', report);
           child.kill('SIGINT');
         }),
     ),
-  );
+  ).then((results) => results.every(Boolean));
+  return stopping;
 }
 
-process.once('SIGINT', () => void stopAll().then(() => process.exit(0)));
-process.once('SIGTERM', () => void stopAll().then(() => process.exit(0)));
+// `npm run` forwards the terminal's signal too, so a second one may come: it changes nothing.
+const onSignal = (): void => void stopAll().then((clean) => process.exit(clean ? 0 : 1));
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+// Should this script die another way, its nodes (in their own process groups) must not outlive it.
+process.on('exit', () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
 
 try {
   const validator = await startNode('validator', ['--role', 'validator', '--block-time', blockTime]);

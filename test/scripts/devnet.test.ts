@@ -1,21 +1,17 @@
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SvcClient } from '../../sdk/index.js';
 import { tempDir, waitFor } from '../helpers/test-node.js';
+import { run } from '../helpers/cli.js';
 
 const DEVNET = join(import.meta.dirname, '../../dist/scripts/devnet.js');
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 describe('scripts/devnet', () => {
-  it('starts a validator, an archive compute node and a full node that follow it, prints their URLs, and stops all on Ctrl-C', async () => {
+  it('starts a validator, an archive compute node and a full node that follow it; one Ctrl-C to the process group stops each node cleanly, once', async () => {
     const dir = tempDir('svc-devnet-');
-    dirs.push(dir);
-    const child = spawn(process.execPath, [DEVNET, '--dir', dir, '--block-time', '200'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // In a process group of its own, as a terminal runs a foreground job: Ctrl-C signals the whole group.
+    const child = spawn(process.execPath, [DEVNET, '--dir', dir, '--block-time', '200'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -29,10 +25,19 @@ describe('scripts/devnet', () => {
       await waitFor(() => Promise.all([compute!.blockNumber(), full!.blockNumber()]), (heights) => heights.every((h) => h >= target), 15_000, 'followers to follow');
       expect((await full!.peers()).map((p) => p.peerId)).toContain((await validator!.nodeInfo()).peerId);
     } finally {
-      child.kill('SIGINT');
+      process.kill(-child.pid!, 'SIGINT');
     }
     expect(await exited).toBe(0);
+    for (const name of ['validator', 'compute', 'full']) expect(out).toContain(`[${name}] stopped cleanly`);
+    expect(out).not.toContain('second SIGINT');
     // Every node is gone with it: their RPC ports no longer answer.
     for (const match of out.matchAll(/rpc (http:\/\/\S+)/g)) await expect(fetch(`${match[1]}/health`)).rejects.toThrow();
+  });
+
+  it('answers a mistyped flag with a usage line, not a stack trace', async () => {
+    const result = await run(DEVNET, ['--block-tme', '200']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^devnet: Unknown option '--block-tme'.*\nusage: npm run devnet -- \[--dir <path>\] \[--fresh\] \[--block-time <ms>\]\n$/);
+    expect((await run(DEVNET, ['--block-time', 'soon'])).stderr).toContain('devnet: --block-time must be a whole number of ms, not "soon"');
   });
 });
