@@ -111,9 +111,12 @@ export interface FaucetGrant {
 
 export interface FaucetStatus {
   address: Address;
+  /** Whether a faucet_request from this caller for this address would be granted now. */
   eligible: boolean;
   nextEligibleAt: number | null;
   retryAfterSeconds: number;
+  /** What it waits for: the address's cooldown, or this caller's grants per window. */
+  waitingFor: 'cooldown' | 'client_limit' | null;
 }
 
 

@@ -1,8 +1,9 @@
 import { normalizeAddress } from '../../sdk/address.js';
 import { devnetKey } from '../../sdk/keys.js';
 import { AddressSchema } from '../../kernel/chain/schemas.js';
-import { definePlugin, param } from '../../kernel/plugin.js';
-import { Faucet } from './service.js';
+import { definePlugin, param, TxFailure } from '../../kernel/plugin.js';
+import { encode } from '../../sdk/encoding.js';
+import { Faucet, grantKey, lastGrantAt } from './service.js';
 import { FaucetConfigSchema, FaucetResultSchema, FaucetStatusSchema, MintPayloadSchema } from './schemas.js';
 
 declare module '../../kernel/plugin.js' {
@@ -17,7 +18,7 @@ export default definePlugin({
   description: 'devnet faucet: faucet_request mints 10 OMC + 5 OGT (configurable) per address per cooldown',
   requires: ['chain'],
   config: FaucetConfigSchema,
-  namespaces: [{ name: 'faucet.cooldowns', description: 'utf8 address -> u64 unix ms of its last grant' }],
+  namespaces: [{ name: 'faucet.cooldowns', description: 'utf8 address -> u64 unix ms of its last grant by this node' }],
   async init(ctx) {
     const chain = ctx.use('chain');
     const faucetAddress = chain.genesis.faucet;
@@ -39,6 +40,16 @@ export default definePlugin({
       authorize: (tx, _payload, faucet) => (tx.from === faucet.address ? undefined : `only the faucet account ${faucet.address} may mint`),
       execute(ctx) {
         const to = normalizeAddress(ctx.payload.to);
+        // The cooldown is per address across the network, judged by block time: a grant minted by
+        // another node (or this one, twice) within the minting node's cooldown fails here.
+        const cooldown = ctx.payload.cooldownSeconds;
+        if (cooldown !== undefined) {
+          const last = lastGrantAt((key) => ctx.readState(key), to);
+          if (last !== undefined && ctx.timestamp - last < cooldown * 1000) {
+            throw new TxFailure('cooldown_active', `${to} was granted ${Math.floor((ctx.timestamp - last) / 1000)} s before this block, within the ${cooldown} s cooldown`);
+          }
+          ctx.writeState(grantKey(to), encode(ctx.timestamp));
+        }
         ctx.credit(to, 'OMC', BigInt(ctx.payload.omc));
         ctx.credit(to, 'OGT', BigInt(ctx.payload.ogt));
       },
@@ -59,11 +70,7 @@ export default definePlugin({
       params: [param('address', AddressSchema)],
       result: FaucetStatusSchema,
       errors: ['invalid_address'],
-      handler: ([raw], { service }) => {
-        const address = normalizeAddress(raw);
-        const wait = service.retryAfter(address);
-        return { address, eligible: wait === 0, nextEligibleAt: wait === 0 ? null : Date.now() + wait * 1000, retryAfterSeconds: wait };
-      },
+      handler: ([raw], { service, clientAddress }) => service.status(normalizeAddress(raw), clientAddress),
     }),
   ],
 });

@@ -14,7 +14,15 @@ export const FaucetConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const MintPayloadSchema = Type.Object({ to: AddressSchema, omc: UnitsSchema, ogt: UnitsSchema }, { additionalProperties: false });
+export const MintPayloadSchema = Type.Object(
+  {
+    to: AddressSchema,
+    omc: UnitsSchema,
+    ogt: UnitsSchema,
+    cooldownSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 31_536_000, description: 'the minting node\'s cooldown: the mint fails if the chain granted this address less than this long before, by block time' })),
+  },
+  { additionalProperties: false },
+);
 
 export const FaucetResultSchema = Type.Object(
   {
@@ -29,9 +37,12 @@ export const FaucetResultSchema = Type.Object(
 export const FaucetStatusSchema = Type.Object(
   {
     address: Type.String(),
-    eligible: Type.Boolean(),
+    eligible: Type.Boolean({ description: 'whether faucet_request from this caller for this address would be granted now' }),
     nextEligibleAt: Type.Union([Type.Integer({ description: 'unix ms' }), Type.Null()]),
     retryAfterSeconds: Type.Integer({ minimum: 0 }),
+    waitingFor: Type.Union([Type.Literal('cooldown'), Type.Literal('client_limit'), Type.Null()], {
+      description: "what it waits for: the address's cooldown, or this caller's grants per window (the longer of the two when both)",
+    }),
   },
   { additionalProperties: false },
 );

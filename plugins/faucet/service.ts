@@ -1,6 +1,7 @@
 import type { Address } from '../../sdk/address.js';
 import { formatAmountShort, parseAmount } from '../../sdk/amount.js';
 import { utf8 } from '../../sdk/bytes.js';
+import { decode } from '../../sdk/encoding.js';
 import { domainError } from '../../sdk/errors.js';
 import type { KeyPair } from '../../sdk/keys.js';
 import { signTransaction } from '../../sdk/transaction.js';
@@ -23,6 +24,22 @@ export interface FaucetOptions {
 }
 
 const MAX_TRACKED_CLIENTS = 100_000;
+
+/** Consensus state: `faucet/granted/<address>` -> CBOR block time (unix ms) of its last grant. */
+export const grantKey = (address: Address): string => `faucet/granted/${address}`;
+
+export function lastGrantAt(read: (key: string) => Uint8Array | undefined, address: Address): number | undefined {
+  const raw = read(grantKey(address));
+  return raw ? decode<number>(raw) : undefined;
+}
+
+export interface FaucetStatusView {
+  address: Address;
+  eligible: boolean;
+  nextEligibleAt: number | null;
+  retryAfterSeconds: number;
+  waitingFor: 'cooldown' | 'client_limit' | null;
+}
 
 export interface Grant {
   omcMinted: string;
@@ -61,12 +78,23 @@ export class Faucet {
     }
   }
 
-  /** Seconds until `address` may be granted again (0 = now). */
+  /** Seconds until `address` may be granted again (0 = now): by this node's grants, and by the chain's (any node's, once mined). */
   retryAfter(address: Address): number {
-    const last = this.lastGrant.get(address);
-    if (last === undefined) return 0;
+    const local = this.lastGrant.get(address);
+    const onChain = lastGrantAt((key) => this.options.chain.state.get(key), address);
+    const last = Math.max(local ?? -Infinity, onChain ?? -Infinity);
+    if (last === -Infinity) return 0;
     const remaining = last + this.options.cooldownSeconds * 1000 - this.now();
     return remaining > 0 ? Math.ceil(remaining / 1000) : 0;
+  }
+
+  /** What `faucet_request` from `client` for `address` would meet now: the cooldown and the per-client throttle. */
+  status(address: Address, client: string): FaucetStatusView {
+    const cooldown = this.retryAfter(address);
+    const throttled = this.clientRetryAfter(client, this.now());
+    const wait = Math.max(cooldown, throttled);
+    const waitingFor = wait === 0 ? null : throttled > cooldown ? 'client_limit' : 'cooldown';
+    return { address, eligible: wait === 0, nextEligibleAt: wait === 0 ? null : this.now() + wait * 1000, retryAfterSeconds: wait, waitingFor };
   }
 
   async request(address: Address, client: string): Promise<Grant> {
@@ -83,7 +111,12 @@ export class Faucet {
     try {
       const { chain, key } = this.options;
       const tx = signTransaction(
-        { chainId: chain.genesis.chainId, kind: 'faucet.mint', nonce: chain.mempool.nextNonce(key.address), payload: { to: address, omc: this.omc.toString(), ogt: this.ogt.toString() } },
+        {
+          chainId: chain.genesis.chainId,
+          kind: 'faucet.mint',
+          nonce: chain.mempool.nextNonce(key.address),
+          payload: { to: address, omc: this.omc.toString(), ogt: this.ogt.toString(), cooldownSeconds: this.options.cooldownSeconds },
+        },
         key,
       );
       chain.submit(tx);

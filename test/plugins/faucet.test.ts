@@ -1,3 +1,4 @@
+import { failure } from '../helpers/rpc-failure.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateKeyPair, SvcClient, RpcError } from '../../sdk/index.js';
 import { startTestNode, tempDir, type TestNode } from '../helpers/test-node.js';
@@ -91,5 +92,19 @@ describe('faucet plugin', () => {
     const v = devnetKey('validator', 0);
     writeFileSync(genesis, JSON.stringify({ chainId: 'svc-test-1', timestamp: 0, validatorKey: toHex(v.publicKey), validator: v.address }));
     await expect(startTestNode({ storage: 'memory', role: 'full', network: 'testnet', genesis, plugins: ['faucet'] })).rejects.toThrow('faucet: only available on devnet, not on network "testnet"');
+  });
+
+  it('faucet_status accounts for the per-client limit as well as the address cooldown', async () => {
+    running = await startTestNode({ storage: 'memory', faucet: { perIpLimit: 1 } });
+    const client = new SvcClient(running.url);
+    const [a, b] = [generateKeyPair().address, generateKeyPair().address];
+    expect(await client.faucetStatus(b)).toMatchObject({ eligible: true, waitingFor: null, retryAfterSeconds: 0, nextEligibleAt: null });
+    await client.faucetRequest(a);
+    expect(await client.faucetStatus(a)).toMatchObject({ eligible: false, waitingFor: 'client_limit' });
+    const status = await client.faucetStatus(b);
+    expect(status).toMatchObject({ eligible: false, waitingFor: 'client_limit' });
+    expect(status.retryAfterSeconds).toBeGreaterThan(3000);
+    // What faucet_status says is what faucet_request does.
+    expect(await failure(client.faucetRequest(b))).toMatchObject({ message: 'rate_limited' });
   });
 });

@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { generateKeyPair, SvcClient, UNIT } from '../../sdk/index.js';
+import type { Chain } from '../../kernel/chain/chain.js';
+import type { P2pService } from '../../kernel/p2p/service.js';
+import { startTestNode, waitFor, type TestNode } from '../helpers/test-node.js';
+import { failure } from '../helpers/rpc-failure.js';
+
+const running: TestNode[] = [];
+afterEach(async () => {
+  for (const node of running.splice(0).reverse()) await node.stop();
+});
+
+async function start(config: Parameters<typeof startTestNode>[0]): Promise<TestNode> {
+  const node = await startTestNode({ storage: 'memory', ...config });
+  running.push(node);
+  return node;
+}
+
+const chain = (node: TestNode): Chain => node.node.service<Chain>('chain');
+
+describe('faucet cooldown across a two-node devnet', () => {
+  it('an address granted through one node is refused by the other: by the chain rule while the grant is pending, by the node itself once it is mined', async () => {
+    // Blocks slow enough that both grants are pending together and land in the same block.
+    const validator = await start({ validator: { blockTime: 3000 } });
+    const full = await start({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] } });
+    await waitFor(() => chain(full).synced, Boolean, 10_000, 'the full node to sync');
+    const [v, f] = [new SvcClient(validator.url), new SvcClient(full.url)];
+    const address = generateKeyPair().address;
+
+    // Right after a block, so both requests fall well inside the next block's interval.
+    await new Promise<void>((resolve) => {
+      const off = validator.node.events.on('chain:block', () => (off(), resolve()));
+    });
+    const first = await v.faucetRequest(address);
+    // The full node has seen the first grant (so its own mint takes the next faucet nonce) but not a block with it.
+    await waitFor(() => chain(full).mempool.has(first.txHash), Boolean, 10_000, 'the first grant to reach the full node');
+    const second = await f.faucetRequest(address);
+    expect(second.status).toBe('funded');
+
+    const [one, two] = await Promise.all([v.waitForTransaction(first.txHash, { pollMs: 50 }), v.waitForTransaction(second.txHash, { pollMs: 50 })]);
+    expect(one.status).toBe('success');
+    expect(two).toMatchObject({ status: 'failed', error: { name: 'cooldown_active' } });
+    const balance = await v.getBalance(address);
+    expect([balance.omc, balance.ogt]).toEqual([10n * UNIT, 5n * UNIT]);
+
+    // Once the grant is in a block the full node knows, it refuses at once, and faucet_status says so.
+    await waitFor(() => f.getBalance(address), (b) => b.omc === 10n * UNIT, 10_000, 'the full node to see the grant');
+    expect(await failure(f.faucetRequest(address))).toMatchObject({ message: 'cooldown_active', data: { retryAfterSeconds: expect.any(Number) } });
+    expect(await f.faucetStatus(address)).toMatchObject({ eligible: false, waitingFor: 'cooldown' });
+  });
+});
