@@ -60,6 +60,15 @@ export class Mempool {
     return this.byHash.get(hash)?.tx;
   }
 
+  /** Pending transactions that entered at least `minAgeMs` ago, oldest first (entries keep their arrival order). */
+  *pendingSince(minAgeMs: number): Iterable<SignedTransaction> {
+    const newest = this.now() - minAgeMs;
+    for (const entry of this.byHash.values()) {
+      if (entry.addedAt > newest) return;
+      yield entry.tx;
+    }
+  }
+
   /** The nonce a new transaction of `address` should carry: after the mined ones and the pending run. */
   nextNonce(address: Address): number {
     let nonce = this.accountNonce(address);

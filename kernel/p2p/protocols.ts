@@ -10,6 +10,9 @@ import {
   encodeRange,
   encodeStatus,
   MAX_MESSAGE_BYTES,
+  MAX_PENDING_PUSH,
+  MAX_PENDING_TX_BYTES,
+  PENDING_PROTOCOL,
   STATUS_PROTOCOL,
   type BlockBundle,
   type Status,
@@ -78,4 +81,36 @@ export async function serveBlocks(stream: Stream, block: (height: number) => Pro
   await lp.write(new Uint8Array([messages.length]), { signal });
   for (const message of messages) await lp.write(message, { signal });
   await stream.close().catch(() => undefined);
+}
+
+/** Pending protocol, dialling side: sends raw transactions to a peer, one message each, then closes. */
+export async function pushPending(network: SvcLibp2p, peer: PeerId, raws: readonly Uint8Array[], signal: AbortSignal): Promise<void> {
+  const stream = await network.dialProtocol(peer, PENDING_PROTOCOL, { signal });
+  try {
+    const lp = lpStream(stream, { maxDataLength: MAX_PENDING_TX_BYTES });
+    for (const raw of raws.slice(0, MAX_PENDING_PUSH)) await lp.write(raw, { signal });
+    await stream.close();
+  } catch (error) {
+    stream.abort(error as Error);
+    throw error;
+  }
+}
+
+/** Pending protocol, answering side: hands each raw transaction to `admit` until the peer closes. */
+export async function receivePending(stream: Stream, admit: (raw: Uint8Array) => Promise<void>, signal: AbortSignal): Promise<number> {
+  const lp = lpStream(stream, { maxDataLength: MAX_PENDING_TX_BYTES });
+  let count = 0;
+  for (; count < MAX_PENDING_PUSH; count++) {
+    let message;
+    try {
+      message = await lp.read({ signal });
+    } catch (error) {
+      // The sender closing its side is how the push ends.
+      if ((error as Error).name === 'UnexpectedEOFError') break;
+      throw error;
+    }
+    await admit(message.subarray());
+  }
+  await stream.close().catch(() => undefined);
+  return count;
 }

@@ -1,5 +1,6 @@
 import { TopicValidatorResult } from '@libp2p/gossipsub';
 import type { Connection, PeerId, PrivateKey, Stream } from '@libp2p/interface';
+import type { SignedTransaction } from '../../sdk/transaction.js';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { BlockRejectedError, type Chain } from '../chain/chain.js';
 import type { ScopedEvents } from '../events.js';
@@ -7,9 +8,9 @@ import type { Logger } from '../log.js';
 import { keepBootstrapped } from './bootstrap.js';
 import { createNetwork, type SvcLibp2p } from './network.js';
 import { PeerBook } from './peers.js';
-import { answerStatus, requestBlocks, requestStatus, serveBlocks } from './protocols.js';
+import { answerStatus, pushPending, receivePending, requestBlocks, requestStatus, serveBlocks } from './protocols.js';
 import { Syncer } from './sync.js';
-import { BLOCKS_PROTOCOL, decodeBundle, encodeBundle, MAX_GOSSIP_BLOCK_BYTES, STATUS_PROTOCOL, topics, type BlockBundle, type Status } from './wire.js';
+import { BLOCKS_PROTOCOL, decodeBundle, encodeBundle, MAX_GOSSIP_BLOCK_BYTES, MAX_PENDING_PUSH, PENDING_PROTOCOL, STATUS_PROTOCOL, topics, type BlockBundle, type Status } from './wire.js';
 
 export interface P2pSettings {
   readonly host: string;
@@ -27,6 +28,12 @@ const STATUS_EVERY_MS = 2_000;
 const INVALID_TX = new Set(['invalid_transaction', 'invalid_signature', 'wrong_chain_id']);
 /** Most local transactions held back while no peer listens on the transactions topic. */
 const MAX_UNSENT = 10_000;
+/**
+ * Pending transactions still unmined after this long are pushed to every peer again (gossip never
+ * repeats a message, so a producer that restarted, or a peer that joined the mesh late, would not
+ * otherwise get them); a peer that connects gets all of them at once.
+ */
+const REANNOUNCE_EVERY_MS = 10_000;
 
 export interface PeerView {
   readonly peerId: string;
@@ -51,6 +58,8 @@ export class P2pService {
   private readonly offs: (() => void)[] = [];
   /** Transactions admitted here while no peer listened on the topic: published once one does. */
   private readonly unsent = new Set<string>();
+  /** Peers that were sent this node's pending transactions since they connected. */
+  private readonly announcedTo = new Set<string>();
 
   constructor(
     private readonly chain: Chain,
@@ -115,6 +124,7 @@ export class P2pService {
     this.network = network;
     await network.handle(STATUS_PROTOCOL, (stream, connection) => this.answerStatus(stream, connection), { maxInboundStreams: 8 });
     await network.handle(BLOCKS_PROTOCOL, (stream, connection) => this.answerBlocks(stream, connection), { maxInboundStreams: 8 });
+    await network.handle(PENDING_PROTOCOL, (stream, connection) => this.receivePending(stream, connection), { maxInboundStreams: 2 });
     const pubsub = network.services.pubsub;
     pubsub.topicValidators.set(this.topics.blocks, (peer, message) => this.onGossipBlock(peer.toString(), message.data));
     pubsub.topicValidators.set(this.topics.transactions, (_peer, message) => this.onGossipTransaction(message.data));
@@ -129,6 +139,7 @@ export class P2pService {
     });
     network.addEventListener('peer:disconnect', (event) => {
       this.peers.forget(event.detail.toString());
+      this.announcedTo.delete(event.detail.toString());
       this.reportPeers();
     });
     try {
@@ -149,6 +160,7 @@ export class P2pService {
       }),
     );
     this.timers.push(setInterval(() => this.refreshStatus(), STATUS_EVERY_MS).unref());
+    this.timers.push(setInterval(() => this.reannounce(), REANNOUNCE_EVERY_MS).unref());
     if (this.settings.bootstrapPeers.length > 0) void keepBootstrapped(network, this.settings.bootstrapPeers, (peer) => this.peers.isBanned(peer), this.stopController.signal, this.log);
     else if (!this.chain.isProducer) this.log.warn('no --bootstrap-peers: this node syncs (and counts as synced) only once a peer connects to it');
     this.reportPeers();
@@ -198,6 +210,11 @@ export class P2pService {
     this.peers.setHead(peer, { height: status.height, hash: status.hash });
     this.reportPeers();
     this.syncer.poke();
+    // A peer just (re)connected and proved it is on this chain: it gets what this node holds pending.
+    if (!this.announcedTo.has(peer)) {
+      this.announcedTo.add(peer);
+      void this.pushPendingTo(peer, [...this.chain.mempool.pendingSince(0)]);
+    }
   }
 
   /** Drops a peer and refuses it for a while (misbehaviour or another network). */
@@ -256,6 +273,39 @@ export class P2pService {
       await serveBlocks(stream, (height) => this.chain.blockWithTransactions(height), this.chain.head.height, this.requestSignal());
     } catch (error) {
       this.log.debug({ peer: connection.remotePeer.toString(), err: error }, 'bad block range request');
+      stream.abort(error as Error);
+    }
+  }
+
+  // --- pending protocol ------------------------------------------------------------------------
+
+  private async pushPendingTo(peer: string, txs: readonly SignedTransaction[]): Promise<void> {
+    if (txs.length === 0 || this.stopController.signal.aborted) return;
+    const raws = txs.slice(0, MAX_PENDING_PUSH).map((tx) => this.chain.rawTransaction(tx));
+    try {
+      await pushPending(this.net, peerIdFromString(peer), raws, this.requestSignal());
+      this.log.debug({ peer, transactions: raws.length }, 'pending transactions pushed');
+    } catch (error) {
+      if (!this.stopController.signal.aborted) this.log.debug({ peer, err: error }, 'pushing pending transactions failed');
+    }
+  }
+
+  /** Pending transactions that outlived a re-announce period go to every peer again. */
+  private reannounce(): void {
+    if (!this.network) return;
+    const stale = [...this.chain.mempool.pendingSince(REANNOUNCE_EVERY_MS)];
+    if (stale.length === 0) return;
+    for (const peer of this.announcedTo) void this.pushPendingTo(peer, stale);
+  }
+
+  private async receivePending(stream: Stream, connection: Connection): Promise<void> {
+    const peer = connection.remotePeer.toString();
+    if (this.peers.isBanned(peer)) return stream.abort(new Error('refused peer'));
+    try {
+      // Known, mined or stale transactions are refused by the mempool as usual; that is expected here.
+      await receivePending(stream, (raw) => this.chain.submitRaw(raw).then(() => undefined, () => undefined), this.requestSignal());
+    } catch (error) {
+      this.log.debug({ peer, err: error }, 'bad pending push');
       stream.abort(error as Error);
     }
   }
@@ -328,10 +378,12 @@ export class P2pService {
   private publishTransaction(hash: string): void {
     const tx = this.chain.mempool.get(hash);
     if (!tx) return;
-    if (!this.publish(this.topics.transactions, this.chain.rawTransaction(tx))) {
+    // Held back until a peer listens when nobody does now, or when no peer could be sent it.
+    const holdBack = (): void => {
       if (this.unsent.size >= MAX_UNSENT) this.unsent.delete(this.unsent.values().next().value!);
       this.unsent.add(hash);
-    }
+    };
+    if (!this.publish(this.topics.transactions, this.chain.rawTransaction(tx), holdBack)) holdBack();
   }
 
   /** A peer now listens for transactions: send it what was admitted here while nobody did. */
@@ -346,11 +398,17 @@ export class P2pService {
     return this.network !== undefined && !this.stopController.signal.aborted && this.network.services.pubsub.getSubscribers(topic).length > 0;
   }
 
-  /** Publishes unless no peer listens on the topic (then false: publishing would only hash and cache it). */
-  private publish(topic: string, data: Uint8Array): boolean {
+  /**
+   * Publishes unless no peer listens on the topic (then false: publishing would only hash and cache it).
+   * `undelivered` runs when no peer could be sent it after all (a subscriber whose stream is not open yet).
+   */
+  private publish(topic: string, data: Uint8Array, undelivered?: () => void): boolean {
     if (!this.listening(topic)) return false;
     this.network!.services.pubsub.publish(topic, data).then(
-      () => this.events.emit('p2p:gossip', { direction: 'out' }),
+      (result) => {
+        if (result.recipients.length > 0) this.events.emit('p2p:gossip', { direction: 'out' });
+        else undelivered?.();
+      },
       // The same content is one message: republishing what a peer already sent is refused, harmlessly.
       (error: unknown) => this.log.trace({ err: error, topic }, 'gossip not published'),
     );

@@ -11,9 +11,16 @@ import { BlockSchema, type Block } from '../chain/schemas.js';
  * - gossip `blocks` topic: `[block, rawTransactions]`, or `[block, null]` when the block is too big
  *   to gossip (peers then fetch it with the blocks protocol).
  * - gossip `transactions` topic: one raw signed transaction.
+ * - pending protocol: the dialling side sends its pending transactions, one raw transaction per
+ *   length-prefixed message, and closes; no response (re-announcement that gossip can't repeat).
  */
 export const STATUS_PROTOCOL = '/svc/status/1.0.0';
 export const BLOCKS_PROTOCOL = '/svc/blocks/1.0.0';
+export const PENDING_PROTOCOL = '/svc/pending/1.0.0';
+
+/** Most transactions one pending push carries, and the largest raw transaction it may hold. */
+export const MAX_PENDING_PUSH = 5_000;
+export const MAX_PENDING_TX_BYTES = 1024 * 1024;
 
 /** Most blocks one range request may ask for. */
 export const MAX_RANGE = 64;

@@ -29,7 +29,10 @@ describe('faucet cooldown across a two-node devnet', () => {
 
     // Right after a block, so both requests fall well inside the next block's interval.
     await new Promise<void>((resolve) => {
-      const off = validator.node.events.on('chain:block', () => (off(), resolve()));
+      const off: () => void = validator.node.events.on('chain:block', () => {
+        off();
+        resolve();
+      });
     });
     const first = await v.faucetRequest(address);
     // The full node has seen the first grant (so its own mint takes the next faucet nonce) but not a block with it.
