@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cac } from 'cac';
 import { integerText, optionText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
 import WebSocket from 'ws';
@@ -10,11 +10,27 @@ import { VERSION } from '../kernel/version.js';
 
 interface GlobalOptions {
   url?: unknown;
+  caFile?: unknown;
   json?: boolean;
 }
 
+function urlOf(options: GlobalOptions): string {
+  return optionText(options.url, '--url') ?? process.env.SVC_RPC_URL ?? 'http://127.0.0.1:8545';
+}
+
+/** The CA to trust for an https:// or wss:// node: --ca-file, else SVC_CA_FILE. */
+function caOf(options: GlobalOptions): string | undefined {
+  const file = optionText(options.caFile, '--ca-file') ?? (process.env.SVC_CA_FILE || undefined);
+  if (file === undefined) return undefined;
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${options.caFile !== undefined ? '--ca-file' : 'SVC_CA_FILE'} ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
 function client(options: GlobalOptions): SvcClient {
-  return new SvcClient({ url: String(options.url ?? process.env.SVC_RPC_URL ?? 'http://127.0.0.1:8545') });
+  return new SvcClient({ url: urlOf(options), ca: caOf(options) });
 }
 
 function print(options: GlobalOptions, value: unknown, human: () => string): void {
@@ -51,7 +67,10 @@ function choiceOption<T extends string>(value: unknown, flag: string, allowed: r
 }
 
 const cli = cac('svc');
-cli.option('--url <url>', 'node URL (default $SVC_RPC_URL, else http://127.0.0.1:8545)').option('--json', 'machine-readable output');
+cli
+  .option('--url <url>', 'node URL, http(s):// (default $SVC_RPC_URL, else http://127.0.0.1:8545)')
+  .option('--ca-file <file>', 'PEM certificate of the authority to trust for an https:// node (default $SVC_CA_FILE)')
+  .option('--json', 'machine-readable output');
 
 cli.command('rpc <method> [paramsJson]', 'call any JSON-RPC method; params as a JSON array').action(async (method: string, paramsJson: string | undefined, options: GlobalOptions) => {
   let params: unknown = [];
@@ -141,8 +160,8 @@ cli
   .option('--from <height>', 'first replay stored heads from this height')
   .action(async (what: string, options: GlobalOptions & { from?: unknown }) => {
     if (what !== 'heads') throw new UsageError(`unknown stream "${what}" (expected: heads)`);
-    const url = String(options.url ?? process.env.SVC_RPC_URL ?? 'http://127.0.0.1:8545').replace(/^http/, 'ws');
-    const ws = new SvcWsClient({ url, WebSocket: WebSocket as unknown as WebSocketConstructor });
+    const url = urlOf(options).replace(/^http/, 'ws');
+    const ws = new SvcWsClient({ url, ca: caOf(options), WebSocket: WebSocket as unknown as WebSocketConstructor });
     const heads = await ws.subscribeHeads(options.from === undefined ? {} : { fromBlock: integerText(options.from, '--from') });
     process.on('SIGINT', () => {
       ws.close();
@@ -311,6 +330,8 @@ try {
     process.stderr.write(`svc: ${error.message} (${error.code}): ${error.data?.reason ?? ''}\n`);
     process.exit(1);
   }
-  process.stderr.write(`svc: ${(error as Error).message}\n`);
+  const message = (error as Error).message;
+  const untrusted = /^cannot reach https:.*certificate is not trusted/.test(message);
+  process.stderr.write(`svc: ${message}${untrusted ? ' (trust the node\'s certificate authority with --ca-file <file> or SVC_CA_FILE)' : ''}\n`);
   process.exit(error instanceof UsageError || (error instanceof Error && error.name === 'CACError') ? 2 : 1);
 }

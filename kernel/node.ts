@@ -12,6 +12,7 @@ import { checkConfig, ConfigError } from './config/errors.js';
 import type { ResolvedConfig } from './config/load.js';
 import { EventBus, type ScopedEvents } from './events.js';
 import { RpcServer } from './http/server.js';
+import { readTlsCredentials } from './http/tls.js';
 import { RouteTable } from './http/routes.js';
 import { ClientAddressResolver } from './http/client-address.js';
 import { CorsPolicy } from './http/cors.js';
@@ -188,6 +189,7 @@ export class SvcNode {
     // A start that fails leaves no data dir it created (a typo'd --bind must not leave ./data behind).
     const newDataDir = !existsSync(node.dataDir);
     try {
+      const tls = node.rpc.tls ? readTlsCredentials(node.rpc.tls) : undefined;
       this.lock = lockDataDir(node.dataDir);
       this.nodeKeys = await loadOrCreateNodeKeys(node.dataDir, keyPassphrase(node.passphraseFile));
       log.info({ peerId: this.nodeKeys.peerId, operator: this.nodeKeys.operator.address, operators: this.nodeKeys.operators.addresses.length, dataDir: node.dataDir }, 'node keys loaded');
@@ -200,6 +202,7 @@ export class SvcNode {
       this.server = new RpcServer({
         host,
         port,
+        tls,
         transport: { engine, guards: this.guards, clients: this.clients, cors: this.cors, maxBody: node.rpc.maxBody },
         webSocket: {
           maxConnections: node.rpc.maxWsConnections,

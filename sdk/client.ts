@@ -11,6 +11,12 @@ export interface SvcClientOptions {
   readonly fetch?: typeof fetch;
   /** Bearer token for a node with guardrails; default: the SVC_RPC_TOKEN environment variable where there is one. */
   readonly token?: string;
+  /**
+   * Node.js only: PEM certificate(s) of the authority to trust for an `https://` node, such as a
+   * devnet's self-signed certificate (the `svc` CLI reads it from `--ca-file` or SVC_CA_FILE).
+   * Browsers use their own trust store.
+   */
+  readonly ca?: string;
 }
 
 export interface BatchCall {
@@ -20,6 +26,17 @@ export interface BatchCall {
 
 export type BatchResult<T = unknown> = { ok: true; result: T } | { ok: false; error: RpcError };
 
+
+/** A fetch that trusts `ca` (undici, loaded only when asked for, so browser bundles never need it). */
+function fetchTrusting(ca: string): typeof fetch {
+  const moduleName = 'undici';
+  const loaded = import(/* @vite-ignore */ moduleName) as Promise<{ Agent: new (options: unknown) => unknown; fetch: (url: string, init: unknown) => Promise<Response> }>;
+  const ready = loaded.then(({ Agent, fetch: undiciFetch }) => ({ dispatcher: new Agent({ connect: { ca } }), undiciFetch }));
+  return (async (url: string, init?: RequestInit) => {
+    const { dispatcher, undiciFetch } = await ready;
+    return undiciFetch(url, { ...init, dispatcher });
+  }) as typeof fetch;
+}
 
 /**
  * A typed JSON-RPC client of svc-node over HTTP. Runs in Node 20+ and in browsers (global fetch, no
@@ -38,7 +55,7 @@ export class SvcClient extends SvcApi {
     const resolved = typeof options === 'string' ? { url: options } : options;
     this.url = resolved.url ?? 'http://127.0.0.1:8545';
     this.timeoutMs = resolved.timeoutMs ?? 30_000;
-    this.fetchImpl = resolved.fetch ?? globalThis.fetch.bind(globalThis);
+    this.fetchImpl = resolved.fetch ?? (resolved.ca ? fetchTrusting(resolved.ca) : globalThis.fetch.bind(globalThis));
     this.token = resolved.token ?? environmentToken();
   }
 
@@ -58,7 +75,13 @@ export class SvcClient extends SvcApi {
       });
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const detail = (error as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (cause?.code ?? cause?.message ?? (error as Error).message);
+      const code = cause?.code;
+      const detail =
+        (error as Error).name === 'TimeoutError'
+          ? `no answer within ${this.timeoutMs} ms`
+          : code && /CERT|VERIFY|SIGNATURE|ISSUER/.test(code)
+            ? `its TLS certificate is not trusted (${code})`
+            : (code ?? cause?.message ?? (error as Error).message);
       throw new Error(`cannot reach ${this.url}: ${detail}`, { cause: error });
     }
     const text = await response.text();

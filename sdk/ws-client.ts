@@ -14,13 +14,15 @@ export interface WebSocketLike {
   onerror: ((event: unknown) => void) | null;
 }
 
-export type WebSocketConstructor = new (url: string, options?: { headers?: Record<string, string> }) => WebSocketLike;
+export type WebSocketConstructor = new (url: string, options?: { headers?: Record<string, string>; ca?: string }) => WebSocketLike;
 
 export interface SvcWsClientOptions {
   /** `ws://host:port`; default `ws://127.0.0.1:8545`. */
   readonly url?: string;
   /** Default: the global WebSocket (browsers, Node 22+). On Node 20 pass the `ws` package's export. */
   readonly WebSocket?: WebSocketConstructor;
+  /** Node.js with `ws` only: PEM certificate(s) of the authority to trust for a `wss://` node. */
+  readonly ca?: string;
   /** Bearer token for a node with guardrails (sent at the handshake; needs a WebSocket that takes headers, like `ws`). */
   readonly token?: string;
   /** Per-call timeout in ms; default 30 000. */
@@ -148,6 +150,7 @@ export class SvcWsClient extends SvcApi {
   private readonly live = new Set<LiveSubscription<unknown>>();
   private readonly unclaimed = new Map<string, unknown[]>();
   private nextId = 1;
+  private readonly ca: string | undefined;
   private closedByUser = false;
   private backoffMs = 100;
   /** Times the connection was re-established after a drop. */
@@ -161,6 +164,7 @@ export class SvcWsClient extends SvcApi {
     if (!implementation) throw new Error('no WebSocket implementation: pass `WebSocket` (on Node 20: the `ws` package)');
     this.WebSocketImpl = implementation;
     this.token = resolved.token ?? environmentToken();
+    this.ca = resolved.ca;
     this.timeoutMs = resolved.timeoutMs ?? 30_000;
     this.reconnect = resolved.reconnect ?? true;
   }
@@ -170,7 +174,9 @@ export class SvcWsClient extends SvcApi {
     if (this.socket && this.socket.readyState === 1) return Promise.resolve();
     this.opening ??= new Promise<void>((resolve, reject) => {
       const headers = authHeaders(this.token);
-      const socket = Object.keys(headers).length > 0 ? new this.WebSocketImpl(this.url, { headers }) : new this.WebSocketImpl(this.url);
+      const options = { ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(this.ca ? { ca: this.ca } : {}) };
+      // The browser's WebSocket takes no options object: pass one only when there is something in it.
+      const socket = Object.keys(options).length > 0 ? new this.WebSocketImpl(this.url, options) : new this.WebSocketImpl(this.url);
       socket.onopen = () => {
         this.socket = socket;
         this.opening = undefined;

@@ -86,6 +86,8 @@ export const START_FLAGS: readonly StartFlag[] = [
   { flag: '--passphrase-file', placeholder: '<file>', path: 'passphraseFile', description: 'its first line seals the operator key files (else SVC_KEY_PASSPHRASE)', parse: text },
   { flag: '--role', placeholder: '<role>', path: 'role', description: `${ROLES.join(', ')} (default full)`, parse: oneOf(ROLES) },
   { flag: '--bind', placeholder: '<host:port>', path: 'rpc.bind', description: 'HTTP and WebSocket JSON-RPC; port 0 picks a free one (default 127.0.0.1:8545)', parse: bind },
+  { flag: '--tls-cert', placeholder: '<file>', path: 'rpc.tls.cert', description: 'PEM certificate: serve HTTPS and WSS on the --bind port (with --tls-key)', parse: text },
+  { flag: '--tls-key', placeholder: '<file>', path: 'rpc.tls.key', description: 'PEM private key of --tls-cert', parse: text },
   { flag: '--p2p-port', placeholder: '<port>', path: 'p2p.port', description: 'libp2p TCP port; 0 picks a free one (default 30333)', parse: integer(0, 65535) },
   { flag: '--p2p-host', placeholder: '<ip>', path: 'p2p.host', description: 'libp2p listen address (default 0.0.0.0)', parse: ipAddress },
   { flag: '--rpc-max-body', placeholder: '<bytes>', path: 'rpc.maxBody', description: 'largest JSON-RPC body or WebSocket message (default 1048576)', parse: integer(1024, 64 * 1024 * 1024) },

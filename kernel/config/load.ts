@@ -56,6 +56,8 @@ export function resolveConfig(raw: RawConfig, origins: FlagOrigins = new Map()):
     if (NODE_KEYS.has(key)) nodePart[key] = value;
     else slices[key] = value;
   }
+  const tls = (nodePart.rpc as { tls?: Record<string, unknown> } | undefined)?.tls;
+  if (tls && (tls.cert === undefined) !== (tls.key === undefined)) throw new ConfigError('--tls-cert and --tls-key (config rpc.tls.cert and rpc.tls.key) go together: give both');
   const node = checkConfig<NodeConfig>(NodeConfigSchema, nodePart, '', origins);
   if (node.network !== 'devnet' && !node.genesis) throw new ConfigError(`--network ${node.network}: needs --genesis <file> (only devnet has a built-in genesis)`);
   return { node, slices, origins };

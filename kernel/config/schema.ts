@@ -30,6 +30,15 @@ export const NodeConfigSchema = Type.Object(
         wsIdleTimeoutSeconds: Type.Integer({ minimum: 1, default: 600, description: 'a WebSocket that sends nothing for this long is closed' }),
         maxSubscriptionsPerConnection: Type.Integer({ minimum: 1, default: 100, description: 'subscriptions one WebSocket connection may hold' }),
         wsMaxBufferedBytes: Type.Integer({ minimum: 65536, default: 16 * 1024 * 1024, description: 'bytes queued for a slow WebSocket client before it is dropped' }),
+        tls: Type.Optional(
+          Type.Object(
+            {
+              cert: Type.String({ minLength: 1, description: 'PEM certificate (chain) file (--tls-cert)' }),
+              key: Type.String({ minLength: 1, description: 'PEM private key file (--tls-key)' }),
+            },
+            { additionalProperties: false, description: 'serve HTTPS and WSS on the bind port' },
+          ),
+        ),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import type { Hono } from 'hono';
@@ -8,9 +9,16 @@ import { handleHttpRpc, refuseMethod } from './json-rpc-over-http.js';
 import type { TransportContext } from './transport.js';
 import { WebSocketRpc, type WebSocketLimits } from './websocket.js';
 
+/** A PEM certificate chain and its private key: the server speaks HTTPS and WSS. */
+export interface TlsCredentials {
+  readonly cert: string | Buffer;
+  readonly key: string | Buffer;
+}
+
 export interface RpcServerOptions {
   readonly host: string;
   readonly port: number;
+  readonly tls?: TlsCredentials;
   readonly transport: TransportContext;
   readonly webSocket: WebSocketLimits;
   /** Every route but `/`: health, metrics and the plugins' routes, mounted before listen. */
@@ -34,7 +42,7 @@ export class RpcServer {
   constructor(private readonly options: RpcServerOptions) {
     const routes = getRequestListener(options.routes.fetch);
     this.websocket = new WebSocketRpc(options.transport, options.webSocket, options.events, options.log);
-    this.server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 60_000, headersTimeout: 20_000 }, (req: IncomingMessage, res: ServerResponse) => {
+    const listener: RequestListener = (req: IncomingMessage, res: ServerResponse) => {
       if (req.method === 'OPTIONS' && options.transport.cors.preflight(req, res)) return;
       if (pathOf(req.url) === '/') {
         if (req.method === 'POST') handleHttpRpc(req, res, options.transport);
@@ -42,7 +50,10 @@ export class RpcServer {
         return;
       }
       void routes(req, res);
-    });
+    };
+    const settings = { keepAliveTimeout: 65_000, requestTimeout: 60_000, headersTimeout: 20_000 };
+    // HTTPS is the same server behind TLS: requests, upgrades and routes take the same path.
+    this.server = options.tls ? createTlsServer({ ...settings, cert: options.tls.cert, key: options.tls.key }, listener) : createServer(settings, listener);
     this.server.on('upgrade', (req, socket, head) => {
       if (pathOf(req.url) !== '/' || req.headers.upgrade?.toLowerCase() !== 'websocket') {
         socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
@@ -59,7 +70,7 @@ export class RpcServer {
   get url(): string {
     if (!this.address) throw new Error('RPC server is not listening');
     const host = this.address.family === 'IPv6' ? `[${this.address.address}]` : this.address.address;
-    return `http://${host}:${this.address.port}`;
+    return `${this.options.tls ? 'https' : 'http'}://${host}:${this.address.port}`;
   }
 
   get port(): number {
