@@ -103,7 +103,10 @@ cli
   .option('--block <n>', 'at a past block')
   .action(async (address: string, options: GlobalOptions & { block?: unknown }) => {
     const balance = await client(options).getBalance(String(address), options.block === undefined ? undefined : integerText(options.block, '--block'));
-    print(options, balance, () => `${balance.address} at block ${balance.blockNumber}\n  OMC ${balance.balanceOMC}\n  OGT ${balance.balanceOGT}`);
+    const bonds = Object.entries(balance.bonded).map(([purpose, units]) => `${purpose} ${formatAmountShort(units)}`);
+    print(options, balance, () =>
+      [`${balance.address} at block ${balance.blockNumber}`, `  OMC ${balance.balanceOMC}`, `  OGT ${balance.balanceOGT}`, ...(bonds.length ? [`  bonded OGT ${balance.bondedOGT} (${bonds.join(', ')})`] : [])].join('\n'),
+    );
   });
 
 cli.command('nonce <address>', 'the nonce the next transaction should carry').action(async (address: string, options: GlobalOptions) => {

@@ -45,10 +45,12 @@ export abstract class SvcApi {
   async getBalance(address: string, blockNumber?: number | 'latest'): Promise<Balance> {
     const params: unknown[] = [checkAddress(address)];
     if (blockNumber !== undefined) params.push(checkBlockTag(blockNumber));
-    const wire = await this.rpcCall<{ address: Address; blockNumber: number; omc: string; ogt: string }>('svc_getBalance', params);
+    const wire = await this.rpcCall<{ address: Address; blockNumber: number; omc: string; ogt: string; bonded?: Record<string, string> }>('svc_getBalance', params);
     const omc = parseUnits(wire.omc);
     const ogt = parseUnits(wire.ogt);
-    return { address: wire.address, blockNumber: wire.blockNumber, omc, ogt, balanceOMC: formatAmount(omc), balanceOGT: formatAmount(ogt) };
+    const bonded = Object.fromEntries(Object.entries(wire.bonded ?? {}).map(([purpose, units]) => [purpose, parseUnits(units)]));
+    const bondedTotal = Object.values(bonded).reduce((sum, units) => sum + units, 0n);
+    return { address: wire.address, blockNumber: wire.blockNumber, omc, ogt, balanceOMC: formatAmount(omc), balanceOGT: formatAmount(ogt), bonded, bondedOGT: formatAmount(bondedTotal) };
   }
 
   async getNonce(address: string): Promise<number> {

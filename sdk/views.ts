@@ -37,6 +37,10 @@ export interface Balance {
   /** Human amounts with 18 fractional digits, e.g. "10.000000000000000000". */
   balanceOMC: string;
   balanceOGT: string;
+  /** OGT bonded per purpose (`compute`, `storage`), base units; not included in `ogt`. */
+  bonded: Record<string, bigint>;
+  /** All bonded OGT, human amount with 18 fractional digits. */
+  bondedOGT: string;
 }
 
 export interface TransactionView {

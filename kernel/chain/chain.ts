@@ -233,6 +233,7 @@ export class Chain {
   /** Builds, signs and commits the next block from the mempool's ready transactions. */
   produceBlock(key: KeyPair, timestamp: number): Promise<Block> {
     return this.serialized(async () => {
+      const started = performance.now();
       const head = this.head;
       const env = { chainId: head.chainId, height: head.height + 1, timestamp };
       const candidates = this.options.mempool.ready(this.options.maxBlockTransactions);
@@ -252,7 +253,7 @@ export class Chain {
         stateRoot: applied.root,
         receiptRoot: toHex(await receiptRoot(result.receipts, pacer)),
       };
-      return this.commit(signHeader(header, key.secretKey), result.included, result.receipts, result.overlay.changes, applied.undo);
+      return this.commit(signHeader(header, key.secretKey), result.included, result.receipts, result.overlay.changes, applied.undo, { source: 'produced', started });
     });
   }
 
@@ -272,6 +273,7 @@ export class Chain {
    */
   importBlock(block: Block, rawTransactions: readonly Uint8Array[]): Promise<Block> {
     return this.serialized(async () => {
+      const started = performance.now();
       const head = this.head;
       const reject = (reason: string): never => {
         throw new BlockRejectedError(`block ${block.height} (${block.hash}): ${reason}`);
@@ -307,11 +309,18 @@ export class Chain {
         applied.undo();
         reject(`state root mismatch: executing it gives ${applied.root}`);
       }
-      return this.commit(block as SignedBlockHeader, txs, result.receipts, result.overlay.changes, applied.undo);
+      return this.commit(block as SignedBlockHeader, txs, result.receipts, result.overlay.changes, applied.undo, { source: 'imported', started });
     });
   }
 
-  private async commit(header: SignedBlockHeader, txs: readonly SignedTransaction[], pending: readonly Omit<Receipt, 'blockHash'>[], changes: ReadonlyMap<string, Uint8Array | undefined>, undo: () => void): Promise<Block> {
+  private async commit(
+    header: SignedBlockHeader,
+    txs: readonly SignedTransaction[],
+    pending: readonly Omit<Receipt, 'blockHash'>[],
+    changes: ReadonlyMap<string, Uint8Array | undefined>,
+    undo: () => void,
+    how: { source: 'produced' | 'imported'; started: number },
+  ): Promise<Block> {
     const block: Block = { ...header, transactions: txs.map((tx) => tx.hash) };
     const receipts: Receipt[] = pending.map((r) => ({ ...r, blockHash: block.hash }));
     const raws = txs.map(rawOf);
@@ -333,6 +342,9 @@ export class Chain {
     this.current = block;
     this.options.mempool.afterBlock(txs);
     this.sync.update();
+    // One line a block while following the head; while catching up, the sync's progress lines say it.
+    const ms = Number((performance.now() - how.started).toFixed(1));
+    this.options.log[this.synced ? 'info' : 'debug']({ height: block.height, transactions: txs.length, hash: block.hash, ms }, `${how.source} block ${block.height}: ${txs.length} tx, ${block.hash.slice(0, 10)}…, ${ms} ms`);
     this.options.events.emit('chain:block', { height: block.height, hash: block.hash, timestamp: block.timestamp, transactions: txs.length, block, receipts, rawTransactions: raws });
     return block;
   }

@@ -133,7 +133,7 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
       }),
       method({
         name: 'svc_getBalance',
-        summary: 'OMC and OGT balances in base units, at the head or at a past block.',
+        summary: 'OMC and OGT balances in base units, and OGT bonded per purpose, at the head or at a past block.',
         description: 'A past blockNumber is answered within the history window (any block on an archive node); older ones answer `pruned`.',
         params: [param('address', AddressSchema), optionalParam('blockNumber', BlockTagSchema)],
         result: BalanceSchema,
@@ -143,8 +143,8 @@ export function chainPlugin(genesis: GenesisSpec, kinds: TxKindRegistry, setting
           const head = service.head.height;
           const height = tag === undefined || tag === 'latest' ? head : tag;
           const balance = (raw: Uint8Array | undefined) => {
-            const { omc, ogt } = readBalances(raw);
-            return { address, blockNumber: height, omc, ogt };
+            const { omc, ogt, bonded } = readBalances(raw);
+            return { address, blockNumber: height, omc, ogt, bonded };
           };
           // The head's state is in memory: answer without a promise.
           if (height === head) return balance(service.state.get(accountKey(address)));

@@ -36,6 +36,7 @@ export const BalanceSchema = Type.Object(
     blockNumber: Type.Integer({ minimum: 0, description: 'the block whose state this is' }),
     omc: UnitsSchema,
     ogt: UnitsSchema,
+    bonded: Type.Record(Type.String(), UnitsSchema, { description: 'OGT bonded per purpose (compute, storage), base units; not part of `ogt`' }),
   },
   { additionalProperties: false },
 );

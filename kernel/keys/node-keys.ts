@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { generateKeyPair, privateKeyFromProtobuf, privateKeyToProtobuf } from '@libp2p/crypto/keys';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import type { PrivateKey } from '@libp2p/interface';
-import type { Address } from '../../sdk/address.js';
+import { isValidAddress, type Address } from '../../sdk/address.js';
 import { generateKeyPair as generateAccountKey, type KeyPair } from '../../sdk/keys.js';
 import { KeyFileError, openKey, sealKey, type KeyFile } from './key-file.js';
 
@@ -17,20 +17,31 @@ export interface NodeKeys {
   readonly operators: OperatorKeys;
 }
 
-/** Operator keys by address: the node's own (`keys/operator.json`) and those imported (`keys/operators/`). */
+/**
+ * Operator keys by address: the node's own (`keys/operator.json`) and those imported (`keys/operators/`).
+ * A key imported while the node runs is found on first use: `lookup` reads it from the keystore.
+ */
 export class OperatorKeys {
   private readonly keys = new Map<Address, KeyPair>();
 
-  constructor(keys: readonly KeyPair[]) {
+  constructor(
+    keys: readonly KeyPair[],
+    private readonly lookup: (address: Address) => KeyPair | undefined = () => undefined,
+  ) {
     for (const key of keys) this.keys.set(key.address, key);
   }
 
   has(address: string): boolean {
-    return this.keys.has(address.toLowerCase() as Address);
+    return this.get(address) !== undefined;
   }
 
   get(address: string): KeyPair | undefined {
-    return this.keys.get(address.toLowerCase() as Address);
+    const normalized = address.toLowerCase() as Address;
+    const known = this.keys.get(normalized);
+    if (known || !isValidAddress(normalized)) return known;
+    const found = this.lookup(normalized);
+    if (found) this.keys.set(found.address, found);
+    return found;
   }
 
   get addresses(): Address[] {
@@ -105,7 +116,11 @@ export async function loadOrCreateNodeKeys(dataDir: string, passphrase?: string)
         .sort()
         .map((name) => readKeyFile(join(importedDir, name), passphrase))
     : [];
-  return { peerKey, peerId: peerIdFromPrivateKey(peerKey).toString(), operator, operators: new OperatorKeys([operator, ...imported]) };
+  const importedLater = (address: Address): KeyPair | undefined => {
+    const path = join(importedDir, `${address}.json`);
+    return existsSync(path) ? readKeyFile(path, passphrase) : undefined;
+  };
+  return { peerKey, peerId: peerIdFromPrivateKey(peerKey).toString(), operator, operators: new OperatorKeys([operator, ...imported], importedLater) };
 }
 
 /** Adds an operator key to the data dir's keystore (sealed with the passphrase when given); returns its address. */

@@ -1,6 +1,7 @@
 import type { Address } from '../../sdk/address.js';
 import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 import { domainError } from '../../sdk/errors.js';
+import type { KeyPair } from '../../sdk/keys.js';
 import { signTransaction, type Payload } from '../../sdk/transaction.js';
 import type { Chain } from '../../kernel/chain/chain.js';
 import type { OperatorKeys } from '../../kernel/keys/node-keys.js';
@@ -79,7 +80,7 @@ export class ProviderService {
       throw domainError('bond_too_low', `the ${this.kind.purpose} bond is at least ${formatAmountShort(this.kind.minimumBond)} OGT`, { minimum: Number(this.kind.minimumBond / UNIT), field: 'bond_ogt' });
     }
     if (!this.chain.synced) throw domainError('not_synced', `this node has not synced yet (head ${this.chain.head.height} of ${this.chain.highestKnown}); register once it has`);
-    const key = this.keys.get(operator);
+    const key = this.operatorKey(operator);
     if (!key) throw domainError('operator_key_unavailable', `this node holds no key for operator ${operator}; import it with \`svc-node keys import\``, { operator });
     const current = await this.status();
     if (current.status !== 'unregistered') {
@@ -111,7 +112,7 @@ export class ProviderService {
       throw domainError('invalid_params', `the ${this.kind.purpose} registration can't be unregistered now: ${why}`, { status: current.status });
     }
     const registration = current.registration!;
-    const key = this.keys.get(registration.operator);
+    const key = this.operatorKey(registration.operator);
     if (!key) throw domainError('operator_key_unavailable', `this node no longer holds the key of operator ${registration.operator}`, { operator: registration.operator });
     const tx = signTransaction({ chainId: this.chain.head.chainId, kind: `${this.kind.plugin}.unregister`, nonce: this.chain.mempool.nextNonce(registration.operator), payload: {} }, key);
     this.chain.submit(tx);
@@ -119,6 +120,15 @@ export class ProviderService {
     await this.save(updated);
     this.log.info({ operator: registration.operator, tx: tx.hash }, `${this.kind.purpose} unbonding submitted`);
     return updated;
+  }
+
+  /** The operator's key from the keystore (also one imported while the node runs). */
+  private operatorKey(operator: Address): KeyPair | undefined {
+    try {
+      return this.keys.get(operator);
+    } catch (error) {
+      throw domainError('operator_key_unavailable', `the key of operator ${operator} can't be opened: ${(error as Error).message}`, { operator });
+    }
   }
 
   /** This node's registration against the chain: pending until mined, active, unbonding, or gone. */

@@ -57,9 +57,8 @@ export class BlockProducer {
     const { chain, key, log, blockTime } = this.options;
     const timestamp = Math.max(Date.now(), chain.head.timestamp + blockTime);
     try {
-      const block = await chain.produceBlock(key, timestamp);
+      await chain.produceBlock(key, timestamp);
       this.produced++;
-      log.debug({ height: block.height, hash: block.hash, transactions: block.transactions.length }, 'produced block');
     } catch (error) {
       log.error({ err: error, height: chain.head.height + 1 }, 'block production failed; retrying next interval');
       await new Promise((resolve) => setTimeout(resolve, blockTime));

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { devnetKey, SvcClient, UNIT } from '../../sdk/index.js';
-import { startTestNode, waitFor, type TestNode } from '../helpers/test-node.js';
+import { join } from 'node:path';
+import { run, SVC, SVC_NODE } from '../helpers/cli.js';
+import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
 import { failure } from '../helpers/rpc-failure.js';
 
 const SEED_METHODS = ['svc_oonRegisterNode', 'svc_oonNodeStatus', 'svc_ompRegisterStorageNode', 'svc_ompStorageStatus'];
@@ -50,6 +52,23 @@ describe('provider capabilities on every node', () => {
     const active = await waitFor(() => client.rpcCall<{ status: string }>('svc_oonNodeStatus'), (s) => s.status === 'active', 10_000, 'the registration to be mined');
     expect(active).toMatchObject({ registered: true, operator, bond_ogt: '1000', capabilities: ['wasm', 'evm'], max_concurrent_jobs: 2, dedicated: false });
     expect(await client.rpcCall('svc_oonListProviders')).toEqual([expect.objectContaining({ operator, max_concurrent_jobs: 2 })]);
+  });
+
+  it('registers an operator whose key was imported with `svc-node keys import` while the node runs', async () => {
+    const node = await start({ role: 'validator', storage: 'rocksdb', validator: { blockTime: 50 } });
+    const client = new SvcClient(node.url);
+    const dir = tempDir();
+    const keyFile = join(dir, 'operator.json');
+    const created = await run(SVC, ['keys', 'new', '--out', keyFile, '--json']);
+    const operator = (JSON.parse(created.stdout) as { address: string }).address;
+    const storage = { operator, storage_capacity_gb: 10, bond_ogt: 500, supported_formats: ['video'] };
+    expect(await failure(client.rpcCall('svc_ompRegisterStorageNode', [storage]))).toMatchObject({ message: 'operator_key_unavailable' });
+    const imported = await run(SVC_NODE, ['keys', 'import', keyFile, '--data-dir', node.dataDir]);
+    expect(imported.code).toBe(0);
+    const funding = await client.transfer(devnetKey('account', 2), operator, 'OGT', 600n * UNIT);
+    await client.waitForTransaction(funding.hash, { pollMs: 20 });
+    expect(await client.rpcCall('svc_ompRegisterStorageNode', [storage])).toMatchObject({ status: 'pending', operator });
+    await waitFor(() => client.rpcCall<{ status: string }>('svc_ompStorageStatus'), (s) => s.status === 'active', 10_000, 'the registration to be mined');
   });
 
   it('a compute-role node says it dedicates its capacity', async () => {

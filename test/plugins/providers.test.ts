@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetKey, generateKeyPair, RpcError, SvcClient, UNIT } from '../../sdk/index.js';
 import type { Chain } from '../../kernel/chain/chain.js';
 import type { P2pService } from '../../kernel/p2p/service.js';
+import { run, SVC } from '../helpers/cli.js';
 import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
 import { failure } from '../helpers/rpc-failure.js';
 
@@ -134,6 +135,9 @@ describe('compute and storage registration on a two-node devnet', () => {
     const account = compute.node.service<Chain>('chain').state.get(`accounts/${operator}`);
     const { decodeAccount } = await import('../../kernel/state/accounts.js');
     expect(decodeAccount(account).bonded).toEqual({ compute: 1000n * UNIT, storage: 500n * UNIT });
+    expect(await c.getBalance(operator)).toMatchObject({ ogt: 500n * UNIT, bonded: { compute: 1000n * UNIT, storage: 500n * UNIT }, bondedOGT: '1500.000000000000000000' });
+    const shown = await run(SVC, ['balance', operator, '--url', compute.url]);
+    expect(shown.stdout).toContain('  bonded OGT 1500.000000000000000000 (compute 1000, storage 500)');
     expect(await refusal('svc_ompRegisterStorageNode', [storageRegistration()])).toMatchObject({ message: 'already_registered' });
   });
 

@@ -38,6 +38,10 @@ describe('validator plugin', () => {
       expect((await rpc<Block>(running.url, 'svc_getBlockByHash', [b.hash])).body.result).toEqual(b);
       parent = b;
     }
+    // One info line a block: height, transactions, hash prefix and time taken.
+    const line = running.logs.lines.find((l) => l.height === 3 && String(l.msg).startsWith('produced block 3:'));
+    expect(line).toMatchObject({ level: 30, transactions: 0, hash: (await block(running.url, 3)).hash });
+    expect(line!.msg).toMatch(/^produced block 3: 0 tx, 0x[0-9a-f]{8}…, \d+(\.\d)? ms$/);
     expect((await rpc(running.url, 'svc_getBlockByNumber', ['latest'])).body.result).toMatchObject({ height: expect.any(Number) });
     expect((await rpc(running.url, 'svc_getBlockByNumber', [10_000_000])).body.error).toMatchObject({ code: -32030, message: 'not_found' });
     expect((await rpc(running.url, 'svc_getBlockByHash', [`0x${'ab'.repeat(32)}`])).body.error).toMatchObject({ code: -32030, message: 'not_found' });
