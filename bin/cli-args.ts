@@ -95,3 +95,11 @@ export function readKeyFile(file: string, flag = file): KeyPair {
     throw new UsageError(`${flag}: ${(error as Error).message}`);
   }
 }
+
+/** `svc-node plugins | head`: a reader that stops early is not an error. */
+export function exitQuietlyOnClosedPipe(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+}

@@ -15,7 +15,7 @@ import { pruneDataDir } from '../kernel/chain/prune.js';
 import { describePlugins } from '../kernel/plugins/describe.js';
 import { VERSION } from '../kernel/version.js';
 import { devnetKey } from '../sdk/keys.js';
-import { integerText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
+import { exitQuietlyOnClosedPipe, integerText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
 
 
 function fail(error: unknown): never {
@@ -129,13 +129,13 @@ cli
     }
     for (const p of described) {
       process.stdout.write(`${p.name} ${p.version} — ${p.description}\n`);
-      if (p.roles.length) process.stdout.write(`  enabled by role: ${p.roles.join(', ')}\n`);
+      if (p.roles.length) process.stdout.write(`  enabled: ${p.roles.map((r) => (r.startsWith('always') ? r : `role ${r}`)).join(', ')}\n`);
       if (p.requires.length) process.stdout.write(`  requires: ${p.requires.join(', ')}\n`);
       if (p.provides.length) process.stdout.write(`  provides: ${p.provides.join(', ')}\n`);
       if (p.config.length) process.stdout.write(`  config: ${p.config.join(', ')}\n`);
       if (p.methods.length) process.stdout.write(`  rpc: ${p.methods.join(', ')}\n`);
       if (p.routes.length) process.stdout.write(`  routes: ${p.routes.join(', ')}\n`);
-      if (p.namespaces.length) process.stdout.write(`  storage: ${p.namespaces.join(', ')}\n`);
+      if (p.namespaces.length) process.stdout.write(`  storage:\n${p.namespaces.map((n) => `    ${n.name}  ${n.layout}\n`).join('')}`);
       if (p.txKinds.length) process.stdout.write(`  transaction kinds: ${p.txKinds.join(', ')}\n`);
       if (p.subscriptions.length) process.stdout.write(`  subscriptions: ${p.subscriptions.join(', ')}\n`);
       if (p.guards.length) process.stdout.write(`  request guards: ${p.guards.join(', ')}\n`);
@@ -164,6 +164,7 @@ cli.command('version', 'print the version').action(() => {
 cli.help();
 cli.version(VERSION);
 
+exitQuietlyOnClosedPipe();
 try {
   parseArgs(cli, process.argv);
   if (!cli.matchedCommand && cli.args.length > 0) throw new UsageError(`unknown command "${cli.args[0]}" (see svc-node --help)`);

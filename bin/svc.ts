@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cac } from 'cac';
-import { integerText, optionText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
+import { exitQuietlyOnClosedPipe, integerText, optionText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
+import { describeRecord } from './human.js';
 import WebSocket from 'ws';
 import { SvcWsClient, type WebSocketConstructor } from '../sdk/ws-client.js';
 import { ASSETS, devnetKey, formatAmountShort, generateKeyPair, parseAmount, RpcError, SvcClient, toHex, type Asset, type KeyPair } from '../sdk/index.js';
@@ -72,7 +73,7 @@ cli
   .option('--ca-file <file>', 'PEM certificate of the authority to trust for an https:// node (default $SVC_CA_FILE)')
   .option('--json', 'machine-readable output');
 
-cli.command('rpc <method> [paramsJson]', 'call any JSON-RPC method; params as a JSON array').action(async (method: string, paramsJson: string | undefined, options: GlobalOptions) => {
+cli.command('rpc <method> [paramsJson]', 'call any JSON-RPC method; params as a JSON array; prints the result as JSON').action(async (method: string, paramsJson: string | undefined, options: GlobalOptions) => {
   let params: unknown = [];
   if (paramsJson !== undefined) {
     try {
@@ -95,7 +96,7 @@ cli.command('block <ref>', 'a block by height, hash, or "latest"').action(async 
   const text = String(ref);
   const c = client(options);
   const block = text.startsWith('0x') ? await c.getBlockByHash(text) : await c.getBlockByNumber(text === 'latest' ? 'latest' : integerText(text, 'block'));
-  print(options, block, () => JSON.stringify(block, null, 2));
+  print(options, block, () => describeRecord(block));
 });
 
 cli
@@ -150,12 +151,12 @@ cli
 
 cli.command('tx <hash>', 'a transaction, pending or mined').action(async (hash: string, options: GlobalOptions) => {
   const tx = await client(options).getTransaction(String(hash));
-  print(options, tx, () => JSON.stringify(tx, null, 2));
+  print(options, tx, () => describeRecord(tx));
 });
 
 cli.command('receipt <hash>', "a mined transaction's receipt").action(async (hash: string, options: GlobalOptions) => {
   const receipt = await client(options).getTransactionReceipt(String(hash));
-  print(options, receipt, () => JSON.stringify(receipt, null, 2));
+  print(options, receipt, () => describeRecord(receipt));
 });
 
 cli
@@ -177,15 +178,15 @@ cli
 
 cli.command('chain-info', 'network, chain id, genesis, head').action(async (options: GlobalOptions) => {
   const info = await client(options).chainInfo();
-  print(options, info, () => JSON.stringify(info, null, 2));
+  print(options, info, () => describeRecord(info));
 });
 
 cli.command('node-info [field]', 'role, plugins, peer id, operator of the node; with a field name, just that field').action(async (field: string | undefined, options: GlobalOptions) => {
   const info = await client(options).nodeInfo();
-  if (field === undefined) return print(options, info, () => JSON.stringify(info, null, 2));
+  if (field === undefined) return print(options, info, () => describeRecord(info));
   if (!(field in info)) throw new UsageError(`node-info: no field "${field}" (fields: ${Object.keys(info).join(', ')})`);
   const value = info[field as keyof typeof info];
-  print(options, value, () => (typeof value === 'string' ? value : JSON.stringify(value)));
+  print(options, value, () => (typeof value === 'object' && value !== null && !Array.isArray(value) ? describeRecord(value) : String(Array.isArray(value) ? value.join('\n') : value)));
 });
 
 type ProviderOptions = GlobalOptions & { operator?: unknown; bond?: unknown; wait?: boolean; capabilities?: unknown; maxJobs?: unknown; capacityGb?: unknown; formats?: unknown };
@@ -323,6 +324,7 @@ cli
 cli.help();
 cli.version(VERSION);
 
+exitQuietlyOnClosedPipe();
 try {
   parseArgs(cli, process.argv);
   if (!cli.matchedCommand && cli.args.length > 0) throw new UsageError(`unknown command "${cli.args[0]}" (see svc --help)`);

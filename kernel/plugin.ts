@@ -17,7 +17,7 @@ import type { Namespace, WriteBatch } from './storage/namespace.js';
 export interface SvcEvents {
   /** A block (produced or imported) and all its state are committed. */
   'chain:block': { height: number; hash: string; timestamp: number; transactions: number; block: CommittedBlock; receipts: readonly CommittedReceipt[]; rawTransactions: readonly Uint8Array[] };
-  /** The node became synced, or stopped being synced (SPEC 2). */
+  /** The node became synced (head within 2 blocks of the best peer head), or stopped being synced. */
   'chain:syncStatus': { synced: boolean; currentBlock: number; highestBlock: number };
   /** A transaction entered the mempool. */
   'chain:pendingTransaction': { hash: string; from: string; kind: string; nonce: number; transaction: SignedTransaction };
@@ -325,7 +325,7 @@ export interface PluginDefinition<C extends TSchema = TSchema, Svc = unknown> {
   /** Its config slice, found under the plugin's name in the config file. */
   readonly config?: C;
   /**
-   * Defaults for the slice taken from node-level settings (SPEC flags such as `--rate-limit` that
+   * Defaults for the slice taken from node-level settings (flags such as `--rate-limit` that
    * belong to a plugin); keys given in the plugin's own slice win over them.
    */
   configFromNode?(node: NodeConfig): Record<string, unknown>;

@@ -109,7 +109,7 @@ export abstract class SvcApi {
     return this.rpcCall<NodeInfo>('svc_nodeInfo');
   }
 
-  /** Registers the node as a compute provider (SPEC 4.4); the operator's key must be held by that node. */
+  /** Registers the node as a compute provider; the operator's key must be held by that node. */
   async oonRegisterNode(registration: ComputeRegistration): Promise<ComputeStatus> {
     return this.rpcCall<ComputeStatus>('svc_oonRegisterNode', [{ ...registration, operator: checkAddress(registration.operator, 'operator') }]);
   }
@@ -127,7 +127,7 @@ export abstract class SvcApi {
     return this.rpcCall<ComputeProvider[]>('svc_oonListProviders');
   }
 
-  /** Registers the node as a storage provider (SPEC 4.5). */
+  /** Registers the node as a storage provider; the operator's key must be held by that node. */
   async ompRegisterStorageNode(registration: StorageRegistration): Promise<StorageStatus> {
     return this.rpcCall<StorageStatus>('svc_ompRegisterStorageNode', [{ ...registration, operator: checkAddress(registration.operator, 'operator') }]);
   }
@@ -148,7 +148,7 @@ export abstract class SvcApi {
     return this.rpcCall<PeerInfo[]>('svc_peers');
   }
 
-  /** False when the node is synced (SPEC 2), else where its sync started, stands and goes. */
+  /** False when the node is synced (head within 2 blocks of the best head its peers announce), else where its sync started, stands and goes. */
   syncing(): Promise<SyncStatus> {
     return this.rpcCall<SyncStatus>('svc_syncing');
   }

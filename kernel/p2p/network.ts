@@ -21,7 +21,7 @@ export interface NetworkOptions {
 }
 
 /**
- * A libp2p node as SPEC 2 describes it: TCP, Noise, Yamux, identify, bootstrap and gossipsub.
+ * The node's libp2p host: TCP, Noise, Yamux, identify, bootstrap and gossipsub.
  * Gossip message ids are the SHA-256 of the content, so the same block or transaction published by
  * two nodes is one message, and nothing is signed twice (blocks and transactions carry their own
  * signatures).

@@ -25,7 +25,7 @@ const SyncingSchema = Type.Union([
 ]);
 
 /**
- * The peer-to-peer network (SPEC 2): libp2p peering, status exchange, range sync and gossip of
+ * The peer-to-peer network: libp2p peering, status exchange, range sync and gossip of
  * blocks and transactions. Always loaded; the kernel hands it the p2p settings and the node's peer key.
  */
 export function p2pPlugin(settings: P2pSettings, peerKey: () => PrivateKey) {
@@ -54,7 +54,7 @@ export function p2pPlugin(settings: P2pSettings, peerKey: () => PrivateKey) {
       }),
       method({
         name: 'svc_syncing',
-        summary: 'false when synced (SPEC 2); else { startingBlock, currentBlock, highestBlock }.',
+        summary: 'false when synced (head within 2 blocks of the best head peers announce); else { startingBlock, currentBlock, highestBlock }.',
         params: [],
         result: SyncingSchema,
         handler: (_params, { service }) => service.syncing(),

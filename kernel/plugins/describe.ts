@@ -18,7 +18,8 @@ export interface PluginDescription {
   config: string[];
   methods: string[];
   routes: string[];
-  namespaces: string[];
+  /** Storage namespaces with their `key -> value` layout. */
+  namespaces: { name: string; layout: string }[];
   txKinds: string[];
   subscriptions: string[];
   guards: string[];
@@ -37,7 +38,7 @@ export function describePlugin(plugin: AnyPlugin, roles: string[] = []): PluginD
     config: Object.keys(schema.properties ?? {}).map((key) => `${plugin.name}.${key}`),
     methods: pluginMethods(plugin).map((m) => m.name),
     routes: (plugin.routes ?? []).map((r) => `${r.method} ${r.path}`),
-    namespaces: (plugin.namespaces ?? []).map((n) => n.name),
+    namespaces: (plugin.namespaces ?? []).map((n) => ({ name: n.name, layout: n.description })),
     txKinds: pluginTxKinds(plugin).map((k) => k.kind),
     subscriptions: pluginSubscriptions(plugin).map((k) => k.kind),
     guards: (plugin.guards ?? []).map((g) => g.name),

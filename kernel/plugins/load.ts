@@ -85,7 +85,7 @@ export async function loadPlugins(requests: readonly PluginRequest[], catalog: P
   return loaded;
 }
 
-/** SPEC 8: off by default; with guardrails, 600 calls per 60 s with a burst of 100 unless set. */
+/** Rate limits: off by default; with guardrails, 600 calls per 60 s with a burst of 100 unless set. */
 export function effectiveRateLimit(node: NodeConfig): { limit: number; windowSeconds: number; burst: number } {
   return {
     limit: node.rateLimit.limit ?? (node.guardrails ? 600 : 0),

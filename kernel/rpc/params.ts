@@ -17,7 +17,7 @@ interface ValidationError {
   params: Record<string, unknown>;
 }
 
-/** Validates a call's params before its handler runs, turning schema errors into the SPEC's domain errors. */
+/** Validates a call's params before its handler runs, turning schema errors into domain errors (`invalid_params` naming the field, `invalid_address`). */
 export class ParamsValidator {
   private readonly validator: Validator;
   private readonly required: number;

@@ -27,6 +27,7 @@ export default definePlugin({
     if (key.address !== faucetAddress) throw new Error('faucet: the devnet faucet key does not match the genesis faucet account');
     const faucet = new Faucet({ chain, key, cooldowns: ctx.namespace('faucet.cooldowns'), ...ctx.config, log: ctx.log });
     await faucet.load();
+    ctx.events.on('chain:block', (event) => faucet.afterBlock(event.block.transactions));
     const sweeper = setInterval(() => faucet.sweep(), 60_000);
     sweeper.unref();
     ctx.signal.addEventListener('abort', () => clearInterval(sweeper));

@@ -24,6 +24,8 @@ export interface FaucetOptions {
 }
 
 const MAX_TRACKED_CLIENTS = 100_000;
+/** A grant whose mint keeps losing its nonce is signed at most this many times. */
+const MAX_MINT_ATTEMPTS = 3;
 
 /** Consensus state: `faucet/granted/<address>` -> CBOR block time (unix ms) of its last grant. */
 export const grantKey = (address: Address): string => `faucet/granted/${address}`;
@@ -60,6 +62,8 @@ export class Faucet {
   private readonly perClient = new Map<string, { start: number; grants: number }>();
   private readonly omc: bigint;
   private readonly ogt: bigint;
+  /** Mints this node acknowledged and has not seen in a block yet: tx hash -> grant. */
+  private readonly outstanding = new Map<string, { address: Address; attempts: number }>();
 
   constructor(private readonly options: FaucetOptions) {
     this.omc = parseAmount(options.omcGrant);
@@ -109,18 +113,7 @@ export class Faucet {
     this.lastGrant.set(address, now);
     let txHash: string;
     try {
-      const { chain, key } = this.options;
-      const tx = signTransaction(
-        {
-          chainId: chain.genesis.chainId,
-          kind: 'faucet.mint',
-          nonce: chain.mempool.nextNonce(key.address),
-          payload: { to: address, omc: this.omc.toString(), ogt: this.ogt.toString(), cooldownSeconds: this.options.cooldownSeconds },
-        },
-        key,
-      );
-      chain.submit(tx);
-      txHash = tx.hash;
+      txHash = this.mint(address);
     } catch (error) {
       if (previous === undefined) this.lastGrant.delete(address);
       else this.lastGrant.set(address, previous);
@@ -130,6 +123,52 @@ export class Faucet {
     await this.options.cooldowns.put(utf8(address), u64Key(now));
     this.options.log.info({ to: address, tx: txHash }, 'faucet grant');
     return { omcMinted: formatAmountShort(this.omc), ogtMinted: formatAmountShort(this.ogt), status: 'funded', txHash };
+  }
+
+  /** Signs and submits a mint of the grant to `address` with the faucet account's next nonce; its hash. */
+  private mint(address: Address): string {
+    const { chain, key } = this.options;
+    const tx = signTransaction(
+      {
+        chainId: chain.genesis.chainId,
+        kind: 'faucet.mint',
+        nonce: chain.mempool.nextNonce(key.address),
+        payload: { to: address, omc: this.omc.toString(), ogt: this.ogt.toString(), cooldownSeconds: this.options.cooldownSeconds },
+      },
+      key,
+    );
+    chain.submit(tx);
+    this.outstanding.set(tx.hash, { address, attempts: 1 });
+    return tx.hash;
+  }
+
+  /**
+   * After each block: a grant this node acknowledged whose mint left the mempool without being in a
+   * block lost its nonce to another node's mint (every node signs with the one faucet account); it
+   * is signed again with the next nonce, so the grant is not lost.
+   */
+  afterBlock(included: readonly string[]): void {
+    if (this.outstanding.size === 0) return;
+    const mined = new Set(included);
+    for (const [hash, grant] of [...this.outstanding]) {
+      if (mined.has(hash)) {
+        this.outstanding.delete(hash);
+        continue;
+      }
+      if (this.options.chain.mempool.has(hash)) continue;
+      this.outstanding.delete(hash);
+      if (grant.attempts >= MAX_MINT_ATTEMPTS) {
+        this.options.log.warn({ to: grant.address, tx: hash }, 'faucet grant dropped after its last attempt');
+        continue;
+      }
+      try {
+        const again = this.mint(grant.address);
+        this.outstanding.set(again, { address: grant.address, attempts: grant.attempts + 1 });
+        this.options.log.warn({ to: grant.address, dropped: hash, tx: again }, 'faucet grant signed again: another node\'s mint took its nonce');
+      } catch (error) {
+        this.options.log.warn({ to: grant.address, tx: hash, err: error }, 'faucet grant could not be signed again');
+      }
+    }
   }
 
   /** Seconds until `client` may be granted again under the per-address throttle (0 = now). */

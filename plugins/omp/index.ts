@@ -19,7 +19,7 @@ export interface StorageDetails {
   formats: string[];
 }
 
-/** SPEC 4.5: storage providers bond at least 500 OGT, recorded under the account's `storage` bond. */
+/** Storage providers bond at least 500 OGT, recorded under the account's `storage` bond. */
 export const OMP: ProviderKind = { plugin: 'omp', purpose: 'storage', minimumBond: 500n * UNIT, details: StorageDetailsSchema };
 
 const StorageProviderSchema = Type.Object(

@@ -19,7 +19,7 @@ export interface ComputeDetails {
   maxConcurrentJobs: number;
 }
 
-/** SPEC 4.4: compute providers bond at least 1,000 OGT, recorded under the account's `compute` bond. */
+/** Compute providers bond at least 1,000 OGT, recorded under the account's `compute` bond. */
 export const OON: ProviderKind = { plugin: 'oon', purpose: 'compute', minimumBond: 1000n * UNIT, details: ComputeDetailsSchema };
 
 const ComputeProviderSchema = Type.Object(

@@ -18,7 +18,7 @@ export default definePlugin({
     },
     { additionalProperties: false },
   ),
-  // SPEC 8's --rate-limit* flags are node settings; so are the defaults guardrails bring.
+  // The --rate-limit* flags are node settings; so are the defaults guardrails bring.
   configFromNode: (node) => effectiveRateLimit(node),
   init(ctx) {
     ctx.log.info({ limit: ctx.config.limit, windowSeconds: ctx.config.windowSeconds, burst: ctx.config.burst }, 'rate limits on');

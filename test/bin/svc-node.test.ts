@@ -161,6 +161,11 @@ describe('svc-node other commands', () => {
     const list = JSON.parse(plugins.stdout) as { name: string; methods: string[]; routes: string[] }[];
     expect(list.find((p) => p.name === 'chain')?.methods).toContain('svc_blockNumber');
     expect(list.find((p) => p.name === 'metrics')?.routes).toEqual(['GET /metrics']);
+    // Each storage namespace with its key -> value layout, as the plugin declares it.
+    expect(list.find((p) => p.name === 'faucet')).toMatchObject({ namespaces: [{ name: 'faucet.cooldowns', layout: expect.stringContaining(' -> ') }] });
+    const human = await run(SVC_NODE, ['plugins']);
+    expect(human.stdout).toMatch(/^ {4}chain\.blocks {2}u64 height -> CBOR block$/m);
+    expect(human.stdout).toMatch(/^compute .*\n {2}enabled: always \(switched on by registering\)$/m);
     const unknown = await run(SVC_NODE, ['frobnicate']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "frobnicate"');

@@ -133,6 +133,14 @@ describe('svc client CLI', () => {
 
   it('shows chain and node info', async () => {
     expect(JSON.parse((await svc('chain-info', '--json')).stdout)).toMatchObject({ chainId: 'svc-devnet-1', network: 'devnet' });
+    // Human-readable unless --json: aligned `key  value` lines, not JSON.
+    const human = (await svc('chain-info')).stdout;
+    expect(human).toMatch(/^chainId\s+svc-devnet-1$/m);
+    expect(() => JSON.parse(human)).toThrow();
+    const block = (await svc('block', '1')).stdout;
+    expect(block).toMatch(/^height\s+1$/m);
+    expect(block).toMatch(/^hash\s+0x[0-9a-f]{64}$/m);
+    expect((await svc('node-info')).stdout).toMatch(/^role\s+validator$/m);
     expect(JSON.parse((await svc('node-info', '--json')).stdout)).toMatchObject({ role: 'validator', listenAddresses: [expect.stringMatching(/^\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\//)] });
     expect((await svc('syncing')).stdout.trim()).toBe('synced');
     expect(JSON.parse((await svc('peers', '--json')).stdout)).toEqual([]);

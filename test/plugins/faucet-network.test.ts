@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { generateKeyPair, SvcClient, UNIT } from '../../sdk/index.js';
+import { devnetKey, generateKeyPair, signTransaction, SvcClient, UNIT } from '../../sdk/index.js';
 import type { Chain } from '../../kernel/chain/chain.js';
 import type { P2pService } from '../../kernel/p2p/service.js';
 import { startTestNode, waitFor, type TestNode } from '../helpers/test-node.js';
@@ -50,5 +50,32 @@ describe('faucet cooldown across a two-node devnet', () => {
     await waitFor(() => f.getBalance(address), (b) => b.omc === 10n * UNIT, 10_000, 'the full node to see the grant');
     expect(await failure(f.faucetRequest(address))).toMatchObject({ message: 'cooldown_active', data: { retryAfterSeconds: expect.any(Number) } });
     expect(await f.faucetStatus(address)).toMatchObject({ eligible: false, waitingFor: 'cooldown' });
+  });
+
+  it('a grant whose mint lost its nonce to another node\'s mint is signed again and lands', async () => {
+    const validator = await start({ validator: { blockTime: 1000 } });
+    const full = await start({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] } });
+    await waitFor(() => chain(full).synced, Boolean, 10_000, 'the full node to sync');
+    await new Promise<void>((resolve) => {
+      const off: () => void = validator.node.events.on('chain:block', () => {
+        off();
+        resolve();
+      });
+    });
+    // Another node's mint that the full node has not heard of: the test puts it straight into the
+    // validator's mempool (the devnet faucet key is public), so both take the same faucet nonce.
+    const faucetKey = devnetKey('faucet', 0);
+    const nonce = chain(validator).mempool.nextNonce(faucetKey.address);
+    const other = generateKeyPair().address;
+    chain(validator).mempool.add(signTransaction({ chainId: 'svc-devnet-1', kind: 'faucet.mint', nonce, payload: { to: other, omc: '1', ogt: '1' } }, faucetKey));
+    const address = generateKeyPair().address;
+    const grant = await new SvcClient(full.url).faucetRequest(address);
+    expect(chain(full).mempool.get(grant.txHash)?.nonce).toBe(nonce);
+
+    const v = new SvcClient(validator.url);
+    await waitFor(() => v.getBalance(address), (b) => b.omc === 10n * UNIT, 15_000, 'the grant to land after all');
+    expect((await v.getBalance(other)).omc).toBe(1n);
+    const resigned = full.logs.lines.find((line) => line.msg === "faucet grant signed again: another node's mint took its nonce");
+    expect(resigned).toMatchObject({ to: address, dropped: grant.txHash });
   });
 });

@@ -25,7 +25,7 @@ function chunked(url: string, chunks: string[]): Promise<number> {
   });
 }
 
-describe('HTTP surface (SPEC 3)', () => {
+describe('HTTP surface', () => {
   it('POST / with application/json answers 200 with a JSON-RPC body', async () => {
     const res = await postRaw(node.url, '{"jsonrpc":"2.0","id":1,"method":"svc_blockNumber"}', { 'content-type': 'application/json; charset=utf-8' });
     expect(res.status).toBe(200);

@@ -56,7 +56,7 @@ describe.each([http, websocket])('JSON-RPC 2.0 specification examples over $name
     expect((await transport.send('{"jsonrpc": "2.0", "method": "test_subtract", "params": [23, 42], "id": 2}')).body).toEqual({ jsonrpc: '2.0', result: -19, id: 2 });
   });
 
-  it('rpc call with named parameters is refused: params are positional (SPEC 4.1)', async () => {
+  it('rpc call with named parameters is refused: params are positional', async () => {
     const { body } = await transport.send('{"jsonrpc": "2.0", "method": "test_subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}');
     expect(body).toMatchObject({ jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'invalid_params', data: { field: 'params' } } });
   });
