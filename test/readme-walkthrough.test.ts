@@ -35,14 +35,14 @@ afterAll(async () => {
 describe('README walkthrough', () => {
   it('registers a compute and a storage provider on a validator + archive compute devnet, verbatim but for the ports', async () => {
     const start = readme.slice(readme.indexOf('## Compute and storage providers'));
-    expect(start).toContain('svc-node start --role compute --receipt-archive true --plugin omp-storage');
+    expect(start).toContain('svc-node start --role compute --receipt-archive true --data-dir');
     const [validatorDir, computeDir] = [tempDir(), tempDir()];
     dirs.push(validatorDir, computeDir);
     const validator = await startNodeProcess(['--role', 'validator', '--data-dir', validatorDir, '--bind', '127.0.0.1:0', '--block-time', '200']);
     nodes.push(validator);
     const listening = /p2p listening on (\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/\w+)/;
     const p2p = listening.exec(await waitFor(() => validator.output(), (out) => listening.test(out), 10_000, 'the p2p line'))![1]!;
-    const compute = await startNodeProcess(['--role', 'compute', '--receipt-archive', 'true', '--plugin', 'omp-storage', '--data-dir', computeDir, '--bind', '127.0.0.1:0', '--bootstrap-peers', p2p]);
+    const compute = await startNodeProcess(['--role', 'compute', '--receipt-archive', 'true', '--data-dir', computeDir, '--bind', '127.0.0.1:0', '--bootstrap-peers', p2p]);
     nodes.push(compute);
     await waitFor(async () => (await fetch(`${compute.url}/health`)).status, (status) => status === 200, 15_000, 'the compute node to sync');
 
@@ -55,5 +55,6 @@ describe('README walkthrough', () => {
     expect(result.stdout).toMatch(/^svc1[0-9a-f]{40} {2}1000 OGT {2}wasm,evm {2}jobs 4 {2}peer 12D3Koo/m);
     expect(result.stdout).toMatch(/^svc1[0-9a-f]{40} {2}500 OGT {2}250 GB {2}image,document/m);
     expect(result.stdout).toMatch(/OGT +500\.000000000000000000/);
+    expect(result.stdout).toMatch(/bonded OGT 1500\.000000000000000000 \(compute 1000, storage 500\)/);
   });
 });
