@@ -2,17 +2,18 @@
 import '../kernel/polyfill.js';
 import { dirname, resolve } from 'node:path';
 import { cac } from 'cac';
-import { catalog } from '../plugins/index.js';
+import { catalog } from '../node/catalog.js';
 import { ConfigError } from '../kernel/config/errors.js';
-import { START_FLAGS, flagsToConfig } from '../kernel/config/flags.js';
-import { mergeConfig, readConfigFile, resolveConfig, type RawConfig } from '../kernel/config/load.js';
-import { devnetGenesis, genesisHash } from '../kernel/chain/genesis.js';
-import { importOperatorKey, keyPassphrase, loadOrCreateNodeKeys } from '../kernel/keys/node-keys.js';
+import { START_FLAGS, flagsToConfig } from '../node/flags.js';
+import { mergeConfig, readConfigFile, type RawConfig } from '../kernel/config/load.js';
+import { resolveConfig } from '../node/config.js';
+import { devnetGenesis, genesisHash } from '../chain/genesis.js';
+import { importOperatorKey, keyPassphrase, loadOrCreateNodeKeys } from '../keys/node-keys.js';
 
 import { createLogger } from '../kernel/log.js';
-import { SvcNode } from '../kernel/node.js';
-import { pruneDataDir } from '../kernel/chain/prune.js';
-import { describePlugins } from '../kernel/plugins/describe.js';
+import { SvcNode } from '../node/node.js';
+import { pruneDataDir } from '../chain/prune.js';
+import { describePlugins } from '../node/describe.js';
 import { VERSION } from '../kernel/version.js';
 import { devnetKey } from '../sdk/keys.js';
 import { exitQuietlyOnClosedPipe, integerText, parseArgs, readKeyFile, UsageError } from './cli-args.js';

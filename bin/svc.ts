@@ -6,7 +6,7 @@ import { describeRecord } from './human.js';
 import WebSocket from 'ws';
 import { SvcWsClient, type WebSocketConstructor } from '../sdk/ws-client.js';
 import { ASSETS, devnetKey, formatAmountShort, generateKeyPair, parseAmount, RpcError, SvcClient, toHex, type Asset, type KeyPair } from '../sdk/index.js';
-import { DEVNET_ACCOUNTS } from '../kernel/chain/genesis.js';
+import { DEVNET_ACCOUNTS } from '../chain/genesis.js';
 import { VERSION } from '../kernel/version.js';
 
 interface GlobalOptions {

@@ -1,11 +1,6 @@
 import type { Static, TSchema } from 'typebox';
 import type { Context as HonoContext } from 'hono';
-import type { Address } from '../sdk/address.js';
-import type { Asset } from '../sdk/amount.js';
 import type { DomainErrorName } from '../sdk/errors.js';
-import type { SignedTransaction } from '../sdk/transaction.js';
-import type { Account } from './state/accounts.js';
-import type { NodeConfig } from './config/schema.js';
 import type { ScopedEvents } from './events.js';
 import type { Logger } from './log.js';
 import type { Namespace, WriteBatch } from './storage/namespace.js';
@@ -15,51 +10,12 @@ import type { Namespace, WriteBatch } from './storage/namespace.js';
  * `declare module 'svc-node/plugin' { interface SvcEvents { 'hello:greeted': { name: string } } }`.
  */
 export interface SvcEvents {
-  /** A block (produced or imported) and all its state are committed. */
-  'chain:block': { height: number; hash: string; timestamp: number; transactions: number; block: CommittedBlock; receipts: readonly CommittedReceipt[]; rawTransactions: readonly Uint8Array[] };
-  /** The node became synced (head within 2 blocks of the best peer head), or stopped being synced. */
-  'chain:syncStatus': { synced: boolean; currentBlock: number; highestBlock: number };
-  /** A transaction entered the mempool. */
-  'chain:pendingTransaction': { hash: string; from: string; kind: string; nonce: number; transaction: SignedTransaction };
   /** One HTTP body or WebSocket message was answered: each call's method, outcome (`ok` or the error's message) and duration. */
   'rpc:request': { transport: 'http' | 'ws'; calls: readonly RpcCallRecord[] };
-  /** Peer-to-peer: the number of connected peers changed (or was re-counted). */
-  'p2p:peers': { peers: number };
-  /** Peer-to-peer: a gossip message was received or published. */
-  'p2p:gossip': { direction: 'in' | 'out' };
-  /** Peer-to-peer: a block from a peer was verified and committed. */
-  'p2p:imported': { height: number; source: 'sync' | 'gossip' };
   'ws:open': { connections: number };
   'ws:close': { connections: number };
   'node:started': { rpcUrl: string };
   'node:stopping': Record<string, never>;
-}
-
-/** A committed block as events carry it (the chain's wire shape). */
-export interface CommittedBlock {
-  readonly height: number;
-  readonly hash: string;
-  readonly parentHash: string;
-  readonly timestamp: number;
-  readonly chainId: string;
-  readonly proposer: string;
-  readonly proposerKey: string;
-  readonly txRoot: string;
-  readonly stateRoot: string;
-  readonly receiptRoot: string;
-  readonly signature: string;
-  readonly transactions: readonly string[];
-}
-
-export interface CommittedReceipt {
-  readonly transactionHash: string;
-  readonly blockNumber: number;
-  readonly blockHash: string;
-  readonly index: number;
-  readonly from: string;
-  readonly kind: string;
-  readonly status: 'success' | 'failed';
-  readonly error?: { name: string; reason: string };
 }
 
 /** Calls of one request with the same method and outcome (a batch of 100 balance reads is one record). */
@@ -106,6 +62,18 @@ export interface PluginContext<C = unknown> {
   batch(): WriteBatch;
   /** The service behind a capability this plugin `requires`. */
   use<K extends string>(capability: K): CapabilityOf<K>;
+  /**
+   * Every enabled plugin, in init order: how a plugin collects what the others declare for it (the
+   * hooks a domain module adds to the contract with `declare module`), without the kernel knowing them.
+   */
+  readonly plugins: readonly PluginEntry[];
+}
+
+/** An enabled plugin as other plugins see it. */
+export interface PluginEntry {
+  readonly definition: AnyPlugin;
+  /** Its service; throws until its init has run (read it when called upon, not at init). */
+  service(): unknown;
 }
 
 export interface ParamSpec<S extends TSchema = TSchema> {
@@ -122,9 +90,9 @@ export type ParamValues<P extends readonly ParamSpec[]> = { -readonly [K in keyo
 export interface CallContext<Svc = unknown> {
   readonly service: Svc;
   readonly transport: 'http' | 'ws';
-  /** The TCP peer. */
+  /** The TCP remote address. */
   readonly remoteAddress: string;
-  /** The client: the TCP peer, or the address a trusted proxy forwarded for (`rpc.trustedProxies`). */
+  /** The client: the TCP remote address, or the address a trusted proxy forwarded for (`rpc.trustedProxies`). */
   readonly clientAddress: string;
   /** Who the request authenticated as (a token's id with guardrails on), if anyone. */
   readonly principal: string | undefined;
@@ -231,68 +199,6 @@ export interface RpcMethod {
 
 export type MethodFactory<Svc> = <const P extends readonly ParamSpec[], R extends TSchema>(spec: RpcMethodSpec<Svc, P, R>) => RpcMethod;
 
-/** What a transaction kind's `execute` may read and change; all of it is undone if the transaction fails. */
-export interface TxContext<P = unknown> {
-  readonly chainId: string;
-  readonly height: number;
-  /** Block timestamp, unix ms. */
-  readonly timestamp: number;
-  readonly tx: SignedTransaction;
-  readonly payload: P;
-  account(address: Address): Account;
-  setAccount(address: Address, account: Account): void;
-  credit(address: Address, asset: Asset, amount: bigint): void;
-  /** Throws TxFailure `insufficient_funds` when the balance can't cover it. */
-  debit(address: Address, asset: Asset, amount: bigint): void;
-  /** Any consensus state key. */
-  readState(key: string): Uint8Array | undefined;
-  /** Only keys under `<plugin name>/`. */
-  writeState(key: string, value: Uint8Array | undefined): void;
-}
-
-/**
- * What a plugin's end-of-block step sees: the block, accounts and consensus state, with the same
- * write rule as transactions (its own `<plugin name>/` keys). Runs after the block's transactions,
- * on every node, so it must be deterministic.
- */
-export type BlockContext = Omit<TxContext<never>, 'tx' | 'payload'>;
-
-export interface TxKindSpec<Svc, P extends TSchema> {
-  /** `<plugin>.<action>`, or `transfer` for the core. */
-  readonly kind: string;
-  readonly summary: string;
-  readonly payload: P;
-  /** Who may sign it: a reason to refuse, or undefined. Checked at mempool entry and on import. */
-  authorize?(tx: SignedTransaction, payload: Static<P>, service: Svc): string | undefined;
-  /** What the sender must hold, for the mempool's funds check. */
-  debits?(payload: Static<P>): { asset: Asset; amount: bigint }[];
-  /** Check the signer, check inputs, mutate state, return; throw TxFailure to fail the transaction. */
-  execute(ctx: TxContext<Static<P>>, service: Svc): void;
-}
-
-/** A transaction kind with its types erased, as the registry holds it. */
-export interface TxKind {
-  readonly kind: string;
-  readonly summary: string;
-  readonly payload: TSchema;
-  authorize?(tx: SignedTransaction, payload: unknown, service: unknown): string | undefined;
-  debits?(payload: unknown): { asset: Asset; amount: bigint }[];
-  execute(ctx: TxContext<unknown>, service: unknown): void;
-}
-
-export type TxKindFactory<Svc> = <P extends TSchema>(spec: TxKindSpec<Svc, P>) => TxKind;
-
-/** Fails the transaction being executed: a failed receipt with this error, and no state change but the nonce. */
-export class TxFailure extends Error {
-  override name = 'TxFailure';
-  constructor(
-    readonly error: DomainErrorName,
-    reason: string,
-  ) {
-    super(reason);
-  }
-}
-
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD';
 
 export interface RouteSpec<Svc> {
@@ -311,9 +217,17 @@ export interface NamespaceSpec {
   readonly description: string;
 }
 
+/**
+ * The version of this contract. A plugin loaded from a path or a package declares the version it was
+ * written for (`kernelApi`), and the loader refuses one written for another.
+ */
+export const KERNEL_API = 1;
+
 export interface PluginDefinition<C extends TSchema = TSchema, Svc = unknown> {
   /** Unique, lowercase: `[a-z][a-z0-9-]*`. */
   readonly name: string;
+  /** The kernel API this plugin was written for (`KERNEL_API`); required of third-party plugins. */
+  readonly kernelApi?: number;
   readonly version: string;
   readonly description: string;
   /** Capabilities (or plugin names) that must be loaded; this plugin starts after their providers. */
@@ -328,7 +242,7 @@ export interface PluginDefinition<C extends TSchema = TSchema, Svc = unknown> {
    * Defaults for the slice taken from node-level settings (flags such as `--rate-limit` that
    * belong to a plugin); keys given in the plugin's own slice win over them.
    */
-  configFromNode?(node: NodeConfig): Record<string, unknown>;
+  configFromNode?(node: Readonly<Record<string, unknown>>): Record<string, unknown>;
   readonly namespaces?: readonly NamespaceSpec[];
   /** Events it emits, name -> description. */
   readonly events?: Readonly<Record<string, string>>;
@@ -343,13 +257,6 @@ export interface PluginDefinition<C extends TSchema = TSchema, Svc = unknown> {
   readonly guards?: readonly GuardSpec<Svc>[];
   /** Event streams clients can `svc_subscribe` to over WebSocket. */
   subscriptions?(kind: SubscriptionFactory<Svc>): readonly SubscriptionKind[];
-  /** Transaction kinds this plugin executes, built with the given factory so handlers see the service's type. */
-  txKinds?(kind: TxKindFactory<Svc>): readonly TxKind[];
-  /**
-   * State transitions at the end of every block, after its transactions (e.g. releasing bonds whose
-   * unbonding period is over). Deterministic: every node re-executes it when importing the block.
-   */
-  endBlock?(ctx: BlockContext, service: Svc): void;
   /** A reason the node is not ready (reported by /health), or undefined when this plugin is ready. */
   notReady?(service: Svc): string | undefined;
   /** Details this plugin adds to `/health?verbose` (a flat JSON object; keys should not clash). */
@@ -365,12 +272,6 @@ export function definePlugin<C extends TSchema = TSchema, Svc = undefined>(defin
 export function pluginMethods(plugin: AnyPlugin): readonly RpcMethod[] {
   const rpc = plugin.rpc as ((factory: (spec: unknown) => RpcMethod) => readonly RpcMethod[]) | undefined;
   return rpc?.((spec) => spec as RpcMethod) ?? [];
-}
-
-/** A plugin's transaction kinds, read from its definition without running it. */
-export function pluginTxKinds(plugin: AnyPlugin): readonly TxKind[] {
-  const txKinds = plugin.txKinds as ((factory: (spec: unknown) => TxKind) => readonly TxKind[]) | undefined;
-  return txKinds?.((spec) => spec as TxKind) ?? [];
 }
 
 /** A plugin's subscription kinds, read from its definition without running it. */

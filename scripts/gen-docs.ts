@@ -2,8 +2,8 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { catalog } from '../plugins/index.js';
-import { renderErrorTable, renderRpcReference } from '../kernel/docs/reference.js';
+import { catalog } from '../node/catalog.js';
+import { renderErrorTable, renderRpcReference } from '../node/docs/reference.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), process.env.SVC_DOCS_ROOT ?? '../..');
 writeFileSync(resolve(root, 'docs/rpc.md'), await renderRpcReference(catalog));

@@ -9,6 +9,7 @@ const decoder = new TextDecoder();
 export default definePlugin({
   name: 'hello',
   version: '1.0.0',
+  kernelApi: 1,
   description: 'greets by name and counts greetings per name',
   config: Type.Object({ greeting: Type.String({ default: 'hello', minLength: 1 }) }, { additionalProperties: false }),
   namespaces: [{ name: 'hello.counts', description: 'utf-8 name -> decimal count of greetings' }],

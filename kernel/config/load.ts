@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
-import { ConfigError, checkConfig, type FlagOrigins } from './errors.js';
-import { NODE_KEYS, NodeConfigSchema, type NodeConfig } from './schema.js';
+import { ConfigError } from './errors.js';
 
 export type RawConfig = Record<string, unknown>;
 
@@ -38,27 +37,4 @@ export function mergeConfig(base: RawConfig, over: RawConfig): RawConfig {
     out[key] = isPlainObject(current) && isPlainObject(value) ? mergeConfig(current, value) : value;
   }
   return out;
-}
-
-export interface ResolvedConfig {
-  readonly node: NodeConfig;
-  /** Plugin slices by plugin name, not yet checked (each plugin's schema checks its own). */
-  readonly slices: Readonly<Record<string, unknown>>;
-  readonly origins: FlagOrigins;
-}
-
-/** Splits the node's keys from the plugin slices and checks the node's part. */
-export function resolveConfig(raw: RawConfig, origins: FlagOrigins = new Map()): ResolvedConfig {
-  const nodePart: RawConfig = {};
-  const slices: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (key === '$schema' || key.startsWith('//')) continue;
-    if (NODE_KEYS.has(key)) nodePart[key] = value;
-    else slices[key] = value;
-  }
-  const tls = (nodePart.rpc as { tls?: Record<string, unknown> } | undefined)?.tls;
-  if (tls && (tls.cert === undefined) !== (tls.key === undefined)) throw new ConfigError('--tls-cert and --tls-key (config rpc.tls.cert and rpc.tls.key) go together: give both');
-  const node = checkConfig<NodeConfig>(NodeConfigSchema, nodePart, '', origins);
-  if (node.network !== 'devnet' && !node.genesis) throw new ConfigError(`--network ${node.network}: needs --genesis <file> (only devnet has a built-in genesis)`);
-  return { node, slices, origins };
 }

@@ -6,7 +6,7 @@ export function plainAddress(address: string): string {
 }
 
 /**
- * Who the client is: the TCP peer, unless that peer is a trusted proxy, then the right-most address
+ * Who the client is: the TCP remote address, unless that is a trusted proxy, then the right-most address
  * in X-Forwarded-For that is not a trusted proxy. Without trusted proxies the header is ignored, so
  * a client cannot pick its own rate-limit key.
  */
@@ -30,10 +30,10 @@ export class ClientAddressResolver {
   }
 
   resolve(remoteAddress: string, forwardedFor: string | string[] | undefined): string {
-    const peer = plainAddress(remoteAddress);
-    if (!this.any || !this.isTrusted(peer) || forwardedFor === undefined) return peer;
+    const remote = plainAddress(remoteAddress);
+    if (!this.any || !this.isTrusted(remote) || forwardedFor === undefined) return remote;
     const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',').map((h) => plainAddress(h.trim())).filter(Boolean);
     for (let i = hops.length - 1; i >= 0; i--) if (!this.isTrusted(hops[i]!)) return hops[i]!;
-    return hops[0] ?? peer;
+    return hops[0] ?? remote;
   }
 }

@@ -1,44 +1,22 @@
 import { createRequire } from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { NodeConfig, Role } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { AnyPlugin } from '../plugin.js';
 import { assertPluginDefinition, PluginDefinitionError } from './validate.js';
 
-/** The first-party plugins by name, and which of them each role enables. */
-export interface PluginCatalog {
-  readonly plugins: Readonly<Record<string, () => Promise<AnyPlugin>>>;
-  readonly roles: Readonly<Record<Role, readonly string[]>>;
-  /** Plugins every node of a network enables (the devnet's faucet). */
-  readonly networks: Readonly<Record<string, readonly string[]>>;
-  /** Plugins every node enables because their transaction kinds are chain rules (provider registries). */
-  readonly consensus?: readonly string[];
-  /** Per-node capabilities every node offers, switched on at run time (provider registrations). */
-  readonly capabilities?: readonly string[];
-  /** Names that options already refer to but whose plugin is not built yet: such options are stored and reported. */
-  readonly planned: ReadonlySet<string>;
-}
-
 export interface PluginRequest {
   /** A first-party name, an npm package name, or a file path. */
   readonly spec: string;
-  /** Why it is loaded: `role validator`, `--receipt-archive true`, `config "plugins"`. */
+  /** Why it is loaded (`role validator`, `config "plugins"`), for error messages. */
   readonly reason: string;
 }
 
-/** Which plugins the config asks for: the role's preset, then the shortcuts, then the config's list. */
-export function pluginRequests(node: NodeConfig, catalog: PluginCatalog): PluginRequest[] {
-  const requests: PluginRequest[] = (catalog.consensus ?? []).map((spec) => ({ spec, reason: 'chain rules' }));
-  for (const spec of catalog.capabilities ?? []) requests.push({ spec, reason: 'every node' });
-  for (const spec of catalog.roles[node.role]) requests.push({ spec, reason: `role ${node.role}` });
-  for (const spec of catalog.networks[node.network] ?? []) requests.push({ spec, reason: `network ${node.network}` });
-  if (node.chain.receiptArchive) requests.push({ spec: 'archive', reason: '--receipt-archive true' });
-  if (node.guardrails) requests.push({ spec: 'auth', reason: '--guardrails true' });
-  if (effectiveRateLimit(node).limit > 0) requests.push({ spec: 'rate-limit', reason: node.guardrails ? '--guardrails true' : '--rate-limit' });
-  for (const spec of node.plugins) requests.push({ spec, reason: 'config "plugins"' });
-  const seen = new Set<string>();
-  return requests.filter((request) => (seen.has(request.spec) ? false : (seen.add(request.spec), true)));
+/** How first-party names are found: the composition root's catalog. */
+export interface FirstPartyPlugins {
+  readonly plugins: Readonly<Record<string, () => Promise<AnyPlugin>>>;
+  /** Names that options already refer to but whose plugin is not built yet: such options are stored and reported. */
+  readonly planned: ReadonlySet<string>;
 }
 
 function isPath(spec: string): boolean {
@@ -60,7 +38,7 @@ async function importModule(spec: string, baseDir: string): Promise<unknown> {
  * Loads what was requested. First-party names come from the catalog; anything else is imported as
  * a path (relative to `baseDir`, the config file's folder) or a package, and its default export checked.
  */
-export async function loadPlugins(requests: readonly PluginRequest[], catalog: PluginCatalog, baseDir: string, log: Logger): Promise<AnyPlugin[]> {
+export async function loadPlugins(requests: readonly PluginRequest[], catalog: FirstPartyPlugins, baseDir: string, log: Logger): Promise<AnyPlugin[]> {
   const loaded: AnyPlugin[] = [];
   for (const request of requests) {
     const firstParty = catalog.plugins[request.spec];
@@ -83,13 +61,4 @@ export async function loadPlugins(requests: readonly PluginRequest[], catalog: P
     loaded.push(assertPluginDefinition(exported, `plugin "${request.spec}"`));
   }
   return loaded;
-}
-
-/** Rate limits: off by default; with guardrails, 600 calls per 60 s with a burst of 100 unless set. */
-export function effectiveRateLimit(node: NodeConfig): { limit: number; windowSeconds: number; burst: number } {
-  return {
-    limit: node.rateLimit.limit ?? (node.guardrails ? 600 : 0),
-    windowSeconds: node.rateLimit.windowSeconds,
-    burst: node.rateLimit.burst ?? (node.guardrails ? 100 : 0),
-  };
 }

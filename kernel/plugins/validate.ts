@@ -1,11 +1,12 @@
-import type { AnyPlugin } from '../plugin.js';
+import { KERNEL_API, type AnyPlugin } from '../plugin.js';
 
 export class PluginDefinitionError extends Error {
   override name = 'PluginDefinitionError';
 }
 
 const NAME = /^[a-z][a-z0-9-]{0,63}$/;
-const HOOKS = ['init', 'start', 'stop', 'rpc', 'txKinds', 'endBlock', 'subscriptions', 'notReady', 'health', 'configFromNode'] as const;
+/** Fields that hold data; every other field of a definition is a hook (the kernel's, or one a domain module adds). */
+const DATA_FIELDS = new Set(['name', 'version', 'description', 'kernelApi', 'requires', 'provides', 'after', 'config', 'namespaces', 'events', 'routes', 'guards']);
 
 /** Checks that a loaded module's default export is a plugin definition, before anything of it runs. */
 export function assertPluginDefinition(value: unknown, source: string): AnyPlugin {
@@ -21,13 +22,17 @@ export function assertPluginDefinition(value: unknown, source: string): AnyPlugi
       throw new PluginDefinitionError(`plugin "${name}": "${list}" must be an array of names`);
     }
   }
-  for (const hook of HOOKS) {
-    if (plugin[hook] !== undefined && typeof plugin[hook] !== 'function') throw new PluginDefinitionError(`plugin "${name}": "${hook}" must be a function`);
+  for (const [field, value] of Object.entries(plugin)) {
+    if (!DATA_FIELDS.has(field) && value !== undefined && typeof value !== 'function') throw new PluginDefinitionError(`plugin "${name}": "${field}" must be a function`);
   }
   if (plugin.guards !== undefined && !(Array.isArray(plugin.guards) && plugin.guards.every((g) => typeof (g as { check?: unknown }).check === 'function'))) {
     throw new PluginDefinitionError(`plugin "${name}": "guards" must be an array of { name, summary, check }`);
   }
   if (plugin.routes !== undefined && !Array.isArray(plugin.routes)) throw new PluginDefinitionError(`plugin "${name}": "routes" must be an array`);
   if (plugin.namespaces !== undefined && !Array.isArray(plugin.namespaces)) throw new PluginDefinitionError(`plugin "${name}": "namespaces" must be an array`);
+  if (plugin.kernelApi !== KERNEL_API) {
+    const declared = plugin.kernelApi === undefined ? 'declares no kernel API version ("kernelApi")' : `was written for kernel API ${String(plugin.kernelApi)}`;
+    throw new PluginDefinitionError(`plugin "${name}" ${declared}; this node's kernel API is ${KERNEL_API}`);
+  }
   return value as AnyPlugin;
 }

@@ -184,7 +184,7 @@ export class RpcEngine {
   }
 
   /**
-   * The rest of a batch once a call turned out asynchronous (real work, e.g. admitting transactions):
+   * The rest of a batch once a call turned out asynchronous (real work, e.g. a write to storage):
    * it pauses every few calls so one large batch can't hold the loop while other clients wait.
    * `joined` holds the replies before it, as an open JSON array text (or '' for none).
    */

@@ -1,5 +1,5 @@
 // Worker thread: applies packed write batches to the node's RocksDB through the handle the main
-// thread shares, so large block commits never block the main event loop.
+// thread shares, so large batches never stall the main event loop.
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 

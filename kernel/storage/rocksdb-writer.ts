@@ -31,7 +31,7 @@ function pack(operations: readonly RawOperation[]): ArrayBuffer {
 
 /**
  * Writes batches to RocksDB on a worker thread: the @nxtedition binding writes synchronously, and a
- * block of thousands of transactions would otherwise hold the event loop (and every RPC answer) for
+ * batch of thousands of writes would otherwise hold the event loop (and every RPC answer) for
  * tens of milliseconds. Batches are applied one at a time, in the order they were given.
  */
 export class RocksWriter {

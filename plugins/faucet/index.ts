@@ -1,7 +1,8 @@
 import { normalizeAddress } from '../../sdk/address.js';
 import { devnetKey } from '../../sdk/keys.js';
-import { AddressSchema } from '../../kernel/chain/schemas.js';
-import { definePlugin, param, TxFailure } from '../../kernel/plugin.js';
+import { AddressSchema } from '../../chain/schemas.js';
+import { definePlugin, param } from '../../kernel/plugin.js';
+import { TxFailure } from '../../chain/contract.js';
 import { encode } from '../../sdk/encoding.js';
 import { Faucet, grantKey, lastGrantAt } from './service.js';
 import { FaucetConfigSchema, FaucetResultSchema, FaucetStatusSchema, MintPayloadSchema } from './schemas.js';

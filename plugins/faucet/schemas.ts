@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { AddressSchema, UnitsSchema } from '../../kernel/chain/schemas.js';
+import { AddressSchema, UnitsSchema } from '../../chain/schemas.js';
 
 const DecimalTokens = Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,18})?$', description: 'a token amount as a decimal string, e.g. "10" or "0.5"' });
 

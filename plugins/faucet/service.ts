@@ -5,7 +5,7 @@ import { decode } from '../../sdk/encoding.js';
 import { domainError } from '../../sdk/errors.js';
 import type { KeyPair } from '../../sdk/keys.js';
 import { signTransaction } from '../../sdk/transaction.js';
-import type { Chain } from '../../kernel/chain/chain.js';
+import type { Chain } from '../../chain/chain.js';
 import type { Logger } from '../../kernel/log.js';
 import { readU64Key, u64Key } from '../../kernel/storage/keys.js';
 import type { Namespace } from '../../kernel/storage/namespace.js';

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { AddressSchema } from '../../kernel/chain/schemas.js';
+import { AddressSchema } from '../../chain/schemas.js';
 import { BondOgtSchema, RegistrationBaseSchema } from '../providers/inputs.js';
 
 export const FORMATS = ['image', 'video', 'document'] as const;

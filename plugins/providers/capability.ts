@@ -57,7 +57,7 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(s
       const service = new ProviderService({
         kind: spec.kind,
         chain: ctx.use('chain'),
-        keys: ctx.use('keys'),
+        keys: ctx.use('keys').operators,
         peerId: () => p2p.peerId,
         store: ctx.namespace(`${spec.name}.node`),
         log: ctx.log,

@@ -1,4 +1,4 @@
-import type { Chain } from '../../kernel/chain/chain.js';
+import type { Chain } from '../../chain/chain.js';
 import { readProviders, type ProviderKind, type ProviderRecord } from './registry.js';
 
 /** A provider registry as a node reads it: the chain state at the head. */

@@ -2,8 +2,8 @@ import Type, { type Static, type TObject } from 'typebox';
 import type { Address } from '../../sdk/address.js';
 import { formatAmountShort } from '../../sdk/amount.js';
 import { decode, encode } from '../../sdk/encoding.js';
-import { UNBONDING_BLOCKS_KEY } from '../../kernel/chain/genesis.js';
-import { TxFailure, type BlockContext, type TxContext, type TxKind, type TxKindFactory } from '../../kernel/plugin.js';
+import { UNBONDING_BLOCKS_KEY } from '../../chain/genesis.js';
+import { TxFailure, type BlockContext, type TxContext, type TxKind, type TxKindFactory } from '../../chain/contract.js';
 
 /**
  * Bonded provider registrations as chain state, shared by the `compute` and `omp-storage` plugins.

@@ -1,7 +1,6 @@
 import Type from 'typebox';
 import { domainError } from '../../sdk/errors.js';
 import { definePlugin } from '../../kernel/plugin.js';
-import { effectiveRateLimit } from '../../kernel/plugins/load.js';
 import { RateLimiter } from './limiter.js';
 
 export default definePlugin({
@@ -18,9 +17,17 @@ export default definePlugin({
     },
     { additionalProperties: false },
   ),
-  // The --rate-limit* flags are node settings; so are the defaults guardrails bring.
-  configFromNode: (node) => effectiveRateLimit(node),
+  // The --rate-limit* flags are node settings. Off by default; with guardrails, 600 calls per 60 s with
+  // a burst of 100 unless set (`--rate-limit 0` switches them off there too).
+  configFromNode: (node) => {
+    const { rateLimit = {}, guardrails = false } = node as { rateLimit?: { limit?: number; windowSeconds?: number; burst?: number }; guardrails?: boolean };
+    return { limit: rateLimit.limit ?? (guardrails ? 600 : 0), windowSeconds: rateLimit.windowSeconds ?? 60, burst: rateLimit.burst ?? (guardrails ? 100 : 0) };
+  },
   init(ctx) {
+    if (ctx.config.limit === 0) {
+      ctx.log.info('rate limits off (--rate-limit 0)');
+      return undefined;
+    }
     ctx.log.info({ limit: ctx.config.limit, windowSeconds: ctx.config.windowSeconds, burst: ctx.config.burst }, 'rate limits on');
     return new RateLimiter(ctx.config);
   },
@@ -29,7 +36,7 @@ export default definePlugin({
       name: 'per-key-limit',
       summary: 'counts each call of every JSON-RPC request against its key; /health and /metrics are not counted',
       check(request, limiter) {
-        if (request.phase !== 'request') return undefined;
+        if (!limiter || request.phase !== 'request') return undefined;
         const decision = limiter.take(request.principal ?? request.clientAddress, Math.max(1, request.calls), Date.now());
         Object.assign(request.responseHeaders, decision.headers);
         if (decision.allowed) return undefined;

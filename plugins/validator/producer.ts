@@ -1,5 +1,5 @@
 import type { KeyPair } from '../../sdk/keys.js';
-import type { Chain } from '../../kernel/chain/chain.js';
+import type { Chain } from '../../chain/chain.js';
 import type { Logger } from '../../kernel/log.js';
 
 export interface ProducerOptions {

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { devnetKey, generateKeyPair, RpcError, signTransaction, SvcClient, transferPayload, UNIT, type Address } from '../../sdk/index.js';
-import { DEVNET_ACCOUNT_OMC, DEVNET_ACCOUNTS } from '../../kernel/chain/genesis.js';
+import { DEVNET_ACCOUNT_OMC, DEVNET_ACCOUNTS } from '../../chain/genesis.js';
 import { startNodeProcess } from '../helpers/cli.js';
 import { tempDir, waitFor } from '../helpers/test-node.js';
 

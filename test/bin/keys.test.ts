@@ -1,7 +1,7 @@
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadOrCreateNodeKeys } from '../../kernel/keys/node-keys.js';
+import { loadOrCreateNodeKeys } from '../../keys/node-keys.js';
 import { run, SVC, SVC_NODE } from '../helpers/cli.js';
 import { tempDir } from '../helpers/test-node.js';
 

@@ -1,9 +1,10 @@
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { catalog } from '../../plugins/index.js';
-import { readConfigFile, resolveConfig } from '../../kernel/config/load.js';
-import { SvcNode } from '../../kernel/node.js';
+import { catalog } from '../../node/catalog.js';
+import { readConfigFile } from '../../kernel/config/load.js';
+import { resolveConfig } from '../../node/config.js';
+import { SvcNode } from '../../node/node.js';
 import { captureLog } from '../helpers/log-capture.js';
 
 describe('config examples', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { catalog } from '../../plugins/index.js';
-import { renderErrorTable, renderRpcReference } from '../../kernel/docs/reference.js';
+import { catalog } from '../../node/catalog.js';
+import { renderErrorTable, renderRpcReference } from '../../node/docs/reference.js';
 
 describe('generated docs', () => {
   it('docs/rpc.md matches the registered methods and their schemas (run `npm run docs` after changing them)', async () => {

@@ -1,7 +1,8 @@
 import { rmSync } from 'node:fs';
-import { catalog } from '../../plugins/index.js';
-import { mergeConfig, resolveConfig, type RawConfig } from '../../kernel/config/load.js';
-import { SvcNode } from '../../kernel/node.js';
+import { catalog } from '../../node/catalog.js';
+import { mergeConfig, type RawConfig } from '../../kernel/config/load.js';
+import { resolveConfig } from '../../node/config.js';
+import { SvcNode } from '../../node/node.js';
 import type { AnyPlugin } from '../../kernel/plugin.js';
 import { captureLog, type CapturedLog } from './log-capture.js';
 import { tempDir } from './temp-dirs.js';

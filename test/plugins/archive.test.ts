@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { devnetKey, SvcClient, UNIT } from '../../sdk/index.js';
-import type { Chain } from '../../kernel/chain/chain.js';
-import type { P2pService } from '../../kernel/p2p/service.js';
+import type { Chain } from '../../chain/chain.js';
+import type { P2pService } from '../../p2p/service.js';
 import { run, SVC_NODE } from '../helpers/cli.js';
 import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
 import { failure } from '../helpers/rpc-failure.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { devnetKey, generateKeyPair, signTransaction, SvcClient, UNIT } from '../../sdk/index.js';
-import type { Chain } from '../../kernel/chain/chain.js';
-import type { P2pService } from '../../kernel/p2p/service.js';
+import type { Chain } from '../../chain/chain.js';
+import type { P2pService } from '../../p2p/service.js';
 import { startTestNode, waitFor, type TestNode } from '../helpers/test-node.js';
 import { failure } from '../helpers/rpc-failure.js';
 

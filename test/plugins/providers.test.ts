@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetKey, generateKeyPair, RpcError, SvcClient, UNIT } from '../../sdk/index.js';
-import type { Chain } from '../../kernel/chain/chain.js';
-import type { P2pService } from '../../kernel/p2p/service.js';
+import type { Chain } from '../../chain/chain.js';
+import type { P2pService } from '../../p2p/service.js';
 import { run, SVC } from '../helpers/cli.js';
 import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
 import { failure } from '../helpers/rpc-failure.js';
@@ -133,7 +133,7 @@ describe('compute and storage registration on a two-node devnet', () => {
     const [storageBond] = await v.rpcCall<{ bond_ogt: string; operator: string }[]>('svc_ompListProviders');
     expect([computeBond!.bond_ogt, storageBond!.bond_ogt, storageBond!.operator]).toEqual(['1000', '500', operator]);
     const account = compute.node.service<Chain>('chain').state.get(`accounts/${operator}`);
-    const { decodeAccount } = await import('../../kernel/state/accounts.js');
+    const { decodeAccount } = await import('../../chain/state/accounts.js');
     expect(decodeAccount(account).bonded).toEqual({ compute: 1000n * UNIT, storage: 500n * UNIT });
     expect(await c.getBalance(operator)).toMatchObject({ ogt: 500n * UNIT, bonded: { compute: 1000n * UNIT, storage: 500n * UNIT }, bondedOGT: '1500.000000000000000000' });
     const shown = await run(SVC, ['balance', operator, '--url', compute.url]);

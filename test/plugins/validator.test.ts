@@ -4,13 +4,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { checkSignedHeader, type SignedBlockHeader } from '../../sdk/block.js';
 import { devnetKey } from '../../sdk/keys.js';
 import { toHex } from '../../sdk/bytes.js';
-import { devnetGenesis, genesisHash } from '../../kernel/chain/genesis.js';
-import type { Block } from '../../kernel/chain/schemas.js';
+import { devnetGenesis, genesisHash } from '../../chain/genesis.js';
+import type { Block } from '../../chain/schemas.js';
 import { rpc, startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
 import { captureLog } from '../helpers/log-capture.js';
-import { catalog } from '../../plugins/index.js';
-import { resolveConfig } from '../../kernel/config/load.js';
-import { SvcNode } from '../../kernel/node.js';
+import { catalog } from '../../node/catalog.js';
+import { resolveConfig } from '../../node/config.js';
+import { SvcNode } from '../../node/node.js';
 import { definePlugin, type AnyPlugin } from '../../kernel/plugin.js';
 
 let running: TestNode | undefined;

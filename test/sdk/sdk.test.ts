@@ -21,7 +21,7 @@ import {
   UNIT,
   verify,
 } from '../../sdk/index.js';
-import { verifyEd25519 } from '../../kernel/chain/signatures.js';
+import { verifyEd25519 } from '../../chain/signatures.js';
 import { startTestNode, type TestNode } from '../helpers/test-node.js';
 
 describe('sdk: amounts', () => {

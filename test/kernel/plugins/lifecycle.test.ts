@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import Type from 'typebox';
-import { catalog } from '../../../plugins/index.js';
-import { resolveConfig } from '../../../kernel/config/load.js';
-import { SvcNode } from '../../../kernel/node.js';
+import { catalog } from '../../../node/catalog.js';
+import { resolveConfig } from '../../../node/config.js';
+import { SvcNode } from '../../../node/node.js';
 import { definePlugin, param, type AnyPlugin } from '../../../kernel/plugin.js';
 import { captureLog } from '../../helpers/log-capture.js';
 import { rpc, startTestNode, tempDir, waitFor, type TestNode } from '../../helpers/test-node.js';

@@ -38,4 +38,14 @@ describe('third-party plugins', () => {
     await expect(startTestNode({ storage: 'memory', plugins: ['./missing-plugin.js'] })).rejects.toThrow(/plugin "\.\/missing-plugin\.js" \(config "plugins"\): cannot load it/);
     await expect(startTestNode({ storage: 'memory', plugins: ['no-such-package-svc'] })).rejects.toThrow(/first-party plugins are: validator, metrics/);
   });
+
+  it('a plugin must declare the kernel API it was written for, and the loader refuses another', async () => {
+    const dir = tempDir();
+    const undeclared = join(dir, 'undeclared.mjs');
+    writeFileSync(undeclared, "export default { name: 'old', version: '1.0.0', description: 'written before kernelApi' };\n");
+    await expect(startTestNode({ storage: 'memory', plugins: [undeclared] })).rejects.toThrow(`plugin "old" declares no kernel API version ("kernelApi"); this node's kernel API is 1`);
+    const future = join(dir, 'future.mjs');
+    writeFileSync(future, "export default { name: 'future', version: '1.0.0', kernelApi: 2, description: 'from a later kernel' };\n");
+    await expect(startTestNode({ storage: 'memory', plugins: [future] })).rejects.toThrow(`plugin "future" was written for kernel API 2; this node's kernel API is 1`);
+  });
 });

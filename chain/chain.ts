@@ -1,0 +1,392 @@
+import { SyncState } from './sync-state.js';
+import { checkSignedHeader, headerHash, signHeader, type BlockHeader, type SignedBlockHeader } from '../sdk/block.js';
+import { fromHex, toHex, type Hex } from '../sdk/bytes.js';
+import type { KeyPair } from '../sdk/keys.js';
+import { decodeTransaction, type SignedTransaction } from '../sdk/transaction.js';
+import { rawOf, rememberRaw } from './raw-transactions.js';
+import type { ScopedEvents } from '../kernel/events.js';
+import type { Logger } from '../kernel/log.js';
+import type { WriteBatch } from '../kernel/storage/namespace.js';
+import type { WorldState } from './state/world-state.js';
+import type { BlockStore } from './block-store.js';
+import { executeTransactions, InvalidTransactionError } from './executor.js';
+import { genesisHeader, genesisState, type GenesisSpec } from './genesis.js';
+import { invalidSignature, type Mempool } from './mempool.js';
+import { domainError } from '../sdk/errors.js';
+import type { TxDecoder } from './tx-decoder.js';
+import { receiptRoot, type Receipt } from './receipts.js';
+import type { Block } from './schemas.js';
+import { verifyEd25519 } from './signatures.js';
+import type { TxKindRegistry } from './tx-kinds.js';
+import { Pacer } from '../kernel/pacer.js';
+import { merkleRootPaced } from './merkle.js';
+
+export class ChainMismatchError extends Error {
+  override name = 'ChainMismatchError';
+}
+
+/** A block that must not be imported; `reason` says which check failed. */
+export class BlockRejectedError extends Error {
+  override name = 'BlockRejectedError';
+}
+
+export interface ChainOptions {
+  readonly batch: () => WriteBatch;
+  readonly blocks: BlockStore;
+  readonly state: WorldState;
+  readonly mempool: Mempool;
+  readonly decoder: TxDecoder;
+  readonly kinds: TxKindRegistry;
+  readonly genesis: GenesisSpec;
+  readonly events: Pick<ScopedEvents, 'emit'>;
+  readonly log: Logger;
+  /** Most transactions in a produced block. */
+  readonly maxBlockTransactions: number;
+  /** Without the archive capability: blocks of receipts (and state history) kept. */
+  readonly historyBlocks: number;
+}
+
+/** Raised at start when a data dir that was an archive is opened without the archive capability. */
+export class ArchiveFlagError extends Error {
+  override name = 'ArchiveFlagError';
+}
+
+const verifyHeaderSignature = (signature: Uint8Array, message: Uint8Array, key: Uint8Array): boolean => verifyEd25519(signature, message, key);
+
+async function txRoot(hashes: readonly string[], pacer: Pacer): Promise<Hex> {
+  return toHex(await merkleRootPaced(hashes.map((h) => fromHex(h)), pacer));
+}
+
+/**
+ * The canonical chain: its head and world state in memory, its blocks on disk. Producing and importing
+ * both execute the transactions, and commit the block with all its state in one atomic batch.
+ */
+export class Chain {
+  private current: Block | undefined;
+  private genesisBlockHash: string | undefined;
+  private producer: string | undefined;
+  private commits: Promise<unknown> = Promise.resolve();
+  private archive = false;
+  private readonly sync: SyncState;
+
+  constructor(private readonly options: ChainOptions) {
+    this.sync = new SyncState(
+      () => this.head.height,
+      (synced) => options.events.emit('chain:syncStatus', { synced, currentBlock: this.head.height, highestBlock: this.highestKnown }),
+    );
+  }
+
+  get genesis(): GenesisSpec {
+    return this.options.genesis;
+  }
+
+  /** Block 0's hash (known once the chain is open; computing it means hashing the genesis state). */
+  get genesisHash(): string {
+    if (!this.genesisBlockHash) throw new Error('chain is not open');
+    return this.genesisBlockHash;
+  }
+
+  get head(): Block {
+    if (!this.current) throw new Error('chain is not open');
+    return this.current;
+  }
+
+  get state(): WorldState {
+    return this.options.state;
+  }
+
+  get mempool(): Mempool {
+    return this.options.mempool;
+  }
+
+  get kinds(): TxKindRegistry {
+    return this.options.kinds;
+  }
+
+  /**
+   * Loads the stored head and state, or writes block 0 and the genesis state into an empty data dir.
+   * Refuses a data dir of another chain, and a state that does not match the head's state root.
+   */
+  async open(): Promise<{ created: boolean }> {
+    const expected = genesisHeader(this.options.genesis);
+    const expectedHash = headerHash(expected);
+    this.genesisBlockHash = expectedHash;
+    const stored = await this.options.blocks.byHeight(0);
+    if (!stored) {
+      const block: Block = { ...expected, hash: expectedHash, signature: '0x', transactions: [] };
+      const changes = genesisState(this.options.genesis);
+      const { root } = await this.options.state.preview(changes);
+      if (root !== block.stateRoot) throw new Error('genesis state root mismatch (kernel bug)');
+      const batch = this.options.batch();
+      await this.options.state.stage(changes, 0, batch);
+      await this.options.blocks.stage(batch, block, [], []);
+      await batch.write();
+      this.options.state.publish(changes, 0);
+      this.current = block;
+      return { created: true };
+    }
+    if (stored.hash !== expectedHash) {
+      throw new ChainMismatchError(
+        `the data dir holds chain ${stored.chainId} with genesis ${stored.hash}, not ${expected.chainId} with genesis ${expectedHash}: use another --data-dir or --network`,
+      );
+    }
+    const height = await this.options.blocks.headHeight();
+    const head = height === undefined ? undefined : await this.options.blocks.byHeight(height);
+    if (!head) throw new ChainMismatchError('the data dir has a genesis block but no readable head block: the database is damaged');
+    await this.options.state.load();
+    const root = this.options.state.root();
+    if (root !== head.stateRoot) throw new ChainMismatchError(`stored state has root ${root}, but head block ${head.height} says ${head.stateRoot}: the database is damaged`);
+    this.current = head;
+    return { created: false };
+  }
+
+  getBlock(height: number): Promise<Block | undefined> {
+    return this.options.blocks.byHeight(height);
+  }
+
+  getBlockByHash(hash: string): Promise<Block | undefined> {
+    return this.options.blocks.byHash(hash);
+  }
+
+  async getTransaction(hash: string): Promise<{ tx: SignedTransaction; height?: number; index?: number } | undefined> {
+    const stored = await this.options.blocks.transaction(hash);
+    if (stored) return { tx: decodeTransaction(stored.raw), height: stored.height, index: stored.index };
+    const pending = this.options.mempool.get(hash);
+    return pending ? { tx: pending } : undefined;
+  }
+
+  /** Keep every receipt and every historical state value (the `archive` plugin turns this on). */
+  enableArchive(): void {
+    this.archive = true;
+    this.options.state.keepAllHistory();
+  }
+
+  get isArchive(): boolean {
+    return this.archive;
+  }
+
+  /**
+   * Once a data dir has been an archive it stays one: turning the capability off would silently
+   * lose what it promised to keep, so that takes an explicit `svc-node prune`.
+   */
+  async checkArchiveFlag(): Promise<void> {
+    const wasArchive = await this.options.blocks.archiveFlag();
+    if (wasArchive && !this.archive) {
+      throw new ArchiveFlagError(
+        '--receipt-archive: this data dir is an archive (it was run with --receipt-archive true); start it with --receipt-archive true, or drop the history outside the window first with `svc-node prune --data-dir <dir> [--history-blocks <n>]`',
+      );
+    }
+    if (this.archive && !wasArchive) await this.options.blocks.setArchiveFlag(true);
+  }
+
+  /** A receipt; `pruned` when its block is older than the history window; undefined when unknown. */
+  async receiptOrPruned(hash: string): Promise<Receipt | 'pruned' | undefined> {
+    const receipt = await this.options.blocks.receipt(hash);
+    if (receipt) return receipt;
+    const stored = await this.options.blocks.transaction(hash);
+    return stored && stored.height < this.state.oldestAvailable(this.head.height) ? 'pruned' : undefined;
+  }
+
+  /** The bytes a transaction travels as (what it arrived as, when it came raw). */
+  rawTransaction(tx: SignedTransaction): Uint8Array {
+    return rawOf(tx);
+  }
+
+  /** A stored block with the raw transactions it lists, as peers that sync from this node get it. */
+  async blockWithTransactions(height: number): Promise<{ block: Block; raws: Uint8Array[] } | undefined> {
+    const block = await this.options.blocks.byHeight(height);
+    if (!block) return undefined;
+    const raws = await Promise.all(block.transactions.map(async (hash) => (await this.options.blocks.transaction(hash))?.raw));
+    if (raws.some((raw) => raw === undefined)) throw new Error(`block ${height} lists a transaction the store does not hold: the database is damaged`);
+    return { block, raws: raws as Uint8Array[] };
+  }
+
+  getReceipt(hash: string): Promise<Receipt | undefined> {
+    return this.options.blocks.receipt(hash);
+  }
+
+  /** Admits a transaction this node signed itself (verified inline, synchronously). */
+  submit(tx: SignedTransaction): void {
+    this.options.mempool.add(tx);
+    this.announce(tx);
+  }
+
+  /**
+   * Admits a raw transaction from a client or a peer: decoded and signature-checked on a worker
+   * thread, then checked against the mempool here. Throws the domain error that says why not.
+   */
+  async submitRaw(raw: Uint8Array): Promise<SignedTransaction> {
+    const decoded = await this.options.decoder.decode(raw);
+    if ('format' in decoded) throw domainError('invalid_transaction', decoded.format, { field: 'rawTransaction' });
+    if ('badSignature' in decoded) throw invalidSignature();
+    const { tx } = decoded;
+    rememberRaw(tx, raw);
+    this.options.mempool.addVerified(tx);
+    this.announce(tx);
+    return tx;
+  }
+
+  private announce(tx: SignedTransaction): void {
+    this.options.events.emit('chain:pendingTransaction', { hash: tx.hash, from: tx.from, kind: tx.kind, nonce: tx.nonce, transaction: tx });
+  }
+
+  /** Builds, signs and commits the next block from the mempool's ready transactions. */
+  produceBlock(key: KeyPair, timestamp: number): Promise<Block> {
+    return this.serialized(async () => {
+      const started = performance.now();
+      const head = this.head;
+      const env = { chainId: head.chainId, height: head.height + 1, timestamp };
+      const candidates = this.options.mempool.ready(this.options.maxBlockTransactions);
+      const pacer = new Pacer();
+      const result = await executeTransactions(candidates, env, this.options.state, this.options.kinds, this.options.log, false, pacer);
+      for (const rejected of result.rejected) this.options.log.debug({ tx: rejected.hash, reason: rejected.message }, 'left a transaction out of the block');
+      const hashes = result.included.map((tx) => tx.hash);
+      const applied = await this.options.state.preview(result.overlay.changes, pacer);
+      const header: BlockHeader = {
+        chainId: head.chainId,
+        height: env.height,
+        parentHash: head.hash as Hex,
+        timestamp,
+        proposer: key.address,
+        proposerKey: toHex(key.publicKey),
+        txRoot: await txRoot(hashes, pacer),
+        stateRoot: applied.root,
+        receiptRoot: toHex(await receiptRoot(result.receipts, pacer)),
+      };
+      return this.commit(signHeader(header, key.secretKey), result.included, result.receipts, result.overlay.changes, applied.undo, { source: 'produced', started });
+    });
+  }
+
+  /**
+   * What is wrong with a block's header on its own (chain id, proposer, hash, signature), or
+   * undefined: the check a peer's block announcement gets before it is believed or passed on.
+   */
+  headerProblem(block: Block): string | undefined {
+    if (block.chainId !== this.head.chainId) return `chain id ${block.chainId} is not ${this.head.chainId}`;
+    if (block.proposerKey !== this.options.genesis.validatorKey) return 'proposer is not the chain validator';
+    return checkSignedHeader(block as SignedBlockHeader, verifyHeaderSignature);
+  }
+
+  /**
+   * Verifies and commits a block received from elsewhere: parent link, proposer and its signature,
+   * transaction hashes and signatures, then re-execution, which must give the header's roots.
+   */
+  importBlock(block: Block, rawTransactions: readonly Uint8Array[]): Promise<Block> {
+    return this.serialized(async () => {
+      const started = performance.now();
+      const head = this.head;
+      const reject = (reason: string): never => {
+        throw new BlockRejectedError(`block ${block.height} (${block.hash}): ${reason}`);
+      };
+      const invalidHeader = this.headerProblem(block);
+      if (invalidHeader) reject(invalidHeader);
+      if (block.height !== head.height + 1 || block.parentHash !== head.hash) reject(`does not extend head ${head.height} (${head.hash})`);
+      if (block.timestamp <= head.timestamp) reject('timestamp is not after its parent');
+      if (rawTransactions.length !== block.transactions.length) reject('transaction count does not match the block');
+      // Decoded and signature-checked like submitted transactions: on the worker, in batches.
+      const decoded = await Promise.all(rawTransactions.map((raw) => this.options.decoder.decode(raw)));
+      const txs: SignedTransaction[] = [];
+      decoded.forEach((result, i) => {
+        if ('format' in result) return reject(`transaction ${i}: ${result.format}`);
+        if ('badSignature' in result) return reject(`transaction ${result.hash}: bad signature`);
+        rememberRaw(result.tx, rawTransactions[i]!);
+        if (result.tx.hash !== block.transactions[i]) reject(`transaction ${i} hash does not match the block's list`);
+        txs.push(result.tx);
+      });
+      const pacer = new Pacer();
+      if ((await txRoot(block.transactions, pacer)) !== block.txRoot) reject('transaction root mismatch');
+      const env = { chainId: head.chainId, height: block.height, timestamp: block.timestamp };
+      let result;
+      try {
+        result = await executeTransactions(txs, env, this.options.state, this.options.kinds, this.options.log, true, pacer);
+      } catch (error) {
+        if (error instanceof InvalidTransactionError) return reject(`transaction ${error.hash}: ${error.message}`);
+        throw error;
+      }
+      if (toHex(await receiptRoot(result.receipts, pacer)) !== block.receiptRoot) reject('receipt root mismatch');
+      const applied = await this.options.state.preview(result.overlay.changes, pacer);
+      if (applied.root !== block.stateRoot) {
+        applied.undo();
+        reject(`state root mismatch: executing it gives ${applied.root}`);
+      }
+      return this.commit(block as SignedBlockHeader, txs, result.receipts, result.overlay.changes, applied.undo, { source: 'imported', started });
+    });
+  }
+
+  private async commit(
+    header: SignedBlockHeader,
+    txs: readonly SignedTransaction[],
+    pending: readonly Omit<Receipt, 'blockHash'>[],
+    changes: ReadonlyMap<string, Uint8Array | undefined>,
+    undo: () => void,
+    how: { source: 'produced' | 'imported'; started: number },
+  ): Promise<Block> {
+    const block: Block = { ...header, transactions: txs.map((tx) => tx.hash) };
+    const receipts: Receipt[] = pending.map((r) => ({ ...r, blockHash: block.hash }));
+    const raws = txs.map(rawOf);
+    try {
+      const batch = this.options.batch();
+      const pacer = new Pacer();
+      await this.options.state.stage(changes, block.height, batch, pacer);
+      await this.options.state.stagePrune(block.height, batch);
+      const expired = block.height - this.options.historyBlocks;
+      if (!this.archive && expired >= 1) await this.options.blocks.stagePruneReceipts(batch, expired);
+      await this.options.blocks.stage(batch, block, raws, receipts, pacer);
+      await batch.write();
+    } catch (error) {
+      undo();
+      throw error;
+    }
+    // From here on readers see the new block and its state together.
+    this.options.state.publish(changes, block.height);
+    this.current = block;
+    this.options.mempool.afterBlock(txs);
+    this.sync.update();
+    // One line a block while following the head; while catching up, the sync's progress lines say it.
+    const ms = Number((performance.now() - how.started).toFixed(1));
+    this.options.log[this.synced ? 'info' : 'debug']({ height: block.height, transactions: txs.length, hash: block.hash, ms }, `${how.source} block ${block.height}: ${txs.length} tx, ${block.hash.slice(0, 10)}…, ${ms} ms`);
+    this.options.events.emit('chain:block', { height: block.height, hash: block.hash, timestamp: block.timestamp, transactions: txs.length, block, receipts, rawTransactions: raws });
+    return block;
+  }
+
+  /** Commits one block at a time: production and import never interleave. */
+  private serialized<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.commits.then(work, work);
+    this.commits = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Marks this node as producing blocks (so it counts as synced without peers). Only one producer. */
+  attachProducer(name: string): void {
+    if (this.producer && this.producer !== name) throw new Error(`plugin "${name}" cannot produce blocks: "${this.producer}" already does`);
+    this.producer = name;
+  }
+
+  get isProducer(): boolean {
+    return this.producer !== undefined;
+  }
+
+  /** The best head this node's peers announce (undefined while it has none), as the network layer reports it. */
+  get bestPeerHead(): number | undefined {
+    return this.sync.bestPeerHead;
+  }
+
+  reportBestPeerHead(height: number | undefined): void {
+    this.sync.reportPeerHead(height);
+  }
+
+  /** The highest block this node knows of: its head, or a peer's if higher. */
+  get highestKnown(): number {
+    return Math.max(this.head.height, this.sync.bestPeerHead ?? 0);
+  }
+
+  /** Synced: within 2 blocks of the best head peers announce (see SyncState for the grace on leaving); a producer (a validator) is synced. */
+  get synced(): boolean {
+    return this.isProducer || this.sync.isSynced;
+  }
+
+  /** Stops the sync-status timer. */
+  close(): void {
+    this.sync.close();
+  }
+}

@@ -1,0 +1,142 @@
+import type { Static, TSchema } from 'typebox';
+import type { Address } from '../sdk/address.js';
+import type { Asset } from '../sdk/amount.js';
+import type { DomainErrorName } from '../sdk/errors.js';
+import type { SignedTransaction } from '../sdk/transaction.js';
+import type { AnyPlugin } from '../kernel/plugin.js';
+import type { Account } from './state/accounts.js';
+
+/**
+ * What the chain adds to the plugin contract: transaction kinds, end-of-block steps and genesis
+ * entries a plugin may declare, and the chain's events. Plugin authors import all of it from
+ * `svc-node/plugin`, like the kernel's part.
+ */
+declare module '../kernel/plugin.js' {
+  interface SvcEvents {
+    /** A block (produced or imported) and all its state are committed. */
+    'chain:block': { height: number; hash: string; timestamp: number; transactions: number; block: CommittedBlock; receipts: readonly CommittedReceipt[]; rawTransactions: readonly Uint8Array[] };
+    /** The node became synced, or stopped being synced. */
+    'chain:syncStatus': { synced: boolean; currentBlock: number; highestBlock: number };
+    /** A transaction entered the mempool. */
+    'chain:pendingTransaction': { hash: string; from: string; kind: string; nonce: number; transaction: SignedTransaction };
+  }
+
+  // Type parameters as in the kernel's declaration: the chain's hooks see the plugin's service.
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  interface PluginDefinition<C extends TSchema, Svc> {
+    /** Transaction kinds this plugin executes, built with the given factory so handlers see the service's type. */
+    txKinds?(kind: TxKindFactory<Svc>): readonly TxKind[];
+    /**
+     * State transitions at the end of every block, after its transactions (e.g. releasing bonds whose
+     * unbonding period is over). Deterministic: every node re-executes it when importing the block.
+     */
+    endBlock?(ctx: BlockContext, service: Svc): void;
+    /**
+     * Consensus state this plugin puts in block 0, from the network's genesis parameters (keys under
+     * `<plugin name>/` or `params/`). Read without running the plugin: every node of the network must
+     * compute the same genesis.
+     */
+    genesis?(network: GenesisParameters): Iterable<readonly [string, Uint8Array]>;
+  }
+}
+
+/** What a genesis hook reads: the network's name and the genesis file's parameters (devnet: none). */
+export interface GenesisParameters {
+  readonly network: string;
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+/** A committed block as events carry it (the chain's wire shape). */
+export interface CommittedBlock {
+  readonly height: number;
+  readonly hash: string;
+  readonly parentHash: string;
+  readonly timestamp: number;
+  readonly chainId: string;
+  readonly proposer: string;
+  readonly proposerKey: string;
+  readonly txRoot: string;
+  readonly stateRoot: string;
+  readonly receiptRoot: string;
+  readonly signature: string;
+  readonly transactions: readonly string[];
+}
+
+export interface CommittedReceipt {
+  readonly transactionHash: string;
+  readonly blockNumber: number;
+  readonly blockHash: string;
+  readonly index: number;
+  readonly from: string;
+  readonly kind: string;
+  readonly status: 'success' | 'failed';
+  readonly error?: { name: string; reason: string };
+}
+
+/** What a transaction kind's `execute` may read and change; all of it is undone if the transaction fails. */
+export interface TxContext<P = unknown> {
+  readonly chainId: string;
+  readonly height: number;
+  /** Block timestamp, unix ms. */
+  readonly timestamp: number;
+  readonly tx: SignedTransaction;
+  readonly payload: P;
+  account(address: Address): Account;
+  setAccount(address: Address, account: Account): void;
+  credit(address: Address, asset: Asset, amount: bigint): void;
+  /** Throws TxFailure `insufficient_funds` when the balance can't cover it. */
+  debit(address: Address, asset: Asset, amount: bigint): void;
+  /** Any consensus state key. */
+  readState(key: string): Uint8Array | undefined;
+  /** Only keys under `<plugin name>/`. */
+  writeState(key: string, value: Uint8Array | undefined): void;
+}
+
+/**
+ * What a plugin's end-of-block step sees: the block, accounts and consensus state, with the same
+ * write rule as transactions (its own `<plugin name>/` keys). Runs after the block's transactions,
+ * on every node, so it must be deterministic.
+ */
+export type BlockContext = Omit<TxContext<never>, 'tx' | 'payload'>;
+
+export interface TxKindSpec<Svc, P extends TSchema> {
+  /** `<plugin>.<action>`, or `transfer` for the core. */
+  readonly kind: string;
+  readonly summary: string;
+  readonly payload: P;
+  /** Who may sign it: a reason to refuse, or undefined. Checked at mempool entry and on import. */
+  authorize?(tx: SignedTransaction, payload: Static<P>, service: Svc): string | undefined;
+  /** What the sender must hold, for the mempool's funds check. */
+  debits?(payload: Static<P>): { asset: Asset; amount: bigint }[];
+  /** Check the signer, check inputs, mutate state, return; throw TxFailure to fail the transaction. */
+  execute(ctx: TxContext<Static<P>>, service: Svc): void;
+}
+
+/** A transaction kind with its types erased, as the registry holds it. */
+export interface TxKind {
+  readonly kind: string;
+  readonly summary: string;
+  readonly payload: TSchema;
+  authorize?(tx: SignedTransaction, payload: unknown, service: unknown): string | undefined;
+  debits?(payload: unknown): { asset: Asset; amount: bigint }[];
+  execute(ctx: TxContext<unknown>, service: unknown): void;
+}
+
+export type TxKindFactory<Svc> = <P extends TSchema>(spec: TxKindSpec<Svc, P>) => TxKind;
+
+/** Fails the transaction being executed: a failed receipt with this error, and no state change but the nonce. */
+export class TxFailure extends Error {
+  override name = 'TxFailure';
+  constructor(
+    readonly error: DomainErrorName,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/** A plugin's transaction kinds, read from its definition without running it. */
+export function pluginTxKinds(plugin: AnyPlugin): readonly TxKind[] {
+  const txKinds = plugin.txKinds as ((factory: (spec: unknown) => TxKind) => readonly TxKind[]) | undefined;
+  return txKinds?.((spec) => spec as TxKind) ?? [];
+}

@@ -1,0 +1,161 @@
+import type { Address } from '../sdk/address.js';
+import { formatAmountShort, type Asset } from '../sdk/amount.js';
+import type { SignedTransaction } from '../sdk/transaction.js';
+import type { Logger } from '../kernel/log.js';
+import { TxFailure, type BlockContext, type TxContext } from './contract.js';
+import { accountKey, assetField, decodeAccount, encodeAccount, type Account } from './state/accounts.js';
+import { StateOverlay, type StateReader } from './state/overlay.js';
+import type { PendingReceipt } from './receipts.js';
+import type { RegisteredTxKind, TxKindRegistry } from './tx-kinds.js';
+import type { Pacer } from '../kernel/pacer.js';
+
+export interface BlockEnv {
+  readonly chainId: string;
+  readonly height: number;
+  readonly timestamp: number;
+}
+
+/** Why a transaction can't be in a block at all (as opposed to being in it with a failed receipt). */
+export class InvalidTransactionError extends Error {
+  override name = 'InvalidTransactionError';
+  constructor(
+    readonly hash: string,
+    readonly error: 'invalid_transaction' | 'nonce_too_low' | 'nonce_gap',
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+export interface ExecutionResult {
+  readonly overlay: StateOverlay;
+  readonly included: SignedTransaction[];
+  readonly receipts: PendingReceipt[];
+  /** Transactions left out as invalid (only when not strict). */
+  readonly rejected: InvalidTransactionError[];
+}
+
+/** Checks what makes a transaction includable against the state it would run on. Returns the kind's registration. */
+export function checkIncludable(tx: SignedTransaction, state: StateReader, kinds: TxKindRegistry, chainId: string): RegisteredTxKind {
+  if (tx.chainId !== chainId) throw new InvalidTransactionError(tx.hash, 'invalid_transaction', `chain id ${tx.chainId} is not this chain's (${chainId})`);
+  const checked = kinds.check(tx);
+  if ('reason' in checked) throw new InvalidTransactionError(tx.hash, 'invalid_transaction', checked.reason);
+  const nonce = decodeAccount(state.get(accountKey(tx.from))).nonce;
+  if (tx.nonce < nonce) throw new InvalidTransactionError(tx.hash, 'nonce_too_low', `nonce ${tx.nonce} is already used (account nonce is ${nonce})`);
+  if (tx.nonce > nonce) throw new InvalidTransactionError(tx.hash, 'nonce_gap', `nonce ${tx.nonce} is ahead of the account nonce ${nonce}`);
+  return checked.kind;
+}
+
+/** Accounts and consensus state as a block's steps see them; writes only under the owner's prefix. */
+class BlockScope implements BlockContext {
+  constructor(
+    protected readonly state: StateOverlay,
+    readonly env: BlockEnv,
+    readonly owner: string,
+  ) {}
+
+  get chainId(): string {
+    return this.env.chainId;
+  }
+  get height(): number {
+    return this.env.height;
+  }
+  get timestamp(): number {
+    return this.env.timestamp;
+  }
+
+  account(address: Address): Account {
+    return decodeAccount(this.state.get(accountKey(address)));
+  }
+
+  setAccount(address: Address, account: Account): void {
+    this.state.set(accountKey(address), encodeAccount(account));
+  }
+
+  credit(address: Address, asset: Asset, amount: bigint): void {
+    if (amount < 0n) throw new Error('credit of a negative amount');
+    const account = this.account(address);
+    account[assetField(asset)] += amount;
+    this.setAccount(address, account);
+  }
+
+  debit(address: Address, asset: Asset, amount: bigint): void {
+    if (amount < 0n) throw new Error('debit of a negative amount');
+    const account = this.account(address);
+    const field = assetField(asset);
+    if (account[field] < amount) throw new TxFailure('insufficient_funds', `${address} holds ${formatAmountShort(account[field])} ${asset}, needs ${formatAmountShort(amount)} ${asset}`);
+    account[field] -= amount;
+    this.setAccount(address, account);
+  }
+
+  readState(key: string): Uint8Array | undefined {
+    return this.state.get(key);
+  }
+
+  writeState(key: string, value: Uint8Array | undefined): void {
+    if (!key.startsWith(`${this.owner}/`)) throw new Error(`plugin "${this.owner}" may only write state keys under "${this.owner}/", not "${key}"`);
+    if (value === undefined) this.state.delete(key);
+    else this.state.set(key, value);
+  }
+}
+
+class Context extends BlockScope implements TxContext<unknown> {
+  constructor(
+    state: StateOverlay,
+    env: BlockEnv,
+    readonly tx: SignedTransaction,
+    owner: string,
+  ) {
+    super(state, env, owner);
+  }
+
+  get payload(): unknown {
+    return this.tx.payload;
+  }
+}
+
+/**
+ * Runs transactions in order on top of `state`. Each runs in its own overlay: on success its writes
+ * join the block's; on failure only the nonce moves, and the receipt says why. With `strict`, an
+ * invalid transaction rejects the whole block (import); otherwise it is left out (production).
+ */
+export async function executeTransactions(txs: readonly SignedTransaction[], env: BlockEnv, state: StateReader, kinds: TxKindRegistry, log: Logger, strict: boolean, pacer?: Pacer): Promise<ExecutionResult> {
+  const overlay = new StateOverlay(state);
+  const included: SignedTransaction[] = [];
+  const receipts: PendingReceipt[] = [];
+  const rejected: InvalidTransactionError[] = [];
+  for (const tx of txs) {
+    await pacer?.step();
+    let kind;
+    try {
+      kind = checkIncludable(tx, overlay, kinds, env.chainId);
+    } catch (error) {
+      if (strict || !(error instanceof InvalidTransactionError)) throw error;
+      rejected.push(error);
+      continue;
+    }
+    const index = included.length;
+    included.push(tx);
+    const bumpNonce = (target: StateOverlay): void => {
+      const sender = decodeAccount(target.get(accountKey(tx.from)));
+      sender.nonce += 1;
+      target.set(accountKey(tx.from), encodeAccount(sender));
+    };
+    const scratch = overlay.child();
+    try {
+      bumpNonce(scratch);
+      kind.spec.execute(new Context(scratch, env, tx, kind.owner), kind.service());
+      scratch.mergeInto(overlay);
+      receipts.push({ transactionHash: tx.hash, blockNumber: env.height, index, from: tx.from, kind: tx.kind, status: 'success' });
+    } catch (error) {
+      bumpNonce(overlay);
+      const failure =
+        error instanceof TxFailure
+          ? { name: error.error, reason: error.message }
+          : (log.error({ err: error, tx: tx.hash, kind: tx.kind }, 'transaction kind threw; the transaction fails'), { name: 'internal_error', reason: 'the transaction kind failed' });
+      receipts.push({ transactionHash: tx.hash, blockNumber: env.height, index, from: tx.from, kind: tx.kind, status: 'failed', error: failure });
+    }
+  }
+  for (const hook of kinds.endBlockHooks) hook.run(new BlockScope(overlay, env, hook.owner));
+  return { overlay, included, receipts, rejected };
+}

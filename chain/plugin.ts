@@ -1,0 +1,261 @@
+import Type from 'typebox';
+import { normalizeAddress } from '../sdk/address.js';
+import type { Hex } from '../sdk/bytes.js';
+import { formatAmountShort } from '../sdk/amount.js';
+import { domainError } from '../sdk/errors.js';
+import { decodeTransaction } from '../sdk/transaction.js';
+import { definePlugin, optionalParam, param } from '../kernel/plugin.js';
+import { accountKey, readBalances } from './state/accounts.js';
+import { HistoryPrunedError, WorldState } from './state/world-state.js';
+import { blockNamespaces, BlockStore } from './block-store.js';
+import { Chain } from './chain.js';
+import { chainSubscriptions } from './subscriptions.js';
+import type { GenesisSpec } from './genesis.js';
+import { DEFAULT_MEMPOOL, Mempool } from './mempool.js';
+import { TxDecoder } from './tx-decoder.js';
+import { ReceiptSchema } from './receipts.js';
+import { AddressSchema, BalanceSchema, BlockSchema, BlockTagSchema, ChainInfoSchema, HashSchema, TransactionSchema, TransferPayloadSchema } from './schemas.js';
+import { TxKindRegistry } from './tx-kinds.js';
+
+declare module '../kernel/plugin.js' {
+  interface SvcCapabilities {
+    chain: Chain;
+  }
+}
+
+export interface ChainSettings {
+  /** Blocks of receipts and state history kept without the archive capability. */
+  readonly historyBlocks: number;
+  readonly maxBlockTransactions?: number;
+}
+
+const RawTransactionSchema = Type.String({ pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 262_144, description: 'a signed transaction, 0x hex of its CBOR encoding' });
+
+/**
+ * The chain as a plugin: blocks, world state, mempool, the core `transfer` kind and the RPC methods
+ * that read and submit. Always loaded; the composition root hands it the genesis.
+ */
+export function chainPlugin(genesis: GenesisSpec, settings: ChainSettings = { historyBlocks: 10_000 }) {
+  return definePlugin({
+    name: 'chain',
+    version: '1.0.0',
+    description: 'the chain: blocks, world state, mempool, transfers; reading and submitting RPC methods',
+    provides: ['chain'],
+    namespaces: [
+      { name: 'chain.blocks', description: 'u64 height -> CBOR block' },
+      { name: 'chain.block-index', description: '32-byte block hash -> u64 height' },
+      { name: 'chain.meta', description: '"head" -> u64 height of the head block' },
+      { name: 'chain.transactions', description: '32-byte tx hash -> CBOR [raw tx, height, index]' },
+      { name: 'chain.receipts', description: '32-byte tx hash -> CBOR receipt' },
+      { name: 'state.entries', description: 'utf8 state key -> u64 height of last change ‖ value' },
+      { name: 'state.history', description: 'utf8 state key ‖ 0x00 ‖ u64 height -> value at that height (empty = absent)' },
+      { name: 'state.prunable', description: 'u64 height ‖ utf8 key ‖ 0x00 ‖ u64 old height -> empty: history entry superseded at height' },
+    ],
+    events: {
+      'chain:block': 'a block and all its state are committed',
+      'chain:pendingTransaction': 'a transaction entered the mempool',
+      'chain:syncStatus': 'the node became synced or stopped being synced',
+    },
+    async init(ctx) {
+      // Every plugin's transaction kinds and end-of-block steps are chain rules: collected here.
+      const kinds = TxKindRegistry.collect(ctx.plugins);
+      const blocks = new BlockStore(blockNamespaces((name) => ctx.namespace(name)));
+      const state = new WorldState(ctx.namespace('state.entries'), ctx.namespace('state.history'), ctx.namespace('state.prunable'), { archive: false, historyBlocks: settings.historyBlocks });
+      const mempool = new Mempool({ state, kinds, chainId: genesis.chainId, options: DEFAULT_MEMPOOL });
+      const decoder = new TxDecoder(1);
+      ctx.signal.addEventListener('abort', () => void decoder.close());
+      const chain = new Chain({ batch: () => ctx.batch(), blocks, state, mempool, decoder, kinds, genesis, events: ctx.events, log: ctx.log, maxBlockTransactions: settings.maxBlockTransactions ?? 20_000, historyBlocks: settings.historyBlocks });
+      const { created } = await chain.open();
+      if (created) {
+        ctx.log.info({ genesis: chain.head.hash, chainId: genesis.chainId }, 'wrote genesis block');
+        if (genesis.network === 'devnet') {
+          // Like other dev chains, name the well-known prefunded accounts once, when the chain is created.
+          const first = genesis.accounts[0];
+          const funds = first ? ` with ${formatAmountShort(first.omc)} OMC and ${formatAmountShort(first.ogt)} OGT each` : '';
+          ctx.log.info(
+            { accounts: genesis.accounts.map((account) => account.address) },
+            `devnet: ${genesis.accounts.length} dev accounts${funds}, public test keys from the published dev seed (never hold value with them); sign with \`svc transfer --dev-account <0-${genesis.accounts.length - 1}>\``,
+          );
+          ctx.log.info(genesis.accounts.map((account, i) => `${i} ${account.address}`).join('  '));
+        }
+      }
+      ctx.log.info({ height: chain.head.height, hash: chain.head.hash, stateEntries: state.size }, 'chain open');
+      return chain;
+    },
+    start: (chain) => chain.checkArchiveFlag(),
+    stop: (chain) => chain.close(),
+    notReady: (chain) => (chain.synced ? undefined : 'syncing'),
+    health: (chain) => ({ head: chain.head.height, headHash: chain.head.hash, lastBlockAgeMs: Math.max(0, Date.now() - chain.head.timestamp), synced: chain.synced }),
+    subscriptions: (kind) => chainSubscriptions(kind),
+    txKinds: (kind) => [
+      kind({
+        kind: 'transfer',
+        summary: 'moves an amount of OMC or OGT from the signer to another account',
+        payload: TransferPayloadSchema,
+        debits: (payload) => [{ asset: payload.asset, amount: BigInt(payload.amount) }],
+        execute(ctx) {
+          const amount = BigInt(ctx.payload.amount);
+          ctx.debit(ctx.tx.from, ctx.payload.asset, amount);
+          ctx.credit(normalizeAddress(ctx.payload.to), ctx.payload.asset, amount);
+        },
+      }),
+    ],
+    rpc: (method) => [
+      method({
+        name: 'svc_blockNumber',
+        summary: 'Height of the head block.',
+        params: [],
+        result: Type.Integer({ minimum: 0 }),
+        handler: (_params, { service }) => service.head.height,
+      }),
+      method({
+        name: 'svc_getBlockByNumber',
+        summary: 'A block by height, or the head with "latest".',
+        params: [param('blockNumber', BlockTagSchema)],
+        result: BlockSchema,
+        errors: ['invalid_params', 'not_found'],
+        handler: async ([tag], { service }) => {
+          if (tag === 'latest') return service.head;
+          const block = tag > service.head.height ? undefined : await service.getBlock(tag);
+          if (!block) throw domainError('not_found', `block ${tag} does not exist yet (head is ${service.head.height})`, { blockNumber: tag });
+          return block;
+        },
+      }),
+      method({
+        name: 'svc_getBlockByHash',
+        summary: 'A block by its hash.',
+        params: [param('hash', HashSchema)],
+        result: BlockSchema,
+        errors: ['invalid_params', 'not_found'],
+        handler: async ([hash], { service }) => {
+          const block = await service.getBlockByHash(hash);
+          if (!block) throw domainError('not_found', `no block has hash ${hash}`, { hash });
+          return block;
+        },
+      }),
+      method({
+        name: 'svc_getBalance',
+        summary: 'OMC and OGT balances in base units, and OGT bonded per purpose, at the head or at a past block.',
+        description: 'A past blockNumber is answered within the history window (any block on an archive node); older ones answer `pruned`.',
+        params: [param('address', AddressSchema), optionalParam('blockNumber', BlockTagSchema)],
+        result: BalanceSchema,
+        errors: ['invalid_address', 'invalid_params', 'not_found', 'pruned'],
+        handler: ([rawAddress, tag], { service }) => {
+          const address = normalizeAddress(rawAddress);
+          const head = service.head.height;
+          const height = tag === undefined || tag === 'latest' ? head : tag;
+          const balance = (raw: Uint8Array | undefined) => {
+            const { omc, ogt, bonded } = readBalances(raw);
+            return { address, blockNumber: height, omc, ogt, bonded };
+          };
+          // The head's state is in memory: answer without a promise.
+          if (height === head) return balance(service.state.get(accountKey(address)));
+          if (height > head) throw domainError('not_found', `block ${height} does not exist yet (head is ${head})`, { blockNumber: height });
+          return service.state.valueAt(accountKey(address), height, head).then(balance, (error: unknown) => {
+            if (error instanceof HistoryPrunedError) {
+              const oldest = service.state.oldestAvailable(head);
+              throw domainError('pruned', `state at block ${height} is older than this node's history window (oldest: ${oldest}); ask an archive node`, { oldest });
+            }
+            throw error;
+          });
+        },
+      }),
+      method({
+        name: 'svc_getNonce',
+        summary: 'The nonce the next transaction of this address should carry (mined and pending counted).',
+        params: [param('address', AddressSchema)],
+        result: Type.Integer({ minimum: 0 }),
+        errors: ['invalid_address'],
+        handler: ([address], { service }) => service.mempool.nextNonce(normalizeAddress(address)),
+      }),
+      method({
+        name: 'svc_sendRawTransaction',
+        summary: 'Submits a signed transaction; returns its hash once the mempool has admitted it.',
+        params: [param('rawTransaction', RawTransactionSchema)],
+        result: HashSchema,
+        errors: ['invalid_params', 'invalid_transaction', 'invalid_signature', 'wrong_chain_id', 'nonce_too_low', 'nonce_gap', 'nonce_conflict', 'already_known', 'insufficient_funds', 'mempool_full'],
+        handler: async ([raw], { service }) => {
+          const bytes = Buffer.from(raw.slice(2), 'hex');
+          try {
+            return (await service.submitRaw(bytes)).hash;
+          } catch (error) {
+            // A mined transaction's nonce is used, so a replay lands here; say what it is.
+            const hash = (error as Error).message === 'nonce_too_low' ? decodeTransaction(bytes).hash : undefined;
+            if (hash && (await service.getReceipt(hash))) throw domainError('already_known', `transaction ${hash} is already mined`, { hash });
+            throw error;
+          }
+        },
+      }),
+      method({
+        name: 'svc_getTransaction',
+        summary: 'A transaction by hash, pending or mined.',
+        params: [param('hash', HashSchema)],
+        result: TransactionSchema,
+        errors: ['invalid_params', 'not_found'],
+        handler: async ([hash], { service }) => {
+          const found = await service.getTransaction(hash.toLowerCase());
+          if (!found) throw domainError('not_found', `no pending or mined transaction has hash ${hash}`, { hash });
+          const { tx } = found;
+          return {
+            hash: tx.hash,
+            from: tx.from,
+            chainId: tx.chainId,
+            kind: tx.kind,
+            nonce: tx.nonce,
+            publicKey: tx.publicKey,
+            signature: tx.signature,
+            payload: jsonPayload(tx.payload),
+            status: found.height === undefined ? ('pending' as const) : ('mined' as const),
+            blockNumber: found.height ?? null,
+            index: found.index ?? null,
+          };
+        },
+      }),
+      method({
+        name: 'svc_getTransactionReceipt',
+        summary: "A mined transaction's receipt: success, or failed with the error.",
+        params: [param('hash', HashSchema)],
+        result: ReceiptSchema,
+        errors: ['invalid_params', 'not_found', 'pruned'],
+        handler: async ([hash], { service }) => {
+          const receipt = await service.receiptOrPruned(hash.toLowerCase());
+          if (receipt === 'pruned') {
+            const oldest = service.state.oldestAvailable(service.head.height);
+            throw domainError('pruned', `the receipt of ${hash} is in a block older than this node's history window (oldest: ${oldest}); ask an archive node`, { oldest });
+          }
+          if (receipt) return receipt;
+          const pending = service.mempool.has(hash.toLowerCase());
+          throw domainError('not_found', pending ? `transaction ${hash} is pending: no receipt until a block includes it` : `no mined transaction has hash ${hash}`, { hash, pending });
+        },
+      }),
+      method({
+        name: 'svc_chainInfo',
+        summary: 'Network, chain id, genesis hash, validator, head, and history settings.',
+        params: [],
+        result: ChainInfoSchema,
+        handler: (_params, { service }) => ({
+          network: genesis.network,
+          chainId: genesis.chainId,
+          genesisHash: service.genesisHash,
+          validator: genesis.validator,
+          head: { height: service.head.height, hash: service.head.hash, timestamp: service.head.timestamp },
+          archive: service.isArchive,
+          historyBlocks: settings.historyBlocks,
+          oldestStateBlock: service.state.oldestAvailable(service.head.height),
+          pendingTransactions: service.mempool.size,
+        }),
+      }),
+    ],
+  });
+}
+
+/** Payload values as JSON: byte strings become 0x hex. */
+function jsonPayload(value: unknown): Record<string, unknown> {
+  const convert = (v: unknown): unknown => {
+    if (v instanceof Uint8Array) return `0x${Buffer.from(v).toString('hex')}` as Hex;
+    if (Array.isArray(v)) return v.map(convert);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, convert(x)]));
+    return v;
+  };
+  return convert(value) as Record<string, unknown>;
+}

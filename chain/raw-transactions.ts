@@ -1,0 +1,13 @@
+import { encodeSigned, type SignedTransaction } from '../sdk/transaction.js';
+
+// The bytes a transaction arrived as, so committing a block stores them instead of encoding again.
+const raws = new WeakMap<SignedTransaction, Uint8Array>();
+
+export function rememberRaw(tx: SignedTransaction, raw: Uint8Array): void {
+  raws.set(tx, raw);
+}
+
+/** The transaction's canonical encoding (decoding checked that what arrived is canonical). */
+export function rawOf(tx: SignedTransaction): Uint8Array {
+  return raws.get(tx) ?? encodeSigned(tx);
+}

@@ -1,0 +1,83 @@
+import Type, { type Static } from 'typebox';
+import { addressPattern } from '../sdk/address.js';
+
+export const HashSchema = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: '32-byte hash, 0x hex (lowercase in results)' });
+export const AddressSchema = Type.String({ pattern: addressPattern, 'x-error': 'invalid_address', description: 'svc1 + 40 hex characters' });
+const ResultHash = Type.String({ pattern: '^0x[0-9a-f]{64}$' });
+const ResultAddress = Type.String({ pattern: '^svc1[0-9a-f]{40}$' });
+export const UnitsSchema = Type.String({ pattern: '^(0|[1-9][0-9]*)$', description: 'base units (10^-18 token) as a decimal integer string' });
+const PositiveUnits = Type.String({ pattern: '^[1-9][0-9]{0,77}$', description: 'a positive amount of base units as a decimal integer string' });
+
+export const BlockSchema = Type.Object(
+  {
+    height: Type.Integer({ minimum: 0 }),
+    hash: ResultHash,
+    parentHash: ResultHash,
+    timestamp: Type.Integer({ description: 'unix milliseconds' }),
+    chainId: Type.String(),
+    proposer: ResultAddress,
+    proposerKey: Type.String({ pattern: '^0x[0-9a-f]{64}$' }),
+    txRoot: ResultHash,
+    stateRoot: ResultHash,
+    receiptRoot: ResultHash,
+    signature: Type.String({ pattern: '^0x([0-9a-f]{128})?$', description: 'proposer Ed25519 signature of the hash; empty (0x) for block 0' }),
+    transactions: Type.Array(ResultHash, { description: 'transaction hashes, in execution order' }),
+  },
+  { additionalProperties: false },
+);
+
+export type Block = Static<typeof BlockSchema>;
+
+export const BlockTagSchema = Type.Union([Type.Integer({ minimum: 0 }), Type.Literal('latest')], { description: 'a height, or "latest"' });
+
+export const BalanceSchema = Type.Object(
+  {
+    address: ResultAddress,
+    blockNumber: Type.Integer({ minimum: 0, description: 'the block whose state this is' }),
+    omc: UnitsSchema,
+    ogt: UnitsSchema,
+    bonded: Type.Record(Type.String(), UnitsSchema, { description: 'OGT bonded per purpose (compute, storage), base units; not part of `ogt`' }),
+  },
+  { additionalProperties: false },
+);
+
+export const TransferPayloadSchema = Type.Object(
+  {
+    to: AddressSchema,
+    asset: Type.Union([Type.Literal('OMC'), Type.Literal('OGT')]),
+    amount: PositiveUnits,
+  },
+  { additionalProperties: false },
+);
+
+export const TransactionSchema = Type.Object(
+  {
+    hash: ResultHash,
+    from: ResultAddress,
+    chainId: Type.String(),
+    kind: Type.String(),
+    nonce: Type.Integer({ minimum: 0 }),
+    publicKey: Type.String({ pattern: '^0x[0-9a-f]{64}$' }),
+    signature: Type.String({ pattern: '^0x[0-9a-f]{128}$' }),
+    payload: Type.Record(Type.String(), Type.Unknown()),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('mined')]),
+    blockNumber: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+    index: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
+export const ChainInfoSchema = Type.Object(
+  {
+    network: Type.String(),
+    chainId: Type.String(),
+    genesisHash: ResultHash,
+    validator: ResultAddress,
+    head: Type.Object({ height: Type.Integer({ minimum: 0 }), hash: ResultHash, timestamp: Type.Integer() }, { additionalProperties: false }),
+    archive: Type.Boolean({ description: 'keeps all history (receipt archive)' }),
+    historyBlocks: Type.Integer({ description: 'blocks of history kept without archive' }),
+    oldestStateBlock: Type.Integer({ minimum: 0, description: 'oldest block whose state is answered' }),
+    pendingTransactions: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,97 @@
+import { hash } from 'node:crypto';
+import type { Pacer } from '../../kernel/pacer.js';
+
+const BUCKET_BITS = 12;
+export const BUCKETS = 1 << BUCKET_BITS;
+const ZERO = Buffer.alloc(32);
+const LEAF = Buffer.from([0]);
+const BUCKET = Buffer.from([1]);
+const NODE = Buffer.from([2]);
+
+/** SHA-256 of the parts' concatenation (one-shot: cheaper than a Hash object for small inputs). */
+function sha256(...parts: Uint8Array[]): Buffer {
+  return hash('sha256', parts.length === 1 ? parts[0]! : Buffer.concat(parts), 'buffer');
+}
+
+/** The bucket of a state key: the first 12 bits of SHA-256(key). */
+export function bucketOf(key: string): number {
+  const digest = sha256(Buffer.from(key, 'utf8'));
+  return (digest[0]! << 4) | (digest[1]! >> 4);
+}
+
+/**
+ * A Merkle commitment to every (key, value) of the world state, updated incrementally.
+ * Keys fall into 4,096 buckets; a bucket's hash covers its leaves in key order
+ * (leaf = H(0x00 ‖ key ‖ 0x00 ‖ H(value))); the root is a binary Merkle tree over the bucket hashes
+ * (an empty bucket is 32 zero bytes). A proof of one key is its bucket's leaves plus 12 sibling hashes.
+ */
+export class StateCommitment {
+  private readonly leaves = new Map<string, Buffer>();
+  private readonly bucketKeys: Set<string>[] = Array.from({ length: BUCKETS }, () => new Set());
+  private readonly keyBucket = new Map<string, number>();
+  /** tree[0] = root level ... tree[BUCKET_BITS] = bucket hashes. */
+  private readonly tree: Buffer[][] = [];
+  private readonly dirty = new Set<number>();
+  /** Parents (one level up) of buckets rehashed since the tree above them was last updated. */
+  private hashedBuckets = new Set<number>();
+
+  constructor() {
+    for (let level = 0; level <= BUCKET_BITS; level++) this.tree.push(new Array<Buffer>(1 << level).fill(ZERO));
+    for (let level = BUCKET_BITS - 1; level >= 0; level--) {
+      for (let i = 0; i < 1 << level; i++) this.tree[level]![i] = sha256(NODE, this.tree[level + 1]![2 * i]!, this.tree[level + 1]![2 * i + 1]!);
+    }
+  }
+
+  set(key: string, value: Uint8Array | undefined): void {
+    let bucket = this.keyBucket.get(key);
+    if (bucket === undefined) {
+      if (value === undefined) return;
+      bucket = bucketOf(key);
+      this.keyBucket.set(key, bucket);
+    }
+    if (value === undefined) {
+      this.leaves.delete(key);
+      this.bucketKeys[bucket]!.delete(key);
+      this.keyBucket.delete(key);
+    } else {
+      this.leaves.set(key, sha256(LEAF, Buffer.from(key, 'utf8'), LEAF, sha256(value)));
+      this.bucketKeys[bucket]!.add(key);
+    }
+    this.dirty.add(bucket);
+  }
+
+  root(): Buffer {
+    if (this.dirty.size > 0 || this.hashedBuckets.size > 0) this.recompute();
+    return this.tree[0]![0]!;
+  }
+
+  /** `root()`, pausing between buckets for the event loop (large blocks touch thousands). */
+  async rootPaced(pacer: Pacer): Promise<Buffer> {
+    for (const bucket of [...this.dirty]) {
+      this.hashBucket(bucket);
+      await pacer.step();
+    }
+    return this.root();
+  }
+
+  private hashBucket(bucket: number): void {
+    const keys = [...this.bucketKeys[bucket]!].sort();
+    this.tree[BUCKET_BITS]![bucket] = keys.length === 0 ? ZERO : sha256(BUCKET, ...keys.map((k) => this.leaves.get(k)!));
+    this.dirty.delete(bucket);
+    this.hashedBuckets.add(bucket >> 1);
+  }
+
+  private recompute(): void {
+    for (const bucket of [...this.dirty]) this.hashBucket(bucket);
+    let touched = this.hashedBuckets;
+    this.hashedBuckets = new Set();
+    for (let level = BUCKET_BITS - 1; level >= 0; level--) {
+      const next = new Set<number>();
+      for (const i of touched) {
+        this.tree[level]![i] = sha256(NODE, this.tree[level + 1]![2 * i]!, this.tree[level + 1]![2 * i + 1]!);
+        next.add(i >> 1);
+      }
+      touched = next;
+    }
+  }
+}

@@ -1,0 +1,181 @@
+import { concatBytes, toHex, utf8, type Hex } from '../../sdk/bytes.js';
+import { readU64Key, u64Key } from '../../kernel/storage/keys.js';
+import type { Namespace, WriteBatch } from '../../kernel/storage/namespace.js';
+import { StateCommitment } from './state-root.js';
+import type { Pacer } from '../../kernel/pacer.js';
+
+/** State changes of a block: key -> new value, or undefined for a deletion. */
+export type StateChanges = ReadonlyMap<string, Uint8Array | undefined>;
+
+export interface WorldStateOptions {
+  /** Keep every historical value (archive), or only `historyBlocks` blocks back. */
+  readonly archive: boolean;
+  readonly historyBlocks: number;
+}
+
+const SEP = new Uint8Array([0]);
+const EMPTY = new Uint8Array(0);
+
+export class HistoryPrunedError extends Error {
+  override name = 'HistoryPrunedError';
+}
+
+/**
+ * The world state: every consensus key and value, held in memory (a devnet's state fits in RAM) and
+ * persisted in the block's batch. Namespaces:
+ * - `state.entries`: utf8 key -> u64 height of last change ‖ value
+ * - `state.history`: utf8 key ‖ 0x00 ‖ u64 height -> value at that height (empty = absent)
+ * - `state.prunable`: u64 height ‖ utf8 key ‖ 0x00 ‖ u64 old height -> (empty): history entry (key, old
+ *   height) is superseded at height, so it can go once the window has passed it
+ */
+export class WorldState {
+  private readonly values = new Map<string, Uint8Array>();
+  private readonly lastChange = new Map<string, number>();
+  private readonly commitment = new StateCommitment();
+  private archive: boolean;
+
+  constructor(
+    private readonly entries: Namespace,
+    private readonly history: Namespace,
+    private readonly prunable: Namespace,
+    readonly options: WorldStateOptions,
+  ) {
+    this.archive = options.archive;
+  }
+
+  /** From now on every historical value is kept (the archive capability). */
+  keepAllHistory(): void {
+    this.archive = true;
+  }
+
+  async load(): Promise<void> {
+    for await (const [key, raw] of this.entries.entries()) {
+      const name = Buffer.from(key).toString('utf8');
+      const value = raw.subarray(8);
+      this.values.set(name, value);
+      this.lastChange.set(name, Number(readU64Key(raw)));
+      this.commitment.set(name, value);
+    }
+  }
+
+  get size(): number {
+    return this.values.size;
+  }
+
+  get(key: string): Uint8Array | undefined {
+    return this.values.get(key);
+  }
+
+  root(): Hex {
+    return toHex(this.commitment.root());
+  }
+
+  /**
+   * The root the state would have with a block's changes. Readers keep seeing the committed values
+   * until `publish`; `undo` restores the commitment if the block is not committed.
+   */
+  async preview(changes: StateChanges, pacer?: Pacer): Promise<{ root: Hex; undo: () => void }> {
+    const previous = new Map<string, Uint8Array | undefined>();
+    for (const [key, value] of changes) {
+      previous.set(key, this.values.get(key));
+      this.commitment.set(key, value);
+      await pacer?.step();
+    }
+    return {
+      root: toHex(pacer ? await this.commitment.rootPaced(pacer) : this.commitment.root()),
+      undo: () => {
+        for (const [key, value] of previous) this.commitment.set(key, value);
+      },
+    };
+  }
+
+  /** Makes a committed block's changes visible to readers. */
+  publish(changes: StateChanges, height: number): void {
+    for (const [key, value] of changes) {
+      if (value === undefined) this.values.delete(key);
+      else this.values.set(key, value);
+      this.lastChange.set(key, height);
+    }
+  }
+
+  /** Writes a block's changes, their history and the pruning schedule into the block's batch. */
+  async stage(changes: StateChanges, height: number, batch: WriteBatch, pacer?: Pacer): Promise<void> {
+    const at = u64Key(height);
+    for (const [key, value] of changes) {
+      const name = utf8(key);
+      if (value === undefined) batch.del(this.entries, name);
+      else batch.put(this.entries, name, concatBytes(at, value));
+      batch.put(this.history, concatBytes(name, SEP, at), value ?? EMPTY);
+      const before = this.lastChange.get(key);
+      if (before !== undefined && before !== height && !this.archive) batch.put(this.prunable, concatBytes(at, name, SEP, u64Key(before)), EMPTY);
+      await pacer?.step();
+    }
+  }
+
+  /** Deletes history that no query inside the window can need any more (nothing on an archive). */
+  async stagePrune(head: number, batch: WriteBatch): Promise<void> {
+    if (this.archive) return;
+    const cutoff = head - this.options.historyBlocks;
+    if (cutoff <= 0) return;
+    for await (const [key] of this.prunable.entries({ lt: u64Key(cutoff + 1), limit: 10_000 })) {
+      const rest = key.subarray(8);
+      const sep = rest.indexOf(0);
+      batch.del(this.history, concatBytes(rest.subarray(0, sep), SEP, rest.subarray(sep + 1)));
+      batch.del(this.prunable, key);
+    }
+  }
+
+  /** The oldest height whose state this node still answers for. */
+  oldestAvailable(head: number): number {
+    return this.archive ? 0 : Math.max(0, head - this.options.historyBlocks);
+  }
+
+  /** The value of `key` after block `height`. Throws HistoryPrunedError outside the window. */
+  async valueAt(key: string, height: number, head: number): Promise<Uint8Array | undefined> {
+    if (height >= head) return this.values.get(key);
+    if (height < this.oldestAvailable(head)) throw new HistoryPrunedError(`state at block ${height} is older than this node's history window`);
+    const name = utf8(key);
+    for await (const [, value] of this.history.entries({ prefix: concatBytes(name, SEP), lt: concatBytes(name, SEP, u64Key(height + 1)), reverse: true, limit: 1 })) {
+      return value.length === 0 ? undefined : value;
+    }
+    return undefined;
+  }
+}
+
+/** A write `svc-node prune` applies: a deletion when `value` is undefined. */
+export interface HistoryWrite {
+  readonly namespace: Namespace;
+  readonly key: Uint8Array;
+  readonly value?: Uint8Array;
+}
+
+/**
+ * What turning an archive's history into a windowed one takes (`svc-node prune`): every version a
+ * query from `cutoff` on can't need goes, and the pruning schedule an archive never wrote is written
+ * for the versions that stay. History keys are `name ‖ 0x00 ‖ u64 height`, so a key's versions come
+ * one after another.
+ */
+export async function* windowArchivedHistory(history: Namespace, prunable: Namespace, cutoff: number): AsyncGenerator<HistoryWrite> {
+  let name: Uint8Array | undefined;
+  let versions: number[] = [];
+  function* settle(): Generator<HistoryWrite> {
+    if (!name) return;
+    // Queries from the cutoff on need the newest version at or before it, and every later one.
+    let keepFrom = 0;
+    for (let i = 0; i < versions.length; i++) if (versions[i]! <= cutoff) keepFrom = i;
+    for (let i = 0; i < keepFrom; i++) yield { namespace: history, key: concatBytes(name, SEP, u64Key(versions[i]!)) };
+    // Each kept version goes once the window passes the version that supersedes it.
+    for (let i = keepFrom; i + 1 < versions.length; i++) yield { namespace: prunable, key: concatBytes(u64Key(versions[i + 1]!), name, SEP, u64Key(versions[i]!)), value: EMPTY };
+  }
+  for await (const [key] of history.entries()) {
+    const sep = key.length - 9;
+    const keyName = key.subarray(0, sep);
+    if (!name || Buffer.compare(keyName, name) !== 0) {
+      yield* settle();
+      name = Uint8Array.from(keyName);
+      versions = [];
+    }
+    versions.push(Number(readU64Key(key, sep + 1)));
+  }
+  yield* settle();
+}

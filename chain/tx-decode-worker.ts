@@ -1,0 +1,10 @@
+// Worker thread: decodes raw transactions and verifies their signatures off the main event loop.
+import { parentPort } from 'node:worker_threads';
+import { decodeVerified, type DecodeJob } from './tx-decode.js';
+import { lowerThreadPriority } from '../kernel/thread-priority.js';
+
+lowerThreadPriority();
+
+parentPort!.on('message', (job: DecodeJob) => {
+  parentPort!.postMessage({ id: job.id, results: job.raws.map(decodeVerified) });
+});

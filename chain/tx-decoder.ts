@@ -1,0 +1,100 @@
+import { Worker } from 'node:worker_threads';
+import { decodeVerified, type DecodeJob, type DecodeResult } from './tx-decode.js';
+
+// From dist/ the worker sits beside this file; tests run the TypeScript sources and use the build's copy.
+const WORKER_URL = import.meta.url.endsWith('.ts') ? new URL('../dist/chain/tx-decode-worker.js', import.meta.url) : new URL('./tx-decode-worker.js', import.meta.url);
+
+/** Most transactions in one message to a worker, so results come back in a steady stream. */
+const MAX_BATCH = 256;
+/** Decoded transactions handed back per turn of the event loop: each resumes its admission to the mempool. */
+const RESUME_PER_TURN = 16;
+
+interface Pending {
+  readonly raw: Uint8Array;
+  readonly resolve: (result: DecodeResult) => void;
+}
+
+/**
+ * Decodes submitted raw transactions and verifies their signatures on worker threads, so a flood of
+ * submissions does not stall RPC answers on the main loop. Requests made in the same turn travel to a
+ * worker together. Falls back to working inline when no worker can be used.
+ */
+export class TxDecoder {
+  private readonly workers: Worker[] = [];
+  private readonly waiting = new Map<number, Pending[]>();
+  private queue: Pending[] = [];
+  private nextId = 1;
+  private nextWorker = 0;
+  private scheduled = false;
+  private closed = false;
+
+  constructor(size: number) {
+    for (let i = 0; i < size; i++) {
+      const worker = new Worker(WORKER_URL);
+      worker.unref();
+      worker.on('message', (reply: { id: number; results: DecodeResult[] }) => {
+        const batch = this.waiting.get(reply.id);
+        this.waiting.delete(reply.id);
+        if (batch) resumeInTurns(batch, reply.results, 0);
+      });
+      worker.on('error', () => this.failWorker(worker));
+      this.workers.push(worker);
+    }
+  }
+
+  decode(raw: Uint8Array): Promise<DecodeResult> {
+    if (this.closed || this.workers.length === 0) return Promise.resolve(decodeVerified(raw));
+    return new Promise((resolve) => {
+      this.queue.push({ raw, resolve });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const batch = this.queue.splice(0, MAX_BATCH);
+    if (this.queue.length > 0) this.schedule();
+    if (batch.length === 0) return;
+    if (this.workers.length === 0) {
+      for (const item of batch) item.resolve(decodeVerified(item.raw));
+      return;
+    }
+    const id = this.nextId++;
+    this.waiting.set(id, batch);
+    const job: DecodeJob = { id, raws: batch.map((item) => item.raw) };
+    this.workers[this.nextWorker++ % this.workers.length]!.postMessage(job);
+  }
+
+  /** A broken worker's batches are decoded inline; the worker is not used again. */
+  private failWorker(worker: Worker): void {
+    this.workers.splice(this.workers.indexOf(worker), 1);
+    for (const [id, batch] of this.waiting) {
+      this.waiting.delete(id);
+      for (const item of batch) item.resolve(decodeVerified(item.raw));
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const unsent = this.queue.splice(0);
+    for (const batch of [unsent, ...this.waiting.values()]) for (const item of batch) item.resolve(decodeVerified(item.raw));
+    this.waiting.clear();
+    await Promise.all(this.workers.splice(0).map((w) => w.terminate()));
+  }
+}
+
+/**
+ * Hands a worker's answers back a few at a time, one group per turn of the event loop: resuming a
+ * whole batch at once would run every admission in one stretch and hold up other requests.
+ */
+function resumeInTurns(batch: readonly Pending[], results: readonly DecodeResult[], from: number): void {
+  const end = Math.min(batch.length, from + RESUME_PER_TURN);
+  for (let i = from; i < end; i++) batch[i]!.resolve(results[i]!);
+  if (end < batch.length) setImmediate(() => resumeInTurns(batch, results, end));
+}

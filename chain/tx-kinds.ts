@@ -1,0 +1,76 @@
+import { Compile, type Validator } from 'typebox/compile';
+import type { SignedTransaction } from '../sdk/transaction.js';
+import type { PluginEntry } from '../kernel/plugin.js';
+import { pluginTxKinds, type BlockContext, type TxKind } from './contract.js';
+
+export interface BlockHook {
+  readonly owner: string;
+  readonly run: (ctx: BlockContext) => void;
+}
+
+export interface RegisteredTxKind {
+  readonly spec: TxKind;
+  readonly owner: string;
+  /** The owning plugin's service (read when the kind runs: plugins init after the chain). */
+  readonly service: () => unknown;
+  readonly payload: Validator;
+}
+
+export class DuplicateTxKindError extends Error {
+  override name = 'DuplicateTxKindError';
+}
+
+const KIND_NAME = /^[a-z][a-z0-9-]*(\.[a-z][a-zA-Z0-9-]*)?$/;
+
+/** Transaction kinds by name, each owned by the plugin that executes it; and plugins' end-of-block steps. */
+export class TxKindRegistry {
+  /** The kinds and end-of-block steps every enabled plugin declares, in plugin order. */
+  static collect(plugins: readonly PluginEntry[]): TxKindRegistry {
+    const registry = new TxKindRegistry();
+    for (const { definition, service } of plugins) {
+      for (const kind of pluginTxKinds(definition)) registry.add(kind, definition.name, service);
+      const endBlock = definition.endBlock as ((ctx: BlockContext, service: unknown) => void) | undefined;
+      if (endBlock) registry.addEndBlock(definition.name, (ctx) => endBlock(ctx, service()));
+    }
+    return registry;
+  }
+
+  private readonly kinds = new Map<string, RegisteredTxKind>();
+  private readonly hooks: BlockHook[] = [];
+
+  /** An end-of-block step; they run in plugin order. */
+  addEndBlock(owner: string, run: (ctx: BlockContext) => void): void {
+    this.hooks.push({ owner, run });
+  }
+
+  get endBlockHooks(): readonly BlockHook[] {
+    return this.hooks;
+  }
+
+  add(spec: TxKind, owner: string, service: () => unknown): void {
+    if (!KIND_NAME.test(spec.kind)) throw new DuplicateTxKindError(`plugin "${owner}": transaction kind "${spec.kind}" must match ${KIND_NAME}`);
+    const existing = this.kinds.get(spec.kind);
+    if (existing) throw new DuplicateTxKindError(`transaction kind "${spec.kind}" of plugin "${owner}" is already registered by plugin "${existing.owner}"`);
+    this.kinds.set(spec.kind, { spec, owner, service, payload: Compile(spec.payload) });
+  }
+
+  get(kind: string): RegisteredTxKind | undefined {
+    return this.kinds.get(kind);
+  }
+
+  /** The transaction's kind, once its payload and signer pass; otherwise why not (and the field at fault). */
+  check(tx: SignedTransaction): { kind: RegisteredTxKind } | { reason: string; field: string } {
+    const kind = this.kinds.get(tx.kind);
+    if (!kind) return { reason: `unknown transaction kind "${tx.kind}"`, field: 'kind' };
+    if (!kind.payload.Check(tx.payload)) {
+      const error = kind.payload.Errors(tx.payload)[0] as { instancePath?: string; message?: string } | undefined;
+      return { reason: `payload of ${tx.kind}: ${error?.instancePath || '/'} ${error?.message ?? 'is invalid'}`, field: error?.instancePath?.slice(1) || 'payload' };
+    }
+    const refused = kind.spec.authorize?.(tx, tx.payload, kind.service());
+    return refused ? { reason: refused, field: 'signer' } : { kind };
+  }
+
+  list(): RegisteredTxKind[] {
+    return [...this.kinds.values()];
+  }
+}

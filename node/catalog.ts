@@ -1,0 +1,31 @@
+import type { PluginCatalog } from './presets.js';
+
+/** First-party plugins, loaded on demand, and what each role enables. */
+export const catalog: PluginCatalog = {
+  plugins: {
+    validator: async () => (await import('../plugins/validator/index.js')).default,
+    metrics: async () => (await import('../plugins/metrics/index.js')).default,
+    faucet: async () => (await import('../plugins/faucet/index.js')).default,
+    auth: async () => (await import('../plugins/auth/index.js')).default,
+    'rate-limit': async () => (await import('../plugins/rate-limit/index.js')).default,
+    archive: async () => (await import('../plugins/archive/index.js')).default,
+    oon: async () => (await import('../plugins/oon/index.js')).default,
+    omp: async () => (await import('../plugins/omp/index.js')).default,
+    compute: async () => (await import('../plugins/compute/index.js')).default,
+    'omp-storage': async () => (await import('../plugins/omp-storage/index.js')).default,
+  },
+  networks: {
+    devnet: ['faucet'],
+  },
+  // Chain rules (transaction kinds, end-of-block steps): every node must execute blocks the same way.
+  consensus: ['oon', 'omp'],
+  // Provider capabilities answer on every node; registering switches one on (a config may switch it off).
+  capabilities: ['compute', 'omp-storage'],
+  roles: {
+    validator: ['validator', 'metrics'],
+    compute: ['metrics'],
+    full: ['metrics'],
+  },
+  // Named by options and presets already; built by later work (see the issues).
+  planned: new Set<string>(),
+};

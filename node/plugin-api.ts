@@ -1,0 +1,6 @@
+// `svc-node/plugin`: everything a plugin author needs, from the same copies the node uses — the
+// kernel's plugin contract, and what the chain and the network add to it (transaction kinds,
+// end-of-block steps, genesis entries, their events).
+export * from '../kernel/plugin.js';
+export * from '../chain/contract.js';
+export type {} from '../p2p/plugin.js';

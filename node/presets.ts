@@ -1,0 +1,39 @@
+import { chainPlugin } from '../chain/plugin.js';
+import type { GenesisSpec } from '../chain/genesis.js';
+import { keystorePlugin } from '../keys/plugin.js';
+import { keyPassphrase } from '../keys/node-keys.js';
+import type { AnyPlugin } from '../kernel/plugin.js';
+import type { FirstPartyPlugins, PluginRequest } from '../kernel/plugins/load.js';
+import { p2pPlugin } from '../p2p/plugin.js';
+import type { NodeConfig, Role } from './config-schema.js';
+
+/** The first-party plugins by name, and which of them each role enables. */
+export interface PluginCatalog extends FirstPartyPlugins {
+  readonly roles: Readonly<Record<Role, readonly string[]>>;
+  /** Plugins every node of a network enables (the devnet's faucet). */
+  readonly networks: Readonly<Record<string, readonly string[]>>;
+  /** Plugins every node enables because their transaction kinds are chain rules (provider registries). */
+  readonly consensus?: readonly string[];
+  /** Per-node capabilities every node offers, switched on at run time (provider registrations). */
+  readonly capabilities?: readonly string[];
+}
+
+/** Which plugins the config asks for: the role's preset, then the shortcuts, then the config's list. */
+export function pluginRequests(node: NodeConfig, catalog: PluginCatalog): PluginRequest[] {
+  const requests: PluginRequest[] = (catalog.consensus ?? []).map((spec) => ({ spec, reason: 'chain rules' }));
+  for (const spec of catalog.capabilities ?? []) requests.push({ spec, reason: 'every node' });
+  for (const spec of catalog.roles[node.role]) requests.push({ spec, reason: `role ${node.role}` });
+  for (const spec of catalog.networks[node.network] ?? []) requests.push({ spec, reason: `network ${node.network}` });
+  if (node.chain.receiptArchive) requests.push({ spec: 'archive', reason: '--receipt-archive true' });
+  if (node.guardrails) requests.push({ spec: 'auth', reason: '--guardrails true' });
+  // The rate-limit plugin works out its own defaults (on under guardrails); it is loaded whenever they or --rate-limit may apply.
+  if (node.guardrails || node.rateLimit.limit !== undefined) requests.push({ spec: 'rate-limit', reason: node.guardrails ? '--guardrails true' : '--rate-limit' });
+  for (const spec of node.plugins) requests.push({ spec, reason: 'config "plugins"' });
+  const seen = new Set<string>();
+  return requests.filter((request) => (seen.has(request.spec) ? false : (seen.add(request.spec), true)));
+}
+
+/** What every node runs, whatever its config: the keystore, the chain and the peer-to-peer network. */
+export function alwaysLoadedPlugins(node: NodeConfig, genesis: GenesisSpec): AnyPlugin[] {
+  return [keystorePlugin(() => keyPassphrase(node.passphraseFile)), chainPlugin(genesis, { historyBlocks: node.chain.historyBlocks }), p2pPlugin(node.p2p)] as AnyPlugin[];
+}

@@ -1,0 +1,421 @@
+import { TopicValidatorResult } from '@libp2p/gossipsub';
+import type { Connection, PeerId, PrivateKey, Stream } from '@libp2p/interface';
+import type { SignedTransaction } from '../sdk/transaction.js';
+import { peerIdFromString } from '@libp2p/peer-id';
+import { BlockRejectedError, type Chain } from '../chain/chain.js';
+import type { ScopedEvents } from '../kernel/events.js';
+import type { Logger } from '../kernel/log.js';
+import { keepBootstrapped } from './bootstrap.js';
+import { createNetwork, type SvcLibp2p } from './network.js';
+import { PeerBook } from './peers.js';
+import { answerStatus, pushPending, receivePending, requestBlocks, requestStatus, serveBlocks } from './protocols.js';
+import { Syncer } from './sync.js';
+import { BLOCKS_PROTOCOL, decodeBundle, encodeBundle, MAX_GOSSIP_BLOCK_BYTES, MAX_PENDING_PUSH, PENDING_PROTOCOL, STATUS_PROTOCOL, topics, type BlockBundle, type Status } from './wire.js';
+
+export interface P2pSettings {
+  readonly host: string;
+  readonly port: number;
+  readonly bootstrapPeers: readonly string[];
+  /** Most open connections. */
+  readonly maxConnections: number;
+}
+
+/** A request/response exchange gives up after this long. */
+const REQUEST_TIMEOUT_MS = 15_000;
+/** Peers are asked for their head this often (besides what gossip tells). */
+const STATUS_EVERY_MS = 2_000;
+/** Domain errors that prove a gossiped transaction is bad (not merely late or a duplicate). */
+const INVALID_TX = new Set(['invalid_transaction', 'invalid_signature', 'wrong_chain_id']);
+/** Most local transactions held back while no peer listens on the transactions topic. */
+const MAX_UNSENT = 10_000;
+/**
+ * Pending transactions still unmined after this long are pushed to every peer again (gossip never
+ * repeats a message, so a producer that restarted, or a peer that joined the mesh late, would not
+ * otherwise get them); a peer that connects gets all of them at once.
+ */
+const REANNOUNCE_EVERY_MS = 10_000;
+
+export interface PeerView {
+  readonly peerId: string;
+  readonly addresses: string[];
+  readonly direction: 'inbound' | 'outbound';
+  readonly head: { height: number; hash: string } | null;
+}
+
+/**
+ * The node on the peer-to-peer network: finds peers (bootstrap, with redials), checks they are on
+ * this chain (status exchange), keeps up with the best head (range sync, then gossip), and relays
+ * blocks and transactions by gossip.
+ */
+export class P2pService {
+  readonly peers = new PeerBook();
+  private network: SvcLibp2p | undefined;
+  private readonly syncer: Syncer;
+  private readonly topics: { blocks: string; transactions: string };
+  private importQueue: Promise<unknown> = Promise.resolve();
+  private readonly stopController = new AbortController();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly offs: (() => void)[] = [];
+  /** Transactions admitted here while no peer listened on the topic: published once one does. */
+  private readonly unsent = new Set<string>();
+  /** Peers that were sent this node's pending transactions since they connected. */
+  private readonly announcedTo = new Set<string>();
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly privateKey: () => PrivateKey,
+    private readonly settings: P2pSettings,
+    private readonly events: ScopedEvents,
+    private readonly log: Logger,
+  ) {
+    this.topics = topics(chain.head.chainId, chain.genesisHash);
+    this.syncer = new Syncer({
+      head: () => this.chain.head.height,
+      peers: this.peers,
+      fetch: (peer, from, count) => this.requestBlocks(peer, from, count),
+      importBlock: (bundle) => this.importInOrder(bundle, 'sync'),
+      misbehaved: (peer, reason) => this.refuse(peer, reason),
+      failed: (peer, reason) => {
+        this.log.debug({ peer, reason }, 'peer did not answer a range request');
+        this.peers.forget(peer);
+        this.reportBestHead();
+      },
+      log,
+    });
+  }
+
+  get peerId(): string {
+    return this.net.peerId.toString();
+  }
+
+  /** The addresses other nodes can dial, each ending in this node's peer id. */
+  get listenAddresses(): string[] {
+    return this.network ? this.network.getMultiaddrs().map((addr) => addr.toString()) : [];
+  }
+
+  /** `svc_syncing`: false when synced, else where the sync started, where it is, where it goes. */
+  syncing(): false | { startingBlock: number; currentBlock: number; highestBlock: number } {
+    if (this.chain.synced) return false;
+    const currentBlock = this.chain.head.height;
+    return { startingBlock: this.syncer.startingBlock ?? currentBlock, currentBlock, highestBlock: this.chain.highestKnown };
+  }
+
+  peerList(): PeerView[] {
+    if (!this.network) return [];
+    const byPeer = new Map<string, PeerView>();
+    for (const connection of this.network.getConnections()) {
+      const id = connection.remotePeer.toString();
+      const view = byPeer.get(id);
+      if (view) view.addresses.push(connection.remoteAddr.toString());
+      else byPeer.set(id, { peerId: id, addresses: [connection.remoteAddr.toString()], direction: connection.direction, head: this.peers.head(id) ?? null });
+    }
+    return [...byPeer.values()];
+  }
+
+  async start(): Promise<void> {
+    const network = await createNetwork({
+      privateKey: this.privateKey(),
+      host: this.settings.host,
+      port: this.settings.port,
+      bootstrapPeers: this.settings.bootstrapPeers,
+      maxConnections: this.settings.maxConnections,
+      isBanned: (peer) => this.peers.isBanned(peer.toString()),
+    });
+    this.network = network;
+    await network.handle(STATUS_PROTOCOL, (stream, connection) => this.answerStatus(stream, connection), { maxInboundStreams: 8 });
+    await network.handle(BLOCKS_PROTOCOL, (stream, connection) => this.answerBlocks(stream, connection), { maxInboundStreams: 8 });
+    await network.handle(PENDING_PROTOCOL, (stream, connection) => this.receivePending(stream, connection), { maxInboundStreams: 2 });
+    const pubsub = network.services.pubsub;
+    pubsub.topicValidators.set(this.topics.blocks, (peer, message) => this.onGossipBlock(peer.toString(), message.data));
+    pubsub.topicValidators.set(this.topics.transactions, (_peer, message) => this.onGossipTransaction(message.data));
+    pubsub.addEventListener('message', () => this.events.emit('p2p:gossip', { direction: 'in' }));
+    pubsub.addEventListener('subscription-change', (event) => {
+      if (event.detail.subscriptions.some((sub) => sub.subscribe && sub.topic === this.topics.transactions)) this.publishUnsent();
+    });
+    network.addEventListener('peer:connect', (event) => {
+      // The gater turns refused peers away; this also covers a connection that raced the refusal.
+      if (this.peers.isBanned(event.detail.toString())) void network.hangUp(event.detail).catch(() => undefined);
+      else void this.exchangeStatus(event.detail);
+    });
+    network.addEventListener('peer:disconnect', (event) => {
+      this.peers.forget(event.detail.toString());
+      this.announcedTo.delete(event.detail.toString());
+      this.reportPeers();
+    });
+    try {
+      await network.start();
+    } catch (error) {
+      // libp2p reports only that the listen address failed, not why.
+      const why = (error as Error).name === 'UnsupportedListenAddressesError' ? 'the port is in use, or the address is not on this machine' : (error as Error).message;
+      throw new Error(`--p2p-port ${this.settings.port}: cannot listen on ${this.settings.host} (${why})`);
+    }
+    pubsub.subscribe(this.topics.blocks);
+    pubsub.subscribe(this.topics.transactions);
+    for (const address of this.listenAddresses) this.log.info(`p2p listening on ${address}`);
+
+    this.offs.push(
+      this.events.on('chain:pendingTransaction', (event) => this.publishTransaction(event.hash)),
+      this.events.on('chain:block', (event) => {
+        if (this.chain.isProducer) this.publishBlock({ block: { ...event.block, transactions: [...event.block.transactions] }, raws: event.rawTransactions });
+      }),
+    );
+    this.timers.push(setInterval(() => this.refreshStatus(), STATUS_EVERY_MS).unref());
+    this.timers.push(setInterval(() => this.reannounce(), REANNOUNCE_EVERY_MS).unref());
+    if (this.settings.bootstrapPeers.length > 0) void keepBootstrapped(network, this.settings.bootstrapPeers, (peer) => this.peers.isBanned(peer), this.stopController.signal, this.log);
+    else if (!this.chain.isProducer) this.log.warn('no --bootstrap-peers: this node syncs (and counts as synced) only once a peer connects to it');
+    this.reportPeers();
+  }
+
+  async stop(): Promise<void> {
+    this.stopController.abort();
+    for (const off of this.offs.splice(0)) off();
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+    await this.network?.stop();
+    await this.syncer.idle();
+    await this.importQueue;
+  }
+
+  /** Health detail: peers and the best head they announce. */
+  health(): Record<string, unknown> {
+    return { peers: this.peerList().length, bestPeerHead: this.peers.bestHeight() ?? null, syncing: this.syncer.active };
+  }
+
+  private get net(): SvcLibp2p {
+    if (!this.network) throw new Error('p2p is not started');
+    return this.network;
+  }
+
+  private status(): Status {
+    const head = this.chain.head;
+    return { chainId: head.chainId, genesis: this.chain.genesisHash, height: head.height, hash: head.hash };
+  }
+
+  /** A peer of another network or genesis: refused, with a reason in the log. */
+  private foreign(status: Status): string | undefined {
+    if (status.chainId !== this.chain.head.chainId) return `it is on chain ${status.chainId}, this node on ${this.chain.head.chainId}`;
+    if (status.genesis !== this.chain.genesisHash) return `its genesis is ${status.genesis}, this node's is ${this.chain.genesisHash}`;
+    return undefined;
+  }
+
+  private learn(peer: string, status: Status): void {
+    if (this.peers.isBanned(peer)) {
+      void this.network?.hangUp(peerIdFromString(peer)).catch(() => undefined);
+      return;
+    }
+    const foreign = this.foreign(status);
+    if (foreign) {
+      this.refuse(peer, foreign);
+      return;
+    }
+    this.peers.setHead(peer, { height: status.height, hash: status.hash });
+    this.reportPeers();
+    this.syncer.poke();
+    // A peer just (re)connected and proved it is on this chain: it gets what this node holds pending.
+    if (!this.announcedTo.has(peer)) {
+      this.announcedTo.add(peer);
+      void this.pushPendingTo(peer, [...this.chain.mempool.pendingSince(0)]);
+    }
+  }
+
+  /** Drops a peer and refuses it for a while (misbehaviour or another network). */
+  private refuse(peer: string, reason: string): void {
+    if (!this.peers.isBanned(peer)) this.log.warn({ peer, reason }, 'refusing peer');
+    this.peers.ban(peer, reason);
+    this.reportPeers();
+    void this.network?.hangUp(peerIdFromString(peer)).catch(() => undefined);
+  }
+
+  private reportPeers(): void {
+    this.reportBestHead();
+    this.events.emit('p2p:peers', { peers: this.network ? this.peerList().length : 0 });
+  }
+
+  private reportBestHead(): void {
+    this.chain.reportBestPeerHead(this.peers.bestHeight());
+  }
+
+  // --- status protocol -------------------------------------------------------------------------
+
+  private async exchangeStatus(peer: PeerId): Promise<void> {
+    if (this.stopController.signal.aborted) return;
+    const id = peer.toString();
+    try {
+      this.learn(id, await requestStatus(this.net, peer, this.status(), this.requestSignal()));
+    } catch (error) {
+      if (this.stopController.signal.aborted) return;
+      this.log.debug({ peer: id, err: error }, 'status exchange failed');
+    }
+  }
+
+  private async answerStatus(stream: Stream, connection: Connection): Promise<void> {
+    const peer = connection.remotePeer.toString();
+    try {
+      this.learn(peer, await answerStatus(stream, () => this.status(), this.requestSignal()));
+    } catch (error) {
+      this.log.debug({ peer, err: error }, 'bad status request');
+      stream.abort(error as Error);
+    }
+  }
+
+  private refreshStatus(): void {
+    if (!this.network) return;
+    for (const peer of this.network.getPeers()) void this.exchangeStatus(peer);
+  }
+
+  // --- blocks protocol -------------------------------------------------------------------------
+
+  private requestBlocks(peer: string, from: number, count: number): Promise<BlockBundle[]> {
+    return requestBlocks(this.net, peerIdFromString(peer), from, count, this.requestSignal());
+  }
+
+  private async answerBlocks(stream: Stream, connection: Connection): Promise<void> {
+    try {
+      await serveBlocks(stream, (height) => this.chain.blockWithTransactions(height), this.chain.head.height, this.requestSignal());
+    } catch (error) {
+      this.log.debug({ peer: connection.remotePeer.toString(), err: error }, 'bad block range request');
+      stream.abort(error as Error);
+    }
+  }
+
+  // --- pending protocol ------------------------------------------------------------------------
+
+  private async pushPendingTo(peer: string, txs: readonly SignedTransaction[]): Promise<void> {
+    if (txs.length === 0 || this.stopController.signal.aborted) return;
+    const raws = txs.slice(0, MAX_PENDING_PUSH).map((tx) => this.chain.rawTransaction(tx));
+    try {
+      await pushPending(this.net, peerIdFromString(peer), raws, this.requestSignal());
+      this.log.debug({ peer, transactions: raws.length }, 'pending transactions pushed');
+    } catch (error) {
+      if (!this.stopController.signal.aborted) this.log.debug({ peer, err: error }, 'pushing pending transactions failed');
+    }
+  }
+
+  /** Pending transactions that outlived a re-announce period go to every peer again. */
+  private reannounce(): void {
+    if (!this.network) return;
+    const stale = [...this.chain.mempool.pendingSince(REANNOUNCE_EVERY_MS)];
+    if (stale.length === 0) return;
+    for (const peer of this.announcedTo) void this.pushPendingTo(peer, stale);
+  }
+
+  private async receivePending(stream: Stream, connection: Connection): Promise<void> {
+    const peer = connection.remotePeer.toString();
+    if (this.peers.isBanned(peer)) return stream.abort(new Error('refused peer'));
+    try {
+      // Known, mined or stale transactions are refused by the mempool as usual; that is expected here.
+      await receivePending(stream, (raw) => this.chain.submitRaw(raw).then(() => undefined, () => undefined), this.requestSignal());
+    } catch (error) {
+      this.log.debug({ peer, err: error }, 'bad pending push');
+      stream.abort(error as Error);
+    }
+  }
+
+  // --- gossip ----------------------------------------------------------------------------------
+
+  private async onGossipBlock(peer: string, data: Uint8Array): Promise<TopicValidatorResult> {
+    let bundle: BlockBundle;
+    try {
+      bundle = decodeBundle(data);
+    } catch (error) {
+      this.refuse(peer, `gossiped an undecodable block: ${(error as Error).message}`);
+      return TopicValidatorResult.Reject;
+    }
+    const { block } = bundle;
+    const problem = this.chain.headerProblem(block);
+    if (problem) {
+      this.refuse(peer, `gossiped block ${block.height}: ${problem}`);
+      return TopicValidatorResult.Reject;
+    }
+    if (block.height <= this.chain.head.height) return TopicValidatorResult.Ignore;
+    this.peers.setHead(peer, { height: block.height, hash: block.hash });
+    this.reportBestHead();
+    if (block.height === this.chain.head.height + 1 && bundle.raws && !this.syncer.active) {
+      try {
+        await this.importInOrder(bundle, 'gossip');
+      } catch (error) {
+        if (!(error instanceof BlockRejectedError)) throw error;
+        this.refuse(peer, error.message);
+        return TopicValidatorResult.Reject;
+      }
+    } else {
+      this.syncer.poke();
+    }
+    return TopicValidatorResult.Accept;
+  }
+
+  private async onGossipTransaction(raw: Uint8Array): Promise<TopicValidatorResult> {
+    try {
+      await this.chain.submitRaw(raw);
+      return TopicValidatorResult.Accept;
+    } catch (error) {
+      return INVALID_TX.has((error as Error).message) ? TopicValidatorResult.Reject : TopicValidatorResult.Ignore;
+    }
+  }
+
+  /** One import at a time, each the block right after the head; false when it's no longer new. */
+  private importInOrder(bundle: BlockBundle, source: 'sync' | 'gossip'): Promise<boolean> {
+    const run = async (): Promise<boolean> => {
+      if (bundle.block.height <= this.chain.head.height) return false;
+      if (bundle.block.height !== this.chain.head.height + 1 || !bundle.raws) return false;
+      await this.chain.importBlock(bundle.block, bundle.raws);
+      this.events.emit('p2p:imported', { height: bundle.block.height, source });
+      return true;
+    };
+    const result = this.importQueue.then(run, run);
+    this.importQueue = result.catch(() => undefined);
+    return result;
+  }
+
+  private publishBlock(bundle: BlockBundle): void {
+    if (!this.listening(this.topics.blocks)) return;
+    // Sized before encoding: a big block's encoding is large work, and it would not be sent anyway.
+    let rawBytes = 0;
+    for (const raw of bundle.raws ?? []) rawBytes += raw.length;
+    const data = encodeBundle(rawBytes + 200 * bundle.block.transactions.length > MAX_GOSSIP_BLOCK_BYTES ? { block: bundle.block, raws: null } : bundle);
+    this.publish(this.topics.blocks, data);
+  }
+
+  private publishTransaction(hash: string): void {
+    const tx = this.chain.mempool.get(hash);
+    if (!tx) return;
+    // Held back until a peer listens when nobody does now, or when no peer could be sent it.
+    const holdBack = (): void => {
+      if (this.unsent.size >= MAX_UNSENT) this.unsent.delete(this.unsent.values().next().value!);
+      this.unsent.add(hash);
+    };
+    if (!this.publish(this.topics.transactions, this.chain.rawTransaction(tx), holdBack)) holdBack();
+  }
+
+  /** A peer now listens for transactions: send it what was admitted here while nobody did. */
+  private publishUnsent(): void {
+    const hashes = [...this.unsent];
+    this.unsent.clear();
+    for (const hash of hashes) this.publishTransaction(hash);
+  }
+
+  /** Whether any peer listens on a topic (a lone validator has none). */
+  private listening(topic: string): boolean {
+    return this.network !== undefined && !this.stopController.signal.aborted && this.network.services.pubsub.getSubscribers(topic).length > 0;
+  }
+
+  /**
+   * Publishes unless no peer listens on the topic (then false: publishing would only hash and cache it).
+   * `undelivered` runs when no peer could be sent it after all (a subscriber whose stream is not open yet).
+   */
+  private publish(topic: string, data: Uint8Array, undelivered?: () => void): boolean {
+    if (!this.listening(topic)) return false;
+    this.network!.services.pubsub.publish(topic, data).then(
+      (result) => {
+        if (result.recipients.length > 0) this.events.emit('p2p:gossip', { direction: 'out' });
+        else undelivered?.();
+      },
+      // The same content is one message: republishing what a peer already sent is refused, harmlessly.
+      (error: unknown) => this.log.trace({ err: error, topic }, 'gossip not published'),
+    );
+    return true;
+  }
+
+  private requestSignal(): AbortSignal {
+    return AbortSignal.any([this.stopController.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
+  }
+}

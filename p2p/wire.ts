@@ -1,0 +1,99 @@
+import Type from 'typebox';
+import { Compile } from 'typebox/compile';
+import { decode, encode } from '../sdk/encoding.js';
+import { BlockSchema, type Block } from '../chain/schemas.js';
+
+/**
+ * What peers say to each other, all CBOR (docs/p2p.md):
+ * - status protocol: request empty; response `{ chainId, genesis, height, hash }`.
+ * - blocks protocol: request `{ from, count }`; response one length-prefixed message per block,
+ *   each `[block, rawTransactions]`, then the stream closes.
+ * - gossip `blocks` topic: `[block, rawTransactions]`, or `[block, null]` when the block is too big
+ *   to gossip (peers then fetch it with the blocks protocol).
+ * - gossip `transactions` topic: one raw signed transaction.
+ * - pending protocol: the dialling side sends its pending transactions, one raw transaction per
+ *   length-prefixed message, and closes; no response (re-announcement that gossip can't repeat).
+ */
+export const STATUS_PROTOCOL = '/svc/status/1.0.0';
+export const BLOCKS_PROTOCOL = '/svc/blocks/1.0.0';
+export const PENDING_PROTOCOL = '/svc/pending/1.0.0';
+
+/** Most transactions one pending push carries, and the largest raw transaction it may hold. */
+export const MAX_PENDING_PUSH = 5_000;
+export const MAX_PENDING_TX_BYTES = 1024 * 1024;
+
+/** Most blocks one range request may ask for. */
+export const MAX_RANGE = 64;
+/** Largest single message on the request/response protocols (a block with its transactions). */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** Blocks bigger than this travel by range request, not gossip. */
+export const MAX_GOSSIP_BLOCK_BYTES = 900 * 1024;
+
+/** Gossip topics are per chain and genesis, so nodes of other networks never share a mesh. */
+export function topics(chainId: string, genesisHash: string): { blocks: string; transactions: string } {
+  const base = `/svc/${chainId}/${genesisHash.slice(2, 18)}`;
+  return { blocks: `${base}/blocks/1`, transactions: `${base}/transactions/1` };
+}
+
+export class WireError extends Error {
+  override name = 'WireError';
+}
+
+const StatusSchema = Type.Object(
+  { chainId: Type.String({ maxLength: 128 }), genesis: Type.String({ pattern: '^0x[0-9a-f]{64}$' }), height: Type.Integer({ minimum: 0 }), hash: Type.String({ pattern: '^0x[0-9a-f]{64}$' }) },
+  { additionalProperties: false },
+);
+export interface Status {
+  readonly chainId: string;
+  readonly genesis: string;
+  readonly height: number;
+  readonly hash: string;
+}
+const RangeSchema = Type.Object({ from: Type.Integer({ minimum: 0 }), count: Type.Integer({ minimum: 1, maximum: MAX_RANGE }) }, { additionalProperties: false });
+export interface RangeRequest {
+  readonly from: number;
+  readonly count: number;
+}
+
+const checkStatus = Compile(StatusSchema);
+const checkRange = Compile(RangeSchema);
+const checkBlock = Compile(BlockSchema);
+
+/** A block with the raw transactions it lists (or without them, when they must be fetched). */
+export interface BlockBundle {
+  readonly block: Block;
+  readonly raws: readonly Uint8Array[] | null;
+}
+
+function decodeOrThrow(bytes: Uint8Array, what: string): unknown {
+  try {
+    return decode<unknown>(bytes);
+  } catch (error) {
+    throw new WireError(`${what} is not CBOR: ${(error as Error).message}`);
+  }
+}
+
+export const encodeStatus = (status: Status): Uint8Array => encode(status);
+export function decodeStatus(bytes: Uint8Array): Status {
+  const value = decodeOrThrow(bytes, 'status');
+  if (!checkStatus.Check(value)) throw new WireError('status has the wrong shape');
+  return value;
+}
+
+export const encodeRange = (request: RangeRequest): Uint8Array => encode(request);
+export function decodeRange(bytes: Uint8Array): RangeRequest {
+  const value = decodeOrThrow(bytes, 'range request');
+  if (!checkRange.Check(value)) throw new WireError(`range request has the wrong shape (count 1..${MAX_RANGE})`);
+  return value;
+}
+
+export const encodeBundle = (bundle: BlockBundle): Uint8Array => encode([bundle.block, bundle.raws]);
+export function decodeBundle(bytes: Uint8Array): BlockBundle {
+  const value = decodeOrThrow(bytes, 'block');
+  if (!Array.isArray(value) || value.length !== 2) throw new WireError('block message must be [block, rawTransactions]');
+  const [block, raws] = value as [unknown, unknown];
+  if (!checkBlock.Check(block)) throw new WireError('block has the wrong shape');
+  if (raws !== null && (!Array.isArray(raws) || !raws.every((raw) => raw instanceof Uint8Array))) throw new WireError('block transactions must be byte strings');
+  if (raws !== null && raws.length !== block.transactions.length) throw new WireError('block carries a different number of transactions than it lists');
+  return { block, raws };
+}

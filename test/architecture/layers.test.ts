@@ -1,0 +1,60 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/** The modules, lowest first: each may import from those before it, never from those after it. */
+const LAYERS = ['sdk', 'kernel', 'chain', 'keys', 'p2p', 'plugins', 'node', 'bin'] as const;
+type Layer = (typeof LAYERS)[number];
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sources(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function layerOf(path: string): Layer | undefined {
+  const top = normalize(path).split(/[\\/]/)[0];
+  return LAYERS.find((layer) => layer === top);
+}
+
+/** Every relative import of a file, as repo-relative paths. */
+function imports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => relative('.', join(dirname(file), m[1]!)));
+}
+
+describe('module layers', () => {
+  it('import only downwards: sdk <- kernel <- chain <- keys <- p2p <- plugins <- node <- bin', () => {
+    const wrong: string[] = [];
+    for (const layer of LAYERS) {
+      for (const file of sources(layer)) {
+        for (const target of imports(file)) {
+          const to = layerOf(target);
+          if (to && LAYERS.indexOf(to) > LAYERS.indexOf(layer)) wrong.push(`${file} imports ${target}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('the SDK uses no Node built-ins, so it runs in browsers', () => {
+    const builtins = sources('sdk').filter((file) => /from ['"]node:/.test(readFileSync(file, 'utf8')));
+    expect(builtins).toEqual([]);
+  });
+
+  it('the kernel is a small plugin host that knows no chain words', () => {
+    const files = sources('kernel');
+    const lines = files.reduce((sum, file) => sum + readFileSync(file, 'utf8').split('\n').length, 0);
+    expect(lines).toBeLessThan(3000);
+    const words = /\b(block|blocks|transaction|transactions|mempool|genesis|peer|peers)\b/i;
+    const found = files.flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .map((line, i) => [line, i] as const)
+        .filter(([line]) => words.test(line))
+        .map(([line, i]) => `${file}:${i + 1}: ${line.trim()}`),
+    );
+    expect(found).toEqual([]);
+  });
+});

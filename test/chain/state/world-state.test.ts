@@ -1,0 +1,90 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { utf8 } from '../../../sdk/bytes.js';
+import { openStore } from '../../../kernel/storage/open.js';
+import type { Store } from '../../../kernel/storage/store.js';
+import { HistoryPrunedError, WorldState } from '../../../chain/state/world-state.js';
+import { StateCommitment } from '../../../chain/state/state-root.js';
+
+let store: Store | undefined;
+afterEach(async () => {
+  await store?.close();
+  store = undefined;
+});
+
+async function worldState(options: { archive: boolean; historyBlocks: number }): Promise<{ state: WorldState; commit(height: number, changes: Map<string, Uint8Array | undefined>): Promise<void>; count(): Promise<number> }> {
+  store = await openStore('memory', '/unused');
+  const ns = [store.claim('state.entries', 't'), store.claim('state.history', 't'), store.claim('state.prunable', 't')] as const;
+  const state = new WorldState(ns[0], ns[1], ns[2], options);
+  return {
+    state,
+    async commit(height, changes) {
+      await state.preview(changes);
+      const batch = store!.batch();
+      await state.stage(changes, height, batch);
+      await state.stagePrune(height, batch);
+      await batch.write();
+      state.publish(changes, height);
+    },
+    async count() {
+      let n = 0;
+      for await (const _ of ns[1].entries()) n++;
+      return n;
+    },
+  };
+}
+
+const v = (text: string): Uint8Array => utf8(text);
+const text = (bytes: Uint8Array | undefined): string | undefined => (bytes ? Buffer.from(bytes).toString() : undefined);
+
+describe('world state history', () => {
+  it('answers values at past heights inside the window, refuses older ones, and prunes superseded history', async () => {
+    const { state, commit, count } = await worldState({ archive: false, historyBlocks: 3 });
+    await commit(0, new Map([['accounts/a', v('a0')], ['accounts/b', v('b0')]]));
+    for (let height = 1; height <= 10; height++) await commit(height, new Map([['accounts/a', v(`a${height}`)]]));
+    expect(text(await state.valueAt('accounts/a', 10, 10))).toBe('a10');
+    expect(text(await state.valueAt('accounts/a', 8, 10))).toBe('a8');
+    expect(text(await state.valueAt('accounts/a', 7, 10))).toBe('a7');
+    // b never changed after block 0: its only history entry is kept as the base of the window.
+    expect(text(await state.valueAt('accounts/b', 7, 10))).toBe('b0');
+    await expect(state.valueAt('accounts/a', 6, 10)).rejects.toBeInstanceOf(HistoryPrunedError);
+    // a: entries at heights 6..10 may be needed (6 is the base for queries at 7); b: its one entry.
+    expect(await count()).toBeLessThanOrEqual(6 + 1);
+  });
+
+  it('keeps everything on an archive', async () => {
+    const { state, commit, count } = await worldState({ archive: true, historyBlocks: 3 });
+    await commit(0, new Map([['accounts/a', v('a0')]]));
+    for (let height = 1; height <= 10; height++) await commit(height, new Map([['accounts/a', v(`a${height}`)]]));
+    expect(text(await state.valueAt('accounts/a', 0, 10))).toBe('a0');
+    expect(text(await state.valueAt('accounts/a', 4, 10))).toBe('a4');
+    expect(await count()).toBe(11);
+  });
+
+  it('treats a deleted key as absent from its deletion on', async () => {
+    const { state, commit } = await worldState({ archive: true, historyBlocks: 3 });
+    await commit(0, new Map([['x/k', v('1')]]));
+    await commit(1, new Map([['x/k', undefined]]));
+    await commit(2, new Map([['y/other', v('2')]]));
+    expect(text(await state.valueAt('x/k', 0, 2))).toBe('1');
+    expect(await state.valueAt('x/k', 1, 2)).toBeUndefined();
+    expect(state.get('x/k')).toBeUndefined();
+  });
+});
+
+describe('state commitment', () => {
+  it('depends on every key and value but not on the order they were written', () => {
+    const a = new StateCommitment();
+    const b = new StateCommitment();
+    const entries: [string, string][] = Array.from({ length: 500 }, (_, i) => [`accounts/${i}`, `value ${i}`]);
+    for (const [k, val] of entries) a.set(k, v(val));
+    for (const [k, val] of [...entries].reverse()) b.set(k, v(val));
+    expect(a.root().equals(b.root())).toBe(true);
+    b.set('accounts/7', v('changed'));
+    expect(a.root().equals(b.root())).toBe(false);
+    b.set('accounts/7', v('value 7'));
+    expect(a.root().equals(b.root())).toBe(true);
+    b.set('accounts/new', v('x'));
+    b.set('accounts/new', undefined);
+    expect(a.root().equals(b.root())).toBe(true);
+  });
+});

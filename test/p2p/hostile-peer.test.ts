@@ -1,0 +1,124 @@
+import { generateKeyPair } from '@libp2p/crypto/keys';
+import { lpStream } from '@libp2p/utils';
+import { multiaddr } from '@multiformats/multiaddr';
+import { afterEach, describe, expect, it } from 'vitest';
+import { signHeader } from '../../sdk/block.js';
+import { toHex, type Hex } from '../../sdk/bytes.js';
+import { devnetKey } from '../../sdk/keys.js';
+import { createNetwork, type SvcLibp2p } from '../../p2p/network.js';
+import { BLOCKS_PROTOCOL, decodeRange, decodeStatus, encodeBundle, encodeStatus, STATUS_PROTOCOL, topics } from '../../p2p/wire.js';
+import type { Block } from '../../chain/schemas.js';
+import type { Chain } from '../../chain/chain.js';
+import type { P2pService } from '../../p2p/service.js';
+import { startTestNode, waitFor, type TestNode } from '../helpers/test-node.js';
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanup.splice(0).map((stop) => stop()));
+});
+
+async function start(config: Parameters<typeof startTestNode>[0]): Promise<TestNode> {
+  const node = await startTestNode(config);
+  cleanup.push(() => node.stop());
+  return node;
+}
+
+const ZERO = `0x${'00'.repeat(32)}` as Hex;
+
+/**
+ * A chain forged from genesis: blocks properly signed with the (public) devnet validator key, but
+ * with a state root that re-execution can't give. Only full verification tells them apart.
+ */
+function forgedChain(genesis: Block, length: number): Block[] {
+  const key = devnetKey('validator', 0);
+  const blocks: Block[] = [];
+  let parent = genesis;
+  for (let height = 1; height <= length; height++) {
+    const signed = signHeader(
+      {
+        chainId: genesis.chainId,
+        height,
+        parentHash: parent.hash as Hex,
+        timestamp: genesis.timestamp + height * 1000,
+        proposer: key.address,
+        proposerKey: toHex(key.publicKey),
+        txRoot: ZERO,
+        stateRoot: toHex(new Uint8Array(32).fill(height)),
+        receiptRoot: ZERO,
+      },
+      key.secretKey,
+    );
+    parent = { ...signed, transactions: [] };
+    blocks.push(parent);
+  }
+  return blocks;
+}
+
+/** A libp2p peer that claims a far higher head (or `claim`) and serves forged blocks for it. */
+async function startHostilePeer(honest: Chain, claim = 1_000_000): Promise<SvcLibp2p> {
+  const genesis = (await honest.getBlock(0))!;
+  const forged = forgedChain(genesis, 100);
+  const network = await createNetwork({ privateKey: await generateKeyPair('Ed25519'), host: '127.0.0.1', port: 0, bootstrapPeers: [], isBanned: () => false, maxConnections: 16 });
+  await network.handle(STATUS_PROTOCOL, async (stream) => {
+    const lp = lpStream(stream);
+    decodeStatus((await lp.read()).subarray());
+    await lp.write(encodeStatus({ chainId: genesis.chainId, genesis: honest.genesisHash, height: claim, hash: forged.at(-1)!.hash }));
+    await stream.close();
+  });
+  await network.handle(BLOCKS_PROTOCOL, async (stream) => {
+    const lp = lpStream(stream);
+    const { from, count } = decodeRange((await lp.read()).subarray());
+    const blocks = forged.slice(from - 1, from - 1 + count);
+    await lp.write(new Uint8Array([blocks.length]));
+    for (const block of blocks) await lp.write(encodeBundle({ block, raws: [] }));
+    await stream.close();
+  });
+  await network.start();
+  cleanup.push(async () => {
+    await network.stop();
+  });
+  return network;
+}
+
+describe('a hostile peer', () => {
+  it('that serves forged blocks is refused and disconnected, and the node syncs from the honest validator', async () => {
+    const validator = await start({ validator: { blockTime: 50 } });
+    const honest = validator.node.service<Chain>('chain');
+    const hostile = await startHostilePeer(honest);
+    const validatorAddress = validator.node.service<P2pService>('p2p').listenAddresses[0]!;
+    const full = await start({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [hostile.getMultiaddrs()[0]!.toString(), validatorAddress] } });
+    const hostileId = hostile.peerId.toString();
+
+    const refusal = await waitFor(() => full.logs.lines.find((line) => line.msg === 'refusing peer' && line.peer === hostileId), Boolean, 15_000, 'the forger to be refused');
+    expect(String(refusal!.reason)).toMatch(/state root mismatch|does not extend head/);
+    const chain = full.node.service<Chain>('chain');
+    await waitFor(() => chain.head.height, (h) => h >= honest.head.height - 2 && h > 0, 15_000, 'sync from the honest validator');
+    expect((await chain.getBlock(1))!.hash).toBe((await honest.getBlock(1))!.hash);
+    await waitFor(() => hostile.getConnections().length, (n) => n === 0, 10_000, 'the forger to be disconnected');
+    expect(full.node.service<P2pService>('p2p').peerList().map((p) => p.peerId)).toEqual([validator.node.keys.peerId]);
+    // It stays refused: the bootstrap redials skip it, and its own dials are turned away.
+    await hostile.dial(multiaddr(full.node.service<P2pService>('p2p').listenAddresses[0]!)).catch(() => undefined);
+    await waitFor(() => hostile.getConnections().length, (n) => n === 0, 10_000, 'the redial to be turned away');
+    expect(full.node.service<P2pService>('p2p').peerList().map((p) => p.peerId)).toEqual([validator.node.keys.peerId]);
+  });
+
+  it('that gossips a block with a bad signature is refused and disconnected; the node keeps following the validator', async () => {
+    const validator = await start({ validator: { blockTime: 50 } });
+    const honest = validator.node.service<Chain>('chain');
+    const hostile = await startHostilePeer(honest, 0);
+    const validatorAddress = validator.node.service<P2pService>('p2p').listenAddresses[0]!;
+    const full = await start({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [hostile.getMultiaddrs()[0]!.toString(), validatorAddress] } });
+    const chain = full.node.service<Chain>('chain');
+    await waitFor(() => chain.head.height, (h) => h >= 3, 10_000);
+    const topic = topics(honest.head.chainId, honest.genesisHash).blocks;
+    await waitFor(() => hostile.services.pubsub.getSubscribers(topic).map(String), (ids) => ids.includes(full.node.keys.peerId), 10_000, 'the node to subscribe');
+    const real = (await honest.blockWithTransactions(honest.head.height))!;
+    const forged = { ...real.block, height: real.block.height + 1, signature: toHex(new Uint8Array(64).fill(9)) };
+    await hostile.services.pubsub.publish(topic, encodeBundle({ block: forged, raws: real.raws }));
+    const refusal = await waitFor(() => full.logs.lines.find((line) => line.msg === 'refusing peer' && line.peer === hostile.peerId.toString()), Boolean, 10_000, 'the gossiper to be refused');
+    expect(String(refusal!.reason)).toMatch(/header hash does not match|bad proposer signature/);
+    await waitFor(() => hostile.getConnections().length, (n) => n === 0, 10_000, 'the gossiper to be disconnected');
+    const after = chain.head.height;
+    await waitFor(() => chain.head.height, (h) => h >= after + 3, 10_000, 'the node to keep following the validator');
+  });
+});
