@@ -7,7 +7,7 @@ import { ConfigError } from '../kernel/config/errors.js';
 import { START_FLAGS, flagsToConfig } from '../node/flags.js';
 import { mergeConfig, readConfigFile, type RawConfig } from '../kernel/config/load.js';
 import { resolveConfig } from '../node/config.js';
-import { devnetGenesis, genesisHash } from '../chain/genesis.js';
+import { devnetGenesisHash } from '../node/genesis.js';
 import { importOperatorKey, keyPassphrase, loadOrCreateNodeKeys } from '../keys/node-keys.js';
 
 import { createLogger } from '../kernel/log.js';
@@ -91,7 +91,7 @@ cli
   .action(async (options: { dataDir?: unknown; passphraseFile?: unknown }) => {
     const dataDir = String(options.dataDir ?? './data');
     const keys = await loadOrCreateNodeKeys(dataDir, passphraseOf(options));
-    process.stdout.write(`data dir   ${resolve(dataDir)}\npeer id    ${keys.peerId}\noperator   ${keys.operator.address}\ngenesis    ${genesisHash(devnetGenesis())} (devnet)\n`);
+    process.stdout.write(`data dir   ${resolve(dataDir)}\npeer id    ${keys.peerId}\noperator   ${keys.operator.address}\ngenesis    ${devnetGenesisHash()} (devnet)\n`);
   });
 
 cli

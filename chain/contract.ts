@@ -135,6 +135,14 @@ export class TxFailure extends Error {
   }
 }
 
+/**
+ * A TxFailure, also one from another copy of this module (a plugin package that brings its own
+ * `svc-node`): recognised by its shape, not its class.
+ */
+export function isTxFailure(error: unknown): error is TxFailure {
+  return error instanceof Error && error.name === 'TxFailure' && typeof (error as { error?: unknown }).error === 'string';
+}
+
 /** A plugin's transaction kinds, read from its definition without running it. */
 export function pluginTxKinds(plugin: AnyPlugin): readonly TxKind[] {
   const txKinds = plugin.txKinds as ((factory: (spec: unknown) => TxKind) => readonly TxKind[]) | undefined;

@@ -2,7 +2,7 @@ import type { Address } from '../sdk/address.js';
 import { formatAmountShort, type Asset } from '../sdk/amount.js';
 import type { SignedTransaction } from '../sdk/transaction.js';
 import type { Logger } from '../kernel/log.js';
-import { TxFailure, type BlockContext, type TxContext } from './contract.js';
+import { isTxFailure, TxFailure, type BlockContext, type TxContext } from './contract.js';
 import { accountKey, assetField, decodeAccount, encodeAccount, type Account } from './state/accounts.js';
 import { StateOverlay, type StateReader } from './state/overlay.js';
 import type { PendingReceipt } from './receipts.js';
@@ -149,8 +149,7 @@ export async function executeTransactions(txs: readonly SignedTransaction[], env
       receipts.push({ transactionHash: tx.hash, blockNumber: env.height, index, from: tx.from, kind: tx.kind, status: 'success' });
     } catch (error) {
       bumpNonce(overlay);
-      const failure =
-        error instanceof TxFailure
+      const failure = isTxFailure(error)
           ? { name: error.error, reason: error.message }
           : (log.error({ err: error, tx: tx.hash, kind: tx.kind }, 'transaction kind threw; the transaction fails'), { name: 'internal_error', reason: 'the transaction kind failed' });
       receipts.push({ transactionHash: tx.hash, blockNumber: env.height, index, from: tx.from, kind: tx.kind, status: 'failed', error: failure });

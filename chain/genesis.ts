@@ -6,10 +6,11 @@ import { headerHash, type BlockHeader } from '../sdk/block.js';
 import { ZERO_HASH } from '../sdk/hash.js';
 import { devnetKey } from '../sdk/keys.js';
 import { ConfigError } from '../kernel/config/errors.js';
-import { encode } from '../sdk/encoding.js';
 import { accountKey, encodeAccount } from './state/accounts.js';
 import { StateCommitment } from './state/state-root.js';
 import type { StateChanges } from './state/world-state.js';
+import type { AnyPlugin } from '../kernel/plugin.js';
+import './contract.js';
 
 export interface GenesisAccount {
   readonly address: Address;
@@ -27,17 +28,11 @@ export interface GenesisSpec {
   readonly validatorKey: Hex;
   readonly validator: Address;
   readonly accounts: readonly GenesisAccount[];
-  /** The account allowed to mint faucet grants (devnet only). */
-  readonly faucet?: Address;
-  /** Blocks a provider bond stays locked after unregistering (consensus: in the genesis state). */
-  readonly unbondingBlocks: number;
+  /** The genesis file's other keys, for the plugins' genesis hooks (the devnet has none). */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** The state the plugins put in block 0 (their `genesis` hooks), besides the accounts. */
+  readonly entries: ReadonlyMap<string, Uint8Array>;
 }
-
-/** Consensus parameters live in the state under `params/`, so the state root commits to them. */
-export const UNBONDING_BLOCKS_KEY = 'params/unbondingBlocks';
-/** Devnet: 20 blocks (a minute at 3 s blocks). Other networks default to about 3.5 days at 3 s. */
-export const DEVNET_UNBONDING_BLOCKS = 20;
-const DEFAULT_UNBONDING_BLOCKS = 100_800;
 
 const ZERO: Hex = toHex(ZERO_HASH);
 
@@ -46,7 +41,8 @@ export const DEVNET_ACCOUNTS = 10;
 export const DEVNET_ACCOUNT_OMC = 1_000_000n * UNIT;
 export const DEVNET_ACCOUNT_OGT = 10_000n * UNIT;
 
-export function devnetGenesis(): GenesisSpec {
+/** The devnet's own part of its genesis (chain id, validator, dev accounts); plugins add their entries (node/genesis.ts). */
+export function devnetBaseGenesis(): GenesisSpec {
   const validator = devnetKey('validator', 0);
   return {
     network: 'devnet',
@@ -55,15 +51,15 @@ export function devnetGenesis(): GenesisSpec {
     validatorKey: toHex(validator.publicKey),
     validator: validator.address,
     accounts: Array.from({ length: DEVNET_ACCOUNTS }, (_, i) => ({ address: devnetKey('account', i).address, omc: DEVNET_ACCOUNT_OMC, ogt: DEVNET_ACCOUNT_OGT })),
-    faucet: devnetKey('faucet', 0).address,
-    unbondingBlocks: DEVNET_UNBONDING_BLOCKS,
+    params: {},
+    entries: new Map(),
   };
 }
 
 /**
  * A genesis file: `{ "chainId", "timestamp" (unix ms), "validatorKey" (0x hex public key), "validator"
- * (its svc1 address), "accounts": [{ "address", "omc", "ogt" }], "unbondingBlocks"? }`, amounts as
- * decimal token strings.
+ * (its svc1 address), "accounts": [{ "address", "omc", "ogt" }], ... }`, amounts as decimal token
+ * strings; other keys are parameters for the plugins' genesis hooks (e.g. `"unbondingBlocks"`).
  */
 export function readGenesisFile(path: string, network: string): GenesisSpec {
   let raw: Record<string, unknown>;
@@ -72,7 +68,7 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
   } catch (error) {
     throw new ConfigError(`--genesis: cannot read ${path}: ${(error as Error).message}`);
   }
-  const { chainId, timestamp, validatorKey, validator, accounts = [], unbondingBlocks = DEFAULT_UNBONDING_BLOCKS } = raw;
+  const { chainId, timestamp, validatorKey, validator, accounts = [], ...params } = raw;
   const bad = (what: string): never => {
     throw new ConfigError(`--genesis: ${path}: ${what}`);
   };
@@ -81,7 +77,6 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
   if (!isHex(validatorKey, 32)) bad('"validatorKey" must be a 32-byte 0x hex public key');
   if (!isValidAddress(validator)) bad('"validator" must be an svc1 address');
   if (!Array.isArray(accounts)) bad('"accounts" must be an array');
-  if (!Number.isSafeInteger(unbondingBlocks) || (unbondingBlocks as number) < 1) bad('"unbondingBlocks" must be a positive integer');
   const parsed = (accounts as { address?: unknown; omc?: unknown; ogt?: unknown }[]).map((a, i) => {
     if (!isValidAddress(a.address)) bad(`accounts[${i}].address must be an svc1 address`);
     try {
@@ -97,7 +92,8 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
     validatorKey: (validatorKey as string).toLowerCase() as Hex,
     validator: normalizeAddress(validator as string),
     accounts: parsed,
-    unbondingBlocks: unbondingBlocks as number,
+    params,
+    entries: new Map(),
   };
 }
 
@@ -105,7 +101,7 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
 export function genesisState(spec: GenesisSpec): StateChanges {
   const changes = new Map<string, Uint8Array>();
   for (const account of spec.accounts) changes.set(accountKey(account.address), encodeAccount({ omc: account.omc, ogt: account.ogt, nonce: 0, bonded: {} }));
-  changes.set(UNBONDING_BLOCKS_KEY, encode(spec.unbondingBlocks));
+  for (const [key, value] of spec.entries) changes.set(key, value);
   return changes;
 }
 
@@ -132,4 +128,30 @@ export function genesisHeader(spec: GenesisSpec): BlockHeader {
 
 export function genesisHash(spec: GenesisSpec): Hex {
   return headerHash(genesisHeader(spec));
+}
+
+export class GenesisError extends Error {
+  override name = 'GenesisError';
+}
+
+/**
+ * The genesis with every plugin's `genesis` entries: keys under the plugin's own `<name>/` prefix or
+ * under `params/` (consensus parameters). A parameter several plugins share must come out the same
+ * from each; anything else twice is an error naming both plugins.
+ */
+export function withPluginGenesis(spec: GenesisSpec, plugins: readonly AnyPlugin[]): GenesisSpec {
+  const entries = new Map(spec.entries);
+  const owners = new Map<string, string>();
+  for (const plugin of plugins) {
+    for (const [key, value] of plugin.genesis?.({ network: spec.network, params: spec.params }) ?? []) {
+      if (!key.startsWith(`${plugin.name}/`) && !key.startsWith('params/')) throw new GenesisError(`plugin "${plugin.name}": genesis key "${key}" must start with "${plugin.name}/" or "params/"`);
+      const existing = entries.get(key);
+      if (existing && !(key.startsWith('params/') && Buffer.from(existing).equals(Buffer.from(value)))) {
+        throw new GenesisError(`genesis key "${key}" of plugin "${plugin.name}" is already set by plugin "${owners.get(key) ?? 'the genesis'}"`);
+      }
+      entries.set(key, value);
+      owners.set(key, plugin.name);
+    }
+  }
+  return { ...spec, entries };
 }

@@ -10,7 +10,7 @@ import { HistoryPrunedError, WorldState } from './state/world-state.js';
 import { blockNamespaces, BlockStore } from './block-store.js';
 import { Chain } from './chain.js';
 import { chainSubscriptions } from './subscriptions.js';
-import type { GenesisSpec } from './genesis.js';
+import { withPluginGenesis, type GenesisSpec } from './genesis.js';
 import { DEFAULT_MEMPOOL, Mempool } from './mempool.js';
 import { TxDecoder } from './tx-decoder.js';
 import { ReceiptSchema } from './receipts.js';
@@ -35,7 +35,7 @@ const RawTransactionSchema = Type.String({ pattern: '^0x([0-9a-fA-F]{2})+$', max
  * The chain as a plugin: blocks, world state, mempool, the core `transfer` kind and the RPC methods
  * that read and submit. Always loaded; the composition root hands it the genesis.
  */
-export function chainPlugin(genesis: GenesisSpec, settings: ChainSettings = { historyBlocks: 10_000 }) {
+export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = { historyBlocks: 10_000 }) {
   return definePlugin({
     name: 'chain',
     version: '1.0.0',
@@ -59,6 +59,8 @@ export function chainPlugin(genesis: GenesisSpec, settings: ChainSettings = { hi
     async init(ctx) {
       // Every plugin's transaction kinds and end-of-block steps are chain rules: collected here.
       const kinds = TxKindRegistry.collect(ctx.plugins);
+      // So are their genesis entries: every node of the network computes the same block 0.
+      const genesis = withPluginGenesis(baseGenesis, ctx.plugins.map((entry) => entry.definition));
       const blocks = new BlockStore(blockNamespaces((name) => ctx.namespace(name)));
       const state = new WorldState(ctx.namespace('state.entries'), ctx.namespace('state.history'), ctx.namespace('state.prunable'), { archive: false, historyBlocks: settings.historyBlocks });
       const mempool = new Mempool({ state, kinds, chainId: genesis.chainId, options: DEFAULT_MEMPOOL });
@@ -234,10 +236,10 @@ export function chainPlugin(genesis: GenesisSpec, settings: ChainSettings = { hi
         params: [],
         result: ChainInfoSchema,
         handler: (_params, { service }) => ({
-          network: genesis.network,
-          chainId: genesis.chainId,
+          network: service.genesis.network,
+          chainId: service.genesis.chainId,
           genesisHash: service.genesisHash,
-          validator: genesis.validator,
+          validator: service.genesis.validator,
           head: { height: service.head.height, hash: service.head.hash, timestamp: service.head.timestamp },
           archive: service.isArchive,
           historyBlocks: settings.historyBlocks,

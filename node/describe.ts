@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { devnetGenesis } from '../chain/genesis.js';
+import { devnetBaseGenesis } from '../chain/genesis.js';
 import { pluginMethods, pluginSubscriptions, type AnyPlugin } from '../kernel/plugin.js';
 import { pluginTxKinds } from '../chain/contract.js';
 import { resolveConfig } from './config.js';
@@ -44,7 +44,7 @@ export function describePlugin(plugin: AnyPlugin, roles: string[] = []): PluginD
 
 export async function describePlugins(catalog: PluginCatalog): Promise<PluginDescription[]> {
   // The same definitions a node with the default config runs; describing them runs nothing.
-  const out = alwaysLoadedPlugins(resolveConfig({}).node, devnetGenesis()).map((plugin) => describePlugin(plugin, ['always']));
+  const out = alwaysLoadedPlugins(resolveConfig({}).node, devnetBaseGenesis()).map((plugin) => describePlugin(plugin, ['always']));
   for (const [name, load] of Object.entries(catalog.plugins)) {
     const roles = (catalog.consensus ?? []).includes(name)
       ? ['always (chain rules)']

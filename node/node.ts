@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { devnetGenesis, readGenesisFile, type GenesisSpec } from '../chain/genesis.js';
+import { devnetBaseGenesis, readGenesisFile, type GenesisSpec } from '../chain/genesis.js';
 import type { P2pService } from '../p2p/service.js';
 import { bootstrapAddressProblem } from '../p2p/addresses.js';
 import type { NodeKeys } from '../keys/node-keys.js';
@@ -45,7 +45,7 @@ export class SvcNode {
       const problem = bootstrapAddressProblem(address);
       if (problem) throw new ConfigError(`p2p.bootstrapPeers[${i}]: "${address}" ${problem}`);
     });
-    const genesis = node.network === 'devnet' && !node.genesis ? devnetGenesis() : readGenesisFile(node.genesis!, node.network);
+    const genesis = node.network === 'devnet' && !node.genesis ? devnetBaseGenesis() : readGenesisFile(node.genesis!, node.network);
     const configured = await loadPlugins(pluginRequests(node, options.catalog), options.catalog, options.baseDir ?? process.cwd(), options.log);
     const all = orderPlugins([...alwaysLoadedPlugins(node, genesis), ...configured, ...(options.plugins ?? [])]);
     const enabled = new Set(all.map((p) => p.name));

@@ -4,3 +4,5 @@
 export * from '../kernel/plugin.js';
 export * from '../chain/contract.js';
 export type {} from '../p2p/plugin.js';
+// The deterministic CBOR the chain hashes and stores: for consensus state values.
+export { encode, decode } from '../sdk/encoding.js';

@@ -1,5 +1,5 @@
 import { DOMAIN_ERRORS, STANDARD_ERRORS } from '../../sdk/errors.js';
-import { devnetGenesis } from '../../chain/genesis.js';
+import { devnetBaseGenesis } from '../../chain/genesis.js';
 import { pluginMethods, type AnyPlugin, type RpcMethod } from '../../kernel/plugin.js';
 import { resolveConfig } from '../config.js';
 import { alwaysLoadedPlugins, type PluginCatalog } from '../presets.js';
@@ -27,7 +27,7 @@ function renderMethod(method: RpcMethod, owner: string): string {
 
 /** docs/rpc.md: every first-party method with its schemas, generated from the plugin definitions. */
 export async function renderRpcReference(catalog: PluginCatalog): Promise<string> {
-  const plugins: AnyPlugin[] = alwaysLoadedPlugins(resolveConfig({}).node, devnetGenesis());
+  const plugins: AnyPlugin[] = alwaysLoadedPlugins(resolveConfig({}).node, devnetBaseGenesis());
   for (const load of Object.values(catalog.plugins)) plugins.push(await load());
   const registry = new MethodRegistry();
   registry.add(discoverMethod(registry, '-'), 'kernel', undefined);

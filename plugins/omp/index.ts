@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { definePlugin } from '../../kernel/plugin.js';
 import { Formats } from '../omp-storage/schemas.js';
-import { providerTxKinds, releaseBonds, type ProviderKind } from '../providers/registry.js';
+import { providerTxKinds, releaseBonds, unbondingGenesis, type ProviderKind } from '../providers/registry.js';
 import { ProviderRegistry } from '../providers/registry-service.js';
 import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 
@@ -48,6 +48,7 @@ export default definePlugin({
   init: (ctx) => new ProviderRegistry(OMP, ctx.use('chain')),
   txKinds: (kind) => providerTxKinds(OMP, kind),
   endBlock: (ctx) => releaseBonds(ctx, OMP),
+  genesis: unbondingGenesis,
   rpc: (method) => [
     method({
       name: 'svc_ompListProviders',

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { definePlugin } from '../../kernel/plugin.js';
 import { Capabilities } from '../compute/schemas.js';
-import { providerTxKinds, releaseBonds, type ProviderKind } from '../providers/registry.js';
+import { providerTxKinds, releaseBonds, unbondingGenesis, type ProviderKind } from '../providers/registry.js';
 import { ProviderRegistry } from '../providers/registry-service.js';
 import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 
@@ -49,6 +49,7 @@ export default definePlugin({
   init: (ctx) => new ProviderRegistry(OON, ctx.use('chain')),
   txKinds: (kind) => providerTxKinds(OON, kind),
   endBlock: (ctx) => releaseBonds(ctx, OON),
+  genesis: unbondingGenesis,
   rpc: (method) => [
     method({
       name: 'svc_oonListProviders',

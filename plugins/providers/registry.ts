@@ -2,7 +2,8 @@ import Type, { type Static, type TObject } from 'typebox';
 import type { Address } from '../../sdk/address.js';
 import { formatAmountShort } from '../../sdk/amount.js';
 import { decode, encode } from '../../sdk/encoding.js';
-import { UNBONDING_BLOCKS_KEY } from '../../chain/genesis.js';
+import { GenesisError } from '../../chain/genesis.js';
+import type { GenesisParameters } from '../../chain/contract.js';
 import { TxFailure, type BlockContext, type TxContext, type TxKind, type TxKindFactory } from '../../chain/contract.js';
 
 /**
@@ -32,6 +33,22 @@ export interface ProviderRecord {
   readonly registeredAt: number;
   /** Height at which the bond is released, once unregistering. */
   readonly releaseAt?: number;
+}
+
+/**
+ * Blocks a provider bond stays locked after unregistering: a consensus parameter in the genesis state,
+ * shared by the compute and storage registries (each puts it in block 0; they agree).
+ */
+export const UNBONDING_BLOCKS_KEY = 'params/unbondingBlocks';
+/** Devnet: 20 blocks (a minute at 3 s blocks). Other networks default to about 3.5 days at 3 s. */
+const DEVNET_UNBONDING_BLOCKS = 20;
+const DEFAULT_UNBONDING_BLOCKS = 100_800;
+
+/** The registries' genesis entry: the unbonding period, from the genesis file's `"unbondingBlocks"`. */
+export function unbondingGenesis({ network, params }: GenesisParameters): [string, Uint8Array][] {
+  const blocks = params.unbondingBlocks ?? (network === 'devnet' ? DEVNET_UNBONDING_BLOCKS : DEFAULT_UNBONDING_BLOCKS);
+  if (!Number.isSafeInteger(blocks) || (blocks as number) < 1) throw new GenesisError('genesis "unbondingBlocks" must be a positive integer');
+  return [[UNBONDING_BLOCKS_KEY, encode(blocks)]];
 }
 
 const UnitsString = Type.String({ pattern: '^[1-9][0-9]{0,77}$' });

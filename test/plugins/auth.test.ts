@@ -36,17 +36,19 @@ describe('auth plugin over HTTP', () => {
     expect(res.body).toMatchObject({ result: expect.any(Number) });
   });
 
+  // Headers are made when each case runs: a nonce's time must be judged against the clock then, not
+  // when the file was loaded (a busy machine can take seconds in between).
   it.each([
-    ['no token', { 'x-svc-nonce': newNonce() }, 'unauthorized', -32001],
-    ['a wrong token', { authorization: 'Bearer wrong-token-0123456789', 'x-svc-nonce': newNonce() }, 'unauthorized', -32001],
-    ['a non-bearer scheme', { authorization: `Basic ${TOKEN}`, 'x-svc-nonce': newNonce() }, 'unauthorized', -32001],
-    ['no nonce', { authorization: `Bearer ${TOKEN}` }, 'nonce_reused', -32002],
-    ['a malformed nonce', { authorization: `Bearer ${TOKEN}`, 'x-svc-nonce': 'not-a-nonce' }, 'nonce_reused', -32002],
-    ['a nonce with a short random part', { authorization: `Bearer ${TOKEN}`, 'x-svc-nonce': `${Date.now()}.abc` }, 'nonce_reused', -32002],
-    ['a stale nonce', { authorization: `Bearer ${TOKEN}`, 'x-svc-nonce': `${Date.now() - 301_000}.abcdefghij` }, 'nonce_reused', -32002],
-    ['a nonce from the future', { authorization: `Bearer ${TOKEN}`, 'x-svc-nonce': `${Date.now() + 301_000}.abcdefghij` }, 'nonce_reused', -32002],
-  ])('refuses %s with HTTP 401', async (_what, headers, message, code) => {
-    const res = await post(headers as Record<string, string>);
+    ['no token', () => ({ 'x-svc-nonce': newNonce() }), 'unauthorized', -32001],
+    ['a wrong token', () => ({ authorization: 'Bearer wrong-token-0123456789', 'x-svc-nonce': newNonce() }), 'unauthorized', -32001],
+    ['a non-bearer scheme', () => ({ authorization: `Basic ${TOKEN}`, 'x-svc-nonce': newNonce() }), 'unauthorized', -32001],
+    ['no nonce', () => ({ authorization: `Bearer ${TOKEN}` }), 'nonce_reused', -32002],
+    ['a malformed nonce', () => ({ authorization: `Bearer ${TOKEN}`, 'x-svc-nonce': 'not-a-nonce' }), 'nonce_reused', -32002],
+    ['a nonce with a short random part', () => ({ authorization: `Bearer ${TOKEN}`, 'x-svc-nonce': `${Date.now()}.abc` }), 'nonce_reused', -32002],
+    ['a stale nonce', () => ({ authorization: `Bearer ${TOKEN}`, 'x-svc-nonce': `${Date.now() - 301_000}.abcdefghij` }), 'nonce_reused', -32002],
+    ['a nonce from the future', () => ({ authorization: `Bearer ${TOKEN}`, 'x-svc-nonce': `${Date.now() + 301_000}.abcdefghij` }), 'nonce_reused', -32002],
+  ] as const)('refuses %s with HTTP 401', async (_what, headers, message, code) => {
+    const res = await post(headers() as Record<string, string>);
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code, message, data: { reason: expect.any(String) } } });
   });

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { devnetBaseGenesis, genesisHash, withPluginGenesis } from '../../chain/genesis.js';
+import { definePlugin, type AnyPlugin } from '../../kernel/plugin.js';
+import '../../chain/contract.js';
+import { catalog } from '../../node/catalog.js';
+import { DEVNET_GENESIS_PLUGINS, devnetGenesis } from '../../node/genesis.js';
+import { rpc, startTestNode } from '../helpers/test-node.js';
+
+/** The devnet's block 0, byte for byte: changing it makes every existing devnet data dir refuse to open. */
+const DEVNET_GENESIS_HASH = '0x6bf2320ea5f35fae7c08ea00b140050624dec632af30b29fd8b10eea1cd519b0';
+
+const entry = (key: string, value: number) => [key, new Uint8Array([value])] as const;
+
+describe('genesis', () => {
+  it('the devnet genesis hash is pinned, and a running devnet node has exactly it', async () => {
+    expect(genesisHash(devnetGenesis())).toBe(DEVNET_GENESIS_HASH);
+    const node = await startTestNode({ storage: 'memory' });
+    try {
+      expect((await rpc<{ genesisHash: string }>(node.url, 'svc_chainInfo')).body.result!.genesisHash).toBe(DEVNET_GENESIS_HASH);
+    } finally {
+      await node.stop();
+    }
+  });
+
+  it('its plugin entries come from the chain-rule plugins every node loads', async () => {
+    const consensus = await Promise.all((catalog.consensus ?? []).map((name) => catalog.plugins[name]!()));
+    expect(DEVNET_GENESIS_PLUGINS.map((p) => p.name)).toEqual(consensus.filter((p) => p.genesis).map((p) => p.name));
+  });
+
+  it('a plugin writes only under its own name or params/, a key twice is refused, and a shared parameter must agree', () => {
+    const plugin = (name: string, entries: (readonly [string, Uint8Array])[]): AnyPlugin => definePlugin({ name, version: '1.0.0', description: name, genesis: () => entries }) as AnyPlugin;
+    const base = devnetBaseGenesis();
+    expect([...withPluginGenesis(base, [plugin('a', [entry('a/x', 1), entry('params/p', 2)]), plugin('b', [entry('params/p', 2)])]).entries.keys()]).toEqual(['a/x', 'params/p']);
+    expect(() => withPluginGenesis(base, [plugin('a', [entry('b/x', 1)])])).toThrow('plugin "a": genesis key "b/x" must start with "a/" or "params/"');
+    expect(() => withPluginGenesis(base, [plugin('a', [entry('params/p', 1)]), plugin('b', [entry('params/p', 2)])])).toThrow('genesis key "params/p" of plugin "b" is already set by plugin "a"');
+  });
+});
