@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STANDARD_ERRORS } from '../../sdk/errors.js';
 import { refusalBody } from '../rpc/guards.js';
+import { admit } from './admission.js';
 import type { RequestInfo } from '../rpc/engine.js';
-import { guardRequest, type TransportContext } from './transport.js';
+import type { TransportContext } from './transport.js';
 
 function sendError(res: ServerResponse, status: number, reason: string, headers: Record<string, string> = {}): void {
   const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { ...STANDARD_ERRORS.invalid_request, data: { reason } } });
@@ -70,18 +71,10 @@ export function handleHttpRpc(req: IncomingMessage, res: ServerResponse, context
     const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8');
     const parsed = context.engine.parse(text);
     const remoteAddress = req.socket.remoteAddress ?? '';
-    const clientAddress = context.clients.resolve(remoteAddress, req.headers['x-forwarded-for']);
-    let principal: string | undefined;
-    let headers = cors;
-    if (context.guards.size > 0) {
-      const guarded = guardRequest('http', 'request', clientAddress, req.headers, parsed);
-      const refusal = context.guards.run(guarded);
-      headers = Object.keys(cors).length === 0 ? guarded.responseHeaders : { ...cors, ...guarded.responseHeaders };
-      if (refusal) {
-        respond(res, refusalBody(refusal), refusal.status, { ...headers, ...refusal.headers });
-        return;
-      }
-      principal = guarded.principal;
+    const { clientAddress, principal, headers, refusal } = admit(context, { transport: 'http', phase: 'request', remoteAddress, headers: req.headers, parsed });
+    if (refusal) {
+      respond(res, refusalBody(refusal), refusal.status, headers);
+      return;
     }
     const request: RequestInfo = { transport: 'http', remoteAddress, clientAddress, principal, headers: req.headers, response: {} };
     let reply: ReturnType<TransportContext['engine']['handle']>;

@@ -3,7 +3,7 @@ import type { HttpBindings } from '@hono/node-server';
 import { refusalBody, type GuardChain } from '../rpc/guards.js';
 import type { ClientAddressResolver } from './client-address.js';
 import type { CorsPolicy } from './cors.js';
-import { guardRequest } from './transport.js';
+import { admit } from './admission.js';
 import type { HttpMethod } from '../plugin.js';
 
 export interface MountedRoute {
@@ -24,9 +24,9 @@ export class RouteTable {
   private readonly mounted = new Map<string, MountedRoute>();
 
   constructor(
-    private readonly guards: GuardChain,
-    private readonly clients: ClientAddressResolver,
-    private readonly cors: CorsPolicy,
+    readonly guards: GuardChain,
+    readonly clients: ClientAddressResolver,
+    readonly cors: CorsPolicy,
   ) {
     this.app.notFound((c) => c.text('not found', 404));
   }
@@ -38,16 +38,14 @@ export class RouteTable {
     if (existing) throw new RouteConflictError(`route ${key} of plugin "${route.owner}" is already mounted by plugin "${existing.owner}"`);
     this.mounted.set(key, route);
     this.app.on(route.method, route.path, async (c) => {
-      const origin = c.req.header('origin');
-      const cors = this.cors.headers(origin);
-      if (route.access === 'protected' && this.guards.size > 0) {
-        const incoming = c.env.incoming;
-        const client = this.clients.resolve(incoming.socket.remoteAddress ?? '', incoming.headers['x-forwarded-for']);
-        const refusal = this.guards.run(guardRequest('http', 'route', client, incoming.headers));
-        if (refusal) return new Response(refusalBody(refusal), { status: refusal.status, headers: { 'content-type': 'application/json', ...cors, ...refusal.headers } });
-      }
+      const incoming = c.env.incoming;
+      const admission =
+        route.access === 'protected'
+          ? admit(this, { transport: 'http', phase: 'route', remoteAddress: incoming.socket.remoteAddress ?? '', headers: incoming.headers })
+          : { headers: this.cors.headers(incoming.headers.origin as string | undefined), refusal: undefined };
+      if (admission.refusal) return new Response(refusalBody(admission.refusal), { status: admission.refusal.status, headers: { 'content-type': 'application/json', ...admission.headers } });
       const response = await handler(c);
-      for (const [name, value] of Object.entries(cors)) response.headers.set(name, value);
+      for (const [name, value] of Object.entries(admission.headers)) response.headers.set(name, value);
       return response;
     });
   }

@@ -5,8 +5,9 @@ import type { EventBus } from '../events.js';
 import type { Logger } from '../log.js';
 import type { RequestInfo } from '../rpc/engine.js';
 import { refusalBody } from '../rpc/guards.js';
+import { admit } from './admission.js';
 import type { Connection } from '../plugin.js';
-import { guardRequest, type TransportContext } from './transport.js';
+import type { TransportContext } from './transport.js';
 
 export interface WebSocketLimits {
   /** Open connections in all. */
@@ -56,16 +57,12 @@ export class WebSocketRpc {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const origin = req.headers.origin;
     if (origin !== undefined && !this.context.cors.allows(origin)) return refuseUpgrade(socket, 403, 'Forbidden');
-    const clientAddress = this.context.clients.resolve(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for']);
+    const remoteAddress = req.socket.remoteAddress ?? '';
+    const clientAddress = this.context.clients.resolve(remoteAddress, req.headers['x-forwarded-for']);
     if (this.sockets.size >= this.limits.maxConnections) return refuseUpgrade(socket, 503, 'Service Unavailable');
     if ((this.perClient.get(clientAddress) ?? 0) >= this.limits.maxConnectionsPerClient) return refuseUpgrade(socket, 429, 'Too Many Requests');
-    let principal: string | undefined;
-    if (this.context.guards.size > 0) {
-      const guarded = guardRequest('ws', 'handshake', clientAddress, req.headers);
-      const refusal = this.context.guards.run(guarded);
-      if (refusal) return refuseUpgrade(socket, refusal.status, refusal.status === 401 ? 'Unauthorized' : 'Refused', refusalBody(refusal));
-      principal = guarded.principal;
-    }
+    const { principal, refusal } = admit(this.context, { transport: 'ws', phase: 'handshake', remoteAddress, headers: req.headers, clientAddress });
+    if (refusal) return refuseUpgrade(socket, refusal.status, refusal.status === 401 ? 'Unauthorized' : 'Refused', refusalBody(refusal));
     this.server.handleUpgrade(req, socket, head, (ws) => this.accept(ws, req, clientAddress, principal));
   }
 
@@ -131,10 +128,9 @@ export class WebSocketRpc {
       const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
       const parsed = this.context.engine.parse(text);
       if (this.context.guards.size > 0) {
-        const guarded = guardRequest('ws', 'request', clientAddress, req.headers, parsed, principal);
-        const refusal = this.context.guards.run(guarded);
+        const { refusal, headers } = admit(this.context, { transport: 'ws', phase: 'request', remoteAddress, headers: req.headers, parsed, clientAddress, principal });
         // No headers per message: what rate limits would put in headers travels in the error's data.
-        if (refusal) return reply(refusalBody(refusal, headerData({ ...guarded.responseHeaders, ...refusal.headers })));
+        if (refusal) return reply(refusalBody(refusal, headerData(headers)));
       }
       const request: RequestInfo = { transport: 'ws', remoteAddress, clientAddress, principal, headers: req.headers, response: {}, connection };
       try {
