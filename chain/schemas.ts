@@ -1,11 +1,12 @@
 import Type, { type Static } from 'typebox';
-import { addressPattern } from '../sdk/address.js';
+import { addressPattern, canonicalAddressPattern } from '../sdk/address.js';
+import { unitsPattern } from '../sdk/amount.js';
 
 export const HashSchema = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: '32-byte hash, 0x hex (lowercase in results)' });
 export const AddressSchema = Type.String({ pattern: addressPattern, 'x-error': 'invalid_address', description: 'svc1 + 40 hex characters' });
 const ResultHash = Type.String({ pattern: '^0x[0-9a-f]{64}$' });
-const ResultAddress = Type.String({ pattern: '^svc1[0-9a-f]{40}$' });
-export const UnitsSchema = Type.String({ pattern: '^(0|[1-9][0-9]*)$', description: 'base units (10^-18 token) as a decimal integer string' });
+export const ResultAddress = Type.String({ pattern: canonicalAddressPattern });
+export const UnitsSchema = Type.String({ pattern: unitsPattern, description: 'base units (10^-18 token) as a decimal integer string' });
 const PositiveUnits = Type.String({ pattern: '^[1-9][0-9]{0,77}$', description: 'a positive amount of base units as a decimal integer string' });
 
 export const BlockSchema = Type.Object(

@@ -1,8 +1,8 @@
 import { Worker } from 'node:worker_threads';
-import { decodeVerified, type DecodeJob, type DecodeResult } from './tx-decode.js';
+import { decodeVerified, type DecodeJob, type DecodeResult } from './decode-verified.js';
 
 // From dist/ the worker sits beside this file; tests run the TypeScript sources and use the build's copy.
-const WORKER_URL = import.meta.url.endsWith('.ts') ? new URL('../dist/chain/tx-decode-worker.js', import.meta.url) : new URL('./tx-decode-worker.js', import.meta.url);
+const WORKER_URL = import.meta.url.endsWith('.ts') ? new URL('../dist/chain/decoding-worker.js', import.meta.url) : new URL('./decoding-worker.js', import.meta.url);
 
 /** Most transactions in one message to a worker, so results come back in a steady stream. */
 const MAX_BATCH = 256;

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import type { RpcMethod } from '../kernel/plugin.js';
+import { canonicalAddressPattern } from '../sdk/address.js';
 
 export const NodeInfoSchema = Type.Object(
   {
@@ -11,7 +12,7 @@ export const NodeInfoSchema = Type.Object(
     capabilities: Type.Array(Type.String()),
     peerId: Type.String({ description: 'libp2p peer id, stable for the data dir' }),
     listenAddresses: Type.Array(Type.String(), { description: 'libp2p multiaddrs other nodes can dial (with /p2p/<peer id>)' }),
-    operator: Type.String({ pattern: '^svc1[0-9a-f]{40}$', description: "this node's operator account" }),
+    operator: Type.String({ pattern: canonicalAddressPattern, description: "this node's operator account" }),
     synced: Type.Boolean(),
   },
   { additionalProperties: false },

@@ -10,6 +10,8 @@ const ADDRESS_PATTERN = new RegExp(ADDRESS_PATTERN_TEXT);
 
 /** The JSON-schema pattern addresses must match (shared by the node's RPC schemas). */
 export const addressPattern = ADDRESS_PATTERN_TEXT;
+/** The pattern of an address as the node writes it: lowercase hex. */
+export const canonicalAddressPattern = '^svc1[0-9a-f]{40}$';
 
 /** True for `svc1` + 40 hex characters. The prefix is lowercase only; the hex part is case-insensitive. */
 export function isValidAddress(value: unknown): value is Address {

@@ -5,8 +5,11 @@ export const UNIT = 10n ** 18n;
 export const ASSETS = ['OMC', 'OGT'] as const;
 export type Asset = (typeof ASSETS)[number];
 
-const DECIMAL = /^(0|[1-9]\d*)(\.(\d{1,18}))?$/;
-const INTEGER = /^(0|[1-9]\d*)$/;
+/** Patterns (JSON-schema strings) of a token amount as decimal text, and of a count of base units. */
+export const decimalAmountPattern = '^(0|[1-9][0-9]*)(\\.([0-9]{1,18}))?$';
+export const unitsPattern = '^(0|[1-9][0-9]*)$';
+const DECIMAL = new RegExp(decimalAmountPattern);
+const INTEGER = new RegExp(unitsPattern);
 
 /** "10.5" -> 10500000000000000000n. Up to 18 fractional digits; no signs, exponents or floats. */
 export function parseAmount(text: string): bigint {

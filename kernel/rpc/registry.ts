@@ -14,6 +14,10 @@ export class DuplicateMethodError extends Error {
   override name = 'DuplicateMethodError';
 }
 
+export class MethodNameError extends Error {
+  override name = 'MethodNameError';
+}
+
 const METHOD_NAME = /^(rpc\.discover|[a-z][a-zA-Z0-9]*_[a-zA-Z][a-zA-Z0-9]*)$/;
 
 /** Every RPC method of the node, owned by the plugin that registered it. Registering a name twice is refused. */
@@ -22,7 +26,7 @@ export class MethodRegistry {
 
   add(spec: RpcMethod, owner: string, service: unknown): void {
     if (!METHOD_NAME.test(spec.name)) {
-      throw new DuplicateMethodError(`plugin "${owner}": method name "${spec.name}" must be <namespace>_<camelCase>`);
+      throw new MethodNameError(`plugin "${owner}": method name "${spec.name}" must be <namespace>_<camelCase>`);
     }
     const existing = this.methods.get(spec.name);
     if (existing) throw new DuplicateMethodError(`method "${spec.name}" of plugin "${owner}" is already registered by plugin "${existing.owner}"`);

@@ -1,7 +1,8 @@
 import Type from 'typebox';
+import { decimalAmountPattern } from '../../sdk/amount.js';
 import { AddressSchema, UnitsSchema } from '../../chain/schemas.js';
 
-const DecimalTokens = Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,18})?$', description: 'a token amount as a decimal string, e.g. "10" or "0.5"' });
+const DecimalTokens = Type.String({ pattern: decimalAmountPattern, description: 'a token amount as a decimal string, e.g. "10" or "0.5"' });
 
 export const FaucetConfigSchema = Type.Object(
   {

@@ -1,9 +1,10 @@
 import Type from 'typebox';
-import { amountFromNumber, parseAmount } from '../../sdk/amount.js';
+import { amountFromNumber, decimalAmountPattern, parseAmount } from '../../sdk/amount.js';
+import { canonicalAddressPattern } from '../../sdk/address.js';
 import { domainError } from '../../sdk/errors.js';
 
 /** `bond_ogt`: a JSON number or a decimal string of OGT (at most 18 fractional digits). */
-export const BondOgtSchema = Type.Union([Type.Number({ minimum: 0 }), Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,18})?$' })], {
+export const BondOgtSchema = Type.Union([Type.Number({ minimum: 0 }), Type.String({ pattern: decimalAmountPattern })], {
   description: 'OGT to bond: a number or a decimal string, at most 18 fractional digits; converted from its decimal text, never through floating point',
 });
 
@@ -27,7 +28,7 @@ export function decimalText(value: number, field: string): string {
 export const RegistrationBaseSchema = {
   registered: Type.Boolean({ description: 'true from submission on (pending or active, unbonding included)' }),
   status: Type.Union([Type.Literal('unregistered'), Type.Literal('pending'), Type.Literal('active'), Type.Literal('unbonding')], { description: 'unregistered, pending (bond not in a block yet), active, or unbonding (releaseAt says when the bond returns)' }),
-  operator: Type.Union([Type.String({ pattern: '^svc1[0-9a-f]{40}$' }), Type.Null()]),
+  operator: Type.Union([Type.String({ pattern: canonicalAddressPattern }), Type.Null()]),
   bond_ogt: Type.String({ description: 'bonded OGT, decimal ("0" when unregistered)' }),
   peerId: Type.Union([Type.String(), Type.Null()]),
   txHash: Type.Union([Type.String(), Type.Null()], { description: 'the registration transaction' }),

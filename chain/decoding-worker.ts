@@ -1,6 +1,6 @@
 // Worker thread: decodes raw transactions and verifies their signatures off the main event loop.
 import { parentPort } from 'node:worker_threads';
-import { decodeVerified, type DecodeJob } from './tx-decode.js';
+import { decodeVerified, type DecodeJob } from './decode-verified.js';
 import { lowerThreadPriority } from '../kernel/thread-priority.js';
 
 lowerThreadPriority();
