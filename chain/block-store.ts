@@ -1,7 +1,8 @@
 import { decode, encode } from '../sdk/encoding.js';
 import { fromHex } from '../sdk/bytes.js';
 import { readU64Key, textKey, u64Key } from '../kernel/storage/keys.js';
-import type { Namespace, WriteBatch } from '../kernel/storage/namespace.js';
+import type { WriteBatch } from '../kernel/storage/namespace.js';
+import type { openChainLayouts } from './layouts.js';
 import type { Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
 import type { Pacer } from '../kernel/pacer.js';
@@ -9,34 +10,13 @@ import type { Pacer } from '../kernel/pacer.js';
 const ARCHIVE = textKey('archive');
 const HEAD = textKey('head');
 
-export interface BlockNamespaces {
-  /** u64 height -> CBOR block */
-  readonly blocks: Namespace;
-  /** 32-byte block hash -> u64 height */
-  readonly index: Namespace;
-  /** "head" -> u64 height of the head block */
-  readonly meta: Namespace;
-  /** 32-byte transaction hash -> CBOR [raw transaction, u64 height, index] */
-  readonly transactions: Namespace;
-  /** 32-byte transaction hash -> CBOR receipt */
-  readonly receipts: Namespace;
-}
+/** The block store's namespaces (layouts in chain/layouts.ts). */
+export type BlockNamespaces = Pick<ReturnType<typeof openChainLayouts>, 'blocks' | 'blockIndex' | 'meta' | 'transactions' | 'receipts'>;
 
 export interface StoredTransaction {
   readonly raw: Uint8Array;
   readonly height: number;
   readonly index: number;
-}
-
-/** The block store's namespaces by their names (the chain plugin's, and `svc-node prune`'s, claim). */
-export function blockNamespaces(namespace: (name: string) => Namespace): BlockNamespaces {
-  return {
-    blocks: namespace('chain.blocks'),
-    index: namespace('chain.block-index'),
-    meta: namespace('chain.meta'),
-    transactions: namespace('chain.transactions'),
-    receipts: namespace('chain.receipts'),
-  };
 }
 
 /** Blocks, their transactions and receipts on disk; writes go into the caller's (the block's) batch. */
@@ -54,7 +34,7 @@ export class BlockStore {
   }
 
   async byHash(hash: string): Promise<Block | undefined> {
-    const height = await this.ns.index.get(fromHex(hash));
+    const height = await this.ns.blockIndex.get(fromHex(hash));
     return height ? this.byHeight(Number(readU64Key(height))) : undefined;
   }
 
@@ -90,7 +70,7 @@ export class BlockStore {
   /** Adds the block with its transactions and receipts, and moves the head. */
   async stage(batch: WriteBatch, block: Block, rawTransactions: readonly Uint8Array[], receipts: readonly Receipt[], pacer?: Pacer): Promise<void> {
     batch.put(this.ns.blocks, u64Key(block.height), encode(block));
-    batch.put(this.ns.index, fromHex(block.hash), u64Key(block.height));
+    batch.put(this.ns.blockIndex, fromHex(block.hash), u64Key(block.height));
     batch.put(this.ns.meta, HEAD, u64Key(block.height));
     for (let index = 0; index < rawTransactions.length; index++) {
       const hash = fromHex(block.transactions[index]!);

@@ -1,3 +1,4 @@
+import type { Address } from '../sdk/address.js';
 import { SyncState } from './sync-state.js';
 import { checkSignedHeader, headerHash, signHeader, type BlockHeader, type SignedBlockHeader } from '../sdk/block.js';
 import { fromHex, toHex, type Hex } from '../sdk/bytes.js';
@@ -31,6 +32,8 @@ export class BlockRejectedError extends Error {
 }
 
 export interface ChainOptions {
+  /** This node produces blocks (a plugin provides `block-producer`). */
+  readonly producer?: boolean;
   readonly batch: () => WriteBatch;
   readonly blocks: BlockStore;
   readonly state: WorldState;
@@ -64,7 +67,6 @@ async function txRoot(hashes: readonly string[], pacer: Pacer): Promise<Hex> {
 export class Chain {
   private current: Block | undefined;
   private genesisBlockHash: string | undefined;
-  private producer: string | undefined;
   private commits: Promise<unknown> = Promise.resolve();
   private archive = false;
   private readonly sync: SyncState;
@@ -356,14 +358,17 @@ export class Chain {
     return run;
   }
 
-  /** Marks this node as producing blocks (so it counts as synced without peers). Only one producer. */
-  attachProducer(name: string): void {
-    if (this.producer && this.producer !== name) throw new Error(`plugin "${name}" cannot produce blocks: "${this.producer}" already does`);
-    this.producer = name;
+  /** Whether a plugin of this node produces blocks (it provides `block-producer`): then the node counts as synced. */
+  get isProducer(): boolean {
+    return this.options.producer === true;
   }
 
-  get isProducer(): boolean {
-    return this.producer !== undefined;
+  nextNonce(address: Address): number {
+    return this.options.mempool.nextNonce(address);
+  }
+
+  isPending(hash: string): boolean {
+    return this.options.mempool.has(hash);
   }
 
   /** The best head this node's peers announce (undefined while it has none), as the network layer reports it. */

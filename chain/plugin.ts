@@ -7,8 +7,10 @@ import { decodeTransaction } from '../sdk/transaction.js';
 import { definePlugin, optionalParam, param } from '../kernel/plugin.js';
 import { accountKey, readBalances } from './state/accounts.js';
 import { HistoryPrunedError, WorldState } from './state/world-state.js';
-import { blockNamespaces, BlockStore } from './block-store.js';
+import { BlockStore } from './block-store.js';
+import { CHAIN_LAYOUTS, openChainLayouts } from './layouts.js';
 import { Chain } from './chain.js';
+import { BLOCK_PRODUCER, type BlockProduction, type ChainReader, type TxSubmitter } from './capabilities.js';
 import { chainSubscriptions } from './subscriptions.js';
 import { withPluginGenesis, type GenesisSpec } from './genesis.js';
 import { DEFAULT_MEMPOOL, Mempool } from './mempool.js';
@@ -20,6 +22,9 @@ import { TxKindRegistry } from './tx-kinds.js';
 declare module '../kernel/plugin.js' {
   interface SvcCapabilities {
     chain: Chain;
+    'chain-reader': ChainReader;
+    'tx-submitter': TxSubmitter;
+    'block-production': BlockProduction;
   }
 }
 
@@ -40,17 +45,8 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
     name: 'chain',
     version: '1.0.0',
     description: 'the chain: blocks, world state, mempool, transfers; reading and submitting RPC methods',
-    provides: ['chain'],
-    namespaces: [
-      { name: 'chain.blocks', description: 'u64 height -> CBOR block' },
-      { name: 'chain.block-index', description: '32-byte block hash -> u64 height' },
-      { name: 'chain.meta', description: '"head" -> u64 height of the head block' },
-      { name: 'chain.transactions', description: '32-byte tx hash -> CBOR [raw tx, height, index]' },
-      { name: 'chain.receipts', description: '32-byte tx hash -> CBOR receipt' },
-      { name: 'state.entries', description: 'utf8 state key -> u64 height of last change ‖ value' },
-      { name: 'state.history', description: 'utf8 state key ‖ 0x00 ‖ u64 height -> value at that height (empty = absent)' },
-      { name: 'state.prunable', description: 'u64 height ‖ utf8 key ‖ 0x00 ‖ u64 old height -> empty: history entry superseded at height' },
-    ],
+    provides: ['chain', 'chain-reader', 'tx-submitter', 'block-production'],
+    namespaces: Object.values(CHAIN_LAYOUTS),
     events: {
       'chain:block': 'a block and all its state are committed',
       'chain:pendingTransaction': 'a transaction entered the mempool',
@@ -61,12 +57,14 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
       const kinds = TxKindRegistry.collect(ctx.plugins);
       // So are their genesis entries: every node of the network computes the same block 0.
       const genesis = withPluginGenesis(baseGenesis, ctx.plugins.map((entry) => entry.definition));
-      const blocks = new BlockStore(blockNamespaces((name) => ctx.namespace(name)));
-      const state = new WorldState(ctx.namespace('state.entries'), ctx.namespace('state.history'), ctx.namespace('state.prunable'), { archive: false, historyBlocks: settings.historyBlocks });
+      const ns = openChainLayouts((name) => ctx.namespace(name));
+      const blocks = new BlockStore(ns);
+      const state = new WorldState(ns.stateEntries, ns.stateHistory, ns.statePrunable, { archive: false, historyBlocks: settings.historyBlocks });
       const mempool = new Mempool({ state, kinds, chainId: genesis.chainId, options: DEFAULT_MEMPOOL });
       const decoder = new TxDecoder(1);
       ctx.signal.addEventListener('abort', () => void decoder.close());
-      const chain = new Chain({ batch: () => ctx.batch(), blocks, state, mempool, decoder, kinds, genesis, events: ctx.events, log: ctx.log, maxBlockTransactions: settings.maxBlockTransactions ?? 20_000, historyBlocks: settings.historyBlocks });
+      const producer = ctx.plugins.some((entry) => (entry.definition.provides ?? []).includes(BLOCK_PRODUCER));
+      const chain = new Chain({ producer, batch: () => ctx.batch(), blocks, state, mempool, decoder, kinds, genesis, events: ctx.events, log: ctx.log, maxBlockTransactions: settings.maxBlockTransactions ?? 20_000, historyBlocks: settings.historyBlocks });
       const { created } = await chain.open();
       if (created) {
         ctx.log.info({ genesis: chain.head.hash, chainId: genesis.chainId }, 'wrote genesis block');

@@ -1,7 +1,8 @@
 import type { Logger } from '../kernel/log.js';
 import { lockDataDir } from '../kernel/storage/data-dir-lock.js';
 import { openStore } from '../kernel/storage/open.js';
-import { blockNamespaces, BlockStore } from './block-store.js';
+import { BlockStore } from './block-store.js';
+import { openChainLayouts } from './layouts.js';
 import { windowArchivedHistory } from './state/world-state.js';
 
 /** Writes per batch while pruning. */
@@ -25,11 +26,11 @@ export async function pruneDataDir(dataDir: string, historyBlocks: number, log: 
   const lock = lockDataDir(dataDir);
   const store = await openStore('rocksdb', dataDir);
   try {
-    // The chain's namespaces, claimed by their names as the chain plugin does (same prefixes).
-    const ns = (name: string) => store.claim(name, 'prune');
-    const blocks = new BlockStore(blockNamespaces(ns));
-    const history = ns('state.history');
-    const prunable = ns('state.prunable');
+    // The chain's namespaces, claimed by their declared names as the chain plugin does (same prefixes).
+    const ns = openChainLayouts((name) => store.claim(name, 'prune'));
+    const blocks = new BlockStore(ns);
+    const history = ns.stateHistory;
+    const prunable = ns.statePrunable;
     const head = await blocks.headHeight();
     if (head === undefined) throw new Error(`--data-dir ${dataDir}: holds no chain to prune`);
     const cutoff = Math.max(0, head - historyBlocks);

@@ -22,11 +22,9 @@ export class HistoryPrunedError extends Error {
 
 /**
  * The world state: every consensus key and value, held in memory (a devnet's state fits in RAM) and
- * persisted in the block's batch. Namespaces:
- * - `state.entries`: utf8 key -> u64 height of last change ‖ value
- * - `state.history`: utf8 key ‖ 0x00 ‖ u64 height -> value at that height (empty = absent)
- * - `state.prunable`: u64 height ‖ utf8 key ‖ 0x00 ‖ u64 old height -> (empty): history entry (key, old
- *   height) is superseded at height, so it can go once the window has passed it
+ * persisted in the block's batch, in the `state.entries`, `state.history` and `state.prunable`
+ * namespaces (layouts in chain/layouts.ts). A prunable entry (key, old height) is superseded at its
+ * height, so it can go once the history window has passed it.
  */
 export class WorldState {
   private readonly values = new Map<string, Uint8Array>();

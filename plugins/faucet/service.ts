@@ -5,13 +5,14 @@ import { decode } from '../../sdk/encoding.js';
 import { domainError } from '../../sdk/errors.js';
 import type { KeyPair } from '../../sdk/keys.js';
 import { signTransaction } from '../../sdk/transaction.js';
-import type { Chain } from '../../chain/chain.js';
+import type { ChainReader, TxSubmitter } from '../../chain/capabilities.js';
 import type { Logger } from '../../kernel/log.js';
 import { readU64Key, u64Key } from '../../kernel/storage/keys.js';
 import type { Namespace } from '../../kernel/storage/namespace.js';
 
 export interface FaucetOptions {
-  readonly chain: Chain;
+  readonly chain: ChainReader;
+  readonly submitter: TxSubmitter;
   readonly key: KeyPair;
   readonly cooldowns: Namespace;
   readonly omcGrant: string;
@@ -127,17 +128,17 @@ export class Faucet {
 
   /** Signs and submits a mint of the grant to `address` with the faucet account's next nonce; its hash. */
   private mint(address: Address): string {
-    const { chain, key } = this.options;
+    const { chain, submitter, key } = this.options;
     const tx = signTransaction(
       {
         chainId: chain.genesis.chainId,
         kind: 'faucet.mint',
-        nonce: chain.mempool.nextNonce(key.address),
+        nonce: submitter.nextNonce(key.address),
         payload: { to: address, omc: this.omc.toString(), ogt: this.ogt.toString(), cooldownSeconds: this.options.cooldownSeconds },
       },
       key,
     );
-    chain.submit(tx);
+    submitter.submit(tx);
     this.outstanding.set(tx.hash, { address, attempts: 1 });
     return tx.hash;
   }
@@ -155,7 +156,7 @@ export class Faucet {
         this.outstanding.delete(hash);
         continue;
       }
-      if (this.options.chain.mempool.has(hash)) continue;
+      if (this.options.submitter.isPending(hash)) continue;
       this.outstanding.delete(hash);
       if (grant.attempts >= MAX_MINT_ATTEMPTS) {
         this.options.log.warn({ to: grant.address, tx: hash }, 'faucet grant dropped after its last attempt');

@@ -9,7 +9,7 @@ export default definePlugin({
   name: 'metrics',
   version: '1.0.0',
   description: 'Prometheus metrics at GET /metrics: RPC calls and latency, head height, peers, sync, gossip, WebSocket connections, process',
-  requires: ['chain'],
+  requires: ['chain-reader'],
   init(ctx) {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry, prefix: 'svc_' });
@@ -21,7 +21,7 @@ export default definePlugin({
     const head = new Gauge({ name: 'svc_chain_head_height', help: 'height of the head block', registers: [registry] });
     const blocks = new Counter({ name: 'svc_chain_blocks_total', help: 'blocks committed since start', registers: [registry] });
     const connections = new Gauge({ name: 'svc_ws_connections', help: 'open WebSocket connections', registers: [registry] });
-    const chain = ctx.use('chain');
+    const chain = ctx.use('chain-reader');
     head.set(chain.head.height);
     const peers = new Gauge({ name: 'svc_p2p_peers', help: 'connected peers', registers: [registry] });
     new Gauge({

@@ -1,11 +1,11 @@
-import type { Chain } from '../../chain/chain.js';
+import type { ChainReader } from '../../chain/capabilities.js';
 import { readProviders, type ProviderKind, type ProviderRecord } from './registry.js';
 
 /** A provider registry as a node reads it: the chain state at the head. */
 export class ProviderRegistry {
   constructor(
     readonly kind: ProviderKind,
-    private readonly chain: Chain,
+    private readonly chain: ChainReader,
   ) {}
 
   /** Providers registered on chain and not unbonding, in operator order. */

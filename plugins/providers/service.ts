@@ -3,7 +3,7 @@ import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 import { domainError } from '../../sdk/errors.js';
 import type { KeyPair } from '../../sdk/keys.js';
 import { signTransaction, type Payload } from '../../sdk/transaction.js';
-import type { Chain } from '../../chain/chain.js';
+import type { ChainReader, TxSubmitter } from '../../chain/capabilities.js';
 import type { OperatorKeys } from '../../keys/node-keys.js';
 import type { Logger } from '../../kernel/log.js';
 import type { Namespace } from '../../kernel/storage/namespace.js';
@@ -37,7 +37,8 @@ const REGISTRATION = new TextEncoder().encode('registration');
  */
 export interface ProviderServiceOptions {
   readonly kind: ProviderKind;
-  readonly chain: Chain;
+  readonly chain: ChainReader;
+  readonly submitter: TxSubmitter;
   readonly keys: OperatorKeys;
   readonly peerId: () => string;
   readonly store: Namespace;
@@ -53,14 +54,15 @@ export class ProviderService {
   readonly kind: ProviderKind;
   readonly enabled: boolean;
   readonly role: string;
-  private readonly chain: Chain;
+  private readonly chain: ChainReader;
+  private readonly submitter: TxSubmitter;
   private readonly keys: OperatorKeys;
   private readonly peerId: () => string;
   private readonly store: Namespace;
   private readonly log: Logger;
 
   constructor(options: ProviderServiceOptions) {
-    ({ kind: this.kind, enabled: this.enabled, role: this.role, chain: this.chain, keys: this.keys, peerId: this.peerId, store: this.store, log: this.log } = options);
+    ({ kind: this.kind, enabled: this.enabled, role: this.role, chain: this.chain, submitter: this.submitter, keys: this.keys, peerId: this.peerId, store: this.store, log: this.log } = options);
   }
 
   async load(): Promise<void> {
@@ -89,10 +91,10 @@ export class ProviderService {
     if (readRecord((key) => this.chain.state.get(key), this.kind, operator)) throw domainError('already_registered', `operator ${operator} is already a registered ${this.kind.purpose} provider`, { operator });
     const peerId = this.peerId();
     const tx = signTransaction(
-      { chainId: this.chain.head.chainId, kind: `${this.kind.plugin}.register`, nonce: this.chain.mempool.nextNonce(operator), payload: { peerId, bond: bond.toString(), details: details as Payload } },
+      { chainId: this.chain.head.chainId, kind: `${this.kind.plugin}.register`, nonce: this.submitter.nextNonce(operator), payload: { peerId, bond: bond.toString(), details: details as Payload } },
       key,
     );
-    this.chain.submit(tx);
+    this.submitter.submit(tx);
     const registration: LocalRegistration = { operator, peerId, bond: bond.toString(), details, txHash: tx.hash };
     await this.save(registration);
     this.log.info({ operator, bond: bond.toString(), tx: tx.hash }, `${this.kind.purpose} registration submitted`);
@@ -107,15 +109,15 @@ export class ProviderService {
       throw domainError('invalid_params', `the ${this.kind.purpose} registration is already unbonding: the bond returns at block ${current.releaseAt}`, { status: current.status, releaseAt: current.releaseAt });
     }
     const pendingUnregister = current.registration!.unregisterTxHash;
-    if (current.status === 'pending' || (pendingUnregister !== undefined && this.chain.mempool.has(pendingUnregister))) {
+    if (current.status === 'pending' || (pendingUnregister !== undefined && this.submitter.isPending(pendingUnregister))) {
       const why = current.status === 'pending' ? 'its bond is not in a block yet' : 'its unregistration is not in a block yet';
       throw domainError('invalid_params', `the ${this.kind.purpose} registration can't be unregistered now: ${why}`, { status: current.status });
     }
     const registration = current.registration!;
     const key = this.operatorKey(registration.operator);
     if (!key) throw domainError('operator_key_unavailable', `this node no longer holds the key of operator ${registration.operator}`, { operator: registration.operator });
-    const tx = signTransaction({ chainId: this.chain.head.chainId, kind: `${this.kind.plugin}.unregister`, nonce: this.chain.mempool.nextNonce(registration.operator), payload: {} }, key);
-    this.chain.submit(tx);
+    const tx = signTransaction({ chainId: this.chain.head.chainId, kind: `${this.kind.plugin}.unregister`, nonce: this.submitter.nextNonce(registration.operator), payload: {} }, key);
+    this.submitter.submit(tx);
     const updated = { ...registration, unregisterTxHash: tx.hash };
     await this.save(updated);
     this.log.info({ operator: registration.operator, tx: tx.hash }, `${this.kind.purpose} unbonding submitted`);
@@ -139,7 +141,7 @@ export class ProviderService {
     if (record && record.peerId === registration.peerId) {
       return record.releaseAt === undefined ? { status: 'active', registration } : { status: 'unbonding', registration, releaseAt: record.releaseAt };
     }
-    if (this.chain.mempool.has(registration.txHash)) return { status: 'pending', registration };
+    if (this.submitter.isPending(registration.txHash)) return { status: 'pending', registration };
     const receipt = await this.chain.getReceipt(registration.txHash);
     if (!receipt) return { status: 'pending', registration };
     // Mined but not (or no longer) on chain: the registration failed, or its bond was released.

@@ -21,7 +21,9 @@ export default definePlugin({
   name: 'validator',
   version: '1.0.0',
   description: 'produces a signed block every block time, also when empty',
-  requires: ['chain'],
+  requires: ['block-production'],
+  // The node's block producer: the chain and the network see it by this capability.
+  provides: ['block-producer'],
   config: Type.Object(
     {
       blockTime: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 3000, description: 'block interval, ms (--block-time)' }),
@@ -30,12 +32,11 @@ export default definePlugin({
     { additionalProperties: false },
   ),
   init(ctx) {
-    const chain = ctx.use('chain');
+    const chain = ctx.use('block-production');
     const key = loadKey(ctx.config.keyFile, ctx.node.network);
     if (toHex(key.publicKey) !== chain.genesis.validatorKey) {
       throw new Error(`validator: this key (${key.address}) is not the genesis validator (${chain.genesis.validator}) of ${chain.genesis.chainId}`);
     }
-    chain.attachProducer('validator');
     ctx.log.info({ proposer: key.address, blockTime: ctx.config.blockTime }, 'validator key loaded');
     return new BlockProducer({ chain, key, blockTime: ctx.config.blockTime, log: ctx.log });
   },

@@ -1,9 +1,9 @@
 import type { KeyPair } from '../../sdk/keys.js';
-import type { Chain } from '../../chain/chain.js';
+import type { BlockProduction } from '../../chain/capabilities.js';
 import type { Logger } from '../../kernel/log.js';
 
 export interface ProducerOptions {
-  readonly chain: Chain;
+  readonly chain: BlockProduction;
   readonly key: KeyPair;
   readonly blockTime: number;
   readonly log: Logger;

@@ -29,11 +29,17 @@ function startNode(args: string[]): Promise<Node> {
     children.add(child);
     child.once('exit', () => children.delete(child));
     let out = '';
+    let started = false;
+    // Read the node's output all along (a pipe nobody drains would stall its logging), keep it only until it is up.
     child.stdout!.on('data', (d: Buffer) => {
+      if (started) return;
       out += d.toString();
       const url = /rpc listening on (http:\/\/[0-9.:]+)/.exec(out)?.[1];
       const p2p = /p2p listening on (\S+?)"/.exec(out)?.[1];
-      if (url && p2p && out.includes('"node started"')) resolve({ child, url, p2p, log: () => out });
+      if (url && p2p && out.includes('"node started"')) {
+        started = true;
+        resolve({ child, url, p2p, log: () => out });
+      }
     });
     child.once('exit', (code) => reject(new Error(`svc-node exited with ${code}: ${out.slice(-2000)}`)));
   });
@@ -71,16 +77,13 @@ async function waitHeight(client: SvcClient, height: number, pollMs: number): Pr
 }
 
 try {
-  // 1. Build the chain: fund the senders, then submit the transfers while 10 ms blocks go by.
-  const validatorDir = tempDir();
-  let validator = await startNode(['--role', 'validator', '--data-dir', validatorDir, '--block-time', '10']);
-  const client = new SvcClient({ url: validator.url, timeoutMs: 120_000 });
-  const chainId = (await client.chainInfo()).chainId;
+  // 1. Build the chain: fund the senders, then submit the transfers while 10 ms blocks go by. Everything
+  // is signed first: signing 100,000 transfers keeps this process busy for seconds, and a node whose
+  // output it did not read meanwhile would stall on a full pipe.
+  const chainId = 'svc-devnet-1';
   const accounts: KeyPair[] = Array.from({ length: ACCOUNTS }, () => generateKeyPair());
   const dev = Array.from({ length: 10 }, (_, i) => devnetKey('account', i));
   const funding = accounts.map((account, i) => signTransaction({ chainId, kind: 'transfer', nonce: Math.floor(i / 10), payload: transferPayload(account.address, 'OMC', 1000n * UNIT) }, dev[i % 10]!));
-  await submitAll(client, funding.map(rawTransaction));
-  for (const tx of funding.slice(-10)) await client.waitForTransaction(tx.hash, { timeoutMs: 120_000, pollMs: 20 });
   const perAccount = Math.ceil(TRANSFERS / ACCOUNTS);
   const raws: string[] = [];
   const lastHashes: string[] = [];
@@ -91,6 +94,11 @@ try {
       if (n === perAccount - 1) lastHashes.push(tx.hash);
     }
   }
+  const validatorDir = tempDir();
+  let validator = await startNode(['--role', 'validator', '--data-dir', validatorDir, '--block-time', '10']);
+  const client = new SvcClient({ url: validator.url, timeoutMs: 120_000 });
+  await submitAll(client, funding.map(rawTransaction));
+  for (const tx of funding.slice(-10)) await client.waitForTransaction(tx.hash, { timeoutMs: 120_000, pollMs: 20 });
   // Submitted in slices so they spread over many blocks, as on a live chain.
   for (let i = 0; i < raws.length; i += 2000) {
     await submitAll(client, raws.slice(i, i + 2000));
