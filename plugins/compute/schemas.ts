@@ -1,9 +1,8 @@
 import Type from 'typebox';
 import { AddressSchema } from '../../chain/schemas.js';
 import { BondOgtSchema, RegistrationBaseSchema } from '../providers/inputs.js';
+import { Capabilities } from '../oon/index.js';
 
-export const RUNTIMES = ['wasm', 'evm'] as const;
-export const Capabilities = Type.Array(Type.Union(RUNTIMES.map((r) => Type.Literal(r))), { minItems: 1, uniqueItems: true, description: 'distinct runtimes: wasm, evm' });
 
 /** The registration's fields, exactly: anything else is refused. */
 export const ComputeRegistrationSchema = Type.Object(

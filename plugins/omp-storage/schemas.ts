@@ -1,9 +1,8 @@
 import Type from 'typebox';
 import { AddressSchema } from '../../chain/schemas.js';
 import { BondOgtSchema, RegistrationBaseSchema } from '../providers/inputs.js';
+import { Formats } from '../omp/index.js';
 
-export const FORMATS = ['image', 'video', 'document'] as const;
-export const Formats = Type.Array(Type.Union(FORMATS.map((f) => Type.Literal(f))), { minItems: 1, uniqueItems: true, description: 'distinct media formats: image, video, document' });
 
 /** The registration's fields, exactly: anything else is refused. */
 export const StorageRegistrationSchema = Type.Object(

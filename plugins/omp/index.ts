@@ -1,6 +1,5 @@
 import Type from 'typebox';
 import { definePlugin } from '../../kernel/plugin.js';
-import { Formats } from '../omp-storage/schemas.js';
 import { providerTxKinds, releaseBonds, unbondingGenesis, type ProviderKind } from '../providers/registry.js';
 import { ProviderRegistry } from '../providers/registry-service.js';
 import { formatAmountShort, UNIT } from '../../sdk/amount.js';
@@ -10,6 +9,10 @@ declare module '../../kernel/plugin.js' {
     'omp-registry': ProviderRegistry;
   }
 }
+
+/** The media formats a storage provider may serve (the chain rules own them; the storage capability uses them). */
+export const FORMATS = ['image', 'video', 'document'] as const;
+export const Formats = Type.Array(Type.Union(FORMATS.map((f) => Type.Literal(f))), { minItems: 1, uniqueItems: true, description: 'distinct media formats: image, video, document' });
 
 /** What a storage registration records on chain besides the bond (capacity as decimal text: no floats in consensus). */
 export const StorageDetailsSchema = Type.Object({ capacityGb: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }), formats: Formats }, { additionalProperties: false });

@@ -1,6 +1,5 @@
 import Type from 'typebox';
 import { definePlugin } from '../../kernel/plugin.js';
-import { Capabilities } from '../compute/schemas.js';
 import { providerTxKinds, releaseBonds, unbondingGenesis, type ProviderKind } from '../providers/registry.js';
 import { ProviderRegistry } from '../providers/registry-service.js';
 import { formatAmountShort, UNIT } from '../../sdk/amount.js';
@@ -10,6 +9,10 @@ declare module '../../kernel/plugin.js' {
     'oon-registry': ProviderRegistry;
   }
 }
+
+/** The runtimes a compute provider may offer (the chain rules own them; the compute capability uses them). */
+export const RUNTIMES = ['wasm', 'evm'] as const;
+export const Capabilities = Type.Array(Type.Union(RUNTIMES.map((r) => Type.Literal(r))), { minItems: 1, uniqueItems: true, description: 'distinct runtimes: wasm, evm' });
 
 /** What a compute registration records on chain besides the bond. */
 export const ComputeDetailsSchema = Type.Object({ capabilities: Capabilities, maxConcurrentJobs: Type.Integer({ minimum: 1, maximum: 1_000_000 }) }, { additionalProperties: false });

@@ -38,6 +38,13 @@ describe('module layers', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('chain rules never import from per-node plugins: every node runs the registries, not every node a capability', () => {
+    const wrong = ['plugins/oon', 'plugins/omp'].flatMap((dir) =>
+      sources(dir).flatMap((file) => imports(file).filter((target) => /^plugins\/(compute|omp-storage|validator)\//.test(target)).map((target) => `${file} imports ${target}`)),
+    );
+    expect(wrong).toEqual([]);
+  });
+
   it('the SDK uses no Node built-ins, so it runs in browsers', () => {
     const builtins = sources('sdk').filter((file) => /from ['"]node:/.test(readFileSync(file, 'utf8')));
     expect(builtins).toEqual([]);
