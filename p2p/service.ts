@@ -1,6 +1,5 @@
 import { TopicValidatorResult } from '@libp2p/gossipsub';
 import type { Connection, PeerId, PrivateKey, Stream } from '@libp2p/interface';
-import type { SignedTransaction } from '../sdk/transaction.js';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { BlockRejectedError, type Chain } from '../chain/chain.js';
 import type { ScopedEvents } from '../kernel/events.js';
@@ -213,7 +212,7 @@ export class P2pService {
     // A peer just (re)connected and proved it is on this chain: it gets what this node holds pending.
     if (!this.announcedTo.has(peer)) {
       this.announcedTo.add(peer);
-      void this.pushPendingTo(peer, [...this.chain.mempool.pendingSince(0)]);
+      void this.pushPendingTo(peer, this.pendingRaws(0));
     }
   }
 
@@ -279,9 +278,18 @@ export class P2pService {
 
   // --- pending protocol ------------------------------------------------------------------------
 
-  private async pushPendingTo(peer: string, txs: readonly SignedTransaction[]): Promise<void> {
-    if (txs.length === 0 || this.stopController.signal.aborted) return;
-    const raws = txs.slice(0, MAX_PENDING_PUSH).map((tx) => this.chain.rawTransaction(tx));
+  /** Up to a push's worth of pending transactions at least `minAgeMs` old, oldest first, as raw bytes (encoded once for every peer). */
+  private pendingRaws(minAgeMs: number): Uint8Array[] {
+    const raws: Uint8Array[] = [];
+    for (const tx of this.chain.mempool.pendingSince(minAgeMs)) {
+      if (raws.length >= MAX_PENDING_PUSH) break;
+      raws.push(this.chain.rawTransaction(tx));
+    }
+    return raws;
+  }
+
+  private async pushPendingTo(peer: string, raws: readonly Uint8Array[]): Promise<void> {
+    if (raws.length === 0 || this.stopController.signal.aborted) return;
     try {
       await pushPending(this.net, peerIdFromString(peer), raws, this.requestSignal());
       this.log.debug({ peer, transactions: raws.length }, 'pending transactions pushed');
@@ -292,9 +300,8 @@ export class P2pService {
 
   /** Pending transactions that outlived a re-announce period go to every peer again. */
   private reannounce(): void {
-    if (!this.network) return;
-    const stale = [...this.chain.mempool.pendingSince(REANNOUNCE_EVERY_MS)];
-    if (stale.length === 0) return;
+    if (!this.network || this.announcedTo.size === 0) return;
+    const stale = this.pendingRaws(REANNOUNCE_EVERY_MS);
     for (const peer of this.announcedTo) void this.pushPendingTo(peer, stale);
   }
 
