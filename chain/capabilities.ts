@@ -4,6 +4,7 @@ import type { SignedTransaction } from '../sdk/transaction.js';
 import type { GenesisSpec } from './genesis.js';
 import type { Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
+import type { ImportOptions } from './chain.js';
 import type { StateReader } from './state/overlay.js';
 
 /**
@@ -11,15 +12,12 @@ import type { StateReader } from './state/overlay.js';
  * provides each): a plugin `requires` what it calls, not the whole chain.
  */
 
-/** Reading: the head, the genesis, consensus state at the head, receipts, and whether the node is synced. */
+/** Reading: the head, the genesis, consensus state at the head, receipts. (Whether the node is synced is the network's `sync-status`.) */
 export interface ChainReader {
   readonly head: Block;
   readonly genesis: GenesisSpec;
   readonly state: StateReader;
   getReceipt(hash: string): Promise<Receipt | undefined>;
-  readonly synced: boolean;
-  /** The highest block this node knows of: its head, or a peer's if higher. */
-  readonly highestKnown: number;
 }
 
 /** Submitting transactions this node signs itself. */
@@ -39,8 +37,29 @@ export interface BlockProduction {
 }
 
 /**
- * The capability a block-producing plugin provides (the validator): the chain and the network read
- * from the enabled plugins whether this node produces blocks (it then counts as synced, and
- * publishes its blocks).
+ * What the network layer drives: where the chain stands, checking and importing peers' blocks,
+ * serving its own, and admitting and relaying transactions as raw bytes.
+ */
+export interface BlockImport {
+  readonly head: Block;
+  readonly genesisHash: string;
+  /** What is wrong with a block's header on its own, or undefined: checked before a gossiped block is believed. */
+  headerProblem(block: Block): string | undefined;
+  /** Verifies and commits the block after the head (throws `BlockRejectedError` with the failed check). */
+  importBlock(block: Block, rawTransactions: readonly Uint8Array[], options?: ImportOptions): Promise<Block>;
+  /** A stored block with its raw transactions, as a syncing peer gets it. */
+  blockWithTransactions(height: number): Promise<{ block: Block; raws: Uint8Array[] } | undefined>;
+  /** Admits a raw transaction (decoded and verified off the main thread); throws the domain error that says why not. */
+  submitRaw(raw: Uint8Array): Promise<SignedTransaction>;
+  pendingSince(minAgeMs: number): Iterable<SignedTransaction>;
+  pendingTransaction(hash: string): SignedTransaction | undefined;
+  /** The bytes a transaction travels as. */
+  rawTransaction(tx: SignedTransaction): Uint8Array;
+}
+
+/**
+ * The capability a block-producing plugin provides (the validator): the network reads from the
+ * enabled plugins whether this node produces blocks (it then counts as synced, and publishes its
+ * blocks).
  */
 export const BLOCK_PRODUCER = 'block-producer';

@@ -1,5 +1,4 @@
 import type { Address } from '../sdk/address.js';
-import { SyncState } from './sync-state.js';
 import { checkSignedHeader, headerHash, signHeader, type BlockHeader, type SignedBlockHeader } from '../sdk/block.js';
 import { fromHex, toHex, type Hex } from '../sdk/bytes.js';
 import type { KeyPair } from '../sdk/keys.js';
@@ -31,9 +30,12 @@ export class BlockRejectedError extends Error {
   override name = 'BlockRejectedError';
 }
 
+export interface ImportOptions {
+  /** The block is one of many a sync is fetching: logged at debug (the sync's progress lines say it). */
+  readonly catchingUp?: boolean;
+}
+
 export interface ChainOptions {
-  /** This node produces blocks (a plugin provides `block-producer`). */
-  readonly producer?: boolean;
   readonly batch: () => WriteBatch;
   readonly blocks: BlockStore;
   readonly state: WorldState;
@@ -69,14 +71,8 @@ export class Chain {
   private genesisBlockHash: string | undefined;
   private commits: Promise<unknown> = Promise.resolve();
   private archive = false;
-  private readonly sync: SyncState;
 
-  constructor(private readonly options: ChainOptions) {
-    this.sync = new SyncState(
-      () => this.head.height,
-      (synced) => options.events.emit('chain:syncStatus', { synced, currentBlock: this.head.height, highestBlock: this.highestKnown }),
-    );
-  }
+  constructor(private readonly options: ChainOptions) {}
 
   get genesis(): GenesisSpec {
     return this.options.genesis;
@@ -273,7 +269,7 @@ export class Chain {
    * Verifies and commits a block received from elsewhere: parent link, proposer and its signature,
    * transaction hashes and signatures, then re-execution, which must give the header's roots.
    */
-  importBlock(block: Block, rawTransactions: readonly Uint8Array[]): Promise<Block> {
+  importBlock(block: Block, rawTransactions: readonly Uint8Array[], options: ImportOptions = {}): Promise<Block> {
     return this.serialized(async () => {
       const started = performance.now();
       const head = this.head;
@@ -311,7 +307,7 @@ export class Chain {
         applied.undo();
         reject(`state root mismatch: executing it gives ${applied.root}`);
       }
-      return this.commit(block as SignedBlockHeader, txs, result.receipts, result.overlay.changes, applied.undo, { source: 'imported', started });
+      return this.commit(block as SignedBlockHeader, txs, result.receipts, result.overlay.changes, applied.undo, { source: 'imported', started, quiet: options.catchingUp === true });
     });
   }
 
@@ -321,7 +317,7 @@ export class Chain {
     pending: readonly Omit<Receipt, 'blockHash'>[],
     changes: ReadonlyMap<string, Uint8Array | undefined>,
     undo: () => void,
-    how: { source: 'produced' | 'imported'; started: number },
+    how: { source: 'produced' | 'imported'; started: number; quiet?: boolean },
   ): Promise<Block> {
     const block: Block = { ...header, transactions: txs.map((tx) => tx.hash) };
     const receipts: Receipt[] = pending.map((r) => ({ ...r, blockHash: block.hash }));
@@ -343,10 +339,9 @@ export class Chain {
     this.options.state.publish(changes, block.height);
     this.current = block;
     this.options.mempool.afterBlock(txs);
-    this.sync.update();
     // One line a block while following the head; while catching up, the sync's progress lines say it.
     const ms = Number((performance.now() - how.started).toFixed(1));
-    this.options.log[this.synced ? 'info' : 'debug']({ height: block.height, transactions: txs.length, hash: block.hash, ms }, `${how.source} block ${block.height}: ${txs.length} tx, ${block.hash.slice(0, 10)}…, ${ms} ms`);
+    this.options.log[how.quiet ? 'debug' : 'info']({ height: block.height, transactions: txs.length, hash: block.hash, ms }, `${how.source} block ${block.height}: ${txs.length} tx, ${block.hash.slice(0, 10)}…, ${ms} ms`);
     this.options.events.emit('chain:block', { height: block.height, hash: block.hash, timestamp: block.timestamp, transactions: txs.length, block, receipts, rawTransactions: raws });
     return block;
   }
@@ -358,11 +353,6 @@ export class Chain {
     return run;
   }
 
-  /** Whether a plugin of this node produces blocks (it provides `block-producer`): then the node counts as synced. */
-  get isProducer(): boolean {
-    return this.options.producer === true;
-  }
-
   nextNonce(address: Address): number {
     return this.options.mempool.nextNonce(address);
   }
@@ -371,27 +361,12 @@ export class Chain {
     return this.options.mempool.has(hash);
   }
 
-  /** The best head this node's peers announce (undefined while it has none), as the network layer reports it. */
-  get bestPeerHead(): number | undefined {
-    return this.sync.bestPeerHead;
+  /** Pending transactions at least `minAgeMs` old, oldest first. */
+  pendingSince(minAgeMs: number): Iterable<SignedTransaction> {
+    return this.options.mempool.pendingSince(minAgeMs);
   }
 
-  reportBestPeerHead(height: number | undefined): void {
-    this.sync.reportPeerHead(height);
-  }
-
-  /** The highest block this node knows of: its head, or a peer's if higher. */
-  get highestKnown(): number {
-    return Math.max(this.head.height, this.sync.bestPeerHead ?? 0);
-  }
-
-  /** Synced: within 2 blocks of the best head peers announce (see SyncState for the grace on leaving); a producer (a validator) is synced. */
-  get synced(): boolean {
-    return this.isProducer || this.sync.isSynced;
-  }
-
-  /** Stops the sync-status timer. */
-  close(): void {
-    this.sync.close();
+  pendingTransaction(hash: string): SignedTransaction | undefined {
+    return this.options.mempool.get(hash);
   }
 }

@@ -15,8 +15,6 @@ declare module '../kernel/plugin.js' {
   interface SvcEvents {
     /** A block (produced or imported) and all its state are committed. */
     'chain:block': { height: number; hash: string; timestamp: number; transactions: number; block: CommittedBlock; receipts: readonly CommittedReceipt[]; rawTransactions: readonly Uint8Array[] };
-    /** The node became synced, or stopped being synced. */
-    'chain:syncStatus': { synced: boolean; currentBlock: number; highestBlock: number };
     /** A transaction entered the mempool. */
     'chain:pendingTransaction': { hash: string; from: string; kind: string; nonce: number; transaction: SignedTransaction };
   }

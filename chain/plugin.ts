@@ -10,7 +10,7 @@ import { HistoryPrunedError, WorldState } from './state/world-state.js';
 import { BlockStore } from './block-store.js';
 import { CHAIN_LAYOUTS, openChainLayouts } from './layouts.js';
 import { Chain } from './chain.js';
-import { BLOCK_PRODUCER, type BlockProduction, type ChainReader, type TxSubmitter } from './capabilities.js';
+import type { BlockImport, BlockProduction, ChainReader, TxSubmitter } from './capabilities.js';
 import { chainSubscriptions } from './subscriptions.js';
 import { withPluginGenesis, type GenesisSpec } from './genesis.js';
 import { DEFAULT_MEMPOOL, Mempool } from './mempool.js';
@@ -25,6 +25,7 @@ declare module '../kernel/plugin.js' {
     'chain-reader': ChainReader;
     'tx-submitter': TxSubmitter;
     'block-production': BlockProduction;
+    'block-import': BlockImport;
   }
 }
 
@@ -45,12 +46,11 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
     name: 'chain',
     version: '1.0.0',
     description: 'the chain: blocks, world state, mempool, transfers; reading and submitting RPC methods',
-    provides: ['chain', 'chain-reader', 'tx-submitter', 'block-production'],
+    provides: ['chain', 'chain-reader', 'tx-submitter', 'block-production', 'block-import'],
     namespaces: Object.values(CHAIN_LAYOUTS),
     events: {
       'chain:block': 'a block and all its state are committed',
       'chain:pendingTransaction': 'a transaction entered the mempool',
-      'chain:syncStatus': 'the node became synced or stopped being synced',
     },
     async init(ctx) {
       // Every plugin's transaction kinds and end-of-block steps are chain rules: collected here.
@@ -63,8 +63,7 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
       const mempool = new Mempool({ state, kinds, chainId: genesis.chainId, options: DEFAULT_MEMPOOL });
       const decoder = new TxDecoder(1);
       ctx.signal.addEventListener('abort', () => void decoder.close());
-      const producer = ctx.plugins.some((entry) => (entry.definition.provides ?? []).includes(BLOCK_PRODUCER));
-      const chain = new Chain({ producer, batch: () => ctx.batch(), blocks, state, mempool, decoder, kinds, genesis, events: ctx.events, log: ctx.log, maxBlockTransactions: settings.maxBlockTransactions ?? 20_000, historyBlocks: settings.historyBlocks });
+      const chain = new Chain({ batch: () => ctx.batch(), blocks, state, mempool, decoder, kinds, genesis, events: ctx.events, log: ctx.log, maxBlockTransactions: settings.maxBlockTransactions ?? 20_000, historyBlocks: settings.historyBlocks });
       const { created } = await chain.open();
       if (created) {
         ctx.log.info({ genesis: chain.head.hash, chainId: genesis.chainId }, 'wrote genesis block');
@@ -83,9 +82,7 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
       return chain;
     },
     start: (chain) => chain.checkArchiveFlag(),
-    stop: (chain) => chain.close(),
-    notReady: (chain) => (chain.synced ? undefined : 'syncing'),
-    health: (chain) => ({ head: chain.head.height, headHash: chain.head.hash, lastBlockAgeMs: Math.max(0, Date.now() - chain.head.timestamp), synced: chain.synced }),
+    health: (chain) => ({ head: chain.head.height, headHash: chain.head.hash, lastBlockAgeMs: Math.max(0, Date.now() - chain.head.timestamp) }),
     subscriptions: (kind) => chainSubscriptions(kind),
     txKinds: (kind) => [
       kind({

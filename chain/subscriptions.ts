@@ -24,7 +24,7 @@ export function headEvent(block: CommittedBlock) {
   };
 }
 
-/** The chain's subscription kinds: heads (resumable), pending transactions, receipts, sync status. */
+/** The chain's subscription kinds: heads (resumable), pending transactions, receipts. */
 export function chainSubscriptions(kind: SubscriptionFactory<Chain>): SubscriptionKind[] {
   return [
     kind({
@@ -95,26 +95,6 @@ export function chainSubscriptions(kind: SubscriptionFactory<Chain>): Subscripti
             sink.send(receipt);
           }
         });
-      },
-    }),
-    kind({
-      kind: 'syncStatus',
-      summary: 'whether the node is synced and its head: now, then whenever it changes',
-      start(sink, _options, chain, events) {
-        let last: boolean | undefined;
-        const report = (): void => {
-          const synced = chain.synced;
-          if (synced === last) return;
-          last = synced;
-          sink.send({ synced, currentBlock: chain.head.height });
-        };
-        report();
-        const offBlock = events.on('chain:block', report);
-        const offStatus = events.on('chain:syncStatus', report);
-        return () => {
-          offBlock();
-          offStatus();
-        };
       },
     }),
   ];

@@ -1,10 +1,13 @@
 import Type from 'typebox';
 import { definePlugin } from '../kernel/plugin.js';
+import { BLOCK_PRODUCER } from '../chain/capabilities.js';
 import { P2pService, type P2pSettings } from './service.js';
+import type { SyncStatus } from './sync-status.js';
 
 declare module '../kernel/plugin.js' {
   interface SvcCapabilities {
     p2p: P2pService;
+    'sync-status': SyncStatus;
   }
   interface SvcEvents {
     /** The number of connected peers changed (or was re-counted). */
@@ -13,6 +16,8 @@ declare module '../kernel/plugin.js' {
     'p2p:gossip': { direction: 'in' | 'out' };
     /** A block from a peer was verified and committed. */
     'p2p:imported': { height: number; source: 'sync' | 'gossip' };
+    /** The node became synced, or stopped being synced. */
+    'p2p:syncStatus': { synced: boolean; currentBlock: number; highestBlock: number };
   }
 }
 
@@ -40,20 +45,45 @@ export function p2pPlugin(settings: P2pSettings) {
     name: 'p2p',
     version: '1.0.0',
     description: 'libp2p peering (TCP, Noise, Yamux, identify, bootstrap, gossipsub), range sync, block and transaction gossip',
-    requires: ['chain', 'keys'],
-    provides: ['p2p'],
+    requires: ['block-import', 'keys'],
+    provides: ['p2p', 'sync-status'],
     events: {
       'p2p:peers': 'the number of connected peers changed',
       'p2p:gossip': 'a gossip message was received or published',
       'p2p:imported': 'a block from a peer was verified and committed',
+      'p2p:syncStatus': 'the node became synced or stopped being synced',
     },
     init: (ctx) => {
       const keys = ctx.use('keys');
-      return new P2pService(ctx.use('chain'), () => keys.peerKey, settings, ctx.events, ctx.log);
+      const producer = ctx.plugins.some((entry) => (entry.definition.provides ?? []).includes(BLOCK_PRODUCER));
+      return new P2pService(ctx.use('block-import'), () => keys.peerKey, settings, ctx.events, ctx.log, producer);
     },
     start: (p2p) => p2p.start(),
     stop: (p2p) => p2p.stop(),
+    notReady: (p2p) => (p2p.synced ? undefined : 'syncing'),
     health: (p2p) => p2p.health(),
+    subscriptions: (kind) => [
+      kind({
+        kind: 'syncStatus',
+        summary: 'whether the node is synced and its head: now, then whenever it changes',
+        start(sink, _options, p2p, events) {
+          let last: boolean | undefined;
+          const report = (): void => {
+            const synced = p2p.synced;
+            if (synced === last) return;
+            last = synced;
+            sink.send({ synced, currentBlock: p2p.headHeight });
+          };
+          report();
+          const offBlock = events.on('chain:block', report);
+          const offStatus = events.on('p2p:syncStatus', report);
+          return () => {
+            offBlock();
+            offStatus();
+          };
+        },
+      }),
+    ],
     rpc: (method) => [
       method({
         name: 'svc_peers',

@@ -1,7 +1,8 @@
 import { TopicValidatorResult } from '@libp2p/gossipsub';
 import type { Connection, PeerId, PrivateKey, Stream } from '@libp2p/interface';
 import { peerIdFromString } from '@libp2p/peer-id';
-import { BlockRejectedError, type Chain } from '../chain/chain.js';
+import { BlockRejectedError } from '../chain/chain.js';
+import type { BlockImport } from '../chain/capabilities.js';
 import type { ScopedEvents } from '../kernel/events.js';
 import type { Logger } from '../kernel/log.js';
 import { keepBootstrapped } from './bootstrap.js';
@@ -9,6 +10,7 @@ import { createNetwork, type SvcLibp2p } from './network.js';
 import { PeerBook } from './peers.js';
 import { answerStatus, pushPending, receivePending, requestBlocks, requestStatus, serveBlocks } from './protocols.js';
 import { Syncer } from './sync.js';
+import { SyncTracker, type SyncStatus } from './sync-status.js';
 import { BLOCKS_PROTOCOL, decodeBundle, encodeBundle, MAX_GOSSIP_BLOCK_BYTES, MAX_PENDING_PUSH, PENDING_PROTOCOL, STATUS_PROTOCOL, topics, type BlockBundle, type Status } from './wire.js';
 
 export interface P2pSettings {
@@ -46,8 +48,9 @@ export interface PeerView {
  * this chain (status exchange), keeps up with the best head (range sync, then gossip), and relays
  * blocks and transactions by gossip.
  */
-export class P2pService {
+export class P2pService implements SyncStatus {
   readonly peers = new PeerBook();
+  private readonly sync: SyncTracker;
   private network: SvcLibp2p | undefined;
   private readonly syncer: Syncer;
   private readonly topics: { blocks: string; transactions: string };
@@ -61,12 +64,15 @@ export class P2pService {
   private readonly announcedTo = new Set<string>();
 
   constructor(
-    private readonly chain: Chain,
+    private readonly chain: BlockImport,
     private readonly privateKey: () => PrivateKey,
     private readonly settings: P2pSettings,
     private readonly events: ScopedEvents,
     private readonly log: Logger,
+    /** This node produces blocks (a plugin provides `block-producer`): it publishes them, and counts as synced. */
+    private readonly producer = false,
   ) {
+    this.sync = new SyncTracker(() => this.chain.head.height, producer, (status) => this.events.emit('p2p:syncStatus', status));
     this.topics = topics(chain.head.chainId, chain.genesisHash);
     this.syncer = new Syncer({
       head: () => this.chain.head.height,
@@ -92,11 +98,28 @@ export class P2pService {
     return this.network ? this.network.getMultiaddrs().map((addr) => addr.toString()) : [];
   }
 
+  get synced(): boolean {
+    return this.sync.synced;
+  }
+
+  get bestPeerHead(): number | undefined {
+    return this.sync.bestPeerHead;
+  }
+
+  get highestKnown(): number {
+    return this.sync.highestKnown;
+  }
+
+  /** The chain's head height, as the sync sees it. */
+  get headHeight(): number {
+    return this.chain.head.height;
+  }
+
   /** `svc_syncing`: false when synced, else where the sync started, where it is, where it goes. */
   syncing(): false | { startingBlock: number; currentBlock: number; highestBlock: number } {
-    if (this.chain.synced) return false;
+    if (this.synced) return false;
     const currentBlock = this.chain.head.height;
-    return { startingBlock: this.syncer.startingBlock ?? currentBlock, currentBlock, highestBlock: this.chain.highestKnown };
+    return { startingBlock: this.syncer.startingBlock ?? currentBlock, currentBlock, highestBlock: this.highestKnown };
   }
 
   peerList(): PeerView[] {
@@ -155,13 +178,14 @@ export class P2pService {
     this.offs.push(
       this.events.on('chain:pendingTransaction', (event) => this.publishTransaction(event.hash)),
       this.events.on('chain:block', (event) => {
-        if (this.chain.isProducer) this.publishBlock({ block: { ...event.block, transactions: [...event.block.transactions] }, raws: event.rawTransactions });
+        this.sync.headMoved();
+        if (this.producer) this.publishBlock({ block: { ...event.block, transactions: [...event.block.transactions] }, raws: event.rawTransactions });
       }),
     );
     this.timers.push(setInterval(() => this.refreshStatus(), STATUS_EVERY_MS).unref());
     this.timers.push(setInterval(() => this.reannounce(), REANNOUNCE_EVERY_MS).unref());
     if (this.settings.bootstrapPeers.length > 0) void keepBootstrapped(network, this.settings.bootstrapPeers, (peer) => this.peers.isBanned(peer), this.stopController.signal, this.log);
-    else if (!this.chain.isProducer) this.log.warn('no --bootstrap-peers: this node syncs (and counts as synced) only once a peer connects to it');
+    else if (!this.producer) this.log.warn('no --bootstrap-peers: this node syncs (and counts as synced) only once a peer connects to it');
     this.reportPeers();
   }
 
@@ -169,14 +193,15 @@ export class P2pService {
     this.stopController.abort();
     for (const off of this.offs.splice(0)) off();
     for (const timer of this.timers.splice(0)) clearInterval(timer);
+    this.sync.close();
     await this.network?.stop();
     await this.syncer.idle();
     await this.importQueue;
   }
 
-  /** Health detail: peers and the best head they announce. */
+  /** Health detail: whether synced, peers and the best head they announce. */
   health(): Record<string, unknown> {
-    return { peers: this.peerList().length, bestPeerHead: this.peers.bestHeight() ?? null, syncing: this.syncer.active };
+    return { synced: this.synced, peers: this.peerList().length, bestPeerHead: this.peers.bestHeight() ?? null, syncing: this.syncer.active };
   }
 
   private get net(): SvcLibp2p {
@@ -230,7 +255,7 @@ export class P2pService {
   }
 
   private reportBestHead(): void {
-    this.chain.reportBestPeerHead(this.peers.bestHeight());
+    this.sync.reportBestPeerHead(this.peers.bestHeight());
   }
 
   // --- status protocol -------------------------------------------------------------------------
@@ -281,7 +306,7 @@ export class P2pService {
   /** Up to a push's worth of pending transactions at least `minAgeMs` old, oldest first, as raw bytes (encoded once for every peer). */
   private pendingRaws(minAgeMs: number): Uint8Array[] {
     const raws: Uint8Array[] = [];
-    for (const tx of this.chain.mempool.pendingSince(minAgeMs)) {
+    for (const tx of this.chain.pendingSince(minAgeMs)) {
       if (raws.length >= MAX_PENDING_PUSH) break;
       raws.push(this.chain.rawTransaction(tx));
     }
@@ -364,7 +389,7 @@ export class P2pService {
     const run = async (): Promise<boolean> => {
       if (bundle.block.height <= this.chain.head.height) return false;
       if (bundle.block.height !== this.chain.head.height + 1 || !bundle.raws) return false;
-      await this.chain.importBlock(bundle.block, bundle.raws);
+      await this.chain.importBlock(bundle.block, bundle.raws, { catchingUp: !this.synced });
       this.events.emit('p2p:imported', { height: bundle.block.height, source });
       return true;
     };
@@ -383,7 +408,7 @@ export class P2pService {
   }
 
   private publishTransaction(hash: string): void {
-    const tx = this.chain.mempool.get(hash);
+    const tx = this.chain.pendingTransaction(hash);
     if (!tx) return;
     // Held back until a peer listens when nobody does now, or when no peer could be sent it.
     const holdBack = (): void => {

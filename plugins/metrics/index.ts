@@ -9,7 +9,7 @@ export default definePlugin({
   name: 'metrics',
   version: '1.0.0',
   description: 'Prometheus metrics at GET /metrics: RPC calls and latency, head height, peers, sync, gossip, WebSocket connections, process',
-  requires: ['chain-reader'],
+  requires: ['chain-reader', 'sync-status'],
   init(ctx) {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry, prefix: 'svc_' });
@@ -22,6 +22,7 @@ export default definePlugin({
     const blocks = new Counter({ name: 'svc_chain_blocks_total', help: 'blocks committed since start', registers: [registry] });
     const connections = new Gauge({ name: 'svc_ws_connections', help: 'open WebSocket connections', registers: [registry] });
     const chain = ctx.use('chain-reader');
+    const sync = ctx.use('sync-status');
     head.set(chain.head.height);
     const peers = new Gauge({ name: 'svc_p2p_peers', help: 'connected peers', registers: [registry] });
     new Gauge({
@@ -29,7 +30,7 @@ export default definePlugin({
       help: 'highest block this node knows of: its head, or the best head a peer announced',
       registers: [registry],
       collect() {
-        this.set(chain.highestKnown);
+        this.set(sync.highestKnown);
       },
     });
     const imported = new Counter({ name: 'svc_p2p_blocks_imported_total', help: 'blocks from peers verified and committed, by how they came', labelNames: ['source'], registers: [registry] });

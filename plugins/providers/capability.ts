@@ -48,7 +48,7 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(s
     name: spec.name,
     version: '1.0.0',
     description: spec.description,
-    requires: ['chain-reader', 'tx-submitter', 'keys', 'p2p', spec.registry],
+    requires: ['chain-reader', 'tx-submitter', 'keys', 'p2p', 'sync-status', spec.registry],
     provides: [spec.name],
     config: CapabilityConfigSchema,
     namespaces: [{ name: `${spec.name}.node`, description: '"registration" -> JSON of this node\'s own registration (operator, bond, details, tx hashes)' }],
@@ -57,6 +57,7 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(s
       const service = new ProviderService({
         kind: spec.kind,
         chain: ctx.use('chain-reader'),
+        sync: ctx.use('sync-status'),
         submitter: ctx.use('tx-submitter'),
         keys: ctx.use('keys').operators,
         peerId: () => p2p.peerId,

@@ -4,6 +4,7 @@ import { domainError } from '../../sdk/errors.js';
 import type { KeyPair } from '../../sdk/keys.js';
 import { signTransaction, type Payload } from '../../sdk/transaction.js';
 import type { ChainReader, TxSubmitter } from '../../chain/capabilities.js';
+import type { SyncStatus } from '../../p2p/sync-status.js';
 import type { OperatorKeys } from '../../keys/node-keys.js';
 import type { Logger } from '../../kernel/log.js';
 import type { Namespace } from '../../kernel/storage/namespace.js';
@@ -38,6 +39,7 @@ const REGISTRATION = new TextEncoder().encode('registration');
 export interface ProviderServiceOptions {
   readonly kind: ProviderKind;
   readonly chain: ChainReader;
+  readonly sync: SyncStatus;
   readonly submitter: TxSubmitter;
   readonly keys: OperatorKeys;
   readonly peerId: () => string;
@@ -55,6 +57,7 @@ export class ProviderService {
   readonly enabled: boolean;
   readonly role: string;
   private readonly chain: ChainReader;
+  private readonly sync: SyncStatus;
   private readonly submitter: TxSubmitter;
   private readonly keys: OperatorKeys;
   private readonly peerId: () => string;
@@ -62,7 +65,7 @@ export class ProviderService {
   private readonly log: Logger;
 
   constructor(options: ProviderServiceOptions) {
-    ({ kind: this.kind, enabled: this.enabled, role: this.role, chain: this.chain, submitter: this.submitter, keys: this.keys, peerId: this.peerId, store: this.store, log: this.log } = options);
+    ({ kind: this.kind, enabled: this.enabled, role: this.role, chain: this.chain, sync: this.sync, submitter: this.submitter, keys: this.keys, peerId: this.peerId, store: this.store, log: this.log } = options);
   }
 
   async load(): Promise<void> {
@@ -81,7 +84,7 @@ export class ProviderService {
     if (bond < this.kind.minimumBond) {
       throw domainError('bond_too_low', `the ${this.kind.purpose} bond is at least ${formatAmountShort(this.kind.minimumBond)} OGT`, { minimum: Number(this.kind.minimumBond / UNIT), field: 'bond_ogt' });
     }
-    if (!this.chain.synced) throw domainError('not_synced', `this node has not synced yet (head ${this.chain.head.height} of ${this.chain.highestKnown}); register once it has`);
+    if (!this.sync.synced) throw domainError('not_synced', `this node has not synced yet (head ${this.chain.head.height} of ${this.sync.highestKnown}); register once it has`);
     const key = this.operatorKey(operator);
     if (!key) throw domainError('operator_key_unavailable', `this node holds no key for operator ${operator}; import it with \`svc-node keys import\``, { operator });
     const current = await this.status();

@@ -4,6 +4,7 @@ import { mergeConfig, type RawConfig } from '../../kernel/config/load.js';
 import { resolveConfig } from '../../node/config.js';
 import { SvcNode } from '../../node/node.js';
 import type { AnyPlugin } from '../../kernel/plugin.js';
+import type { SyncStatus } from '../../p2p/sync-status.js';
 import { captureLog, type CapturedLog } from './log-capture.js';
 import { tempDir } from './temp-dirs.js';
 
@@ -17,6 +18,9 @@ export interface TestNode {
 }
 
 export { tempDir } from './temp-dirs.js';
+
+/** Whether a test node is synced, as its readiness and `svc_syncing` see it. */
+export const syncStatus = (node: TestNode): SyncStatus => node.node.service<SyncStatus>('sync-status');
 
 /** A real node on 127.0.0.1:0 with a temp data dir; `stop` also removes the dir unless it was given. */
 export async function startTestNode(config: RawConfig = {}, plugins: AnyPlugin[] = [], options: { baseDir?: string } = {}): Promise<TestNode> {

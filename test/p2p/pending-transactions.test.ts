@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { devnetKey, signTransaction, SvcClient, transferPayload, generateKeyPair, type KeyPair } from '../../sdk/index.js';
 import type { Chain } from '../../chain/chain.js';
 import type { P2pService } from '../../p2p/service.js';
-import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
+import { startTestNode, tempDir, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
 
 const running = new Set<TestNode>();
 afterEach(async () => {
@@ -33,7 +33,7 @@ describe('pending transactions across a producer restart', () => {
     const validatorConfig = { dataDir: validatorDir, validator: { blockTime: 2000 } };
     let validator = await start(validatorConfig);
     const follower = await start({ role: 'full', storage: 'memory', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [p2pAddress(validator)] } });
-    await waitFor(() => chain(follower).synced, Boolean, 10_000, 'the follower to sync');
+    await waitFor(() => syncStatus(follower).synced, Boolean, 10_000, 'the follower to sync');
 
     const senders: KeyPair[] = [devnetKey('account', 6), devnetKey('account', 7)];
     const nonces = new Map(senders.map((key) => [key.address, 0]));

@@ -7,7 +7,7 @@ import { toHex } from '../../sdk/bytes.js';
 import { loadOrCreateNodeKeys } from '../../keys/node-keys.js';
 import type { P2pService } from '../../p2p/service.js';
 import type { Chain } from '../../chain/chain.js';
-import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
+import { startTestNode, tempDir, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
 
 const running: TestNode[] = [];
 afterEach(async () => {
@@ -100,7 +100,7 @@ describe('peer-to-peer sync', () => {
   it('a faucet grant on a full node reaches the validator by gossip and is mined; metrics count peers, imports and gossip', async () => {
     const validator = await start({ validator: { blockTime: 50 } });
     const full = await follower(validator, { role: 'full' });
-    await waitFor(() => chain(full).synced, Boolean, 10_000);
+    await waitFor(() => syncStatus(full).synced, Boolean, 10_000);
     const recipient = devnetKey('account', 7).address.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
     const fClient = new SvcClient(full.url);
     const grant = await fClient.faucetRequest(recipient);
@@ -119,7 +119,7 @@ describe('peer-to-peer sync', () => {
     // Long enough blocks that every transfer, submitted right after one, lands in the next.
     const validator = await start({ validator: { blockTime: 3000 } });
     const full = await follower(validator, { role: 'full' });
-    await waitFor(() => chain(full).synced, Boolean, 10_000);
+    await waitFor(() => syncStatus(full).synced, Boolean, 10_000);
     // ~2,400 transfers of ~215 bytes: past the ~900 KiB a gossiped block may carry.
     const keys = Array.from({ length: 10 }, (_, i) => devnetKey('account', i));
     const raws = Array.from({ length: 2400 }, (_, i) =>

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { devnetKey, generateKeyPair, signTransaction, SvcClient, UNIT } from '../../sdk/index.js';
 import type { Chain } from '../../chain/chain.js';
 import type { P2pService } from '../../p2p/service.js';
-import { startTestNode, waitFor, type TestNode } from '../helpers/test-node.js';
+import { startTestNode, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
 import { failure } from '../helpers/rpc-failure.js';
 
 const running: TestNode[] = [];
@@ -23,7 +23,7 @@ describe('faucet cooldown across a two-node devnet', () => {
     // Blocks slow enough that both grants are pending together and land in the same block.
     const validator = await start({ validator: { blockTime: 3000 } });
     const full = await start({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] } });
-    await waitFor(() => chain(full).synced, Boolean, 10_000, 'the full node to sync');
+    await waitFor(() => syncStatus(full).synced, Boolean, 10_000, 'the full node to sync');
     const [v, f] = [new SvcClient(validator.url), new SvcClient(full.url)];
     const address = generateKeyPair().address;
 
@@ -55,7 +55,7 @@ describe('faucet cooldown across a two-node devnet', () => {
   it('a grant whose mint lost its nonce to another node\'s mint is signed again and lands', async () => {
     const validator = await start({ validator: { blockTime: 1000 } });
     const full = await start({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] } });
-    await waitFor(() => chain(full).synced, Boolean, 10_000, 'the full node to sync');
+    await waitFor(() => syncStatus(full).synced, Boolean, 10_000, 'the full node to sync');
     await new Promise<void>((resolve) => {
       const off: () => void = validator.node.events.on('chain:block', () => {
         off();

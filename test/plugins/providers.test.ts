@@ -3,7 +3,7 @@ import { devnetKey, generateKeyPair, RpcError, SvcClient, UNIT } from '../../sdk
 import type { Chain } from '../../chain/chain.js';
 import type { P2pService } from '../../p2p/service.js';
 import { run, SVC } from '../helpers/cli.js';
-import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
+import { startTestNode, tempDir, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
 import { failure } from '../helpers/rpc-failure.js';
 
 // A real two-node devnet: a validator, and a compute node that follows it.
@@ -29,7 +29,7 @@ beforeAll(async () => {
   v = new SvcClient(validator.url);
   c = new SvcClient(compute.url);
   operator = compute.node.keys.operator.address;
-  await waitFor(() => compute.node.service<Chain>('chain').synced, Boolean, 10_000, 'compute node to sync');
+  await waitFor(() => syncStatus(compute).synced, Boolean, 10_000, 'compute node to sync');
 });
 afterAll(async () => {
   await compute?.stop();
@@ -151,7 +151,7 @@ describe('compute and storage registration on a two-node devnet', () => {
   });
 
   it('returns the bond after the unbonding period once unregistered', async () => {
-    await waitFor(() => compute.node.service<Chain>('chain').synced, Boolean, 10_000);
+    await waitFor(() => syncStatus(compute).synced, Boolean, 10_000);
     const before = (await c.getBalance(operator)).ogt;
     await c.rpcCall('svc_oonUnregisterNode');
     const unbonding = await waitFor(() => c.rpcCall<{ status: string; releaseAt: number | null }>('svc_oonNodeStatus'), (s) => s.releaseAt !== null, 10_000);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SyncState } from '../../chain/sync-state.js';
+import { SyncState } from '../../p2p/sync-state.js';
 import { waitFor } from '../helpers/test-node.js';
 
 function tracker(graceMs: number) {
