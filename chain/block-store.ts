@@ -1,17 +1,15 @@
-import { decode, encode } from '../sdk/encoding.js';
-import { fromHex } from '../sdk/bytes.js';
-import { readU64Key, textKey, u64Key } from '../kernel/storage/keys.js';
+import { readU64Key, u64Key } from '../kernel/storage/keys.js';
 import type { WriteBatch } from '../kernel/storage/namespace.js';
-import type { openChainLayouts } from './layouts.js';
+import type { ChainTables } from './layouts.js';
 import type { Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
-import type { Pacer } from '../kernel/pacer.js';
+import type { Pacer } from './pacer.js';
 
-const ARCHIVE = textKey('archive');
-const HEAD = textKey('head');
+const ARCHIVE = 'archive';
+const HEAD = 'head';
 
 /** The block store's namespaces (layouts in chain/layouts.ts). */
-export type BlockNamespaces = Pick<ReturnType<typeof openChainLayouts>, 'blocks' | 'blockIndex' | 'meta' | 'transactions' | 'receipts'>;
+export type BlockNamespaces = Pick<ChainTables, 'blocks' | 'blockIndex' | 'meta' | 'transactions' | 'receipts'>;
 
 export interface StoredTransaction {
   readonly raw: Uint8Array;
@@ -29,25 +27,24 @@ export class BlockStore {
   }
 
   async byHeight(height: number): Promise<Block | undefined> {
-    const raw = await this.ns.blocks.get(u64Key(height));
-    return raw ? inFieldOrder(decode<Block>(raw)) : undefined;
+    const block = await this.ns.blocks.get(height);
+    return block ? inFieldOrder(block) : undefined;
   }
 
   async byHash(hash: string): Promise<Block | undefined> {
-    const height = await this.ns.blockIndex.get(fromHex(hash));
-    return height ? this.byHeight(Number(readU64Key(height))) : undefined;
+    const height = await this.ns.blockIndex.get(hash);
+    return height === undefined ? undefined : this.byHeight(height);
   }
 
   async transaction(hash: string): Promise<StoredTransaction | undefined> {
-    const raw = await this.ns.transactions.get(fromHex(hash));
-    if (!raw) return undefined;
-    const [tx, height, index] = decode<[Uint8Array, number, number]>(raw);
-    return { raw: tx, height, index };
+    const stored = await this.ns.transactions.get(hash);
+    if (!stored) return undefined;
+    const [raw, height, index] = stored;
+    return { raw, height, index };
   }
 
   async receipt(hash: string): Promise<Receipt | undefined> {
-    const raw = await this.ns.receipts.get(fromHex(hash));
-    return raw ? decode<Receipt>(raw) : undefined;
+    return this.ns.receipts.get(hash);
   }
 
   /** Whether this data dir keeps all history (it was run with the archive capability). */
@@ -56,26 +53,26 @@ export class BlockStore {
   }
 
   async setArchiveFlag(on: boolean): Promise<void> {
-    if (on) await this.ns.meta.put(ARCHIVE, new Uint8Array([1]));
-    else await this.ns.meta.del(ARCHIVE);
+    if (on) await this.ns.meta.putNow(ARCHIVE, new Uint8Array([1]));
+    else await this.ns.meta.delNow(ARCHIVE);
   }
 
   /** Deletes the receipts of the block at `height` (past the history window); its transactions stay, for peers that sync. Returns how many. */
   async stagePruneReceipts(batch: WriteBatch, height: number): Promise<number> {
     const block = await this.byHeight(height);
-    for (const hash of block?.transactions ?? []) batch.del(this.ns.receipts, fromHex(hash));
+    for (const hash of block?.transactions ?? []) this.ns.receipts.del(batch, hash);
     return block?.transactions.length ?? 0;
   }
 
   /** Adds the block with its transactions and receipts, and moves the head. */
   async stage(batch: WriteBatch, block: Block, rawTransactions: readonly Uint8Array[], receipts: readonly Receipt[], pacer?: Pacer): Promise<void> {
-    batch.put(this.ns.blocks, u64Key(block.height), encode(block));
-    batch.put(this.ns.blockIndex, fromHex(block.hash), u64Key(block.height));
-    batch.put(this.ns.meta, HEAD, u64Key(block.height));
+    this.ns.blocks.put(batch, block.height, block);
+    this.ns.blockIndex.put(batch, block.hash, block.height);
+    this.ns.meta.put(batch, HEAD, u64Key(block.height));
     for (let index = 0; index < rawTransactions.length; index++) {
-      const hash = fromHex(block.transactions[index]!);
-      batch.put(this.ns.transactions, hash, encode([rawTransactions[index]!, block.height, index]));
-      batch.put(this.ns.receipts, hash, encode(receipts[index]!));
+      const hash = block.transactions[index]!;
+      this.ns.transactions.put(batch, hash, [rawTransactions[index]!, block.height, index]);
+      this.ns.receipts.put(batch, hash, receipts[index]!);
       await pacer?.step();
     }
   }

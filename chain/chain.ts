@@ -18,7 +18,7 @@ import { receiptRoot, type Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
 import { verifyEd25519 } from './signatures.js';
 import type { TxKindRegistry } from './tx-kinds.js';
-import { Pacer } from '../kernel/pacer.js';
+import { Pacer } from './pacer.js';
 import { merkleRootPaced } from './merkle.js';
 
 export class ChainMismatchError extends Error {

@@ -7,7 +7,7 @@ import { accountKey, assetField, decodeAccount, encodeAccount, type Account } fr
 import { StateOverlay, type StateReader } from './state/overlay.js';
 import type { PendingReceipt } from './receipts.js';
 import type { RegisteredTxKind, TxKindRegistry } from './tx-kinds.js';
-import type { Pacer } from '../kernel/pacer.js';
+import type { Pacer } from './pacer.js';
 
 export interface BlockEnv {
   readonly chainId: string;

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { ZERO_HASH } from '../sdk/hash.js';
-import type { Pacer } from '../kernel/pacer.js';
+import type { Pacer } from './pacer.js';
 
 const LEAF = Buffer.from([0]);
 const NODE = Buffer.from([1]);

@@ -53,12 +53,12 @@ export async function pruneDataDir(dataDir: string, historyBlocks: number, log: 
     }
 
     let historyDeleted = 0;
-    for await (const write of windowArchivedHistory(history, prunable, cutoff)) {
-      if (write.value === undefined) {
-        batch.del(write.namespace, write.key);
+    for await (const write of windowArchivedHistory(history, cutoff)) {
+      if ('drop' in write) {
+        history.del(batch, write.drop);
         historyDeleted++;
       } else {
-        batch.put(write.namespace, write.key, write.value);
+        prunable.put(batch, write.schedule, new Uint8Array(0));
       }
       pending++;
       await flush();

@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox';
 import { fromHex } from '../sdk/bytes.js';
 import { encode } from '../sdk/encoding.js';
 import { addressPattern } from '../sdk/address.js';
-import type { Pacer } from '../kernel/pacer.js';
+import type { Pacer } from './pacer.js';
 import { merkleRootPaced } from './merkle.js';
 
 export const ReceiptSchema = Type.Object(

@@ -18,6 +18,7 @@ import { MethodRegistry } from './rpc/registry.js';
 import { lockDataDir, type DataDirLock } from './storage/data-dir-lock.js';
 import { openStore, type StorageKind } from './storage/open.js';
 import type { Store } from './storage/store.js';
+import { Table } from './storage/layout.js';
 import { VERSION } from './version.js';
 
 type ErasedPlugin = PluginDefinition<TSchema, unknown>;
@@ -255,6 +256,9 @@ export class PluginHost {
         const namespace = owned.get(name);
         if (!namespace) throw new Error(`plugin "${definition.name}" did not declare namespace "${name}"`);
         return namespace;
+      },
+      table(layout) {
+        return new Table(context.namespace(layout.name), layout);
       },
       batch: () => store.batch(),
       use(capability) {

@@ -4,6 +4,10 @@ import type { DomainErrorName } from '../sdk/errors.js';
 import type { ScopedEvents } from './events.js';
 import type { Logger } from './log.js';
 import type { Namespace, WriteBatch } from './storage/namespace.js';
+import type { Layout, NamespaceSpec, Table } from './storage/layout.js';
+
+export type { Codec } from './storage/codec.js';
+export type { Layout, NamespaceSpec, Table };
 
 /**
  * Events on the node's one bus. Plugins add theirs by augmenting this interface:
@@ -58,6 +62,8 @@ export interface PluginContext<C = unknown> {
   readonly signal: AbortSignal;
   /** One of the namespaces this plugin declared. */
   namespace(name: string): Namespace;
+  /** One of the namespaces this plugin declared with a layout, read and written through its codecs. */
+  table<K, V>(layout: Layout<K, V>): Table<K, V>;
   /** An atomic batch that may span namespaces. */
   batch(): WriteBatch;
   /** The service behind a capability this plugin `requires`. */
@@ -211,11 +217,6 @@ export interface RouteSpec<Svc> {
   handler(c: HonoContext, service: Svc): Response | Promise<Response>;
 }
 
-export interface NamespaceSpec {
-  readonly name: string;
-  /** `key -> value`, for readers of the storage layout. */
-  readonly description: string;
-}
 
 /**
  * The version of this contract. A plugin loaded from a path or a package declares the version it was

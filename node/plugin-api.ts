@@ -6,3 +6,6 @@ export * from '../chain/contract.js';
 export type {} from '../p2p/plugin.js';
 // The deterministic CBOR the chain hashes and stores: for consensus state values.
 export { encode, decode } from '../sdk/encoding.js';
+// Storage layouts declared once with typed codecs: `namespaces: [LAYOUT]`, then `ctx.table(LAYOUT)`.
+export { defineLayout, Table } from '../kernel/storage/layout.js';
+export { cbor, hash32, json, raw, u64, utf8Text } from '../kernel/storage/codec.js';

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { Pacer } from '../../kernel/pacer.js';
+import type { Pacer } from '../pacer.js';
 
 const BUCKET_BITS = 12;
 export const BUCKETS = 1 << BUCKET_BITS;

@@ -1,8 +1,9 @@
-import { concatBytes, toHex, utf8, type Hex } from '../../sdk/bytes.js';
-import { readU64Key, u64Key } from '../../kernel/storage/keys.js';
-import type { Namespace, WriteBatch } from '../../kernel/storage/namespace.js';
+import { toHex, type Hex } from '../../sdk/bytes.js';
+import { u64Key } from '../../kernel/storage/keys.js';
+import type { WriteBatch } from '../../kernel/storage/namespace.js';
+import { stateVersionKey, type ChainTables, type StateVersion, type SupersededVersion } from '../layouts.js';
 import { StateCommitment } from './state-root.js';
-import type { Pacer } from '../../kernel/pacer.js';
+import type { Pacer } from '../pacer.js';
 
 /** State changes of a block: key -> new value, or undefined for a deletion. */
 export type StateChanges = ReadonlyMap<string, Uint8Array | undefined>;
@@ -13,7 +14,6 @@ export interface WorldStateOptions {
   readonly historyBlocks: number;
 }
 
-const SEP = new Uint8Array([0]);
 const EMPTY = new Uint8Array(0);
 
 export class HistoryPrunedError extends Error {
@@ -33,9 +33,9 @@ export class WorldState {
   private archive: boolean;
 
   constructor(
-    private readonly entries: Namespace,
-    private readonly history: Namespace,
-    private readonly prunable: Namespace,
+    private readonly entries: ChainTables['stateEntries'],
+    private readonly history: ChainTables['stateHistory'],
+    private readonly prunable: ChainTables['statePrunable'],
     readonly options: WorldStateOptions,
   ) {
     this.archive = options.archive;
@@ -47,11 +47,9 @@ export class WorldState {
   }
 
   async load(): Promise<void> {
-    for await (const [key, raw] of this.entries.entries()) {
-      const name = Buffer.from(key).toString('utf8');
-      const value = raw.subarray(8);
+    for await (const [name, { height, value }] of this.entries.entries()) {
       this.values.set(name, value);
-      this.lastChange.set(name, Number(readU64Key(raw)));
+      this.lastChange.set(name, height);
       this.commitment.set(name, value);
     }
   }
@@ -98,14 +96,12 @@ export class WorldState {
 
   /** Writes a block's changes, their history and the pruning schedule into the block's batch. */
   async stage(changes: StateChanges, height: number, batch: WriteBatch, pacer?: Pacer): Promise<void> {
-    const at = u64Key(height);
     for (const [key, value] of changes) {
-      const name = utf8(key);
-      if (value === undefined) batch.del(this.entries, name);
-      else batch.put(this.entries, name, concatBytes(at, value));
-      batch.put(this.history, concatBytes(name, SEP, at), value ?? EMPTY);
+      if (value === undefined) this.entries.del(batch, key);
+      else this.entries.put(batch, key, { height, value });
+      this.history.put(batch, { key, height }, value ?? EMPTY);
       const before = this.lastChange.get(key);
-      if (before !== undefined && before !== height && !this.archive) batch.put(this.prunable, concatBytes(at, name, SEP, u64Key(before)), EMPTY);
+      if (before !== undefined && before !== height && !this.archive) this.prunable.put(batch, { height, key, superseded: before }, EMPTY);
       await pacer?.step();
     }
   }
@@ -115,11 +111,10 @@ export class WorldState {
     if (this.archive) return;
     const cutoff = head - this.options.historyBlocks;
     if (cutoff <= 0) return;
-    for await (const [key] of this.prunable.entries({ lt: u64Key(cutoff + 1), limit: 10_000 })) {
-      const rest = key.subarray(8);
-      const sep = rest.indexOf(0);
-      batch.del(this.history, concatBytes(rest.subarray(0, sep), SEP, rest.subarray(sep + 1)));
-      batch.del(this.prunable, key);
+    // Superseded at or before the cutoff: the keys begin with that height.
+    for await (const [entry] of this.prunable.entries({ lt: u64Key(cutoff + 1), limit: 10_000 })) {
+      this.history.del(batch, { key: entry.key, height: entry.superseded });
+      this.prunable.del(batch, entry);
     }
   }
 
@@ -132,20 +127,15 @@ export class WorldState {
   async valueAt(key: string, height: number, head: number): Promise<Uint8Array | undefined> {
     if (height >= head) return this.values.get(key);
     if (height < this.oldestAvailable(head)) throw new HistoryPrunedError(`state at block ${height} is older than this node's history window`);
-    const name = utf8(key);
-    for await (const [, value] of this.history.entries({ prefix: concatBytes(name, SEP), lt: concatBytes(name, SEP, u64Key(height + 1)), reverse: true, limit: 1 })) {
+    for await (const [, value] of this.history.entries({ prefix: stateVersionKey.versionsOf(key), lt: stateVersionKey.encode({ key, height: height + 1 }), reverse: true, limit: 1 })) {
       return value.length === 0 ? undefined : value;
     }
     return undefined;
   }
 }
 
-/** A write `svc-node prune` applies: a deletion when `value` is undefined. */
-export interface HistoryWrite {
-  readonly namespace: Namespace;
-  readonly key: Uint8Array;
-  readonly value?: Uint8Array;
-}
+/** A write `svc-node prune` applies: deleting a history version, or scheduling one for pruning. */
+export type HistoryWrite = { readonly drop: StateVersion } | { readonly schedule: SupersededVersion };
 
 /**
  * What turning an archive's history into a windowed one takes (`svc-node prune`): every version a
@@ -153,27 +143,26 @@ export interface HistoryWrite {
  * for the versions that stay. History keys are `name ‖ 0x00 ‖ u64 height`, so a key's versions come
  * one after another.
  */
-export async function* windowArchivedHistory(history: Namespace, prunable: Namespace, cutoff: number): AsyncGenerator<HistoryWrite> {
-  let name: Uint8Array | undefined;
+export async function* windowArchivedHistory(history: ChainTables['stateHistory'], cutoff: number): AsyncGenerator<HistoryWrite> {
+  let name: string | undefined;
   let versions: number[] = [];
   function* settle(): Generator<HistoryWrite> {
-    if (!name) return;
+    if (name === undefined) return;
+    const key = name;
     // Queries from the cutoff on need the newest version at or before it, and every later one.
     let keepFrom = 0;
     for (let i = 0; i < versions.length; i++) if (versions[i]! <= cutoff) keepFrom = i;
-    for (let i = 0; i < keepFrom; i++) yield { namespace: history, key: concatBytes(name, SEP, u64Key(versions[i]!)) };
+    for (let i = 0; i < keepFrom; i++) yield { drop: { key, height: versions[i]! } };
     // Each kept version goes once the window passes the version that supersedes it.
-    for (let i = keepFrom; i + 1 < versions.length; i++) yield { namespace: prunable, key: concatBytes(u64Key(versions[i + 1]!), name, SEP, u64Key(versions[i]!)), value: EMPTY };
+    for (let i = keepFrom; i + 1 < versions.length; i++) yield { schedule: { height: versions[i + 1]!, key, superseded: versions[i]! } };
   }
-  for await (const [key] of history.entries()) {
-    const sep = key.length - 9;
-    const keyName = key.subarray(0, sep);
-    if (!name || Buffer.compare(keyName, name) !== 0) {
+  for await (const [version] of history.entries()) {
+    if (version.key !== name) {
       yield* settle();
-      name = Uint8Array.from(keyName);
+      name = version.key;
       versions = [];
     }
-    versions.push(Number(readU64Key(key, sep + 1)));
+    versions.push(version.height);
   }
   yield* settle();
 }

@@ -1,10 +1,17 @@
 // A third-party plugin: one RPC method, one storage namespace, one config key.
 // Enable it with `"plugins": ["./examples/hello-plugin/index.js"]` in a config file,
 // or `svc-node start --plugin ./examples/hello-plugin/index.js`.
-import { definePlugin, param, Type } from 'svc-node/plugin';
+import { defineLayout, definePlugin, param, Type, utf8Text } from 'svc-node/plugin';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+
+/** Greetings per name, the count stored as decimal text. */
+const COUNTS = defineLayout('hello.counts', utf8Text('name'), {
+  layout: 'decimal count of greetings',
+  encode: (count) => encoder.encode(String(count)),
+  decode: (bytes) => Number(decoder.decode(bytes)),
+});
 
 export default definePlugin({
   name: 'hello',
@@ -12,16 +19,14 @@ export default definePlugin({
   kernelApi: 1,
   description: 'greets by name and counts greetings per name',
   config: Type.Object({ greeting: Type.String({ default: 'hello', minLength: 1 }) }, { additionalProperties: false }),
-  namespaces: [{ name: 'hello.counts', description: 'utf-8 name -> decimal count of greetings' }],
+  namespaces: [COUNTS],
   init(ctx) {
-    const counts = ctx.namespace('hello.counts');
+    const counts = ctx.table(COUNTS);
     return {
       greeting: ctx.config.greeting,
       async greet(name) {
-        const key = encoder.encode(name);
-        const previous = await counts.get(key);
-        const count = (previous ? Number(decoder.decode(previous)) : 0) + 1;
-        await counts.put(key, encoder.encode(String(count)));
+        const count = ((await counts.get(name)) ?? 0) + 1;
+        await counts.putNow(name, count);
         ctx.log.info({ name, count }, 'greeted');
         return { message: `${ctx.config.greeting}, ${name}!`, count };
       },

@@ -1,5 +1,3 @@
-import { utf8 } from '../../sdk/bytes.js';
-
 /** Fixed-width big-endian u64, so numeric keys sort in numeric order. */
 export function u64Key(value: number | bigint): Uint8Array {
   const out = new Uint8Array(8);
@@ -9,10 +7,6 @@ export function u64Key(value: number | bigint): Uint8Array {
 
 export function readU64Key(bytes: Uint8Array, offset = 0): bigint {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(offset);
-}
-
-export function textKey(text: string): Uint8Array {
-  return utf8(text);
 }
 
 

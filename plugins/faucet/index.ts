@@ -4,6 +4,8 @@ import { AddressSchema } from '../../chain/schemas.js';
 import { definePlugin, param } from '../../kernel/plugin.js';
 import { TxFailure } from '../../chain/contract.js';
 import { encode } from '../../sdk/encoding.js';
+import { u64, utf8Text } from '../../kernel/storage/codec.js';
+import { defineLayout } from '../../kernel/storage/layout.js';
 import { Faucet, grantKey, lastGrantAt } from './service.js';
 import { FaucetConfigSchema, FaucetResultSchema, FaucetStatusSchema, MintPayloadSchema } from './schemas.js';
 
@@ -13,19 +15,22 @@ declare module '../../kernel/plugin.js' {
   }
 }
 
+/** When this node last granted each address: cooldowns survive a restart before the grant is mined. */
+const COOLDOWNS = defineLayout('faucet.cooldowns', utf8Text('address'), u64('unix ms of its last grant by this node'));
+
 export default definePlugin({
   name: 'faucet',
   version: '1.0.0',
   description: 'devnet faucet: faucet_request mints 10 OMC + 5 OGT (configurable) per address per cooldown',
   requires: ['chain-reader', 'tx-submitter'],
   config: FaucetConfigSchema,
-  namespaces: [{ name: 'faucet.cooldowns', description: 'utf8 address -> u64 unix ms of its last grant by this node' }],
+  namespaces: [COOLDOWNS],
   async init(ctx) {
     const chain = ctx.use('chain-reader');
     if (ctx.node.network !== 'devnet') throw new Error(`faucet: only available on devnet, not on network "${ctx.node.network}"`);
     // The faucet account is the published dev seed's faucet key: the only signer `faucet.mint` accepts.
     const key = devnetKey('faucet', 0);
-    const faucet = new Faucet({ chain, submitter: ctx.use('tx-submitter'), key, cooldowns: ctx.namespace('faucet.cooldowns'), ...ctx.config, log: ctx.log });
+    const faucet = new Faucet({ chain, submitter: ctx.use('tx-submitter'), key, cooldowns: ctx.table(COOLDOWNS), ...ctx.config, log: ctx.log });
     await faucet.load();
     ctx.events.on('chain:block', (event) => faucet.afterBlock(event.block.transactions));
     const sweeper = setInterval(() => faucet.sweep(), 60_000);

@@ -1,20 +1,18 @@
 import type { Address } from '../../sdk/address.js';
 import { formatAmountShort, parseAmount } from '../../sdk/amount.js';
-import { utf8 } from '../../sdk/bytes.js';
 import { decode } from '../../sdk/encoding.js';
 import { domainError } from '../../sdk/errors.js';
 import type { KeyPair } from '../../sdk/keys.js';
 import { signTransaction } from '../../sdk/transaction.js';
 import type { ChainReader, TxSubmitter } from '../../chain/capabilities.js';
 import type { Logger } from '../../kernel/log.js';
-import { readU64Key, u64Key } from '../../kernel/storage/keys.js';
-import type { Namespace } from '../../kernel/storage/namespace.js';
+import type { Table } from '../../kernel/storage/layout.js';
 
 export interface FaucetOptions {
   readonly chain: ChainReader;
   readonly submitter: TxSubmitter;
   readonly key: KeyPair;
-  readonly cooldowns: Namespace;
+  readonly cooldowns: Table<string, number>;
   readonly omcGrant: string;
   readonly ogtGrant: string;
   readonly cooldownSeconds: number;
@@ -77,9 +75,8 @@ export class Faucet {
 
   async load(): Promise<void> {
     const horizon = this.now() - this.options.cooldownSeconds * 1000;
-    for await (const [key, value] of this.options.cooldowns.entries()) {
-      const at = Number(readU64Key(value));
-      if (at > horizon) this.lastGrant.set(Buffer.from(key).toString('utf8') as Address, at);
+    for await (const [address, at] of this.options.cooldowns.entries()) {
+      if (at > horizon) this.lastGrant.set(address as Address, at);
     }
   }
 
@@ -121,7 +118,7 @@ export class Faucet {
       throw error;
     }
     this.countGrant(client, now);
-    await this.options.cooldowns.put(utf8(address), u64Key(now));
+    await this.options.cooldowns.putNow(address, now);
     this.options.log.info({ to: address, tx: txHash }, 'faucet grant');
     return { omcMinted: formatAmountShort(this.omc), ogtMinted: formatAmountShort(this.ogt), status: 'funded', txHash };
   }

@@ -4,7 +4,9 @@ import { normalizeAddress } from '../../sdk/address.js';
 import { domainError, type DomainErrorName } from '../../sdk/errors.js';
 import { definePlugin, param, type PluginDefinition } from '../../kernel/plugin.js';
 import { bondUnits } from './inputs.js';
-import { ProviderService, type StatusView } from './service.js';
+import { json, utf8Text } from '../../kernel/storage/codec.js';
+import { defineLayout } from '../../kernel/storage/layout.js';
+import { ProviderService, type LocalRegistration, type StatusView } from './service.js';
 import type { ProviderKind } from './registry.js';
 
 /** Every node loads a provider capability; the config may switch it off (`"<name>": { "enabled": false }`). */
@@ -44,6 +46,7 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(s
     if (!service.enabled) throw domainError('capability_disabled', `the ${purpose} capability is switched off in this node's config ("${spec.name}": { "enabled": false })`, { capability: spec.name });
     return service;
   };
+  const registrationLayout = defineLayout(`${spec.name}.node`, utf8Text('name'), json<LocalRegistration>('registration'), '"registration" -> JSON of this node\'s own registration (operator, bond, details, tx hashes)');
   return definePlugin({
     name: spec.name,
     version: '1.0.0',
@@ -51,7 +54,7 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(s
     requires: ['chain-reader', 'tx-submitter', 'keys', 'p2p', 'sync-status', spec.registry],
     provides: [spec.name],
     config: CapabilityConfigSchema,
-    namespaces: [{ name: `${spec.name}.node`, description: '"registration" -> JSON of this node\'s own registration (operator, bond, details, tx hashes)' }],
+    namespaces: [registrationLayout],
     async init(ctx) {
       const p2p = ctx.use('p2p');
       const service = new ProviderService({
@@ -61,7 +64,7 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(s
         submitter: ctx.use('tx-submitter'),
         keys: ctx.use('keys').operators,
         peerId: () => p2p.peerId,
-        store: ctx.namespace(`${spec.name}.node`),
+        store: ctx.table(registrationLayout),
         log: ctx.log,
         enabled: ctx.config.enabled,
         role: ctx.node.role,

@@ -7,7 +7,7 @@ import type { ChainReader, TxSubmitter } from '../../chain/capabilities.js';
 import type { SyncStatus } from '../../p2p/sync-status.js';
 import type { OperatorKeys } from '../../keys/node-keys.js';
 import type { Logger } from '../../kernel/log.js';
-import type { Namespace } from '../../kernel/storage/namespace.js';
+import type { Table } from '../../kernel/storage/layout.js';
 import { readRecord, type ProviderKind } from './registry.js';
 
 /** This node's registration as it remembers it (its namespace, key `registration`): survives restarts. */
@@ -30,7 +30,7 @@ export interface StatusView {
   readonly releaseAt?: number;
 }
 
-const REGISTRATION = new TextEncoder().encode('registration');
+const REGISTRATION = 'registration';
 
 /**
  * One node's side of a provider capability: registers it on chain with a bond signed by an operator
@@ -43,7 +43,7 @@ export interface ProviderServiceOptions {
   readonly submitter: TxSubmitter;
   readonly keys: OperatorKeys;
   readonly peerId: () => string;
-  readonly store: Namespace;
+  readonly store: Table<string, LocalRegistration>;
   readonly log: Logger;
   /** False when the node's config switched the capability off. */
   readonly enabled: boolean;
@@ -61,7 +61,7 @@ export class ProviderService {
   private readonly submitter: TxSubmitter;
   private readonly keys: OperatorKeys;
   private readonly peerId: () => string;
-  private readonly store: Namespace;
+  private readonly store: Table<string, LocalRegistration>;
   private readonly log: Logger;
 
   constructor(options: ProviderServiceOptions) {
@@ -69,14 +69,13 @@ export class ProviderService {
   }
 
   async load(): Promise<void> {
-    const raw = await this.store.get(REGISTRATION);
-    this.registration = raw ? (JSON.parse(new TextDecoder().decode(raw)) as LocalRegistration) : undefined;
+    this.registration = await this.store.get(REGISTRATION);
   }
 
   private async save(registration: LocalRegistration | undefined): Promise<void> {
     this.registration = registration;
-    if (registration) await this.store.put(REGISTRATION, new TextEncoder().encode(JSON.stringify(registration)));
-    else await this.store.del(REGISTRATION);
+    if (registration) await this.store.putNow(REGISTRATION, registration);
+    else await this.store.delNow(REGISTRATION);
   }
 
   /** Signs and submits the bond transaction; the registration is `pending` until a block holds it. */

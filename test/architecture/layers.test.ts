@@ -52,7 +52,8 @@ describe('module layers', () => {
 
   it('the kernel is a small plugin host that knows no chain words', () => {
     const files = sources('kernel');
-    const lines = files.reduce((sum, file) => sum + readFileSync(file, 'utf8').split('\n').length, 0);
+    // Counted as `wc -l` does: newline characters.
+    const lines = files.reduce((sum, file) => sum + (readFileSync(file, 'utf8').match(/\n/g)?.length ?? 0), 0);
     expect(lines).toBeLessThan(3000);
     const words = /\b(block|blocks|transaction|transactions|mempool|genesis|peer|peers)\b/i;
     const found = files.flatMap((file) =>

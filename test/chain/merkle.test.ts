@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { merkleRoot } from '../../sdk/hash.js';
 import { merkleRootPaced } from '../../chain/merkle.js';
-import { Pacer } from '../../kernel/pacer.js';
+import { Pacer } from '../../chain/pacer.js';
 
 describe('paced Merkle root', () => {
   it('gives the SDK merkleRoot for empty, odd, even and large leaf lists, also when it pauses at every step', async () => {

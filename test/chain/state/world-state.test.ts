@@ -4,6 +4,7 @@ import { openStore } from '../../../kernel/storage/open.js';
 import type { Store } from '../../../kernel/storage/store.js';
 import { HistoryPrunedError, WorldState } from '../../../chain/state/world-state.js';
 import { StateCommitment } from '../../../chain/state/state-root.js';
+import { openChainLayouts } from '../../../chain/layouts.js';
 
 let store: Store | undefined;
 afterEach(async () => {
@@ -13,8 +14,9 @@ afterEach(async () => {
 
 async function worldState(options: { archive: boolean; historyBlocks: number }): Promise<{ state: WorldState; commit(height: number, changes: Map<string, Uint8Array | undefined>): Promise<void>; count(): Promise<number> }> {
   store = await openStore('memory', '/unused');
-  const ns = [store.claim('state.entries', 't'), store.claim('state.history', 't'), store.claim('state.prunable', 't')] as const;
-  const state = new WorldState(ns[0], ns[1], ns[2], options);
+  const tables = openChainLayouts((name) => store!.claim(name, 't'));
+  const state = new WorldState(tables.stateEntries, tables.stateHistory, tables.statePrunable, options);
+  const ns = [tables.stateEntries, tables.stateHistory, tables.statePrunable] as const;
   return {
     state,
     async commit(height, changes) {
