@@ -16,7 +16,7 @@ export interface Layout<K, V> extends NamespaceSpec {
 
 /**
  * Declares a namespace layout. The description defaults to the codecs' own words
- * (`u64 height -> CBOR block`); give one for a namespace whose keys are names with values of
+ * (`u64 height -> CBOR record`); give one for a namespace whose keys are names with values of
  * different kinds.
  */
 export function defineLayout<K, V>(name: string, key: Codec<K>, value: Codec<V>, description = `${key.layout} -> ${value.layout}`): Layout<K, V> {
@@ -35,7 +35,7 @@ export class Table<K, V> {
     return raw === undefined ? undefined : this.layout.value.decode(raw);
   }
 
-  /** Into a batch (the usual way: one block, one batch). */
+  /** Into a batch, written atomically with the rest of it. */
   put(batch: WriteBatch, key: K, value: V): void {
     batch.put(this.namespace, this.layout.key.encode(key), this.layout.value.encode(value));
   }
