@@ -1,0 +1,94 @@
+// `node dist/scripts/bench/compare.js <other-root> [rounds] [seconds]`: the two RPC hot paths
+// (single HTTP calls, pipelined WebSocket calls) of this tree's node and another build of svc-node
+// (a worktree of another commit, built), in alternating rounds against the same bare ceiling, so
+// run-to-run noise shows up as spread rather than as a difference between commits.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = resolve(here, '../../..');
+const [otherArg, roundsArg, secondsArg] = process.argv.slice(2);
+if (!otherArg) throw new Error('usage: compare.js <root of another built svc-node> [rounds=3] [seconds=10]');
+const other = resolve(otherArg);
+const rounds = Number(roundsArg ?? 3);
+const seconds = Number(secondsArg ?? 10);
+const autocannonBin = join(root, 'node_modules/autocannon/autocannon.js');
+const single = '{"jsonrpc":"2.0","id":1,"method":"svc_blockNumber","params":[]}';
+
+function start(args: string[], pattern: RegExp): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const match = pattern.exec(out);
+      if (match) done({ child, url: match[1]!.startsWith('http') ? match[1]! : `http://127.0.0.1:${match[1]}` });
+    });
+    child.once('exit', (code) => fail(new Error(`${args.join(' ')} exited with ${code}`)));
+  });
+}
+
+function json(args: string[]): Promise<Record<string, unknown>> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', () => {
+      try {
+        done(JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>);
+      } catch (error) {
+        fail(error as Error);
+      }
+    });
+  });
+}
+
+const httpRate = async (url: string): Promise<number> =>
+  ((await json([autocannonBin, '-j', '-c', '50', '-d', String(seconds), '-m', 'POST', '-H', 'content-type=application/json', '-b', single, url])) as { requests: { average: number } }).requests.average;
+const wsRate = async (url: string): Promise<number> =>
+  ((await json([join(here, 'ws-load.js'), url.replace('http', 'ws'), '4', '64', String(seconds)])) as { callsPerSecond: number }).callsPerSecond;
+
+async function node(tree: string): Promise<{ child: ChildProcess; url: string; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-compare-'));
+  const args = [join(tree, 'dist/bin/svc-node.js'), 'start', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--role', 'validator', '--data-dir', dir, '--bind', '127.0.0.1:0', '--log-format', 'json', '--log-level', 'warn'];
+  return { ...(await start(args, /rpc listening on (http:\/\/[0-9.:]+)/)), dir };
+}
+
+const ceiling = await start([join(here, 'ceiling.js')], /listening (\d+)/);
+const trees = { this: root, other };
+const results: Record<string, { http: number[]; ws: number[] }> = { ceiling: { http: [], ws: [] }, this: { http: [], ws: [] }, other: { http: [], ws: [] } };
+try {
+  for (let round = 0; round < rounds; round++) {
+    // Alternate which build goes first, so neither always runs on a warmer machine.
+    const order = round % 2 === 0 ? (['this', 'other'] as const) : (['other', 'this'] as const);
+    results.ceiling!.http.push(await httpRate(ceiling.url));
+    results.ceiling!.ws.push(await wsRate(ceiling.url));
+    for (const name of order) {
+      const started = await node(trees[name]);
+      try {
+        results[name]!.http.push(await httpRate(started.url));
+        results[name]!.ws.push(await wsRate(started.url));
+      } finally {
+        started.child.kill('SIGTERM');
+        await new Promise((done) => started.child.once('exit', done));
+        rmSync(started.dir, { recursive: true, force: true });
+      }
+    }
+    process.stderr.write(`round ${round + 1}/${rounds} done\n`);
+  }
+} finally {
+  ceiling.child.kill('SIGTERM');
+}
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const pct = (a: number, b: number): string => `${((a / b) * 100).toFixed(1)}%`;
+for (const kind of ['http', 'ws'] as const) {
+  const ceil = median(results.ceiling![kind]);
+  for (const name of ['this', 'other'] as const) {
+    const runs = results[name]![kind];
+    process.stdout.write(`${kind} ${name}: median ${Math.round(median(runs))}/s = ${pct(median(runs), ceil)} of ceiling (runs ${runs.map((r) => pct(r, ceil)).join(', ')})\n`);
+  }
+}
+process.stdout.write(`${JSON.stringify(results)}\n`);
