@@ -53,7 +53,7 @@ const wsRate = async (url: string): Promise<number> =>
 
 async function node(tree: string): Promise<{ child: ChildProcess; url: string; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-compare-'));
-  const args = [join(tree, 'dist/bin/svc-node.js'), 'start', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--role', 'validator', '--data-dir', dir, '--bind', '127.0.0.1:0', '--log-format', 'json', '--log-level', 'warn'];
+  const args = [join(tree, 'dist/bin/svc-node.js'), 'start', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--role', 'validator', '--data-dir', dir, '--bind', '127.0.0.1:0', '--log-format', 'json', '--log-level', 'info'];
   return { ...(await start(args, /rpc listening on (http:\/\/[0-9.:]+)/)), dir };
 }
 
