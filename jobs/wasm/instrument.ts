@@ -12,8 +12,9 @@ import { WASI_FUNCTIONS, WASI_MODULE } from './wasi-names.js';
  *   is negative; memory.grow, the bulk memory and table instructions also pay by size. A trap with
  *   the gas below zero is `out_of_gas`.
  * - call depth: an i32 global (`__svc_depth`) counted up on entry and down on every exit of every
- *   function; past the limit the call traps, long before the engine's own stack would (whose depth
- *   depends on frame sizes, so would not be deterministic).
+ *   function that calls others (a leaf adds one frame at most); past the limit the call traps, long
+ *   before the engine's own stack would (whose depth depends on frame sizes, so would not be
+ *   deterministic).
  * - memory: the memory's maximum is lowered to the job's page limit (memory.grow beyond it returns -1,
  *   as the standard says); a module that needs more at start is refused. Tables likewise.
  * - NaN: every float operation that may produce a NaN is followed by a canonicalization to the one
@@ -321,11 +322,15 @@ function rewriteBody(r: Reader, type: FuncType, ctx: BodyContext): Uint8Array {
     out.byte(0x23).u32(ctx.depth).byte(0x41).s32(1).byte(0x6b).byte(0x24).u32(ctx.depth);
   };
 
-  // Entry: count the call, trap past the depth limit; the body runs inside a block of the function's
-  // results, so a branch to the function's own label also comes out through the exit below.
-  out.byte(0x23).u32(ctx.depth).byte(0x41).s32(1).byte(0x6a).byte(0x24).u32(ctx.depth);
-  out.byte(0x23).u32(ctx.depth).byte(0x41).s32(ctx.maxDepth).byte(0x4b).byte(0x04).byte(0x40).byte(0x00).byte(0x0b);
-  out.byte(0x02).bytes(ctx.blockType(type.results));
+  // A function that calls nothing cannot deepen the stack further: only callers count their depth.
+  const counted = instructions.some((ins) => ins.op === 0x10 || ins.op === 0x11);
+  if (counted) {
+    // Entry: count the call, trap past the depth limit; the body runs inside a block of the function's
+    // results, so a branch to the function's own label also comes out through the exit below.
+    out.byte(0x23).u32(ctx.depth).byte(0x41).s32(1).byte(0x6a).byte(0x24).u32(ctx.depth);
+    out.byte(0x23).u32(ctx.depth).byte(0x41).s32(ctx.maxDepth).byte(0x4b).byte(0x04).byte(0x40).byte(0x00).byte(0x0b);
+    out.byte(0x02).bytes(ctx.blockType(type.results));
+  }
 
   let segmentStart = true;
   for (let i = 0; i < instructions.length; i++) {
@@ -339,7 +344,7 @@ function rewriteBody(r: Reader, type: FuncType, ctx: BodyContext): Uint8Array {
       charge(cost);
       segmentStart = false;
     }
-    if (ins.op === 0x0f) leave();
+    if (ins.op === 0x0f && counted) leave();
     if (ins.op === 0x40) chargeBySize({ mul: GAS_PER_PAGE });
     else if (ins.op === 0xfc && ins.sub !== undefined && ins.sub >= 8 && ins.sub !== 9 && ins.sub !== 13 && ins.sub !== 16) chargeBySize(ins.sub <= 11 ? { shift: BYTE_SHIFT } : { mul: 1n });
     out.bytes(bytes.subarray(ins.start, ins.end));
@@ -347,8 +352,10 @@ function rewriteBody(r: Reader, type: FuncType, ctx: BodyContext): Uint8Array {
     else if (F64_NAN_OPS.has(ins.op)) out.byte(0x21).u32(scratch.f64).byte(0x44).bytes([0, 0, 0, 0, 0, 0, 0xf8, 0x7f]).byte(0x20).u32(scratch.f64).byte(0x20).u32(scratch.f64).byte(0x20).u32(scratch.f64).byte(0x62).byte(0x1b);
     if (SEGMENT_ENDS.has(ins.op)) segmentStart = true;
   }
-  // The original final `end` closed the wrapping block; now leave and close the function.
-  leave();
-  out.byte(0x0b);
+  if (counted) {
+    // The original final `end` closed the wrapping block; now leave and close the function.
+    leave();
+    out.byte(0x0b);
+  }
   return out.finish();
 }
