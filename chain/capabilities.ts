@@ -26,6 +26,8 @@ export interface TxSubmitter {
   nextNonce(address: Address): number;
   /** Admits a signed transaction to the mempool (throws the domain error that says why not). */
   submit(tx: SignedTransaction): void;
+  /** Admits a transaction a client signed, as raw bytes (decoded and verified off the main thread). */
+  submitRaw(raw: Uint8Array): Promise<SignedTransaction>;
   isPending(hash: string): boolean;
 }
 

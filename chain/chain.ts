@@ -233,7 +233,7 @@ export class Chain {
     return this.serialized(async () => {
       const started = performance.now();
       const head = this.head;
-      const env = { chainId: head.chainId, height: head.height + 1, timestamp };
+      const env = { chainId: head.chainId, height: head.height + 1, timestamp, parentHash: head.hash };
       const candidates = this.options.mempool.ready(this.options.maxBlockTransactions);
       const pacer = new Pacer();
       const result = await executeTransactions(candidates, env, this.options.state, this.options.kinds, this.options.log, false, pacer);
@@ -293,7 +293,7 @@ export class Chain {
       });
       const pacer = new Pacer();
       if ((await txRoot(block.transactions, pacer)) !== block.txRoot) reject('transaction root mismatch');
-      const env = { chainId: head.chainId, height: block.height, timestamp: block.timestamp };
+      const env = { chainId: head.chainId, height: block.height, timestamp: block.timestamp, parentHash: head.hash };
       let result;
       try {
         result = await executeTransactions(txs, env, this.options.state, this.options.kinds, this.options.log, true, pacer);

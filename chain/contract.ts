@@ -27,8 +27,10 @@ declare module '../kernel/plugin.js' {
     /**
      * State transitions at the end of every block, after its transactions (e.g. releasing bonds whose
      * unbonding period is over). Deterministic: every node re-executes it when importing the block.
+     * May be asynchronous (work on a worker thread, such as re-running a disputed job); the block
+     * waits for it.
      */
-    endBlock?(ctx: BlockContext, service: Svc): void;
+    endBlock?(ctx: BlockContext, service: Svc): void | Promise<void>;
     /**
      * Consensus state this plugin puts in block 0, from the network's genesis parameters (keys under
      * `<plugin name>/` or `params/`). Read without running the plugin: every node of the network must
@@ -77,6 +79,8 @@ export interface TxContext<P = unknown> {
   readonly height: number;
   /** Block timestamp, unix ms. */
   readonly timestamp: number;
+  /** The previous block's hash: a seed every node knows before the block is made (e.g. for tie-breaks). */
+  readonly parentHash: string;
   readonly tx: SignedTransaction;
   readonly payload: P;
   account(address: Address): Account;
@@ -106,6 +110,11 @@ export interface TxKindSpec<Svc, P extends TSchema> {
   authorize?(tx: SignedTransaction, payload: Static<P>, service: Svc): string | undefined;
   /** What the sender must hold, for the mempool's funds check. */
   debits?(payload: Static<P>): { asset: Asset; amount: bigint }[];
+  /**
+   * Checks the payload on its own before the transaction enters the mempool (throw a TxFailure: its
+   * error becomes the submitter's domain error), so what could never execute is refused at submission.
+   */
+  admit?(payload: Static<P>, service: Svc): void;
   /** Check the signer, check inputs, mutate state, return; throw TxFailure to fail the transaction. */
   execute(ctx: TxContext<Static<P>>, service: Svc): void;
 }
@@ -117,6 +126,7 @@ export interface TxKind {
   readonly payload: TSchema;
   authorize?(tx: SignedTransaction, payload: unknown, service: unknown): string | undefined;
   debits?(payload: unknown): { asset: Asset; amount: bigint }[];
+  admit?(payload: unknown, service: unknown): void;
   execute(ctx: TxContext<unknown>, service: unknown): void;
 }
 

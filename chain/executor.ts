@@ -13,6 +13,8 @@ export interface BlockEnv {
   readonly chainId: string;
   readonly height: number;
   readonly timestamp: number;
+  /** The previous block's hash. */
+  readonly parentHash: string;
 }
 
 /** Why a transaction can't be in a block at all (as opposed to being in it with a failed receipt). */
@@ -62,6 +64,9 @@ class BlockScope implements BlockContext {
   }
   get timestamp(): number {
     return this.env.timestamp;
+  }
+  get parentHash(): string {
+    return this.env.parentHash;
   }
 
   account(address: Address): Account {
@@ -155,6 +160,7 @@ export async function executeTransactions(txs: readonly SignedTransaction[], env
       receipts.push({ transactionHash: tx.hash, blockNumber: env.height, index, from: tx.from, kind: tx.kind, status: 'failed', error: failure });
     }
   }
-  for (const hook of kinds.endBlockHooks) hook.run(new BlockScope(overlay, env, hook.owner));
+  // End-of-block steps may be asynchronous (re-running a disputed job on a worker); they run one after another.
+  for (const hook of kinds.endBlockHooks) await hook.run(new BlockScope(overlay, env, hook.owner));
   return { overlay, included, receipts, rejected };
 }

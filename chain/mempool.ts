@@ -2,6 +2,7 @@ import type { Address } from '../sdk/address.js';
 import { formatAmountShort, type Asset } from '../sdk/amount.js';
 import { fromHex } from '../sdk/bytes.js';
 import { domainError } from '../sdk/errors.js';
+import { isTxFailure } from './contract.js';
 import type { SignedTransaction } from '../sdk/transaction.js';
 import { accountKey, assetField, decodeAccount } from './state/accounts.js';
 import type { StateReader } from './state/overlay.js';
@@ -98,6 +99,12 @@ export class Mempool {
   private admitChecked(tx: SignedTransaction): void {
     const checked = this.deps.kinds.check(tx);
     if ('reason' in checked) throw domainError('invalid_transaction', checked.reason, { field: checked.field });
+    try {
+      checked.kind.spec.admit?.(tx.payload, checked.kind.service());
+    } catch (error) {
+      if (isTxFailure(error)) throw domainError(error.error, error.message, { field: 'payload' });
+      throw error;
+    }
     const { kind } = checked;
     const account = decodeAccount(this.deps.state.get(accountKey(tx.from)));
     if (tx.nonce < account.nonce) throw domainError('nonce_too_low', `nonce ${tx.nonce} is already used; the next nonce is ${this.nextNonce(tx.from)}`, { expected: this.nextNonce(tx.from) });

@@ -35,7 +35,7 @@ export interface ChainSettings {
   readonly maxBlockTransactions?: number;
 }
 
-const RawTransactionSchema = Type.String({ pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 262_144, description: 'a signed transaction, 0x hex of its CBOR encoding' });
+const RawTransactionSchema = Type.String({ pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 1_048_578, description: 'a signed transaction, 0x hex of its CBOR encoding' });
 
 /**
  * The chain as a plugin: blocks, world state, mempool, the core `transfer` kind and the RPC methods

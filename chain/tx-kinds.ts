@@ -5,7 +5,7 @@ import { pluginTxKinds, type BlockContext, type TxKind } from './contract.js';
 
 export interface BlockHook {
   readonly owner: string;
-  readonly run: (ctx: BlockContext) => void;
+  readonly run: (ctx: BlockContext) => void | Promise<void>;
 }
 
 export interface RegisteredTxKind {
@@ -29,7 +29,7 @@ export class TxKindRegistry {
     const registry = new TxKindRegistry();
     for (const { definition, service } of plugins) {
       for (const kind of pluginTxKinds(definition)) registry.add(kind, definition.name, service);
-      const endBlock = definition.endBlock as ((ctx: BlockContext, service: unknown) => void) | undefined;
+      const endBlock = definition.endBlock as ((ctx: BlockContext, service: unknown) => void | Promise<void>) | undefined;
       if (endBlock) registry.addEndBlock(definition.name, (ctx) => endBlock(ctx, service()));
     }
     return registry;
@@ -39,7 +39,7 @@ export class TxKindRegistry {
   private readonly hooks: BlockHook[] = [];
 
   /** An end-of-block step; they run in plugin order. */
-  addEndBlock(owner: string, run: (ctx: BlockContext) => void): void {
+  addEndBlock(owner: string, run: (ctx: BlockContext) => void | Promise<void>): void {
     this.hooks.push({ owner, run });
   }
 

@@ -3,7 +3,8 @@ import { formatAmount, parseUnits, type Asset } from './amount.js';
 import { DOMAIN_ERRORS, RpcError } from './errors.js';
 import type { KeyPair } from './keys.js';
 import { rawTransaction, signTransaction, transferPayload, type Payload, type SignedTransaction } from './transaction.js';
-import type { Balance, BlockView, ChainInfo, ComputeProvider, ComputeRegistration, ComputeStatus, FaucetGrant, FaucetStatus, NodeInfo, PeerInfo, Receipt, StorageProvider, StorageRegistration, StorageStatus, SyncStatus, TransactionView } from './views.js';
+import type { Balance, BlockView, ChainInfo, ComputeProvider, ComputeRegistration, ComputeStatus, FaucetGrant, FaucetStatus, JobEstimate, JobRequest, JobStatus, JobView, NodeInfo, PeerInfo, Receipt, StorageProvider, StorageRegistration, StorageStatus, SyncStatus, TransactionView } from './views.js';
+import { toHex } from './bytes.js';
 
 function checkAddress(value: string, field = 'address'): Address {
   if (!isValidAddress(value)) throw new RpcError(DOMAIN_ERRORS.invalid_address.code, 'invalid_address', { reason: `${field} is not a valid address (svc1 followed by 40 hex characters)`, field });
@@ -18,6 +19,21 @@ function checkHash(value: string, field = 'hash'): string {
 function checkBlockTag(value: number | 'latest', field = 'blockNumber'): number | 'latest' {
   if (value !== 'latest' && !(Number.isSafeInteger(value) && value >= 0)) throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', { reason: `${field} must be a non-negative integer or "latest"`, field });
   return value;
+}
+
+/** The `oon.submitJob` payload of a job request. */
+export function jobPayload(job: JobRequest): Payload {
+  if (job.gasLimit <= 0n) throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', { reason: 'gasLimit must be positive', field: 'gasLimit' });
+  if (job.gasPrice < 0n) throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', { reason: 'gasPrice must not be negative', field: 'gasPrice' });
+  return {
+    runtime: job.runtime,
+    code: toHex(job.code),
+    input: toHex(job.input ?? new Uint8Array(0)),
+    args: [...(job.args ?? ['job'])],
+    gasLimit: job.gasLimit.toString(),
+    gasPrice: job.gasPrice.toString(),
+    replicas: job.replicas ?? 1,
+  };
 }
 
 /**
@@ -107,6 +123,44 @@ export abstract class SvcApi {
 
   nodeInfo(): Promise<NodeInfo> {
     return this.rpcCall<NodeInfo>('svc_nodeInfo');
+  }
+
+  /** Signs an `oon.submitJob` with `key` and submits it; the job id is the transaction's hash. */
+  async submitJob(key: KeyPair, job: JobRequest, options: { nonce?: number; chainId?: string } = {}): Promise<{ jobId: string; txHash: string }> {
+    const [nonce, chainId] = await Promise.all([options.nonce ?? this.getNonce(key.address), options.chainId ?? this.chainInfo().then((info) => info.chainId)]);
+    const tx = signTransaction({ chainId, kind: 'oon.submitJob', nonce, payload: jobPayload(job) }, key);
+    return this.rpcCall<{ jobId: string; txHash: string }>('svc_oonSubmitJob', [rawTransaction(tx)]);
+  }
+
+  getJob(jobId: string): Promise<JobView> {
+    return this.rpcCall<JobView>('svc_oonGetJob', [checkHash(jobId, 'jobId')]);
+  }
+
+  listJobs(filter: { requester?: string; provider?: string; status?: JobStatus; limit?: number; cursor?: number } = {}): Promise<{ jobs: JobView[]; cursor: number | null }> {
+    return this.rpcCall('svc_oonListJobs', [filter]);
+  }
+
+  /** Runs the job once on the node without submitting it: its gasUsed, exit and output. */
+  estimateJob(job: Omit<JobRequest, 'gasPrice' | 'replicas'>): Promise<JobEstimate> {
+    const { runtime, code, input, args, gasLimit } = jobPayload({ ...job, gasPrice: 0n });
+    return this.rpcCall<JobEstimate>('svc_oonEstimate', [{ runtime, code, input, args, gasLimit }]);
+  }
+
+  /** Resolves with the job once it is finalized, failed or expired; rejects after `timeoutMs`. */
+  async waitForJob(jobId: string, options: { timeoutMs?: number; pollMs?: number } = {}): Promise<JobView> {
+    const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+    // The job exists once its submission is mined; a submission that failed says why.
+    const receipt = await this.waitForTransaction(jobId, { timeoutMs: options.timeoutMs ?? 120_000, pollMs: options.pollMs ?? 250 });
+    if (receipt.status === 'failed') {
+      const name = (receipt.error?.name ?? 'invalid_transaction') as keyof typeof DOMAIN_ERRORS;
+      throw new RpcError(DOMAIN_ERRORS[name]?.code ?? DOMAIN_ERRORS.invalid_transaction.code, name, { reason: receipt.error?.reason ?? 'the job submission failed', jobId });
+    }
+    for (;;) {
+      const job = await this.getJob(jobId);
+      if (job.status === 'finalized' || job.status === 'failed' || job.status === 'expired') return job;
+      if (Date.now() > deadline) throw new RpcError(DOMAIN_ERRORS.not_found.code, 'not_found', { reason: `job ${jobId} is still ${job.status} after ${options.timeoutMs ?? 120_000} ms${job.reason ? ` (${job.reason})` : ''}`, jobId });
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 250));
+    }
   }
 
   /** Registers the node as a compute provider; the operator's key must be held by that node. */

@@ -188,3 +188,56 @@ export interface StorageProvider {
   bond_ogt: string;
   registeredAt: number;
 }
+
+export type JobStatus = 'queued' | 'assigned' | 'committed' | 'finalized' | 'failed' | 'expired';
+
+/** A compute job to submit: WASI module or EVM runtime bytecode, its input, and what it may spend. */
+export interface JobRequest {
+  readonly runtime: 'wasm' | 'evm';
+  readonly code: Uint8Array;
+  /** stdin of a WASM job, calldata of an EVM job. */
+  readonly input?: Uint8Array;
+  /** WASM args (argv), `["job"]` when not given. */
+  readonly args?: readonly string[];
+  readonly gasLimit: bigint;
+  /** OMC base units per gas. */
+  readonly gasPrice: bigint;
+  /** Providers that run it: 2 compares two results. */
+  readonly replicas?: 1 | 2;
+}
+
+/** `svc_oonGetJob`: amounts and gas as decimal strings of base units. */
+export interface JobView {
+  jobId: string;
+  status: JobStatus;
+  runtime: 'wasm' | 'evm';
+  requester: string;
+  replicas: number;
+  providers: string[];
+  gasLimit: string;
+  gasPrice: string;
+  gasUsed: string | null;
+  fee: string | null;
+  exit: string | null;
+  outputHash: string | null;
+  output: string | null;
+  outputSize: number | null;
+  reason: string | null;
+  settledBy: 'agreement' | 'unchallenged' | 're-execution' | null;
+  attempts: number;
+  submittedAt: number;
+  assignedAt: number | null;
+  finalizedAt: number | null;
+  commitBy: number | null;
+  revealBy: number | null;
+  challengeBy: number | null;
+}
+
+/** `svc_oonEstimate`: one run on the node, nothing changed. */
+export interface JobEstimate {
+  gasUsed: string;
+  exit: string;
+  outputHash: string;
+  outputSize: number;
+  output: string;
+}

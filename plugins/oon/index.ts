@@ -1,12 +1,15 @@
 import Type from 'typebox';
 import { definePlugin } from '../../kernel/plugin.js';
 import { providerTxKinds, releaseBonds, unbondingGenesis, type ProviderKind } from '../providers/registry.js';
-import { ProviderRegistry } from '../providers/registry-service.js';
+import { OonService } from './service.js';
+import { jobsEndBlock } from './jobs/end-block.js';
+import { jobMethods } from './jobs/rpc.js';
+import { jobTxKinds } from './jobs/tx-kinds.js';
 import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
-    'oon-registry': ProviderRegistry;
+    'oon-registry': OonService;
   }
 }
 
@@ -15,11 +18,19 @@ export const RUNTIMES = ['wasm', 'evm'] as const;
 export const Capabilities = Type.Array(Type.Union(RUNTIMES.map((r) => Type.Literal(r))), { minItems: 1, uniqueItems: true, description: 'distinct runtimes: wasm, evm' });
 
 /** What a compute registration records on chain besides the bond. */
-export const ComputeDetailsSchema = Type.Object({ capabilities: Capabilities, maxConcurrentJobs: Type.Integer({ minimum: 1, maximum: 1_000_000 }) }, { additionalProperties: false });
+export const ComputeDetailsSchema = Type.Object(
+  {
+    capabilities: Capabilities,
+    maxConcurrentJobs: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+    dedicated: Type.Optional(Type.Literal(true, { description: 'a --role compute node: assigned jobs before providers that lend idle capacity' })),
+  },
+  { additionalProperties: false },
+);
 
 export interface ComputeDetails {
   capabilities: string[];
   maxConcurrentJobs: number;
+  dedicated?: true;
 }
 
 /** Compute providers bond at least 1,000 OGT, recorded under the account's `compute` bond. */
@@ -46,14 +57,19 @@ const ComputeProviderSchema = Type.Object(
 export default definePlugin({
   name: 'oon',
   version: '1.0.0',
-  description: 'compute-provider registry, chain rules on every node: oon.register / oon.unregister transactions, bond release, svc_oonListProviders',
-  requires: ['chain-reader'],
+  description: 'compute (OON) chain rules on every node: provider registry (oon.register / oon.unregister, bond release) and jobs (oon.submitJob, commit, reveal, challenge; assignment, deadlines, payment, re-execution of disputes)',
+  requires: ['chain-reader', 'tx-submitter'],
   provides: ['oon-registry'],
-  init: (ctx) => new ProviderRegistry(OON, ctx.use('chain-reader')),
-  txKinds: (kind) => providerTxKinds(OON, kind),
-  endBlock: (ctx) => releaseBonds(ctx, OON),
+  init: (ctx) => new OonService(OON, ctx.use('chain-reader'), ctx.use('tx-submitter')),
+  stop: (service) => service.close(),
+  txKinds: (kind) => [...providerTxKinds(OON, kind), ...jobTxKinds(kind)],
+  async endBlock(ctx, service) {
+    releaseBonds(ctx, OON);
+    await jobsEndBlock(ctx, OON, (spec) => service.run(spec));
+  },
   genesis: unbondingGenesis,
   rpc: (method) => [
+    ...jobMethods(method),
     method({
       name: 'svc_oonListProviders',
       summary: 'Active compute providers registered on chain (any node answers the same).',

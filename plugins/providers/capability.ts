@@ -2,7 +2,7 @@ import Type, { type Static, type TObject, type TSchema } from 'typebox';
 import type { Address } from '../../sdk/address.js';
 import { normalizeAddress } from '../../sdk/address.js';
 import { domainError, type DomainErrorName } from '../../sdk/errors.js';
-import { definePlugin, param, type PluginDefinition } from '../../kernel/plugin.js';
+import { definePlugin, param, type NamespaceSpec, type PluginContext, type PluginDefinition, type RouteSpec } from '../../kernel/plugin.js';
 import { bondUnits } from './inputs.js';
 import { json, utf8Text } from '../../kernel/storage/codec.js';
 import { defineLayout } from '../../kernel/storage/layout.js';
@@ -28,9 +28,25 @@ export interface ProviderCapabilitySpec<R extends TObject, S extends TSchema> {
   readonly registration: R;
   readonly status: S;
   /** What the chain records of a registration besides the operator and the bond. */
-  details(registration: Static<R>): Record<string, unknown>;
+  /** What the registration records on chain besides the bond (the node's role: a compute-role node dedicates its capacity). */
+  details(registration: Static<R>, role: string): Record<string, unknown>;
   /** The status answer built from this node's registration as the chain sees it. */
-  view(view: StatusView, role: string): Static<S>;
+  view(view: StatusView, role: string, service: ProviderService): Static<S>;
+  /** The capability's own work once registered (the compute job runner), its storage and routes. */
+  readonly extension?: CapabilityExtensionSpec;
+}
+
+/** What a capability runs besides its registration: made at init, started with the node, stopped before it. */
+export interface CapabilityExtensionSpec {
+  readonly namespaces: readonly NamespaceSpec[];
+  readonly requires?: readonly string[];
+  create(ctx: PluginContext<Static<typeof CapabilityConfigSchema>>, service: ProviderService): CapabilityExtension;
+  readonly routes?: readonly RouteSpec<ProviderService>[];
+}
+
+export interface CapabilityExtension {
+  start(): void | Promise<void>;
+  stop(): Promise<void>;
 }
 
 const REGISTER_ERRORS: readonly DomainErrorName[] = ['invalid_address', 'invalid_params', 'bond_too_low', 'insufficient_funds', 'not_synced', 'already_registered', 'operator_key_unavailable', 'capability_disabled'];
@@ -51,10 +67,11 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(s
     name: spec.name,
     version: '1.0.0',
     description: spec.description,
-    requires: ['chain-reader', 'tx-submitter', 'keys', 'p2p', 'sync-status', spec.registry],
+    requires: ['chain-reader', 'tx-submitter', 'keys', 'p2p', 'sync-status', spec.registry, ...(spec.extension?.requires ?? [])],
     provides: [spec.name],
     config: CapabilityConfigSchema,
-    namespaces: [registrationLayout],
+    namespaces: [registrationLayout, ...(spec.extension?.namespaces ?? [])],
+    routes: spec.extension?.routes ?? [],
     async init(ctx) {
       const p2p = ctx.use('p2p');
       const service = new ProviderService({
@@ -70,12 +87,17 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(s
         role: ctx.node.role,
       });
       await service.load();
+      if (spec.extension) service.extension = spec.extension.create(ctx, service);
       return service;
     },
     async start(service, ctx) {
       if (!service.enabled) return void ctx.log.info(`${purpose} capability switched off by config`);
       const { status, registration } = await service.status();
       if (registration) ctx.log.info({ operator: registration.operator, status }, `${purpose} capability on: this node is a registered ${purpose} provider`);
+      await (service.extension as CapabilityExtension | undefined)?.start();
+    },
+    stop: async (service) => {
+      await (service.extension as CapabilityExtension | undefined)?.stop();
     },
     rpc: (method) => [
       method({
@@ -87,8 +109,8 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(s
         handler: async ([registration], { service }) => {
           const checked = registration as Static<R> & { operator: string; bond_ogt: number | string };
           const bond = bondUnits(checked.bond_ogt);
-          await enabled(service).register(normalizeAddress(checked.operator) as Address, bond, spec.details(checked));
-          return spec.view(await service.status(), service.role);
+          await enabled(service).register(normalizeAddress(checked.operator) as Address, bond, spec.details(checked, service.role));
+          return spec.view(await service.status(), service.role, service);
         },
       }),
       method({
@@ -97,7 +119,7 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(s
         params: [],
         result: spec.status,
         errors: ['capability_disabled'],
-        handler: async (_params, { service }) => spec.view(await enabled(service).status(), service.role),
+        handler: async (_params, { service }) => spec.view(await enabled(service).status(), service.role, service),
       }),
       method({
         name: spec.methods.unregister,
@@ -107,7 +129,7 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(s
         errors: ['not_found', 'invalid_params', 'operator_key_unavailable', 'capability_disabled'],
         handler: async (_params, { service }) => {
           await enabled(service).unregister();
-          return spec.view(await service.status(), service.role);
+          return spec.view(await service.status(), service.role, service);
         },
       }),
     ],

@@ -5,7 +5,7 @@ import { readProviders, type ProviderKind, type ProviderRecord } from './registr
 export class ProviderRegistry {
   constructor(
     readonly kind: ProviderKind,
-    private readonly chain: ChainReader,
+    readonly chain: ChainReader,
   ) {}
 
   /** Providers registered on chain and not unbonding, in operator order. */

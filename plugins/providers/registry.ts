@@ -70,6 +70,11 @@ export function readRecord(read: ReadState, kind: ProviderKind, operator: string
   return raw ? decode<ProviderRecord>(raw) : undefined;
 }
 
+/** Rewrites a provider's record (its bond after a slash). */
+export function writeRecord(ctx: BlockContext, kind: ProviderKind, record: ProviderRecord): void {
+  ctx.writeState(recordKey(kind, record.operator), encode(record));
+}
+
 function readList<T>(read: ReadState, key: string): T[] {
   const raw = read(key);
   return raw ? decode<T[]>(raw) : [];

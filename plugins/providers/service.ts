@@ -53,10 +53,17 @@ export interface ProviderServiceOptions {
 
 export class ProviderService {
   private registration: LocalRegistration | undefined;
+  /** The capability's own work (the compute job runner), when it has some. */
+  extension: unknown;
+
+  /** This node's registration as it keeps it (whatever the chain says of it). */
+  get localRegistration(): LocalRegistration | undefined {
+    return this.registration;
+  }
   readonly kind: ProviderKind;
   readonly enabled: boolean;
   readonly role: string;
-  private readonly chain: ChainReader;
+  readonly chain: ChainReader;
   private readonly sync: SyncStatus;
   private readonly submitter: TxSubmitter;
   private readonly keys: OperatorKeys;

@@ -1,0 +1,189 @@
+import { randomBytes } from 'node:crypto';
+import type { Address } from '../../sdk/address.js';
+import { toHex } from '../../sdk/bytes.js';
+import { signTransaction } from '../../sdk/transaction.js';
+import type { ChainReader, TxSubmitter } from '../../chain/capabilities.js';
+import type { ScopedEvents } from '../../kernel/events.js';
+import type { Logger } from '../../kernel/log.js';
+import type { Table } from '../../kernel/storage/layout.js';
+import type { OperatorKeys } from '../../keys/node-keys.js';
+import { JobPool } from '../../jobs/pool.js';
+import { resultCommitment, type ReportedResult } from '../oon/jobs/commitment.js';
+import { jobSpec, reportOf } from '../oon/jobs/end-block.js';
+import { JOB_PARAMS } from '../oon/jobs/params.js';
+import { ACTIVE_KEY, codeKey, readJob, readList, type JobRecord } from '../oon/jobs/state.js';
+
+/** What this node keeps of a job it ran: the result it committed to, its secret salt, the full output and log. */
+export interface LocalJob {
+  readonly jobId: string;
+  readonly result: ReportedResult;
+  readonly salt: string;
+  readonly output: Uint8Array;
+  readonly log: Uint8Array;
+  commitTx?: string;
+  commitSentAt?: number;
+  revealTx?: string;
+  revealSentAt?: number;
+}
+
+/** Blocks to wait for a sent commit or reveal to be mined before sending it again (it may have been dropped). */
+const RESEND_AFTER_BLOCKS = 5;
+
+export interface JobRunnerOptions {
+  readonly chain: ChainReader;
+  readonly submitter: TxSubmitter;
+  readonly keys: OperatorKeys;
+  /** This node's operator while its registration is active, else undefined. */
+  readonly operator: () => Promise<Address | undefined>;
+  readonly store: Table<string, LocalJob>;
+  readonly events: ScopedEvents;
+  readonly log: Logger;
+  /** Worker threads for jobs (read when the first job runs): the provider's max_concurrent_jobs, capped. */
+  readonly workers: () => number;
+  readonly timeoutMs: number;
+}
+
+/**
+ * The provider's side of a job: each block, find this node's assignments, run each new one on the
+ * job pool, keep the result (before anything is sent, so a restart does not lose it), commit to it,
+ * and reveal once every replica has committed. Everything it needs to resume is in the chain state
+ * and its store: a node restarted mid-job runs the job again (same result) while the deadline allows.
+ */
+export class JobRunner {
+  private readonly running = new Set<string>();
+  private pool: JobPool | undefined;
+  private off: (() => void) | undefined;
+  private polling = false;
+  private again = false;
+  private completed = 0;
+  private stopped = false;
+
+  constructor(private readonly options: JobRunnerOptions) {}
+
+  /** Jobs assigned to this node and not yet settled, and jobs it completed since start. */
+  stats(operator: string | undefined): { activeJobs: number; completedJobs: number } {
+    if (!operator) return { activeJobs: 0, completedJobs: this.completed };
+    const read = (key: string) => this.options.chain.state.get(key);
+    const active = readList(read, ACTIVE_KEY).filter((id) => readJob(read, id)?.assignments.some((a) => a.provider === operator)).length;
+    return { activeJobs: active, completedJobs: this.completed };
+  }
+
+  start(): void {
+    this.off = this.options.events.on('chain:block', () => this.poll());
+    this.poll();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.off?.();
+    await this.pool?.close();
+  }
+
+  /** One pass at a time; a block that arrives meanwhile makes another pass follow. */
+  private poll(): void {
+    if (this.polling) {
+      this.again = true;
+      return;
+    }
+    this.polling = true;
+    void this.pass()
+      .catch((error: unknown) => this.options.log.error({ err: error }, 'job runner pass failed'))
+      .finally(() => {
+        this.polling = false;
+        if (this.again && !this.stopped) {
+          this.again = false;
+          this.poll();
+        }
+      });
+  }
+
+  private async pass(): Promise<void> {
+    const operator = await this.options.operator();
+    if (!operator || this.stopped) return;
+    const read = (key: string) => this.options.chain.state.get(key);
+    const height = this.options.chain.head.height;
+    for (const jobId of readList(read, ACTIVE_KEY)) {
+      const job = readJob(read, jobId);
+      const assignment = job?.assignments.find((a) => a.provider === operator);
+      if (!job || !assignment) continue;
+      const local = await this.options.store.get(jobId);
+      if (job.status === 'assigned' && !assignment.commitment) {
+        if (!local) {
+          if (!this.running.has(jobId) && height <= assignment.commitBy) this.run(job, operator);
+        } else if (height <= assignment.commitBy && this.due(local.commitTx, local.commitSentAt, height)) {
+          await this.commit(local, operator, height);
+        }
+      } else if (job.status === 'committed' && !assignment.reveal && local && this.due(local.revealTx, local.revealSentAt, height)) {
+        await this.reveal(local, operator, height);
+      }
+    }
+  }
+
+  /** Whether to send (again): never sent, or sent long enough ago and no longer pending. */
+  private due(tx: string | undefined, sentAt: number | undefined, height: number): boolean {
+    if (!tx) return true;
+    return !this.options.submitter.isPending(tx) && height - (sentAt ?? 0) >= RESEND_AFTER_BLOCKS;
+  }
+
+  private run(job: JobRecord, operator: Address): void {
+    this.running.add(job.jobId);
+    this.pool ??= new JobPool({ size: this.options.workers(), timeoutMs: this.options.timeoutMs });
+    const code = this.options.chain.state.get(codeKey(job.codeHash));
+    if (!code) {
+      this.running.delete(job.jobId);
+      return void this.options.log.error({ job: job.jobId }, 'assigned job has no code in the state');
+    }
+    const started = performance.now();
+    this.options.log.info({ job: job.jobId, runtime: job.runtime, gasLimit: job.gasLimit }, `running job ${job.jobId.slice(0, 10)}…`);
+    void this.pool
+      .run(jobSpec(job, code))
+      .then(async (outcome) => {
+        const result = reportOf(outcome);
+        const local: LocalJob = { jobId: job.jobId, result, salt: toHex(randomBytes(32)), output: outcome.output, log: outcome.log };
+        // Kept before the commitment leaves the node: a restart must be able to reveal it.
+        await this.options.store.putNow(job.jobId, local);
+        this.options.log.info({ job: job.jobId, exit: result.exit, gasUsed: result.gasUsed, ms: Math.round(performance.now() - started) }, `job ${job.jobId.slice(0, 10)}… ran: ${result.exit}, ${result.gasUsed} gas`);
+        if (!this.stopped) await this.commit(local, operator, this.options.chain.head.height);
+      })
+      .catch((error: unknown) => this.options.log.warn({ job: job.jobId, err: error }, `job ${job.jobId.slice(0, 10)}… did not run to an outcome; it will be reassigned after its deadline`))
+      .finally(() => this.running.delete(job.jobId));
+  }
+
+  private sign(operator: Address, kind: string, payload: Record<string, unknown>): string | undefined {
+    const key = this.options.keys.get(operator);
+    if (!key) {
+      this.options.log.error({ operator }, 'this node no longer holds the operator key: cannot report job results');
+      return undefined;
+    }
+    const tx = signTransaction({ chainId: this.options.chain.head.chainId, kind, nonce: this.options.submitter.nextNonce(operator), payload: payload as never }, key);
+    try {
+      this.options.submitter.submit(tx);
+    } catch (error) {
+      this.options.log.warn({ kind, err: error }, `${kind} not admitted; retrying on a later block`);
+      return undefined;
+    }
+    return tx.hash;
+  }
+
+  private async commit(local: LocalJob, operator: Address, height: number): Promise<void> {
+    const commitment = resultCommitment(local.jobId, operator, local.result, local.salt);
+    const hash = this.sign(operator, 'oon.commitResult', { jobId: local.jobId, commitment });
+    if (!hash) return;
+    await this.options.store.putNow(local.jobId, { ...local, commitTx: hash, commitSentAt: height });
+  }
+
+  private async reveal(local: LocalJob, operator: Address, height: number): Promise<void> {
+    const payload: Record<string, unknown> = { jobId: local.jobId, ...local.result, salt: local.salt };
+    if (local.output.length <= JOB_PARAMS.maxInlineOutput) payload.output = toHex(local.output);
+    const hash = this.sign(operator, 'oon.revealResult', payload);
+    if (!hash) return;
+    if (!local.revealTx) this.completed += 1;
+    await this.options.store.putNow(local.jobId, { ...local, revealTx: hash, revealSentAt: height });
+  }
+
+  /** The full output or log of a job this node ran. */
+  async artifact(jobId: string, which: 'output' | 'log'): Promise<Uint8Array | undefined> {
+    const local = await this.options.store.get(jobId);
+    return local?.[which];
+  }
+}

@@ -1,0 +1,243 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { fromHex, toHex, utf8 } from '../../../sdk/bytes.js';
+import type { BlockContext } from '../../../chain/contract.js';
+import type { JobOutcome } from '../../../jobs/outcome.js';
+import type { JobSpec } from '../../../jobs/spec.js';
+import { readProviders, readRecord, writeRecord, type ProviderKind } from '../../providers/registry.js';
+import { sameResult, type ReportedResult } from './commitment.js';
+import { JOB_PARAMS } from './params.js';
+import {
+  ACTIVE_KEY,
+  appendIndexed,
+  codeKey,
+  drainIndexed,
+  INCOMING_INDEX,
+  providerIndex,
+  QUEUE_KEY,
+  readJob,
+  readList,
+  unchangedSkipped,
+  writeJob,
+  writeList,
+  type Assignment,
+  type JobRecord,
+} from './state.js';
+
+/** Runs a job to its outcome off the main thread (the node's re-execution pool). */
+export type Reexecute = (spec: JobSpec) => Promise<JobOutcome>;
+
+interface ComputeDetails {
+  readonly capabilities: readonly string[];
+  readonly maxConcurrentJobs: number;
+  readonly dedicated?: true;
+}
+
+/** A run's outcome as providers report it. */
+export function reportOf(outcome: JobOutcome): ReportedResult {
+  const exit = outcome.exit.kind === 'exit' ? `exit:${outcome.exit.code}` : outcome.exit.kind === 'out_of_gas' ? 'out_of_gas' : `trap:${outcome.exit.reason}`;
+  return { outputHash: toHex(sha256(outcome.output)), exit, gasUsed: outcome.gasUsed.toString(), outputSize: outcome.output.length };
+}
+
+/** What a run of the job needs; the same on every node and for every replica. */
+export function jobSpec(job: JobRecord, code: Uint8Array): JobSpec {
+  return {
+    runtime: job.runtime,
+    code,
+    input: job.input,
+    args: job.args,
+    gasLimit: BigInt(job.gasLimit),
+    timestamp: job.assignedTime ?? 0,
+    height: job.assignedAt ?? 0,
+    seed: fromHex(job.jobId),
+    limits: JOB_PARAMS.limits,
+  };
+}
+
+/**
+ * The jobs' end of block, on every node: deadlines first (a provider that missed one is slashed a
+ * little, its slot freed, the job reassigned or, after its attempts, refunded), then results (agreeing
+ * replicas and unchallenged single results are paid; disagreements and challenges are settled by
+ * re-executing the job here), then assignment of queued jobs to providers with a free slot.
+ */
+export async function jobsEndBlock(ctx: BlockContext, kind: ProviderKind, reexecute: Reexecute): Promise<void> {
+  const read = (key: string): Uint8Array | undefined => ctx.readState(key);
+  const write = unchangedSkipped(read, (key, value) => ctx.writeState(key, value));
+  // The lists are read once and written once: a block may touch hundreds of jobs.
+  const queue = [...readList(read, QUEUE_KEY), ...drainIndexed(read, write, INCOMING_INDEX)];
+  const active: string[] = [];
+  for (const jobId of readList(read, ACTIVE_KEY)) {
+    const job = readJob(read, jobId)!;
+    if (job.status === 'assigned') checkCommitDeadlines(ctx, kind, job);
+    else if (job.status === 'committed') await settleResults(ctx, kind, job, reexecute);
+    writeJob(write, job);
+    if (!isOver(job) && job.assignments.length > 0) active.push(jobId);
+    if (!isOver(job) && job.assignments.length < job.replicas && !queue.includes(jobId)) queue.push(jobId);
+  }
+  const waiting = assignQueued(ctx, kind, queue, active);
+  writeList(write, QUEUE_KEY, waiting);
+  writeList(write, ACTIVE_KEY, active);
+}
+
+const isOver = (job: JobRecord): boolean => job.status === 'finalized' || job.status === 'failed' || job.status === 'expired';
+
+function slash(ctx: BlockContext, kind: ProviderKind, provider: string, perMille: bigint, beneficiary: string): void {
+  const record = readRecord((key) => ctx.readState(key), kind, provider);
+  if (!record) return;
+  const amount = (BigInt(record.bond) * perMille) / 1000n;
+  if (amount === 0n) return;
+  writeRecord(ctx, kind, { ...record, bond: (BigInt(record.bond) - amount).toString() });
+  const account = ctx.account(record.operator);
+  account.bonded[kind.purpose] = (account.bonded[kind.purpose] ?? 0n) - amount;
+  ctx.setAccount(record.operator, account);
+  ctx.credit(beneficiary as never, 'OGT', amount);
+}
+
+/** Ends a job without a result: what is left in escrow goes back to the requester. */
+function refund(ctx: BlockContext, job: JobRecord, status: 'failed' | 'expired', reason: string): void {
+  ctx.credit(job.requester as never, 'OMC', BigInt(job.escrow));
+  job.escrow = '0';
+  job.status = status;
+  job.reason = reason;
+  job.assignments = [];
+  job.finalizedAt = ctx.height;
+}
+
+/** A missed deadline: the provider is slashed a little (to the requester) and not assigned the job again. */
+function dropMissed(ctx: BlockContext, kind: ProviderKind, job: JobRecord, missed: readonly Assignment[], what: string): void {
+  for (const assignment of missed) {
+    slash(ctx, kind, assignment.provider, JOB_PARAMS.missSlashPerMille, job.requester);
+    job.excluded.push(assignment.provider);
+  }
+  job.assignments = job.assignments.filter((a) => !missed.includes(a));
+  job.attempts += 1;
+  if (job.attempts >= JOB_PARAMS.maxAttempts) return refund(ctx, job, 'failed', `${what} in ${job.attempts} attempts`);
+  job.status = job.assignments.length === 0 ? 'queued' : 'assigned';
+  job.reason = `reassigning: ${missed.map((a) => a.provider).join(', ')} ${what}`;
+}
+
+function checkCommitDeadlines(ctx: BlockContext, kind: ProviderKind, job: JobRecord): void {
+  const missed = job.assignments.filter((a) => !a.commitment && ctx.height > a.commitBy);
+  if (missed.length > 0) dropMissed(ctx, kind, job, missed, 'did not commit a result by its deadline');
+}
+
+async function settleResults(ctx: BlockContext, kind: ProviderKind, job: JobRecord, reexecute: Reexecute): Promise<void> {
+  const revealed = job.assignments.filter((a) => a.reveal);
+  if (job.challengeBy === undefined) {
+    if (revealed.length < job.replicas) {
+      if (ctx.height <= job.revealBy!) return;
+      // The reveal window closed: those that did not open their commitment are slashed.
+      const missed = job.assignments.filter((a) => !a.reveal);
+      if (revealed.length === 0) {
+        dropMissed(ctx, kind, job, missed, 'did not reveal its result');
+        // Their commitments are void: a new attempt starts from scratch.
+        job.assignments = [];
+        job.revealBy = undefined;
+        if (job.status !== 'failed') job.status = 'queued';
+        return;
+      }
+      for (const assignment of missed) slash(ctx, kind, assignment.provider, JOB_PARAMS.missSlashPerMille, job.requester);
+      job.assignments = revealed;
+    }
+    const [first, ...rest] = revealed;
+    if (revealed.length > 1 && rest.every((a) => sameResult(a.reveal!, first!.reveal!))) return finalize(ctx, job, revealed, first!.reveal!, 'agreement');
+    if (revealed.length > 1) return settleByReexecution(ctx, kind, job, reexecute);
+    // One result: open for challenge before it is paid.
+    job.challengeBy = ctx.height + JOB_PARAMS.challengeBlocks;
+    return;
+  }
+  if (job.challenge) return settleByReexecution(ctx, kind, job, reexecute);
+  if (ctx.height > job.challengeBy) finalize(ctx, job, revealed, revealed[0]!.reveal!, 'unchallenged');
+}
+
+/** Every node runs the job itself; providers whose result differs lose part of their bond. */
+async function settleByReexecution(ctx: BlockContext, kind: ProviderKind, job: JobRecord, reexecute: Reexecute): Promise<void> {
+  const code = ctx.readState(codeKey(job.codeHash))!;
+  const outcome = await reexecute(jobSpec(job, code));
+  const truth = reportOf(outcome);
+  const revealed = job.assignments.filter((a) => a.reveal);
+  const honest = revealed.filter((a) => sameResult(a.reveal!, truth));
+  const beneficiary = job.challenge?.challenger ?? job.requester;
+  for (const wrong of revealed.filter((a) => !honest.includes(a))) slash(ctx, kind, wrong.provider, JOB_PARAMS.wrongSlashPerMille, beneficiary);
+  if (job.challenge) {
+    // A challenge of an honest result forfeits the deposit to the provider; of a wrong one, it comes back.
+    ctx.credit((honest[0]?.provider ?? job.challenge.challenger) as never, 'OMC', BigInt(job.challenge.deposit));
+  }
+  const output = outcome.output.length <= JOB_PARAMS.maxInlineOutput ? outcome.output : undefined;
+  finalize(ctx, job, honest, { ...truth, ...(output ? { output } : {}) }, 're-execution');
+}
+
+/** Pays each provider of the right result gasUsed × gasPrice, refunds the rest of the escrow. */
+function finalize(ctx: BlockContext, job: JobRecord, payees: readonly Assignment[], result: ReportedResult & { output?: Uint8Array }, settledBy: 'agreement' | 'unchallenged' | 're-execution'): void {
+  const fee = BigInt(result.gasUsed) * BigInt(job.gasPrice);
+  let escrow = BigInt(job.escrow);
+  for (const payee of payees) {
+    ctx.credit(payee.provider as never, 'OMC', fee);
+    escrow -= fee;
+  }
+  ctx.credit(job.requester as never, 'OMC', escrow);
+  const output = result.output ?? payees.find((p) => p.reveal?.output)?.reveal?.output;
+  job.result = { outputHash: result.outputHash, exit: result.exit, gasUsed: result.gasUsed, outputSize: result.outputSize, ...(output ? { output } : {}), settledBy };
+  job.fee = (fee * BigInt(payees.length)).toString();
+  job.escrow = '0';
+  job.status = 'finalized';
+  job.reason = undefined;
+  job.finalizedAt = ctx.height;
+}
+
+/**
+ * Queued jobs to providers with the runtime and a free slot, compute-role providers first, then by a
+ * hash of the parent block, the job and the provider. Adds what it assigns to `active`; returns the
+ * jobs still waiting, in order.
+ */
+function assignQueued(ctx: BlockContext, kind: ProviderKind, queue: readonly string[], active: string[]): string[] {
+  const read = (key: string): Uint8Array | undefined => ctx.readState(key);
+  const write = unchangedSkipped(read, (key, value) => ctx.writeState(key, value));
+  if (queue.length === 0) return [];
+  const providers = readProviders(read, kind).filter((record) => record.releaseAt === undefined);
+  const load = new Map<string, number>();
+  for (const jobId of active) for (const a of readJob(read, jobId)!.assignments) load.set(a.provider, (load.get(a.provider) ?? 0) + 1);
+  const waiting: string[] = [];
+  for (const jobId of queue) {
+    const job = readJob(read, jobId)!;
+    if (isOver(job)) continue;
+    if (job.assignments.length === 0 && ctx.height - job.submittedAt > JOB_PARAMS.queueBlocks) {
+      refund(ctx, job, 'expired', `no provider took it within ${JOB_PARAMS.queueBlocks} blocks`);
+      writeJob(write, job);
+      continue;
+    }
+    const need = job.replicas - job.assignments.length;
+    const offering = providers.filter((p) => (p.details as unknown as ComputeDetails).capabilities.includes(job.runtime));
+    const eligible = offering.filter((p) => !job.excluded.includes(p.operator) && !job.assignments.some((a) => a.provider === p.operator));
+    const free = eligible.filter((p) => (load.get(p.operator) ?? 0) < (p.details as unknown as ComputeDetails).maxConcurrentJobs);
+    if (free.length < need) {
+      job.reason =
+        offering.length === 0
+          ? `waiting: no active provider offers ${job.runtime}`
+          : free.length === 0 && eligible.length > 0
+            ? `waiting: every ${job.runtime} provider is at its max_concurrent_jobs`
+            : `waiting: ${need} more ${job.runtime} provider(s) with a free slot needed, ${free.length} available`;
+      writeJob(write, job);
+      waiting.push(jobId);
+      continue;
+    }
+    const rank = (operator: string): string => toHex(sha256(utf8(`${ctx.parentHash}|${jobId}|${operator}`)));
+    free.sort((a, b) => {
+      const dedicated = Number((b.details as unknown as ComputeDetails).dedicated === true) - Number((a.details as unknown as ComputeDetails).dedicated === true);
+      return dedicated !== 0 ? dedicated : rank(a.operator) < rank(b.operator) ? -1 : 1;
+    });
+    if (job.assignedAt === undefined) {
+      job.assignedAt = ctx.height;
+      job.assignedTime = ctx.timestamp;
+    }
+    for (const provider of free.slice(0, need)) {
+      job.assignments.push({ provider: provider.operator, assignedAt: ctx.height, commitBy: ctx.height + JOB_PARAMS.commitBlocks });
+      load.set(provider.operator, (load.get(provider.operator) ?? 0) + 1);
+      appendIndexed(read, write, providerIndex(provider.operator), jobId);
+    }
+    job.status = 'assigned';
+    job.reason = undefined;
+    writeJob(write, job);
+    if (!active.includes(jobId)) active.push(jobId);
+  }
+  return waiting;
+}

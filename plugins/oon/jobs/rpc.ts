@@ -1,0 +1,132 @@
+import Type from 'typebox';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { normalizeAddress } from '../../../sdk/address.js';
+import { fromHex, toHex } from '../../../sdk/bytes.js';
+import { domainError } from '../../../sdk/errors.js';
+import { decodeTransaction } from '../../../sdk/transaction.js';
+import { AddressSchema, HashSchema } from '../../../chain/schemas.js';
+import { isTxFailure } from '../../../chain/contract.js';
+import { optionalParam, param, type MethodFactory, type RpcMethod } from '../../../kernel/plugin.js';
+import { ModuleRejectedError } from '../../../jobs/wasm/binary.js';
+import type { OonService } from '../service.js';
+import { reportOf } from './end-block.js';
+import { JOB_PARAMS } from './params.js';
+import { ALL_INDEX, providerIndex, readIndexed, readJob, requesterIndex, type JobStatus } from './state.js';
+import { SubmitJobPayload } from './tx-kinds.js';
+import { checkJobCode } from './validate.js';
+import { jobView, JobViewSchema } from './view.js';
+
+const RawTransactionSchema = Type.String({ pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 1_048_578, description: 'a signed oon.submitJob transaction, 0x hex of its CBOR encoding' });
+const ListFilter = Type.Object(
+  {
+    requester: Type.Optional(AddressSchema),
+    provider: Type.Optional(AddressSchema),
+    status: Type.Optional(Type.Union([Type.Literal('queued'), Type.Literal('assigned'), Type.Literal('committed'), Type.Literal('finalized'), Type.Literal('failed'), Type.Literal('expired')])),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+    cursor: Type.Optional(Type.Integer({ minimum: 0, description: 'from a previous page\'s "cursor"' })),
+  },
+  { additionalProperties: false },
+);
+const EstimateSchema = Type.Object(
+  {
+    runtime: SubmitJobPayload.properties.runtime,
+    code: SubmitJobPayload.properties.code,
+    input: Type.Optional(SubmitJobPayload.properties.input),
+    args: Type.Optional(SubmitJobPayload.properties.args),
+    gasLimit: SubmitJobPayload.properties.gasLimit,
+  },
+  { additionalProperties: false },
+);
+
+/** A job_rejected domain error from a runtime refusal, naming the feature. */
+function rejected(error: unknown): never {
+  if (isTxFailure(error)) throw domainError(error.error, error.message);
+  if (error instanceof ModuleRejectedError) throw domainError('job_rejected', error.message, { feature: error.feature });
+  throw error;
+}
+
+/** The job methods every node answers (jobs are chain state). */
+export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
+  return [
+    method({
+      name: 'svc_oonSubmitJob',
+      summary: 'Submits a signed oon.submitJob transaction (the same as svc_sendRawTransaction, with the job checked first); returns the job id, which is the transaction hash.',
+      params: [param('rawTransaction', RawTransactionSchema)],
+      result: Type.Object({ jobId: HashSchema, txHash: HashSchema }, { additionalProperties: false }),
+      errors: ['invalid_params', 'invalid_transaction', 'invalid_signature', 'job_rejected', 'insufficient_funds', 'nonce_too_low', 'nonce_gap', 'nonce_conflict', 'already_known', 'mempool_full'],
+      handler: async ([raw], { service }) => {
+        const bytes = fromHex(raw);
+        let kind: string;
+        try {
+          kind = decodeTransaction(bytes).kind;
+        } catch (error) {
+          throw domainError('invalid_transaction', (error as Error).message, { field: 'rawTransaction' });
+        }
+        if (kind !== 'oon.submitJob') throw domainError('invalid_params', `this method takes an oon.submitJob transaction, not ${kind}`, { field: 'rawTransaction' });
+        const tx = await service.submitter.submitRaw(bytes);
+        return { jobId: tx.hash, txHash: tx.hash };
+      },
+    }),
+    method({
+      name: 'svc_oonGetJob',
+      summary: 'A job by id: status, providers, gas, fee, exit, output hash (and the output when small), why it waits or failed, and its blocks.',
+      params: [param('jobId', HashSchema)],
+      result: JobViewSchema,
+      errors: ['invalid_params', 'not_found'],
+      handler: ([jobId], { service }) => {
+        const job = readJob((key) => service.chain.state.get(key), jobId.toLowerCase());
+        if (!job) throw domainError('not_found', `no job ${jobId}`, { jobId });
+        return jobView(job);
+      },
+    }),
+    method({
+      name: 'svc_oonListJobs',
+      summary: 'Jobs, newest first: of a requester, of a provider, or all; optionally of one status; pages of `limit` (default 50) with a cursor.',
+      params: [optionalParam('filter', ListFilter)],
+      result: Type.Object({ jobs: Type.Array(JobViewSchema), cursor: Type.Union([Type.Integer(), Type.Null()], { description: 'pass it to get the next page; null at the end' }) }, { additionalProperties: false }),
+      errors: ['invalid_params', 'invalid_address'],
+      handler: ([filter], { service }) => {
+        const read = (key: string) => service.chain.state.get(key);
+        const index = filter?.requester ? requesterIndex(normalizeAddress(filter.requester)) : filter?.provider ? providerIndex(normalizeAddress(filter.provider)) : ALL_INDEX;
+        const limit = filter?.limit ?? 50;
+        const jobs = [];
+        let cursor: number | undefined = filter?.cursor;
+        // With a status filter, read on until the page is full (at most 20 pages' worth of entries).
+        for (let scanned = 0; jobs.length < limit && scanned < limit * 20; ) {
+          const page = readIndexed(read, index, limit, cursor);
+          for (const id of page.ids) {
+            const job = readJob(read, id);
+            if (job && (!filter?.status || job.status === (filter.status as JobStatus))) jobs.push(jobView(job));
+            if (jobs.length >= limit) break;
+          }
+          scanned += page.ids.length;
+          cursor = page.next;
+          if (cursor === undefined) break;
+        }
+        return { jobs, cursor: cursor ?? null };
+      },
+    }),
+    method({
+      name: 'svc_oonEstimate',
+      summary: 'Runs a job once on this node, changing nothing: gasUsed, exit and output, to choose a gas limit before submitting.',
+      params: [param('job', EstimateSchema)],
+      result: Type.Object({ gasUsed: Type.String(), exit: Type.String(), outputHash: Type.String(), outputSize: Type.Integer(), output: Type.String({ description: '0x hex, cut at 64 KiB' }) }, { additionalProperties: false }),
+      errors: ['invalid_params', 'job_rejected'],
+      handler: async ([job], { service }) => {
+        const code = fromHex(job.code);
+        const gasLimit = BigInt(job.gasLimit);
+        try {
+          checkJobCode(job.runtime, code, gasLimit);
+        } catch (error) {
+          rejected(error);
+        }
+        const head = service.chain.head;
+        const outcome = await service
+          .run({ runtime: job.runtime, code, input: fromHex(job.input ?? '0x'), args: job.args ?? ['job'], gasLimit, timestamp: head.timestamp, height: head.height, seed: sha256(code), limits: JOB_PARAMS.limits })
+          .catch(rejected);
+        const report = reportOf(outcome);
+        return { gasUsed: report.gasUsed, exit: report.exit, outputHash: report.outputHash, outputSize: report.outputSize, output: toHex(outcome.output.subarray(0, JOB_PARAMS.maxInlineOutput)) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,141 @@
+import { decode, encode } from '../../../sdk/encoding.js';
+import type { Runtime } from '../../../jobs/spec.js';
+import type { ReportedResult } from './commitment.js';
+
+/**
+ * Jobs as consensus state, under the `oon/` prefix:
+ * - `oon/jobs/<jobId>` -> CBOR JobRecord (jobId = the submitting transaction's hash)
+ * - `oon/code/<sha256>` -> the module or bytecode, stored once for every job that runs it
+ * - `oon/incoming/<n>` (and `oon/incoming/count`) -> job ids submitted in the current block: moved
+ *   to the queue at its end (appending to one list per submission would rewrite it every time)
+ * - `oon/queue` -> CBOR list of job ids waiting for providers, oldest first
+ * - `oon/active` -> CBOR list of job ids assigned and not yet settled, oldest first
+ * - `oon/all/<n>`, `oon/by-requester/<address>/<n>`, `oon/by-provider/<address>/<n>` (each with a
+ *   `count`) -> job id: numbered indexes, read newest first
+ */
+
+export type JobStatus = 'queued' | 'assigned' | 'committed' | 'finalized' | 'failed' | 'expired';
+
+export interface Assignment {
+  readonly provider: string;
+  readonly assignedAt: number;
+  /** Last block for the commitment. */
+  readonly commitBy: number;
+  commitment?: string;
+  committedAt?: number;
+  reveal?: ReportedResult & { readonly output?: Uint8Array };
+  revealedAt?: number;
+}
+
+export interface JobRecord {
+  readonly jobId: string;
+  readonly requester: string;
+  readonly runtime: Runtime;
+  readonly codeHash: string;
+  readonly codeSize: number;
+  readonly input: Uint8Array;
+  readonly args: string[];
+  /** Decimal strings of base units (OMC per gas for the price). */
+  readonly gasLimit: string;
+  readonly gasPrice: string;
+  readonly replicas: 1 | 2;
+  /** OMC still held for the job, decimal. */
+  escrow: string;
+  status: JobStatus;
+  /** Why the job waits, or why it failed. */
+  reason?: string;
+  readonly submittedAt: number;
+  /** The first assignment's block: the job's clock (and an EVM job's NUMBER), the same for every replica and reassignment. */
+  assignedAt?: number;
+  assignedTime?: number;
+  /** Assignments that ran out their deadline so far. */
+  attempts: number;
+  assignments: Assignment[];
+  /** Providers that missed a deadline on this job: not assigned it again. */
+  excluded: string[];
+  /** When the reveal window closes (all commits in). */
+  revealBy?: number;
+  /** When the challenge window of a single reveal closes. */
+  challengeBy?: number;
+  challenge?: { readonly challenger: string; readonly deposit: string; readonly at: number };
+  result?: ReportedResult & { readonly output?: Uint8Array; readonly settledBy: 'agreement' | 'unchallenged' | 're-execution' };
+  /** OMC paid to providers, decimal. */
+  fee?: string;
+  finalizedAt?: number;
+}
+
+export type ReadState = (key: string) => Uint8Array | undefined;
+export type WriteState = (key: string, value: Uint8Array | undefined) => void;
+
+export const jobKey = (jobId: string): string => `oon/jobs/${jobId}`;
+export const codeKey = (hash: string): string => `oon/code/${hash}`;
+export const QUEUE_KEY = 'oon/queue';
+export const ACTIVE_KEY = 'oon/active';
+export const INCOMING_INDEX = 'oon/incoming';
+export const ALL_INDEX = 'oon/all';
+export const requesterIndex = (address: string): string => `oon/by-requester/${address}`;
+export const providerIndex = (address: string): string => `oon/by-provider/${address}`;
+
+/** A writer that leaves a key alone when the value is unchanged (an unchanged write would still add to the state's history). */
+export function unchangedSkipped(read: ReadState, write: WriteState): WriteState {
+  return (key, value) => {
+    const current = read(key);
+    if (current === undefined ? value === undefined : value !== undefined && Buffer.compare(current, value) === 0) return;
+    write(key, value);
+  };
+}
+
+export function readJob(read: ReadState, jobId: string): JobRecord | undefined {
+  const raw = read(jobKey(jobId));
+  return raw ? decode<JobRecord>(raw) : undefined;
+}
+
+export function writeJob(write: WriteState, job: JobRecord): void {
+  write(jobKey(job.jobId), encode({ ...withoutUndefined(job), assignments: job.assignments.map(withoutUndefined) }));
+}
+
+/** Absent fields are left out of the stored record, not written as CBOR `undefined`. */
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+export function readList(read: ReadState, key: string): string[] {
+  const raw = read(key);
+  return raw ? decode<string[]>(raw) : [];
+}
+
+export function writeList(write: WriteState, key: string, list: readonly string[]): void {
+  write(key, list.length > 0 ? encode(list) : undefined);
+}
+
+export function indexCount(read: ReadState, index: string): number {
+  const raw = read(`${index}/count`);
+  return raw ? decode<number>(raw) : 0;
+}
+
+/** Appends to a numbered index: two small writes, whatever its length. */
+export function appendIndexed(read: ReadState, write: WriteState, index: string, id: string): void {
+  const count = indexCount(read, index);
+  write(`${index}/${count}`, encode(id));
+  write(`${index}/count`, encode(count + 1));
+}
+
+/** Up to `limit` entries of a numbered index, newest first, from position `before` (exclusive) down. */
+export function readIndexed(read: ReadState, index: string, limit: number, before = indexCount(read, index)): { ids: string[]; next?: number } {
+  const ids: string[] = [];
+  let at = Math.min(before, indexCount(read, index)) - 1;
+  for (; at >= 0 && ids.length < limit; at--) ids.push(decode<string>(read(`${index}/${at}`)!));
+  return at >= 0 ? { ids, next: at + 1 } : { ids };
+}
+
+/** Takes every entry out of a numbered index, oldest first. */
+export function drainIndexed(read: ReadState, write: WriteState, index: string): string[] {
+  const count = indexCount(read, index);
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    ids.push(decode<string>(read(`${index}/${i}`)!));
+    write(`${index}/${i}`, undefined);
+  }
+  if (count > 0) write(`${index}/count`, undefined);
+  return ids;
+}

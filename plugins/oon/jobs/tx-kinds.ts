@@ -1,0 +1,158 @@
+import Type, { type Static } from 'typebox';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { formatAmountShort } from '../../../sdk/amount.js';
+import { fromHex, toHex } from '../../../sdk/bytes.js';
+import { TxFailure, type TxContext, type TxKind, type TxKindFactory } from '../../../chain/contract.js';
+import { resultCommitment, type ReportedResult } from './commitment.js';
+import { JOB_PARAMS } from './params.js';
+import { ALL_INDEX, appendIndexed, codeKey, INCOMING_INDEX, readJob, requesterIndex, writeJob, type JobRecord } from './state.js';
+import { checkJobCode } from './validate.js';
+
+const Units = Type.String({ pattern: '^[1-9][0-9]{0,77}$', description: 'a positive whole number of base units, decimal' });
+const hexBytes = (max: number, description: string) => Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', maxLength: 2 + 2 * max, description });
+const Hash = Type.String({ pattern: '^0x[0-9a-f]{64}$' });
+const JobId = Type.String({ pattern: '^0x[0-9a-f]{64}$', description: 'the job id: the hash of the transaction that submitted it' });
+
+export const SubmitJobPayload = Type.Object(
+  {
+    runtime: Type.Union([Type.Literal('wasm'), Type.Literal('evm')]),
+    code: hexBytes(JOB_PARAMS.maxCodeBytes, 'the WASI module or the EVM runtime bytecode'),
+    input: hexBytes(JOB_PARAMS.maxInputBytes, 'stdin of a WASM job, calldata of an EVM job'),
+    args: Type.Array(Type.String({ maxLength: JOB_PARAMS.maxArgBytes }), { maxItems: JOB_PARAMS.maxArgs }),
+    gasLimit: Units,
+    gasPrice: Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$', description: 'OMC base units per gas, decimal' }),
+    replicas: Type.Union([Type.Literal(1), Type.Literal(2)]),
+  },
+  { additionalProperties: false },
+);
+export type SubmitJob = Static<typeof SubmitJobPayload>;
+
+const ResultFields = {
+  outputHash: Hash,
+  exit: Type.String({ pattern: '^(exit:[0-9]{1,10}|out_of_gas|trap:[a-z ]{1,64})$' }),
+  gasUsed: Type.String({ pattern: '^(0|[1-9][0-9]{0,30})$' }),
+  outputSize: Type.Integer({ minimum: 0, maximum: JOB_PARAMS.limits.maxOutputBytes }),
+};
+const CommitPayload = Type.Object({ jobId: JobId, commitment: Hash }, { additionalProperties: false });
+const RevealPayload = Type.Object(
+  { jobId: JobId, ...ResultFields, salt: Type.String({ pattern: '^0x[0-9a-f]{64}$' }), output: Type.Optional(hexBytes(JOB_PARAMS.maxInlineOutput, 'the output, when it is small enough to travel on chain')) },
+  { additionalProperties: false },
+);
+const ChallengePayload = Type.Object({ jobId: JobId }, { additionalProperties: false });
+
+/** What a job escrows: its whole gas limit at its price, once per replica. */
+export const jobEscrow = (job: Pick<SubmitJob, 'gasLimit' | 'gasPrice' | 'replicas'>): bigint => BigInt(job.gasLimit) * BigInt(job.gasPrice) * BigInt(job.replicas);
+
+const reader = (ctx: TxContext<unknown>) => (key: string) => ctx.readState(key);
+const writer = (ctx: TxContext<unknown>) => (key: string, value: Uint8Array | undefined) => ctx.writeState(key, value);
+
+function jobOf(ctx: TxContext<{ jobId: string }>): JobRecord {
+  const job = readJob(reader(ctx), ctx.payload.jobId);
+  if (!job) throw new TxFailure('not_found', `no job ${ctx.payload.jobId}`);
+  return job;
+}
+
+/** `oon.submitJob`, `oon.commitResult`, `oon.revealResult`, `oon.challenge`. */
+export function jobTxKinds<Svc>(factory: TxKindFactory<Svc>): TxKind[] {
+  return [
+    factory({
+      kind: 'oon.submitJob',
+      summary: 'submits a compute job, escrowing gasLimit × gasPrice × replicas OMC; the job id is this transaction\'s hash',
+      payload: SubmitJobPayload,
+      debits: (payload) => [{ asset: 'OMC', amount: jobEscrow(payload) }],
+      admit: (payload) => checkJobCode(payload.runtime, fromHex(payload.code), BigInt(payload.gasLimit)),
+      execute(ctx) {
+        const code = fromHex(ctx.payload.code);
+        checkJobCode(ctx.payload.runtime, code, BigInt(ctx.payload.gasLimit));
+        const escrow = jobEscrow(ctx.payload);
+        ctx.debit(ctx.tx.from, 'OMC', escrow);
+        const codeHash = toHex(sha256(code));
+        if (!ctx.readState(codeKey(codeHash))) ctx.writeState(codeKey(codeHash), code);
+        const job: JobRecord = {
+          jobId: ctx.tx.hash,
+          requester: ctx.tx.from,
+          runtime: ctx.payload.runtime,
+          codeHash,
+          codeSize: code.length,
+          input: fromHex(ctx.payload.input),
+          args: ctx.payload.args,
+          gasLimit: ctx.payload.gasLimit,
+          gasPrice: ctx.payload.gasPrice,
+          replicas: ctx.payload.replicas,
+          escrow: escrow.toString(),
+          status: 'queued',
+          reason: 'waiting for the end of the block to be assigned',
+          submittedAt: ctx.height,
+          attempts: 0,
+          assignments: [],
+          excluded: [],
+        };
+        writeJob(writer(ctx), job);
+        for (const index of [INCOMING_INDEX, ALL_INDEX, requesterIndex(job.requester)]) appendIndexed(reader(ctx), writer(ctx), index, job.jobId);
+      },
+    }),
+    factory({
+      kind: 'oon.commitResult',
+      summary: 'an assigned provider commits to its result (a hash binding the job, its address, the result and a secret salt)',
+      payload: CommitPayload,
+      execute(ctx) {
+        const job = jobOf(ctx);
+        const assignment = job.assignments.find((a) => a.provider === ctx.tx.from);
+        if (!assignment || job.status !== 'assigned') throw new TxFailure('invalid_params', `${ctx.tx.from} holds no open assignment of job ${job.jobId} (status ${job.status})`);
+        if (assignment.commitment) throw new TxFailure('invalid_params', `${ctx.tx.from} already committed to job ${job.jobId}`);
+        if (ctx.height > assignment.commitBy) throw new TxFailure('invalid_params', `the commit deadline of job ${job.jobId} was block ${assignment.commitBy}`);
+        assignment.commitment = ctx.payload.commitment;
+        assignment.committedAt = ctx.height;
+        if (job.assignments.length === job.replicas && job.assignments.every((a) => a.commitment)) {
+          job.status = 'committed';
+          job.revealBy = ctx.height + JOB_PARAMS.revealBlocks;
+          job.reason = undefined;
+        }
+        writeJob(writer(ctx), job);
+      },
+    }),
+    factory({
+      kind: 'oon.revealResult',
+      summary: 'a provider opens its commitment once every replica has committed: output hash, exit, gas used, salt (and the output when small)',
+      payload: RevealPayload,
+      execute(ctx) {
+        const job = jobOf(ctx);
+        const assignment = job.assignments.find((a) => a.provider === ctx.tx.from);
+        if (!assignment?.commitment) throw new TxFailure('invalid_params', `${ctx.tx.from} has no commitment on job ${job.jobId}`);
+        if (job.status !== 'committed') throw new TxFailure('invalid_params', `job ${job.jobId} is ${job.status}: reveals open once every replica has committed`);
+        if (assignment.reveal) throw new TxFailure('invalid_params', `${ctx.tx.from} already revealed on job ${job.jobId}`);
+        const result: ReportedResult = { outputHash: ctx.payload.outputHash, exit: ctx.payload.exit, gasUsed: ctx.payload.gasUsed, outputSize: ctx.payload.outputSize };
+        if (resultCommitment(job.jobId, ctx.tx.from, result, ctx.payload.salt) !== assignment.commitment) {
+          throw new TxFailure('invalid_params', `the reveal does not open ${ctx.tx.from}'s commitment on job ${job.jobId}`);
+        }
+        if (BigInt(result.gasUsed) > BigInt(job.gasLimit)) throw new TxFailure('invalid_params', `gasUsed ${result.gasUsed} is over the job's limit ${job.gasLimit}`);
+        let output: Uint8Array | undefined;
+        if (ctx.payload.output !== undefined) {
+          output = fromHex(ctx.payload.output);
+          if (output.length !== result.outputSize || toHex(sha256(output)) !== result.outputHash) throw new TxFailure('invalid_params', 'the revealed output does not match its size and hash');
+        } else if (result.outputSize <= JOB_PARAMS.maxInlineOutput) {
+          throw new TxFailure('invalid_params', `an output of ${result.outputSize} bytes travels in the reveal (up to ${JOB_PARAMS.maxInlineOutput})`);
+        }
+        assignment.reveal = { ...result, ...(output ? { output } : {}) };
+        assignment.revealedAt = ctx.height;
+        writeJob(writer(ctx), job);
+      },
+    }),
+    factory({
+      kind: 'oon.challenge',
+      summary: `disputes a single replica's revealed result inside the challenge window, depositing ${formatAmountShort(JOB_PARAMS.challengeDeposit)} OMC; the chain re-executes the job to settle it`,
+      payload: ChallengePayload,
+      debits: () => [{ asset: 'OMC', amount: JOB_PARAMS.challengeDeposit }],
+      execute(ctx) {
+        const job = jobOf(ctx);
+        if (job.challengeBy === undefined || job.status !== 'committed') throw new TxFailure('invalid_params', `job ${job.jobId} has no result open to challenge (status ${job.status})`);
+        if (ctx.height > job.challengeBy) throw new TxFailure('invalid_params', `the challenge window of job ${job.jobId} closed at block ${job.challengeBy}`);
+        if (job.challenge) throw new TxFailure('invalid_params', `job ${job.jobId} is already challenged`);
+        if (job.assignments.some((a) => a.provider === ctx.tx.from)) throw new TxFailure('invalid_params', 'a provider cannot challenge its own job');
+        ctx.debit(ctx.tx.from, 'OMC', JOB_PARAMS.challengeDeposit);
+        job.challenge = { challenger: ctx.tx.from, deposit: JOB_PARAMS.challengeDeposit.toString(), at: ctx.height };
+        writeJob(writer(ctx), job);
+      },
+    }),
+  ];
+}

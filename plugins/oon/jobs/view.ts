@@ -1,0 +1,66 @@
+import Type, { type Static } from 'typebox';
+import { toHex } from '../../../sdk/bytes.js';
+import type { JobRecord } from './state.js';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+const Units = Type.String({ description: 'base units, decimal' });
+
+export const JobViewSchema = Type.Object(
+  {
+    jobId: Type.String(),
+    status: Type.Union([Type.Literal('queued'), Type.Literal('assigned'), Type.Literal('committed'), Type.Literal('finalized'), Type.Literal('failed'), Type.Literal('expired')]),
+    runtime: Type.Union([Type.Literal('wasm'), Type.Literal('evm')]),
+    requester: Type.String(),
+    replicas: Type.Integer({ minimum: 1, maximum: 2 }),
+    providers: Type.Array(Type.String(), { description: 'operators of the current (or, once finalized, the paid) assignments' }),
+    gasLimit: Units,
+    gasPrice: Type.String({ description: 'OMC base units per gas, decimal' }),
+    gasUsed: Nullable(Units),
+    fee: Nullable(Type.String({ description: 'OMC base units paid to providers, decimal' })),
+    exit: Nullable(Type.String({ description: '"exit:<code>", "out_of_gas" or "trap:<kind>"' })),
+    outputHash: Nullable(Type.String({ description: 'sha256 of the output' })),
+    output: Nullable(Type.String({ description: 'the output, 0x hex, when small enough to be on chain (GET /oon/jobs/<id>/output serves any size)' })),
+    outputSize: Nullable(Type.Integer({ minimum: 0 })),
+    reason: Nullable(Type.String({ description: 'why the job waits, or why it failed or expired' })),
+    settledBy: Nullable(Type.Union([Type.Literal('agreement'), Type.Literal('unchallenged'), Type.Literal('re-execution')])),
+    attempts: Type.Integer({ minimum: 0, description: 'assignments that missed their deadline' }),
+    submittedAt: Type.Integer({ description: 'block of submission' }),
+    assignedAt: Nullable(Type.Integer({ description: 'block of the first assignment (the job clock)' })),
+    finalizedAt: Nullable(Type.Integer({ description: 'block that finalized, failed or expired it' })),
+    commitBy: Nullable(Type.Integer({ description: 'while assigned: the commit deadline' })),
+    revealBy: Nullable(Type.Integer()),
+    challengeBy: Nullable(Type.Integer({ description: 'a single result: last block to challenge it' })),
+  },
+  { additionalProperties: false },
+);
+export type JobView = Static<typeof JobViewSchema>;
+
+export function jobView(job: JobRecord): JobView {
+  const output = job.result?.output;
+  const open = job.assignments.filter((a) => !a.commitment).map((a) => a.commitBy);
+  return {
+    jobId: job.jobId,
+    status: job.status,
+    runtime: job.runtime,
+    requester: job.requester,
+    replicas: job.replicas,
+    providers: job.assignments.map((a) => a.provider),
+    gasLimit: job.gasLimit,
+    gasPrice: job.gasPrice,
+    gasUsed: job.result?.gasUsed ?? null,
+    fee: job.fee ?? null,
+    exit: job.result?.exit ?? null,
+    outputHash: job.result?.outputHash ?? null,
+    output: output ? toHex(output) : null,
+    outputSize: job.result?.outputSize ?? null,
+    reason: job.reason ?? null,
+    settledBy: job.result?.settledBy ?? null,
+    attempts: job.attempts,
+    submittedAt: job.submittedAt,
+    assignedAt: job.assignedAt ?? null,
+    finalizedAt: job.finalizedAt ?? null,
+    commitBy: job.status === 'assigned' && open.length > 0 ? Math.min(...open) : null,
+    revealBy: job.status === 'committed' ? (job.revealBy ?? null) : null,
+    challengeBy: job.status === 'committed' ? (job.challengeBy ?? null) : null,
+  };
+}

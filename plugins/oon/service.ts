@@ -1,0 +1,39 @@
+import type { ChainReader, TxSubmitter } from '../../chain/capabilities.js';
+import { JobPool } from '../../jobs/pool.js';
+import type { JobOutcome } from '../../jobs/outcome.js';
+import type { JobSpec } from '../../jobs/spec.js';
+import { ProviderRegistry } from '../providers/registry-service.js';
+import type { ProviderKind } from '../providers/registry.js';
+
+/** Wall-clock safety net for a re-execution (gas ceilings keep a real one far below it). */
+const REEXECUTION_TIMEOUT_MS = 120_000;
+
+/**
+ * The OON chain rules' service on every node: the provider registry at the head, and a worker for
+ * re-executing disputed jobs (and dry runs), made on first use so a node that never sees a dispute
+ * starts no thread for it.
+ */
+export class OonService extends ProviderRegistry {
+  private pool: JobPool | undefined;
+  private closed = false;
+
+  constructor(
+    kind: ProviderKind,
+    chain: ChainReader,
+    readonly submitter: TxSubmitter,
+  ) {
+    super(kind, chain);
+  }
+
+  /** Runs a job off the main thread to its outcome (the same on every node). */
+  run(spec: JobSpec): Promise<JobOutcome> {
+    if (this.closed) return Promise.reject(new Error('the node is stopping'));
+    this.pool ??= new JobPool({ size: 1, timeoutMs: REEXECUTION_TIMEOUT_MS });
+    return this.pool.run(spec);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.pool?.close();
+  }
+}

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devnetKey, generateKeyPair, SvcClient, UNIT, type JobView } from '../../sdk/index.js';
+import type { P2pService } from '../../p2p/service.js';
+import { executeJob } from '../../jobs/execute.js';
+import { DEFAULT_JOB_LIMITS } from '../../jobs/spec.js';
+import { startTestNode, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
+import { failure } from '../helpers/rpc-failure.js';
+import { fixture } from '../helpers/wat.js';
+
+// A real devnet: a validator and two compute nodes, each registered as a compute provider.
+let validator: TestNode;
+let computeA: TestNode;
+let computeB: TestNode;
+let v: SvcClient;
+const requester = generateKeyPair();
+const GAS_PRICE = 1_000n;
+
+async function registerProvider(node: TestNode, maxJobs: number): Promise<void> {
+  const client = new SvcClient(node.url);
+  const operator = node.node.keys.operator.address;
+  await v.waitForTransaction((await v.transfer(devnetKey('account', 0), operator, 'OGT', 2000n * UNIT)).hash);
+  await waitFor(() => client.getBalance(operator).then((b) => b.ogt), (ogt) => ogt >= 2000n * UNIT, 20_000, 'the operator funds to reach the compute node');
+  await client.oonRegisterNode({ operator, capabilities: ['wasm', 'evm'], bond_ogt: 1000, max_concurrent_jobs: maxJobs });
+  await waitFor(() => client.oonNodeStatus(), (status) => status.status === 'active', 20_000, 'the registration to be mined');
+}
+
+beforeAll(async () => {
+  validator = await startTestNode({ validator: { blockTime: 200 } });
+  v = new SvcClient(validator.url);
+  const bootstrap = [validator.node.service<P2pService>('p2p').listenAddresses[0]!];
+  const computeNode = () => startTestNode({ role: 'compute', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: bootstrap } });
+  [computeA, computeB] = await Promise.all([computeNode(), computeNode()]);
+  await waitFor(() => syncStatus(computeA).synced && syncStatus(computeB).synced, Boolean, 20_000, 'the compute nodes to sync');
+  await registerProvider(computeA, 2);
+  await registerProvider(computeB, 2);
+  await v.waitForTransaction((await v.transfer(devnetKey('account', 1), requester.address, 'OMC', 1000n * UNIT)).hash);
+}, 120_000);
+afterAll(async () => {
+  await computeB?.stop();
+  await computeA?.stop();
+  await validator?.stop();
+});
+
+const upper = (input: string, replicas: 1 | 2 = 1) => ({ runtime: 'wasm' as const, code: fixture('upper'), input: new TextEncoder().encode(input), gasLimit: 1_000_000n, gasPrice: GAS_PRICE, replicas });
+const text = (hex: string | null): string => Buffer.from((hex ?? '0x').slice(2), 'hex').toString('utf8');
+
+describe('compute jobs on a three-node devnet', () => {
+  it('runs a WASI job on a provider and finalizes it: output, gas as any node computes it, fee paid, the rest refunded', async () => {
+    const before = await v.getBalance(requester.address);
+    const { jobId } = await v.submitJob(requester, upper('hello, jobs'));
+    const job = await v.waitForJob(jobId, { timeoutMs: 60_000 });
+    expect(job).toMatchObject({ status: 'finalized', exit: 'exit:0', settledBy: 'unchallenged', replicas: 1 });
+    expect(text(job.output)).toBe('HELLO, JOBS');
+    const local = await executeJob({ runtime: 'wasm', code: fixture('upper'), input: new TextEncoder().encode('hello, jobs'), args: ['job'], gasLimit: 1_000_000n, timestamp: 0, height: 0, seed: new Uint8Array(32), limits: DEFAULT_JOB_LIMITS });
+    expect(job.gasUsed).toBe(local.gasUsed.toString());
+    expect(job.fee).toBe((BigInt(job.gasUsed!) * GAS_PRICE).toString());
+    const after = await v.getBalance(requester.address);
+    expect(before.omc - after.omc).toBe(BigInt(job.fee!));
+    // Every node answers the same from its own state.
+    expect(await new SvcClient(computeB.url).getJob(jobId)).toEqual(await v.getJob(jobId));
+  });
+
+  it('gives both replicas one outputHash and one gasUsed, and pays each', async () => {
+    const { jobId } = await v.submitJob(requester, upper('two of us', 2));
+    const job = await v.waitForJob(jobId, { timeoutMs: 60_000 });
+    expect(job).toMatchObject({ status: 'finalized', settledBy: 'agreement' });
+    expect(new Set(job.providers)).toEqual(new Set([computeA.node.keys.operator.address, computeB.node.keys.operator.address]));
+    expect(job.fee).toBe((2n * BigInt(job.gasUsed!) * GAS_PRICE).toString());
+  });
+
+  it('ends an endless loop out of gas with gasUsed = gasLimit, while every node keeps answering', async () => {
+    const { jobId } = await v.submitJob(requester, { runtime: 'wasm', code: fixture('spin'), gasLimit: 50_000_000n, gasPrice: 1n });
+    await v.waitForTransaction(jobId);
+    let answered = 0;
+    let job: JobView;
+    do {
+      await Promise.all([v, new SvcClient(computeA.url), new SvcClient(computeB.url)].map((client) => client.blockNumber()));
+      answered += 3;
+      job = await v.getJob(jobId);
+    } while (job.status !== 'finalized' && job.status !== 'failed');
+    expect(job).toMatchObject({ status: 'finalized', exit: 'out_of_gas', gasUsed: '50000000' });
+    expect(answered).toBeGreaterThan(3);
+  });
+
+  it('refuses a module with a refused feature at submission, naming it, and escrows nothing', async () => {
+    const before = await v.getBalance(requester.address);
+    const error = await failure(v.submitJob(requester, { runtime: 'wasm', code: fixture('simd'), gasLimit: 1000n, gasPrice: 1n }), 'SIMD job');
+    expect(error.message).toBe('job_rejected');
+    expect(JSON.stringify(error.data)).toMatch(/SIMD/);
+    expect((await v.getBalance(requester.address)).omc).toBe(before.omc);
+  });
+
+  it('runs an EVM job: the bytecode returns its known result', async () => {
+    const sumToN = Uint8Array.from(Buffer.from('60003560005b811560165781019060019003906005565b60005260206000f3', 'hex'));
+    const input = Uint8Array.from(Buffer.from((100n).toString(16).padStart(64, '0'), 'hex'));
+    const { jobId } = await v.submitJob(requester, { runtime: 'evm', code: sumToN, input, gasLimit: 1_000_000n, gasPrice: 1n });
+    const job = await v.waitForJob(jobId, { timeoutMs: 60_000 });
+    expect(job).toMatchObject({ status: 'finalized', exit: 'exit:0' });
+    expect(BigInt(job.output!)).toBe(5050n);
+  });
+});
