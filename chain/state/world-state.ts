@@ -62,6 +62,11 @@ export class WorldState {
     return this.values.get(key);
   }
 
+  /** Every committed key under `prefix` with its value, in no particular order (audits, explorers). */
+  *entriesUnder(prefix: string): Iterable<[string, Uint8Array]> {
+    for (const entry of this.values) if (entry[0].startsWith(prefix)) yield entry;
+  }
+
   root(): Hex {
     return toHex(this.commitment.root());
   }

@@ -60,11 +60,11 @@ export class JobRunner {
 
   constructor(private readonly options: JobRunnerOptions) {}
 
-  /** Jobs assigned to this node and not yet settled, and jobs it completed since start. */
+  /** Jobs assigned to this node and not yet committed (its taken slots), and jobs it reported since start. */
   stats(operator: string | undefined): { activeJobs: number; completedJobs: number } {
     if (!operator) return { activeJobs: 0, completedJobs: this.completed };
     const read = (key: string) => this.options.chain.state.get(key);
-    const active = readList(read, ACTIVE_KEY).filter((id) => readJob(read, id)?.assignments.some((a) => a.provider === operator)).length;
+    const active = readList(read, ACTIVE_KEY).filter((id) => readJob(read, id)?.assignments.some((a) => a.provider === operator && !a.commitment)).length;
     return { activeJobs: active, completedJobs: this.completed };
   }
 

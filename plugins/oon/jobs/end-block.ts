@@ -71,7 +71,8 @@ export async function jobsEndBlock(ctx: BlockContext, kind: ProviderKind, reexec
     else if (job.status === 'committed') await settleResults(ctx, kind, job, reexecute);
     writeJob(write, job);
     if (!isOver(job) && job.assignments.length > 0) active.push(jobId);
-    if (!isOver(job) && job.assignments.length < job.replicas && !queue.includes(jobId)) queue.push(jobId);
+    // Short of replicas before every commitment is in: find the missing ones. After that the job goes on with the results it has.
+    if ((job.status === 'queued' || job.status === 'assigned') && job.assignments.length < job.replicas && !queue.includes(jobId)) queue.push(jobId);
   }
   const waiting = assignQueued(ctx, kind, queue, active);
   writeList(write, QUEUE_KEY, waiting);
@@ -195,7 +196,8 @@ function assignQueued(ctx: BlockContext, kind: ProviderKind, queue: readonly str
   if (queue.length === 0) return [];
   const providers = readProviders(read, kind).filter((record) => record.releaseAt === undefined);
   const load = new Map<string, number>();
-  for (const jobId of active) for (const a of readJob(read, jobId)!.assignments) load.set(a.provider, (load.get(a.provider) ?? 0) + 1);
+  // A slot is taken from assignment until the provider commits its result (its run is over then).
+  for (const jobId of active) for (const a of readJob(read, jobId)!.assignments) if (!a.commitment) load.set(a.provider, (load.get(a.provider) ?? 0) + 1);
   const waiting: string[] = [];
   for (const jobId of queue) {
     const job = readJob(read, jobId)!;
@@ -220,10 +222,10 @@ function assignQueued(ctx: BlockContext, kind: ProviderKind, queue: readonly str
       waiting.push(jobId);
       continue;
     }
-    const rank = (operator: string): string => toHex(sha256(utf8(`${ctx.parentHash}|${jobId}|${operator}`)));
+    const rank = new Map(free.map((p) => [p.operator, toHex(sha256(utf8(`${ctx.parentHash}|${jobId}|${p.operator}`)))]));
     free.sort((a, b) => {
       const dedicated = Number((b.details as unknown as ComputeDetails).dedicated === true) - Number((a.details as unknown as ComputeDetails).dedicated === true);
-      return dedicated !== 0 ? dedicated : rank(a.operator) < rank(b.operator) ? -1 : 1;
+      return dedicated !== 0 ? dedicated : rank.get(a.operator)! < rank.get(b.operator)! ? -1 : 1;
     });
     if (job.assignedAt === undefined) {
       job.assignedAt = ctx.height;
