@@ -5,6 +5,8 @@ import { executeJob } from '../../jobs/execute.js';
 import { DEFAULT_JOB_LIMITS } from '../../jobs/spec.js';
 import { startTestNode, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
 import { failure } from '../helpers/rpc-failure.js';
+import type { Chain } from '../../chain/chain.js';
+import { ACTIVE_KEY, readJob, readList } from '../../plugins/oon/jobs/state.js';
 import { fixture } from '../helpers/wat.js';
 
 // A real devnet: a validator and two compute nodes, each registered as a compute provider.
@@ -88,6 +90,54 @@ describe('compute jobs on a three-node devnet', () => {
     expect(error.message).toBe('job_rejected');
     expect(JSON.stringify(error.data)).toMatch(/SIMD/);
     expect((await v.getBalance(requester.address)).omc).toBe(before.omc);
+  });
+
+  it('gives one outputHash and one gasUsed for the same job run 100 times on each of two nodes', async () => {
+    const job = { runtime: 'wasm' as const, code: fixture('upper'), input: new TextEncoder().encode('same everywhere '.repeat(50)), gasLimit: 10_000_000n };
+    const results = new Set<string>();
+    for (const node of [computeA, computeB]) {
+      const client = new SvcClient(node.url);
+      for (let i = 0; i < 100; i++) {
+        const estimate = await client.estimateJob(job);
+        results.add(`${estimate.outputHash} ${estimate.gasUsed} ${estimate.exit}`);
+      }
+    }
+    expect(results.size).toBe(1);
+  });
+
+  it('never assigns a provider more than its max_concurrent_jobs (2) in any block, and runs every job', async () => {
+    const chain = validator.node.service<Chain>('chain');
+    const overloads: string[] = [];
+    let sawWaiting = false;
+    const off = validator.node.events.on('chain:block', () => {
+      const read = (key: string) => chain.state.get(key);
+      const running = new Map<string, number>();
+      for (const id of readList(read, ACTIVE_KEY)) {
+        for (const a of readJob(read, id)!.assignments) if (!a.commitment) running.set(a.provider, (running.get(a.provider) ?? 0) + 1);
+      }
+      for (const [provider, count] of running) if (count > 2) overloads.push(`block ${chain.head.height}: ${provider} holds ${count}`);
+    });
+    try {
+      const nonce = await v.getNonce(requester.address);
+      const submitted = await Promise.all(Array.from({ length: 16 }, (_, i) => v.submitJob(requester, upper(`job ${i}`), { nonce: nonce + i })));
+      const done = await Promise.all(
+        submitted.map(async ({ jobId }) => {
+          await v.waitForTransaction(jobId);
+          for (;;) {
+            const job = await v.getJob(jobId);
+            if (job.reason?.includes('max_concurrent_jobs')) sawWaiting = true;
+            if (job.status === 'finalized' || job.status === 'failed') return job;
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        }),
+      );
+      expect(done.map((job) => job.status)).toEqual(Array(16).fill('finalized'));
+      expect(done.map((job) => text(job.output))).toEqual(Array.from({ length: 16 }, (_, i) => `JOB ${i}`));
+    } finally {
+      off();
+    }
+    expect(overloads).toEqual([]);
+    expect(sawWaiting).toBe(true);
   });
 
   it('runs an EVM job: the bytecode returns its known result', async () => {
