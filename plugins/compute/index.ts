@@ -69,6 +69,7 @@ export default providerCapabilityPlugin({
   },
   extension: {
     namespaces: [LOCAL_JOBS],
+    events: { 'compute:jobRan': 'this node ran an assigned job to an outcome' },
     create: (ctx, service) =>
       new JobRunner({
         chain: ctx.use('chain-reader'),
@@ -79,7 +80,8 @@ export default providerCapabilityPlugin({
           const { status, registration } = await service.status();
           return status === 'active' ? (registration!.operator as Address) : undefined;
         },
-        workers: () => Math.min(MAX_WORKERS, (service.localRegistration?.details as ComputeDetails | undefined)?.maxConcurrentJobs ?? 1),
+        maxJobs: () => (service.localRegistration?.details as ComputeDetails | undefined)?.maxConcurrentJobs ?? 0,
+        maxWorkers: MAX_WORKERS,
         store: ctx.table(LOCAL_JOBS),
         events: ctx.events,
         log: ctx.log,

@@ -26,6 +26,13 @@ export interface LocalJob {
   revealSentAt?: number;
 }
 
+declare module '../../kernel/plugin.js' {
+  interface SvcEvents {
+    /** This node ran an assigned job to an outcome. */
+    'compute:jobRan': { jobId: string; runtime: string; outcome: 'exit' | 'out_of_gas' | 'trap'; gasUsed: bigint; seconds: number };
+  }
+}
+
 /** Blocks to wait for a sent commit or reveal to be mined before sending it again (it may have been dropped). */
 const RESEND_AFTER_BLOCKS = 5;
 
@@ -38,8 +45,9 @@ export interface JobRunnerOptions {
   readonly store: Table<string, LocalJob>;
   readonly events: ScopedEvents;
   readonly log: Logger;
-  /** Worker threads for jobs (read when the first job runs): the provider's max_concurrent_jobs, capped. */
-  readonly workers: () => number;
+  /** The registration's max_concurrent_jobs (worker threads: that many, up to `maxWorkers`). */
+  readonly maxJobs: () => number;
+  readonly maxWorkers: number;
   readonly timeoutMs: number;
 }
 
@@ -57,6 +65,8 @@ export class JobRunner {
   private again = false;
   private completed = 0;
   private stopped = false;
+  /** The active registration's operator, as of the last pass. */
+  private operator: string | undefined;
 
   constructor(private readonly options: JobRunnerOptions) {}
 
@@ -66,6 +76,12 @@ export class JobRunner {
     const read = (key: string) => this.options.chain.state.get(key);
     const active = readList(read, ACTIVE_KEY).filter((id) => readJob(read, id)?.assignments.some((a) => a.provider === operator && !a.commitment)).length;
     return { activeJobs: active, completedJobs: this.completed };
+  }
+
+  /** `/health?verbose`: the job slots this node's registration offers, how many are taken, how many run here now. */
+  health(): Record<string, unknown> {
+    if (!this.operator) return {};
+    return { jobSlots: { used: this.stats(this.operator).activeJobs, max: this.options.maxJobs(), running: this.running.size } };
   }
 
   start(): void {
@@ -99,6 +115,7 @@ export class JobRunner {
 
   private async pass(): Promise<void> {
     const operator = await this.options.operator();
+    this.operator = operator;
     if (!operator || this.stopped) return;
     const read = (key: string) => this.options.chain.state.get(key);
     const height = this.options.chain.head.height;
@@ -127,7 +144,7 @@ export class JobRunner {
 
   private run(job: JobRecord, operator: Address): void {
     this.running.add(job.jobId);
-    this.pool ??= new JobPool({ size: this.options.workers(), timeoutMs: this.options.timeoutMs });
+    this.pool ??= new JobPool({ size: Math.max(1, Math.min(this.options.maxWorkers, this.options.maxJobs())), timeoutMs: this.options.timeoutMs });
     const code = this.options.chain.state.get(codeKey(job.codeHash));
     if (!code) {
       this.running.delete(job.jobId);
@@ -139,6 +156,7 @@ export class JobRunner {
       .run(jobSpec(job, code))
       .then(async (outcome) => {
         const result = reportOf(outcome);
+        this.options.events.emit('compute:jobRan', { jobId: job.jobId, runtime: job.runtime, outcome: outcome.exit.kind, gasUsed: outcome.gasUsed, seconds: (performance.now() - started) / 1000 });
         const local: LocalJob = { jobId: job.jobId, result, salt: toHex(randomBytes(32)), output: outcome.output, log: outcome.log };
         // Kept before the commitment leaves the node: a restart must be able to reveal it.
         await this.options.store.putNow(job.jobId, local);

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RpcCallStats } from './rpc-call-stats.js';
 import { definePlugin } from '../../kernel/plugin.js';
 
@@ -8,8 +8,8 @@ const CONTENT_TYPE = 'text/plain; version=0.0.4';
 export default definePlugin({
   name: 'metrics',
   version: '1.0.0',
-  description: 'Prometheus metrics at GET /metrics: RPC calls and latency, head height, peers, sync, gossip, WebSocket connections, process',
-  requires: ['chain-reader', 'sync-status'],
+  description: 'Prometheus metrics at GET /metrics: RPC calls and latency, head height, peers, sync, gossip, WebSocket connections, compute jobs, process',
+  requires: ['chain-reader', 'sync-status', 'oon-registry'],
   init(ctx) {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry, prefix: 'svc_' });
@@ -44,6 +44,24 @@ export default definePlugin({
     ctx.events.on('chain:block', (block) => {
       head.set(block.height);
       blocks.inc();
+    });
+    const oon = ctx.use('oon-registry');
+    new Gauge({
+      name: 'svc_oon_jobs',
+      help: 'compute jobs not yet settled, by state (queued is the queue length)',
+      labelNames: ['status'],
+      registers: [registry],
+      collect() {
+        for (const [status, count] of Object.entries(oon.jobCounts())) this.set({ status }, count);
+      },
+    });
+    const runs = new Counter({ name: 'svc_compute_jobs_run_total', help: 'jobs this node ran as a provider, by runtime and outcome (exit, out_of_gas, trap)', labelNames: ['runtime', 'outcome'], registers: [registry] });
+    const runTime = new Histogram({ name: 'svc_compute_job_duration_seconds', help: 'wall time of a job run on this node', labelNames: ['runtime'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60], registers: [registry] });
+    const gas = new Counter({ name: 'svc_compute_gas_used_total', help: 'gas of the jobs this node ran (rate() gives gas/s)', labelNames: ['runtime'], registers: [registry] });
+    ctx.events.on('compute:jobRan', (event) => {
+      runs.inc({ runtime: event.runtime, outcome: event.outcome });
+      runTime.observe({ runtime: event.runtime }, event.seconds);
+      gas.inc({ runtime: event.runtime }, Number(event.gasUsed));
     });
     ctx.events.on('ws:open', (event) => connections.set(event.connections));
     ctx.events.on('ws:close', (event) => connections.set(event.connections));

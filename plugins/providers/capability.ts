@@ -39,6 +39,8 @@ export interface ProviderCapabilitySpec<R extends TObject, S extends TSchema> {
 /** What a capability runs besides its registration: made at init, started with the node, stopped before it. */
 export interface CapabilityExtensionSpec {
   readonly namespaces: readonly NamespaceSpec[];
+  /** Events it emits, name -> description. */
+  readonly events?: Readonly<Record<string, string>>;
   readonly requires?: readonly string[];
   create(ctx: PluginContext<Static<typeof CapabilityConfigSchema>>, service: ProviderService): CapabilityExtension;
   readonly routes?: readonly RouteSpec<ProviderService>[];
@@ -47,6 +49,8 @@ export interface CapabilityExtensionSpec {
 export interface CapabilityExtension {
   start(): void | Promise<void>;
   stop(): Promise<void>;
+  /** Merged into `/health?verbose`. */
+  health?(): Record<string, unknown>;
 }
 
 const REGISTER_ERRORS: readonly DomainErrorName[] = ['invalid_address', 'invalid_params', 'bond_too_low', 'insufficient_funds', 'not_synced', 'already_registered', 'operator_key_unavailable', 'capability_disabled'];
@@ -72,6 +76,8 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(s
     config: CapabilityConfigSchema,
     namespaces: [registrationLayout, ...(spec.extension?.namespaces ?? [])],
     routes: spec.extension?.routes ?? [],
+    events: spec.extension?.events ?? {},
+    health: (service) => (service.extension as CapabilityExtension | undefined)?.health?.() ?? {},
     async init(ctx) {
       const p2p = ctx.use('p2p');
       const service = new ProviderService({

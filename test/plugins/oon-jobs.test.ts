@@ -140,6 +140,16 @@ describe('compute jobs on a three-node devnet', () => {
     expect(sawWaiting).toBe(true);
   });
 
+  it('reports job slots in /health?verbose and job runs, run time and gas in /metrics', async () => {
+    const health = (await (await fetch(`${computeA.url}/health?verbose`)).json()) as { jobSlots?: { used: number; max: number } };
+    expect(health.jobSlots).toMatchObject({ max: 2 });
+    const metrics = await (await fetch(`${computeA.url}/metrics`)).text();
+    expect(metrics).toMatch(/^svc_compute_jobs_run_total\{runtime="wasm",outcome="exit"\} [1-9]/m);
+    expect(metrics).toMatch(/^svc_compute_gas_used_total\{runtime="wasm"\} [1-9]/m);
+    expect(metrics).toMatch(/^svc_compute_job_duration_seconds_count\{runtime="wasm"\} [1-9]/m);
+    expect(metrics).toMatch(/^svc_oon_jobs\{status="queued"\} 0$/m);
+  });
+
   it('runs an EVM job: the bytecode returns its known result', async () => {
     const sumToN = Uint8Array.from(Buffer.from('60003560005b811560165781019060019003906005565b60005260206000f3', 'hex'));
     const input = Uint8Array.from(Buffer.from((100n).toString(16).padStart(64, '0'), 'hex'));
