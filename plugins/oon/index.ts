@@ -4,6 +4,7 @@ import { providerTxKinds, releaseBonds, unbondingGenesis, type ProviderKind } fr
 import { OonService } from './service.js';
 import { jobsEndBlock } from './jobs/end-block.js';
 import { jobMethods } from './jobs/rpc.js';
+import { jobsSubscription } from './jobs/subscription.js';
 import { jobTxKinds } from './jobs/tx-kinds.js';
 import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 
@@ -68,6 +69,7 @@ export default definePlugin({
     await jobsEndBlock(ctx, OON, (spec) => service.run(spec));
   },
   genesis: unbondingGenesis,
+  subscriptions: (kind) => [jobsSubscription(kind)],
   rpc: (method) => [
     ...jobMethods(method),
     method({

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetKey, generateKeyPair, SvcClient, UNIT, type JobView } from '../../sdk/index.js';
+import { devnetKey, generateKeyPair, SvcClient, SvcWsClient, UNIT, type JobView, type WebSocketConstructor } from '../../sdk/index.js';
+import WebSocket from 'ws';
 import type { P2pService } from '../../p2p/service.js';
 import { executeJob } from '../../jobs/execute.js';
 import { DEFAULT_JOB_LIMITS } from '../../jobs/spec.js';
@@ -90,6 +91,25 @@ describe('compute jobs on a three-node devnet', () => {
     expect(error.message).toBe('job_rejected');
     expect(JSON.stringify(error.data)).toMatch(/SIMD/);
     expect((await v.getBalance(requester.address)).omc).toBe(before.omc);
+  });
+
+  it('streams one jobs event per status change to a WebSocket subscriber, from queued to finalized', async () => {
+    const ws = new SvcWsClient({ url: validator.wsUrl, WebSocket: WebSocket as unknown as WebSocketConstructor });
+    const statuses: string[] = [];
+    try {
+      const subscription = await ws.subscribe<JobView>('jobs', { requester: requester.address });
+      const { jobId } = await v.submitJob(requester, upper('watched'));
+      for await (const event of subscription) {
+        if (event.jobId !== jobId) continue;
+        statuses.push(event.status);
+        if (event.status === 'finalized') break;
+      }
+      expect(statuses[0]).toMatch(/^(queued|assigned)$/);
+      expect(statuses.at(-1)).toBe('finalized');
+      expect(statuses.filter((s, i) => s === statuses[i - 1])).toEqual([]);
+    } finally {
+      ws.close();
+    }
   });
 
   it('gives one outputHash and one gasUsed for the same job run 100 times on each of two nodes', async () => {
