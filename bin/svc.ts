@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cac } from 'cac';
 import { exitQuietlyOnClosedPipe, integerText, optionText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
 import { describeRecord } from './human.js';
+import { addJobCommand } from './job-command.js';
 import WebSocket from 'ws';
 import { SvcWsClient, type WebSocketConstructor } from '../sdk/ws-client.js';
 import { ASSETS, devnetKey, formatAmountShort, generateKeyPair, parseAmount, RpcError, SvcClient, toHex, type Asset, type KeyPair } from '../sdk/index.js';
@@ -320,6 +321,8 @@ cli
     }
     print(options, record, () => `address     ${record.address}\npublic key  ${record.publicKey}\nsecret key  ${record.secretKey}`);
   });
+
+addJobCommand(cli, { client, urlOf, signer, print });
 
 cli.help();
 cli.version(VERSION);

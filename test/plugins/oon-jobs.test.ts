@@ -9,6 +9,10 @@ import { failure } from '../helpers/rpc-failure.js';
 import type { Chain } from '../../chain/chain.js';
 import { ACTIVE_KEY, readJob, readList } from '../../plugins/oon/jobs/state.js';
 import { fixture } from '../helpers/wat.js';
+import { run, SVC } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dirs.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 // A real devnet: a validator and two compute nodes, each registered as a compute provider.
 let validator: TestNode;
@@ -168,6 +172,24 @@ describe('compute jobs on a three-node devnet', () => {
     expect(metrics).toMatch(/^svc_compute_gas_used_total\{runtime="wasm"\} [1-9]/m);
     expect(metrics).toMatch(/^svc_compute_job_duration_seconds_count\{runtime="wasm"\} [1-9]/m);
     expect(metrics).toMatch(/^svc_oon_jobs\{status="queued"\} 0$/m);
+  });
+
+  it('submits, waits for, lists and reads a job from the svc CLI', async () => {
+    const dir = tempDir();
+    const code = join(dir, 'upper.wasm');
+    writeFileSync(code, fixture('upper'));
+    const submitted = await run(SVC, ['--url', validator.url, 'job', 'submit', '--code', code, '--input', 'from the cli', '--gas-limit', '1000000', '--dev-account', '2', '--wait', '--json']);
+    expect(submitted.stderr).toBe('');
+    const job = JSON.parse(submitted.stdout) as JobView;
+    expect(job).toMatchObject({ status: 'finalized', exit: 'exit:0' });
+    const output = await run(SVC, ['--url', validator.url, 'job', 'output', job.jobId]);
+    expect(output.stdout).toBe('FROM THE CLI');
+    const listed = await run(SVC, ['--url', validator.url, 'job', 'list', '--requester', job.requester]);
+    expect(listed.stdout).toContain(job.jobId);
+    const status = await run(SVC, ['--url', computeA.url, 'job', 'status', job.jobId]);
+    expect(status.stdout).toContain('finalized');
+    const bad = await run(SVC, ['--url', validator.url, 'job', 'submit', '--code', code, '--gas-limit', '1e6', '--dev-account', '2']);
+    expect({ code: bad.code, stderr: bad.stderr.trim() }).toEqual({ code: 2, stderr: 'svc: --gas-limit: expected a whole number, got "1e6"' });
   });
 
   it('runs an EVM job: the bytecode returns its known result', async () => {
