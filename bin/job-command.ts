@@ -88,7 +88,7 @@ export function addJobCommand<O extends object>(cli: CAC, ctx: JobCommandContext
     .option('--replicas <n>', 'submit: 1, or 2 to compare two providers (default 1)')
     .option('--key-file <file>', 'submit: requester key file')
     .option('--dev-account <index>', 'submit: sign with a devnet dev account (0-9)')
-    .option('--wait', 'submit: wait until the job is finalized, failed or expired')
+    .option('--wait', 'submit/status: wait until the job is finalized, failed or expired')
     .option('--log', "output: the job's log (stderr) instead of its output")
     .option('--out <file>', 'output: write the bytes to a file instead of stdout')
     .option('--requester <address>', 'list: jobs of this requester')
@@ -114,14 +114,15 @@ export function addJobCommand<O extends object>(cli: CAC, ctx: JobCommandContext
       if (action === 'submit') {
         const job: JobRequest = { ...request(), gasPrice: wholeNumber(options.gasPrice, '--gas-price', 1n), replicas: integerText(options.replicas ?? '1', '--replicas', 1, 2) as 1 | 2 };
         const { jobId: id } = await c.submitJob(ctx.signer(options), job);
-        if (!options.wait) return ctx.print(options, { jobId: id }, () => `submitted: job ${id} (svc job status ${id})`);
+        // Just the id, so scripts can take it: JOB=$(svc job submit ...)
+        if (!options.wait) return ctx.print(options, { jobId: id }, () => id);
         const done = await c.waitForJob(id, { timeoutMs: 600_000 });
         ctx.print(options, done, () => describeJob(done));
         if (done.status !== 'finalized') process.exitCode = 1;
         return;
       }
       if (action === 'status') {
-        const job = await c.getJob(needId());
+        const job = options.wait ? await c.waitForJob(needId(), { timeoutMs: 600_000 }) : await c.getJob(needId());
         return ctx.print(options, job, () => describeJob(job));
       }
       if (action === 'estimate') {

@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('README walkthrough', () => {
-  it('registers a compute and a storage provider on a validator + archive compute devnet, verbatim but for the ports', async () => {
+  it('registers a compute and a storage provider on a validator + archive compute devnet, and runs a compute job there, verbatim but for the ports and file paths', async () => {
     const start = readme.slice(readme.indexOf('## Compute and storage providers'));
     expect(start).toContain('svc-node start --role compute --receipt-archive true --data-dir');
     const [validatorDir, computeDir] = [tempDir(), tempDir()];
@@ -56,5 +56,16 @@ describe('README walkthrough', () => {
     expect(result.stdout).toMatch(/^svc1[0-9a-f]{40} {2}500 OGT {2}250 GB {2}image,document/m);
     expect(result.stdout).toMatch(/OGT +500\.000000000000000000/);
     expect(result.stdout).toMatch(/bonded OGT 1500\.000000000000000000 \(compute 1000, storage 500\)/);
+
+    const wasmDir = tempDir();
+    dirs.push(wasmDir);
+    const jobScript = walkthrough('job').replaceAll('upper.wasm', `${wasmDir}/upper.wasm`).replaceAll('http://127.0.0.1:8546', compute.url).replaceAll('http://127.0.0.1:8545', validator.url);
+    const job = await bash(jobScript);
+    // npx may warn about the machine's own npm config; nothing else may reach stderr.
+    expect(job.stderr.replace(/^npm warn .*\n/gm, '')).toBe('');
+    expect(job.code).toBe(0);
+    expect(job.stdout).toMatch(/^exit:0, \d+ gas, 10 bytes of output$/m);
+    expect(job.stdout).toMatch(/^job 0x[0-9a-f]{64}: finalized$/m);
+    expect(job.stdout.endsWith('HELLO, OON')).toBe(true);
   });
 });
