@@ -228,9 +228,10 @@ export interface JobView {
   submittedAt: number;
   assignedAt: number | null;
   finalizedAt: number | null;
-  commitBy: number | null;
-  revealBy: number | null;
-  challengeBy: number | null;
+  /** Deadlines: passed once a block is past both the height and the block time (unix ms). */
+  commitBy: { height: number; time: number } | null;
+  revealBy: { height: number; time: number } | null;
+  challengeBy: { height: number; time: number } | null;
 }
 
 /** `svc_oonEstimate`: one run on the node, nothing changed. */

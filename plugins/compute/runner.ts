@@ -10,7 +10,7 @@ import type { OperatorKeys } from '../../keys/node-keys.js';
 import { JobPool } from '../../jobs/pool.js';
 import { resultCommitment, type ReportedResult } from '../oon/jobs/commitment.js';
 import { jobSpec, reportOf } from '../oon/jobs/end-block.js';
-import { JOB_PARAMS } from '../oon/jobs/params.js';
+import { isPast, JOB_PARAMS } from '../oon/jobs/params.js';
 import { ACTIVE_KEY, codeKey, readJob, readList, type JobRecord } from '../oon/jobs/state.js';
 
 /** What this node keeps of a job it ran: the result it committed to, its secret salt, the full output and log. */
@@ -118,7 +118,9 @@ export class JobRunner {
     this.operator = operator;
     if (!operator || this.stopped) return;
     const read = (key: string) => this.options.chain.state.get(key);
-    const height = this.options.chain.head.height;
+    const head = this.options.chain.head;
+    const height = head.height;
+    const now = { height, timestamp: head.timestamp };
     for (const jobId of readList(read, ACTIVE_KEY)) {
       const job = readJob(read, jobId);
       const assignment = job?.assignments.find((a) => a.provider === operator);
@@ -126,8 +128,8 @@ export class JobRunner {
       const local = await this.options.store.get(jobId);
       if (job.status === 'assigned' && !assignment.commitment) {
         if (!local) {
-          if (!this.running.has(jobId) && height <= assignment.commitBy) this.run(job, operator);
-        } else if (height <= assignment.commitBy && this.due(local.commitTx, local.commitSentAt, height)) {
+          if (!this.running.has(jobId) && !isPast(now, assignment.commitBy)) this.run(job, operator);
+        } else if (!isPast(now, assignment.commitBy) && this.due(local.commitTx, local.commitSentAt, height)) {
           await this.commit(local, operator, height);
         }
       } else if (job.status === 'committed' && !assignment.reveal && local && this.due(local.revealTx, local.revealSentAt, height)) {

@@ -2,75 +2,12 @@
 // BENCH_SYNC_TRANSFERS signed transfers (default 100,000); then a fresh node bootstrapped from it syncs
 // the whole chain, re-executing and verifying every block. Prints one JSON line.
 // Usage: node sync.js
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { devnetKey, generateKeyPair, rawTransaction, signTransaction, SvcClient, transferPayload, UNIT, type KeyPair } from '../../sdk/index.js';
+import { benchDir as tempDir, cleanUp, startNode, stopNode as stop, submitAll } from './node-process.js';
 
 const BLOCKS = Number(process.env.BENCH_SYNC_BLOCKS ?? 5000);
 const TRANSFERS = Number(process.env.BENCH_SYNC_TRANSFERS ?? 100_000);
 const ACCOUNTS = 1000;
-const svcNode = fileURLToPath(new URL('../../bin/svc-node.js', import.meta.url));
-const dirs: string[] = [];
-const children = new Set<ChildProcess>();
-
-interface Node {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly p2p: string;
-  readonly log: () => string;
-}
-
-function startNode(args: string[]): Promise<Node> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [svcNode, 'start', '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--log-format', 'json', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-    children.add(child);
-    child.once('exit', () => children.delete(child));
-    let out = '';
-    let started = false;
-    // Read the node's output all along (a pipe nobody drains would stall its logging), keep it only until it is up.
-    child.stdout!.on('data', (d: Buffer) => {
-      if (started) return;
-      out += d.toString();
-      const url = /rpc listening on (http:\/\/[0-9.:]+)/.exec(out)?.[1];
-      const p2p = /p2p listening on (\S+?)"/.exec(out)?.[1];
-      if (url && p2p && out.includes('"node started"')) {
-        started = true;
-        resolve({ child, url, p2p, log: () => out });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`svc-node exited with ${code}: ${out.slice(-2000)}`)));
-  });
-}
-
-async function stop(node: Node): Promise<void> {
-  const exited = new Promise((resolve) => node.child.once('exit', resolve));
-  node.child.kill('SIGINT');
-  await exited;
-}
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-sync-'));
-  dirs.push(dir);
-  return dir;
-}
-
-async function submitAll(client: SvcClient, raws: string[]): Promise<void> {
-  const batches: string[][] = [];
-  for (let i = 0; i < raws.length; i += 100) batches.push(raws.slice(i, i + 100));
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while (next < batches.length) {
-        const results = await client.batch(batches[next++]!.map((raw) => ({ method: 'svc_sendRawTransaction', params: [raw] })));
-        const failed = results.find((r) => !r.ok);
-        if (failed && !failed.ok) throw new Error(`submission refused: ${failed.error.message} ${failed.error.data?.reason ?? ''}`);
-      }
-    }),
-  );
-}
 
 async function waitHeight(client: SvcClient, height: number, pollMs: number): Promise<void> {
   while ((await client.blockNumber()) < height) await new Promise((resolve) => setTimeout(resolve, pollMs));
@@ -122,6 +59,5 @@ try {
   await stop(validator);
   process.stdout.write(`${JSON.stringify({ blocks: height, transfers, seconds, blocksPerSecond: height / seconds, transfersPerSecond: transfers / seconds, sameStateRoot: sameRoot })}\n`);
 } finally {
-  for (const child of children) child.kill('SIGKILL');
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  cleanUp();
 }

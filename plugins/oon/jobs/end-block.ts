@@ -5,7 +5,7 @@ import type { JobOutcome } from '../../../jobs/outcome.js';
 import type { JobSpec } from '../../../jobs/spec.js';
 import { readProviders, readRecord, writeRecord, type ProviderKind } from '../../providers/registry.js';
 import { sameResult, type ReportedResult } from './commitment.js';
-import { JOB_PARAMS } from './params.js';
+import { deadlineAfter, isPast, JOB_PARAMS } from './params.js';
 import {
   ACTIVE_KEY,
   appendIndexed,
@@ -117,7 +117,7 @@ function dropMissed(ctx: BlockContext, kind: ProviderKind, job: JobRecord, misse
 }
 
 function checkCommitDeadlines(ctx: BlockContext, kind: ProviderKind, job: JobRecord): void {
-  const missed = job.assignments.filter((a) => !a.commitment && ctx.height > a.commitBy);
+  const missed = job.assignments.filter((a) => !a.commitment && isPast(ctx, a.commitBy));
   if (missed.length > 0) dropMissed(ctx, kind, job, missed, 'did not commit a result by its deadline');
 }
 
@@ -125,7 +125,7 @@ async function settleResults(ctx: BlockContext, kind: ProviderKind, job: JobReco
   const revealed = job.assignments.filter((a) => a.reveal);
   if (job.challengeBy === undefined) {
     if (revealed.length < job.replicas) {
-      if (ctx.height <= job.revealBy!) return;
+      if (!isPast(ctx, job.revealBy!)) return;
       // The reveal window closed: those that did not open their commitment are slashed.
       const missed = job.assignments.filter((a) => !a.reveal);
       if (revealed.length === 0) {
@@ -143,11 +143,11 @@ async function settleResults(ctx: BlockContext, kind: ProviderKind, job: JobReco
     if (revealed.length > 1 && rest.every((a) => sameResult(a.reveal!, first!.reveal!))) return finalize(ctx, job, revealed, first!.reveal!, 'agreement');
     if (revealed.length > 1) return settleByReexecution(ctx, kind, job, reexecute);
     // One result: open for challenge before it is paid.
-    job.challengeBy = ctx.height + JOB_PARAMS.challengeBlocks;
+    job.challengeBy = deadlineAfter(ctx, JOB_PARAMS.challengeWindow);
     return;
   }
   if (job.challenge) return settleByReexecution(ctx, kind, job, reexecute);
-  if (ctx.height > job.challengeBy) finalize(ctx, job, revealed, revealed[0]!.reveal!, 'unchallenged');
+  if (isPast(ctx, job.challengeBy)) finalize(ctx, job, revealed, revealed[0]!.reveal!, 'unchallenged');
 }
 
 /** Every node runs the job itself; providers whose result differs lose part of their bond. */
@@ -202,8 +202,8 @@ function assignQueued(ctx: BlockContext, kind: ProviderKind, queue: readonly str
   for (const jobId of queue) {
     const job = readJob(read, jobId)!;
     if (isOver(job)) continue;
-    if (job.assignments.length === 0 && ctx.height - job.submittedAt > JOB_PARAMS.queueBlocks) {
-      refund(ctx, job, 'expired', `no provider took it within ${JOB_PARAMS.queueBlocks} blocks`);
+    if (job.assignments.length === 0 && isPast(ctx, deadlineAfter({ height: job.submittedAt, timestamp: job.submittedTime }, JOB_PARAMS.queueWindow))) {
+      refund(ctx, job, 'expired', `no provider took it within ${JOB_PARAMS.queueWindow.blocks} blocks and ${JOB_PARAMS.queueWindow.ms / 1000} s`);
       writeJob(write, job);
       continue;
     }
@@ -232,7 +232,7 @@ function assignQueued(ctx: BlockContext, kind: ProviderKind, queue: readonly str
       job.assignedTime = ctx.timestamp;
     }
     for (const provider of free.slice(0, need)) {
-      job.assignments.push({ provider: provider.operator, assignedAt: ctx.height, commitBy: ctx.height + JOB_PARAMS.commitBlocks });
+      job.assignments.push({ provider: provider.operator, assignedAt: ctx.height, commitBy: deadlineAfter(ctx, JOB_PARAMS.commitWindow) });
       load.set(provider.operator, (load.get(provider.operator) ?? 0) + 1);
       appendIndexed(read, write, providerIndex(provider.operator), jobId);
     }

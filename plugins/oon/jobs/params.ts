@@ -17,14 +17,14 @@ export const JOB_PARAMS = {
   maxGas: { wasm: 10_000_000_000n, evm: 30_000_000n } as const,
   /** Outputs up to this size travel in the reveal and live on chain; larger ones stay with the provider (the chain keeps the hash). */
   maxInlineOutput: 64 * 1024,
-  /** Blocks an assigned provider has to commit its result. */
-  commitBlocks: 20,
-  /** Blocks, after the last commit, for every replica to reveal. */
-  revealBlocks: 10,
-  /** Blocks after a single replica's reveal during which anyone may challenge it. */
-  challengeBlocks: 10,
-  /** Blocks a job may wait in the queue for a provider before it expires (refunded). */
-  queueBlocks: 600,
+  /** How long an assigned provider has to commit its result. */
+  commitWindow: { blocks: 20, ms: 5_000 },
+  /** How long, after the last commit, every replica has to reveal. */
+  revealWindow: { blocks: 10, ms: 5_000 },
+  /** How long a single replica's result stays open to challenge. */
+  challengeWindow: { blocks: 10, ms: 3_000 },
+  /** How long a job may wait in the queue for a provider before it expires (refunded). */
+  queueWindow: { blocks: 600, ms: 600_000 },
   /** Assignments a job gets (the first and reassignments after missed deadlines) before it fails, refunded. */
   maxAttempts: 3,
   /** OMC a challenger deposits: forfeited to the provider if the re-execution agrees with it. */
@@ -33,3 +33,24 @@ export const JOB_PARAMS = {
   missSlashPerMille: 10n,
   wrongSlashPerMille: 100n,
 } as const;
+
+/** A moment on the chain: a height and a block time (ms). */
+export interface Deadline {
+  readonly height: number;
+  readonly time: number;
+}
+
+/**
+ * A deadline at least `blocks` blocks and `ms` of block time away: very short blocks do not shrink it
+ * below the time a provider needs, long blocks not below the block count. Block times are in the
+ * headers, so every node agrees on when it has passed.
+ */
+export function deadlineAfter(now: { readonly height: number; readonly timestamp: number }, window: { readonly blocks: number; readonly ms: number }): Deadline {
+  return { height: now.height + window.blocks, time: now.timestamp + window.ms };
+}
+
+export function isPast(now: { readonly height: number; readonly timestamp: number }, deadline: Deadline): boolean {
+  return now.height > deadline.height && now.timestamp > deadline.time;
+}
+
+export const describeDeadline = (deadline: Deadline): string => `block ${deadline.height} (and ${new Date(deadline.time).toISOString()})`;

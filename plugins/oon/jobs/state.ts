@@ -1,6 +1,7 @@
 import { decode, encode } from '../../../sdk/encoding.js';
 import type { Runtime } from '../../../jobs/spec.js';
 import type { ReportedResult } from './commitment.js';
+import type { Deadline } from './params.js';
 
 /**
  * Jobs as consensus state, under the `oon/` prefix:
@@ -19,8 +20,8 @@ export type JobStatus = 'queued' | 'assigned' | 'committed' | 'finalized' | 'fai
 export interface Assignment {
   readonly provider: string;
   readonly assignedAt: number;
-  /** Last block for the commitment. */
-  readonly commitBy: number;
+  /** Last moment for the commitment. */
+  readonly commitBy: Deadline;
   commitment?: string;
   committedAt?: number;
   reveal?: ReportedResult & { readonly output?: Uint8Array };
@@ -45,6 +46,7 @@ export interface JobRecord {
   /** Why the job waits, or why it failed. */
   reason?: string;
   readonly submittedAt: number;
+  readonly submittedTime: number;
   /** The first assignment's block: the job's clock (and an EVM job's NUMBER), the same for every replica and reassignment. */
   assignedAt?: number;
   assignedTime?: number;
@@ -54,9 +56,9 @@ export interface JobRecord {
   /** Providers that missed a deadline on this job: not assigned it again. */
   excluded: string[];
   /** When the reveal window closes (all commits in). */
-  revealBy?: number;
+  revealBy?: Deadline;
   /** When the challenge window of a single reveal closes. */
-  challengeBy?: number;
+  challengeBy?: Deadline;
   challenge?: { readonly challenger: string; readonly deposit: string; readonly at: number };
   result?: ReportedResult & { readonly output?: Uint8Array; readonly settledBy: 'agreement' | 'unchallenged' | 're-execution' };
   /** OMC paid to providers, decimal. */

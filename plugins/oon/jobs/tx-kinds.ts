@@ -4,7 +4,7 @@ import { formatAmountShort } from '../../../sdk/amount.js';
 import { fromHex, toHex } from '../../../sdk/bytes.js';
 import { TxFailure, type TxContext, type TxKind, type TxKindFactory } from '../../../chain/contract.js';
 import { resultCommitment, type ReportedResult } from './commitment.js';
-import { JOB_PARAMS } from './params.js';
+import { deadlineAfter, describeDeadline, isPast, JOB_PARAMS } from './params.js';
 import { ALL_INDEX, appendIndexed, codeKey, INCOMING_INDEX, readJob, requesterIndex, writeJob, type JobRecord } from './state.js';
 import { checkJobCode } from './validate.js';
 
@@ -83,6 +83,7 @@ export function jobTxKinds<Svc>(factory: TxKindFactory<Svc>): TxKind[] {
           status: 'queued',
           reason: 'waiting for the end of the block to be assigned',
           submittedAt: ctx.height,
+          submittedTime: ctx.timestamp,
           attempts: 0,
           assignments: [],
           excluded: [],
@@ -100,12 +101,12 @@ export function jobTxKinds<Svc>(factory: TxKindFactory<Svc>): TxKind[] {
         const assignment = job.assignments.find((a) => a.provider === ctx.tx.from);
         if (!assignment || job.status !== 'assigned') throw new TxFailure('invalid_params', `${ctx.tx.from} holds no open assignment of job ${job.jobId} (status ${job.status})`);
         if (assignment.commitment) throw new TxFailure('invalid_params', `${ctx.tx.from} already committed to job ${job.jobId}`);
-        if (ctx.height > assignment.commitBy) throw new TxFailure('invalid_params', `the commit deadline of job ${job.jobId} was block ${assignment.commitBy}`);
+        if (isPast(ctx, assignment.commitBy)) throw new TxFailure('invalid_params', `the commit deadline of job ${job.jobId} was ${describeDeadline(assignment.commitBy)}`);
         assignment.commitment = ctx.payload.commitment;
         assignment.committedAt = ctx.height;
         if (job.assignments.length === job.replicas && job.assignments.every((a) => a.commitment)) {
           job.status = 'committed';
-          job.revealBy = ctx.height + JOB_PARAMS.revealBlocks;
+          job.revealBy = deadlineAfter(ctx, JOB_PARAMS.revealWindow);
           job.reason = undefined;
         }
         writeJob(writer(ctx), job);
@@ -146,7 +147,7 @@ export function jobTxKinds<Svc>(factory: TxKindFactory<Svc>): TxKind[] {
       execute(ctx) {
         const job = jobOf(ctx);
         if (job.challengeBy === undefined || job.status !== 'committed') throw new TxFailure('invalid_params', `job ${job.jobId} has no result open to challenge (status ${job.status})`);
-        if (ctx.height > job.challengeBy) throw new TxFailure('invalid_params', `the challenge window of job ${job.jobId} closed at block ${job.challengeBy}`);
+        if (isPast(ctx, job.challengeBy)) throw new TxFailure('invalid_params', `the challenge window of job ${job.jobId} closed at ${describeDeadline(job.challengeBy)}`);
         if (job.challenge) throw new TxFailure('invalid_params', `job ${job.jobId} is already challenged`);
         if (job.assignments.some((a) => a.provider === ctx.tx.from)) throw new TxFailure('invalid_params', 'a provider cannot challenge its own job');
         ctx.debit(ctx.tx.from, 'OMC', JOB_PARAMS.challengeDeposit);

@@ -4,6 +4,7 @@ import type { JobRecord } from './state.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const Units = Type.String({ description: 'base units, decimal' });
+const DeadlineSchema = Type.Object({ height: Type.Integer(), time: Type.Integer({ description: 'block time, unix ms' }) }, { additionalProperties: false, description: 'passed once a block is past both the height and the time' });
 
 export const JobViewSchema = Type.Object(
   {
@@ -27,9 +28,9 @@ export const JobViewSchema = Type.Object(
     submittedAt: Type.Integer({ description: 'block of submission' }),
     assignedAt: Nullable(Type.Integer({ description: 'block of the first assignment (the job clock)' })),
     finalizedAt: Nullable(Type.Integer({ description: 'block that finalized, failed or expired it' })),
-    commitBy: Nullable(Type.Integer({ description: 'while assigned: the commit deadline' })),
-    revealBy: Nullable(Type.Integer()),
-    challengeBy: Nullable(Type.Integer({ description: 'a single result: last block to challenge it' })),
+    commitBy: Nullable(DeadlineSchema),
+    revealBy: Nullable(DeadlineSchema),
+    challengeBy: Nullable(DeadlineSchema),
   },
   { additionalProperties: false },
 );
@@ -37,7 +38,7 @@ export type JobView = Static<typeof JobViewSchema>;
 
 export function jobView(job: JobRecord): JobView {
   const output = job.result?.output;
-  const open = job.assignments.filter((a) => !a.commitment).map((a) => a.commitBy);
+  const open = job.assignments.filter((a) => !a.commitment).map((a) => a.commitBy).sort((a, b) => a.height - b.height);
   return {
     jobId: job.jobId,
     status: job.status,
@@ -59,7 +60,7 @@ export function jobView(job: JobRecord): JobView {
     submittedAt: job.submittedAt,
     assignedAt: job.assignedAt ?? null,
     finalizedAt: job.finalizedAt ?? null,
-    commitBy: job.status === 'assigned' && open.length > 0 ? Math.min(...open) : null,
+    commitBy: job.status === 'assigned' && open.length > 0 ? open[0]! : null,
     revealBy: job.status === 'committed' ? (job.revealBy ?? null) : null,
     challengeBy: job.status === 'committed' ? (job.challengeBy ?? null) : null,
   };

@@ -1,0 +1,116 @@
+// Job throughput: a validator and one compute node (max_concurrent_jobs 8), as processes; BENCH_JOBS
+// (default 2,000) small WASI jobs pre-signed by 20 requesters are submitted at once; measured from
+// submission to the block that finalizes the last one, with svc_getBalance probed meanwhile.
+// Block time BENCH_JOB_BLOCK_MS (default 25): a slot holds a job from its assignment to its
+// commitment, one block, so 8 slots finish at most 8 jobs per block. Prints one JSON line.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import wabtFactory from 'wabt';
+import { devnetKey, generateKeyPair, jobPayload, rawTransaction, signTransaction, SvcClient, transferPayload, UNIT, type KeyPair } from '../../sdk/index.js';
+import { benchDir, cleanUp, startNode, submitAll } from './node-process.js';
+
+const JOBS = Number(process.env.BENCH_JOBS ?? 2000);
+const BLOCK_MS = process.env.BENCH_JOB_BLOCK_MS ?? '25';
+const REQUESTERS = 20;
+
+/** A small job: reads stdin, writes it back in upper case. */
+const UPPER = `(module
+  (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "_start")
+    (local $n i32) (local $i i32) (local $c i32)
+    (i32.store (i32.const 0) (i32.const 64))
+    (i32.store (i32.const 4) (i32.const 1024))
+    (drop (call $fd_read (i32.const 0) (i32.const 0) (i32.const 1) (i32.const 16)))
+    (local.set $n (i32.load (i32.const 16)))
+    (block $done (loop $each
+      (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+      (local.set $c (i32.load8_u (i32.add (i32.const 64) (local.get $i))))
+      (if (i32.and (i32.ge_u (local.get $c) (i32.const 97)) (i32.le_u (local.get $c) (i32.const 122)))
+        (then (i32.store8 (i32.add (i32.const 64) (local.get $i)) (i32.sub (local.get $c) (i32.const 32)))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $each)))
+    (i32.store (i32.const 4) (local.get $n))
+    (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 20)))))`;
+
+try {
+  const wabt = await wabtFactory();
+  const parsed = wabt.parseWat('upper.wat', UPPER, {});
+  const code = Uint8Array.from(parsed.toBinary({}).buffer);
+  parsed.destroy();
+
+  const validator = await startNode(['--role', 'validator', '--data-dir', benchDir(), '--block-time', BLOCK_MS]);
+  const compute = await startNode(['--role', 'compute', '--data-dir', benchDir(), '--bootstrap-peers', validator.p2p]);
+  const v = new SvcClient({ url: validator.url, timeoutMs: 120_000 });
+  const c = new SvcClient({ url: compute.url, timeoutMs: 120_000 });
+  const chainId = (await v.chainInfo()).chainId;
+
+  // Setup, not measured: fund and register the provider, fund the requesters, sign every job.
+  const operator = (await c.nodeInfo()).operator;
+  const funder = devnetKey('account', 0);
+  await v.waitForTransaction((await v.transfer(funder, operator, 'OGT', 2000n * UNIT)).hash);
+  while ((await c.getBalance(operator)).ogt < 2000n * UNIT) await new Promise((resolve) => setTimeout(resolve, 50));
+  await c.oonRegisterNode({ operator, capabilities: ['wasm'], bond_ogt: 1000, max_concurrent_jobs: 8 });
+  while ((await c.oonNodeStatus()).status !== 'active') await new Promise((resolve) => setTimeout(resolve, 50));
+  const requesters: KeyPair[] = Array.from({ length: REQUESTERS }, () => generateKeyPair());
+  const funderNonce = await v.getNonce(funder.address);
+  const funding = requesters.map((r, i) => signTransaction({ chainId, kind: 'transfer', nonce: funderNonce + i, payload: transferPayload(r.address, 'OMC', 1000n * UNIT) }, funder));
+  await submitAll(v, funding.map(rawTransaction));
+  await v.waitForTransaction(funding.at(-1)!.hash);
+  const jobs = Array.from({ length: JOBS }, (_, i) =>
+    signTransaction({ chainId, kind: 'oon.submitJob', nonce: Math.floor(i / REQUESTERS), payload: jobPayload({ runtime: 'wasm', code, input: new TextEncoder().encode(`job ${i}`), gasLimit: 100_000n, gasPrice: 1n }) }, requesters[i % REQUESTERS]!),
+  );
+
+  // svc_getBalance probes in their own processes, as in the transfers benchmark.
+  const probeScript = fileURLToPath(new URL('./balance-probe.js', import.meta.url));
+  const probes = await Promise.all(
+    [0, 1].map(
+      (p) =>
+        new Promise<{ child: ChildProcess; result: Promise<{ calls: number; p50Ms: number; p99Ms: number }> }>((resolve) => {
+          const child = spawn(process.execPath, [probeScript, validator.url, requesters[p]!.address, '5'], { stdio: ['pipe', 'pipe', 'inherit'] });
+          let out = '';
+          const result = new Promise<{ calls: number; p50Ms: number; p99Ms: number }>((done) => child.once('exit', () => done(JSON.parse(out.trim().split('\n').at(-1)!))));
+          child.stdout!.on('data', (d: Buffer) => {
+            out += d.toString();
+            if (out.startsWith('ready')) resolve({ child, result });
+          });
+        }),
+    ),
+  );
+  const startHeight = await v.blockNumber();
+  const startedAt = Date.now();
+  await submitAll(v, jobs.map(rawTransaction), 4, 'svc_oonSubmitJob');
+  const submittedMs = Date.now() - startedAt;
+  // Done when every requester's jobs are settled; the latest finalizing block's time ends the run.
+  let lastFinalized = startHeight;
+  const pending = new Set<string>(jobs.map((tx) => tx.hash));
+  while (pending.size > 0) {
+    for (const requester of requesters) {
+      let cursor: number | null | undefined;
+      do {
+        const page = await v.listJobs({ requester: requester.address, limit: 500, ...(cursor ? { cursor } : {}) });
+        for (const job of page.jobs) {
+          if (!pending.has(job.jobId) || (job.status !== 'finalized' && job.status !== 'failed' && job.status !== 'expired')) continue;
+          if (job.status !== 'finalized') throw new Error(`job ${job.jobId} ${job.status}: ${job.reason}`);
+          pending.delete(job.jobId);
+          lastFinalized = Math.max(lastFinalized, job.finalizedAt!);
+        }
+        cursor = page.cursor;
+      } while (cursor !== null);
+    }
+    if (pending.size > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const endedAt = (await v.getBlockByNumber(lastFinalized)).timestamp;
+  for (const probe of probes) probe.child.stdin!.end();
+  const probeResults = await Promise.all(probes.map((p) => p.result));
+  const seconds = (endedAt - startedAt) / 1000;
+  process.stdout.write(
+    `${JSON.stringify({ jobs: JOBS, blockMs: Number(BLOCK_MS), submitSeconds: submittedMs / 1000, seconds, jobsPerSecond: JOBS / seconds, blocks: lastFinalized - startHeight, balanceCalls: probeResults.reduce((sum, r) => sum + r.calls, 0), balanceP99Ms: Math.max(...probeResults.map((r) => r.p99Ms)) })}\n`,
+  );
+} catch (error) {
+  process.stderr.write(`job-throughput: ${(error as Error).message}\n`);
+  process.exitCode = 1;
+} finally {
+  cleanUp();
+}
