@@ -11,7 +11,8 @@ import { JobPool } from '../../jobs/pool.js';
 import { resultCommitment, type ReportedResult } from '../oon/jobs/commitment.js';
 import { jobSpec, reportOf } from '../oon/jobs/end-block.js';
 import { isPast, JOB_PARAMS } from '../oon/jobs/params.js';
-import { ACTIVE_KEY, codeKey, readJob, readList, type JobRecord } from '../oon/jobs/state.js';
+import { decode } from '../../sdk/encoding.js';
+import { ACTIVE_KEY, codeKey, indexCount, providerIndex, readJob, readList, type JobRecord } from '../oon/jobs/state.js';
 
 /** What this node keeps of a job it ran: the result it committed to, its secret salt, the full output and log. */
 export interface LocalJob {
@@ -67,6 +68,10 @@ export class JobRunner {
   private stopped = false;
   /** The active registration's operator, as of the last pass. */
   private operator: string | undefined;
+  /** Jobs assigned to this node's operator and not yet revealed; and how far its provider index was read. */
+  private readonly open = new Set<string>();
+  private indexRead = 0;
+  private indexOf: string | undefined;
 
   constructor(private readonly options: JobRunnerOptions) {}
 
@@ -121,10 +126,22 @@ export class JobRunner {
     const head = this.options.chain.head;
     const height = head.height;
     const now = { height, timestamp: head.timestamp };
-    for (const jobId of readList(read, ACTIVE_KEY)) {
+    // New assignments since the last pass, from the operator's numbered index: no scan of every job.
+    const index = providerIndex(operator);
+    if (this.indexOf !== operator) {
+      this.indexOf = operator;
+      this.indexRead = 0;
+      this.open.clear();
+    }
+    const count = indexCount(read, index);
+    for (; this.indexRead < count; this.indexRead++) this.open.add(decode<string>(read(`${index}/${this.indexRead}`)!));
+    for (const jobId of [...this.open]) {
       const job = readJob(read, jobId);
       const assignment = job?.assignments.find((a) => a.provider === operator);
-      if (!job || !assignment) continue;
+      if (!job || !assignment || assignment.reveal || job.status === 'finalized' || job.status === 'failed' || job.status === 'expired') {
+        this.open.delete(jobId);
+        continue;
+      }
       const local = await this.options.store.get(jobId);
       if (job.status === 'assigned' && !assignment.commitment) {
         if (!local) {

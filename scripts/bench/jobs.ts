@@ -1,4 +1,4 @@
-// `node dist/scripts/bench/jobs.js`: the job runtimes against their bare ceilings, in the same run —
+// `node dist/scripts/bench/jobs.js`: the job runtimes against their bare ceilings, in the same run (one JSON line) —
 // metered WASM (instrumented, under the deterministic WASI) against the same module in bare
 // WebAssembly, and an EVM job against a bare, reused @ethereumjs/evm `runCode` on the same bytecode.
 import { performance } from 'node:perf_hooks';
@@ -100,8 +100,10 @@ for (let i = 0; i < ROUNDS; i++) {
   evmTimes.push(await timed(() => runEvm(evmJob)));
 }
 
-const row = (name: string, svc: number, bare: number, target: string, notes: string): string =>
-  `| ${name} | ${svc.toFixed(1)} ms | ${bare.toFixed(1)} ms | ${((bare / svc) * 100).toFixed(1)}% | ${target} | ${notes} |`;
-process.stdout.write(`| scenario | svc-node | bare ceiling | ratio | target | notes |\n|---|---:|---:|---:|---|---|\n`);
-process.stdout.write(`${row('metered WASM job, compute-bound (20 M rounds of a mix through a call)', median(meteredTimes), median(bareTimes), '>= 60%', `median of ${ROUNDS}; gasUsed ${metered.gasUsed}`)}\n`);
-process.stdout.write(`${row(`EVM job, a loop summing 1..${n}`, median(evmTimes), median(bareEvmTimes), '>= 90%', `median of ${ROUNDS}; gasUsed ${evmOutcome.gasUsed}`)}\n`);
+process.stdout.write(
+  `${JSON.stringify({
+    rounds: ROUNDS,
+    wasm: { meteredMs: median(meteredTimes), bareMs: median(bareTimes), gasUsed: metered.gasUsed.toString() },
+    evm: { jobMs: median(evmTimes), bareMs: median(bareEvmTimes), gasUsed: evmOutcome.gasUsed.toString(), n: n.toString() },
+  })}\n`,
+);

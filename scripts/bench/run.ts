@@ -194,6 +194,37 @@ try {
     extra: `svc_getBalance meanwhile (${transfers.balanceCalls} calls): p50 ${transfers.balanceP50Ms.toFixed(1)} ms, p99 ${transfers.balanceP99Ms.toFixed(1)} ms (target p99 < 20 ms)`,
   });
 
+  // Job runtimes against bare WebAssembly and a bare EVM, then jobs through the chain end to end.
+  const runtimes = (await runJson([join(here, 'jobs.js')])) as { rounds: number; wasm: { meteredMs: number; bareMs: number; gasUsed: string }; evm: { jobMs: number; bareMs: number; gasUsed: string; n: string } };
+  rows.push({
+    name: 'metered WASM job, compute-bound (20 M rounds of a mix through a call), against the same module in bare WebAssembly',
+    svc: 1000 / runtimes.wasm.meteredMs,
+    ceiling: 1000 / runtimes.wasm.bareMs,
+    unit: 'runs/s',
+    ratio: runtimes.wasm.bareMs / runtimes.wasm.meteredMs,
+    target: '>= 60%',
+    extra: `median of ${runtimes.rounds}: ${runtimes.wasm.meteredMs.toFixed(1)} ms vs ${runtimes.wasm.bareMs.toFixed(1)} ms; gasUsed ${runtimes.wasm.gasUsed}`,
+  });
+  rows.push({
+    name: `EVM job (a loop summing 1..${runtimes.evm.n}), against a bare reused @ethereumjs/evm runCode`,
+    svc: 1000 / runtimes.evm.jobMs,
+    ceiling: 1000 / runtimes.evm.bareMs,
+    unit: 'runs/s',
+    ratio: runtimes.evm.bareMs / runtimes.evm.jobMs,
+    target: '>= 90%',
+    extra: `median of ${runtimes.rounds}: ${runtimes.evm.jobMs.toFixed(1)} ms vs ${runtimes.evm.bareMs.toFixed(1)} ms; gasUsed ${runtimes.evm.gasUsed}`,
+  });
+  const jobs = (await runJson([join(here, 'job-throughput.js')])) as { jobs: number; blockMs: number; seconds: number; jobsPerSecond: number; blocks: number; balanceCalls: number; balanceP99Ms: number };
+  rows.push({
+    name: `${jobs.jobs.toLocaleString('en-US')} small WASI jobs, submission to finalized (validator + one compute node, max_concurrent_jobs 8, ${jobs.blockMs} ms blocks)`,
+    svc: jobs.jobsPerSecond,
+    ceiling: Number.NaN,
+    unit: 'jobs/s',
+    ratio: Number.NaN,
+    target: '>= 200 jobs/s, svc_getBalance p99 < 20 ms',
+    extra: `${jobs.blocks} blocks, ${jobs.seconds.toFixed(1)} s; svc_getBalance meanwhile (${jobs.balanceCalls} calls): p99 ${jobs.balanceP99Ms.toFixed(1)} ms`,
+  });
+
   // Sync: a fresh node imports (re-executes and verifies) a 5,000-block chain from a validator.
   const sync = (await runJson([join(here, 'sync.js')])) as { blocks: number; transfers: number; seconds: number; blocksPerSecond: number; transfersPerSecond: number; sameStateRoot: boolean };
   rows.push({

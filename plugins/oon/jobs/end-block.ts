@@ -8,19 +8,26 @@ import { sameResult, type ReportedResult } from './commitment.js';
 import { deadlineAfter, isPast, JOB_PARAMS } from './params.js';
 import {
   ACTIVE_KEY,
+  addLoad,
   appendIndexed,
   codeKey,
+  drainDue,
   drainIndexed,
   INCOMING_INDEX,
   providerIndex,
   QUEUE_KEY,
   readJob,
   readList,
+  readLoad,
+  scheduleAt,
+  TOUCHED_INDEX,
   unchangedSkipped,
   writeJob,
   writeList,
   type Assignment,
   type JobRecord,
+  type ReadState,
+  type WriteState,
 } from './state.js';
 
 /** Runs a job to its outcome off the main thread (the node's re-execution pool). */
@@ -62,21 +69,24 @@ export function jobSpec(job: JobRecord, code: Uint8Array): JobSpec {
 export async function jobsEndBlock(ctx: BlockContext, kind: ProviderKind, reexecute: Reexecute): Promise<void> {
   const read = (key: string): Uint8Array | undefined => ctx.readState(key);
   const write = unchangedSkipped(read, (key, value) => ctx.writeState(key, value));
-  // The lists are read once and written once: a block may touch hundreds of jobs.
-  const queue = [...readList(read, QUEUE_KEY), ...drainIndexed(read, write, INCOMING_INDEX)];
-  const active: string[] = [];
-  for (const jobId of readList(read, ACTIVE_KEY)) {
-    const job = readJob(read, jobId)!;
-    if (job.status === 'assigned') checkCommitDeadlines(ctx, kind, job);
-    else if (job.status === 'committed') await settleResults(ctx, kind, job, reexecute);
+  const incoming = drainIndexed(read, write, INCOMING_INDEX);
+  const queue = [...readList(read, QUEUE_KEY), ...incoming];
+  const active = new Set(readList(read, ACTIVE_KEY));
+  // Only jobs a transaction touched in this block, or whose deadline came, can change: the others are not read.
+  const visit = new Set([...drainIndexed(read, write, TOUCHED_INDEX), ...drainDue(read, write, ctx.timestamp)]);
+  for (const jobId of visit) {
+    const job = readJob(read, jobId);
+    if (!job || isOver(job)) continue;
+    if (job.status === 'assigned') checkCommitDeadlines(ctx, kind, job, read, write);
+    else if (job.status === 'committed') await settleResults(ctx, kind, job, reexecute, read, write);
     writeJob(write, job);
-    if (!isOver(job) && job.assignments.length > 0) active.push(jobId);
+    if (isOver(job) || job.assignments.length === 0) active.delete(jobId);
     // Short of replicas before every commitment is in: find the missing ones. After that the job goes on with the results it has.
     if ((job.status === 'queued' || job.status === 'assigned') && job.assignments.length < job.replicas && !queue.includes(jobId)) queue.push(jobId);
   }
-  const waiting = assignQueued(ctx, kind, queue, active);
+  const waiting = assignQueued(ctx, kind, queue, new Set(incoming), active);
   writeList(write, QUEUE_KEY, waiting);
-  writeList(write, ACTIVE_KEY, active);
+  writeList(write, ACTIVE_KEY, [...active]);
 }
 
 const isOver = (job: JobRecord): boolean => job.status === 'finalized' || job.status === 'failed' || job.status === 'expired';
@@ -93,8 +103,14 @@ function slash(ctx: BlockContext, kind: ProviderKind, provider: string, perMille
   ctx.credit(beneficiary as never, 'OGT', amount);
 }
 
+/** Frees the slots of assignments that never committed. */
+function releaseSlots(read: ReadState, write: WriteState, assignments: readonly Assignment[]): void {
+  for (const a of assignments) if (!a.commitment) addLoad(read, write, a.provider, -1);
+}
+
 /** Ends a job without a result: what is left in escrow goes back to the requester. */
-function refund(ctx: BlockContext, job: JobRecord, status: 'failed' | 'expired', reason: string): void {
+function refund(ctx: BlockContext, job: JobRecord, status: 'failed' | 'expired', reason: string, read: ReadState, write: WriteState): void {
+  releaseSlots(read, write, job.assignments);
   ctx.credit(job.requester as never, 'OMC', BigInt(job.escrow));
   job.escrow = '0';
   job.status = status;
@@ -104,32 +120,36 @@ function refund(ctx: BlockContext, job: JobRecord, status: 'failed' | 'expired',
 }
 
 /** A missed deadline: the provider is slashed a little (to the requester) and not assigned the job again. */
-function dropMissed(ctx: BlockContext, kind: ProviderKind, job: JobRecord, missed: readonly Assignment[], what: string): void {
+function dropMissed(ctx: BlockContext, kind: ProviderKind, job: JobRecord, missed: readonly Assignment[], what: string, read: ReadState, write: WriteState): void {
   for (const assignment of missed) {
     slash(ctx, kind, assignment.provider, JOB_PARAMS.missSlashPerMille, job.requester);
     job.excluded.push(assignment.provider);
   }
+  releaseSlots(read, write, missed);
   job.assignments = job.assignments.filter((a) => !missed.includes(a));
   job.attempts += 1;
-  if (job.attempts >= JOB_PARAMS.maxAttempts) return refund(ctx, job, 'failed', `${what} in ${job.attempts} attempts`);
+  if (job.attempts >= JOB_PARAMS.maxAttempts) return refund(ctx, job, 'failed', `${what} in ${job.attempts} attempts`, read, write);
   job.status = job.assignments.length === 0 ? 'queued' : 'assigned';
   job.reason = `reassigning: ${missed.map((a) => a.provider).join(', ')} ${what}`;
 }
 
-function checkCommitDeadlines(ctx: BlockContext, kind: ProviderKind, job: JobRecord): void {
+function checkCommitDeadlines(ctx: BlockContext, kind: ProviderKind, job: JobRecord, read: ReadState, write: WriteState): void {
   const missed = job.assignments.filter((a) => !a.commitment && isPast(ctx, a.commitBy));
-  if (missed.length > 0) dropMissed(ctx, kind, job, missed, 'did not commit a result by its deadline');
+  if (missed.length > 0) dropMissed(ctx, kind, job, missed, 'did not commit a result by its deadline', read, write);
+  // A deadline whose time came but not yet its height: look again a second later.
+  const open = job.assignments.filter((a) => !a.commitment);
+  if (job.status === 'assigned' && open.length > 0) scheduleAt(read, write, Math.max(ctx.timestamp + 1000, Math.min(...open.map((a) => a.commitBy.time))), job.jobId);
 }
 
-async function settleResults(ctx: BlockContext, kind: ProviderKind, job: JobRecord, reexecute: Reexecute): Promise<void> {
+async function settleResults(ctx: BlockContext, kind: ProviderKind, job: JobRecord, reexecute: Reexecute, read: ReadState, write: WriteState): Promise<void> {
   const revealed = job.assignments.filter((a) => a.reveal);
   if (job.challengeBy === undefined) {
     if (revealed.length < job.replicas) {
-      if (!isPast(ctx, job.revealBy!)) return;
+      if (!isPast(ctx, job.revealBy!)) return scheduleAt(read, write, Math.max(ctx.timestamp + 1000, job.revealBy!.time), job.jobId);
       // The reveal window closed: those that did not open their commitment are slashed.
       const missed = job.assignments.filter((a) => !a.reveal);
       if (revealed.length === 0) {
-        dropMissed(ctx, kind, job, missed, 'did not reveal its result');
+        dropMissed(ctx, kind, job, missed, 'did not reveal its result', read, write);
         // Their commitments are void: a new attempt starts from scratch.
         job.assignments = [];
         job.revealBy = undefined;
@@ -144,10 +164,11 @@ async function settleResults(ctx: BlockContext, kind: ProviderKind, job: JobReco
     if (revealed.length > 1) return settleByReexecution(ctx, kind, job, reexecute);
     // One result: open for challenge before it is paid.
     job.challengeBy = deadlineAfter(ctx, JOB_PARAMS.challengeWindow);
-    return;
+    return scheduleAt(read, write, job.challengeBy.time, job.jobId);
   }
   if (job.challenge) return settleByReexecution(ctx, kind, job, reexecute);
-  if (isPast(ctx, job.challengeBy)) finalize(ctx, job, revealed, revealed[0]!.reveal!, 'unchallenged');
+  if (!isPast(ctx, job.challengeBy)) return scheduleAt(read, write, Math.max(ctx.timestamp + 1000, job.challengeBy.time), job.jobId);
+  finalize(ctx, job, revealed, revealed[0]!.reveal!, 'unchallenged');
 }
 
 /** Every node runs the job itself; providers whose result differs lose part of their bond. */
@@ -188,58 +209,67 @@ function finalize(ctx: BlockContext, job: JobRecord, payees: readonly Assignment
 /**
  * Queued jobs to providers with the runtime and a free slot, compute-role providers first, then by a
  * hash of the parent block, the job and the provider. Adds what it assigns to `active`; returns the
- * jobs still waiting, in order.
+ * jobs still waiting, in order. Once no provider has a free slot, older waiting jobs are not read
+ * again (their reason stands); new ones are, to say why they wait.
  */
-function assignQueued(ctx: BlockContext, kind: ProviderKind, queue: readonly string[], active: string[]): string[] {
+function assignQueued(ctx: BlockContext, kind: ProviderKind, queue: readonly string[], incoming: ReadonlySet<string>, active: Set<string>): string[] {
   const read = (key: string): Uint8Array | undefined => ctx.readState(key);
   const write = unchangedSkipped(read, (key, value) => ctx.writeState(key, value));
   if (queue.length === 0) return [];
   const providers = readProviders(read, kind).filter((record) => record.releaseAt === undefined);
-  const load = new Map<string, number>();
-  // A slot is taken from assignment until the provider commits its result (its run is over then).
-  for (const jobId of active) for (const a of readJob(read, jobId)!.assignments) if (!a.commitment) load.set(a.provider, (load.get(a.provider) ?? 0) + 1);
+  const details = (p: (typeof providers)[number]): ComputeDetails => p.details as unknown as ComputeDetails;
+  const load = new Map(providers.map((p) => [p.operator, readLoad(read, p.operator)]));
+  let free = providers.reduce((sum, p) => sum + Math.max(0, details(p).maxConcurrentJobs - load.get(p.operator)!), 0);
   const waiting: string[] = [];
   for (const jobId of queue) {
+    if (free === 0 && !incoming.has(jobId)) {
+      waiting.push(jobId);
+      continue;
+    }
     const job = readJob(read, jobId)!;
     if (isOver(job)) continue;
     if (job.assignments.length === 0 && isPast(ctx, deadlineAfter({ height: job.submittedAt, timestamp: job.submittedTime }, JOB_PARAMS.queueWindow))) {
-      refund(ctx, job, 'expired', `no provider took it within ${JOB_PARAMS.queueWindow.blocks} blocks and ${JOB_PARAMS.queueWindow.ms / 1000} s`);
+      refund(ctx, job, 'expired', `no provider took it within ${JOB_PARAMS.queueWindow.blocks} blocks and ${JOB_PARAMS.queueWindow.ms / 1000} s`, read, write);
       writeJob(write, job);
       continue;
     }
     const need = job.replicas - job.assignments.length;
-    const offering = providers.filter((p) => (p.details as unknown as ComputeDetails).capabilities.includes(job.runtime));
+    const offering = providers.filter((p) => details(p).capabilities.includes(job.runtime));
     const eligible = offering.filter((p) => !job.excluded.includes(p.operator) && !job.assignments.some((a) => a.provider === p.operator));
-    const free = eligible.filter((p) => (load.get(p.operator) ?? 0) < (p.details as unknown as ComputeDetails).maxConcurrentJobs);
-    if (free.length < need) {
+    const open = eligible.filter((p) => load.get(p.operator)! < details(p).maxConcurrentJobs);
+    if (open.length < need) {
       job.reason =
         offering.length === 0
           ? `waiting: no active provider offers ${job.runtime}`
-          : free.length === 0 && eligible.length > 0
+          : open.length === 0 && eligible.length > 0
             ? `waiting: every ${job.runtime} provider is at its max_concurrent_jobs`
-            : `waiting: ${need} more ${job.runtime} provider(s) with a free slot needed, ${free.length} available`;
+            : `waiting: ${need} more ${job.runtime} provider(s) with a free slot needed, ${open.length} available`;
       writeJob(write, job);
       waiting.push(jobId);
       continue;
     }
-    const rank = new Map(free.map((p) => [p.operator, toHex(sha256(utf8(`${ctx.parentHash}|${jobId}|${p.operator}`)))]));
-    free.sort((a, b) => {
-      const dedicated = Number((b.details as unknown as ComputeDetails).dedicated === true) - Number((a.details as unknown as ComputeDetails).dedicated === true);
+    const rank = new Map(open.map((p) => [p.operator, toHex(sha256(utf8(`${ctx.parentHash}|${jobId}|${p.operator}`)))]));
+    open.sort((a, b) => {
+      const dedicated = Number(details(b).dedicated === true) - Number(details(a).dedicated === true);
       return dedicated !== 0 ? dedicated : rank.get(a.operator)! < rank.get(b.operator)! ? -1 : 1;
     });
     if (job.assignedAt === undefined) {
       job.assignedAt = ctx.height;
       job.assignedTime = ctx.timestamp;
     }
-    for (const provider of free.slice(0, need)) {
-      job.assignments.push({ provider: provider.operator, assignedAt: ctx.height, commitBy: deadlineAfter(ctx, JOB_PARAMS.commitWindow) });
-      load.set(provider.operator, (load.get(provider.operator) ?? 0) + 1);
+    const commitBy = deadlineAfter(ctx, JOB_PARAMS.commitWindow);
+    for (const provider of open.slice(0, need)) {
+      job.assignments.push({ provider: provider.operator, assignedAt: ctx.height, commitBy });
+      load.set(provider.operator, load.get(provider.operator)! + 1);
+      addLoad(read, write, provider.operator, 1);
+      free -= 1;
       appendIndexed(read, write, providerIndex(provider.operator), jobId);
     }
+    scheduleAt(read, write, commitBy.time, jobId);
     job.status = 'assigned';
     job.reason = undefined;
     writeJob(write, job);
-    if (!active.includes(jobId)) active.push(jobId);
+    active.add(jobId);
   }
   return waiting;
 }

@@ -13,6 +13,10 @@ import type { Deadline } from './params.js';
  * - `oon/active` -> CBOR list of job ids assigned and not yet settled, oldest first
  * - `oon/all/<n>`, `oon/by-requester/<address>/<n>`, `oon/by-provider/<address>/<n>` (each with a
  *   `count`) -> job id: numbered indexes, read newest first
+ * - `oon/touched/<n>` (and `count`) -> job ids a commit, reveal or challenge touched in this block
+ * - `oon/due/<unix second>` -> CBOR list of job ids with a deadline in that second; `oon/due-from` ->
+ *   the first second not yet looked at. The end of a block visits only touched and due jobs.
+ * - `oon/load/<provider>` -> CBOR number of its assignments not yet committed (its taken slots)
  */
 
 export type JobStatus = 'queued' | 'assigned' | 'committed' | 'finalized' | 'failed' | 'expired';
@@ -75,6 +79,10 @@ export const QUEUE_KEY = 'oon/queue';
 export const ACTIVE_KEY = 'oon/active';
 export const INCOMING_INDEX = 'oon/incoming';
 export const ALL_INDEX = 'oon/all';
+export const TOUCHED_INDEX = 'oon/touched';
+export const DUE_FROM_KEY = 'oon/due-from';
+export const dueKey = (second: number): string => `oon/due/${second}`;
+export const loadKey = (provider: string): string => `oon/load/${provider}`;
 export const requesterIndex = (address: string): string => `oon/by-requester/${address}`;
 export const providerIndex = (address: string): string => `oon/by-provider/${address}`;
 
@@ -140,4 +148,44 @@ export function drainIndexed(read: ReadState, write: WriteState, index: string):
   }
   if (count > 0) write(`${index}/count`, undefined);
   return ids;
+}
+
+/** Puts a job on the schedule of the second its deadline falls in. */
+export function scheduleAt(read: ReadState, write: WriteState, time: number, jobId: string): void {
+  const second = Math.floor(time / 1000);
+  const key = dueKey(second);
+  const list = readList(read, key);
+  if (!list.includes(jobId)) writeList(write, key, [...list, jobId]);
+  // Deadlines lie ahead of every second already looked at, so this never points back before one.
+  const from = read(DUE_FROM_KEY);
+  if (!from || second < decode<number>(from)) write(DUE_FROM_KEY, encode(second));
+}
+
+/** Takes every job due up to `time` off the schedule (each second's list read once). */
+export function drainDue(read: ReadState, write: WriteState, time: number): string[] {
+  const until = Math.floor(time / 1000);
+  const fromRaw = read(DUE_FROM_KEY);
+  if (!fromRaw) return [];
+  let second = decode<number>(fromRaw);
+  const due: string[] = [];
+  for (; second <= until; second++) {
+    const key = dueKey(second);
+    const list = readList(read, key);
+    if (list.length > 0) {
+      due.push(...list);
+      write(key, undefined);
+    }
+  }
+  write(DUE_FROM_KEY, encode(second));
+  return due;
+}
+
+export function readLoad(read: ReadState, provider: string): number {
+  const raw = read(loadKey(provider));
+  return raw ? decode<number>(raw) : 0;
+}
+
+export function addLoad(read: ReadState, write: WriteState, provider: string, delta: number): void {
+  const next = Math.max(0, readLoad(read, provider) + delta);
+  write(loadKey(provider), next > 0 ? encode(next) : undefined);
 }

@@ -5,7 +5,7 @@ import { fromHex, toHex } from '../../../sdk/bytes.js';
 import { TxFailure, type TxContext, type TxKind, type TxKindFactory } from '../../../chain/contract.js';
 import { resultCommitment, type ReportedResult } from './commitment.js';
 import { deadlineAfter, describeDeadline, isPast, JOB_PARAMS } from './params.js';
-import { ALL_INDEX, appendIndexed, codeKey, INCOMING_INDEX, readJob, requesterIndex, writeJob, type JobRecord } from './state.js';
+import { addLoad, ALL_INDEX, appendIndexed, codeKey, INCOMING_INDEX, readJob, requesterIndex, scheduleAt, TOUCHED_INDEX, writeJob, type JobRecord } from './state.js';
 import { checkJobCode } from './validate.js';
 
 const Units = Type.String({ pattern: '^[1-9][0-9]{0,77}$', description: 'a positive whole number of base units, decimal' });
@@ -104,10 +104,13 @@ export function jobTxKinds<Svc>(factory: TxKindFactory<Svc>): TxKind[] {
         if (isPast(ctx, assignment.commitBy)) throw new TxFailure('invalid_params', `the commit deadline of job ${job.jobId} was ${describeDeadline(assignment.commitBy)}`);
         assignment.commitment = ctx.payload.commitment;
         assignment.committedAt = ctx.height;
+        // The run is over: its slot is free for the next job.
+        addLoad(reader(ctx), writer(ctx), ctx.tx.from, -1);
         if (job.assignments.length === job.replicas && job.assignments.every((a) => a.commitment)) {
           job.status = 'committed';
           job.revealBy = deadlineAfter(ctx, JOB_PARAMS.revealWindow);
           job.reason = undefined;
+          scheduleAt(reader(ctx), writer(ctx), job.revealBy.time, job.jobId);
         }
         writeJob(writer(ctx), job);
       },
@@ -137,6 +140,7 @@ export function jobTxKinds<Svc>(factory: TxKindFactory<Svc>): TxKind[] {
         assignment.reveal = { ...result, ...(output ? { output } : {}) };
         assignment.revealedAt = ctx.height;
         writeJob(writer(ctx), job);
+        appendIndexed(reader(ctx), writer(ctx), TOUCHED_INDEX, job.jobId);
       },
     }),
     factory({
@@ -153,6 +157,7 @@ export function jobTxKinds<Svc>(factory: TxKindFactory<Svc>): TxKind[] {
         ctx.debit(ctx.tx.from, 'OMC', JOB_PARAMS.challengeDeposit);
         job.challenge = { challenger: ctx.tx.from, deposit: JOB_PARAMS.challengeDeposit.toString(), at: ctx.height };
         writeJob(writer(ctx), job);
+        appendIndexed(reader(ctx), writer(ctx), TOUCHED_INDEX, job.jobId);
       },
     }),
   ];
