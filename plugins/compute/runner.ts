@@ -21,6 +21,10 @@ export interface LocalJob {
   readonly salt: string;
   readonly output: Uint8Array;
   readonly log: Uint8Array;
+}
+
+/** What was sent for a job, in memory only (after a restart the chain says what is still missing). */
+interface Sent {
   commitTx?: string;
   commitSentAt?: number;
   revealTx?: string;
@@ -70,6 +74,9 @@ export class JobRunner {
   private operator: string | undefined;
   /** Jobs assigned to this node's operator and not yet revealed; and how far its provider index was read. */
   private readonly open = new Set<string>();
+  /** Results of open jobs (written to the store once, before the commitment leaves), and what was sent for them. */
+  private readonly results = new Map<string, LocalJob>();
+  private readonly sent = new Map<string, Sent>();
   private indexRead = 0;
   private indexOf: string | undefined;
 
@@ -140,19 +147,30 @@ export class JobRunner {
       const assignment = job?.assignments.find((a) => a.provider === operator);
       if (!job || !assignment || assignment.reveal || job.status === 'finalized' || job.status === 'failed' || job.status === 'expired') {
         this.open.delete(jobId);
+        this.results.delete(jobId);
+        this.sent.delete(jobId);
         continue;
       }
-      const local = await this.options.store.get(jobId);
+      if (this.running.has(jobId)) continue;
+      const local = this.results.get(jobId) ?? (await this.recall(jobId));
+      const sent = this.sent.get(jobId) ?? {};
       if (job.status === 'assigned' && !assignment.commitment) {
         if (!local) {
-          if (!this.running.has(jobId) && !isPast(now, assignment.commitBy)) this.run(job, operator);
-        } else if (!isPast(now, assignment.commitBy) && this.due(local.commitTx, local.commitSentAt, height)) {
-          await this.commit(local, operator, height);
+          if (!isPast(now, assignment.commitBy)) this.run(job, operator);
+        } else if (!isPast(now, assignment.commitBy) && this.due(sent.commitTx, sent.commitSentAt, height)) {
+          this.commit(local, operator, height);
         }
-      } else if (job.status === 'committed' && !assignment.reveal && local && this.due(local.revealTx, local.revealSentAt, height)) {
-        await this.reveal(local, operator, height);
+      } else if (job.status === 'committed' && local && this.due(sent.revealTx, sent.revealSentAt, height)) {
+        this.reveal(local, operator, height);
       }
     }
+  }
+
+  /** A result kept before a restart. */
+  private async recall(jobId: string): Promise<LocalJob | undefined> {
+    const local = await this.options.store.get(jobId);
+    if (local) this.results.set(jobId, local);
+    return local;
   }
 
   /** Whether to send (again): never sent, or sent long enough ago and no longer pending. */
@@ -179,8 +197,9 @@ export class JobRunner {
         const local: LocalJob = { jobId: job.jobId, result, salt: toHex(randomBytes(32)), output: outcome.output, log: outcome.log };
         // Kept before the commitment leaves the node: a restart must be able to reveal it.
         await this.options.store.putNow(job.jobId, local);
+        this.results.set(job.jobId, local);
         this.options.log.info({ job: job.jobId, exit: result.exit, gasUsed: result.gasUsed, ms: Math.round(performance.now() - started) }, `job ${job.jobId.slice(0, 10)}… ran: ${result.exit}, ${result.gasUsed} gas`);
-        if (!this.stopped) await this.commit(local, operator, this.options.chain.head.height);
+        if (!this.stopped) this.commit(local, operator, this.options.chain.head.height);
       })
       .catch((error: unknown) => this.options.log.warn({ job: job.jobId, err: error }, `job ${job.jobId.slice(0, 10)}… did not run to an outcome; it will be reassigned after its deadline`))
       .finally(() => this.running.delete(job.jobId));
@@ -202,20 +221,19 @@ export class JobRunner {
     return tx.hash;
   }
 
-  private async commit(local: LocalJob, operator: Address, height: number): Promise<void> {
+  private commit(local: LocalJob, operator: Address, height: number): void {
     const commitment = resultCommitment(local.jobId, operator, local.result, local.salt);
     const hash = this.sign(operator, 'oon.commitResult', { jobId: local.jobId, commitment });
-    if (!hash) return;
-    await this.options.store.putNow(local.jobId, { ...local, commitTx: hash, commitSentAt: height });
+    if (hash) this.sent.set(local.jobId, { ...this.sent.get(local.jobId), commitTx: hash, commitSentAt: height });
   }
 
-  private async reveal(local: LocalJob, operator: Address, height: number): Promise<void> {
+  private reveal(local: LocalJob, operator: Address, height: number): void {
     const payload: Record<string, unknown> = { jobId: local.jobId, ...local.result, salt: local.salt };
     if (local.output.length <= JOB_PARAMS.maxInlineOutput) payload.output = toHex(local.output);
     const hash = this.sign(operator, 'oon.revealResult', payload);
     if (!hash) return;
-    if (!local.revealTx) this.completed += 1;
-    await this.options.store.putNow(local.jobId, { ...local, revealTx: hash, revealSentAt: height });
+    if (!this.sent.get(local.jobId)?.revealTx) this.completed += 1;
+    this.sent.set(local.jobId, { ...this.sent.get(local.jobId), revealTx: hash, revealSentAt: height });
   }
 
   /** The full output or log of a job this node ran. */
