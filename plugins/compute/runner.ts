@@ -77,6 +77,8 @@ export class JobRunner {
   /** Results of open jobs (written to the store once, before the commitment leaves), and what was sent for them. */
   private readonly results = new Map<string, LocalJob>();
   private readonly sent = new Map<string, Sent>();
+  /** Jobs first seen while this process runs: no result of theirs can be in the store. */
+  private readonly fresh = new Set<string>();
   private indexRead = 0;
   private indexOf: string | undefined;
 
@@ -141,7 +143,12 @@ export class JobRunner {
       this.open.clear();
     }
     const count = indexCount(read, index);
-    for (; this.indexRead < count; this.indexRead++) this.open.add(decode<string>(read(`${index}/${this.indexRead}`)!));
+    const catchingUp = this.indexRead === 0;
+    for (; this.indexRead < count; this.indexRead++) {
+      const jobId = decode<string>(read(`${index}/${this.indexRead}`)!);
+      this.open.add(jobId);
+      if (!catchingUp) this.fresh.add(jobId);
+    }
     for (const jobId of [...this.open]) {
       const job = readJob(read, jobId);
       const assignment = job?.assignments.find((a) => a.provider === operator);
@@ -149,10 +156,11 @@ export class JobRunner {
         this.open.delete(jobId);
         this.results.delete(jobId);
         this.sent.delete(jobId);
+        this.fresh.delete(jobId);
         continue;
       }
       if (this.running.has(jobId)) continue;
-      const local = this.results.get(jobId) ?? (await this.recall(jobId));
+      const local = this.results.get(jobId) ?? (this.fresh.has(jobId) ? undefined : await this.recall(jobId));
       const sent = this.sent.get(jobId) ?? {};
       if (job.status === 'assigned' && !assignment.commitment) {
         if (!local) {
