@@ -89,6 +89,15 @@ describe('compute jobs on a three-node devnet', () => {
     expect(answered).toBeGreaterThan(3);
   });
 
+  it('traps a memory bomb and a recursion bomb at their caps on a node, which keeps answering', async () => {
+    const a = new SvcClient(computeA.url);
+    const [memory, recursion] = await Promise.all([a.estimateJob({ runtime: 'wasm', code: fixture('memory-bomb'), gasLimit: 100_000_000n }), a.estimateJob({ runtime: 'wasm', code: fixture('recursion-bomb'), gasLimit: 100_000_000n })]);
+    expect(memory.exit).toBe('trap:unreachable');
+    expect(BigInt(memory.gasUsed)).toBeGreaterThan(255n * 4096n);
+    expect(recursion.exit).toBe('trap:call depth limit');
+    expect(await a.blockNumber()).toBeGreaterThan(0);
+  });
+
   it('refuses a module with a refused feature at submission, naming it, and escrows nothing', async () => {
     const before = await v.getBalance(requester.address);
     const error = await failure(v.submitJob(requester, { runtime: 'wasm', code: fixture('simd'), gasLimit: 1000n, gasPrice: 1n }), 'SIMD job');
