@@ -6,7 +6,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import wabtFactory from 'wabt';
-import { devnetKey, generateKeyPair, jobPayload, rawTransaction, signTransaction, SvcClient, transferPayload, UNIT, type KeyPair } from '../../sdk/index.js';
+import WebSocket from 'ws';
+import { devnetKey, generateKeyPair, jobPayload, rawTransaction, signTransaction, SvcClient, SvcWsClient, transferPayload, UNIT, type JobView, type KeyPair, type WebSocketConstructor } from '../../sdk/index.js';
 import { benchDir, cleanUp, startNode, submitAll } from './node-process.js';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 2000);
@@ -78,29 +79,26 @@ try {
         }),
     ),
   );
+  // Settled jobs arrive as `jobs` subscription events (polling the node for them would load it).
+  const ws = new SvcWsClient({ url: validator.url.replace('http', 'ws'), WebSocket: WebSocket as unknown as WebSocketConstructor });
+  const events = await ws.subscribe<JobView>('jobs');
+  const pending = new Set<string>(jobs.map((tx) => tx.hash));
+  let lastFinalized = 0;
+  const settled = new Promise<void>((resolve, reject) => {
+    events.on((job) => {
+      if (!pending.has(job.jobId) || (job.status !== 'finalized' && job.status !== 'failed' && job.status !== 'expired')) return;
+      if (job.status !== 'finalized') return reject(new Error(`job ${job.jobId} ${job.status}: ${job.reason}`));
+      pending.delete(job.jobId);
+      lastFinalized = Math.max(lastFinalized, job.finalizedAt!);
+      if (pending.size === 0) resolve();
+    });
+  });
   const startHeight = await v.blockNumber();
   const startedAt = Date.now();
   await submitAll(v, jobs.map(rawTransaction), 4, 'svc_oonSubmitJob');
   const submittedMs = Date.now() - startedAt;
-  // Done when every requester's jobs are settled; the latest finalizing block's time ends the run.
-  let lastFinalized = startHeight;
-  const pending = new Set<string>(jobs.map((tx) => tx.hash));
-  while (pending.size > 0) {
-    for (const requester of requesters) {
-      let cursor: number | null | undefined;
-      do {
-        const page = await v.listJobs({ requester: requester.address, limit: 500, ...(cursor ? { cursor } : {}) });
-        for (const job of page.jobs) {
-          if (!pending.has(job.jobId) || (job.status !== 'finalized' && job.status !== 'failed' && job.status !== 'expired')) continue;
-          if (job.status !== 'finalized') throw new Error(`job ${job.jobId} ${job.status}: ${job.reason}`);
-          pending.delete(job.jobId);
-          lastFinalized = Math.max(lastFinalized, job.finalizedAt!);
-        }
-        cursor = page.cursor;
-      } while (cursor !== null);
-    }
-    if (pending.size > 0) await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await settled;
+  ws.close();
   const endedAt = (await v.getBlockByNumber(lastFinalized)).timestamp;
   for (const probe of probes) probe.child.stdin!.end();
   const probeResults = await Promise.all(probes.map((p) => p.result));

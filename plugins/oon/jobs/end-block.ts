@@ -1,5 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { fromHex, toHex, utf8 } from '../../../sdk/bytes.js';
+import { encode } from '../../../sdk/encoding.js';
 import type { BlockContext } from '../../../chain/contract.js';
 import type { JobOutcome } from '../../../jobs/outcome.js';
 import type { JobSpec } from '../../../jobs/spec.js';
@@ -9,6 +10,7 @@ import { deadlineAfter, isPast, JOB_PARAMS } from './params.js';
 import {
   ACTIVE_KEY,
   addLoad,
+  CHANGED_KEY,
   appendIndexed,
   codeKey,
   drainDue,
@@ -73,20 +75,28 @@ export async function jobsEndBlock(ctx: BlockContext, kind: ProviderKind, reexec
   const queue = [...readList(read, QUEUE_KEY), ...incoming];
   const active = new Set(readList(read, ACTIVE_KEY));
   // Only jobs a transaction touched in this block, or whose deadline came, can change: the others are not read.
-  const visit = new Set([...drainIndexed(read, write, TOUCHED_INDEX), ...drainDue(read, write, ctx.timestamp)]);
+  const touched = drainIndexed(read, write, TOUCHED_INDEX);
+  const visit = new Set([...touched, ...drainDue(read, write, ctx.timestamp)]);
+  // Status changes of this block: new jobs, those a transaction moved on (a commit completing), and whatever this step changes.
+  const changed = new Set<string>([...incoming, ...touched]);
   for (const jobId of visit) {
     const job = readJob(read, jobId);
     if (!job || isOver(job)) continue;
+    const before = job.status;
     if (job.status === 'assigned') checkCommitDeadlines(ctx, kind, job, read, write);
     else if (job.status === 'committed') await settleResults(ctx, kind, job, reexecute, read, write);
     writeJob(write, job);
+    if (job.status !== before) changed.add(jobId);
     if (isOver(job) || job.assignments.length === 0) active.delete(jobId);
     // Short of replicas before every commitment is in: find the missing ones. After that the job goes on with the results it has.
     if ((job.status === 'queued' || job.status === 'assigned') && job.assignments.length < job.replicas && !queue.includes(jobId)) queue.push(jobId);
   }
-  const waiting = assignQueued(ctx, kind, queue, new Set(incoming), active);
+  const waiting = assignQueued(ctx, kind, queue, new Set(incoming), active, changed);
   writeList(write, QUEUE_KEY, waiting);
   writeList(write, ACTIVE_KEY, [...active]);
+  // Rewritten only by blocks that change a job (and once more to clear it), not by every block.
+  if (changed.size > 0) write(CHANGED_KEY, encode([ctx.height, [...changed]]));
+  else if (read(CHANGED_KEY)) write(CHANGED_KEY, undefined);
 }
 
 const isOver = (job: JobRecord): boolean => job.status === 'finalized' || job.status === 'failed' || job.status === 'expired';
@@ -212,7 +222,7 @@ function finalize(ctx: BlockContext, job: JobRecord, payees: readonly Assignment
  * jobs still waiting, in order. Once no provider has a free slot, older waiting jobs are not read
  * again (their reason stands); new ones are, to say why they wait.
  */
-function assignQueued(ctx: BlockContext, kind: ProviderKind, queue: readonly string[], incoming: ReadonlySet<string>, active: Set<string>): string[] {
+function assignQueued(ctx: BlockContext, kind: ProviderKind, queue: readonly string[], incoming: ReadonlySet<string>, active: Set<string>, changed: Set<string>): string[] {
   const read = (key: string): Uint8Array | undefined => ctx.readState(key);
   const write = unchangedSkipped(read, (key, value) => ctx.writeState(key, value));
   if (queue.length === 0) return [];
@@ -231,6 +241,7 @@ function assignQueued(ctx: BlockContext, kind: ProviderKind, queue: readonly str
     if (job.assignments.length === 0 && isPast(ctx, deadlineAfter({ height: job.submittedAt, timestamp: job.submittedTime }, JOB_PARAMS.queueWindow))) {
       refund(ctx, job, 'expired', `no provider took it within ${JOB_PARAMS.queueWindow.blocks} blocks and ${JOB_PARAMS.queueWindow.ms / 1000} s`, read, write);
       writeJob(write, job);
+      changed.add(jobId);
       continue;
     }
     const need = job.replicas - job.assignments.length;
@@ -266,6 +277,7 @@ function assignQueued(ctx: BlockContext, kind: ProviderKind, queue: readonly str
       appendIndexed(read, write, providerIndex(provider.operator), jobId);
     }
     scheduleAt(read, write, commitBy.time, jobId);
+    if (job.status !== 'assigned') changed.add(jobId);
     job.status = 'assigned';
     job.reason = undefined;
     writeJob(write, job);

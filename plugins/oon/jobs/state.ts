@@ -17,6 +17,8 @@ import type { Deadline } from './params.js';
  * - `oon/due/<unix second>` -> CBOR list of job ids with a deadline in that second; `oon/due-from` ->
  *   the first second not yet looked at. The end of a block visits only touched and due jobs.
  * - `oon/load/<provider>` -> CBOR number of its assignments not yet committed (its taken slots)
+ * - `oon/changed` -> CBOR [height, job ids]: the jobs whose status the block at that height changed
+ *   (what the `jobs` subscription reads after each block, instead of every job)
  */
 
 export type JobStatus = 'queued' | 'assigned' | 'committed' | 'finalized' | 'failed' | 'expired';
@@ -80,6 +82,7 @@ export const ACTIVE_KEY = 'oon/active';
 export const INCOMING_INDEX = 'oon/incoming';
 export const ALL_INDEX = 'oon/all';
 export const TOUCHED_INDEX = 'oon/touched';
+export const CHANGED_KEY = 'oon/changed';
 export const DUE_FROM_KEY = 'oon/due-from';
 export const dueKey = (second: number): string => `oon/due/${second}`;
 export const loadKey = (provider: string): string => `oon/load/${provider}`;
@@ -188,4 +191,12 @@ export function readLoad(read: ReadState, provider: string): number {
 export function addLoad(read: ReadState, write: WriteState, provider: string, delta: number): void {
   const next = Math.max(0, readLoad(read, provider) + delta);
   write(loadKey(provider), next > 0 ? encode(next) : undefined);
+}
+
+/** The jobs whose status the block at `height` changed (empty when the key is of another block). */
+export function readChanged(read: ReadState, height: number): string[] {
+  const raw = read(CHANGED_KEY);
+  if (!raw) return [];
+  const [at, ids] = decode<[number, string[]]>(raw);
+  return at === height ? ids : [];
 }

@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { addressPattern, normalizeAddress } from '../../../sdk/address.js';
 import type { SubscriptionFactory, SubscriptionKind } from '../../../kernel/plugin.js';
 import type { OonService } from '../service.js';
-import { ACTIVE_KEY, QUEUE_KEY, readJob, readList, type JobStatus } from './state.js';
+import { readChanged, readJob, type JobStatus } from './state.js';
 import { jobView } from './view.js';
 
 const SETTLED: ReadonlySet<JobStatus> = new Set(['finalized', 'failed', 'expired']);
@@ -20,28 +20,22 @@ export function jobsSubscription(kind: SubscriptionFactory<OonService>): Subscri
       const only = options?.jobId?.toLowerCase();
       const requester = options?.requester ? normalizeAddress(options.requester) : undefined;
       const read = (key: string) => service.chain.state.get(key);
-      /** Unsettled jobs seen so far, by their last status: a job leaves the active list in the block that settles it. */
-      const known = new Map<string, JobStatus>();
-      let onlyDone = false;
-      const consider = (jobId: string): void => {
-        if (only && (jobId !== only || onlyDone)) return;
-        const job = readJob(read, jobId);
-        if (!job || (requester && job.requester !== requester)) return;
-        if (known.get(jobId) === job.status) return;
-        sink.send(jobView(job));
-        if (SETTLED.has(job.status)) {
-          known.delete(jobId);
-          if (only) onlyDone = true;
-        } else known.set(jobId, job.status);
-      };
-      return events.on('chain:block', ({ receipts }) => {
-        const candidates = new Set<string>(known.keys());
-        for (const receipt of receipts) if (receipt.kind === 'oon.submitJob' && receipt.status === 'success') candidates.add(receipt.transactionHash);
-        for (const id of readList(read, ACTIVE_KEY)) candidates.add(id);
-        for (const id of readList(read, QUEUE_KEY)) candidates.add(id);
-        if (only) for (const id of [...candidates]) if (id !== only) candidates.delete(id);
-        if (only) candidates.add(only);
-        for (const jobId of candidates) consider(jobId);
+      let done = false;
+      /** The last status sent per unsettled job: a block that touched a job without moving it sends nothing. */
+      const sent = new Map<string, JobStatus>();
+      return events.on('chain:block', ({ height }) => {
+        if (done) return;
+        // Only the jobs this block changed: a subscriber costs what changes, not how many jobs exist.
+        for (const jobId of readChanged(read, height)) {
+          if (only && jobId !== only) continue;
+          const job = readJob(read, jobId);
+          if (!job || (requester && job.requester !== requester) || sent.get(jobId) === job.status) continue;
+          sink.send(jobView(job));
+          if (SETTLED.has(job.status)) {
+            sent.delete(jobId);
+            if (only) done = true;
+          } else sent.set(jobId, job.status);
+        }
       });
     },
   });

@@ -111,6 +111,8 @@ export function jobTxKinds<Svc>(factory: TxKindFactory<Svc>): TxKind[] {
           job.revealBy = deadlineAfter(ctx, JOB_PARAMS.revealWindow);
           job.reason = undefined;
           scheduleAt(reader(ctx), writer(ctx), job.revealBy.time, job.jobId);
+          // Its status changed: the end of the block lists it among the changed jobs.
+          appendIndexed(reader(ctx), writer(ctx), TOUCHED_INDEX, job.jobId);
         }
         writeJob(writer(ctx), job);
       },
