@@ -6,7 +6,7 @@ import type { JobOutcome } from '../../../jobs/outcome.js';
 import type { JobSpec } from '../../../jobs/spec.js';
 import { readProviders, readRecord, writeRecord, type ProviderKind } from '../../providers/registry.js';
 import { sameResult, type ReportedResult } from './commitment.js';
-import { deadlineAfter, isPast, JOB_PARAMS } from './params.js';
+import { commitWindowFor, deadlineAfter, isPast, JOB_PARAMS } from './params.js';
 import {
   ACTIVE_KEY,
   addLoad,
@@ -268,7 +268,7 @@ function assignQueued(ctx: BlockContext, kind: ProviderKind, queue: readonly str
       job.assignedAt = ctx.height;
       job.assignedTime = ctx.timestamp;
     }
-    const commitBy = deadlineAfter(ctx, JOB_PARAMS.commitWindow);
+    const commitBy = deadlineAfter(ctx, commitWindowFor(job.runtime, BigInt(job.gasLimit)));
     for (const provider of open.slice(0, need)) {
       job.assignments.push({ provider: provider.operator, assignedAt: ctx.height, commitBy });
       load.set(provider.operator, load.get(provider.operator)! + 1);

@@ -17,10 +17,12 @@ export const JOB_PARAMS = {
   maxGas: { wasm: 10_000_000_000n, evm: 30_000_000n } as const,
   /** Outputs up to this size travel in the reveal and live on chain; larger ones stay with the provider (the chain keeps the hash). */
   maxInlineOutput: 64 * 1024,
-  /** How long an assigned provider has to commit its result. */
+  /** How long an assigned provider has to commit its result, before the time its gas limit allows (commitWindowFor). */
   commitWindow: { blocks: 20, ms: 5_000 },
+  /** Run time allowed per unit of gas, in ns, on top of the commit window: a slow, branchy WASM loop pays 2 gas per ~1.5 ns iteration; the EVM runs about 60 ns per gas. */
+  nsPerGas: { wasm: 2n, evm: 100n } as const,
   /** How long, after the last commit, every replica has to reveal. */
-  revealWindow: { blocks: 10, ms: 5_000 },
+  revealWindow: { blocks: 10, ms: 10_000 },
   /** How long a single replica's result stays open to challenge. */
   challengeWindow: { blocks: 10, ms: 3_000 },
   /** How long a job may wait in the queue for a provider before it expires (refunded). */
@@ -54,3 +56,9 @@ export function isPast(now: { readonly height: number; readonly timestamp: numbe
 }
 
 export const describeDeadline = (deadline: Deadline): string => `block ${deadline.height} (and ${new Date(deadline.time).toISOString()})`;
+
+/** The commit window of a job: the base window, plus the time its gas limit may take to run. */
+export function commitWindowFor(runtime: 'wasm' | 'evm', gasLimit: bigint): { blocks: number; ms: number } {
+  const runMs = Number((gasLimit * JOB_PARAMS.nsPerGas[runtime]) / 1_000_000n);
+  return { blocks: JOB_PARAMS.commitWindow.blocks, ms: JOB_PARAMS.commitWindow.ms + runMs };
+}

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devnetKey, generateKeyPair, SvcClient, UNIT } from '../../sdk/index.js';
+import type { P2pService } from '../../p2p/service.js';
+import { startNodeProcess, type RunningNode } from '../helpers/cli.js';
+import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
+import { fixture } from '../helpers/wat.js';
+
+// A validator in this process and a compute node as its own process, so it can be killed (SIGKILL)
+// and restarted on its data dir; a second provider (in process) registers when a test needs one.
+let validator: TestNode;
+let v: SvcClient;
+let bootstrap: string;
+const computeDir = tempDir();
+let compute: RunningNode | undefined;
+const requester = generateKeyPair();
+
+async function startCompute(): Promise<RunningNode> {
+  compute = await startNodeProcess(['--role', 'compute', '--data-dir', computeDir, '--bind', '127.0.0.1:0', '--bootstrap-peers', bootstrap]);
+  await waitFor(async () => (await fetch(`${compute!.url}/health`)).status, (status) => status === 200, 20_000, 'the compute node to sync');
+  return compute;
+}
+
+const lines = (node: RunningNode): string[] => node.output().split('\n');
+
+beforeAll(async () => {
+  validator = await startTestNode({ validator: { blockTime: 200 } });
+  v = new SvcClient(validator.url);
+  bootstrap = validator.node.service<P2pService>('p2p').listenAddresses[0]!;
+  const node = await startCompute();
+  const c = new SvcClient(node.url);
+  const operator = (await c.nodeInfo()).operator;
+  await v.waitForTransaction((await v.transfer(devnetKey('account', 0), operator, 'OGT', 2000n * UNIT)).hash);
+  await waitFor(() => c.getBalance(operator).then((b) => b.ogt), (ogt) => ogt >= 2000n * UNIT, 20_000, 'the operator funds');
+  await c.oonRegisterNode({ operator, capabilities: ['wasm'], bond_ogt: 1000, max_concurrent_jobs: 2 });
+  await waitFor(() => c.oonNodeStatus(), (status) => status.status === 'active', 20_000, 'the registration');
+  await v.waitForTransaction((await v.transfer(devnetKey('account', 1), requester.address, 'OMC', 100n * UNIT)).hash);
+}, 120_000);
+afterAll(async () => {
+  await compute?.stop('SIGKILL');
+  await validator?.stop();
+});
+
+describe('a compute provider that crashes', { timeout: 90_000 }, () => {
+  it('keeps the result it computed across a SIGKILL and reports it after a restart, within the deadline', async () => {
+    // A generous gas limit gives a long commit window (it grows with the gas a job may use), so a slow restart still makes it.
+    const { jobId } = await v.submitJob(requester, { runtime: 'wasm', code: fixture('upper'), input: new TextEncoder().encode('survives a crash'), gasLimit: 5_000_000_000n, gasPrice: 0n });
+    // Killed as soon as it has run the job: its result is in the store, its commitment may or may not have left.
+    await waitFor(() => lines(compute!).some((line) => line.includes(`job ${jobId.slice(0, 10)}… ran`)), Boolean, 20_000, 'the job to run');
+    await compute!.stop('SIGKILL');
+    await startCompute();
+    const job = await v.waitForJob(jobId, { timeoutMs: 60_000 });
+    expect(job).toMatchObject({ status: 'finalized', attempts: 0, exit: 'exit:0' });
+    expect(Buffer.from(job.output!.slice(2), 'hex').toString()).toBe('SURVIVES A CRASH');
+  });
+
+  it('reassigns the job of a provider killed mid-run after its deadline; the dead provider loses 1%', async () => {
+    const operator = (await new SvcClient(compute!.url).nodeInfo()).operator;
+    const bondBefore = (await v.getBalance(operator)).bonded.compute!;
+    // Long enough to be killed while it runs (a second or so of metered WASM).
+    const { jobId } = await v.submitJob(requester, { runtime: 'wasm', code: fixture('spin'), gasLimit: 1_500_000_000n, gasPrice: 0n });
+    await waitFor(() => lines(compute!).some((line) => line.includes(`running job ${jobId.slice(0, 10)}`)), Boolean, 20_000, 'the job to start');
+    await compute!.stop('SIGKILL');
+    compute = undefined;
+    // Another provider takes the job once the first misses its deadline.
+    const other = await startTestNode({ role: 'compute', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [bootstrap] } });
+    try {
+      const o = new SvcClient(other.url);
+      const otherOperator = other.node.keys.operator.address;
+      await v.waitForTransaction((await v.transfer(devnetKey('account', 2), otherOperator, 'OGT', 2000n * UNIT)).hash);
+      await waitFor(() => o.getBalance(otherOperator).then((b) => b.ogt), (ogt) => ogt >= 2000n * UNIT, 20_000, 'the second operator funds');
+      await o.oonRegisterNode({ operator: otherOperator, capabilities: ['wasm'], bond_ogt: 1000, max_concurrent_jobs: 2 });
+      const job = await v.waitForJob(jobId, { timeoutMs: 60_000 });
+      expect(job).toMatchObject({ status: 'finalized', attempts: 1, exit: 'out_of_gas', providers: [otherOperator] });
+      expect((await v.getBalance(operator)).bonded.compute).toBe(bondBefore - bondBefore / 100n);
+    } finally {
+      await other.stop();
+    }
+  });
+});
