@@ -1,4 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2.js';
+import { concatBytes } from '../../sdk/bytes.js';
 import { WASI_FUNCTIONS } from './wasi-names.js';
 
 /**
@@ -64,11 +65,12 @@ export class DeterministicWasi {
   }
 
   get output(): Uint8Array {
-    return concat(this.stdout, this.stdoutBytes);
+    // Buffer.concat takes any number of chunks (a spread would not: a job may write a byte at a time).
+    return new Uint8Array(Buffer.concat(this.stdout));
   }
 
   get log(): Uint8Array {
-    return concat(this.stderr, this.stderrBytes);
+    return new Uint8Array(Buffer.concat(this.stderr));
   }
 
   /** The import object for the names the module imports: each a host function, unknown ones ENOSYS. */
@@ -225,21 +227,11 @@ export class DeterministicWasi {
     while (this.randomPool.length < length) {
       const counter = new Uint8Array(8);
       new DataView(counter.buffer).setBigUint64(0, BigInt(this.randomCounter++));
-      const block = sha256(concat([this.job.seed, counter], this.job.seed.length + 8));
-      this.randomPool = concat([this.randomPool, block], this.randomPool.length + block.length);
+      const block = sha256(concatBytes(this.job.seed, counter));
+      this.randomPool = concatBytes(this.randomPool, block);
     }
     const out = this.randomPool.slice(0, length);
     this.randomPool = this.randomPool.slice(length);
     return out;
   }
-}
-
-function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }
