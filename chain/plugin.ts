@@ -16,7 +16,7 @@ import { withPluginGenesis, type GenesisSpec } from './genesis.js';
 import { DEFAULT_MEMPOOL, Mempool } from './mempool.js';
 import { TxDecoder } from './tx-decoder.js';
 import { ReceiptSchema } from './receipts.js';
-import { AddressSchema, BalanceSchema, BlockSchema, BlockTagSchema, ChainInfoSchema, HashSchema, TransactionSchema, TransferPayloadSchema } from './schemas.js';
+import { AddressSchema, BalanceSchema, RawTransactionSchema, BlockSchema, BlockTagSchema, ChainInfoSchema, HashSchema, TransactionSchema, TransferPayloadSchema } from './schemas.js';
 import { TxKindRegistry } from './tx-kinds.js';
 
 declare module '../kernel/plugin.js' {
@@ -35,7 +35,6 @@ export interface ChainSettings {
   readonly maxBlockTransactions?: number;
 }
 
-const RawTransactionSchema = Type.String({ pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 1_048_578, description: 'a signed transaction, 0x hex of its CBOR encoding' });
 
 /**
  * The chain as a plugin: blocks, world state, mempool, the core `transfer` kind and the RPC methods

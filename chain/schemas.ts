@@ -2,6 +2,8 @@ import Type, { type Static } from 'typebox';
 import { addressPattern, canonicalAddressPattern } from '../sdk/address.js';
 import { unitsPattern } from '../sdk/amount.js';
 
+/** A signed transaction as clients send it (up to 512 KiB: a job's inline module travels in one). */
+export const RawTransactionSchema = Type.String({ pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 1_048_578, description: 'a signed transaction, 0x hex of its CBOR encoding' });
 export const HashSchema = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: '32-byte hash, 0x hex (lowercase in results)' });
 export const AddressSchema = Type.String({ pattern: addressPattern, 'x-error': 'invalid_address', description: 'svc1 + 40 hex characters' });
 const ResultHash = Type.String({ pattern: '^0x[0-9a-f]{64}$' });

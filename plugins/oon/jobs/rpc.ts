@@ -4,7 +4,7 @@ import { normalizeAddress } from '../../../sdk/address.js';
 import { fromHex, toHex } from '../../../sdk/bytes.js';
 import { domainError } from '../../../sdk/errors.js';
 import { decodeTransaction } from '../../../sdk/transaction.js';
-import { AddressSchema, HashSchema } from '../../../chain/schemas.js';
+import { AddressSchema, HashSchema, RawTransactionSchema } from '../../../chain/schemas.js';
 import { isTxFailure } from '../../../chain/contract.js';
 import { optionalParam, param, type MethodFactory, type RpcMethod } from '../../../kernel/plugin.js';
 import { ModuleRejectedError } from '../../../jobs/wasm/binary.js';
@@ -16,7 +16,6 @@ import { SubmitJobPayload } from './tx-kinds.js';
 import { checkJobCode } from './validate.js';
 import { jobView, JobViewSchema } from './view.js';
 
-const RawTransactionSchema = Type.String({ pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 1_048_578, description: 'a signed oon.submitJob transaction, 0x hex of its CBOR encoding' });
 const ListFilter = Type.Object(
   {
     requester: Type.Optional(AddressSchema),
