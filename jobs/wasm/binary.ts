@@ -40,9 +40,8 @@ export class Reader {
       result |= (b & 0x7f) << shift;
       if ((b & 0x80) === 0) break;
       shift += 7;
-      if (shift > 28) {
-        if (shift > 35) throw new ModuleRejectedError('an integer is longer than 5 bytes', 'malformed');
-      }
+      // A u32 takes at most 5 bytes; a 6th would be shifted past 32 bits (JS shifts wrap) and misread.
+      if (shift >= 35) throw new ModuleRejectedError('an integer is longer than 5 bytes', 'malformed');
     }
     return result >>> 0;
   }

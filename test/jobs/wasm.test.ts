@@ -99,3 +99,11 @@ describe('a metered WASI job', () => {
     expect(instrumented.imports).toEqual(['fd_read', 'fd_write']);
   });
 });
+
+describe('the module reader', () => {
+  it('refuses a u32 longer than 5 bytes instead of misreading it', async () => {
+    const { Reader } = await import('../../jobs/wasm/binary.js');
+    expect(new Reader(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x0f])).u32()).toBe(0xffffffff);
+    expect(() => new Reader(Uint8Array.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x01])).u32()).toThrow(/longer than 5 bytes/);
+  });
+});
