@@ -3,7 +3,6 @@ import { normalizeAddress } from '../sdk/address.js';
 import type { Hex } from '../sdk/bytes.js';
 import { formatAmountShort } from '../sdk/amount.js';
 import { domainError } from '../sdk/errors.js';
-import { decodeTransaction } from '../sdk/transaction.js';
 import { definePlugin, optionalParam, param } from '../kernel/plugin.js';
 import { accountKey, readBalances } from './state/accounts.js';
 import { HistoryPrunedError, WorldState } from './state/world-state.js';
@@ -18,6 +17,7 @@ import { TxDecoder } from './tx-decoder.js';
 import { ReceiptSchema } from './receipts.js';
 import { AddressSchema, BalanceSchema, RawTransactionSchema, BlockSchema, BlockTagSchema, ChainInfoSchema, HashSchema, TransactionSchema, TransferPayloadSchema } from './schemas.js';
 import { TxKindRegistry } from './tx-kinds.js';
+import { submitFromClient } from './client-submit.js';
 
 declare module '../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -172,14 +172,7 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
         errors: ['invalid_params', 'invalid_transaction', 'invalid_signature', 'wrong_chain_id', 'nonce_too_low', 'nonce_gap', 'nonce_conflict', 'already_known', 'insufficient_funds', 'mempool_full'],
         handler: async ([raw], { service }) => {
           const bytes = Buffer.from(raw.slice(2), 'hex');
-          try {
-            return (await service.submitRaw(bytes)).hash;
-          } catch (error) {
-            // A mined transaction's nonce is used, so a replay lands here; say what it is.
-            const hash = (error as Error).message === 'nonce_too_low' ? decodeTransaction(bytes).hash : undefined;
-            if (hash && (await service.getReceipt(hash))) throw domainError('already_known', `transaction ${hash} is already mined`, { hash });
-            throw error;
-          }
+          return (await submitFromClient(service, service, bytes)).hash;
         },
       }),
       method({

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetKey, generateKeyPair, SvcClient, SvcWsClient, UNIT, type JobView, type WebSocketConstructor } from '../../sdk/index.js';
+import { devnetKey, generateKeyPair, jobPayload, rawTransaction, signTransaction, SvcClient, SvcWsClient, UNIT, type JobView, type WebSocketConstructor } from '../../sdk/index.js';
 import WebSocket from 'ws';
 import type { P2pService } from '../../p2p/service.js';
 import { executeJob } from '../../jobs/execute.js';
@@ -96,6 +96,16 @@ describe('compute jobs on a three-node devnet', () => {
     expect(BigInt(memory.gasUsed)).toBeGreaterThan(255n * 4096n);
     expect(recursion.exit).toBe('trap:call depth limit');
     expect(await a.blockNumber()).toBeGreaterThan(0);
+  });
+
+  it('answers already_known to a job submission replayed after it was mined', async () => {
+    const tx = signTransaction({ chainId: (await v.chainInfo()).chainId, kind: 'oon.submitJob', nonce: await v.getNonce(requester.address), payload: jobPayload(upper('once')) }, requester);
+    const raw = rawTransaction(tx);
+    expect(await v.rpcCall('svc_oonSubmitJob', [raw])).toEqual({ jobId: tx.hash, txHash: tx.hash });
+    await v.waitForTransaction(tx.hash);
+    const replay = await failure(v.rpcCall('svc_oonSubmitJob', [raw]), 'replayed job');
+    expect(replay.message).toBe('already_known');
+    await v.waitForJob(tx.hash, { timeoutMs: 60_000 });
   });
 
   it('refuses a module with a refused feature at submission, naming it, and escrows nothing', async () => {

@@ -6,6 +6,7 @@ import { domainError } from '../../../sdk/errors.js';
 import { decodeTransaction } from '../../../sdk/transaction.js';
 import { AddressSchema, HashSchema, RawTransactionSchema } from '../../../chain/schemas.js';
 import { isTxFailure } from '../../../chain/contract.js';
+import { submitFromClient } from '../../../chain/client-submit.js';
 import { optionalParam, param, type MethodFactory, type RpcMethod } from '../../../kernel/plugin.js';
 import { ModuleRejectedError } from '../../../jobs/wasm/binary.js';
 import type { OonService } from '../service.js';
@@ -62,7 +63,7 @@ export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
           throw domainError('invalid_transaction', (error as Error).message, { field: 'rawTransaction' });
         }
         if (kind !== 'oon.submitJob') throw domainError('invalid_params', `this method takes an oon.submitJob transaction, not ${kind}`, { field: 'rawTransaction' });
-        const tx = await service.submitter.submitRaw(bytes);
+        const tx = await submitFromClient(service.chain, service.submitter, bytes);
         return { jobId: tx.hash, txHash: tx.hash };
       },
     }),

@@ -1,0 +1,18 @@
+import { domainError } from '../sdk/errors.js';
+import { decodeTransaction, type SignedTransaction } from '../sdk/transaction.js';
+import type { ChainReader, TxSubmitter } from './capabilities.js';
+
+/**
+ * Admits a raw transaction a client sent. A replay of one already mined fails its nonce check; the
+ * client is told what it is (`already_known`) rather than `nonce_too_low`. (Peers' gossip does not
+ * come this way: a stale gossiped transaction costs no receipt lookup.)
+ */
+export async function submitFromClient(chain: Pick<ChainReader, 'getReceipt'>, submitter: Pick<TxSubmitter, 'submitRaw'>, bytes: Uint8Array): Promise<SignedTransaction> {
+  try {
+    return await submitter.submitRaw(bytes);
+  } catch (error) {
+    const hash = (error as Error).message === 'nonce_too_low' ? decodeTransaction(bytes).hash : undefined;
+    if (hash && (await chain.getReceipt(hash))) throw domainError('already_known', `transaction ${hash} is already mined`, { hash });
+    throw error;
+  }
+}
