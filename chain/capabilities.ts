@@ -16,7 +16,10 @@ import type { StateReader } from './state/overlay.js';
 export interface ChainReader {
   readonly head: Block;
   readonly genesis: GenesisSpec;
-  readonly state: StateReader;
+  readonly state: StateReader & {
+    /** Every key under a prefix with its value, in no particular order: a walk over the whole state, for rebuilding a view once, not per block. */
+    entriesUnder(prefix: string): Iterable<[string, Uint8Array]>;
+  };
   getReceipt(hash: string): Promise<Receipt | undefined>;
 }
 

@@ -251,7 +251,7 @@ export class Chain {
         stateRoot: applied.root,
         receiptRoot: toHex(await receiptRoot(result.receipts, pacer)),
       };
-      return this.commit(signHeader(header, key.secretKey), result.included, result.receipts, result.overlay.changes, applied.undo, { source: 'produced', started });
+      return this.commit(signHeader(header, key), result.included, result.receipts, result.overlay.changes, applied.undo, { source: 'produced', started });
     });
   }
 

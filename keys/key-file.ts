@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto';
 import { fromHex, toHex } from '../sdk/bytes.js';
 import { keyPairFromSecret, type KeyPair } from '../sdk/keys.js';
+import { withNativeSigner } from './native-signer.js';
 
 /** scrypt cost: ~100 ms and 32 MiB per key on this class of machine; keys are opened once at start. */
 const SCRYPT = { N: 1 << 15, r: 8, p: 1 } as const;
@@ -66,7 +67,7 @@ export function openKey(file: KeyFile, passphrase: string | undefined, where: st
   } else {
     throw new KeyFileError(`${where}: holds neither "secretKey" nor "crypto"`);
   }
-  const key = keyPairFromSecret(secret);
+  const key = withNativeSigner(keyPairFromSecret(secret));
   if (key.address !== file.address) throw new KeyFileError(`${where}: the key does not belong to address ${file.address}`);
   return key;
 }

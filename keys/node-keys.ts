@@ -5,6 +5,7 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import type { PrivateKey } from '@libp2p/interface';
 import { isValidAddress, type Address } from '../sdk/address.js';
 import { generateKeyPair as generateAccountKey, type KeyPair } from '../sdk/keys.js';
+import { withNativeSigner } from './native-signer.js';
 import { KeyFileError, openKey, sealKey, type KeyFile } from './key-file.js';
 
 export interface NodeKeys {
@@ -106,7 +107,7 @@ export async function loadOrCreateNodeKeys(dataDir: string, passphrase?: string)
   if (existsSync(operatorPath)) {
     operator = readKeyFile(operatorPath, passphrase);
   } else {
-    operator = generateAccountKey();
+    operator = withNativeSigner(generateAccountKey());
     writePrivate(operatorPath, `${JSON.stringify(sealKey(operator, passphrase), null, 2)}\n`);
   }
   const importedDir = join(dir, 'operators');

@@ -55,6 +55,8 @@ export class P2pService implements SyncStatus {
   private readonly syncer: Syncer;
   private readonly topics: { blocks: string; transactions: string };
   private importQueue: Promise<unknown> = Promise.resolve();
+  /** The highest block queued for import by gossip (it may be above the head while it imports). */
+  private queuedTip = 0;
   private readonly stopController = new AbortController();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly offs: (() => void)[] = [];
@@ -361,10 +363,15 @@ export class P2pService implements SyncStatus {
     if (block.height <= this.chain.head.height) return TopicValidatorResult.Ignore;
     this.peers.setHead(peer, { height: block.height, hash: block.hash });
     this.reportBestHead();
-    if (block.height === this.chain.head.height + 1 && bundle.raws && !this.syncer.active) {
+    // The block after the head, or after the block still importing: a block that arrives while its
+    // parent imports is queued behind it (a range request for it would cost a round trip and the
+    // proposer's time). Anything else is a gap the range sync fills.
+    if (block.height === Math.max(this.chain.head.height, this.queuedTip) + 1 && bundle.raws) {
+      this.queuedTip = block.height;
       try {
-        await this.importInOrder(bundle, 'gossip');
+        if (!(await this.importInOrder(bundle, 'gossip'))) this.gossipImportFailed();
       } catch (error) {
+        this.gossipImportFailed();
         if (!(error instanceof BlockRejectedError)) throw error;
         this.refuse(peer, error.message);
         return TopicValidatorResult.Reject;
@@ -382,6 +389,12 @@ export class P2pService implements SyncStatus {
     } catch (error) {
       return INVALID_TX.has((error as Error).message) ? TopicValidatorResult.Reject : TopicValidatorResult.Ignore;
     }
+  }
+
+  /** A queued block did not import (its parent did not, or it is invalid): the range sync takes over from the head. */
+  private gossipImportFailed(): void {
+    this.queuedTip = this.chain.head.height;
+    this.syncer.poke();
   }
 
   /** One import at a time, each the block right after the head; false when it's no longer new. */

@@ -2,7 +2,7 @@ import { addressFromPublicKey, type Address } from './address.js';
 import { fromHex, toHex, type Hex } from './bytes.js';
 import { encode } from './encoding.js';
 import { hash } from './hash.js';
-import { sign, verify } from './keys.js';
+import { signWith, verify, type KeyPair } from './keys.js';
 
 /** What a proposer signs. Hashes and keys are `0x` hex on the wire and raw bytes in the encoding. */
 export interface BlockHeader {
@@ -48,9 +48,9 @@ export function headerHash(header: BlockHeader): Hex {
   return toHex(hash(encodeHeader(header)));
 }
 
-export function signHeader(header: BlockHeader, secretKey: Uint8Array): SignedBlockHeader {
+export function signHeader(header: BlockHeader, key: KeyPair): SignedBlockHeader {
   const digest = headerHash(header);
-  return { ...header, hash: digest, signature: toHex(sign(fromHex(digest), secretKey)) };
+  return { ...header, hash: digest, signature: toHex(signWith(key, fromHex(digest))) };
 }
 
 /** Checks the hash, that the proposer address belongs to the key, and the signature. Returns a reason when invalid. */

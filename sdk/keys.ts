@@ -8,6 +8,16 @@ export interface KeyPair {
   readonly secretKey: Uint8Array;
   readonly publicKey: Uint8Array;
   readonly address: Address;
+  /**
+   * Signs with a native implementation when the key has one (the node gives its keys node:crypto,
+   * some twenty times faster than pure JS); `signWith` falls back to pure-JS Ed25519. Both give the
+   * same signature: Ed25519 signing is deterministic.
+   */
+  readonly sign?: (message: Uint8Array) => Uint8Array;
+}
+
+export function signWith(key: KeyPair, message: Uint8Array): Uint8Array {
+  return key.sign ? key.sign(message) : sign(message, key.secretKey);
 }
 
 export function keyPairFromSecret(secretKey: Uint8Array): KeyPair {

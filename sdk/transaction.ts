@@ -2,7 +2,7 @@ import { addressFromPublicKey, normalizeAddress, type Address } from './address.
 import { fromHex, toHex, type Hex } from './bytes.js';
 import { decode, encode } from './encoding.js';
 import { hash } from './hash.js';
-import { sign, type KeyPair } from './keys.js';
+import { signWith, type KeyPair } from './keys.js';
 import { ASSETS, type Asset } from './amount.js';
 
 /** Payloads hold only CBOR-friendly values: strings, small integers, booleans, byte strings, arrays and maps. */
@@ -49,7 +49,7 @@ export function signTransaction(tx: Omit<UnsignedTransaction, 'publicKey'>, key:
   const unsigned: UnsignedTransaction = { ...tx, publicKey: toHex(key.publicKey) };
   const bytes = encodeUnsigned(unsigned);
   const digest = hash(bytes);
-  return { ...unsigned, from: key.address, signature: toHex(sign(digest, key.secretKey)), hash: toHex(digest) };
+  return { ...unsigned, from: key.address, signature: toHex(signWith(key, digest)), hash: toHex(digest) };
 }
 
 export function rawTransaction(tx: SignedTransaction): Hex {

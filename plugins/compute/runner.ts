@@ -12,7 +12,7 @@ import { resultCommitment, type ReportedResult } from '../oon/jobs/commitment.js
 import { jobSpec, reportOf } from '../oon/jobs/end-block.js';
 import { isPast, JOB_PARAMS } from '../oon/jobs/params.js';
 import { decode } from '../../sdk/encoding.js';
-import { ACTIVE_KEY, codeKey, indexCount, providerIndex, readJob, readList, type JobRecord } from '../oon/jobs/state.js';
+import { codeKey, indexCount, providerIndex, readJob, readLoad, type JobRecord } from '../oon/jobs/state.js';
 
 /** What this node keeps of a job it ran: the result it committed to, its secret salt, the full output and log. */
 export interface LocalJob {
@@ -87,9 +87,7 @@ export class JobRunner {
   /** Jobs assigned to this node and not yet committed (its taken slots), and jobs it reported since start. */
   stats(operator: string | undefined): { activeJobs: number; completedJobs: number } {
     if (!operator) return { activeJobs: 0, completedJobs: this.completed };
-    const read = (key: string) => this.options.chain.state.get(key);
-    const active = readList(read, ACTIVE_KEY).filter((id) => readJob(read, id)?.assignments.some((a) => a.provider === operator && !a.commitment)).length;
-    return { activeJobs: active, completedJobs: this.completed };
+    return { activeJobs: readLoad((key) => this.options.chain.state.get(key), operator), completedJobs: this.completed };
   }
 
   /** `/health?verbose`: the job slots this node's registration offers, how many are taken, how many run here now. */

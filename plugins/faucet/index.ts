@@ -1,5 +1,6 @@
 import { normalizeAddress } from '../../sdk/address.js';
 import { devnetKey } from '../../sdk/keys.js';
+import { withNativeSigner } from '../../keys/native-signer.js';
 import { AddressSchema } from '../../chain/schemas.js';
 import { definePlugin, param } from '../../kernel/plugin.js';
 import { TxFailure } from '../../chain/contract.js';
@@ -29,7 +30,7 @@ export default definePlugin({
     const chain = ctx.use('chain-reader');
     if (ctx.node.network !== 'devnet') throw new Error(`faucet: only available on devnet, not on network "${ctx.node.network}"`);
     // The faucet account is the published dev seed's faucet key: the only signer `faucet.mint` accepts.
-    const key = devnetKey('faucet', 0);
+    const key = withNativeSigner(devnetKey('faucet', 0));
     const faucet = new Faucet({ chain, submitter: ctx.use('tx-submitter'), key, cooldowns: ctx.table(COOLDOWNS), ...ctx.config, log: ctx.log });
     await faucet.load();
     ctx.events.on('chain:block', (event) => faucet.afterBlock(event.block.transactions));

@@ -61,7 +61,11 @@ export default definePlugin({
   description: 'compute (OON) chain rules on every node: provider registry (oon.register / oon.unregister, bond release) and jobs (oon.submitJob, commit, reveal, challenge; assignment, deadlines, payment, re-execution of disputes)',
   requires: ['chain-reader', 'tx-submitter'],
   provides: ['oon-registry'],
-  init: (ctx) => new OonService(OON, ctx.use('chain-reader'), ctx.use('tx-submitter')),
+  init(ctx) {
+    const service = new OonService(OON, ctx.use('chain-reader'), ctx.use('tx-submitter'));
+    ctx.events.on('chain:block', ({ height }) => service.tally.afterBlock(height));
+    return service;
+  },
   stop: (service) => service.close(),
   txKinds: (kind) => [...providerTxKinds(OON, kind), ...jobTxKinds(kind)],
   async endBlock(ctx, service) {

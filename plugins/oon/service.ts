@@ -4,7 +4,7 @@ import type { JobOutcome } from '../../jobs/outcome.js';
 import type { JobSpec } from '../../jobs/spec.js';
 import { ProviderRegistry } from '../providers/registry-service.js';
 import type { ProviderKind } from '../providers/registry.js';
-import { ACTIVE_KEY, INCOMING_INDEX, indexCount, QUEUE_KEY, readJob, readList } from './jobs/state.js';
+import { JobTally, type UnsettledStatus } from './jobs/tally.js';
 
 /** Wall-clock safety net for a re-execution (gas ceilings keep a real one far below it). */
 const REEXECUTION_TIMEOUT_MS = 120_000;
@@ -17,6 +17,8 @@ const REEXECUTION_TIMEOUT_MS = 120_000;
 export class OonService extends ProviderRegistry {
   private pool: JobPool | undefined;
   private closed = false;
+  /** Kept by the plugin's `chain:block` listener. */
+  readonly tally: JobTally;
 
   constructor(
     kind: ProviderKind,
@@ -24,17 +26,12 @@ export class OonService extends ProviderRegistry {
     readonly submitter: TxSubmitter,
   ) {
     super(kind, chain);
+    this.tally = new JobTally(chain);
   }
 
   /** Jobs not yet settled, by state, at the head (metrics). */
-  jobCounts(): { queued: number; assigned: number; committed: number } {
-    const read = (key: string) => this.chain.state.get(key);
-    const counts = { queued: readList(read, QUEUE_KEY).length + indexCount(read, INCOMING_INDEX), assigned: 0, committed: 0 };
-    for (const id of readList(read, ACTIVE_KEY)) {
-      const status = readJob(read, id)?.status;
-      if (status === 'assigned' || status === 'committed') counts[status] += 1;
-    }
-    return counts;
+  jobCounts(): Record<UnsettledStatus, number> {
+    return this.tally.counts();
   }
 
   /** Runs a job off the main thread to its outcome (the same on every node). */

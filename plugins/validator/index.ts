@@ -3,15 +3,16 @@ import Type from 'typebox';
 import { fromHex, toHex } from '../../sdk/bytes.js';
 import { devnetKey, keyPairFromSecret, type KeyPair } from '../../sdk/keys.js';
 import { definePlugin } from '../../kernel/plugin.js';
+import { withNativeSigner } from '../../keys/native-signer.js';
 import { BlockProducer } from './producer.js';
 
 function loadKey(keyFile: string | undefined, network: string): KeyPair {
   if (!keyFile) {
     if (network !== 'devnet') throw new Error(`validator: network ${network} needs "validator.keyFile" (a file holding the 32-byte secret key as hex)`);
-    return devnetKey('validator', 0);
+    return withNativeSigner(devnetKey('validator', 0));
   }
   try {
-    return keyPairFromSecret(fromHex(readFileSync(keyFile, 'utf8').trim()));
+    return withNativeSigner(keyPairFromSecret(fromHex(readFileSync(keyFile, 'utf8').trim())));
   } catch (error) {
     throw new Error(`validator.keyFile ${keyFile}: ${(error as Error).message}`);
   }

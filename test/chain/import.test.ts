@@ -31,7 +31,7 @@ function headerOf(block: Block): BlockHeader {
 
 function resign(block: Block, changes: Partial<BlockHeader>): Block {
   const header: BlockHeader = { ...headerOf(block), ...changes };
-  return { ...signHeader(header, devnetKey('validator', 0).secretKey), transactions: block.transactions };
+  return { ...signHeader(header, devnetKey('validator', 0)), transactions: block.transactions };
 }
 
 describe('block import', () => {
@@ -55,7 +55,7 @@ describe('block import', () => {
           await expect(target.importBlock(block, raws.slice(1))).rejects.toThrow(/transaction count/);
           const otherProposer = devnetKey('account', 3);
           const strangerHeader = { ...headerOf(block), proposer: otherProposer.address, proposerKey: `0x${Buffer.from(otherProposer.publicKey).toString('hex')}` as Hex };
-          const byStranger = { ...signHeader(strangerHeader, otherProposer.secretKey), transactions: block.transactions };
+          const byStranger = { ...signHeader(strangerHeader, otherProposer), transactions: block.transactions };
           await expect(target.importBlock(byStranger, raws)).rejects.toThrow(/not the chain validator/);
           // None of that changed the follower.
           expect(target.head.height).toBe(height - 1);

@@ -46,7 +46,7 @@ function forgedChain(genesis: Block, length: number): Block[] {
         stateRoot: toHex(new Uint8Array(32).fill(height)),
         receiptRoot: ZERO,
       },
-      key.secretKey,
+      key,
     );
     parent = { ...signed, transactions: [] };
     blocks.push(parent);

@@ -7,7 +7,7 @@ import { DEFAULT_JOB_LIMITS } from '../../jobs/spec.js';
 import { startTestNode, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
 import { failure } from '../helpers/rpc-failure.js';
 import type { Chain } from '../../chain/chain.js';
-import { ACTIVE_KEY, readJob, readList } from '../../plugins/oon/jobs/state.js';
+import { readJob } from '../../plugins/oon/jobs/state.js';
 import { fixture } from '../helpers/wat.js';
 import { run, SVC } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dirs.js';
@@ -155,8 +155,8 @@ describe('compute jobs on a three-node devnet', () => {
     const off = validator.node.events.on('chain:block', () => {
       const read = (key: string) => chain.state.get(key);
       const running = new Map<string, number>();
-      for (const id of readList(read, ACTIVE_KEY)) {
-        for (const a of readJob(read, id)!.assignments) if (!a.commitment) running.set(a.provider, (running.get(a.provider) ?? 0) + 1);
+      for (const [key] of chain.state.entriesUnder('oon/jobs/')) {
+        for (const a of readJob(read, key.slice('oon/jobs/'.length))!.assignments) if (!a.commitment) running.set(a.provider, (running.get(a.provider) ?? 0) + 1);
       }
       for (const [provider, count] of running) if (count > 2) overloads.push(`block ${chain.head.height}: ${provider} holds ${count}`);
     });

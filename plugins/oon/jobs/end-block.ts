@@ -6,26 +6,25 @@ import type { JobOutcome } from '../../../jobs/outcome.js';
 import type { JobSpec } from '../../../jobs/spec.js';
 import { readProviders, readRecord, writeRecord, type ProviderKind } from '../../providers/registry.js';
 import { sameResult, type ReportedResult } from './commitment.js';
-import { commitWindowFor, deadlineAfter, isPast, JOB_PARAMS } from './params.js';
+import { commitWindowFor, deadlineAfter, isPast, JOB_PARAMS, type Deadline } from './params.js';
 import {
-  ACTIVE_KEY,
   addLoad,
   CHANGED_KEY,
   appendIndexed,
   codeKey,
+  dequeue,
   drainDue,
   drainIndexed,
+  enqueue,
   INCOMING_INDEX,
   providerIndex,
-  QUEUE_KEY,
+  queuedJobs,
   readJob,
-  readList,
   readLoad,
   scheduleAt,
   TOUCHED_INDEX,
   unchangedSkipped,
   writeJob,
-  writeList,
   type Assignment,
   type JobRecord,
   type ReadState,
@@ -72,8 +71,6 @@ export async function jobsEndBlock(ctx: BlockContext, kind: ProviderKind, reexec
   const read = (key: string): Uint8Array | undefined => ctx.readState(key);
   const write = unchangedSkipped(read, (key, value) => ctx.writeState(key, value));
   const incoming = drainIndexed(read, write, INCOMING_INDEX);
-  const queue = [...readList(read, QUEUE_KEY), ...incoming];
-  const active = new Set(readList(read, ACTIVE_KEY));
   // Only jobs a transaction touched in this block, or whose deadline came, can change: the others are not read.
   const touched = drainIndexed(read, write, TOUCHED_INDEX);
   const visit = new Set([...touched, ...drainDue(read, write, ctx.timestamp)]);
@@ -85,21 +82,41 @@ export async function jobsEndBlock(ctx: BlockContext, kind: ProviderKind, reexec
     const before = job.status;
     if (job.status === 'assigned') checkCommitDeadlines(ctx, kind, job, read, write);
     else if (job.status === 'committed') await settleResults(ctx, kind, job, reexecute, read, write);
+    else if (job.status === 'queued') expireIfWaitedOut(ctx, job, read, write);
+    // Short of replicas before every commitment is in: find the missing ones. After that the job goes on with the results it has.
+    if ((job.status === 'queued' || job.status === 'assigned') && job.assignments.length < job.replicas) wait(ctx, job, read, write);
+    else dequeue(read, write, job);
     writeJob(write, job);
     if (job.status !== before) changed.add(jobId);
-    if (isOver(job) || job.assignments.length === 0) active.delete(jobId);
-    // Short of replicas before every commitment is in: find the missing ones. After that the job goes on with the results it has.
-    if ((job.status === 'queued' || job.status === 'assigned') && job.assignments.length < job.replicas && !queue.includes(jobId)) queue.push(jobId);
   }
-  const waiting = assignQueued(ctx, kind, queue, new Set(incoming), active, changed);
-  writeList(write, QUEUE_KEY, waiting);
-  writeList(write, ACTIVE_KEY, [...active]);
+  assignQueued(ctx, kind, incoming, changed);
   // Rewritten only by blocks that change a job (and once more to clear it), not by every block.
   if (changed.size > 0) write(CHANGED_KEY, encode([ctx.height, [...changed]]));
   else if (read(CHANGED_KEY)) write(CHANGED_KEY, undefined);
 }
 
 const isOver = (job: JobRecord): boolean => job.status === 'finalized' || job.status === 'failed' || job.status === 'expired';
+
+/** When a job that waits for providers gives up: `queueWindow` after its submission. */
+const queueDeadline = (job: JobRecord): Deadline => deadlineAfter({ height: job.submittedAt, timestamp: job.submittedTime }, JOB_PARAMS.queueWindow);
+
+/** Into the queue (once), with a visit scheduled for when it would expire there. */
+function wait(ctx: BlockContext, job: JobRecord, read: ReadState, write: WriteState): void {
+  if (job.queuedAt !== undefined) return;
+  enqueue(read, write, job);
+  if (job.assignments.length === 0) scheduleAt(read, write, Math.max(ctx.timestamp + 1000, queueDeadline(job).time), job.jobId);
+}
+
+/** A job that waited out its queue window with no provider is refunded; one whose time came but not its height is looked at again a second later. */
+function expireIfWaitedOut(ctx: BlockContext, job: JobRecord, read: ReadState, write: WriteState): void {
+  if (job.assignments.length > 0) return;
+  const deadline = queueDeadline(job);
+  if (isPast(ctx, deadline)) {
+    dequeue(read, write, job);
+    return refund(ctx, job, 'expired', `no provider took it within ${JOB_PARAMS.queueWindow.blocks} blocks and ${JOB_PARAMS.queueWindow.ms / 1000} s`, read, write);
+  }
+  if (ctx.timestamp >= deadline.time) scheduleAt(read, write, ctx.timestamp + 1000, job.jobId);
+}
 
 function slash(ctx: BlockContext, kind: ProviderKind, provider: string, perMille: bigint, beneficiary: string): void {
   const record = readRecord((key) => ctx.readState(key), kind, provider);
@@ -218,48 +235,47 @@ function finalize(ctx: BlockContext, job: JobRecord, payees: readonly Assignment
 
 /**
  * Queued jobs to providers with the runtime and a free slot, compute-role providers first, then by a
- * hash of the parent block, the job and the provider. Adds what it assigns to `active`; returns the
- * jobs still waiting, in order. Once no provider has a free slot, older waiting jobs are not read
- * again (their reason stands); new ones are, to say why they wait.
+ * hash of the parent block, the job and the provider: the queue oldest first for as long as a slot
+ * is free, then this block's submissions (each of which is looked at, to say why it waits).
  */
-function assignQueued(ctx: BlockContext, kind: ProviderKind, queue: readonly string[], incoming: ReadonlySet<string>, active: Set<string>, changed: Set<string>): string[] {
+function assignQueued(ctx: BlockContext, kind: ProviderKind, incoming: readonly string[], changed: Set<string>): void {
   const read = (key: string): Uint8Array | undefined => ctx.readState(key);
   const write = unchangedSkipped(read, (key, value) => ctx.writeState(key, value));
-  if (queue.length === 0) return [];
   const providers = readProviders(read, kind).filter((record) => record.releaseAt === undefined);
   const details = (p: (typeof providers)[number]): ComputeDetails => p.details as unknown as ComputeDetails;
   const load = new Map(providers.map((p) => [p.operator, readLoad(read, p.operator)]));
   let free = providers.reduce((sum, p) => sum + Math.max(0, details(p).maxConcurrentJobs - load.get(p.operator)!), 0);
-  const waiting: string[] = [];
-  for (const jobId of queue) {
-    if (free === 0 && !incoming.has(jobId)) {
-      waiting.push(jobId);
-      continue;
-    }
-    const job = readJob(read, jobId)!;
-    if (isOver(job)) continue;
-    if (job.assignments.length === 0 && isPast(ctx, deadlineAfter({ height: job.submittedAt, timestamp: job.submittedTime }, JOB_PARAMS.queueWindow))) {
+
+  /** Assigns what it can; a job still short of providers says why and stays (or goes) in the queue. */
+  const consider = (job: JobRecord): void => {
+    const before = job.status;
+    if (job.assignments.length === 0 && isPast(ctx, queueDeadline(job))) {
+      dequeue(read, write, job);
       refund(ctx, job, 'expired', `no provider took it within ${JOB_PARAMS.queueWindow.blocks} blocks and ${JOB_PARAMS.queueWindow.ms / 1000} s`, read, write);
-      writeJob(write, job);
-      changed.add(jobId);
-      continue;
+    } else {
+      const need = job.replicas - job.assignments.length;
+      const offering = providers.filter((p) => details(p).capabilities.includes(job.runtime));
+      const eligible = offering.filter((p) => !job.excluded.includes(p.operator) && !job.assignments.some((a) => a.provider === p.operator));
+      const open = eligible.filter((p) => load.get(p.operator)! < details(p).maxConcurrentJobs);
+      if (open.length < need) {
+        job.reason =
+          offering.length === 0
+            ? `waiting: no active provider offers ${job.runtime}`
+            : open.length === 0 && eligible.length > 0
+              ? `waiting: every ${job.runtime} provider is at its max_concurrent_jobs`
+              : `waiting: ${need} more ${job.runtime} provider(s) with a free slot needed, ${open.length} available`;
+        wait(ctx, job, read, write);
+      } else {
+        assign(job, open, need);
+        dequeue(read, write, job);
+      }
     }
-    const need = job.replicas - job.assignments.length;
-    const offering = providers.filter((p) => details(p).capabilities.includes(job.runtime));
-    const eligible = offering.filter((p) => !job.excluded.includes(p.operator) && !job.assignments.some((a) => a.provider === p.operator));
-    const open = eligible.filter((p) => load.get(p.operator)! < details(p).maxConcurrentJobs);
-    if (open.length < need) {
-      job.reason =
-        offering.length === 0
-          ? `waiting: no active provider offers ${job.runtime}`
-          : open.length === 0 && eligible.length > 0
-            ? `waiting: every ${job.runtime} provider is at its max_concurrent_jobs`
-            : `waiting: ${need} more ${job.runtime} provider(s) with a free slot needed, ${open.length} available`;
-      writeJob(write, job);
-      waiting.push(jobId);
-      continue;
-    }
-    const rank = new Map(open.map((p) => [p.operator, toHex(sha256(utf8(`${ctx.parentHash}|${jobId}|${p.operator}`)))]));
+    writeJob(write, job);
+    if (job.status !== before) changed.add(job.jobId);
+  };
+
+  const assign = (job: JobRecord, open: (typeof providers)[number][], need: number): void => {
+    const rank = new Map(open.map((p) => [p.operator, toHex(sha256(utf8(`${ctx.parentHash}|${job.jobId}|${p.operator}`)))]));
     open.sort((a, b) => {
       const dedicated = Number(details(b).dedicated === true) - Number(details(a).dedicated === true);
       return dedicated !== 0 ? dedicated : rank.get(a.operator)! < rank.get(b.operator)! ? -1 : 1;
@@ -274,14 +290,19 @@ function assignQueued(ctx: BlockContext, kind: ProviderKind, queue: readonly str
       load.set(provider.operator, load.get(provider.operator)! + 1);
       addLoad(read, write, provider.operator, 1);
       free -= 1;
-      appendIndexed(read, write, providerIndex(provider.operator), jobId);
+      appendIndexed(read, write, providerIndex(provider.operator), job.jobId);
     }
-    scheduleAt(read, write, commitBy.time, jobId);
-    if (job.status !== 'assigned') changed.add(jobId);
+    scheduleAt(read, write, commitBy.time, job.jobId);
     job.status = 'assigned';
     job.reason = undefined;
-    writeJob(write, job);
-    active.add(jobId);
+  };
+
+  if (free > 0) {
+    for (const jobId of queuedJobs(read, write)) {
+      const job = readJob(read, jobId)!;
+      consider(job);
+      if (free === 0) break;
+    }
   }
-  return waiting;
+  for (const jobId of incoming) consider(readJob(read, jobId)!);
 }

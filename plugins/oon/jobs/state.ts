@@ -9,13 +9,16 @@ import type { Deadline } from './params.js';
  * - `oon/code/<sha256>` -> the module or bytecode, stored once for every job that runs it
  * - `oon/incoming/<n>` (and `oon/incoming/count`) -> job ids submitted in the current block: moved
  *   to the queue at its end (appending to one list per submission would rewrite it every time)
- * - `oon/queue` -> CBOR list of job ids waiting for providers, oldest first
- * - `oon/active` -> CBOR list of job ids assigned and not yet settled, oldest first
+ * - `oon/queue/<n>` -> job id waiting for providers, numbered in the order it came to wait (a job's
+ *   record holds its `queuedAt` position; taken out, the entry is deleted), with `oon/queue/count`,
+ *   `oon/queue/head` (no entry below it) and `oon/queue/size` (entries): a block reads only the
+ *   front of the queue it can assign, whatever the queue's length
  * - `oon/all/<n>`, `oon/by-requester/<address>/<n>`, `oon/by-provider/<address>/<n>` (each with a
  *   `count`) -> job id: numbered indexes, read newest first
  * - `oon/touched/<n>` (and `count`) -> job ids a commit, reveal or challenge touched in this block
- * - `oon/due/<unix second>` -> CBOR list of job ids with a deadline in that second; `oon/due-from` ->
- *   the first second not yet looked at. The end of a block visits only touched and due jobs.
+ * - `oon/due/<unix second>/<n>` (and `count`) -> job ids with a deadline in that second;
+ *   `oon/due-from` -> the first second not yet looked at. The end of a block visits only touched
+ *   and due jobs.
  * - `oon/load/<provider>` -> CBOR number of its assignments not yet committed (its taken slots)
  * - `oon/changed` -> CBOR [height, job ids]: the jobs whose status the block at that height changed
  *   (what the `jobs` subscription reads after each block, instead of every job)
@@ -59,6 +62,8 @@ export interface JobRecord {
   /** Assignments that ran out their deadline so far. */
   attempts: number;
   assignments: Assignment[];
+  /** Its position in the queue while it waits there (`oon/queue/<n>`). */
+  queuedAt?: number;
   /** Providers that missed a deadline on this job: not assigned it again. */
   excluded: string[];
   /** When the reveal window closes (all commits in). */
@@ -77,14 +82,15 @@ export type WriteState = (key: string, value: Uint8Array | undefined) => void;
 
 export const jobKey = (jobId: string): string => `oon/jobs/${jobId}`;
 export const codeKey = (hash: string): string => `oon/code/${hash}`;
-export const QUEUE_KEY = 'oon/queue';
-export const ACTIVE_KEY = 'oon/active';
+export const QUEUE_INDEX = 'oon/queue';
+const QUEUE_HEAD_KEY = 'oon/queue/head';
+const QUEUE_SIZE_KEY = 'oon/queue/size';
 export const INCOMING_INDEX = 'oon/incoming';
 export const ALL_INDEX = 'oon/all';
 export const TOUCHED_INDEX = 'oon/touched';
 export const CHANGED_KEY = 'oon/changed';
 export const DUE_FROM_KEY = 'oon/due-from';
-export const dueKey = (second: number): string => `oon/due/${second}`;
+export const dueIndex = (second: number): string => `oon/due/${second}`;
 export const loadKey = (provider: string): string => `oon/load/${provider}`;
 export const requesterIndex = (address: string): string => `oon/by-requester/${address}`;
 export const providerIndex = (address: string): string => `oon/by-provider/${address}`;
@@ -110,15 +116,6 @@ export function writeJob(write: WriteState, job: JobRecord): void {
 /** Absent fields are left out of the stored record, not written as CBOR `undefined`. */
 function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
-export function readList(read: ReadState, key: string): string[] {
-  const raw = read(key);
-  return raw ? decode<string[]>(raw) : [];
-}
-
-export function writeList(write: WriteState, key: string, list: readonly string[]): void {
-  write(key, list.length > 0 ? encode(list) : undefined);
 }
 
 export function indexCount(read: ReadState, index: string): number {
@@ -153,12 +150,10 @@ export function drainIndexed(read: ReadState, write: WriteState, index: string):
   return ids;
 }
 
-/** Puts a job on the schedule of the second its deadline falls in. */
+/** Puts a job on the schedule of the second its deadline falls in (twice is harmless: a visit is a visit). */
 export function scheduleAt(read: ReadState, write: WriteState, time: number, jobId: string): void {
   const second = Math.floor(time / 1000);
-  const key = dueKey(second);
-  const list = readList(read, key);
-  if (!list.includes(jobId)) writeList(write, key, [...list, jobId]);
+  appendIndexed(read, write, dueIndex(second), jobId);
   // Deadlines lie ahead of every second already looked at, so this never points back before one.
   const from = read(DUE_FROM_KEY);
   if (!from || second < decode<number>(from)) write(DUE_FROM_KEY, encode(second));
@@ -171,16 +166,48 @@ export function drainDue(read: ReadState, write: WriteState, time: number): stri
   if (!fromRaw) return [];
   let second = decode<number>(fromRaw);
   const due: string[] = [];
-  for (; second <= until; second++) {
-    const key = dueKey(second);
-    const list = readList(read, key);
-    if (list.length > 0) {
-      due.push(...list);
-      write(key, undefined);
-    }
-  }
+  for (; second <= until; second++) due.push(...drainIndexed(read, write, dueIndex(second)));
   write(DUE_FROM_KEY, encode(second));
   return due;
+}
+
+const readNumber = (read: ReadState, key: string): number => {
+  const raw = read(key);
+  return raw ? decode<number>(raw) : 0;
+};
+const writeNumber = (write: WriteState, key: string, value: number): void => write(key, value > 0 ? encode(value) : undefined);
+
+/** Puts a job at the back of the queue. */
+export function enqueue(read: ReadState, write: WriteState, job: JobRecord): void {
+  if (job.queuedAt !== undefined) return;
+  job.queuedAt = indexCount(read, QUEUE_INDEX);
+  appendIndexed(read, write, QUEUE_INDEX, job.jobId);
+  writeNumber(write, QUEUE_SIZE_KEY, readNumber(read, QUEUE_SIZE_KEY) + 1);
+}
+
+/** Takes a job out of the queue, wherever it stands. */
+export function dequeue(read: ReadState, write: WriteState, job: JobRecord): void {
+  if (job.queuedAt === undefined) return;
+  write(`${QUEUE_INDEX}/${job.queuedAt}`, undefined);
+  job.queuedAt = undefined;
+  writeNumber(write, QUEUE_SIZE_KEY, readNumber(read, QUEUE_SIZE_KEY) - 1);
+}
+
+/** Jobs waiting in the queue. */
+export function queueSize(read: ReadState): number {
+  return readNumber(read, QUEUE_SIZE_KEY);
+}
+
+/** The queue's job ids, oldest first, for as long as the caller reads on; the head moves past what was taken out. */
+export function* queuedJobs(read: ReadState, write: WriteState): Generator<string> {
+  const count = indexCount(read, QUEUE_INDEX);
+  let head = readNumber(read, QUEUE_HEAD_KEY);
+  while (head < count && !read(`${QUEUE_INDEX}/${head}`)) head += 1;
+  writeNumber(write, QUEUE_HEAD_KEY, head);
+  for (let at = head; at < count; at++) {
+    const raw = read(`${QUEUE_INDEX}/${at}`);
+    if (raw) yield decode<string>(raw);
+  }
 }
 
 export function readLoad(read: ReadState, provider: string): number {
