@@ -19,6 +19,8 @@ export interface ChainReader {
   readonly state: StateReader & {
     /** Every key under a prefix with its value, in no particular order: a walk over the whole state, for rebuilding a view once, not per block. */
     entriesUnder(prefix: string): Iterable<[string, Uint8Array]>;
+    /** The current value, or the newest before the key was deleted, as far as this node keeps history. */
+    lastKnownValue(key: string): Promise<Uint8Array | undefined>;
   };
   getReceipt(hash: string): Promise<Receipt | undefined>;
 }

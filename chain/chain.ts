@@ -14,6 +14,7 @@ import { genesisHeader, genesisState, type GenesisSpec } from './genesis.js';
 import { invalidSignature, type Mempool } from './mempool.js';
 import { domainError } from '../sdk/errors.js';
 import type { TxDecoder } from './tx-decoder.js';
+import type { DecodeResult } from './decode-verified.js';
 import { receiptRoot, type Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
 import { verifyEd25519 } from './signatures.js';
@@ -281,8 +282,14 @@ export class Chain {
       if (block.height !== head.height + 1 || block.parentHash !== head.hash) reject(`does not extend head ${head.height} (${head.hash})`);
       if (block.timestamp <= head.timestamp) reject('timestamp is not after its parent');
       if (rawTransactions.length !== block.transactions.length) reject('transaction count does not match the block');
-      // Decoded and signature-checked like submitted transactions: on the worker, in batches.
-      const decoded = await Promise.all(rawTransactions.map((raw) => this.options.decoder.decode(raw)));
+      // Decoded and signature-checked like submitted transactions: on the worker, in batches. One this
+      // node already admitted from the same bytes was checked then: its pending copy is used.
+      const decoded = await Promise.all(
+        rawTransactions.map((raw, i): DecodeResult | Promise<DecodeResult> => {
+          const known = this.options.mempool.get(block.transactions[i] ?? '');
+          return known && Buffer.compare(rawOf(known), raw) === 0 ? { tx: known } : this.options.decoder.decode(raw);
+        }),
+      );
       const txs: SignedTransaction[] = [];
       decoded.forEach((result, i) => {
         if ('format' in result) return reject(`transaction ${i}: ${result.format}`);

@@ -128,6 +128,17 @@ export class WorldState {
     return this.archive ? 0 : Math.max(0, head - this.options.historyBlocks);
   }
 
+  /**
+   * The current value of `key`, or else its newest value before it was deleted, as far as this node
+   * keeps history (an archive: always; others: within the window).
+   */
+  async lastKnownValue(key: string): Promise<Uint8Array | undefined> {
+    const current = this.values.get(key);
+    if (current) return current;
+    for await (const [, value] of this.history.entries({ prefix: stateVersionKey.versionsOf(key), reverse: true })) if (value.length > 0) return value;
+    return undefined;
+  }
+
   /** The value of `key` after block `height`. Throws HistoryPrunedError outside the window. */
   async valueAt(key: string, height: number, head: number): Promise<Uint8Array | undefined> {
     if (height >= head) return this.values.get(key);

@@ -5,6 +5,7 @@ import { OonService } from './service.js';
 import { jobsEndBlock } from './jobs/end-block.js';
 import { jobMethods } from './jobs/rpc.js';
 import { jobsSubscription } from './jobs/subscription.js';
+import { jobsGenesis } from './jobs/genesis.js';
 import { jobTxKinds } from './jobs/tx-kinds.js';
 import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 
@@ -72,7 +73,7 @@ export default definePlugin({
     releaseBonds(ctx, OON);
     await jobsEndBlock(ctx, OON, (spec) => service.run(spec));
   },
-  genesis: unbondingGenesis,
+  genesis: (parameters) => [...unbondingGenesis(parameters), ...jobsGenesis(parameters)],
   subscriptions: (kind) => [jobsSubscription(kind)],
   rpc: (method) => [
     ...jobMethods(method),

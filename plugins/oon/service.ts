@@ -5,6 +5,8 @@ import type { JobSpec } from '../../jobs/spec.js';
 import { ProviderRegistry } from '../providers/registry-service.js';
 import type { ProviderKind } from '../providers/registry.js';
 import { JobTally, type UnsettledStatus } from './jobs/tally.js';
+import { jobKey, jobRecordBlocks, type JobRecord } from './jobs/state.js';
+import { decode } from '../../sdk/encoding.js';
 
 /** Wall-clock safety net for a re-execution (gas ceilings keep a real one far below it). */
 const REEXECUTION_TIMEOUT_MS = 120_000;
@@ -32,6 +34,17 @@ export class OonService extends ProviderRegistry {
   /** Jobs not yet settled, by state, at the head (metrics). */
   jobCounts(): Record<UnsettledStatus, number> {
     return this.tally.counts();
+  }
+
+  /** A job's record: from the state, or for a job settled long ago, from the history this node keeps. */
+  async jobRecord(jobId: string): Promise<JobRecord | undefined> {
+    const raw = await this.chain.state.lastKnownValue(jobKey(jobId));
+    return raw ? decode<JobRecord>(raw) : undefined;
+  }
+
+  /** How many blocks a settled job's record stays in the state. */
+  jobRecordBlocks(): number {
+    return jobRecordBlocks((key) => this.chain.state.get(key));
   }
 
   /** Runs a job off the main thread to its outcome (the same on every node). */

@@ -16,6 +16,9 @@ import {
   drainDue,
   drainIndexed,
   enqueue,
+  forgetIndex,
+  jobKey,
+  jobRecordBlocks,
   INCOMING_INDEX,
   providerIndex,
   queuedJobs,
@@ -70,6 +73,8 @@ export function jobSpec(job: JobRecord, code: Uint8Array): JobSpec {
 export async function jobsEndBlock(ctx: BlockContext, kind: ProviderKind, reexecute: Reexecute): Promise<void> {
   const read = (key: string): Uint8Array | undefined => ctx.readState(key);
   const write = unchangedSkipped(read, (key, value) => ctx.writeState(key, value));
+  // Records of jobs settled `jobRecordBlocks` ago leave the state (history keeps them).
+  for (const jobId of drainIndexed(read, write, forgetIndex(ctx.height))) write(jobKey(jobId), undefined);
   const incoming = drainIndexed(read, write, INCOMING_INDEX);
   // Only jobs a transaction touched in this block, or whose deadline came, can change: the others are not read.
   const touched = drainIndexed(read, write, TOUCHED_INDEX);
@@ -96,6 +101,13 @@ export async function jobsEndBlock(ctx: BlockContext, kind: ProviderKind, reexec
 }
 
 const isOver = (job: JobRecord): boolean => job.status === 'finalized' || job.status === 'failed' || job.status === 'expired';
+
+/** A job settled in this block: its record goes `jobRecordBlocks` later. */
+function settledNow(ctx: BlockContext, job: JobRecord): void {
+  job.finalizedAt = ctx.height;
+  const read = (key: string): Uint8Array | undefined => ctx.readState(key);
+  appendIndexed(read, (key, value) => ctx.writeState(key, value), forgetIndex(ctx.height + jobRecordBlocks(read)), job.jobId);
+}
 
 /** When a job that waits for providers gives up: `queueWindow` after its submission. */
 const queueDeadline = (job: JobRecord): Deadline => deadlineAfter({ height: job.submittedAt, timestamp: job.submittedTime }, JOB_PARAMS.queueWindow);
@@ -143,7 +155,7 @@ function refund(ctx: BlockContext, job: JobRecord, status: 'failed' | 'expired',
   job.status = status;
   job.reason = reason;
   job.assignments = [];
-  job.finalizedAt = ctx.height;
+  settledNow(ctx, job);
 }
 
 /** A missed deadline: the provider is slashed a little (to the requester) and not assigned the job again. */
@@ -230,7 +242,7 @@ function finalize(ctx: BlockContext, job: JobRecord, payees: readonly Assignment
   job.escrow = '0';
   job.status = 'finalized';
   job.reason = undefined;
-  job.finalizedAt = ctx.height;
+  settledNow(ctx, job);
 }
 
 /**

@@ -36,6 +36,14 @@ export const JOB_PARAMS = {
   wrongSlashPerMille: 100n,
 } as const;
 
+/**
+ * Blocks a settled job's record stays in the state: `params/jobRecordBlocks` (CBOR uint), set by a
+ * genesis file's `"jobRecordBlocks"`, else this default (about 8 hours of 3 s blocks). After that the
+ * record is history: an archive node answers for it always, others within their history window.
+ */
+export const JOB_RECORD_BLOCKS_KEY = 'params/jobRecordBlocks';
+export const DEFAULT_JOB_RECORD_BLOCKS = 10_000;
+
 /** A moment on the chain: a height and a block time (ms). */
 export interface Deadline {
   readonly height: number;

@@ -12,7 +12,7 @@ import { ModuleRejectedError } from '../../../jobs/wasm/binary.js';
 import type { OonService } from '../service.js';
 import { reportOf } from './end-block.js';
 import { JOB_PARAMS } from './params.js';
-import { ALL_INDEX, providerIndex, readIndexed, readJob, requesterIndex, type JobStatus } from './state.js';
+import { ALL_INDEX, providerIndex, readIndexed, requesterIndex, type JobStatus } from './state.js';
 import { SubmitJobPayload } from './tx-kinds.js';
 import { checkJobCode } from './validate.js';
 import { jobView, JobViewSchema } from './view.js';
@@ -73,9 +73,9 @@ export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
       params: [param('jobId', HashSchema)],
       result: JobViewSchema,
       errors: ['invalid_params', 'not_found'],
-      handler: ([jobId], { service }) => {
-        const job = readJob((key) => service.chain.state.get(key), jobId.toLowerCase());
-        if (!job) throw domainError('not_found', `no job ${jobId}`, { jobId });
+      handler: async ([jobId], { service }) => {
+        const job = await service.jobRecord(jobId.toLowerCase());
+        if (!job) throw domainError('not_found', `no job ${jobId} in this node's state or history (a settled job's record leaves the state ${service.jobRecordBlocks()} blocks after it settles; an archive node keeps it)`, { jobId });
         return jobView(job);
       },
     }),
@@ -85,7 +85,7 @@ export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
       params: [optionalParam('filter', ListFilter)],
       result: Type.Object({ jobs: Type.Array(JobViewSchema), cursor: Type.Union([Type.Integer(), Type.Null()], { description: 'pass it to get the next page; null at the end' }) }, { additionalProperties: false }),
       errors: ['invalid_params', 'invalid_address'],
-      handler: ([filter], { service }) => {
+      handler: async ([filter], { service }) => {
         const read = (key: string) => service.chain.state.get(key);
         const index = filter?.requester ? requesterIndex(normalizeAddress(filter.requester)) : filter?.provider ? providerIndex(normalizeAddress(filter.provider)) : ALL_INDEX;
         const limit = filter?.limit ?? 50;
@@ -95,7 +95,7 @@ export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
         for (let scanned = 0; jobs.length < limit && scanned < limit * 20; ) {
           const page = readIndexed(read, index, limit, cursor);
           for (const id of page.ids) {
-            const job = readJob(read, id);
+            const job = await service.jobRecord(id);
             if (job && (!filter?.status || job.status === (filter.status as JobStatus))) jobs.push(jobView(job));
             if (jobs.length >= limit) break;
           }

@@ -1,7 +1,7 @@
 import { decode, encode } from '../../../sdk/encoding.js';
 import type { Runtime } from '../../../jobs/spec.js';
 import type { ReportedResult } from './commitment.js';
-import type { Deadline } from './params.js';
+import { DEFAULT_JOB_RECORD_BLOCKS, JOB_RECORD_BLOCKS_KEY, type Deadline } from './params.js';
 
 /**
  * Jobs as consensus state, under the `oon/` prefix:
@@ -19,6 +19,8 @@ import type { Deadline } from './params.js';
  * - `oon/due/<unix second>/<n>` (and `count`) -> job ids with a deadline in that second;
  *   `oon/due-from` -> the first second not yet looked at. The end of a block visits only touched
  *   and due jobs.
+ * - `oon/forget/<height>/<n>` (and `count`) -> job ids settled `jobRecordBlocks` before that height:
+ *   their records leave the state in that block
  * - `oon/load/<provider>` -> CBOR number of its assignments not yet committed (its taken slots)
  * - `oon/changed` -> CBOR [height, job ids]: the jobs whose status the block at that height changed
  *   (what the `jobs` subscription reads after each block, instead of every job)
@@ -91,6 +93,7 @@ export const TOUCHED_INDEX = 'oon/touched';
 export const CHANGED_KEY = 'oon/changed';
 export const DUE_FROM_KEY = 'oon/due-from';
 export const dueIndex = (second: number): string => `oon/due/${second}`;
+export const forgetIndex = (height: number): string => `oon/forget/${height}`;
 export const loadKey = (provider: string): string => `oon/load/${provider}`;
 export const requesterIndex = (address: string): string => `oon/by-requester/${address}`;
 export const providerIndex = (address: string): string => `oon/by-provider/${address}`;
@@ -208,6 +211,12 @@ export function* queuedJobs(read: ReadState, write: WriteState): Generator<strin
     const raw = read(`${QUEUE_INDEX}/${at}`);
     if (raw) yield decode<string>(raw);
   }
+}
+
+/** How many blocks a settled job's record stays in the state (a genesis parameter). */
+export function jobRecordBlocks(read: ReadState): number {
+  const raw = read(JOB_RECORD_BLOCKS_KEY);
+  return raw ? decode<number>(raw) : DEFAULT_JOB_RECORD_BLOCKS;
 }
 
 export function readLoad(read: ReadState, provider: string): number {
