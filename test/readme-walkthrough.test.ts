@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('README walkthrough', () => {
-  it('registers a compute and a storage provider on a validator + archive compute devnet, and runs a compute job there, verbatim but for the ports and file paths', async () => {
+  it('registers a compute and a storage provider on a validator + archive compute devnet, runs a compute job and stores an image there, verbatim but for the ports and file paths', async () => {
     const start = readme.slice(readme.indexOf('## Compute and storage providers'));
     expect(start).toContain('svc-node start --role compute --receipt-archive true --data-dir');
     const [validatorDir, computeDir] = [tempDir(), tempDir()];
@@ -67,5 +67,13 @@ describe('README walkthrough', () => {
     expect(job.stdout).toMatch(/^exit:0, \d+ gas, 10 bytes of output$/m);
     expect(job.stdout).toMatch(/^job 0x[0-9a-f]{64}: finalized$/m);
     expect(job.stdout.endsWith('HELLO, OON')).toBe(true);
+
+    const objectScript = walkthrough('object').replaceAll('gradient-copy.png', `${wasmDir}/gradient-copy.png`).replaceAll('http://127.0.0.1:8546', compute.url);
+    const object = await bash(objectScript);
+    expect(object.stderr).toBe('');
+    expect(object.code).toBe(0);
+    expect(object.stdout).toContain(readme.match(/The upload answers `(\{[^`]*\})`/)![1]!);
+    expect(object.stdout).toMatch(/^200 image\/png 461$/m);
+    expect(readFileSync(`${wasmDir}/gradient-copy.png`).equals(readFileSync('examples/objects/gradient.png'))).toBe(true);
   });
 });

@@ -44,9 +44,10 @@ export class RouteTable {
           ? admit(this, { transport: 'http', phase: 'route', remoteAddress: incoming.socket.remoteAddress ?? '', headers: incoming.headers })
           : { headers: this.cors.headers(incoming.headers.origin as string | undefined), refusal: undefined };
       if (admission.refusal) return new Response(refusalBody(admission.refusal), { status: admission.refusal.status, headers: { 'content-type': 'application/json', ...admission.headers } });
-      const response = await handler(c);
-      for (const [name, value] of Object.entries(admission.headers)) response.headers.set(name, value);
-      return response;
+      // On the outgoing message before the handler runs: they go out with a Response it returns and
+      // with a body it streams itself (a file, answered with RESPONSE_ALREADY_SENT).
+      for (const [name, value] of Object.entries(admission.headers)) c.env.outgoing.setHeader(name, value);
+      return handler(c);
     });
   }
 

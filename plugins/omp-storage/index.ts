@@ -4,6 +4,16 @@ import { providerCapabilityPlugin } from '../providers/capability.js';
 import { decimalText } from '../providers/inputs.js';
 import { OMP, type StorageDetails } from '../omp/index.js';
 import { StorageRegistrationSchema, StorageStatusSchema } from './schemas.js';
+import Type from 'typebox';
+import { cbor, utf8Text } from '../../kernel/storage/codec.js';
+import { defineLayout } from '../../kernel/storage/layout.js';
+import type { ObjectRecord } from '../../objects/store.js';
+import { StorageObjects } from './objects.js';
+import { objectRoutes } from './routes.js';
+
+/** The objects this node holds: CID -> size, media type, commitment (segment tree root and piece roots), the DAG's inner nodes. */
+const OBJECTS = defineLayout('omp-storage.objects', utf8Text('CID'), cbor<ObjectRecord>('object record: size, mediaType, format, root, pieceRoots, inner DAG nodes, storedAt'));
+const DEFAULT_MAX_OBJECT_BYTES = 1024 * 1_048_576;
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -21,8 +31,9 @@ export default providerCapabilityPlugin({
   registration: StorageRegistrationSchema,
   status: StorageStatusSchema,
   details: (registration) => ({ capacityGb: decimalText(registration.storage_capacity_gb, 'storage_capacity_gb'), formats: registration.supported_formats }),
-  view: ({ status, registration, releaseAt }) => {
+  view: ({ status, registration, releaseAt }, _role, service) => {
     const details = registration?.details as StorageDetails | undefined;
+    const { usedBytes, objects } = (service.extension as StorageObjects).usage();
     return {
       registered: status !== 'unregistered',
       status,
@@ -30,11 +41,20 @@ export default providerCapabilityPlugin({
       storage_capacity_gb: details ? Number(details.capacityGb) : 0,
       bond_ogt: registration ? formatAmountShort(BigInt(registration.bond)) : '0',
       supported_formats: details?.formats ?? [],
-      usedBytes: 0,
-      objects: 0,
+      usedBytes,
+      objects,
       peerId: registration?.peerId ?? null,
       txHash: registration?.txHash ?? null,
       releaseAt: releaseAt ?? null,
     };
+  },
+  extension: {
+    namespaces: [OBJECTS],
+    config: {
+      maxObjectBytes: Type.Integer({ minimum: 1, default: DEFAULT_MAX_OBJECT_BYTES, description: 'largest object an upload may be, bytes (413 over it)' }),
+    },
+    create: (ctx, service) =>
+      new StorageObjects(service, { dataDir: ctx.node.dataDir, table: ctx.table(OBJECTS), maxObjectBytes: Number(ctx.config.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES), log: ctx.log }),
+    routes: objectRoutes,
   },
 });

@@ -1,4 +1,4 @@
-import Type, { type Static, type TObject, type TSchema } from 'typebox';
+import Type, { type Static, type TObject, type TProperties, type TSchema } from 'typebox';
 import type { Address } from '../../sdk/address.js';
 import { normalizeAddress } from '../../sdk/address.js';
 import { domainError, type DomainErrorName } from '../../sdk/errors.js';
@@ -42,7 +42,9 @@ export interface CapabilityExtensionSpec {
   /** Events it emits, name -> description. */
   readonly events?: Readonly<Record<string, string>>;
   readonly requires?: readonly string[];
-  create(ctx: PluginContext<Static<typeof CapabilityConfigSchema>>, service: ProviderService): CapabilityExtension;
+  /** Config keys of its own, beside `enabled` (`"<name>": { ... }`); `create` reads them from `ctx.config`. */
+  readonly config?: TProperties;
+  create(ctx: PluginContext<Static<typeof CapabilityConfigSchema> & Record<string, unknown>>, service: ProviderService): CapabilityExtension;
   readonly routes?: readonly RouteSpec<ProviderService>[];
 }
 
@@ -73,7 +75,7 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(s
     description: spec.description,
     requires: ['chain-reader', 'tx-submitter', 'keys', 'p2p', 'sync-status', spec.registry, ...(spec.extension?.requires ?? [])],
     provides: [spec.name],
-    config: CapabilityConfigSchema,
+    config: spec.extension?.config ? Type.Object({ ...CapabilityConfigSchema.properties, ...spec.extension.config }, { additionalProperties: false }) : CapabilityConfigSchema,
     namespaces: [registrationLayout, ...(spec.extension?.namespaces ?? [])],
     routes: spec.extension?.routes ?? [],
     events: spec.extension?.events ?? {},

@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, rmSync, statfsSync } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from '../kernel/log.js';
+import type { Table } from '../kernel/storage/layout.js';
+import { ingest, type IngestRules } from './ingest.js';
+import type { DagNodes } from './profile.js';
+import type { MediaFormat } from './sniff.js';
+
+/** What a node keeps of an object besides its bytes (the file `blobs/<cid>`). */
+export interface ObjectRecord {
+  readonly cid: string;
+  readonly size: number;
+  readonly mediaType: string;
+  readonly format: MediaFormat;
+  readonly root: Uint8Array;
+  readonly pieceRoots: Uint8Array;
+  readonly nodes: DagNodes;
+  /** Unix ms it was stored. */
+  readonly storedAt: number;
+}
+
+export type ObjectSummary = Pick<ObjectRecord, 'cid' | 'size' | 'mediaType' | 'format' | 'storedAt'>;
+
+/** Disk space an upload leaves free, whatever the declared capacity: the node's database needs room too. */
+const DISK_RESERVE_BYTES = 256 * 1_048_576;
+
+export interface StoreLimits {
+  readonly maxBytes: number;
+  readonly capacityBytes: number;
+  readonly formats: readonly MediaFormat[];
+  readonly declaredType?: string;
+}
+
+/**
+ * Objects on disk under `dir`: bytes in `blobs/<cid>`, uploads in flight in `staging/`, metadata in a
+ * table. An upload is written to staging, synced, renamed into `blobs/` and only then recorded, so a
+ * crash at any point leaves either no object (the staging file or an unrecorded blob is removed at
+ * the next start) or a whole one.
+ */
+export class ObjectStore {
+  private readonly summaries = new Map<string, ObjectSummary>();
+  private readonly inFlight = new Map<string, number>();
+  private usedBytes = 0;
+  private readonly blobs: string;
+  private readonly staging: string;
+
+  constructor(
+    dir: string,
+    private readonly table: Table<string, ObjectRecord>,
+    private readonly log: Logger,
+  ) {
+    this.blobs = join(dir, 'blobs');
+    this.staging = join(dir, 'staging');
+  }
+
+  /** Loads the records and clears what a crash left: partial uploads, blobs never recorded, records without a blob. */
+  async open(): Promise<void> {
+    mkdirSync(this.blobs, { recursive: true });
+    rmSync(this.staging, { recursive: true, force: true });
+    mkdirSync(this.staging, { recursive: true });
+    const files = new Set(readdirSync(this.blobs));
+    for await (const [cid, record] of this.table.entries()) {
+      if (!files.delete(cid)) {
+        this.log.error({ cid }, `object ${cid} is recorded but its file is gone; dropping the record`);
+        await this.table.delNow(cid);
+        continue;
+      }
+      this.remember(record);
+    }
+    for (const orphan of files) {
+      this.log.warn({ file: orphan }, 'removing an object file that was never recorded (an upload cut off before it was acknowledged)');
+      rmSync(join(this.blobs, orphan), { force: true });
+    }
+  }
+
+  usage(): { usedBytes: number; objects: number; stagedBytes: number } {
+    let stagedBytes = 0;
+    for (const bytes of this.inFlight.values()) stagedBytes += bytes;
+    return { usedBytes: this.usedBytes, objects: this.summaries.size, stagedBytes };
+  }
+
+  summary(cid: string): ObjectSummary | undefined {
+    return this.summaries.get(cid);
+  }
+
+  list(): ObjectSummary[] {
+    return [...this.summaries.values()];
+  }
+
+  record(cid: string): Promise<ObjectRecord | undefined> {
+    return this.summaries.has(cid) ? this.table.get(cid) : Promise.resolve(undefined);
+  }
+
+  path(cid: string): string {
+    return join(this.blobs, cid);
+  }
+
+  /** Stores an upload; an object already held is not stored twice (`created: false`). */
+  async put(body: AsyncIterable<Uint8Array>, limits: StoreLimits): Promise<{ summary: ObjectSummary; created: boolean }> {
+    const id = randomBytes(12).toString('hex');
+    const partial = join(this.staging, `${id}.part`);
+    const diskFree = freeBytes(this.staging) - DISK_RESERVE_BYTES;
+    const rules: IngestRules = {
+      maxBytes: limits.maxBytes,
+      formats: limits.formats,
+      ...(limits.declaredType ? { declaredType: limits.declaredType } : {}),
+      room: (received) => {
+        this.inFlight.set(id, received);
+        const others = this.usage().stagedBytes - received;
+        return Math.min(limits.capacityBytes - this.usedBytes - others, diskFree - others);
+      },
+    };
+    const file = await open(partial, 'wx');
+    try {
+      const ingested = await ingest(body, file, rules);
+      await file.sync();
+      await file.close();
+      const known = this.summaries.get(ingested.cid);
+      if (known) {
+        await unlink(partial);
+        return { summary: known, created: false };
+      }
+      await rename(partial, this.path(ingested.cid));
+      await syncDir(this.blobs);
+      const record: ObjectRecord = { ...ingested, storedAt: Date.now() };
+      await this.table.putNow(record.cid, record);
+      this.remember(record);
+      return { summary: this.summaries.get(record.cid)!, created: true };
+    } catch (error) {
+      await file.close().catch(() => undefined);
+      await unlink(partial).catch(() => undefined);
+      throw error;
+    } finally {
+      this.inFlight.delete(id);
+    }
+  }
+
+  async remove(cid: string): Promise<void> {
+    const summary = this.summaries.get(cid);
+    if (!summary) return;
+    await this.table.delNow(cid);
+    this.summaries.delete(cid);
+    this.usedBytes -= summary.size;
+    rmSync(this.path(cid), { force: true });
+  }
+
+  private remember(record: ObjectRecord): void {
+    this.summaries.set(record.cid, { cid: record.cid, size: record.size, mediaType: record.mediaType, format: record.format, storedAt: record.storedAt });
+    this.usedBytes += record.size;
+  }
+}
+
+function freeBytes(dir: string): number {
+  const stats = statfsSync(dir);
+  return Number(stats.bavail) * Number(stats.bsize);
+}
+
+/** A rename is durable once its directory is synced. */
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,95 @@
+import { createReadStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import type { Context } from 'hono';
+import type { HttpBindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { CID } from 'multiformats/cid';
+import type { RouteSpec } from '../../kernel/plugin.js';
+import { carExport } from '../../objects/car.js';
+import { UploadRefused } from '../../objects/ingest.js';
+import { parseRange } from '../../objects/range.js';
+import type { ProviderService } from '../providers/service.js';
+import type { StorageObjects } from './objects.js';
+
+type NodeContext = Context<{ Bindings: HttpBindings }>;
+
+const objectsOf = (service: ProviderService): StorageObjects => service.extension as StorageObjects;
+
+/** An error answer in the routes' shape: `{ error, message, ...details }`. */
+const refuse = (c: Context, status: number, error: string, message: string, details: Record<string, unknown> = {}, close = false): Response =>
+  c.json({ error, message, ...details }, status as never, close ? { connection: 'close' } : {});
+
+/** `PUT /omp/objects`: the body streamed to disk with its CID, commitment and media type worked out on the way. */
+async function upload(c: NodeContext, service: ProviderService): Promise<Response> {
+  const objects = objectsOf(service);
+  const terms = await objects.uploadTerms();
+  if ('refused' in terms) return refuse(c, 403, 'not_a_provider', terms.refused, {}, true);
+  const incoming = c.env.incoming;
+  const declared = Number(incoming.headers['content-length']);
+  const { maxObjectBytes } = objects.options;
+  if (Number.isFinite(declared) && declared > maxObjectBytes) return refuse(c, 413, 'object_too_large', `the object passes this node's limit of ${maxObjectBytes} bytes`, { limit: maxObjectBytes }, true);
+  const { usedBytes, stagedBytes } = objects.store.usage();
+  if (Number.isFinite(declared) && declared > terms.capacityBytes - usedBytes - stagedBytes) {
+    return refuse(c, 507, 'capacity_exceeded', `the object (${declared} bytes) passes the room this node has left: ${terms.capacityBytes - usedBytes - stagedBytes} bytes`, { capacityBytes: terms.capacityBytes, usedBytes, stagedBytes }, true);
+  }
+  const type = incoming.headers['content-type'];
+  try {
+    const { summary, created } = await objects.store.put(incoming, { maxBytes: maxObjectBytes, capacityBytes: terms.capacityBytes, formats: terms.formats, ...(type ? { declaredType: type } : {}) });
+    return c.json({ cid: summary.cid, size: summary.size, mediaType: summary.mediaType, format: summary.format }, created ? 201 : 200);
+  } catch (error) {
+    if (error instanceof UploadRefused) return refuse(c, error.status, error.error, error.message, error.details, true);
+    throw error;
+  }
+}
+
+/**
+ * `GET|HEAD /ipfs/<cid>`: the bytes (or a byte range, or a CAR) streamed from disk, as an IPFS path
+ * gateway answers. Bodies are written straight to the socket from the file; answers without a body
+ * (HEAD — which hono routes to this GET handler —, 304, 416) are plain Responses.
+ */
+async function retrieve(c: NodeContext, service: ProviderService): Promise<Response> {
+  const raw = c.req.param('cid') ?? '';
+  let cid: string;
+  try {
+    cid = CID.parse(raw).toV1().toString();
+  } catch {
+    return refuse(c, 400, 'invalid_params', `${raw} is not a CID`);
+  }
+  const objects = objectsOf(service);
+  const summary = objects.summary(cid);
+  if (!summary) return refuse(c, 404, 'not_found', `this node does not hold ${cid}`);
+  const head = c.env.incoming.method === 'HEAD';
+  const car = c.req.query('format') === 'car' || (c.req.header('accept') ?? '').includes('application/vnd.ipld.car');
+  const etag = car ? `"${cid}.car"` : `"${cid}"`;
+  const common = { etag, 'cache-control': 'public, max-age=29030400, immutable', 'x-ipfs-path': `/ipfs/${cid}`, 'x-content-type-options': 'nosniff' };
+  const inm = c.req.header('if-none-match');
+  if (inm && inm.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) return new Response(null, { status: 304, headers: common });
+  const path = objects.store.path(cid);
+  const send = async (status: number, headers: Record<string, string>, body: () => Readable): Promise<Response> => {
+    if (head) return new Response(null, { status, headers });
+    const res = c.env.outgoing;
+    res.writeHead(status, headers);
+    await pipeline(body(), res).catch(() => undefined);
+    return RESPONSE_ALREADY_SENT;
+  };
+  if (car) {
+    const record = (await objects.store.record(cid))!;
+    return send(200, { ...common, 'content-type': 'application/vnd.ipld.car; version=1', 'content-disposition': `attachment; filename="${cid}.car"` }, () => Readable.from(carExport(cid, record.nodes, path)));
+  }
+  const range = parseRange(c.req.header('range'), summary.size);
+  const base = { ...common, 'accept-ranges': 'bytes', 'content-type': summary.mediaType };
+  if (range.kind === 'unsatisfiable') {
+    const body = JSON.stringify({ error: 'range_not_satisfiable', message: `the range ${c.req.header('range')} starts past the end of a ${summary.size}-byte object` });
+    return new Response(head ? null : body, { status: 416, headers: { ...base, 'content-range': `bytes */${summary.size}`, 'content-type': 'application/json' } });
+  }
+  const [start, end, status] = range.kind === 'partial' ? [range.start, range.end, 206] : [0, summary.size - 1, 200];
+  const headers = { ...base, 'content-length': String(Math.max(0, end - start + 1)), ...(range.kind === 'partial' ? { 'content-range': `bytes ${start}-${end}/${summary.size}` } : {}) };
+  if (summary.size === 0) return new Response(head ? null : new Uint8Array(0), { status, headers });
+  return send(status, headers, () => createReadStream(path, { start, end }));
+}
+
+export const objectRoutes: RouteSpec<ProviderService>[] = [
+  { method: 'PUT', path: '/omp/objects', summary: 'uploads an object (a storage node): 201 { cid, size, mediaType, format }; 413, 415 unsupported_format, 507 capacity_exceeded', handler: (c, service) => upload(c as NodeContext, service) },
+  { method: 'GET', path: '/ipfs/:cid', summary: 'an object by CID, as an IPFS path gateway (HEAD too): Range (206/416), ETag/304, ?format=car', handler: (c, service) => retrieve(c as NodeContext, service) },
+];

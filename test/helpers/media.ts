@@ -1,0 +1,16 @@
+import { patternBytes } from './unixfs-reference.js';
+
+/** A PNG signature and IHDR chunk: what makes bytes sniff as image/png. */
+const PNG_HEAD = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');
+const MP4_HEAD = Buffer.from('0000001c6674797069736f6d0000020069736f6d69736f326d703431', 'hex');
+const ELF_HEAD = Buffer.from('7f454c4602010100', 'hex');
+
+const headed = (head: Buffer, size: number): Buffer => Buffer.concat([head, Buffer.from(patternBytes(Math.max(0, size - head.length)))]);
+
+/** Bytes of `size` that sniff as an image (PNG), a video (MP4), a document (PDF) or an executable (ELF). */
+export const media = {
+  png: (size: number): Buffer => headed(PNG_HEAD, size),
+  mp4: (size: number): Buffer => headed(MP4_HEAD, size),
+  pdf: (size: number): Buffer => headed(Buffer.from('%PDF-1.7\n'), size),
+  elf: (size: number): Buffer => headed(ELF_HEAD, size),
+};
