@@ -36,6 +36,9 @@ export interface Ingested extends SniffedMedia {
   readonly nodes: DagNodes;
 }
 
+const BATCH_BYTES = 1_048_576;
+const SYNC_EVERY_BYTES = 16 * 1_048_576;
+
 const mib = (bytes: number): string => `${(bytes / 1_048_576).toFixed(1)} MiB`;
 
 /**
@@ -60,6 +63,31 @@ export async function ingest(body: AsyncIterable<Uint8Array>, file: FileHandle, 
     media = sniffed;
   };
 
+  // The socket hands over small chunks: they go on in batches of about a chunk of the CID (fewer
+  // writes and hashing calls), and a batch's write overlaps the hashing of the next.
+  // The caller syncs the file before it acknowledges the object; syncing what is written as it goes
+  // spreads that wait over the upload instead of adding it at the end.
+  let writing: Promise<unknown> = Promise.resolve();
+  let syncing: Promise<unknown> = Promise.resolve();
+  let unsynced = 0;
+  let batch: Uint8Array[] = [];
+  let batchBytes = 0;
+  const flush = async (): Promise<Uint8Array> => {
+    const bytes = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batchBytes);
+    batch = [];
+    batchBytes = 0;
+    commitment.update(bytes);
+    await writing;
+    writing = file.write(bytes);
+    unsynced += bytes.length;
+    if (unsynced >= SYNC_EVERY_BYTES) {
+      unsynced = 0;
+      const written = writing;
+      syncing = Promise.all([syncing, written]).then(() => file.datasync());
+    }
+    return bytes;
+  };
+
   async function* checked(): AsyncGenerator<Uint8Array> {
     for await (const chunk of body) {
       if (chunk.length === 0) continue;
@@ -72,11 +100,14 @@ export async function ingest(body: AsyncIterable<Uint8Array>, file: FileHandle, 
         headBytes += chunk.length;
         if (headBytes >= SNIFF_BYTES) await decide(false);
       }
-      commitment.update(chunk);
-      await file.write(chunk);
-      yield chunk;
+      batch.push(chunk);
+      batchBytes += chunk.length;
+      if (batchBytes >= BATCH_BYTES) yield await flush();
     }
     if (!media) await decide(true);
+    if (batchBytes > 0) yield await flush();
+    await writing;
+    await syncing;
   }
 
   const { cid, nodes } = await cidOf(checked());

@@ -237,6 +237,37 @@ try {
     extra: `${sync.blocksPerSecond.toFixed(0)} blocks/s; ${sync.seconds.toFixed(1)} s from the follower's start; same state root: ${sync.sameStateRoot}`,
   });
 
+  // Objects: upload with CID, commitment and sniffing; downloads and ranged reads; storage proofs.
+  const objects = (await runJson([join(here, 'objects.js')])) as {
+    objectMiB: number;
+    objects: number;
+    upload: { svcMBps: number; ceilingMBps: number };
+    download: { svcMBps: number; ceilingMBps: number };
+    ranges: { count: number; bytes: number; svcMBps: number; ceilingMBps: number; svcTtfbP99Ms: number; ceilingTtfbP99Ms: number };
+    proofs: { proveMs: { p50: number; p99: number }; verifyMs: { p50: number; p99: number }; proofBytes: number };
+  };
+  const sized = `${objects.objects} objects of ${objects.objectMiB} MiB`;
+  rows.push({ name: `object upload (PUT /omp/objects: CID, commitment, sniffing, synced to disk), ${sized}, against a bare node:http PUT piped to a file`, svc: objects.upload.svcMBps, ceiling: objects.upload.ceilingMBps, unit: 'MB/s', ratio: objects.upload.svcMBps / objects.upload.ceilingMBps, target: '>= 50%', extra: 'the ceiling does not sync its file' });
+  rows.push({ name: `object download (GET /ipfs/<cid>), ${sized}, 3 rounds, against node:http + createReadStream`, svc: objects.download.svcMBps, ceiling: objects.download.ceilingMBps, unit: 'MB/s', ratio: objects.download.svcMBps / objects.download.ceilingMBps, target: '>= 90%' });
+  rows.push({
+    name: `${objects.ranges.count} random ${objects.ranges.bytes / 1024} KiB ranges (206), against node:http + createReadStream`,
+    svc: objects.ranges.svcMBps,
+    ceiling: objects.ranges.ceilingMBps,
+    unit: 'MB/s',
+    ratio: objects.ranges.svcMBps / objects.ranges.ceilingMBps,
+    target: '>= 90%, time to first byte p99 < 10 ms',
+    extra: `time to first byte p99 ${objects.ranges.svcTtfbP99Ms.toFixed(1)} ms (ceiling ${objects.ranges.ceilingTtfbP99Ms.toFixed(1)} ms)`,
+  });
+  rows.push({
+    name: 'storage proof of a random 4 KiB segment of a 1 GiB object: read its 1 MiB piece, build the path (200 proofs)',
+    svc: objects.proofs.proveMs.p99,
+    ceiling: Number.NaN,
+    unit: 'ms p99',
+    ratio: Number.NaN,
+    target: 'generation < 50 ms, verification < 1 ms',
+    extra: `generation p50 ${objects.proofs.proveMs.p50.toFixed(1)} ms; verification p50 ${objects.proofs.verifyMs.p50.toFixed(3)} ms, p99 ${objects.proofs.verifyMs.p99.toFixed(3)} ms; proof ${objects.proofs.proofBytes.toLocaleString('en-US')} bytes`,
+  });
+
   const lines = [
     '| scenario | svc-node | bare ceiling | ratio | target | notes |',
     '|---|---:|---:|---:|---|---|',

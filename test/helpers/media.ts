@@ -7,9 +7,18 @@ const ELF_HEAD = Buffer.from('7f454c4602010100', 'hex');
 
 const headed = (head: Buffer, size: number): Buffer => Buffer.concat([head, Buffer.from(patternBytes(Math.max(0, size - head.length)))]);
 
+/** A PNG whose pixel data (one IDAT chunk, its CRC not checked) fills it to `size`. */
+function png(size: number): Buffer {
+  const data = Math.max(0, size - PNG_HEAD.length - 12);
+  const idat = Buffer.alloc(8);
+  idat.writeUInt32BE(data, 0);
+  idat.write('IDAT', 4);
+  return Buffer.concat([PNG_HEAD, idat, Buffer.from(patternBytes(data)), Buffer.alloc(4)]).subarray(0, Math.max(size, PNG_HEAD.length + 12));
+}
+
 /** Bytes of `size` that sniff as an image (PNG), a video (MP4), a document (PDF) or an executable (ELF). */
 export const media = {
-  png: (size: number): Buffer => headed(PNG_HEAD, size),
+  png,
   mp4: (size: number): Buffer => headed(MP4_HEAD, size),
   pdf: (size: number): Buffer => headed(Buffer.from('%PDF-1.7\n'), size),
   elf: (size: number): Buffer => headed(ELF_HEAD, size),
