@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, statfsSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { toHex } from '../sdk/bytes.js';
 import type { Logger } from '../kernel/log.js';
 import type { Table } from '../kernel/storage/layout.js';
 import { ingest, type IngestRules } from './ingest.js';
@@ -21,7 +22,8 @@ export interface ObjectRecord {
   readonly storedAt: number;
 }
 
-export type ObjectSummary = Pick<ObjectRecord, 'cid' | 'size' | 'mediaType' | 'format' | 'storedAt'>;
+/** What the node keeps in memory of each object (its commitment root as 0x hex). */
+export type ObjectSummary = Pick<ObjectRecord, 'cid' | 'size' | 'mediaType' | 'format' | 'storedAt'> & { readonly root: string };
 
 /** Disk space an upload leaves free, whatever the declared capacity: the node's database needs room too. */
 const DISK_RESERVE_BYTES = 256 * 1_048_576;
@@ -147,7 +149,7 @@ export class ObjectStore {
   }
 
   private remember(record: ObjectRecord): void {
-    this.summaries.set(record.cid, { cid: record.cid, size: record.size, mediaType: record.mediaType, format: record.format, storedAt: record.storedAt });
+    this.summaries.set(record.cid, { cid: record.cid, size: record.size, mediaType: record.mediaType, format: record.format, storedAt: record.storedAt, root: toHex(record.root) });
     this.usedBytes += record.size;
   }
 }

@@ -3,7 +3,7 @@ import { formatAmount, parseUnits, type Asset } from './amount.js';
 import { DOMAIN_ERRORS, RpcError } from './errors.js';
 import type { KeyPair } from './keys.js';
 import { rawTransaction, signTransaction, transferPayload, type Payload, type SignedTransaction } from './transaction.js';
-import type { Balance, BlockView, ChainInfo, ComputeProvider, ComputeRegistration, ComputeStatus, FaucetGrant, FaucetStatus, JobEstimate, JobRequest, JobStatus, JobView, NodeInfo, PeerInfo, Receipt, StorageProvider, StorageRegistration, StorageStatus, SyncStatus, TransactionView } from './views.js';
+import type { Balance, BlockView, ChainInfo, DealRequest, DealView, ObjectView, ComputeProvider, ComputeRegistration, ComputeStatus, FaucetGrant, FaucetStatus, JobEstimate, JobRequest, JobStatus, JobView, NodeInfo, PeerInfo, Receipt, StorageProvider, StorageRegistration, StorageStatus, SyncStatus, TransactionView } from './views.js';
 import { toHex } from './bytes.js';
 
 function checkAddress(value: string, field = 'address'): Address {
@@ -123,6 +123,42 @@ export abstract class SvcApi {
 
   nodeInfo(): Promise<NodeInfo> {
     return this.rpcCall<NodeInfo>('svc_nodeInfo');
+  }
+
+  /** Signs an `omp.createDeal` for an uploaded object with `key` (the client) and sends it; the deal id is the transaction's hash. */
+  async createDeal(key: KeyPair, deal: DealRequest, options: { nonce?: number; chainId?: string } = {}): Promise<{ dealId: string }> {
+    const { object } = deal;
+    const payload = { cid: object.cid, size: object.size, root: object.root, format: object.format, mediaType: object.mediaType, replicas: deal.replicas, durationBlocks: deal.durationBlocks, price: deal.price.toString(), provider: checkAddress(deal.provider, 'provider') };
+    const tx = await this.signAndSend(key, 'omp.createDeal', payload, options);
+    return { dealId: tx.hash };
+  }
+
+  getDeal(dealId: string): Promise<DealView> {
+    return this.rpcCall<DealView>('svc_ompGetDeal', [checkHash(dealId, 'dealId')]);
+  }
+
+  getObject(cid: string): Promise<ObjectView> {
+    return this.rpcCall<ObjectView>('svc_ompGetObject', [cid]);
+  }
+
+  listObjects(filter: { client?: string; provider?: string; limit?: number; cursor?: number } = {}): Promise<{ objects: ObjectView[]; cursor: number | null }> {
+    return this.rpcCall('svc_ompListObjects', [filter]);
+  }
+
+  /** Resolves with the deal once it is no longer pending (active, or failed and refunded); rejects after `timeoutMs`. */
+  async waitForDeal(dealId: string, options: { timeoutMs?: number; pollMs?: number } = {}): Promise<DealView> {
+    const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+    const receipt = await this.waitForTransaction(dealId, { timeoutMs: options.timeoutMs ?? 120_000, pollMs: options.pollMs ?? 250 });
+    if (receipt.status === 'failed') {
+      const name = (receipt.error?.name ?? 'invalid_transaction') as keyof typeof DOMAIN_ERRORS;
+      throw new RpcError(DOMAIN_ERRORS[name]?.code ?? DOMAIN_ERRORS.invalid_transaction.code, name, { reason: receipt.error?.reason ?? 'the deal was not created', dealId });
+    }
+    for (;;) {
+      const deal = await this.getDeal(dealId);
+      if (deal.status !== 'pending') return deal;
+      if (Date.now() > deadline) throw new Error(`deal ${dealId} is still pending after ${options.timeoutMs ?? 120_000} ms`);
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 250));
+    }
   }
 
   /** Signs an `oon.submitJob` with `key` and submits it; the job id is the transaction's hash. */

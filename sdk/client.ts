@@ -1,5 +1,6 @@
 import { SvcApi } from './api.js';
-import { RpcError } from './errors.js';
+import { DOMAIN_ERRORS, RpcError } from './errors.js';
+import type { UploadedObject } from './views.js';
 import { authHeaders, environmentToken, toRpcError } from './wire.js';
 import type { JsonRpcReply } from './views.js';
 
@@ -36,6 +37,12 @@ function fetchTrusting(ca: string): typeof fetch {
     const { dispatcher, undiciFetch } = await ready;
     return undiciFetch(url, { ...init, dispatcher });
   }) as typeof fetch;
+}
+
+/** An object route's refusal `{ error, message }` as an RpcError of the same name. */
+function objectError(answer: { error?: string; message?: string }, status: number): RpcError {
+  const name = (answer.error ?? 'internal_error') as keyof typeof DOMAIN_ERRORS;
+  return new RpcError(DOMAIN_ERRORS[name]?.code ?? -32603, name, { reason: answer.message ?? `HTTP ${status}` }, status);
 }
 
 /**
@@ -103,6 +110,32 @@ export class SvcClient extends SvcApi {
   }
 
   /** Several calls in one request; results come back in call order, each a result or an RpcError. */
+  /**
+   * Uploads an object to a storage node (`PUT /omp/objects`): its CID, size, sniffed type and
+   * commitment root — what `createDeal` needs. Refusals (413, 415, 507, 403) are RpcErrors named as the
+   * node names them.
+   */
+  async uploadObject(body: Uint8Array | ReadableStream<Uint8Array>, options: { contentType?: string } = {}): Promise<UploadedObject> {
+    const response = await this.fetchImpl(`${this.url}/omp/objects`, {
+      method: 'PUT',
+      headers: { ...this.authHeaders(), ...(options.contentType ? { 'content-type': options.contentType } : {}) },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    const answer = (await response.json()) as UploadedObject & { error?: string; message?: string };
+    if (!response.ok) throw objectError(answer, response.status);
+    return answer;
+  }
+
+  /** An object's bytes from a node that holds it (`GET /ipfs/<cid>`), or one byte range of them (`{ start, end }`, end inclusive). */
+  async fetchObject(cid: string, options: { range?: { start: number; end?: number } } = {}): Promise<Uint8Array> {
+    const headers: Record<string, string> = this.authHeaders();
+    if (options.range) headers.range = `bytes=${options.range.start}-${options.range.end ?? ''}`;
+    const response = await this.fetchImpl(`${this.url}/ipfs/${encodeURIComponent(cid)}`, { headers });
+    if (!response.ok) throw objectError((await response.json()) as { error?: string; message?: string }, response.status);
+    return new Uint8Array(await response.arrayBuffer());
+  }
+
   async batch<T = unknown>(calls: readonly BatchCall[]): Promise<BatchResult<T>[]> {
     const first = this.nextId;
     this.nextId += calls.length;

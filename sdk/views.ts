@@ -242,3 +242,57 @@ export interface JobEstimate {
   outputSize: number;
   output: string;
 }
+
+/** `PUT /omp/objects`: what a storage node stored (the commitment root its deals name). */
+export interface UploadedObject {
+  readonly cid: string;
+  readonly size: number;
+  readonly mediaType: string;
+  readonly format: 'image' | 'video' | 'document';
+  readonly root: string;
+}
+
+/** What `createDeal` asks the chain for: the uploaded object, replicas, the term and the price per replica. */
+export interface DealRequest {
+  readonly object: UploadedObject;
+  /** The provider the object was uploaded to (the first replica). */
+  readonly provider: string;
+  readonly replicas: number;
+  readonly durationBlocks: number;
+  /** OMC base units per replica for the whole term. */
+  readonly price: bigint;
+}
+
+/** `svc_ompGetDeal`: amounts as decimal strings of base units. */
+export interface DealView {
+  readonly dealId: string;
+  readonly status: 'pending' | 'active' | 'closed' | 'failed';
+  readonly reason: string | null;
+  readonly cid: string;
+  readonly size: number;
+  readonly format: string;
+  readonly mediaType: string;
+  readonly client: string;
+  readonly replicas: number;
+  readonly providers: { readonly provider: string; readonly acceptedAt: number | null }[];
+  readonly durationBlocks: number;
+  readonly createdAt: number;
+  readonly acceptBy: { readonly height: number; readonly time: number };
+  readonly startBlock: number | null;
+  readonly endBlock: number | null;
+  readonly price: string;
+  readonly escrow: string;
+  readonly paid: string;
+  readonly lastProof: number | null;
+  readonly faults: number;
+}
+
+/** `svc_ompGetObject`: an object as the chain knows it from its deals. */
+export interface ObjectView {
+  readonly cid: string;
+  readonly size: number;
+  readonly mediaType: string;
+  readonly format: string;
+  readonly deals: string[];
+  readonly providers: string[];
+}

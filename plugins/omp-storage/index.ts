@@ -10,6 +10,8 @@ import { defineLayout } from '../../kernel/storage/layout.js';
 import type { ObjectRecord } from '../../objects/store.js';
 import { StorageObjects } from './objects.js';
 import { objectRoutes } from './routes.js';
+import { DealAcceptor } from './deal-acceptor.js';
+import type { Address } from '../../sdk/address.js';
 
 /** The objects this node holds: CID -> size, media type, commitment (segment tree root and piece roots), the DAG's inner nodes. */
 const OBJECTS = defineLayout('omp-storage.objects', utf8Text('CID'), cbor<ObjectRecord>('object record: size, mediaType, format, root, pieceRoots, inner DAG nodes, storedAt'));
@@ -54,7 +56,26 @@ export default providerCapabilityPlugin({
       maxObjectBytes: Type.Integer({ minimum: 1, default: DEFAULT_MAX_OBJECT_BYTES, description: 'largest object an upload may be, bytes (413 over it)' }),
     },
     create: (ctx, service) =>
-      new StorageObjects(service, { dataDir: ctx.node.dataDir, table: ctx.table(OBJECTS), maxObjectBytes: Number(ctx.config.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES), log: ctx.log }),
+      new StorageObjects(service, {
+        dataDir: ctx.node.dataDir,
+        table: ctx.table(OBJECTS),
+        maxObjectBytes: Number(ctx.config.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES),
+        log: ctx.log,
+        acceptor: (store) =>
+          new DealAcceptor({
+            chain: ctx.use('chain-reader'),
+            submitter: ctx.use('tx-submitter'),
+            keys: ctx.use('keys').operators,
+            operator: async () => {
+              if (!service.enabled) return undefined;
+              const { status, registration } = await service.status();
+              return status === 'active' ? (registration!.operator as Address) : undefined;
+            },
+            store,
+            events: ctx.events,
+            log: ctx.log,
+          }),
+      }),
     routes: objectRoutes,
   },
 });

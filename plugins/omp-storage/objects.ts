@@ -6,6 +6,7 @@ import type { MediaFormat } from '../../objects/sniff.js';
 import type { ProviderService } from '../providers/service.js';
 import type { CapabilityExtension } from '../providers/capability.js';
 import type { StorageDetails } from '../omp/index.js';
+import type { DealAcceptor } from './deal-acceptor.js';
 
 /** Bytes in a GB of `storage_capacity_gb` (SI: 10^9). */
 export const BYTES_PER_GB = 1_000_000_000;
@@ -15,6 +16,8 @@ export interface ObjectsOptions {
   readonly table: Table<string, ObjectRecord>;
   readonly maxObjectBytes: number;
   readonly log: Logger;
+  /** Accepts this node's deals: made with the store it reads. */
+  readonly acceptor: (store: ObjectStore) => DealAcceptor;
 }
 
 /** Why this node does not take uploads now, or its formats and capacity when it does. */
@@ -26,21 +29,26 @@ export type UploadTerms = { readonly refused: string } | { readonly formats: rea
  */
 export class StorageObjects implements CapabilityExtension {
   readonly store: ObjectStore;
+  private readonly acceptor: DealAcceptor;
 
   constructor(
     private readonly service: ProviderService,
     readonly options: ObjectsOptions,
   ) {
     this.store = new ObjectStore(join(options.dataDir, 'objects'), options.table, options.log);
+    this.acceptor = options.acceptor(this.store);
   }
 
   async start(): Promise<void> {
     await this.store.open();
     const { usedBytes, objects } = this.store.usage();
     if (objects > 0) this.options.log.info({ objects, usedBytes }, `holding ${objects} object(s), ${usedBytes} bytes`);
+    this.acceptor.start();
   }
 
-  async stop(): Promise<void> {}
+  async stop(): Promise<void> {
+    this.acceptor.stop();
+  }
 
   health(): Record<string, unknown> {
     const { usedBytes, objects } = this.store.usage();

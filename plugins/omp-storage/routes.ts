@@ -36,7 +36,7 @@ async function upload(c: NodeContext, service: ProviderService): Promise<Respons
   const type = incoming.headers['content-type'];
   try {
     const { summary, created } = await objects.store.put(incoming, { maxBytes: maxObjectBytes, capacityBytes: terms.capacityBytes, formats: terms.formats, ...(type ? { declaredType: type } : {}) });
-    return c.json({ cid: summary.cid, size: summary.size, mediaType: summary.mediaType, format: summary.format }, created ? 201 : 200);
+    return c.json({ cid: summary.cid, size: summary.size, mediaType: summary.mediaType, format: summary.format, root: summary.root }, created ? 201 : 200);
   } catch (error) {
     if (error instanceof UploadRefused) return refuse(c, error.status, error.error, error.message, error.details, true);
     throw error;

@@ -3,6 +3,9 @@ import { definePlugin } from '../../kernel/plugin.js';
 import { providerTxKinds, releaseBonds, unbondingGenesis, type ProviderKind } from '../providers/registry.js';
 import { ProviderRegistry } from '../providers/registry-service.js';
 import { formatAmountShort, UNIT } from '../../sdk/amount.js';
+import { dealTxKinds } from './deals/tx-kinds.js';
+import { dealsEndBlock } from './deals/end-block.js';
+import { dealMethods } from './deals/rpc.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -45,14 +48,18 @@ const StorageProviderSchema = Type.Object(
 export default definePlugin({
   name: 'omp',
   version: '1.0.0',
-  description: 'storage-provider registry, chain rules on every node: omp.register / omp.unregister transactions, bond release, svc_ompListProviders',
+  description: 'storage (OMP) chain rules on every node: provider registry (omp.register / omp.unregister, bond release) and deals (omp.createDeal, omp.acceptDeal; refunds, closing at the end of the term); deal and object queries',
   requires: ['chain-reader'],
   provides: ['omp-registry'],
   init: (ctx) => new ProviderRegistry(OMP, ctx.use('chain-reader')),
-  txKinds: (kind) => providerTxKinds(OMP, kind),
-  endBlock: (ctx) => releaseBonds(ctx, OMP),
+  txKinds: (kind) => [...providerTxKinds(OMP, kind), ...dealTxKinds(kind, OMP)],
+  endBlock(ctx) {
+    releaseBonds(ctx, OMP);
+    dealsEndBlock(ctx);
+  },
   genesis: unbondingGenesis,
   rpc: (method) => [
+    ...dealMethods(method),
     method({
       name: 'svc_ompListProviders',
       summary: 'Active storage providers registered on chain (any node answers the same).',

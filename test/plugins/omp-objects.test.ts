@@ -63,7 +63,7 @@ describe('media objects on a storage node', () => {
     expect(response.status).toBe(201);
     const body = (await response.json()) as { cid: string; size: number; mediaType: string; format: string };
     cid = body.cid;
-    expect(body).toEqual({ cid: await referenceCid(image), size: image.length, mediaType: 'image/png', format: 'image' });
+    expect(body).toEqual({ cid: await referenceCid(image), size: image.length, mediaType: 'image/png', format: 'image', root: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     expect(await client.ompStorageStatus()).toMatchObject({ usedBytes: image.length, objects: 1 });
     // The same bytes again: the object it holds, not a second copy.
     const again = await put(image);

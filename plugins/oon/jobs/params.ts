@@ -44,26 +44,7 @@ export const JOB_PARAMS = {
 export const JOB_RECORD_BLOCKS_KEY = 'params/jobRecordBlocks';
 export const DEFAULT_JOB_RECORD_BLOCKS = 10_000;
 
-/** A moment on the chain: a height and a block time (ms). */
-export interface Deadline {
-  readonly height: number;
-  readonly time: number;
-}
-
-/**
- * A deadline at least `blocks` blocks and `ms` of block time away: very short blocks do not shrink it
- * below the time a provider needs, long blocks not below the block count. Block times are in the
- * headers, so every node agrees on when it has passed.
- */
-export function deadlineAfter(now: { readonly height: number; readonly timestamp: number }, window: { readonly blocks: number; readonly ms: number }): Deadline {
-  return { height: now.height + window.blocks, time: now.timestamp + window.ms };
-}
-
-export function isPast(now: { readonly height: number; readonly timestamp: number }, deadline: Deadline): boolean {
-  return now.height > deadline.height && now.timestamp > deadline.time;
-}
-
-export const describeDeadline = (deadline: Deadline): string => `block ${deadline.height} (and ${new Date(deadline.time).toISOString()})`;
+export { deadlineAfter, describeDeadline, isPast, type Deadline } from '../../../chain/deadline.js';
 
 /** The commit window of a job: the base window, plus the time its gas limit may take to run. */
 export function commitWindowFor(runtime: 'wasm' | 'evm', gasLimit: bigint): { blocks: number; ms: number } {

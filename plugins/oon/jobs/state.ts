@@ -1,4 +1,7 @@
 import { decode, encode } from '../../../sdk/encoding.js';
+import { appendIndexed, drainIndexed, indexCount, readIndexed, secondSchedule, unchangedSkipped, type ReadState, type WriteState } from '../../../chain/state/indexed.js';
+
+export { appendIndexed, drainIndexed, indexCount, readIndexed, unchangedSkipped, type ReadState, type WriteState };
 import type { Runtime } from '../../../jobs/spec.js';
 import type { ReportedResult } from './commitment.js';
 import { DEFAULT_JOB_RECORD_BLOCKS, JOB_RECORD_BLOCKS_KEY, type Deadline } from './params.js';
@@ -79,9 +82,6 @@ export interface JobRecord {
   finalizedAt?: number;
 }
 
-export type ReadState = (key: string) => Uint8Array | undefined;
-export type WriteState = (key: string, value: Uint8Array | undefined) => void;
-
 export const jobKey = (jobId: string): string => `oon/jobs/${jobId}`;
 export const codeKey = (hash: string): string => `oon/code/${hash}`;
 export const QUEUE_INDEX = 'oon/queue';
@@ -91,21 +91,10 @@ export const INCOMING_INDEX = 'oon/incoming';
 export const ALL_INDEX = 'oon/all';
 export const TOUCHED_INDEX = 'oon/touched';
 export const CHANGED_KEY = 'oon/changed';
-export const DUE_FROM_KEY = 'oon/due-from';
-export const dueIndex = (second: number): string => `oon/due/${second}`;
 export const forgetIndex = (height: number): string => `oon/forget/${height}`;
 export const loadKey = (provider: string): string => `oon/load/${provider}`;
 export const requesterIndex = (address: string): string => `oon/by-requester/${address}`;
 export const providerIndex = (address: string): string => `oon/by-provider/${address}`;
-
-/** A writer that leaves a key alone when the value is unchanged (an unchanged write would still add to the state's history). */
-export function unchangedSkipped(read: ReadState, write: WriteState): WriteState {
-  return (key, value) => {
-    const current = read(key);
-    if (current === undefined ? value === undefined : value !== undefined && Buffer.compare(current, value) === 0) return;
-    write(key, value);
-  };
-}
 
 export function readJob(read: ReadState, jobId: string): JobRecord | undefined {
   const raw = read(jobKey(jobId));
@@ -121,58 +110,8 @@ function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-export function indexCount(read: ReadState, index: string): number {
-  const raw = read(`${index}/count`);
-  return raw ? decode<number>(raw) : 0;
-}
-
-/** Appends to a numbered index: two small writes, whatever its length. */
-export function appendIndexed(read: ReadState, write: WriteState, index: string, id: string): void {
-  const count = indexCount(read, index);
-  write(`${index}/${count}`, encode(id));
-  write(`${index}/count`, encode(count + 1));
-}
-
-/** Up to `limit` entries of a numbered index, newest first, from position `before` (exclusive) down. */
-export function readIndexed(read: ReadState, index: string, limit: number, before = indexCount(read, index)): { ids: string[]; next?: number } {
-  const ids: string[] = [];
-  let at = Math.min(before, indexCount(read, index)) - 1;
-  for (; at >= 0 && ids.length < limit; at--) ids.push(decode<string>(read(`${index}/${at}`)!));
-  return at >= 0 ? { ids, next: at + 1 } : { ids };
-}
-
-/** Takes every entry out of a numbered index, oldest first. */
-export function drainIndexed(read: ReadState, write: WriteState, index: string): string[] {
-  const count = indexCount(read, index);
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    ids.push(decode<string>(read(`${index}/${i}`)!));
-    write(`${index}/${i}`, undefined);
-  }
-  if (count > 0) write(`${index}/count`, undefined);
-  return ids;
-}
-
-/** Puts a job on the schedule of the second its deadline falls in (twice is harmless: a visit is a visit). */
-export function scheduleAt(read: ReadState, write: WriteState, time: number, jobId: string): void {
-  const second = Math.floor(time / 1000);
-  appendIndexed(read, write, dueIndex(second), jobId);
-  // Deadlines lie ahead of every second already looked at, so this never points back before one.
-  const from = read(DUE_FROM_KEY);
-  if (!from || second < decode<number>(from)) write(DUE_FROM_KEY, encode(second));
-}
-
-/** Takes every job due up to `time` off the schedule (each second's list read once). */
-export function drainDue(read: ReadState, write: WriteState, time: number): string[] {
-  const until = Math.floor(time / 1000);
-  const fromRaw = read(DUE_FROM_KEY);
-  if (!fromRaw) return [];
-  let second = decode<number>(fromRaw);
-  const due: string[] = [];
-  for (; second <= until; second++) due.push(...drainIndexed(read, write, dueIndex(second)));
-  write(DUE_FROM_KEY, encode(second));
-  return due;
-}
+/** Jobs by the second their next deadline falls in (`oon/due/<second>/<n>`, `oon/due-from`). */
+export const { scheduleAt, drainDue } = secondSchedule('oon/due');
 
 const readNumber = (read: ReadState, key: string): number => {
   const raw = read(key);

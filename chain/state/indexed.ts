@@ -1,0 +1,81 @@
+import { decode, encode } from '../../sdk/encoding.js';
+
+/**
+ * Shapes of consensus state that chain rules share: numbered indexes (append, page newest first,
+ * drain), a schedule keyed by the second of block time, and a writer that skips unchanged values.
+ * Each costs a few small keys per operation, whatever the size of what it holds, so no block ever
+ * rewrites a long list.
+ */
+
+export type ReadState = (key: string) => Uint8Array | undefined;
+export type WriteState = (key: string, value: Uint8Array | undefined) => void;
+
+/** A writer that leaves a key alone when the value is unchanged (an unchanged write would still add to the state's history). */
+export function unchangedSkipped(read: ReadState, write: WriteState): WriteState {
+  return (key, value) => {
+    const current = read(key);
+    if (current === undefined ? value === undefined : value !== undefined && Buffer.compare(current, value) === 0) return;
+    write(key, value);
+  };
+}
+
+export function indexCount(read: ReadState, index: string): number {
+  const raw = read(`${index}/count`);
+  return raw ? decode<number>(raw) : 0;
+}
+
+/** Appends to a numbered index: two small writes, whatever its length. */
+export function appendIndexed(read: ReadState, write: WriteState, index: string, id: string): void {
+  const count = indexCount(read, index);
+  write(`${index}/${count}`, encode(id));
+  write(`${index}/count`, encode(count + 1));
+}
+
+/** Up to `limit` entries of a numbered index, newest first, from position `before` (exclusive) down. */
+export function readIndexed(read: ReadState, index: string, limit: number, before = indexCount(read, index)): { ids: string[]; next?: number } {
+  const ids: string[] = [];
+  let at = Math.min(before, indexCount(read, index)) - 1;
+  for (; at >= 0 && ids.length < limit; at--) ids.push(decode<string>(read(`${index}/${at}`)!));
+  return at >= 0 ? { ids, next: at + 1 } : { ids };
+}
+
+/** Takes every entry out of a numbered index, oldest first. */
+export function drainIndexed(read: ReadState, write: WriteState, index: string): string[] {
+  const count = indexCount(read, index);
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    ids.push(decode<string>(read(`${index}/${i}`)!));
+    write(`${index}/${i}`, undefined);
+  }
+  if (count > 0) write(`${index}/count`, undefined);
+  return ids;
+}
+
+/**
+ * A schedule of ids by the second of block time they are due in: `<prefix>/<second>/<n>` (numbered
+ * per second) and `<prefix>-from`, the first second not yet looked at. A block drains every second up
+ * to its own time, each second's entries read once.
+ */
+export function secondSchedule(prefix: string): { scheduleAt(read: ReadState, write: WriteState, time: number, id: string): void; drainDue(read: ReadState, write: WriteState, time: number): string[] } {
+  const fromKey = `${prefix}-from`;
+  const index = (second: number): string => `${prefix}/${second}`;
+  return {
+    /** Twice is harmless: a visit is a visit. */
+    scheduleAt(read, write, time, id) {
+      const second = Math.floor(time / 1000);
+      appendIndexed(read, write, index(second), id);
+      const from = read(fromKey);
+      if (!from || second < decode<number>(from)) write(fromKey, encode(second));
+    },
+    drainDue(read, write, time) {
+      const until = Math.floor(time / 1000);
+      const fromRaw = read(fromKey);
+      if (!fromRaw) return [];
+      let second = decode<number>(fromRaw);
+      const due: string[] = [];
+      for (; second <= until; second++) due.push(...drainIndexed(read, write, index(second)));
+      write(fromKey, encode(second));
+      return due;
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import Type from 'typebox';
+import { normalizeAddress } from '../../../sdk/address.js';
+import { domainError } from '../../../sdk/errors.js';
+import { AddressSchema, HashSchema } from '../../../chain/schemas.js';
+import { readIndexed } from '../../../chain/state/indexed.js';
+import { optionalParam, param, type MethodFactory, type RpcMethod } from '../../../kernel/plugin.js';
+import type { ProviderRegistry } from '../../providers/registry-service.js';
+import { ALL_DEALS, clientIndex, objectDeals, providerDealIndex, readDeal, type DealRecord } from './state.js';
+import { dealView, DealViewSchema, objectView, ObjectViewSchema } from './view.js';
+
+const CidSchema = Type.String({ pattern: '^b[a-z2-7]{10,200}$', description: 'a CIDv1 in base32' });
+const ListFilter = Type.Object(
+  {
+    client: Type.Optional(AddressSchema),
+    provider: Type.Optional(AddressSchema),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+    cursor: Type.Optional(Type.Integer({ minimum: 0, description: 'from a previous page\'s "cursor"' })),
+  },
+  { additionalProperties: false },
+);
+
+/** The deal and object methods every node answers (deals are chain state). */
+export function dealMethods(method: MethodFactory<ProviderRegistry>): RpcMethod[] {
+  const dealsOf = (service: ProviderRegistry, cid: string): DealRecord[] => {
+    const read = (key: string) => service.chain.state.get(key);
+    return objectDeals(read, cid).map((id) => readDeal(read, id)!);
+  };
+  return [
+    method({
+      name: 'svc_ompGetDeal',
+      summary: 'A storage deal by id: status, object, client, providers and who accepted, term, price, escrow and payments.',
+      params: [param('dealId', HashSchema)],
+      result: DealViewSchema,
+      errors: ['invalid_params', 'not_found'],
+      handler: ([dealId], { service }) => {
+        const deal = readDeal((key) => service.chain.state.get(key), dealId.toLowerCase());
+        if (!deal) throw domainError('not_found', `no deal ${dealId}`, { dealId });
+        return dealView(deal);
+      },
+    }),
+    method({
+      name: 'svc_ompGetObject',
+      summary: 'An object by CID as the chain knows it: size, media type, format, its deals and the providers that hold it.',
+      params: [param('cid', CidSchema)],
+      result: ObjectViewSchema,
+      errors: ['invalid_params', 'not_found'],
+      handler: ([cid], { service }) => {
+        const view = objectView(cid, dealsOf(service, cid));
+        if (!view) throw domainError('not_found', `no deal stores ${cid}`, { cid });
+        return view;
+      },
+    }),
+    method({
+      name: 'svc_ompListObjects',
+      summary: 'Objects with deals, newest deal first: of a client, of a provider, or all; pages of `limit` (default 50) deals with a cursor.',
+      params: [optionalParam('filter', ListFilter)],
+      result: Type.Object({ objects: Type.Array(ObjectViewSchema), cursor: Type.Union([Type.Integer(), Type.Null()], { description: 'pass it to get the next page; null at the end' }) }, { additionalProperties: false }),
+      errors: ['invalid_params', 'invalid_address'],
+      handler: ([filter], { service }) => {
+        const read = (key: string) => service.chain.state.get(key);
+        const index = filter?.client ? clientIndex(normalizeAddress(filter.client)) : filter?.provider ? providerDealIndex(normalizeAddress(filter.provider)) : ALL_DEALS;
+        const page = readIndexed(read, index, filter?.limit ?? 50, filter?.cursor);
+        const cids = [...new Set(page.ids.map((id) => readDeal(read, id)!.cid))];
+        return { objects: cids.map((cid) => objectView(cid, dealsOf(service, cid))!), cursor: page.next ?? null };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,87 @@
+import { decode, encode } from '../../../sdk/encoding.js';
+import type { Deadline } from '../../../chain/deadline.js';
+import { secondSchedule, type ReadState, type WriteState } from '../../../chain/state/indexed.js';
+
+/**
+ * Deals as consensus state, under the `omp/` prefix:
+ * - `omp/deals/<dealId>` -> CBOR DealRecord (dealId = the creating transaction's hash)
+ * - `omp/objects/<cid>` -> CBOR list of the deal ids of an object
+ * - `omp/committed/<provider>` -> CBOR number: bytes of pending and active deals it holds (its room
+ *   is its capacity less this)
+ * - numbered indexes `omp/all/<n>`, `omp/by-client/<address>/<n>`, `omp/by-provider/<address>/<n>`
+ * - `omp/due/<second>/<n>` (and `omp/due-from`): deals whose acceptance window ends in that second
+ * - `omp/ends/<height>/<n>`: deals whose term ends at that height
+ */
+
+export type DealStatus = 'pending' | 'active' | 'closed' | 'failed';
+
+export interface DealReplica {
+  readonly provider: string;
+  acceptedAt?: number;
+}
+
+export interface DealRecord {
+  readonly dealId: string;
+  readonly client: string;
+  readonly cid: string;
+  readonly size: number;
+  /** The object's storage commitment root (0x hex). */
+  readonly root: string;
+  readonly format: string;
+  readonly mediaType: string;
+  readonly replicas: number;
+  readonly durationBlocks: number;
+  /** OMC base units per replica for the whole term, decimal. */
+  readonly price: string;
+  /** OMC still held for the deal, decimal. */
+  escrow: string;
+  /** OMC paid to providers so far, decimal. */
+  paid: string;
+  /** The provider the client uploaded to first, then those the chain chose. */
+  readonly providers: DealReplica[];
+  status: DealStatus;
+  reason?: string;
+  readonly createdAt: number;
+  readonly acceptBy: Deadline;
+  startBlock?: number;
+  endBlock?: number;
+  closedAt?: number;
+}
+
+export const dealKey = (dealId: string): string => `omp/deals/${dealId}`;
+export const objectDealsKey = (cid: string): string => `omp/objects/${cid}`;
+export const committedKey = (provider: string): string => `omp/committed/${provider}`;
+export const ALL_DEALS = 'omp/all';
+export const clientIndex = (address: string): string => `omp/by-client/${address}`;
+export const providerDealIndex = (address: string): string => `omp/by-provider/${address}`;
+export const endsIndex = (height: number): string => `omp/ends/${height}`;
+export const dealSchedule = secondSchedule('omp/due');
+
+export function readDeal(read: ReadState, dealId: string): DealRecord | undefined {
+  const raw = read(dealKey(dealId));
+  return raw ? decode<DealRecord>(raw) : undefined;
+}
+
+export function writeDeal(write: WriteState, deal: DealRecord): void {
+  write(dealKey(deal.dealId), encode({ ...withoutUndefined(deal), providers: deal.providers.map(withoutUndefined) }));
+}
+
+/** Absent fields are left out of the stored record, not written as CBOR `undefined`. */
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+export function readCommitted(read: ReadState, provider: string): number {
+  const raw = read(committedKey(provider));
+  return raw ? decode<number>(raw) : 0;
+}
+
+export function addCommitted(read: ReadState, write: WriteState, provider: string, bytes: number): void {
+  const next = Math.max(0, readCommitted(read, provider) + bytes);
+  write(committedKey(provider), next > 0 ? encode(next) : undefined);
+}
+
+export function objectDeals(read: ReadState, cid: string): string[] {
+  const raw = read(objectDealsKey(cid));
+  return raw ? decode<string[]>(raw) : [];
+}

@@ -1,0 +1,125 @@
+import Type from 'typebox';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { toHex, utf8 } from '../../../sdk/bytes.js';
+import { encode } from '../../../sdk/encoding.js';
+import { TxFailure, type TxContext, type TxKind, type TxKindFactory } from '../../../chain/contract.js';
+import { deadlineAfter, describeDeadline, isPast } from '../../../chain/deadline.js';
+import { appendIndexed, type ReadState, type WriteState } from '../../../chain/state/indexed.js';
+import { readProviders, type ProviderKind, type ProviderRecord } from '../../providers/registry.js';
+import { DEAL_PARAMS } from './params.js';
+import { addCommitted, ALL_DEALS, clientIndex, dealSchedule, endsIndex, objectDeals, objectDealsKey, providerDealIndex, readCommitted, readDeal, writeDeal, type DealRecord } from './state.js';
+
+/** Bytes in a GB of a registration's capacity (SI). */
+const BYTES_PER_GB = 1_000_000_000;
+
+const Units = Type.String({ pattern: '^[1-9][0-9]{0,77}$', description: 'a positive whole number of OMC base units, decimal' });
+
+export const CreateDealPayload = Type.Object(
+  {
+    cid: Type.String({ pattern: '^b[a-z2-7]{10,200}$', description: 'the object\'s CIDv1 (base32), as the upload answered' }),
+    size: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+    root: Type.String({ pattern: '^0x[0-9a-f]{64}$', description: 'the object\'s storage commitment root, as the upload answered' }),
+    format: Type.Union([Type.Literal('image'), Type.Literal('video'), Type.Literal('document')]),
+    mediaType: Type.String({ pattern: '^[a-z0-9.+-]+/[a-z0-9.+-]+(; ?[a-z0-9=.-]+)?$', maxLength: 100, description: 'the sniffed media type, as the upload answered' }),
+    replicas: Type.Integer({ minimum: 1, maximum: DEAL_PARAMS.maxReplicas }),
+    durationBlocks: Type.Integer({ minimum: DEAL_PARAMS.minDurationBlocks, maximum: DEAL_PARAMS.maxDurationBlocks }),
+    price: Units,
+    provider: Type.String({ pattern: '^svc1[0-9a-f]{40}$', description: 'the storage provider the object was uploaded to: the first replica' }),
+  },
+  { additionalProperties: false },
+);
+const AcceptDealPayload = Type.Object({ dealId: Type.String({ pattern: '^0x[0-9a-f]{64}$' }) }, { additionalProperties: false });
+
+const reader = (ctx: TxContext<unknown>): ReadState => (key) => ctx.readState(key);
+const writer = (ctx: TxContext<unknown>): WriteState => (key, value) => ctx.writeState(key, value);
+
+interface StorageDetails {
+  readonly capacityGb: string;
+  readonly formats: readonly string[];
+}
+
+/** Room a provider has left on chain: its declared capacity less the bytes of its pending and active deals. */
+function room(read: ReadState, record: ProviderRecord): number {
+  const details = record.details as unknown as StorageDetails;
+  return Math.floor(Number(details.capacityGb) * BYTES_PER_GB) - readCommitted(read, record.operator);
+}
+
+/** `omp.createDeal`, `omp.acceptDeal`. */
+export function dealTxKinds<Svc>(factory: TxKindFactory<Svc>, kind: ProviderKind): TxKind[] {
+  return [
+    factory({
+      kind: 'omp.createDeal',
+      summary: 'stores an uploaded object for a term: escrows price × replicas OMC; the uploading provider and providers the chain chooses (format and room, ranked by the parent block hash) must accept; the deal id is this transaction\'s hash',
+      payload: CreateDealPayload,
+      debits: (payload) => [{ asset: 'OMC', amount: BigInt(payload.price) * BigInt(payload.replicas) }],
+      execute(ctx) {
+        const read = reader(ctx);
+        const { payload } = ctx;
+        const offering = readProviders(read, kind).filter((p) => p.releaseAt === undefined && (p.details as unknown as StorageDetails).formats.includes(payload.format));
+        const primary = offering.find((p) => p.operator === payload.provider);
+        if (!primary) throw new TxFailure('invalid_params', `${payload.provider} is not an active storage provider of ${payload.format} objects`);
+        if (room(read, primary) < payload.size) throw new TxFailure('capacity_exceeded', `${payload.provider} has ${room(read, primary)} bytes of room left, not ${payload.size}`);
+        const rank = (p: ProviderRecord): string => toHex(sha256(utf8(`${ctx.parentHash}|${ctx.tx.hash}|${p.operator}`)));
+        const others = offering
+          .filter((p) => p !== primary && room(read, p) >= payload.size)
+          .sort((a, b) => (rank(a) < rank(b) ? -1 : 1))
+          .slice(0, payload.replicas - 1);
+        if (others.length < payload.replicas - 1) {
+          throw new TxFailure('capacity_exceeded', `${payload.replicas} replicas need ${payload.replicas - 1} more providers of ${payload.format} with ${payload.size} bytes of room; there are ${others.length}`);
+        }
+        const escrow = BigInt(payload.price) * BigInt(payload.replicas);
+        ctx.debit(ctx.tx.from, 'OMC', escrow);
+        const deal: DealRecord = {
+          dealId: ctx.tx.hash,
+          client: ctx.tx.from,
+          cid: payload.cid,
+          size: payload.size,
+          root: payload.root,
+          format: payload.format,
+          mediaType: payload.mediaType,
+          replicas: payload.replicas,
+          durationBlocks: payload.durationBlocks,
+          price: payload.price,
+          escrow: escrow.toString(),
+          paid: '0',
+          providers: [primary, ...others].map((p) => ({ provider: p.operator })),
+          status: 'pending',
+          reason: 'waiting for every provider to accept',
+          createdAt: ctx.height,
+          acceptBy: deadlineAfter(ctx, DEAL_PARAMS.acceptWindow),
+        };
+        writeDeal(writer(ctx), deal);
+        for (const replica of deal.providers) {
+          addCommitted(read, writer(ctx), replica.provider, deal.size);
+          appendIndexed(read, writer(ctx), providerDealIndex(replica.provider), deal.dealId);
+        }
+        for (const index of [ALL_DEALS, clientIndex(deal.client)]) appendIndexed(read, writer(ctx), index, deal.dealId);
+        ctx.writeState(objectDealsKey(deal.cid), encode([...objectDeals(read, deal.cid), deal.dealId]));
+        dealSchedule.scheduleAt(read, writer(ctx), deal.acceptBy.time, deal.dealId);
+      },
+    }),
+    factory({
+      kind: 'omp.acceptDeal',
+      summary: 'a chosen provider confirms it holds the object (checked against its CID and commitment): the deal is active once every provider has',
+      payload: AcceptDealPayload,
+      execute(ctx) {
+        const deal = readDeal(reader(ctx), ctx.payload.dealId);
+        if (!deal) throw new TxFailure('not_found', `no deal ${ctx.payload.dealId}`);
+        const replica = deal.providers.find((r) => r.provider === ctx.tx.from);
+        if (!replica) throw new TxFailure('invalid_params', `${ctx.tx.from} is not a provider of deal ${deal.dealId}`);
+        if (deal.status !== 'pending') throw new TxFailure('invalid_params', `deal ${deal.dealId} is ${deal.status}`);
+        if (replica.acceptedAt !== undefined) throw new TxFailure('invalid_params', `${ctx.tx.from} already accepted deal ${deal.dealId}`);
+        if (isPast(ctx, deal.acceptBy)) throw new TxFailure('invalid_params', `the acceptance window of deal ${deal.dealId} closed at ${describeDeadline(deal.acceptBy)}`);
+        replica.acceptedAt = ctx.height;
+        if (deal.providers.every((r) => r.acceptedAt !== undefined)) {
+          deal.status = 'active';
+          deal.reason = undefined;
+          deal.startBlock = ctx.height;
+          deal.endBlock = ctx.height + deal.durationBlocks;
+          appendIndexed(reader(ctx), writer(ctx), endsIndex(deal.endBlock), deal.dealId);
+        }
+        writeDeal(writer(ctx), deal);
+      },
+    }),
+  ];
+}
