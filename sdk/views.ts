@@ -274,7 +274,15 @@ export interface DealView {
   readonly mediaType: string;
   readonly client: string;
   readonly replicas: number;
-  readonly providers: { readonly provider: string; readonly acceptedAt: number | null }[];
+  readonly providers: {
+    readonly provider: string;
+    readonly acceptedAt: number | null;
+    readonly lastProof: number | null;
+    readonly faults: number;
+    readonly faulty: boolean;
+    readonly paid: string;
+    readonly challenge: { readonly period: number; readonly issuedAt: number; readonly indexes: number[] } | null;
+  }[];
   readonly durationBlocks: number;
   readonly createdAt: number;
   readonly acceptBy: { readonly height: number; readonly time: number };

@@ -10,7 +10,7 @@ import { defineLayout } from '../../kernel/storage/layout.js';
 import type { ObjectRecord } from '../../objects/store.js';
 import { StorageObjects } from './objects.js';
 import { objectRoutes } from './routes.js';
-import { DealAcceptor } from './deal-acceptor.js';
+import { DealKeeper } from './deal-keeper.js';
 import type { Address } from '../../sdk/address.js';
 
 /** The objects this node holds: CID -> size, media type, commitment (segment tree root and piece roots), the DAG's inner nodes. */
@@ -62,7 +62,7 @@ export default providerCapabilityPlugin({
         maxObjectBytes: Number(ctx.config.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES),
         log: ctx.log,
         acceptor: (store) =>
-          new DealAcceptor({
+          new DealKeeper({
             chain: ctx.use('chain-reader'),
             submitter: ctx.use('tx-submitter'),
             keys: ctx.use('keys').operators,

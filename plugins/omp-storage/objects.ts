@@ -6,7 +6,7 @@ import type { MediaFormat } from '../../objects/sniff.js';
 import type { ProviderService } from '../providers/service.js';
 import type { CapabilityExtension } from '../providers/capability.js';
 import type { StorageDetails } from '../omp/index.js';
-import type { DealAcceptor } from './deal-acceptor.js';
+import type { DealKeeper } from './deal-keeper.js';
 
 /** Bytes in a GB of `storage_capacity_gb` (SI: 10^9). */
 export const BYTES_PER_GB = 1_000_000_000;
@@ -17,7 +17,7 @@ export interface ObjectsOptions {
   readonly maxObjectBytes: number;
   readonly log: Logger;
   /** Accepts this node's deals: made with the store it reads. */
-  readonly acceptor: (store: ObjectStore) => DealAcceptor;
+  readonly acceptor: (store: ObjectStore) => DealKeeper;
 }
 
 /** Why this node does not take uploads now, or its formats and capacity when it does. */
@@ -29,7 +29,7 @@ export type UploadTerms = { readonly refused: string } | { readonly formats: rea
  */
 export class StorageObjects implements CapabilityExtension {
   readonly store: ObjectStore;
-  private readonly acceptor: DealAcceptor;
+  private readonly acceptor: DealKeeper;
 
   constructor(
     private readonly service: ProviderService,

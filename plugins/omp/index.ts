@@ -55,7 +55,7 @@ export default definePlugin({
   txKinds: (kind) => [...providerTxKinds(OMP, kind), ...dealTxKinds(kind, OMP)],
   endBlock(ctx) {
     releaseBonds(ctx, OMP);
-    dealsEndBlock(ctx);
+    dealsEndBlock(ctx, OMP);
   },
   genesis: unbondingGenesis,
   rpc: (method) => [

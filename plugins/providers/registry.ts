@@ -70,6 +70,19 @@ export function readRecord(read: ReadState, kind: ProviderKind, operator: string
   return raw ? decode<ProviderRecord>(raw) : undefined;
 }
 
+/** Takes `perMille` of a provider's bond (from its record and its account's bonded balance) to `beneficiary`'s OGT. */
+export function slashBond(ctx: BlockContext, kind: ProviderKind, operator: string, perMille: bigint, beneficiary: string): void {
+  const record = readRecord((key) => ctx.readState(key), kind, operator);
+  if (!record) return;
+  const amount = (BigInt(record.bond) * perMille) / 1000n;
+  if (amount === 0n) return;
+  writeRecord(ctx, kind, { ...record, bond: (BigInt(record.bond) - amount).toString() });
+  const account = ctx.account(record.operator);
+  account.bonded[kind.purpose] = (account.bonded[kind.purpose] ?? 0n) - amount;
+  ctx.setAccount(record.operator, account);
+  ctx.credit(beneficiary as never, 'OGT', amount);
+}
+
 /** Rewrites a provider's record (its bond after a slash). */
 export function writeRecord(ctx: BlockContext, kind: ProviderKind, record: ProviderRecord): void {
   ctx.writeState(recordKey(kind, record.operator), encode(record));

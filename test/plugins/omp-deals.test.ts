@@ -1,6 +1,9 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetKey, generateKeyPair, SvcClient, UNIT, type UploadedObject } from '../../sdk/index.js';
 import type { Chain } from '../../chain/chain.js';
+import type { P2pService } from '../../p2p/service.js';
 import { DEAL_PARAMS } from '../../plugins/omp/deals/params.js';
 import { failure } from '../helpers/rpc-failure.js';
 import { media } from '../helpers/media.js';
@@ -32,6 +35,20 @@ async function blocksUntil(ready: () => Promise<boolean>, limit = 50): Promise<v
 
 const omc = async (address: string): Promise<bigint> => (await client.getBalance(address)).omc;
 
+/**
+ * Blocks to the end of a deal's term. With `answered`, whenever the provider has an open challenge
+ * the next block waits for its proof to reach the mempool (the node answers on its own, a moment
+ * after the block that issued the challenge).
+ */
+async function untilClosed(dealId: string, answered: boolean): Promise<void> {
+  for (;;) {
+    const deal = await client.getDeal(dealId);
+    if (deal.status === 'closed') return;
+    if (answered && deal.providers.some((r) => r.challenge && !r.faulty)) await waitFor(() => chain.mempool.size, (size) => size > 0, 10_000, 'the proof to reach the mempool');
+    await block();
+  }
+}
+
 beforeAll(async () => {
   node = await startTestNode({ validator: { blockTime: 3_600_000 } });
   chain = node.node.service<Chain>('chain');
@@ -50,24 +67,28 @@ afterAll(async () => {
 describe('storage deals', () => {
   let object: UploadedObject;
 
-  it('a deal on an object its provider holds goes active once the provider accepts, and pays it at the end of the term', async () => {
+  it('a deal on an object its provider holds goes active once the provider accepts; each passed proof pays its period, the term pays the price', async () => {
     object = await client.uploadObject(media.png(3 * 1_048_576 + 5));
     expect(object).toMatchObject({ mediaType: 'image/png', format: 'image', root: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     const [buyerBefore, providerBefore] = [await omc(buyer.address), await omc(operator)];
-    const { dealId } = await client.createDeal(buyer, { object, provider: operator, replicas: 1, durationBlocks: 10, price: 7n * UNIT });
+    const { dealId } = await client.createDeal(buyer, { object, provider: operator, replicas: 1, durationBlocks: 25, price: 7n * UNIT });
     await blocksUntil(async () => (await client.getDeal(dealId).catch(() => undefined))?.status === 'active');
     const active = await client.getDeal(dealId);
     expect(active).toMatchObject({ status: 'active', cid: object.cid, size: object.size, client: buyer.address, replicas: 1, escrow: (7n * UNIT).toString(), paid: '0' });
-    expect(active.providers).toEqual([{ provider: operator, acceptedAt: active.startBlock }]);
-    expect(active.endBlock).toBe(active.startBlock! + 10);
+    expect(active.providers).toEqual([{ provider: operator, acceptedAt: active.startBlock, lastProof: null, faults: 0, faulty: false, paid: '0', challenge: { period: 0, issuedAt: active.startBlock, indexes: expect.any(Array) } }]);
+    expect(active.endBlock).toBe(active.startBlock! + 25);
     expect(await omc(buyer.address)).toBe(buyerBefore - 7n * UNIT);
     expect(await client.getObject(object.cid)).toEqual({ cid: object.cid, size: object.size, mediaType: 'image/png', format: 'image', deals: [dealId], providers: [operator] });
     expect((await client.listObjects({ client: buyer.address })).objects.map((o) => o.cid)).toEqual([object.cid]);
 
-    while (chain.head.height < active.endBlock!) await block();
+    // Periods of 10 blocks: 10 + 10 + 5, each share of the price paid on its proof.
+    await untilClosed(dealId, true);
     const closed = await client.getDeal(dealId);
-    expect(closed).toMatchObject({ status: 'closed', escrow: '0', paid: (7n * UNIT).toString() });
+    expect(closed).toMatchObject({ status: 'closed', escrow: '0', paid: (7n * UNIT).toString(), faults: 0 });
+    expect(closed.providers[0]).toMatchObject({ faults: 0, faulty: false, paid: (7n * UNIT).toString(), challenge: null });
+    expect(closed.lastProof).toBeGreaterThan(active.startBlock! + 20);
     expect(await omc(operator)).toBe(providerBefore + 7n * UNIT);
+    expect(await omc(buyer.address)).toBe(buyerBefore - 7n * UNIT);
   });
 
   it('refuses a deal for more replicas than there are providers with room, charging nothing', async () => {
@@ -98,5 +119,54 @@ describe('storage deals', () => {
     const big = await client.uploadObject(media.png(40 * 1_048_576));
     const { dealId: next } = await client.createDeal(buyer, { object: big, provider: operator, replicas: 1, durationBlocks: 10, price: UNIT });
     await blocksUntil(async () => (await client.getDeal(next).catch(() => undefined))?.status === 'active');
+    await untilClosed(next, true);
+  });
+
+  it('an honest provider passes every challenge for 50 periods', async () => {
+    const stored = await client.uploadObject(media.png(2 * 1_048_576 + 99));
+    const { dealId } = await client.createDeal(buyer, { object: stored, provider: operator, replicas: 1, durationBlocks: 50 * DEAL_PARAMS.proofPeriodBlocks, price: 50n * UNIT });
+    await blocksUntil(async () => (await client.getDeal(dealId).catch(() => undefined))?.status === 'active');
+    await untilClosed(dealId, true);
+    const closed = await client.getDeal(dealId);
+    expect(closed).toMatchObject({ status: 'closed', faults: 0, paid: (50n * UNIT).toString(), escrow: '0' });
+  }, 120_000);
+
+  it('a provider whose copy was damaged on disk fails its next challenges: slashed to the client, pay withheld and refunded, faulty after 3', async () => {
+    const stored = await client.uploadObject(media.png(1_048_576 + 3));
+    const { dealId } = await client.createDeal(buyer, { object: stored, provider: operator, replicas: 1, durationBlocks: 5 * DEAL_PARAMS.proofPeriodBlocks, price: 5n * UNIT });
+    await blocksUntil(async () => (await client.getDeal(dealId).catch(() => undefined))?.status === 'active');
+    // The first challenge is answered from the intact copy and paid (a fifth of the price).
+    await waitFor(() => chain.mempool.size, (size) => size > 0, 10_000, 'the first proof');
+    await block();
+    expect((await client.getDeal(dealId)).providers[0]).toMatchObject({ paid: UNIT.toString(), challenge: null });
+    const [buyerOmc, buyerOgt, bond] = [await omc(buyer.address), (await client.getBalance(buyer.address)).ogt, (await client.getBalance(operator)).bonded.storage!];
+    // The test damages the file itself: every byte after the PNG head.
+    const path = join(node.dataDir, 'objects', 'blobs', stored.cid);
+    writeFileSync(path, Buffer.concat([readFileSync(path).subarray(0, 64), Buffer.alloc(stored.size - 64, 0xee)]));
+    await untilClosed(dealId, false);
+    const closed = await client.getDeal(dealId);
+    expect(closed.providers[0]).toMatchObject({ faults: 3, faulty: true, paid: UNIT.toString() });
+    expect(closed).toMatchObject({ status: 'closed', paid: UNIT.toString(), escrow: '0' });
+    expect((await client.getObject(stored.cid)).providers).toEqual([]);
+    // Three faults, 1% of the bond each, to the client; the unpaid four fifths of the price back to it.
+    const afterFirst = bond - bond / 100n;
+    const afterSecond = afterFirst - afterFirst / 100n;
+    const afterThird = afterSecond - afterSecond / 100n;
+    expect((await client.getBalance(operator)).bonded.storage).toBe(afterThird);
+    expect((await client.getBalance(buyer.address)).ogt).toBe(buyerOgt + (bond - afterThird));
+    expect(await omc(buyer.address)).toBe(buyerOmc + 4n * UNIT);
+    expect(node.logs.text()).toContain(`the copy of ${stored.cid} is damaged`);
+  });
+
+  it('a node synced from genesis reaches the same state root, deals and proofs included', async () => {
+    const follower = await startTestNode({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [node.node.service<P2pService>('p2p').listenAddresses[0]!] } });
+    try {
+      const followed = follower.node.service<Chain>('chain');
+      await waitFor(() => followed.head.height, (height) => height === chain.head.height, 30_000, 'the follower to reach the head');
+      expect(followed.head.stateRoot).toBe(chain.head.stateRoot);
+      expect(followed.state.root()).toBe(chain.state.root());
+    } finally {
+      await follower.stop();
+    }
   });
 });

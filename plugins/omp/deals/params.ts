@@ -3,6 +3,14 @@ export const DEAL_PARAMS = {
   /** How long the chosen providers have to accept (fetch, check and confirm) before the deal is refunded. */
   acceptWindow: { blocks: 30, ms: 120_000 },
   maxReplicas: 3,
+  /** Blocks between proofs of storage: a challenge at the start of each period, answered by its end. */
+  proofPeriodBlocks: 10,
+  /** Segments each challenge asks of each provider. */
+  segmentsPerChallenge: 2,
+  /** Share of its storage bond a provider loses for a missed or failed challenge (per mille), to the client. */
+  faultSlashPerMille: 10n,
+  /** Faults after which a replica is faulty: no longer challenged, paid or read from. */
+  maxFaults: 3,
   minDurationBlocks: 10,
   maxDurationBlocks: 10_000_000,
 } as const;

@@ -10,7 +10,8 @@ import { secondSchedule, type ReadState, type WriteState } from '../../../chain/
  *   is its capacity less this)
  * - numbered indexes `omp/all/<n>`, `omp/by-client/<address>/<n>`, `omp/by-provider/<address>/<n>`
  * - `omp/due/<second>/<n>` (and `omp/due-from`): deals whose acceptance window ends in that second
- * - `omp/ends/<height>/<n>`: deals whose term ends at that height
+ * - `omp/boundaries/<height>/<n>`: deals with a period boundary at that height (challenges settled
+ *   and issued; the last boundary is the end of the term)
  */
 
 export type DealStatus = 'pending' | 'active' | 'closed' | 'failed';
@@ -18,6 +19,16 @@ export type DealStatus = 'pending' | 'active' | 'closed' | 'failed';
 export interface DealReplica {
   readonly provider: string;
   acceptedAt?: number;
+  /** The open challenge: the period it is of, the block that issued it and the segments it asks for. */
+  challenge?: { readonly period: number; readonly issuedAt: number; readonly indexes: number[] };
+  /** The block of its last passed proof. */
+  lastProof?: number;
+  /** Challenges it missed or failed. */
+  faults?: number;
+  /** Too many faults: no longer challenged, paid or read from. */
+  faulty?: true;
+  /** OMC paid to it, decimal. */
+  paid?: string;
 }
 
 export interface DealRecord {
@@ -45,6 +56,8 @@ export interface DealRecord {
   readonly acceptBy: Deadline;
   startBlock?: number;
   endBlock?: number;
+  /** Periods whose challenges have been issued. */
+  periods?: number;
   closedAt?: number;
 }
 
@@ -54,7 +67,7 @@ export const committedKey = (provider: string): string => `omp/committed/${provi
 export const ALL_DEALS = 'omp/all';
 export const clientIndex = (address: string): string => `omp/by-client/${address}`;
 export const providerDealIndex = (address: string): string => `omp/by-provider/${address}`;
-export const endsIndex = (height: number): string => `omp/ends/${height}`;
+export const boundaryIndex = (height: number): string => `omp/boundaries/${height}`;
 export const dealSchedule = secondSchedule('omp/due');
 
 export function readDeal(read: ReadState, dealId: string): DealRecord | undefined {

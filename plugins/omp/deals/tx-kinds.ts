@@ -1,13 +1,14 @@
 import Type from 'typebox';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { toHex, utf8 } from '../../../sdk/bytes.js';
+import { fromHex, toHex, utf8 } from '../../../sdk/bytes.js';
+import { SEGMENT_BYTES, verifySegment } from '../../../objects/commitment.js';
 import { encode } from '../../../sdk/encoding.js';
 import { TxFailure, type TxContext, type TxKind, type TxKindFactory } from '../../../chain/contract.js';
 import { deadlineAfter, describeDeadline, isPast } from '../../../chain/deadline.js';
 import { appendIndexed, type ReadState, type WriteState } from '../../../chain/state/indexed.js';
 import { readProviders, type ProviderKind, type ProviderRecord } from '../../providers/registry.js';
 import { DEAL_PARAMS } from './params.js';
-import { addCommitted, ALL_DEALS, clientIndex, dealSchedule, endsIndex, objectDeals, objectDealsKey, providerDealIndex, readCommitted, readDeal, writeDeal, type DealRecord } from './state.js';
+import { addCommitted, ALL_DEALS, clientIndex, dealSchedule, boundaryIndex, objectDeals, objectDealsKey, providerDealIndex, readCommitted, readDeal, writeDeal, type DealRecord } from './state.js';
 
 /** Bytes in a GB of a registration's capacity (SI). */
 const BYTES_PER_GB = 1_000_000_000;
@@ -29,6 +30,25 @@ export const CreateDealPayload = Type.Object(
   { additionalProperties: false },
 );
 const AcceptDealPayload = Type.Object({ dealId: Type.String({ pattern: '^0x[0-9a-f]{64}$' }) }, { additionalProperties: false });
+const Hex32 = Type.String({ pattern: '^0x[0-9a-f]{64}$' });
+const ProveStoragePayload = Type.Object(
+  {
+    dealId: Hex32,
+    period: Type.Integer({ minimum: 0 }),
+    proofs: Type.Array(
+      Type.Object(
+        {
+          index: Type.Integer({ minimum: 0 }),
+          segment: Type.String({ pattern: '^0x([0-9a-f]{2})*$', maxLength: 2 + 2 * SEGMENT_BYTES }),
+          path: Type.Array(Hex32, { maxItems: 64 }),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: DEAL_PARAMS.segmentsPerChallenge },
+    ),
+  },
+  { additionalProperties: false },
+);
 
 const reader = (ctx: TxContext<unknown>): ReadState => (key) => ctx.readState(key);
 const writer = (ctx: TxContext<unknown>): WriteState => (key, value) => ctx.writeState(key, value);
@@ -116,10 +136,55 @@ export function dealTxKinds<Svc>(factory: TxKindFactory<Svc>, kind: ProviderKind
           deal.reason = undefined;
           deal.startBlock = ctx.height;
           deal.endBlock = ctx.height + deal.durationBlocks;
-          appendIndexed(reader(ctx), writer(ctx), endsIndex(deal.endBlock), deal.dealId);
+          // The first boundary is this block: its end issues the first challenges.
+          appendIndexed(reader(ctx), writer(ctx), boundaryIndex(ctx.height), deal.dealId);
         }
         writeDeal(writer(ctx), deal);
       },
     }),
+    factory({
+      kind: 'omp.proveStorage',
+      summary: 'a provider answers its open challenge on a deal: each asked segment with its Merkle path to the commitment root; a pass pays the period\'s share of its price',
+      payload: ProveStoragePayload,
+      execute(ctx) {
+        const deal = readDeal(reader(ctx), ctx.payload.dealId);
+        if (!deal) throw new TxFailure('not_found', `no deal ${ctx.payload.dealId}`);
+        const replica = deal.providers.find((r) => r.provider === ctx.tx.from);
+        if (!replica || deal.status !== 'active' || replica.faulty) throw new TxFailure('invalid_params', `${ctx.tx.from} holds no open challenge of deal ${deal.dealId}`);
+        const challenge = replica.challenge;
+        if (!challenge || challenge.period !== ctx.payload.period) throw new TxFailure('invalid_params', `deal ${deal.dealId} has no open challenge of period ${ctx.payload.period} for ${ctx.tx.from}`);
+        const asked = ctx.payload.proofs.map((p) => p.index);
+        if (asked.length !== challenge.indexes.length || asked.some((index, i) => index !== challenge.indexes[i])) {
+          throw new TxFailure('invalid_params', `the challenge asks for segments ${challenge.indexes.join(', ')}, not ${asked.join(', ')}`);
+        }
+        const root = fromHex(deal.root);
+        for (const proof of ctx.payload.proofs) {
+          if (!verifySegment(root, deal.size, { index: proof.index, segment: fromHex(proof.segment), path: proof.path.map(fromHex) })) {
+            throw new TxFailure('invalid_params', `the proof of segment ${proof.index} does not lead to the deal's commitment root`);
+          }
+        }
+        const share = periodShare(deal, challenge.issuedAt);
+        ctx.credit(ctx.tx.from, 'OMC', share);
+        deal.escrow = (BigInt(deal.escrow) - share).toString();
+        deal.paid = (BigInt(deal.paid) + share).toString();
+        replica.paid = (BigInt(replica.paid ?? '0') + share).toString();
+        replica.lastProof = ctx.height;
+        delete replica.challenge;
+        writeDeal(writer(ctx), deal);
+      },
+    }),
   ];
+}
+
+/**
+ * What a passed challenge pays: the deal's price for the blocks of its period. Shares telescope
+ * (`price × blocks up to the period's end / term − price × blocks up to its start / term`), so the
+ * periods of a term pay exactly the price, whatever the rounding.
+ */
+export function periodShare(deal: Pick<DealRecord, 'price' | 'durationBlocks' | 'startBlock' | 'endBlock'>, issuedAt: number): bigint {
+  const price = BigInt(deal.price);
+  const term = BigInt(deal.durationBlocks);
+  const start = BigInt(issuedAt - deal.startBlock!);
+  const end = BigInt(Math.min(issuedAt + DEAL_PARAMS.proofPeriodBlocks, deal.endBlock!) - deal.startBlock!);
+  return (price * end) / term - (price * start) / term;
 }

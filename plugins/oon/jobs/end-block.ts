@@ -4,7 +4,7 @@ import { encode } from '../../../sdk/encoding.js';
 import type { BlockContext } from '../../../chain/contract.js';
 import type { JobOutcome } from '../../../jobs/outcome.js';
 import type { JobSpec } from '../../../jobs/spec.js';
-import { readProviders, readRecord, writeRecord, type ProviderKind } from '../../providers/registry.js';
+import { readProviders, slashBond, type ProviderKind } from '../../providers/registry.js';
 import { sameResult, type ReportedResult } from './commitment.js';
 import { commitWindowFor, deadlineAfter, isPast, JOB_PARAMS, type Deadline } from './params.js';
 import {
@@ -130,18 +130,6 @@ function expireIfWaitedOut(ctx: BlockContext, job: JobRecord, read: ReadState, w
   if (ctx.timestamp >= deadline.time) scheduleAt(read, write, ctx.timestamp + 1000, job.jobId);
 }
 
-function slash(ctx: BlockContext, kind: ProviderKind, provider: string, perMille: bigint, beneficiary: string): void {
-  const record = readRecord((key) => ctx.readState(key), kind, provider);
-  if (!record) return;
-  const amount = (BigInt(record.bond) * perMille) / 1000n;
-  if (amount === 0n) return;
-  writeRecord(ctx, kind, { ...record, bond: (BigInt(record.bond) - amount).toString() });
-  const account = ctx.account(record.operator);
-  account.bonded[kind.purpose] = (account.bonded[kind.purpose] ?? 0n) - amount;
-  ctx.setAccount(record.operator, account);
-  ctx.credit(beneficiary as never, 'OGT', amount);
-}
-
 /** Frees the slots of assignments that never committed. */
 function releaseSlots(read: ReadState, write: WriteState, assignments: readonly Assignment[]): void {
   for (const a of assignments) if (!a.commitment) addLoad(read, write, a.provider, -1);
@@ -161,7 +149,7 @@ function refund(ctx: BlockContext, job: JobRecord, status: 'failed' | 'expired',
 /** A missed deadline: the provider is slashed a little (to the requester) and not assigned the job again. */
 function dropMissed(ctx: BlockContext, kind: ProviderKind, job: JobRecord, missed: readonly Assignment[], what: string, read: ReadState, write: WriteState): void {
   for (const assignment of missed) {
-    slash(ctx, kind, assignment.provider, JOB_PARAMS.missSlashPerMille, job.requester);
+    slashBond(ctx, kind, assignment.provider, JOB_PARAMS.missSlashPerMille, job.requester);
     job.excluded.push(assignment.provider);
   }
   releaseSlots(read, write, missed);
@@ -195,7 +183,7 @@ async function settleResults(ctx: BlockContext, kind: ProviderKind, job: JobReco
         if (job.status !== 'failed') job.status = 'queued';
         return;
       }
-      for (const assignment of missed) slash(ctx, kind, assignment.provider, JOB_PARAMS.missSlashPerMille, job.requester);
+      for (const assignment of missed) slashBond(ctx, kind, assignment.provider, JOB_PARAMS.missSlashPerMille, job.requester);
       job.assignments = revealed;
     }
     const [first, ...rest] = revealed;
@@ -218,7 +206,7 @@ async function settleByReexecution(ctx: BlockContext, kind: ProviderKind, job: J
   const revealed = job.assignments.filter((a) => a.reveal);
   const honest = revealed.filter((a) => sameResult(a.reveal!, truth));
   const beneficiary = job.challenge?.challenger ?? job.requester;
-  for (const wrong of revealed.filter((a) => !honest.includes(a))) slash(ctx, kind, wrong.provider, JOB_PARAMS.wrongSlashPerMille, beneficiary);
+  for (const wrong of revealed.filter((a) => !honest.includes(a))) slashBond(ctx, kind, wrong.provider, JOB_PARAMS.wrongSlashPerMille, beneficiary);
   if (job.challenge) {
     // A challenge of an honest result forfeits the deposit to the provider; of a wrong one, it comes back.
     ctx.credit((honest[0]?.provider ?? job.challenge.challenger) as never, 'OMC', BigInt(job.challenge.deposit));

@@ -1,0 +1,175 @@
+import type { Address } from '../../sdk/address.js';
+import { decode } from '../../sdk/encoding.js';
+import { signTransaction } from '../../sdk/transaction.js';
+import type { ChainReader, TxSubmitter } from '../../chain/capabilities.js';
+import { indexCount } from '../../chain/state/indexed.js';
+import type { ScopedEvents } from '../../kernel/events.js';
+import type { Logger } from '../../kernel/log.js';
+import type { OperatorKeys } from '../../keys/node-keys.js';
+import type { ObjectStore } from '../../objects/store.js';
+import { open } from 'node:fs/promises';
+import { fromHex, toHex } from '../../sdk/bytes.js';
+import { PIECE_BYTES, proveSegment, SEGMENTS_PER_PIECE, verifySegment } from '../../objects/commitment.js';
+import { providerDealIndex, readDeal, type DealRecord } from '../omp/deals/state.js';
+
+/** Blocks after which an acceptance that left but is no longer pending (and not in a block) is sent again. */
+const RESEND_AFTER_BLOCKS = 5;
+
+export interface DealKeeperOptions {
+  readonly chain: ChainReader;
+  readonly submitter: TxSubmitter;
+  readonly keys: OperatorKeys;
+  /** This node's operator while its registration is active, else undefined. */
+  readonly operator: () => Promise<Address | undefined>;
+  readonly store: ObjectStore;
+  readonly events: ScopedEvents;
+  readonly log: Logger;
+}
+
+/**
+ * The provider's side of a deal: each block, find the deals the chain gave this node (its numbered
+ * index); accept each one whose object it holds — the same CID, size and commitment root — and answer
+ * each challenge of an active deal with proofs built from its copy (one 1 MiB piece read per segment),
+ * by transactions its operator signs. A proof is checked here before it leaves: a damaged copy sends
+ * nothing (the challenge becomes a fault) and says so in the log. A deal whose object it does not
+ * hold waits: fetching from the other providers is not built yet, so such a deal is refunded when its
+ * acceptance window closes.
+ */
+export class DealKeeper {
+  private readonly open = new Set<string>();
+  private readonly sent = new Map<string, { tx: string; at: number }>();
+  private readonly told = new Set<string>();
+  private readonly proofsSent = new Map<string, { tx: string; at: number; period: number }>();
+  private indexRead = 0;
+  private indexOf: string | undefined;
+  private polling = false;
+  private again = false;
+  private off: (() => void) | undefined;
+
+  constructor(private readonly options: DealKeeperOptions) {}
+
+  start(): void {
+    this.off = this.options.events.on('chain:block', () => this.poll());
+    this.poll();
+  }
+
+  stop(): void {
+    this.off?.();
+  }
+
+  private poll(): void {
+    if (this.polling) {
+      this.again = true;
+      return;
+    }
+    this.polling = true;
+    void this.pass()
+      .catch((error: unknown) => this.options.log.error({ err: error }, 'deal keeper pass failed'))
+      .finally(() => {
+        this.polling = false;
+        if (this.again) {
+          this.again = false;
+          this.poll();
+        }
+      });
+  }
+
+  private async pass(): Promise<void> {
+    const operator = await this.options.operator();
+    if (!operator) return;
+    const read = (key: string) => this.options.chain.state.get(key);
+    if (this.indexOf !== operator) {
+      this.indexOf = operator;
+      this.indexRead = 0;
+      this.open.clear();
+    }
+    const index = providerDealIndex(operator);
+    for (const count = indexCount(read, index); this.indexRead < count; this.indexRead++) this.open.add(decode<string>(read(`${index}/${this.indexRead}`)!));
+    const height = this.options.chain.head.height;
+    for (const dealId of [...this.open]) {
+      const deal = readDeal(read, dealId);
+      const mine = deal?.providers.find((r) => r.provider === operator);
+      if (!deal || !mine || mine.faulty || deal.status === 'closed' || deal.status === 'failed' || (deal.status === 'pending' && mine.acceptedAt !== undefined)) {
+        if (deal?.status !== 'pending') this.forget(dealId);
+        continue;
+      }
+      if (deal.status === 'pending') await this.accept(deal, operator, height);
+      else if (mine.challenge) await this.prove(deal, mine.challenge, operator, height);
+    }
+  }
+
+  private forget(dealId: string): void {
+    this.open.delete(dealId);
+    this.sent.delete(dealId);
+    this.proofsSent.delete(dealId);
+    this.told.delete(dealId);
+  }
+
+  /** Whether to send (again): never sent, or sent long enough ago and no longer pending. */
+  private due(sent: { tx: string; at: number } | undefined, height: number): boolean {
+    return !sent || (!this.options.submitter.isPending(sent.tx) && height - sent.at >= RESEND_AFTER_BLOCKS);
+  }
+
+  private async accept(deal: DealRecord, operator: Address, height: number): Promise<void> {
+    const held = this.options.store.summary(deal.cid);
+    if (!held || held.size !== deal.size || held.root !== deal.root) {
+      const why = held ? "its size or commitment root differ from the deal's" : 'this node does not hold it (fetching from the other providers is not built yet)';
+      return this.tell(deal.dealId, `not accepting deal ${deal.dealId.slice(0, 10)}… for ${deal.cid}: ${why}`);
+    }
+    if (!this.due(this.sent.get(deal.dealId), height)) return;
+    const tx = this.send(operator, 'omp.acceptDeal', { dealId: deal.dealId });
+    if (tx) {
+      this.sent.set(deal.dealId, { tx, at: height });
+      this.options.log.info({ deal: deal.dealId, cid: deal.cid }, `accepting deal ${deal.dealId.slice(0, 10)}… for ${deal.cid}`);
+    }
+  }
+
+  private async prove(deal: DealRecord, challenge: { period: number; indexes: number[] }, operator: Address, height: number): Promise<void> {
+    const sent = this.proofsSent.get(deal.dealId);
+    if (sent?.period === challenge.period && !this.due(sent, height)) return;
+    const record = await this.options.store.record(deal.cid);
+    if (!record) return this.tell(`${deal.dealId}/${challenge.period}`, `cannot answer the challenge of deal ${deal.dealId.slice(0, 10)}…: this node no longer holds ${deal.cid}`);
+    const pieceRoots = Array.from({ length: record.pieceRoots.length / 32 }, (_, i) => Buffer.from(record.pieceRoots.subarray(i * 32, (i + 1) * 32)));
+    const root = fromHex(deal.root);
+    const proofs = [];
+    const file = await open(this.options.store.path(deal.cid), 'r');
+    try {
+      for (const index of challenge.indexes) {
+        const piece = Buffer.alloc(PIECE_BYTES);
+        const { bytesRead } = await file.read(piece, 0, PIECE_BYTES, Math.floor(index / SEGMENTS_PER_PIECE) * PIECE_BYTES);
+        const proof = proveSegment(index, piece.subarray(0, bytesRead), pieceRoots);
+        if (!verifySegment(root, deal.size, proof)) {
+          return this.tell(`${deal.dealId}/${challenge.period}`, `the copy of ${deal.cid} is damaged: segment ${index} no longer matches its commitment, so the challenge of deal ${deal.dealId.slice(0, 10)}… goes unanswered (a fault)`, 'error');
+        }
+        proofs.push({ index, segment: toHex(proof.segment), path: proof.path.map((hash) => toHex(hash)) });
+      }
+    } finally {
+      await file.close();
+    }
+    const tx = this.send(operator, 'omp.proveStorage', { dealId: deal.dealId, period: challenge.period, proofs });
+    if (tx) this.proofsSent.set(deal.dealId, { tx, at: height, period: challenge.period });
+  }
+
+  /** Logs a reason once per subject. */
+  private tell(subject: string, message: string, level: 'warn' | 'error' = 'warn'): void {
+    if (this.told.has(subject)) return;
+    this.told.add(subject);
+    this.options.log[level]({ subject }, message);
+  }
+
+  private send(operator: Address, kind: string, payload: Record<string, unknown>): string | undefined {
+    const key = this.options.keys.get(operator);
+    if (!key) {
+      this.options.log.error({ operator }, 'this node no longer holds the operator key: cannot act on its deals');
+      return undefined;
+    }
+    const tx = signTransaction({ chainId: this.options.chain.head.chainId, kind, nonce: this.options.submitter.nextNonce(operator), payload: payload as never }, key);
+    try {
+      this.options.submitter.submit(tx);
+      return tx.hash;
+    } catch (error) {
+      this.options.log.warn({ kind, err: error }, `${kind} not admitted; retrying on a later block`);
+      return undefined;
+    }
+  }
+}
