@@ -11,6 +11,7 @@ import { PeerBook } from './peers.js';
 import { answerStatus, pushPending, receivePending, requestBlocks, requestStatus, serveBlocks } from './protocols.js';
 import { Syncer } from './sync.js';
 import { SyncTracker, type SyncStatus } from './sync-status.js';
+import { ADDRESSES_PROTOCOL, answerAddresses, openStreamTo } from './locate.js';
 import { BLOCKS_PROTOCOL, decodeBundle, encodeBundle, MAX_GOSSIP_BLOCK_BYTES, MAX_PENDING_PUSH, PENDING_PROTOCOL, STATUS_PROTOCOL, topics, type BlockBundle, type Status } from './wire.js';
 
 export interface P2pSettings {
@@ -149,6 +150,7 @@ export class P2pService implements SyncStatus {
     await network.handle(STATUS_PROTOCOL, (stream, connection) => this.answerStatus(stream, connection), { maxInboundStreams: 8 });
     await network.handle(BLOCKS_PROTOCOL, (stream, connection) => this.answerBlocks(stream, connection), { maxInboundStreams: 8 });
     await network.handle(PENDING_PROTOCOL, (stream, connection) => this.receivePending(stream, connection), { maxInboundStreams: 2 });
+    await network.handle(ADDRESSES_PROTOCOL, (stream) => answerAddresses(network, stream, this.requestSignal()).catch((error: unknown) => stream.abort(error as Error)), { maxInboundStreams: 8 });
     const pubsub = network.services.pubsub;
     pubsub.topicValidators.set(this.topics.blocks, (peer, message) => this.onGossipBlock(peer.toString(), message.data));
     pubsub.topicValidators.set(this.topics.transactions, (_peer, message) => this.onGossipTransaction(message.data));
@@ -189,6 +191,27 @@ export class P2pService implements SyncStatus {
     if (this.settings.bootstrapPeers.length > 0) void keepBootstrapped(network, this.settings.bootstrapPeers, (peer) => this.peers.isBanned(peer), this.stopController.signal, this.log);
     else if (!this.producer) this.log.warn('no --bootstrap-peers: this node syncs (and counts as synced) only once a peer connects to it');
     this.reportPeers();
+  }
+
+  /**
+   * A request protocol of a plugin's own (`/svc/<plugin>/...`), answered by `handler` for each
+   * inbound stream: call once the network has started (a plugin that requires `p2p` starts after it).
+   */
+  async handleProtocol(protocol: string, handler: (stream: Stream, peer: string) => Promise<void>, options: { maxInboundStreams?: number } = {}): Promise<void> {
+    await this.net.handle(
+      protocol,
+      (stream, connection) =>
+        handler(stream, connection.remotePeer.toString()).catch((error: unknown) => {
+          this.log.debug({ protocol, err: error }, 'protocol stream failed');
+          stream.abort(error as Error);
+        }),
+      { maxInboundStreams: options.maxInboundStreams ?? 4 },
+    );
+  }
+
+  /** A stream to a peer on a plugin's protocol; a peer this node is not connected to is found through its peers. */
+  openStream(peer: string, protocol: string, signal: AbortSignal): Promise<Stream> {
+    return openStreamTo(this.net, peer, protocol, AbortSignal.any([signal, this.stopController.signal]));
   }
 
   async stop(): Promise<void> {

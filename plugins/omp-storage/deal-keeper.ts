@@ -22,6 +22,8 @@ export interface DealKeeperOptions {
   /** This node's operator while its registration is active, else undefined. */
   readonly operator: () => Promise<Address | undefined>;
   readonly store: ObjectStore;
+  /** Fetches a deal's object from its other providers; true once this node holds it. */
+  readonly replicate: (deal: DealRecord, self: Address) => Promise<boolean>;
   readonly events: ScopedEvents;
   readonly log: Logger;
 }
@@ -31,15 +33,17 @@ export interface DealKeeperOptions {
  * index); accept each one whose object it holds — the same CID, size and commitment root — and answer
  * each challenge of an active deal with proofs built from its copy (one 1 MiB piece read per segment),
  * by transactions its operator signs. A proof is checked here before it leaves: a damaged copy sends
- * nothing (the challenge becomes a fault) and says so in the log. A deal whose object it does not
- * hold waits: fetching from the other providers is not built yet, so such a deal is refunded when its
- * acceptance window closes.
+ * nothing (the challenge becomes a fault) and says so in the log. The object of a deal it does not
+ * hold is fetched from the deal's other providers first, and checked, before it accepts.
  */
 export class DealKeeper {
   private readonly open = new Set<string>();
   private readonly sent = new Map<string, { tx: string; at: number }>();
   private readonly told = new Set<string>();
   private readonly proofsSent = new Map<string, { tx: string; at: number; period: number }>();
+  /** Deals whose object is being fetched, and the height of the last failed try. */
+  private readonly fetching = new Set<string>();
+  private readonly fetchFailedAt = new Map<string, number>();
   private indexRead = 0;
   private indexOf: string | undefined;
   private polling = false;
@@ -94,6 +98,7 @@ export class DealKeeper {
         continue;
       }
       if (deal.status === 'pending') await this.accept(deal, operator, height);
+      else if (!this.options.store.summary(deal.cid)) this.fetch(deal, operator, height);
       else if (mine.challenge) await this.prove(deal, mine.challenge, operator, height);
     }
   }
@@ -112,16 +117,30 @@ export class DealKeeper {
 
   private async accept(deal: DealRecord, operator: Address, height: number): Promise<void> {
     const held = this.options.store.summary(deal.cid);
-    if (!held || held.size !== deal.size || held.root !== deal.root) {
-      const why = held ? "its size or commitment root differ from the deal's" : 'this node does not hold it (fetching from the other providers is not built yet)';
-      return this.tell(deal.dealId, `not accepting deal ${deal.dealId.slice(0, 10)}… for ${deal.cid}: ${why}`);
+    if (held && (held.size !== deal.size || held.root !== deal.root)) {
+      return this.tell(deal.dealId, `not accepting deal ${deal.dealId.slice(0, 10)}… for ${deal.cid}: its size or commitment root differ from the deal's`);
     }
+    if (!held) return this.fetch(deal, operator, height);
     if (!this.due(this.sent.get(deal.dealId), height)) return;
     const tx = this.send(operator, 'omp.acceptDeal', { dealId: deal.dealId });
     if (tx) {
       this.sent.set(deal.dealId, { tx, at: height });
       this.options.log.info({ deal: deal.dealId, cid: deal.cid }, `accepting deal ${deal.dealId.slice(0, 10)}… for ${deal.cid}`);
     }
+  }
+
+  /** Fetches the object in the background (one try at a time per deal, again a few blocks after a failure); the next pass accepts. */
+  private fetch(deal: DealRecord, operator: Address, height: number): void {
+    const failedAt = this.fetchFailedAt.get(deal.dealId);
+    if (this.fetching.has(deal.dealId) || (failedAt !== undefined && height - failedAt < RESEND_AFTER_BLOCKS)) return;
+    this.fetching.add(deal.dealId);
+    void this.options
+      .replicate(deal, operator)
+      .then((held) => {
+        if (held) this.poll();
+        else this.fetchFailedAt.set(deal.dealId, this.options.chain.head.height);
+      })
+      .finally(() => this.fetching.delete(deal.dealId));
   }
 
   private async prove(deal: DealRecord, challenge: { period: number; indexes: number[] }, operator: Address, height: number): Promise<void> {
@@ -139,12 +158,15 @@ export class DealKeeper {
         const { bytesRead } = await file.read(piece, 0, PIECE_BYTES, Math.floor(index / SEGMENTS_PER_PIECE) * PIECE_BYTES);
         const proof = proveSegment(index, piece.subarray(0, bytesRead), pieceRoots);
         if (!verifySegment(root, deal.size, proof)) {
-          return this.tell(`${deal.dealId}/${challenge.period}`, `the copy of ${deal.cid} is damaged: segment ${index} no longer matches its commitment, so the challenge of deal ${deal.dealId.slice(0, 10)}… goes unanswered (a fault)`, 'error');
+          // Useless now: dropped, so reads go to the other providers and the next pass fetches a good copy from them.
+          await file.close();
+          await this.options.store.remove(deal.cid);
+          return this.tell(`${deal.dealId}/${challenge.period}`, `the copy of ${deal.cid} is damaged: segment ${index} no longer matches its commitment; dropped it, and the challenge of deal ${deal.dealId.slice(0, 10)}… goes unanswered (a fault) unless a good copy comes from the other providers in time`, 'error');
         }
         proofs.push({ index, segment: toHex(proof.segment), path: proof.path.map((hash) => toHex(hash)) });
       }
     } finally {
-      await file.close();
+      await file.close().catch(() => undefined);
     }
     const tx = this.send(operator, 'omp.proveStorage', { dealId: deal.dealId, period: challenge.period, proofs });
     if (tx) this.proofsSent.set(deal.dealId, { tx, at: height, period: challenge.period });

@@ -12,6 +12,7 @@ import { StorageObjects } from './objects.js';
 import { objectRoutes } from './routes.js';
 import { DealKeeper } from './deal-keeper.js';
 import type { Address } from '../../sdk/address.js';
+import { readRecord } from '../providers/registry.js';
 
 /** The objects this node holds: CID -> size, media type, commitment (segment tree root and piece roots), the DAG's inner nodes. */
 const OBJECTS = defineLayout('omp-storage.objects', utf8Text('CID'), cbor<ObjectRecord>('object record: size, mediaType, format, root, pieceRoots, inner DAG nodes, storedAt'));
@@ -61,7 +62,10 @@ export default providerCapabilityPlugin({
         table: ctx.table(OBJECTS),
         maxObjectBytes: Number(ctx.config.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES),
         log: ctx.log,
-        acceptor: (store) =>
+        p2p: ctx.use('p2p'),
+        chain: ctx.use('chain-reader'),
+        peerOf: (provider) => readRecord((key) => ctx.use('chain-reader').state.get(key), OMP, provider)?.peerId,
+        keeper: (objects) =>
           new DealKeeper({
             chain: ctx.use('chain-reader'),
             submitter: ctx.use('tx-submitter'),
@@ -71,7 +75,8 @@ export default providerCapabilityPlugin({
               const { status, registration } = await service.status();
               return status === 'active' ? (registration!.operator as Address) : undefined;
             },
-            store,
+            store: objects.store,
+            replicate: (deal, self) => objects.replicate(deal, self),
             events: ctx.events,
             log: ctx.log,
           }),

@@ -7,6 +7,11 @@ import type { ProviderService } from '../providers/service.js';
 import type { CapabilityExtension } from '../providers/capability.js';
 import type { StorageDetails } from '../omp/index.js';
 import type { DealKeeper } from './deal-keeper.js';
+import type { P2pService } from '../../p2p/service.js';
+import type { DealRecord } from '../omp/deals/state.js';
+import { OBJECT_PROTOCOL, requestObject, serveObject, type ObjectHeader } from './object-protocol.js';
+import type { ChainReader } from '../../chain/capabilities.js';
+import { objectDeals, readDeal } from '../omp/deals/state.js';
 
 /** Bytes in a GB of `storage_capacity_gb` (SI: 10^9). */
 export const BYTES_PER_GB = 1_000_000_000;
@@ -16,9 +21,16 @@ export interface ObjectsOptions {
   readonly table: Table<string, ObjectRecord>;
   readonly maxObjectBytes: number;
   readonly log: Logger;
-  /** Accepts this node's deals: made with the store it reads. */
-  readonly acceptor: (store: ObjectStore) => DealKeeper;
+  /** Keeps this node's deals: made with the objects it reads and fetches into. */
+  readonly keeper: (objects: StorageObjects) => DealKeeper;
+  readonly p2p: P2pService;
+  readonly chain: ChainReader;
+  /** The libp2p peer id a storage provider registered with. */
+  readonly peerOf: (provider: string) => string | undefined;
 }
+
+/** How long one fetch of an object from another provider may take (it streams: a slow peer is dropped). */
+const FETCH_TIMEOUT_MS = 10 * 60_000;
 
 /** Why this node does not take uploads now, or its formats and capacity when it does. */
 export type UploadTerms = { readonly refused: string } | { readonly formats: readonly MediaFormat[]; readonly capacityBytes: number };
@@ -29,25 +41,91 @@ export type UploadTerms = { readonly refused: string } | { readonly formats: rea
  */
 export class StorageObjects implements CapabilityExtension {
   readonly store: ObjectStore;
-  private readonly acceptor: DealKeeper;
+  private readonly keeper: DealKeeper;
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly service: ProviderService,
     readonly options: ObjectsOptions,
   ) {
     this.store = new ObjectStore(join(options.dataDir, 'objects'), options.table, options.log);
-    this.acceptor = options.acceptor(this.store);
+    this.keeper = options.keeper(this);
   }
 
   async start(): Promise<void> {
     await this.store.open();
     const { usedBytes, objects } = this.store.usage();
     if (objects > 0) this.options.log.info({ objects, usedBytes }, `holding ${objects} object(s), ${usedBytes} bytes`);
-    this.acceptor.start();
+    await this.options.p2p.handleProtocol(OBJECT_PROTOCOL, (stream) => serveObject(stream, this.store, this.stopping.signal), { maxInboundStreams: 8 });
+    this.keeper.start();
   }
 
   async stop(): Promise<void> {
-    this.acceptor.stop();
+    this.stopping.abort();
+    this.keeper.stop();
+  }
+
+  /** Providers the chain says hold `cid`: of its active deals, accepted and not faulty. */
+  holders(cid: string): string[] {
+    const read = (key: string) => this.options.chain.state.get(key);
+    const holders = new Set<string>();
+    for (const id of objectDeals(read, cid)) {
+      const deal = readDeal(read, id);
+      if (deal?.status === 'active') for (const r of deal.providers) if (r.acceptedAt !== undefined && !r.faulty) holders.add(r.provider);
+    }
+    return [...holders];
+  }
+
+  /**
+   * The object (or a range of it) from a provider that holds it, for a reader of a node that does
+   * not: the first of its holders that answers. Undefined when none does.
+   */
+  async fromHolders(cid: string, range: { start: number; end: number } | undefined, signal: AbortSignal): Promise<{ header: Exclude<ObjectHeader, { error: string }>; body: AsyncGenerator<Uint8Array> } | undefined> {
+    for (const provider of this.holders(cid)) {
+      const peer = this.options.peerOf(provider);
+      if (!peer || peer === this.options.p2p.peerId) continue;
+      try {
+        const stream = await this.options.p2p.openStream(peer, OBJECT_PROTOCOL, AbortSignal.any([signal, this.stopping.signal]));
+        const { header, body } = await requestObject(stream, { cid, ...(range ?? {}) }, signal);
+        if (!('error' in header)) return { header, body };
+      } catch (error) {
+        this.options.log.debug({ cid, provider, err: error }, 'holder did not serve the object');
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Fetches a deal's object from the deal's other providers (the uploading one first) over libp2p and
+   * stores it through the same one-pass check as an upload, then keeps it only if it is the deal's
+   * object: its CID, size and commitment root recomputed here. True when this node now holds it.
+   */
+  async replicate(deal: DealRecord, self: string): Promise<boolean> {
+    const terms = await this.uploadTerms();
+    if ('refused' in terms) return false;
+    for (const source of deal.providers.filter((r) => r.provider !== self)) {
+      const peer = this.options.peerOf(source.provider);
+      if (!peer) continue;
+      const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(FETCH_TIMEOUT_MS)]);
+      try {
+        const stream = await this.options.p2p.openStream(peer, OBJECT_PROTOCOL, signal);
+        const { header, body } = await requestObject(stream, { cid: deal.cid }, signal);
+        if ('error' in header) {
+          this.options.log.debug({ deal: deal.dealId, provider: source.provider, error: header.error }, 'provider does not serve the object');
+          continue;
+        }
+        const { summary, created } = await this.store.put(body, { maxBytes: deal.size, capacityBytes: terms.capacityBytes, formats: [deal.format as MediaFormat] });
+        if (summary.cid === deal.cid && summary.size === deal.size && summary.root === deal.root) {
+          this.options.log.info({ deal: deal.dealId, cid: deal.cid, from: source.provider, bytes: summary.size }, `fetched ${deal.cid} from ${source.provider} for deal ${deal.dealId.slice(0, 10)}…`);
+          return true;
+        }
+        this.options.log.warn({ deal: deal.dealId, got: summary.cid, want: deal.cid, from: source.provider }, `${source.provider} sent other bytes than deal ${deal.dealId.slice(0, 10)}… names: not kept`);
+        if (created) await this.store.remove(summary.cid);
+      } catch (error) {
+        this.options.log.warn({ deal: deal.dealId, from: source.provider, err: error }, `could not fetch ${deal.cid} from ${source.provider}: ${(error as Error).message}`);
+      }
+    }
+    return false;
   }
 
   health(): Record<string, unknown> {

@@ -58,7 +58,7 @@ async function retrieve(c: NodeContext, service: ProviderService): Promise<Respo
   }
   const objects = objectsOf(service);
   const summary = objects.summary(cid);
-  if (!summary) return refuse(c, 404, 'not_found', `this node does not hold ${cid}`);
+  if (!summary) return fromHolders(c, objects, cid);
   const head = c.env.incoming.method === 'HEAD';
   const car = c.req.query('format') === 'car' || (c.req.header('accept') ?? '').includes('application/vnd.ipld.car');
   const etag = car ? `"${cid}.car"` : `"${cid}"`;
@@ -87,6 +87,40 @@ async function retrieve(c: NodeContext, service: ProviderService): Promise<Respo
   const headers = { ...base, 'content-length': String(Math.max(0, end - start + 1)), ...(range.kind === 'partial' ? { 'content-range': `bytes ${start}-${end}/${summary.size}` } : {}) };
   if (summary.size === 0) return new Response(head ? null : new Uint8Array(0), { status, headers });
   return send(status, headers, () => createReadStream(path, { start, end }));
+}
+
+/**
+ * A read of an object this node does not hold: streamed through from a provider that does (over
+ * libp2p), with the range asked for; 404 naming the holders when none answers.
+ */
+async function fromHolders(c: NodeContext, objects: StorageObjects, cid: string): Promise<Response> {
+  const holders = objects.holders(cid);
+  if (holders.length === 0) return refuse(c, 404, 'not_found', `no provider holds ${cid}`);
+  // The size is not known before a holder answers: a range is read against the whole object's.
+  const asked = c.req.header('range');
+  const wanted = asked ? /^bytes=(\d+)-(\d*)$/.exec(asked.trim()) : null;
+  const range = wanted ? { start: Number(wanted[1]), end: wanted[2] ? Number(wanted[2]) : Number.MAX_SAFE_INTEGER } : undefined;
+  const served = await objects.fromHolders(cid, range, AbortSignal.timeout(600_000));
+  if (!served) return refuse(c, 404, 'not_found', `this node does not hold ${cid}, and none of its providers answered`, { providers: holders });
+  const { header, body } = served;
+  if (range && range.start >= header.size) return refuse(c, 416, 'range_not_satisfiable', `the range ${asked} starts past the end of a ${header.size}-byte object`);
+  const headers = {
+    etag: `"${cid}"`,
+    'cache-control': 'public, max-age=29030400, immutable',
+    'x-ipfs-path': `/ipfs/${cid}`,
+    'x-content-type-options': 'nosniff',
+    'accept-ranges': 'bytes',
+    'content-type': header.mediaType,
+    'content-length': String(header.end - header.start + 1),
+    ...(range ? { 'content-range': `bytes ${header.start}-${header.end}/${header.size}` } : {}),
+  };
+  if (c.env.incoming.method === 'HEAD') {
+    await body.return(undefined);
+    return new Response(null, { status: range ? 206 : 200, headers });
+  }
+  c.env.outgoing.writeHead(range ? 206 : 200, headers);
+  await pipeline(Readable.from(body), c.env.outgoing).catch(() => undefined);
+  return RESPONSE_ALREADY_SENT;
 }
 
 export const objectRoutes: RouteSpec<ProviderService>[] = [

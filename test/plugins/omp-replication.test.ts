@@ -1,0 +1,94 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devnetKey, generateKeyPair, SvcClient, UNIT } from '../../sdk/index.js';
+import type { P2pService } from '../../p2p/service.js';
+import { media } from '../helpers/media.js';
+import { startTestNode, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
+
+// A real 3-node devnet: a validator and two storage providers (A and B), which know only the
+// validator (their bootstrap peer) and find each other through it.
+let validator: TestNode;
+let a: TestNode;
+let b: TestNode;
+let v: SvcClient;
+const buyer = generateKeyPair();
+
+async function register(node: TestNode, account: number): Promise<string> {
+  const client = new SvcClient(node.url);
+  const operator = node.node.keys.operator.address;
+  await v.waitForTransaction((await v.transfer(devnetKey('account', account), operator, 'OGT', 1000n * UNIT)).hash);
+  await waitFor(() => client.getBalance(operator).then((x) => x.ogt), (ogt) => ogt >= 1000n * UNIT, 20_000, 'the operator funds');
+  await client.ompRegisterStorageNode({ operator, storage_capacity_gb: 0.1, bond_ogt: 500, supported_formats: ['image'] });
+  await waitFor(() => client.ompStorageStatus(), (status) => status.status === 'active', 20_000, 'the registration');
+  return operator;
+}
+
+let operatorA: string;
+let operatorB: string;
+
+beforeAll(async () => {
+  validator = await startTestNode({ validator: { blockTime: 150 } });
+  v = new SvcClient(validator.url);
+  const bootstrap = [validator.node.service<P2pService>('p2p').listenAddresses[0]!];
+  const storage = () => startTestNode({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: bootstrap } });
+  [a, b] = await Promise.all([storage(), storage()]);
+  await waitFor(() => syncStatus(a).synced && syncStatus(b).synced, Boolean, 20_000, 'the storage nodes to sync');
+  operatorA = await register(a, 7);
+  operatorB = await register(b, 8);
+  await v.waitForTransaction((await v.transfer(devnetKey('account', 9), buyer.address, 'OMC', 100n * UNIT)).hash);
+}, 120_000);
+afterAll(async () => {
+  await Promise.all([a?.stop(), b?.stop()]);
+  await validator?.stop();
+});
+
+describe('replicated objects', { timeout: 90_000 }, () => {
+  const bytes = media.png(3 * 1_048_576 + 777);
+  let cid: string;
+  let dealId: string;
+
+  it('a deal of 2 replicas: the second provider fetches the object from the first (found through a peer), checks it, accepts; then both prove', async () => {
+    const object = await new SvcClient(a.url).uploadObject(bytes);
+    cid = object.cid;
+    ({ dealId } = await v.createDeal(buyer, { object, provider: operatorA, replicas: 2, durationBlocks: 400, price: 4n * UNIT }));
+    const deal = await v.waitForDeal(dealId, { timeoutMs: 60_000 });
+    expect(deal.status).toBe('active');
+    expect(deal.providers.map((r) => r.provider)).toEqual([operatorA, operatorB]);
+    // B holds the same bytes, under the same CID, and serves them.
+    const fromB = await fetch(`${b.url}/ipfs/${cid}`);
+    expect(Buffer.from(await fromB.arrayBuffer()).equals(bytes)).toBe(true);
+    expect(await new SvcClient(b.url).ompStorageStatus()).toMatchObject({ objects: 1, usedBytes: bytes.length });
+    await waitFor(() => v.getDeal(dealId), (d) => d.providers.every((r) => r.lastProof !== null), 30_000, 'both providers to pass a proof');
+  });
+
+  it('any node serves an object it does not hold, byte ranges too, streamed from a provider that does', async () => {
+    const whole = await fetch(`${validator.url}/ipfs/${cid}`);
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await whole.arrayBuffer()).equals(bytes)).toBe(true);
+    const part = await fetch(`${validator.url}/ipfs/${cid}`, { headers: { range: 'bytes=1048570-1048600' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 1048570-1048600/${bytes.length}`);
+    expect(Buffer.from(await part.arrayBuffer()).equals(bytes.subarray(1048570, 1048601))).toBe(true);
+  });
+
+  it('a provider whose copy is damaged drops it, fetches a good copy from the other replica, and goes on proving', async () => {
+    const path = join(a.dataDir, 'objects', 'blobs', cid);
+    const damagedAt = (await v.blockNumber());
+    writeFileSync(path, Buffer.concat([readFileSync(path).subarray(0, 64), Buffer.alloc(bytes.length - 64, 0x5a)]));
+    // Its next challenge finds the damage (the proof is checked before it leaves)...
+    await waitFor(() => a.logs.text(), (text) => text.includes(`the copy of ${cid} is damaged`), 30_000, 'the damage to be found');
+    // ... reads from it go to the good replica meanwhile, and come whole ...
+    const fromA = await fetch(`${a.url}/ipfs/${cid}`);
+    expect(Buffer.from(await fromA.arrayBuffer()).equals(bytes)).toBe(true);
+    // ... then it holds a good copy again and passes its challenges.
+    await waitFor(() => v.getDeal(dealId), (d) => (d.providers[0]!.lastProof ?? 0) > damagedAt + 20, 30_000, 'a proof from the repaired copy');
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+    const deal = await v.getDeal(dealId);
+    // A repair slower than a period costs one fault, never the replica.
+    expect(deal.providers[0]).toMatchObject({ faulty: false });
+    expect(deal.providers[0]!.faults).toBeLessThanOrEqual(1);
+    expect(deal.providers[1]!.faults).toBe(0);
+  });
+});
