@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { cac } from 'cac';
 import { exitQuietlyOnClosedPipe, integerText, optionText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
 import { describeRecord } from './human.js';
 import { addJobCommand } from './job-command.js';
 import WebSocket from 'ws';
 import { SvcWsClient, type WebSocketConstructor } from '../sdk/ws-client.js';
-import { ASSETS, devnetKey, formatAmountShort, generateKeyPair, parseAmount, RpcError, SvcClient, toHex, type Asset, type KeyPair } from '../sdk/index.js';
+import { ASSETS, devnetKey, formatAmountShort, generateKeyPair, parseAmount, RpcError, SvcClient, toHex, type Asset, type DealView, type KeyPair } from '../sdk/index.js';
 import { DEVNET_ACCOUNTS } from '../chain/genesis.js';
 import { VERSION } from '../kernel/version.js';
 
@@ -190,6 +191,48 @@ cli.command('node-info [field]', 'role, plugins, peer id, operator of the node; 
   print(options, value, () => (typeof value === 'object' && value !== null && !Array.isArray(value) ? describeRecord(value) : String(Array.isArray(value) ? value.join('\n') : value)));
 });
 
+type ObjectOptions = { replicas?: unknown; duration?: unknown; price?: unknown; keyFile?: unknown; devAccount?: unknown; out?: unknown };
+
+function describeDeal(deal: DealView): string {
+  const providers = deal.providers.map((r) => `${r.provider}  ${r.acceptedAt === null ? 'not accepted' : `accepted at ${r.acceptedAt}`}, ${r.faults} fault(s)${r.faulty ? ' (faulty)' : ''}, paid ${formatAmountShort(BigInt(r.paid))} OMC`);
+  return [
+    `deal ${deal.dealId}: ${deal.status}${deal.reason ? ` (${deal.reason})` : ''}`,
+    `object    ${deal.cid}, ${deal.size} bytes, ${deal.mediaType}`,
+    `term      ${deal.startBlock === null ? `${deal.durationBlocks} blocks once accepted` : `blocks ${deal.startBlock} to ${deal.endBlock}`}`,
+    `price     ${formatAmountShort(BigInt(deal.price))} OMC per replica, ${formatAmountShort(BigInt(deal.paid))} paid, ${formatAmountShort(BigInt(deal.escrow))} in escrow`,
+    ...providers.map((line, i) => `${i === 0 ? 'providers' : '         '} ${line}`),
+  ].join('\n');
+}
+
+/** `omp put <file>` (and a deal with --replicas/--duration/--price), `omp get <cid>`, `omp deal <id>`. */
+async function objectAction(c: SvcClient, action: 'put' | 'get' | 'deal', target: string | undefined, options: GlobalOptions & ObjectOptions & { wait?: boolean }): Promise<void> {
+  if (!target) throw new UsageError(`omp ${action} needs ${action === 'put' ? 'a file' : action === 'get' ? 'a CID' : 'a deal id'}`);
+  if (action === 'deal') {
+    const deal = options.wait ? await c.waitForDeal(target, { timeoutMs: 600_000 }) : await c.getDeal(target);
+    return print(options, deal, () => describeDeal(deal));
+  }
+  if (action === 'get') {
+    const bytes = await c.fetchObject(target);
+    const out = optionText(options.out, '--out');
+    if (!out) return void process.stdout.write(bytes);
+    writeFileSync(out, bytes);
+    return print(options, { file: out, bytes: bytes.length }, () => `wrote ${bytes.length} bytes to ${out}`);
+  }
+  if (!existsSync(target)) throw new UsageError(`omp put ${target}: no such file`);
+  const wantsDeal = options.replicas !== undefined || options.duration !== undefined || options.price !== undefined;
+  // Checked before the upload, so a mistyped flag costs no transfer.
+  const deal = wantsDeal ? { replicas: integerText(options.replicas ?? '1', '--replicas', 1, 3), durationBlocks: integerText(options.duration, '--duration', 10, 10_000_000), price: amountOption(options.price, '--price', 'OMC'), key: signer(options) } : undefined;
+  const object = await c.uploadObject(Readable.toWeb(createReadStream(target)) as ReadableStream<Uint8Array>);
+  if (!deal) return print(options, object, () => `${object.cid}  ${object.size} bytes  ${object.mediaType}`);
+  const { operator } = await c.ompStorageStatus();
+  if (!operator) throw new UsageError('the node is not a storage provider: upload to a registered storage node');
+  const { dealId } = await c.createDeal(deal.key, { object, provider: operator, replicas: deal.replicas, durationBlocks: deal.durationBlocks, price: deal.price });
+  if (!options.wait) return print(options, { ...object, dealId }, () => `${object.cid}  ${object.size} bytes  ${object.mediaType}\ndeal ${dealId}`);
+  const settled = await c.waitForDeal(dealId, { timeoutMs: 600_000 });
+  print(options, { ...object, deal: settled }, () => `${object.cid}  ${object.size} bytes  ${object.mediaType}\n${describeDeal(settled)}`);
+  if (settled.status !== 'active') process.exitCode = 1;
+}
+
 type ProviderOptions = GlobalOptions & { operator?: unknown; bond?: unknown; wait?: boolean; capabilities?: unknown; maxJobs?: unknown; capacityGb?: unknown; formats?: unknown };
 
 /** A comma-separated list of distinct values from `allowed`. */
@@ -268,14 +311,21 @@ cli
   });
 
 cli
-  .command('omp <action>', 'storage provider: `omp register`, `omp status`, `omp unregister`, `omp providers`')
+  .command('omp <action> [target]', 'storage: `omp register`, `omp status`, `omp unregister`, `omp providers`; objects: `omp put <file>`, `omp get <cid>`, `omp deal <dealId>`')
   .option('--operator <address>', 'operator account (default: the node\'s own operator key)')
+  .option('--replicas <n>', 'put: make a deal of this many replicas (1-3) for the object')
+  .option('--duration <blocks>', 'put: the deal\'s term, blocks')
+  .option('--price <omc>', 'put: OMC per replica for the whole term')
+  .option('--key-file <file>', 'put: the paying client\'s key file')
+  .option('--dev-account <index>', 'put: pay with a devnet dev account (0-9)')
+  .option('-o, --out <file>', 'get: write the object to a file instead of stdout')
   .option('--capacity-gb <n>', 'register: storage offered, GB')
   .option('--formats <list>', 'register: image,video,document')
   .option('--bond <ogt>', 'register: OGT to bond (at least 500)')
   .option('--wait', 'register/unregister: wait until the change is in a block')
-  .action(async (action: string, options: ProviderOptions) => {
+  .action(async (action: string, target: string | undefined, options: ProviderOptions & ObjectOptions) => {
     const c = client(options);
+    if (action === 'put' || action === 'get' || action === 'deal') return objectAction(c, action, target, options);
     const show = (s: Awaited<ReturnType<SvcClient['ompStorageStatus']>>): void =>
       print(options, s, () => describeRegistration('storage', s, `capacity  ${s.storage_capacity_gb} GB (${s.usedBytes} bytes in ${s.objects} objects)\nformats   ${s.supported_formats.join(', ')}`));
     if (action === 'register') {
@@ -294,7 +344,7 @@ cli
       const providers = await c.ompListProviders();
       return print(options, providers, () => (providers.length === 0 ? 'no storage providers' : providers.map((p) => `${p.operator}  ${p.bond_ogt} OGT  ${p.storage_capacity_gb} GB  ${p.supported_formats.join(',')}  peer ${p.peerId}`).join('\n')));
     }
-    throw new UsageError(`unknown omp action "${action}" (expected one of register, status, unregister, providers)`);
+    throw new UsageError(`unknown omp action "${action}" (expected one of register, status, unregister, providers, put, get, deal)`);
   });
 
 cli.command('peers', "the node's connected peers and the heads they announce").action(async (options: GlobalOptions) => {

@@ -1,3 +1,4 @@
+import type { StorageObjects } from '../omp-storage/objects.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RpcCallStats } from './rpc-call-stats.js';
 import { definePlugin } from '../../kernel/plugin.js';
@@ -9,7 +10,7 @@ export default definePlugin({
   name: 'metrics',
   version: '1.0.0',
   description: 'Prometheus metrics at GET /metrics: RPC calls and latency, head height, peers, sync, gossip, WebSocket connections, compute jobs, process',
-  requires: ['chain-reader', 'sync-status', 'oon-registry'],
+  requires: ['chain-reader', 'sync-status', 'oon-registry', 'omp-storage'],
   init(ctx) {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry, prefix: 'svc_' });
@@ -63,6 +64,26 @@ export default definePlugin({
       runTime.observe({ runtime: event.runtime }, event.seconds);
       gas.inc({ runtime: event.runtime }, Number(event.gasUsed));
     });
+    const storage = ctx.use('omp-storage');
+    const usage = (): { usedBytes: number; objects: number } => (storage.extension as StorageObjects | undefined)?.usage() ?? { usedBytes: 0, objects: 0 };
+    new Gauge({
+      name: 'svc_omp_objects',
+      help: 'objects this node holds as a storage provider',
+      registers: [registry],
+      collect() {
+        this.set(usage().objects);
+      },
+    });
+    new Gauge({
+      name: 'svc_omp_stored_bytes',
+      help: 'bytes of the objects this node holds',
+      registers: [registry],
+      collect() {
+        this.set(usage().usedBytes);
+      },
+    });
+    const proofs = new Counter({ name: 'svc_omp_proofs_total', help: "this node's storage challenges: passed (proof mined) or failed (a fault)", labelNames: ['result'], registers: [registry] });
+    ctx.events.on('omp-storage:proof', (event) => proofs.inc({ result: event.result }));
     ctx.events.on('ws:open', (event) => connections.set(event.connections));
     ctx.events.on('ws:close', (event) => connections.set(event.connections));
     return registry;

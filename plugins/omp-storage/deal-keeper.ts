@@ -10,7 +10,14 @@ import type { ObjectStore } from '../../objects/store.js';
 import { open } from 'node:fs/promises';
 import { fromHex, toHex } from '../../sdk/bytes.js';
 import { PIECE_BYTES, proveSegment, SEGMENTS_PER_PIECE, verifySegment } from '../../objects/commitment.js';
-import { providerDealIndex, readDeal, type DealRecord } from '../omp/deals/state.js';
+import { providerDealIndex, readDeal, type DealRecord, type DealReplica } from '../omp/deals/state.js';
+
+declare module '../../kernel/plugin.js' {
+  interface SvcEvents {
+    /** A challenge of this node's on a deal passed (its proof was mined) or failed (a fault). */
+    'omp-storage:proof': { dealId: string; result: 'passed' | 'failed' };
+  }
+}
 
 /** Blocks after which an acceptance that left but is no longer pending (and not in a block) is sent again. */
 const RESEND_AFTER_BLOCKS = 5;
@@ -43,6 +50,7 @@ export class DealKeeper {
   private readonly proofsSent = new Map<string, { tx: string; at: number; period: number }>();
   /** Deals whose object is being fetched, and the height of the last failed try. */
   private readonly fetching = new Set<string>();
+  private readonly outcomes = new Map<string, { lastProof: number | undefined; faults: number }>();
   private readonly fetchFailedAt = new Map<string, number>();
   private indexRead = 0;
   private indexOf: string | undefined;
@@ -93,6 +101,7 @@ export class DealKeeper {
     for (const dealId of [...this.open]) {
       const deal = readDeal(read, dealId);
       const mine = deal?.providers.find((r) => r.provider === operator);
+      if (mine) this.count(dealId, mine);
       if (!deal || !mine || mine.faulty || deal.status === 'closed' || deal.status === 'failed' || (deal.status === 'pending' && mine.acceptedAt !== undefined)) {
         if (deal?.status !== 'pending') this.forget(dealId);
         continue;
@@ -103,7 +112,16 @@ export class DealKeeper {
     }
   }
 
+  /** Proofs of this node's that passed, and challenges it failed, as the chain recorded them (metrics). */
+  private count(dealId: string, mine: DealReplica): void {
+    const before = this.outcomes.get(dealId) ?? { lastProof: undefined, faults: 0 };
+    if (mine.lastProof !== undefined && mine.lastProof !== before.lastProof) this.options.events.emit('omp-storage:proof', { dealId, result: 'passed' });
+    for (let i = before.faults; i < (mine.faults ?? 0); i++) this.options.events.emit('omp-storage:proof', { dealId, result: 'failed' });
+    this.outcomes.set(dealId, { lastProof: mine.lastProof, faults: mine.faults ?? 0 });
+  }
+
   private forget(dealId: string): void {
+    this.outcomes.delete(dealId);
     this.open.delete(dealId);
     this.sent.delete(dealId);
     this.proofsSent.delete(dealId);

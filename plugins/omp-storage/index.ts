@@ -17,6 +17,7 @@ import { readRecord } from '../providers/registry.js';
 /** The objects this node holds: CID -> size, media type, commitment (segment tree root and piece roots), the DAG's inner nodes. */
 const OBJECTS = defineLayout('omp-storage.objects', utf8Text('CID'), cbor<ObjectRecord>('object record: size, mediaType, format, root, pieceRoots, inner DAG nodes, storedAt'));
 const DEFAULT_MAX_OBJECT_BYTES = 1024 * 1_048_576;
+const DEFAULT_GRACE_SECONDS = 3600;
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -53,14 +54,17 @@ export default providerCapabilityPlugin({
   },
   extension: {
     namespaces: [OBJECTS],
+    events: { 'omp-storage:proof': "a challenge of this node's on a deal passed or failed" },
     config: {
       maxObjectBytes: Type.Integer({ minimum: 1, default: DEFAULT_MAX_OBJECT_BYTES, description: 'largest object an upload may be, bytes (413 over it)' }),
+      uploadGraceSeconds: Type.Integer({ minimum: 1, default: DEFAULT_GRACE_SECONDS, description: 'how long an object may stay without a pending or active deal (an upload no deal followed, or one whose deals ended) before it is dropped' }),
     },
     create: (ctx, service) =>
       new StorageObjects(service, {
         dataDir: ctx.node.dataDir,
         table: ctx.table(OBJECTS),
         maxObjectBytes: Number(ctx.config.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES),
+        graceSeconds: Number(ctx.config.uploadGraceSeconds ?? DEFAULT_GRACE_SECONDS),
         log: ctx.log,
         p2p: ctx.use('p2p'),
         chain: ctx.use('chain-reader'),

@@ -20,6 +20,8 @@ export interface ObjectsOptions {
   readonly dataDir: string;
   readonly table: Table<string, ObjectRecord>;
   readonly maxObjectBytes: number;
+  /** How long an object may stay without a pending or active deal naming it (an upload no deal followed, or one whose deals ended). */
+  readonly graceSeconds: number;
   readonly log: Logger;
   /** Keeps this node's deals: made with the objects it reads and fetches into. */
   readonly keeper: (objects: StorageObjects) => DealKeeper;
@@ -43,6 +45,7 @@ export class StorageObjects implements CapabilityExtension {
   readonly store: ObjectStore;
   private readonly keeper: DealKeeper;
   private readonly stopping = new AbortController();
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly service: ProviderService,
@@ -58,11 +61,29 @@ export class StorageObjects implements CapabilityExtension {
     if (objects > 0) this.options.log.info({ objects, usedBytes }, `holding ${objects} object(s), ${usedBytes} bytes`);
     await this.options.p2p.handleProtocol(OBJECT_PROTOCOL, (stream) => serveObject(stream, this.store, this.stopping.signal), { maxInboundStreams: 8 });
     this.keeper.start();
+    this.sweeper = setInterval(() => void this.sweep(), Math.min(60_000, Math.max(500, this.options.graceSeconds * 500)));
+    this.sweeper.unref();
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.sweeper);
     this.stopping.abort();
     this.keeper.stop();
+  }
+
+  /** Drops the objects no pending or active deal names, once they are older than the grace period. */
+  async sweep(now = Date.now()): Promise<void> {
+    const read = (key: string) => this.options.chain.state.get(key);
+    for (const object of this.store.list()) {
+      if (now - object.storedAt < this.options.graceSeconds * 1000) continue;
+      const dealt = objectDeals(read, object.cid).some((id) => {
+        const status = readDeal(read, id)?.status;
+        return status === 'pending' || status === 'active';
+      });
+      if (dealt) continue;
+      await this.store.remove(object.cid);
+      this.options.log.info({ cid: object.cid, size: object.size }, `dropped ${object.cid}: no pending or active deal names it, ${this.options.graceSeconds} s after it was stored`);
+    }
   }
 
   /** Providers the chain says hold `cid`: of its active deals, accepted and not faulty. */

@@ -20,25 +20,45 @@ const objectsOf = (service: ProviderService): StorageObjects => service.extensio
 const refuse = (c: Context, status: number, error: string, message: string, details: Record<string, unknown> = {}, close = false): Response =>
   c.json({ error, message, ...details }, status as never, close ? { connection: 'close' } : {});
 
+/** Most of a refused upload read off so its client gets the answer; past it the connection is closed. */
+const DRAIN_LIMIT_BYTES = 64 * 1_048_576;
+
+/** Reads and discards the rest of a request body; false when it is longer than `limit` (it is left unread). */
+async function drained(incoming: HttpBindings['incoming'], limit: number): Promise<boolean> {
+  const declared = Number(incoming.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return false;
+  let bytes = 0;
+  for await (const chunk of incoming.iterator({ destroyOnReturn: false })) {
+    bytes += (chunk as Buffer).length;
+    if (bytes > limit) return false;
+  }
+  return true;
+}
+
 /** `PUT /omp/objects`: the body streamed to disk with its CID, commitment and media type worked out on the way. */
 async function upload(c: NodeContext, service: ProviderService): Promise<Response> {
   const objects = objectsOf(service);
-  const terms = await objects.uploadTerms();
-  if ('refused' in terms) return refuse(c, 403, 'not_a_provider', terms.refused, {}, true);
   const incoming = c.env.incoming;
+  const refuseUpload = async (status: number, error: string, message: string, details: Record<string, unknown> = {}): Promise<Response> =>
+    refuse(c, status, error, message, details, !(await drained(incoming, DRAIN_LIMIT_BYTES)));
+  const terms = await objects.uploadTerms();
+  if ('refused' in terms) return refuseUpload(403, 'not_a_provider', terms.refused);
   const declared = Number(incoming.headers['content-length']);
   const { maxObjectBytes } = objects.options;
-  if (Number.isFinite(declared) && declared > maxObjectBytes) return refuse(c, 413, 'object_too_large', `the object passes this node's limit of ${maxObjectBytes} bytes`, { limit: maxObjectBytes }, true);
+  if (Number.isFinite(declared) && declared > maxObjectBytes) return refuseUpload(413, 'object_too_large', `the object passes this node's limit of ${maxObjectBytes} bytes`, { limit: maxObjectBytes });
   const { usedBytes, stagedBytes } = objects.store.usage();
   if (Number.isFinite(declared) && declared > terms.capacityBytes - usedBytes - stagedBytes) {
-    return refuse(c, 507, 'capacity_exceeded', `the object (${declared} bytes) passes the room this node has left: ${terms.capacityBytes - usedBytes - stagedBytes} bytes`, { capacityBytes: terms.capacityBytes, usedBytes, stagedBytes }, true);
+    return refuseUpload(507, 'capacity_exceeded', `the object (${declared} bytes) passes the room this node has left: ${terms.capacityBytes - usedBytes - stagedBytes} bytes`, { capacityBytes: terms.capacityBytes, usedBytes, stagedBytes });
   }
   const type = incoming.headers['content-type'];
   try {
-    const { summary, created } = await objects.store.put(incoming, { maxBytes: maxObjectBytes, capacityBytes: terms.capacityBytes, formats: terms.formats, ...(type ? { declaredType: type } : {}) });
+    // Not destroyed when the upload is refused part way: the rest is read off (up to a bound) so the
+    // client, still sending, gets the answer instead of a reset connection.
+    const body = incoming.iterator({ destroyOnReturn: false });
+    const { summary, created } = await objects.store.put(body, { maxBytes: maxObjectBytes, capacityBytes: terms.capacityBytes, formats: terms.formats, ...(type ? { declaredType: type } : {}) });
     return c.json({ cid: summary.cid, size: summary.size, mediaType: summary.mediaType, format: summary.format, root: summary.root }, created ? 201 : 200);
   } catch (error) {
-    if (error instanceof UploadRefused) return refuse(c, error.status, error.error, error.message, error.details, true);
+    if (error instanceof UploadRefused) return refuseUpload(error.status, error.error, error.message, error.details);
     throw error;
   }
 }

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetKey, generateKeyPair, SvcClient, UNIT, type UploadedObject } from '../../sdk/index.js';
 import type { Chain } from '../../chain/chain.js';
 import type { P2pService } from '../../p2p/service.js';
+import type { ProviderService } from '../../plugins/providers/service.js';
+import type { StorageObjects } from '../../plugins/omp-storage/objects.js';
 import { DEAL_PARAMS } from '../../plugins/omp/deals/params.js';
 import { failure } from '../helpers/rpc-failure.js';
 import { media } from '../helpers/media.js';
@@ -156,6 +158,32 @@ describe('storage deals', () => {
     expect((await client.getBalance(buyer.address)).ogt).toBe(buyerOgt + (bond - afterThird));
     expect(await omc(buyer.address)).toBe(buyerOmc + 4n * UNIT);
     expect(node.logs.text()).toContain(`the copy of ${stored.cid} is damaged`);
+  });
+
+  it('drops objects that no pending or active deal names, once older than the grace period', async () => {
+    const loose = await client.uploadObject(media.png(100_000));
+    const kept = await client.uploadObject(media.png(200_000));
+    const { dealId } = await client.createDeal(buyer, { object: kept, provider: operator, replicas: 1, durationBlocks: 1000, price: UNIT });
+    await blocksUntil(async () => (await client.getDeal(dealId).catch(() => undefined))?.status === 'active');
+    const objects = node.node.service<ProviderService>('omp-storage').extension as StorageObjects;
+    // Within the grace period (an hour by default) nothing goes.
+    const before = (await client.ompStorageStatus()).objects;
+    await objects.sweep(Date.now() + 60_000);
+    expect((await client.ompStorageStatus()).objects).toBe(before);
+    // Past it: the upload no deal followed goes, and so do the objects whose deals have closed; the one with an active deal stays.
+    await objects.sweep(Date.now() + 3_601_000);
+    expect(objects.store.list().map((o) => o.cid)).toEqual([kept.cid]);
+    expect((await fetch(`${node.url}/ipfs/${loose.cid}`)).status).toBe(404);
+    expect((await fetch(`${node.url}/ipfs/${kept.cid}`)).status).toBe(200);
+  });
+
+  it("counts its objects, stored bytes and its challenges passed and failed in /metrics", async () => {
+    const text = await (await fetch(`${node.url}/metrics`)).text();
+    const value = (name: string): number => Number(new RegExp(`^${name.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(value('svc_omp_objects')).toBe(1);
+    expect(value('svc_omp_stored_bytes')).toBe((await client.ompStorageStatus()).usedBytes);
+    expect(value('svc_omp_proofs_total{result="failed"}')).toBe(3);
+    expect(value('svc_omp_proofs_total{result="passed"}')).toBeGreaterThan(50);
   });
 
   it('a node synced from genesis reaches the same state root, deals and proofs included', async () => {

@@ -135,6 +135,9 @@ describe('media objects on a storage node', () => {
     const elf = await put(media.elf(10_000));
     expect(elf.status).toBe(415);
     expect(await elf.json()).toMatchObject({ error: 'unsupported_format' });
+    // Refused after its first 4 KiB while the client still streams 20 MiB: it gets the answer, not a reset connection.
+    const streamed = await put(streamOf(media.elf(20 * 1_048_576)));
+    expect(streamed.status).toBe(415);
     const spoofed = await put(media.pdf(10_000), { 'content-type': 'image/png' });
     expect(spoofed.status).toBe(415);
     expect(((await spoofed.json()) as { message: string }).message).toMatch(/application\/pdf, not the declared image\/png/);

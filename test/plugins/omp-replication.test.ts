@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetKey, generateKeyPair, SvcClient, UNIT } from '../../sdk/index.js';
 import type { P2pService } from '../../p2p/service.js';
 import { media } from '../helpers/media.js';
-import { startTestNode, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
+import { startTestNode, syncStatus, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
+import { run, SVC } from '../helpers/cli.js';
 
 // A real 3-node devnet: a validator and two storage providers (A and B), which know only the
 // validator (their bootstrap peer) and find each other through it.
@@ -90,5 +91,32 @@ describe('replicated objects', { timeout: 90_000 }, () => {
     expect(deal.providers[0]).toMatchObject({ faulty: false });
     expect(deal.providers[0]!.faults).toBeLessThanOrEqual(1);
     expect(deal.providers[1]!.faults).toBe(0);
+  });
+
+  it('stores, deals, reads and shows an object from the svc CLI', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'cli.pdf');
+    const pdf = media.pdf(300_000);
+    writeFileSync(file, pdf);
+    // The providers offer images only: a document goes nowhere, and says why.
+    const refused = await run(SVC, ['--url', a.url, 'omp', 'put', file]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('unsupported_format');
+    const image = join(dir, 'cli.png');
+    const png = media.png(700_000);
+    writeFileSync(image, png);
+    const put = await run(SVC, ['--url', a.url, 'omp', 'put', image, '--replicas', '2', '--duration', '200', '--price', '0.5', '--dev-account', '3', '--wait', '--json']);
+    expect(put.stderr).toBe('');
+    expect(put.code).toBe(0);
+    const stored = JSON.parse(put.stdout) as { cid: string; deal: { dealId: string; status: string; providers: { provider: string }[] } };
+    expect(stored.deal.status).toBe('active');
+    expect(stored.deal.providers.map((r) => r.provider).sort()).toEqual([operatorA, operatorB].sort());
+    const copy = join(dir, 'copy.png');
+    const got = await run(SVC, ['--url', validator.url, 'omp', 'get', stored.cid, '-o', copy]);
+    expect(got.code).toBe(0);
+    expect(readFileSync(copy).equals(png)).toBe(true);
+    const shown = await run(SVC, ['--url', validator.url, 'omp', 'deal', stored.deal.dealId]);
+    expect(shown.stdout).toMatch(new RegExp(`^deal ${stored.deal.dealId}: active$`, 'm'));
+    expect(shown.stdout).toMatch(/^price {5}0\.5 OMC per replica/m);
   });
 });
