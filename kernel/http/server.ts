@@ -51,7 +51,9 @@ export class RpcServer {
       }
       void routes(req, res);
     };
-    const settings = { keepAliveTimeout: 65_000, requestTimeout: 60_000, headersTimeout: 20_000 };
+    // A whole request may take 30 minutes (an object upload of a GiB from a slow link takes minutes);
+    // its headers must come within 20 s.
+    const settings = { keepAliveTimeout: 65_000, requestTimeout: 1_800_000, headersTimeout: 20_000 };
     // HTTPS is the same server behind TLS: requests, upgrades and routes take the same path.
     this.server = options.tls ? createTlsServer({ ...settings, cert: options.tls.cert, key: options.tls.key }, listener) : createServer(settings, listener);
     this.server.on('upgrade', (req, socket, head) => {

@@ -1,13 +1,14 @@
 // Objects: upload (with CID, commitment and sniffing) and download/ranged reads on a storage node,
 // each against a bare node:http server doing only the disk part (PUT piped to a file; GET piped
-// from createReadStream with a Range), same machine, same client, same run; and storage proofs of a
+// from createReadStream with a Range), each in its own process, same machine, same client, same run; and storage proofs of a
 // 1 GiB object. BENCH_OBJECT_MIB (default 256) per object, BENCH_OBJECTS (default 4). One JSON line.
-import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { open } from 'node:fs/promises';
-import { createServer, request, type IncomingMessage } from 'node:http';
+import { request, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
 import { CommitmentBuilder, PIECE_BYTES, proveSegment, segmentCount, verifySegment } from '../../objects/commitment.js';
 import { devnetKey, SvcClient, UNIT } from '../../sdk/index.js';
@@ -63,24 +64,16 @@ function get(url: string, range?: string): Promise<{ bytes: number; firstByteMs:
   });
 }
 
-/** The bare ceiling: PUT /objects/<name> writes the body to a file, GET /objects/<name> reads it back (one range). */
+/** The bare ceiling (scripts/bench/object-ceiling.ts), as a process of its own like the node. */
 function ceiling(dir: string): Promise<{ url: string; close: () => void }> {
-  const server = createServer((req, res) => {
-    const path = join(dir, req.url!.split('/').pop()!);
-    if (req.method === 'PUT') {
-      pipeline(req, createWriteStream(path)).then(
-        () => res.writeHead(201).end('{}'),
-        () => res.writeHead(500).end(),
-      );
-      return;
-    }
-    const size = statSync(path).size;
-    const match = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
-    const [start, end] = match ? [Number(match[1]), Math.min(Number(match[2]), size - 1)] : [0, size - 1];
-    res.writeHead(match ? 206 : 200, { 'content-length': end - start + 1, 'content-type': 'image/png' });
-    void pipeline(createReadStream(path, { start, end }), res).catch(() => undefined);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [fileURLToPath(new URL('./object-ceiling.js', import.meta.url)), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout!.on('data', (d: Buffer) => {
+      const port = /listening (\d+)/.exec(d.toString())?.[1];
+      if (port) resolve({ url: `http://127.0.0.1:${port}`, close: () => child.kill('SIGTERM') });
+    });
+    child.once('exit', (code) => reject(new Error(`object ceiling exited with ${code}`)));
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close: () => server.close() })));
 }
 
 const pct = (values: number[], q: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
