@@ -125,6 +125,14 @@ export abstract class SvcApi {
     return this.rpcCall<NodeInfo>('svc_nodeInfo');
   }
 
+  /** Waits for a transaction's receipt; a failed one is thrown as the RpcError its error names. */
+  private async minedOrThrow(hash: string, fallback: string, data: Record<string, string>, options: { timeoutMs?: number; pollMs?: number }): Promise<void> {
+    const receipt = await this.waitForTransaction(hash, { timeoutMs: options.timeoutMs ?? 120_000, pollMs: options.pollMs ?? 250 });
+    if (receipt.status !== 'failed') return;
+    const name = (receipt.error?.name ?? 'invalid_transaction') as keyof typeof DOMAIN_ERRORS;
+    throw new RpcError(DOMAIN_ERRORS[name]?.code ?? DOMAIN_ERRORS.invalid_transaction.code, name, { reason: receipt.error?.reason ?? fallback, ...data });
+  }
+
   /** Signs an `omp.createDeal` for an uploaded object with `key` (the client) and sends it; the deal id is the transaction's hash. */
   async createDeal(key: KeyPair, deal: DealRequest, options: { nonce?: number; chainId?: string } = {}): Promise<{ dealId: string }> {
     const { object } = deal;
@@ -148,11 +156,7 @@ export abstract class SvcApi {
   /** Resolves with the deal once it is no longer pending (active, or failed and refunded); rejects after `timeoutMs`. */
   async waitForDeal(dealId: string, options: { timeoutMs?: number; pollMs?: number } = {}): Promise<DealView> {
     const deadline = Date.now() + (options.timeoutMs ?? 120_000);
-    const receipt = await this.waitForTransaction(dealId, { timeoutMs: options.timeoutMs ?? 120_000, pollMs: options.pollMs ?? 250 });
-    if (receipt.status === 'failed') {
-      const name = (receipt.error?.name ?? 'invalid_transaction') as keyof typeof DOMAIN_ERRORS;
-      throw new RpcError(DOMAIN_ERRORS[name]?.code ?? DOMAIN_ERRORS.invalid_transaction.code, name, { reason: receipt.error?.reason ?? 'the deal was not created', dealId });
-    }
+    await this.minedOrThrow(dealId, 'the deal was not created', { dealId }, options);
     for (;;) {
       const deal = await this.getDeal(dealId);
       if (deal.status !== 'pending') return deal;
@@ -186,11 +190,7 @@ export abstract class SvcApi {
   async waitForJob(jobId: string, options: { timeoutMs?: number; pollMs?: number } = {}): Promise<JobView> {
     const deadline = Date.now() + (options.timeoutMs ?? 120_000);
     // The job exists once its submission is mined; a submission that failed says why.
-    const receipt = await this.waitForTransaction(jobId, { timeoutMs: options.timeoutMs ?? 120_000, pollMs: options.pollMs ?? 250 });
-    if (receipt.status === 'failed') {
-      const name = (receipt.error?.name ?? 'invalid_transaction') as keyof typeof DOMAIN_ERRORS;
-      throw new RpcError(DOMAIN_ERRORS[name]?.code ?? DOMAIN_ERRORS.invalid_transaction.code, name, { reason: receipt.error?.reason ?? 'the job submission failed', jobId });
-    }
+    await this.minedOrThrow(jobId, 'the job submission failed', { jobId }, options);
     for (;;) {
       const job = await this.getJob(jobId);
       if (job.status === 'finalized' || job.status === 'failed' || job.status === 'expired') return job;

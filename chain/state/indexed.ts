@@ -79,3 +79,8 @@ export function secondSchedule(prefix: string): { scheduleAt(read: ReadState, wr
     },
   };
 }
+
+/** A record with its absent fields left out, not written as CBOR `undefined` (so a record's bytes do not depend on how it was built). */
+export function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

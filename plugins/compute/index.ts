@@ -5,7 +5,6 @@ import { OON, type ComputeDetails } from '../oon/index.js';
 import { ComputeRegistrationSchema, ComputeStatusSchema } from './schemas.js';
 import { cbor, hash32 } from '../../kernel/storage/codec.js';
 import { defineLayout } from '../../kernel/storage/layout.js';
-import type { Address } from '../../sdk/address.js';
 import { readJob } from '../oon/jobs/state.js';
 import { JobRunner, type LocalJob } from './runner.js';
 import type { Context } from 'hono';
@@ -75,11 +74,7 @@ export default providerCapabilityPlugin({
         chain: ctx.use('chain-reader'),
         submitter: ctx.use('tx-submitter'),
         keys: ctx.use('keys').operators,
-        operator: async () => {
-          if (!service.enabled) return undefined;
-          const { status, registration } = await service.status();
-          return status === 'active' ? (registration!.operator as Address) : undefined;
-        },
+        operator: () => service.activeOperator(),
         maxJobs: () => (service.localRegistration?.details as ComputeDetails | undefined)?.maxConcurrentJobs ?? 0,
         maxWorkers: MAX_WORKERS,
         store: ctx.table(LOCAL_JOBS),

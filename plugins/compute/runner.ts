@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Address } from '../../sdk/address.js';
 import { toHex } from '../../sdk/bytes.js';
-import { signTransaction } from '../../sdk/transaction.js';
+import { SerialPasses, submitAsOperator } from '../providers/provider-work.js';
 import type { ChainReader, TxSubmitter } from '../../chain/capabilities.js';
 import type { ScopedEvents } from '../../kernel/events.js';
 import type { Logger } from '../../kernel/log.js';
@@ -66,8 +66,7 @@ export class JobRunner {
   private readonly running = new Set<string>();
   private pool: JobPool | undefined;
   private off: (() => void) | undefined;
-  private polling = false;
-  private again = false;
+  private readonly passes: SerialPasses;
   private completed = 0;
   private stopped = false;
   /** The active registration's operator, as of the last pass. */
@@ -82,7 +81,9 @@ export class JobRunner {
   private indexRead = 0;
   private indexOf: string | undefined;
 
-  constructor(private readonly options: JobRunnerOptions) {}
+  constructor(private readonly options: JobRunnerOptions) {
+    this.passes = new SerialPasses(() => this.pass(), options.log, 'job runner pass');
+  }
 
   /** Jobs assigned to this node and not yet committed (its taken slots), and jobs it reported since start. */
   stats(operator: string | undefined): { activeJobs: number; completedJobs: number } {
@@ -97,32 +98,15 @@ export class JobRunner {
   }
 
   start(): void {
-    this.off = this.options.events.on('chain:block', () => this.poll());
-    this.poll();
+    this.off = this.options.events.on('chain:block', () => this.passes.run());
+    this.passes.run();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.passes.stop();
     this.off?.();
     await this.pool?.close();
-  }
-
-  /** One pass at a time; a block that arrives meanwhile makes another pass follow. */
-  private poll(): void {
-    if (this.polling) {
-      this.again = true;
-      return;
-    }
-    this.polling = true;
-    void this.pass()
-      .catch((error: unknown) => this.options.log.error({ err: error }, 'job runner pass failed'))
-      .finally(() => {
-        this.polling = false;
-        if (this.again && !this.stopped) {
-          this.again = false;
-          this.poll();
-        }
-      });
   }
 
   private async pass(): Promise<void> {
@@ -212,19 +196,7 @@ export class JobRunner {
   }
 
   private sign(operator: Address, kind: string, payload: Record<string, unknown>): string | undefined {
-    const key = this.options.keys.get(operator);
-    if (!key) {
-      this.options.log.error({ operator }, 'this node no longer holds the operator key: cannot report job results');
-      return undefined;
-    }
-    const tx = signTransaction({ chainId: this.options.chain.head.chainId, kind, nonce: this.options.submitter.nextNonce(operator), payload: payload as never }, key);
-    try {
-      this.options.submitter.submit(tx);
-    } catch (error) {
-      this.options.log.warn({ kind, err: error }, `${kind} not admitted; retrying on a later block`);
-      return undefined;
-    }
-    return tx.hash;
+    return submitAsOperator(this.options, operator, kind, payload);
   }
 
   private commit(local: LocalJob, operator: Address, height: number): void {

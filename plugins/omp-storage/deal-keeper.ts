@@ -1,6 +1,6 @@
 import type { Address } from '../../sdk/address.js';
 import { decode } from '../../sdk/encoding.js';
-import { signTransaction } from '../../sdk/transaction.js';
+import { SerialPasses, submitAsOperator } from '../providers/provider-work.js';
 import type { ChainReader, TxSubmitter } from '../../chain/capabilities.js';
 import { indexCount } from '../../chain/state/indexed.js';
 import type { ScopedEvents } from '../../kernel/events.js';
@@ -54,36 +54,21 @@ export class DealKeeper {
   private readonly fetchFailedAt = new Map<string, number>();
   private indexRead = 0;
   private indexOf: string | undefined;
-  private polling = false;
-  private again = false;
+  private readonly passes: SerialPasses;
   private off: (() => void) | undefined;
 
-  constructor(private readonly options: DealKeeperOptions) {}
+  constructor(private readonly options: DealKeeperOptions) {
+    this.passes = new SerialPasses(() => this.pass(), options.log, 'deal keeper pass');
+  }
 
   start(): void {
-    this.off = this.options.events.on('chain:block', () => this.poll());
-    this.poll();
+    this.off = this.options.events.on('chain:block', () => this.passes.run());
+    this.passes.run();
   }
 
   stop(): void {
+    this.passes.stop();
     this.off?.();
-  }
-
-  private poll(): void {
-    if (this.polling) {
-      this.again = true;
-      return;
-    }
-    this.polling = true;
-    void this.pass()
-      .catch((error: unknown) => this.options.log.error({ err: error }, 'deal keeper pass failed'))
-      .finally(() => {
-        this.polling = false;
-        if (this.again) {
-          this.again = false;
-          this.poll();
-        }
-      });
   }
 
   private async pass(): Promise<void> {
@@ -155,7 +140,7 @@ export class DealKeeper {
     void this.options
       .replicate(deal, operator)
       .then((held) => {
-        if (held) this.poll();
+        if (held) this.passes.run();
         else this.fetchFailedAt.set(deal.dealId, this.options.chain.head.height);
       })
       .finally(() => this.fetching.delete(deal.dealId));
@@ -198,18 +183,6 @@ export class DealKeeper {
   }
 
   private send(operator: Address, kind: string, payload: Record<string, unknown>): string | undefined {
-    const key = this.options.keys.get(operator);
-    if (!key) {
-      this.options.log.error({ operator }, 'this node no longer holds the operator key: cannot act on its deals');
-      return undefined;
-    }
-    const tx = signTransaction({ chainId: this.options.chain.head.chainId, kind, nonce: this.options.submitter.nextNonce(operator), payload: payload as never }, key);
-    try {
-      this.options.submitter.submit(tx);
-      return tx.hash;
-    } catch (error) {
-      this.options.log.warn({ kind, err: error }, `${kind} not admitted; retrying on a later block`);
-      return undefined;
-    }
+    return submitAsOperator(this.options, operator, kind, payload);
   }
 }

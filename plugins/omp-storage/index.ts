@@ -11,7 +11,6 @@ import type { ObjectRecord } from '../../objects/store.js';
 import { StorageObjects } from './objects.js';
 import { objectRoutes } from './routes.js';
 import { DealKeeper } from './deal-keeper.js';
-import type { Address } from '../../sdk/address.js';
 import { readRecord } from '../providers/registry.js';
 
 /** The objects this node holds: CID -> size, media type, commitment (segment tree root and piece roots), the DAG's inner nodes. */
@@ -74,11 +73,7 @@ export default providerCapabilityPlugin({
             chain: ctx.use('chain-reader'),
             submitter: ctx.use('tx-submitter'),
             keys: ctx.use('keys').operators,
-            operator: async () => {
-              if (!service.enabled) return undefined;
-              const { status, registration } = await service.status();
-              return status === 'active' ? (registration!.operator as Address) : undefined;
-            },
+            operator: () => service.activeOperator(),
             store: objects.store,
             replicate: (deal, self) => objects.replicate(deal, self),
             events: ctx.events,

@@ -143,6 +143,13 @@ export class ProviderService {
   }
 
   /** This node's registration against the chain: pending until mined, active, unbonding, or gone. */
+  /** This node's operator while the capability is on and its registration active: whose key signs its provider work. */
+  async activeOperator(): Promise<Address | undefined> {
+    if (!this.enabled) return undefined;
+    const { status, registration } = await this.status();
+    return status === 'active' ? (registration!.operator as Address) : undefined;
+  }
+
   async status(): Promise<StatusView> {
     const registration = this.registration;
     if (!registration) return { status: 'unregistered', registration };

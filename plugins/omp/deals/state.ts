@@ -1,6 +1,6 @@
 import { decode, encode } from '../../../sdk/encoding.js';
 import type { Deadline } from '../../../chain/deadline.js';
-import { secondSchedule, type ReadState, type WriteState } from '../../../chain/state/indexed.js';
+import { secondSchedule, withoutUndefined, type ReadState, type WriteState } from '../../../chain/state/indexed.js';
 
 /**
  * Deals as consensus state, under the `omp/` prefix:
@@ -79,10 +79,6 @@ export function writeDeal(write: WriteState, deal: DealRecord): void {
   write(dealKey(deal.dealId), encode({ ...withoutUndefined(deal), providers: deal.providers.map(withoutUndefined) }));
 }
 
-/** Absent fields are left out of the stored record, not written as CBOR `undefined`. */
-function withoutUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
 
 export function readCommitted(read: ReadState, provider: string): number {
   const raw = read(committedKey(provider));

@@ -1,5 +1,5 @@
 import { decode, encode } from '../../../sdk/encoding.js';
-import { appendIndexed, drainIndexed, indexCount, readIndexed, secondSchedule, unchangedSkipped, type ReadState, type WriteState } from '../../../chain/state/indexed.js';
+import { appendIndexed, drainIndexed, indexCount, readIndexed, secondSchedule, withoutUndefined, unchangedSkipped, type ReadState, type WriteState } from '../../../chain/state/indexed.js';
 
 export { appendIndexed, drainIndexed, indexCount, readIndexed, unchangedSkipped, type ReadState, type WriteState };
 import type { Runtime } from '../../../jobs/spec.js';
@@ -105,10 +105,6 @@ export function writeJob(write: WriteState, job: JobRecord): void {
   write(jobKey(job.jobId), encode({ ...withoutUndefined(job), assignments: job.assignments.map(withoutUndefined) }));
 }
 
-/** Absent fields are left out of the stored record, not written as CBOR `undefined`. */
-function withoutUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
 
 /** Jobs by the second their next deadline falls in (`oon/due/<second>/<n>`, `oon/due-from`). */
 export const { scheduleAt, drainDue } = secondSchedule('oon/due');

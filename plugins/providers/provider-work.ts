@@ -1,0 +1,71 @@
+import type { Address } from '../../sdk/address.js';
+import { signTransaction } from '../../sdk/transaction.js';
+import type { ChainReader, TxSubmitter } from '../../chain/capabilities.js';
+import type { Logger } from '../../kernel/log.js';
+import type { OperatorKeys } from '../../keys/node-keys.js';
+
+/**
+ * Runs `pass` one at a time: a call while one runs makes another follow it (a provider's work on each
+ * block, where blocks may come faster than a pass ends). Errors are logged, never thrown.
+ */
+export class SerialPasses {
+  private running = false;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly pass: () => Promise<void>,
+    private readonly log: Logger,
+    private readonly what: string,
+  ) {}
+
+  run(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    void this.pass()
+      .catch((error: unknown) => this.log.error({ err: error }, `${this.what} failed`))
+      .finally(() => {
+        this.running = false;
+        if (this.again && !this.stopped) {
+          this.again = false;
+          this.run();
+        }
+      });
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+}
+
+export interface OperatorTxDeps {
+  readonly chain: ChainReader;
+  readonly submitter: TxSubmitter;
+  readonly keys: OperatorKeys;
+  readonly log: Logger;
+}
+
+/**
+ * Signs a transaction of this node's provider work with the operator's key (next nonce, pending ones
+ * counted) and submits it; its hash, or undefined when the key is gone or the mempool refused it
+ * (logged: the work tries again on a later block).
+ */
+export function submitAsOperator(deps: OperatorTxDeps, operator: Address, kind: string, payload: Record<string, unknown>): string | undefined {
+  const key = deps.keys.get(operator);
+  if (!key) {
+    deps.log.error({ operator, kind }, `this node no longer holds the operator key: cannot send ${kind}`);
+    return undefined;
+  }
+  const tx = signTransaction({ chainId: deps.chain.head.chainId, kind, nonce: deps.submitter.nextNonce(operator), payload: payload as never }, key);
+  try {
+    deps.submitter.submit(tx);
+    return tx.hash;
+  } catch (error) {
+    deps.log.warn({ kind, err: error }, `${kind} not admitted; retrying on a later block`);
+    return undefined;
+  }
+}
