@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, statfsSync } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toHex } from '../sdk/bytes.js';
 import type { Logger } from '../kernel/log.js';
@@ -25,6 +25,9 @@ export interface ObjectRecord {
 /** What the node keeps in memory of each object (its commitment root as 0x hex). */
 export type ObjectSummary = Pick<ObjectRecord, 'cid' | 'size' | 'mediaType' | 'format' | 'storedAt'> & { readonly root: string };
 
+/** Object files kept open for reads, the most recently read. */
+const MAX_OPEN_READERS = 64;
+
 /** Disk space an upload leaves free, whatever the declared capacity: the node's database needs room too. */
 const DISK_RESERVE_BYTES = 256 * 1_048_576;
 
@@ -44,6 +47,7 @@ export interface StoreLimits {
 export class ObjectStore {
   private readonly summaries = new Map<string, ObjectSummary>();
   private readonly inFlight = new Map<string, number>();
+  private readonly handles = new Map<string, Promise<FileHandle>>();
   private usedBytes = 0;
   private readonly blobs: string;
   private readonly staging: string;
@@ -99,6 +103,38 @@ export class ObjectStore {
     return join(this.blobs, cid);
   }
 
+  /**
+   * An open handle on an object's file, kept for the next reads (a small range then costs one read,
+   * not an open, a read and a close). Reads through it must give their position; the store closes it.
+   */
+  async reader(cid: string): Promise<FileHandle> {
+    const cached = this.handles.get(cid);
+    if (cached) {
+      // Most recently used last, so the oldest goes first when the cache is full.
+      this.handles.delete(cid);
+      this.handles.set(cid, cached);
+      return cached;
+    }
+    const opening = open(this.path(cid), 'r');
+    this.handles.set(cid, opening);
+    if (this.handles.size > MAX_OPEN_READERS) {
+      const [oldest, handle] = this.handles.entries().next().value as [string, Promise<FileHandle>];
+      this.handles.delete(oldest);
+      void handle.then((h) => h.close()).catch(() => undefined);
+    }
+    return opening.catch((error: unknown) => {
+      this.handles.delete(cid);
+      throw error;
+    });
+  }
+
+  /** Closes the cached handles (at stop). */
+  async close(): Promise<void> {
+    const handles = [...this.handles.values()];
+    this.handles.clear();
+    await Promise.all(handles.map((h) => h.then((handle) => handle.close()).catch(() => undefined)));
+  }
+
   /** Stores an upload; an object already held is not stored twice (`created: false`). */
   async put(body: AsyncIterable<Uint8Array>, limits: StoreLimits): Promise<{ summary: ObjectSummary; created: boolean }> {
     const id = randomBytes(12).toString('hex');
@@ -145,6 +181,9 @@ export class ObjectStore {
     await this.table.delNow(cid);
     this.summaries.delete(cid);
     this.usedBytes -= summary.size;
+    const handle = this.handles.get(cid);
+    this.handles.delete(cid);
+    await handle?.then((h) => h.close()).catch(() => undefined);
     rmSync(this.path(cid), { force: true });
   }
 

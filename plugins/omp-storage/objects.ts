@@ -69,6 +69,7 @@ export class StorageObjects implements CapabilityExtension {
     clearInterval(this.sweeper);
     this.stopping.abort();
     this.keeper.stop();
+    await this.store.close();
   }
 
   /** Drops the objects no pending or active deal names, once they are older than the grace period. */

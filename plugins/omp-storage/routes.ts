@@ -112,7 +112,9 @@ async function retrieve(c: NodeContext, service: ProviderService): Promise<Respo
   const [start, end, status] = range.kind === 'partial' ? [range.start, range.end, 206] : [0, summary.size - 1, 200];
   const headers = { ...base, 'content-length': String(Math.max(0, end - start + 1)), ...(range.kind === 'partial' ? { 'content-range': `bytes ${start}-${end}/${summary.size}` } : {}) };
   if (summary.size === 0) return new Response(head ? null : new Uint8Array(0), { status, headers });
-  return send(status, headers, () => createReadStream(path, { start, end, highWaterMark: READ_CHUNK_BYTES }));
+  // Its numeric descriptor: a stream given the FileHandle itself adds a listener to it that stays.
+  const file = await objects.store.reader(cid);
+  return send(status, headers, () => createReadStream(path, { fd: file.fd, autoClose: false, start, end, highWaterMark: READ_CHUNK_BYTES }));
 }
 
 /**
