@@ -84,3 +84,15 @@ export function secondSchedule(prefix: string): { scheduleAt(read: ReadState, wr
 export function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
+
+/** A whole number kept under a key (absent is 0). */
+export function readNumber(read: ReadState, key: string): number {
+  const raw = read(key);
+  return raw ? decode<number>(raw) : 0;
+}
+
+/** Adds to a number kept under a key, never below 0; at 0 the key is deleted. */
+export function addToNumber(read: ReadState, write: WriteState, key: string, delta: number): void {
+  const next = Math.max(0, readNumber(read, key) + delta);
+  write(key, next > 0 ? encode(next) : undefined);
+}

@@ -1,6 +1,6 @@
 import { decode, encode } from '../../../sdk/encoding.js';
 import type { Deadline } from '../../../chain/deadline.js';
-import { secondSchedule, withoutUndefined, type ReadState, type WriteState } from '../../../chain/state/indexed.js';
+import { addToNumber, readNumber, secondSchedule, withoutUndefined, type ReadState, type WriteState } from '../../../chain/state/indexed.js';
 
 /**
  * Deals as consensus state, under the `omp/` prefix:
@@ -80,15 +80,9 @@ export function writeDeal(write: WriteState, deal: DealRecord): void {
 }
 
 
-export function readCommitted(read: ReadState, provider: string): number {
-  const raw = read(committedKey(provider));
-  return raw ? decode<number>(raw) : 0;
-}
+export const readCommitted = (read: ReadState, provider: string): number => readNumber(read, committedKey(provider));
 
-export function addCommitted(read: ReadState, write: WriteState, provider: string, bytes: number): void {
-  const next = Math.max(0, readCommitted(read, provider) + bytes);
-  write(committedKey(provider), next > 0 ? encode(next) : undefined);
-}
+export const addCommitted = (read: ReadState, write: WriteState, provider: string, bytes: number): void => addToNumber(read, write, committedKey(provider), bytes);
 
 export function objectDeals(read: ReadState, cid: string): string[] {
   const raw = read(objectDealsKey(cid));

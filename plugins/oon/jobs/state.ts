@@ -1,5 +1,5 @@
 import { decode, encode } from '../../../sdk/encoding.js';
-import { appendIndexed, drainIndexed, indexCount, readIndexed, secondSchedule, withoutUndefined, unchangedSkipped, type ReadState, type WriteState } from '../../../chain/state/indexed.js';
+import { addToNumber, appendIndexed, drainIndexed, indexCount, readIndexed, readNumber, secondSchedule, withoutUndefined, unchangedSkipped, type ReadState, type WriteState } from '../../../chain/state/indexed.js';
 
 export { appendIndexed, drainIndexed, indexCount, readIndexed, unchangedSkipped, type ReadState, type WriteState };
 import type { Runtime } from '../../../jobs/spec.js';
@@ -109,18 +109,13 @@ export function writeJob(write: WriteState, job: JobRecord): void {
 /** Jobs by the second their next deadline falls in (`oon/due/<second>/<n>`, `oon/due-from`). */
 export const { scheduleAt, drainDue } = secondSchedule('oon/due');
 
-const readNumber = (read: ReadState, key: string): number => {
-  const raw = read(key);
-  return raw ? decode<number>(raw) : 0;
-};
-const writeNumber = (write: WriteState, key: string, value: number): void => write(key, value > 0 ? encode(value) : undefined);
 
 /** Puts a job at the back of the queue. */
 export function enqueue(read: ReadState, write: WriteState, job: JobRecord): void {
   if (job.queuedAt !== undefined) return;
   job.queuedAt = indexCount(read, QUEUE_INDEX);
   appendIndexed(read, write, QUEUE_INDEX, job.jobId);
-  writeNumber(write, QUEUE_SIZE_KEY, readNumber(read, QUEUE_SIZE_KEY) + 1);
+  addToNumber(read, write, QUEUE_SIZE_KEY, 1);
 }
 
 /** Takes a job out of the queue, wherever it stands. */
@@ -128,7 +123,7 @@ export function dequeue(read: ReadState, write: WriteState, job: JobRecord): voi
   if (job.queuedAt === undefined) return;
   write(`${QUEUE_INDEX}/${job.queuedAt}`, undefined);
   job.queuedAt = undefined;
-  writeNumber(write, QUEUE_SIZE_KEY, readNumber(read, QUEUE_SIZE_KEY) - 1);
+  addToNumber(read, write, QUEUE_SIZE_KEY, -1);
 }
 
 /** Jobs waiting in the queue. */
@@ -141,7 +136,7 @@ export function* queuedJobs(read: ReadState, write: WriteState): Generator<strin
   const count = indexCount(read, QUEUE_INDEX);
   let head = readNumber(read, QUEUE_HEAD_KEY);
   while (head < count && !read(`${QUEUE_INDEX}/${head}`)) head += 1;
-  writeNumber(write, QUEUE_HEAD_KEY, head);
+  write(QUEUE_HEAD_KEY, head > 0 ? encode(head) : undefined);
   for (let at = head; at < count; at++) {
     const raw = read(`${QUEUE_INDEX}/${at}`);
     if (raw) yield decode<string>(raw);
@@ -154,15 +149,9 @@ export function jobRecordBlocks(read: ReadState): number {
   return raw ? decode<number>(raw) : DEFAULT_JOB_RECORD_BLOCKS;
 }
 
-export function readLoad(read: ReadState, provider: string): number {
-  const raw = read(loadKey(provider));
-  return raw ? decode<number>(raw) : 0;
-}
+export const readLoad = (read: ReadState, provider: string): number => readNumber(read, loadKey(provider));
 
-export function addLoad(read: ReadState, write: WriteState, provider: string, delta: number): void {
-  const next = Math.max(0, readLoad(read, provider) + delta);
-  write(loadKey(provider), next > 0 ? encode(next) : undefined);
-}
+export const addLoad = (read: ReadState, write: WriteState, provider: string, delta: number): void => addToNumber(read, write, loadKey(provider), delta);
 
 /** The jobs whose status the block at `height` changed (empty when the key is of another block). */
 export function readChanged(read: ReadState, height: number): string[] {
