@@ -128,6 +128,22 @@ export class ObjectStore {
     });
   }
 
+  /**
+   * Reads up to `length` bytes of an object at `position` into `buffer` through its cached handle;
+   * a handle closed between two reads (evicted from the cache) is opened again.
+   */
+  async readAt(cid: string, buffer: Buffer, length: number, position: number): Promise<number> {
+    for (let attempt = 0; ; attempt++) {
+      const handle = await this.reader(cid);
+      try {
+        return (await handle.read(buffer, 0, length, position)).bytesRead;
+      } catch (error) {
+        // A closed handle has already left the cache: the next reader() opens the file again.
+        if (attempt > 0 || (error as NodeJS.ErrnoException).code !== 'EBADF') throw error;
+      }
+    }
+  }
+
   /** Closes the cached handles (at stop). */
   async close(): Promise<void> {
     const handles = [...this.handles.values()];

@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import type { Context } from 'hono';
@@ -11,6 +10,7 @@ import { UploadRefused } from '../../objects/ingest.js';
 import { parseRange } from '../../objects/range.js';
 import type { ProviderService } from '../providers/service.js';
 import type { StorageObjects } from './objects.js';
+import { sendRange } from './send-range.js';
 
 type NodeContext = Context<{ Bindings: HttpBindings }>;
 
@@ -19,9 +19,6 @@ const objectsOf = (service: ProviderService): StorageObjects => service.extensio
 /** An error answer in the routes' shape: `{ error, message, ...details }`. */
 const refuse = (c: Context, status: number, error: string, message: string, details: Record<string, unknown> = {}, close = false): Response =>
   c.json({ error, message, ...details }, status as never, close ? { connection: 'close' } : {});
-
-/** Reads from disk in chunks of 1 MiB (the CID's chunk): a sixteenth of the reads and socket writes of the default 64 KiB. */
-const READ_CHUNK_BYTES = 1_048_576;
 
 /** Most of a refused upload read off so its client gets the answer; past it the connection is closed. */
 const DRAIN_LIMIT_BYTES = 64 * 1_048_576;
@@ -91,17 +88,13 @@ async function retrieve(c: NodeContext, service: ProviderService): Promise<Respo
   const common = { etag, 'cache-control': 'public, max-age=29030400, immutable', 'x-ipfs-path': `/ipfs/${cid}`, 'x-content-type-options': 'nosniff' };
   const inm = c.req.header('if-none-match');
   if (inm && inm.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) return new Response(null, { status: 304, headers: common });
-  const path = objects.store.path(cid);
-  const send = async (status: number, headers: Record<string, string>, body: () => Readable): Promise<Response> => {
-    if (head) return new Response(null, { status, headers });
-    const res = c.env.outgoing;
-    res.writeHead(status, headers);
-    await pipeline(body(), res).catch(() => undefined);
-    return RESPONSE_ALREADY_SENT;
-  };
   if (car) {
+    const headers = { ...common, 'content-type': 'application/vnd.ipld.car; version=1', 'content-disposition': `attachment; filename="${cid}.car"` };
+    if (head) return new Response(null, { status: 200, headers });
     const record = (await objects.store.record(cid))!;
-    return send(200, { ...common, 'content-type': 'application/vnd.ipld.car; version=1', 'content-disposition': `attachment; filename="${cid}.car"` }, () => Readable.from(carExport(cid, record.nodes, path)));
+    c.env.outgoing.writeHead(200, headers);
+    await pipeline(Readable.from(carExport(cid, record.nodes, objects.store.path(cid))), c.env.outgoing).catch(() => undefined);
+    return RESPONSE_ALREADY_SENT;
   }
   const range = parseRange(c.req.header('range'), summary.size);
   const base = { ...common, 'accept-ranges': 'bytes', 'content-type': summary.mediaType };
@@ -112,9 +105,10 @@ async function retrieve(c: NodeContext, service: ProviderService): Promise<Respo
   const [start, end, status] = range.kind === 'partial' ? [range.start, range.end, 206] : [0, summary.size - 1, 200];
   const headers = { ...base, 'content-length': String(Math.max(0, end - start + 1)), ...(range.kind === 'partial' ? { 'content-range': `bytes ${start}-${end}/${summary.size}` } : {}) };
   if (summary.size === 0) return new Response(head ? null : new Uint8Array(0), { status, headers });
-  // Its numeric descriptor: a stream given the FileHandle itself adds a listener to it that stays.
-  const file = await objects.store.reader(cid);
-  return send(status, headers, () => createReadStream(path, { fd: file.fd, autoClose: false, start, end, highWaterMark: READ_CHUNK_BYTES }));
+  if (head) return new Response(null, { status, headers });
+  c.env.outgoing.writeHead(status, headers);
+  await sendRange(objects.store, cid, start, end, c.env.outgoing);
+  return RESPONSE_ALREADY_SENT;
 }
 
 /**

@@ -1,7 +1,12 @@
 // Objects: upload (with CID, commitment and sniffing) and download/ranged reads on a storage node,
 // each against a bare node:http server doing only the disk part (PUT piped to a file; GET piped
-// from createReadStream with a Range), each in its own process, same machine, same client, same run; and storage proofs of a
-// 1 GiB object. BENCH_OBJECT_MIB (default 256) per object, BENCH_OBJECTS (default 4). One JSON line.
+// from createReadStream with a Range), each in its own process, same machine, same client, same run;
+// and storage proofs of a 1 GiB object. BENCH_OBJECT_MIB (default 256) per object, BENCH_OBJECTS
+// (default 4). One JSON line.
+//
+// The two servers take turns, and each turn of the node is compared with the ceiling's turn next to
+// it: the ratio reported is the median of those paired ratios (with their range), as this machine's
+// speed drifts within a run by more than the gaps measured.
 import { spawn } from 'node:child_process';
 import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -16,8 +21,10 @@ import { benchDir, cleanUp, startNode } from './node-process.js';
 
 const OBJECT_MIB = Number(process.env.BENCH_OBJECT_MIB ?? 256);
 const OBJECTS = Number(process.env.BENCH_OBJECTS ?? 4);
-const RANGES = 1000;
-const DOWNLOAD_ROUNDS = 3;
+const RANGES = 2000;
+/** Ranges are compared in blocks of this many (each block one paired ratio). */
+const RANGE_BLOCK = 100;
+const DOWNLOAD_ROUNDS = 5;
 const RANGE_BYTES = 65_536;
 const PNG_HEAD = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');
 
@@ -78,6 +85,12 @@ function ceiling(dir: string): Promise<{ url: string; close: () => void }> {
 
 const pct = (values: number[], q: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 
+/** Paired ratios (ceiling time over node time: the node's speed as a share of the ceiling's). */
+const ratios = (pairs: Array<{ ceilMs: number; svcMs: number }>): { median: number; min: number; max: number; pairs: number } => {
+  const values = pairs.map(({ ceilMs, svcMs }) => ceilMs / svcMs);
+  return { median: pct(values, 0.5), min: Math.min(...values), max: Math.max(...values), pairs: values.length };
+};
+
 async function proofs(dir: string): Promise<{ proveMs: { p50: number; p99: number }; verifyMs: { p50: number; p99: number }; proofBytes: number }> {
   const size = 1024 * 1_048_576;
   const path = join(dir, 'one-gib');
@@ -128,19 +141,17 @@ try {
   const files = Array.from({ length: OBJECTS }, (_, i) => mediaFile(dir, i));
   const bytes = OBJECTS * OBJECT_MIB * 1_048_576;
   // Alternating, so both see the same machine: ceiling, svc-node, ceiling, svc-node, ...
-  let ceilUploadMs = 0;
-  let svcUploadMs = 0;
+  const uploads: Array<{ ceilMs: number; svcMs: number }> = [];
   const cids: string[] = [];
   for (const [i, file] of files.entries()) {
     let started = performance.now();
     await put(`${ceil.url}/objects/${i}`, file);
-    ceilUploadMs += performance.now() - started;
+    const ceilMs = performance.now() - started;
     started = performance.now();
     cids.push((JSON.parse(await put(`${node.url}/omp/objects`, file)) as { cid: string }).cid);
-    svcUploadMs += performance.now() - started;
+    uploads.push({ ceilMs, svcMs: performance.now() - started });
   }
-  let ceilDownloadMs = 0;
-  let svcDownloadMs = 0;
+  const downloads: Array<{ ceilMs: number; svcMs: number }> = [];
   // One unmeasured read of each object from each server first: both measured at their steady pace.
   for (const [i, cid] of cids.entries()) {
     await get(`${ceil.url}/objects/${i}`);
@@ -150,39 +161,41 @@ try {
     for (const [i, cid] of cids.entries()) {
       let started = performance.now();
       await get(`${ceil.url}/objects/${i}`);
-      ceilDownloadMs += performance.now() - started;
+      const ceilMs = performance.now() - started;
       started = performance.now();
       await get(`${node.url}/ipfs/${cid}`);
-      svcDownloadMs += performance.now() - started;
+      downloads.push({ ceilMs, svcMs: performance.now() - started });
     }
   }
   const size = OBJECT_MIB * 1_048_576;
   const ceilTtfb: number[] = [];
   const svcTtfb: number[] = [];
-  let ceilRangeMs = 0;
-  let svcRangeMs = 0;
+  const rangeBlocks: Array<{ ceilMs: number; svcMs: number }> = [];
   for (let i = 0; i < RANGES; i++) {
+    if (i % RANGE_BLOCK === 0) rangeBlocks.push({ ceilMs: 0, svcMs: 0 });
+    const block = rangeBlocks.at(-1)!;
     const start = Math.floor(Math.random() * (size - RANGE_BYTES));
     const range = `bytes=${start}-${start + RANGE_BYTES - 1}`;
     const which = i % OBJECTS;
     let started = performance.now();
     ceilTtfb.push((await get(`${ceil.url}/objects/${which}`, range)).firstByteMs);
-    ceilRangeMs += performance.now() - started;
+    block.ceilMs += performance.now() - started;
     started = performance.now();
     svcTtfb.push((await get(`${node.url}/ipfs/${cids[which]}`, range)).firstByteMs);
-    svcRangeMs += performance.now() - started;
+    block.svcMs += performance.now() - started;
   }
   ceil.close();
   for (const file of files) rmSync(file);
+  const sum = (pairs: Array<{ ceilMs: number; svcMs: number }>, key: 'ceilMs' | 'svcMs'): number => pairs.reduce((total, pair) => total + pair[key], 0);
   const mbps = (ms: number): number => bytes / 1_048_576 / (ms / 1000);
   const rangeMbps = (ms: number): number => (RANGES * RANGE_BYTES) / 1_048_576 / (ms / 1000);
   process.stdout.write(
     `${JSON.stringify({
       objectMiB: OBJECT_MIB,
       objects: OBJECTS,
-      upload: { svcMBps: mbps(svcUploadMs), ceilingMBps: mbps(ceilUploadMs) },
-      download: { svcMBps: mbps(svcDownloadMs / DOWNLOAD_ROUNDS), ceilingMBps: mbps(ceilDownloadMs / DOWNLOAD_ROUNDS) },
-      ranges: { count: RANGES, bytes: RANGE_BYTES, svcMBps: rangeMbps(svcRangeMs), ceilingMBps: rangeMbps(ceilRangeMs), svcTtfbP99Ms: pct(svcTtfb, 0.99), ceilingTtfbP99Ms: pct(ceilTtfb, 0.99), svcTtfbP50Ms: pct(svcTtfb, 0.5) },
+      upload: { svcMBps: mbps(sum(uploads, 'svcMs')), ceilingMBps: mbps(sum(uploads, 'ceilMs')), ratio: ratios(uploads) },
+      download: { svcMBps: mbps(sum(downloads, 'svcMs') / DOWNLOAD_ROUNDS), ceilingMBps: mbps(sum(downloads, 'ceilMs') / DOWNLOAD_ROUNDS), ratio: ratios(downloads) },
+      ranges: { count: RANGES, bytes: RANGE_BYTES, svcMBps: rangeMbps(sum(rangeBlocks, 'svcMs')), ceilingMBps: rangeMbps(sum(rangeBlocks, 'ceilMs')), ratio: ratios(rangeBlocks), svcTtfbP99Ms: pct(svcTtfb, 0.99), ceilingTtfbP99Ms: pct(ceilTtfb, 0.99), svcTtfbP50Ms: pct(svcTtfb, 0.5) },
       proofs: await proofs(dir),
     })}\n`,
   );

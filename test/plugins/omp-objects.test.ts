@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { CarReader } from '@ipld/car';
 import { CID } from 'multiformats/cid';
@@ -128,6 +129,35 @@ describe('media objects on a storage node', () => {
     }
     expect(blocks).toBe(1 + 6);
     expect(Buffer.concat(leaves).equals(image)).toBe(true);
+  });
+
+  it('keeps serving whole bytes when a client leaves part way, and under reads of more objects than it keeps open', async () => {
+    // A client that takes the first bytes of a download and goes away.
+    await new Promise<void>((resolve, reject) => {
+      const req = request(`${node.url}/ipfs/${cid}`, (res) => {
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
+      req.end();
+    });
+    expect(Buffer.from(await (await fetch(`${node.url}/ipfs/${cid}`)).arrayBuffer()).equals(image)).toBe(true);
+    // 70 objects (the node keeps 64 files open) read at random, 20 at a time: files close under reads.
+    const small = Array.from({ length: 70 }, (_, i) => media.png(3000 + i));
+    const cids = await Promise.all(small.map(async (bytes) => ((await (await put(bytes)).json()) as { cid: string }).cid));
+    for (let batch = 0; batch < 20; batch++) {
+      await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          const which = Math.floor(Math.random() * small.length);
+          const start = Math.floor(Math.random() * 2000);
+          const response = await fetch(`${node.url}/ipfs/${cids[which]}`, { headers: { range: `bytes=${start}-` } });
+          expect(response.status).toBe(206);
+          expect(Buffer.from(await response.arrayBuffer()).equals(small[which]!.subarray(start))).toBe(true);
+        }),
+      );
+    }
   });
 
   it('refuses unsupported, spoofed and other-format types with 415, and keeps nothing of them', async () => {
