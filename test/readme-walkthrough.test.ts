@@ -1,29 +1,11 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SVC, startNodeProcess, type RunningNode } from './helpers/cli.js';
+import { startNodeProcess, type RunningNode } from './helpers/cli.js';
 import { tempDir, waitFor } from './helpers/test-node.js';
+import { bash, walkthrough as walkthroughBlock } from './helpers/walkthrough.js';
 
 const readme = readFileSync('README.md', 'utf8');
-
-/** The fenced sh block after `<!-- walkthrough:<name> -->` in the README. */
-function walkthrough(name: string): string {
-  const start = readme.indexOf(`<!-- walkthrough:${name} -->`);
-  expect(start, `README marker walkthrough:${name}`).toBeGreaterThan(0);
-  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(start))!;
-  return block[1]!;
-}
-
-function bash(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', `set -euo pipefail\nsvc() { node "${SVC}" "$@"; }\n${script}`], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const walkthrough = (name: string): string => walkthroughBlock('README.md', name);
 
 const nodes: RunningNode[] = [];
 const dirs: string[] = [];
