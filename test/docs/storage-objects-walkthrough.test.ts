@@ -60,11 +60,12 @@ describe('the storage walkthrough', () => {
     page.on('pageerror', (error) => errors.push(error.message));
     const shown = async (): Promise<{ status: number | undefined; type: string | undefined; width: number; height: number }> => {
       const response = await page.goto(`${validator.url}/ipfs/${CID}`);
-      const size = await page.evaluate(async () => {
-        const img = document.querySelector('img')!;
+      // Run in the page (a string: the test's own types know no DOM).
+      const size = await page.evaluate<{ width: number; height: number }>(`(async () => {
+        const img = document.querySelector('img');
         await img.decode();
         return { width: img.naturalWidth, height: img.naturalHeight };
-      });
+      })()`);
       return { status: response?.status(), type: response?.headers()['content-type'], ...size };
     };
     expect(await shown()).toEqual({ status: 200, type: 'image/png', width: 16, height: 16 });
