@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { CAC } from 'cac';
-import { DOMAIN_ERRORS, RpcError, SvcClient, type JobRequest, type JobView, type KeyPair } from '../sdk/index.js';
+import { DOMAIN_ERRORS, RpcError, SvcClient, type JobCode, type JobRequest, type JobRun, type JobView, type KeyPair } from '../sdk/index.js';
 import { integerText, optionText, UsageError } from './cli-args.js';
 
 export interface JobCommandContext<O> {
@@ -13,6 +13,7 @@ export interface JobCommandContext<O> {
 type JobOptions = {
   runtime?: unknown;
   code?: unknown;
+  codeCid?: unknown;
   input?: unknown;
   args?: unknown;
   gasLimit?: unknown;
@@ -38,15 +39,18 @@ function readFile(path: string, flag: string): Uint8Array {
 }
 
 /** The job's code: a .wasm file's bytes; for EVM, a file of 0x hex (what compilers print) or raw bytecode. */
-function codeOf(options: JobOptions, runtime: 'wasm' | 'evm'): Uint8Array {
+/** `--code <file>` (inline), or `--code-cid <cid>` (a stored object with an active deal): one of the two. */
+function codeOf(options: JobOptions, runtime: 'wasm' | 'evm'): JobCode {
   const path = optionText(options.code, '--code');
-  if (path === undefined) throw new UsageError('--code <file> is required (a WASI .wasm module, or EVM runtime bytecode)');
-  const bytes = readFile(path, '--code');
+  const cid = optionText(options.codeCid, '--code-cid');
+  if ((path === undefined) === (cid === undefined)) throw new UsageError('give one of --code <file> (a WASI .wasm module, or EVM runtime bytecode) and --code-cid <cid> (a stored object with an active deal: `svc omp put`)');
+  if (cid !== undefined) return { codeCid: cid };
+  const bytes = readFile(path!, '--code');
   if (runtime === 'evm') {
     const text = Buffer.from(bytes).toString('utf8').trim();
-    if (/^(0x)?([0-9a-fA-F]{2})+$/.test(text)) return Uint8Array.from(Buffer.from(text.replace(/^0x/, ''), 'hex'));
+    if (/^(0x)?([0-9a-fA-F]{2})+$/.test(text)) return { code: Uint8Array.from(Buffer.from(text.replace(/^0x/, ''), 'hex')) };
   }
-  return bytes;
+  return { code: bytes };
 }
 
 /** `--input text`, `--input @file`, or `--input 0x…` (bytes). */
@@ -81,6 +85,7 @@ export function addJobCommand<O extends object>(cli: CAC, ctx: JobCommandContext
     .command('job <action> [jobId]', 'compute jobs: `job submit`, `job status <id>`, `job output <id>`, `job list`, `job estimate`')
     .option('--runtime <runtime>', 'submit/estimate: wasm or evm', { default: 'wasm' })
     .option('--code <file>', 'submit/estimate: the WASI .wasm module, or EVM runtime bytecode (binary or 0x hex)')
+    .option('--code-cid <cid>', 'submit/estimate: instead of --code, the CID of a stored object with an active deal (the module, or the bytecode as hex text)')
     .option('--input <data>', 'submit/estimate: stdin (wasm) or calldata (evm): text, 0x hex, or @file')
     .option('--args <list>', 'submit/estimate: WASM args after the program name, comma-separated')
     .option('--gas-limit <n>', 'submit/estimate: most gas the job may use')
@@ -102,10 +107,10 @@ export function addJobCommand<O extends object>(cli: CAC, ctx: JobCommandContext
         if (text !== 'wasm' && text !== 'evm') throw new UsageError(`--runtime: expected one of wasm, evm, got "${text ?? ''}"`);
         return text;
       };
-      const request = (): Omit<JobRequest, 'gasPrice' | 'replicas'> => {
+      const request = (): JobRun => {
         const runtime = runtimeOf();
         const argsText = optionText(options.args, '--args');
-        return { runtime, code: codeOf(options, runtime), input: inputOf(options), args: ['job', ...(argsText ? argsText.split(',') : [])], gasLimit: wholeNumber(options.gasLimit, '--gas-limit') };
+        return { runtime, ...codeOf(options, runtime), input: inputOf(options), args: ['job', ...(argsText ? argsText.split(',') : [])], gasLimit: wholeNumber(options.gasLimit, '--gas-limit') };
       };
       const needId = (): string => {
         if (!jobId || !/^0x[0-9a-fA-F]{64}$/.test(String(jobId))) throw new UsageError(`job ${action} <jobId>: a job id is 0x and 64 hex characters`);

@@ -23,6 +23,8 @@ const DOCUMENTS = new Set([
   'application/vnd.oasis.opendocument.text',
   'application/vnd.oasis.opendocument.spreadsheet',
   'application/vnd.oasis.opendocument.presentation',
+  // A WebAssembly module is stored as a document: compute jobs name their code by its CID.
+  'application/wasm',
 ]);
 
 /**

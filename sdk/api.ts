@@ -3,7 +3,7 @@ import { formatAmount, parseUnits, type Asset } from './amount.js';
 import { DOMAIN_ERRORS, RpcError } from './errors.js';
 import type { KeyPair } from './keys.js';
 import { rawTransaction, signTransaction, transferPayload, type Payload, type SignedTransaction } from './transaction.js';
-import type { Balance, BlockView, ChainInfo, DealRequest, DealView, ObjectView, ComputeProvider, ComputeRegistration, ComputeStatus, FaucetGrant, FaucetStatus, JobEstimate, JobRequest, JobStatus, JobView, NodeInfo, PeerInfo, Receipt, StorageProvider, StorageRegistration, StorageStatus, SyncStatus, TransactionView } from './views.js';
+import type { Balance, BlockView, ChainInfo, DealRequest, DealView, ObjectView, ComputeProvider, ComputeRegistration, ComputeStatus, FaucetGrant, FaucetStatus, JobEstimate, JobRequest, JobRun, JobStatus, JobView, NodeInfo, PeerInfo, Receipt, StorageProvider, StorageRegistration, StorageStatus, SyncStatus, TransactionView } from './views.js';
 import { toHex } from './bytes.js';
 
 function checkAddress(value: string, field = 'address'): Address {
@@ -27,7 +27,7 @@ export function jobPayload(job: JobRequest): Payload {
   if (job.gasPrice < 0n) throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', { reason: 'gasPrice must not be negative', field: 'gasPrice' });
   return {
     runtime: job.runtime,
-    code: toHex(job.code),
+    ...(job.codeCid !== undefined ? { codeCid: job.codeCid } : { code: toHex(job.code) }),
     input: toHex(job.input ?? new Uint8Array(0)),
     args: [...(job.args ?? ['job'])],
     gasLimit: job.gasLimit.toString(),
@@ -181,9 +181,9 @@ export abstract class SvcApi {
   }
 
   /** Runs the job once on the node without submitting it: its gasUsed, exit and output. */
-  estimateJob(job: Omit<JobRequest, 'gasPrice' | 'replicas'>): Promise<JobEstimate> {
-    const { runtime, code, input, args, gasLimit } = jobPayload({ ...job, gasPrice: 0n });
-    return this.rpcCall<JobEstimate>('svc_oonEstimate', [{ runtime, code, input, args, gasLimit }]);
+  estimateJob(job: JobRun): Promise<JobEstimate> {
+    const { runtime, code, codeCid, input, args, gasLimit } = jobPayload({ ...job, gasPrice: 0n });
+    return this.rpcCall<JobEstimate>('svc_oonEstimate', [{ runtime, ...(codeCid !== undefined ? { codeCid } : { code }), input, args, gasLimit }]);
   }
 
   /** Resolves with the job once it is finalized, failed or expired; rejects after `timeoutMs`. */

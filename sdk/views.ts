@@ -192,25 +192,34 @@ export interface StorageProvider {
 export type JobStatus = 'queued' | 'assigned' | 'committed' | 'finalized' | 'failed' | 'expired';
 
 /** A compute job to submit: WASI module or EVM runtime bytecode, its input, and what it may spend. */
-export interface JobRequest {
+/** A job's code: inline bytes, or the CID of a stored object with an active deal (a WASM module, or EVM bytecode as hex text). */
+export type JobCode = { readonly code: Uint8Array; readonly codeCid?: undefined } | { readonly codeCid: string; readonly code?: undefined };
+
+/** What a run of a job needs (`estimateJob`). */
+export type JobRun = JobCode & {
   readonly runtime: 'wasm' | 'evm';
-  readonly code: Uint8Array;
   /** stdin of a WASM job, calldata of an EVM job. */
   readonly input?: Uint8Array;
   /** WASM args (argv), `["job"]` when not given. */
   readonly args?: readonly string[];
   readonly gasLimit: bigint;
+};
+
+/** A job to submit (`submitJob`). */
+export type JobRequest = JobRun & {
   /** OMC base units per gas. */
   readonly gasPrice: bigint;
   /** Providers that run it: 2 compares two results. */
   readonly replicas?: 1 | 2;
-}
+};
 
 /** `svc_oonGetJob`: amounts and gas as decimal strings of base units. */
 export interface JobView {
   jobId: string;
   status: JobStatus;
   runtime: 'wasm' | 'evm';
+  /** The CID of the stored object its code is; null for inline code. */
+  codeCid: string | null;
   requester: string;
   replicas: number;
   providers: string[];

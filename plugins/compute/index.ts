@@ -8,6 +8,7 @@ import { defineLayout } from '../../kernel/storage/layout.js';
 import { readJob } from '../oon/jobs/state.js';
 import { JobRunner, type LocalJob } from './runner.js';
 import type { Context } from 'hono';
+import type { ObjectSource } from '../oon/jobs/code.js';
 
 /** Jobs this node ran as a provider: what it committed to, and the full output and log it serves. */
 const LOCAL_JOBS = defineLayout('compute.jobs', hash32('job id'), cbor<LocalJob>('local run: result, salt, output, log, commit and reveal tx hashes'));
@@ -68,6 +69,8 @@ export default providerCapabilityPlugin({
   },
   extension: {
     namespaces: [LOCAL_JOBS],
+    // Code named by CID is a stored object, read through the storage capability.
+    requires: ['omp-storage'],
     events: { 'compute:jobRan': 'this node ran an assigned job to an outcome' },
     create: (ctx, service) =>
       new JobRunner({
@@ -77,6 +80,7 @@ export default providerCapabilityPlugin({
         operator: () => service.activeOperator(),
         maxJobs: () => (service.localRegistration?.details as ComputeDetails | undefined)?.maxConcurrentJobs ?? 0,
         maxWorkers: MAX_WORKERS,
+        readObject: (cid, maxBytes, signal) => (ctx.use('omp-storage').extension as ObjectSource).readVerified(cid, maxBytes, signal),
         store: ctx.table(LOCAL_JOBS),
         events: ctx.events,
         log: ctx.log,

@@ -13,6 +13,8 @@ import { jobSpec, reportOf } from '../oon/jobs/end-block.js';
 import { isPast, JOB_PARAMS } from '../oon/jobs/params.js';
 import { decode } from '../../sdk/encoding.js';
 import { codeKey, indexCount, providerIndex, readJob, readLoad, type JobRecord } from '../oon/jobs/state.js';
+import { CODE_FETCH_TIMEOUT_MS, codeCidKey, runFromObject, type ObjectReader } from '../oon/jobs/code.js';
+import type { JobOutcome } from '../../jobs/outcome.js';
 
 /** What this node keeps of a job it ran: the result it committed to, its secret salt, the full output and log. */
 export interface LocalJob {
@@ -29,7 +31,12 @@ interface Sent {
   commitSentAt?: number;
   revealTx?: string;
   revealSentAt?: number;
+  supplyTx?: string;
+  supplySentAt?: number;
 }
+
+/** Objects of code named by CID kept after a run, for the next jobs that name them (and a dispute's oon.supplyCode). */
+const MAX_CACHED_CODE = 16;
 
 declare module '../../kernel/plugin.js' {
   interface SvcEvents {
@@ -54,6 +61,8 @@ export interface JobRunnerOptions {
   readonly maxJobs: () => number;
   readonly maxWorkers: number;
   readonly timeoutMs: number;
+  /** Reads code named by CID: a stored object, checked against its CID. */
+  readonly readObject: ObjectReader;
 }
 
 /**
@@ -80,6 +89,9 @@ export class JobRunner {
   private readonly fresh = new Set<string>();
   private indexRead = 0;
   private indexOf: string | undefined;
+  /** Code objects by CID, most recently used last. */
+  private readonly codeObjects = new Map<string, Uint8Array>();
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: JobRunnerOptions) {
     this.passes = new SerialPasses(() => this.pass(), options.log, 'job runner pass');
@@ -104,6 +116,7 @@ export class JobRunner {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     this.passes.stop();
     this.off?.();
     await this.pool?.close();
@@ -134,7 +147,9 @@ export class JobRunner {
     for (const jobId of [...this.open]) {
       const job = readJob(read, jobId);
       const assignment = job?.assignments.find((a) => a.provider === operator);
-      if (!job || !assignment || assignment.reveal || job.status === 'finalized' || job.status === 'failed' || job.status === 'expired') {
+      // A revealed job whose code is named by CID stays watched while unsettled: a dispute may wait for its code.
+      const watched = assignment?.reveal !== undefined && job?.codeCid !== undefined && job.status === 'committed';
+      if (!job || !assignment || (assignment.reveal && !watched) || job.status === 'finalized' || job.status === 'failed' || job.status === 'expired') {
         this.open.delete(jobId);
         this.results.delete(jobId);
         this.sent.delete(jobId);
@@ -142,6 +157,11 @@ export class JobRunner {
         continue;
       }
       if (this.running.has(jobId)) continue;
+      if (watched) {
+        const sent = this.sent.get(jobId) ?? {};
+        if (job.codeBy !== undefined && !read(codeCidKey(job.codeCid!)) && this.due(sent.supplyTx, sent.supplySentAt, height)) this.supplyCode(job, operator, height);
+        continue;
+      }
       const local = this.results.get(jobId) ?? (this.fresh.has(jobId) ? undefined : await this.recall(jobId));
       const sent = this.sent.get(jobId) ?? {};
       if (job.status === 'assigned' && !assignment.commitment) {
@@ -169,18 +189,39 @@ export class JobRunner {
     return !this.options.submitter.isPending(tx) && height - (sentAt ?? 0) >= RESEND_AFTER_BLOCKS;
   }
 
+  /** The object of code named by CID: kept from an earlier run, else read from its holders (undefined when none serves it). */
+  private async codeObject(cid: string): Promise<Uint8Array | undefined> {
+    const cached = this.codeObjects.get(cid);
+    if (cached) {
+      this.codeObjects.delete(cid);
+      this.codeObjects.set(cid, cached);
+      return cached;
+    }
+    const object = await this.options.readObject(cid, JOB_PARAMS.maxCodeBytesByCid, AbortSignal.any([this.stopping.signal, AbortSignal.timeout(CODE_FETCH_TIMEOUT_MS)]));
+    if (!object) return undefined;
+    this.codeObjects.set(cid, object);
+    if (this.codeObjects.size > MAX_CACHED_CODE) this.codeObjects.delete(this.codeObjects.keys().next().value!);
+    return object;
+  }
+
+  /** Runs a job to its outcome: inline code from the state; code named by CID fetched and checked first. */
+  private async outcomeOf(job: JobRecord, pool: JobPool): Promise<JobOutcome> {
+    if (job.codeHash !== undefined) {
+      const code = this.options.chain.state.get(codeKey(job.codeHash));
+      if (!code) throw new Error('the job has no code in the state');
+      return pool.run(jobSpec(job, code));
+    }
+    const object = await this.codeObject(job.codeCid!);
+    if (!object) throw new Error(`no provider of ${job.codeCid} served its bytes (checked against the CID); trying again next block`);
+    return runFromObject(job.runtime, object, BigInt(job.gasLimit), (code) => pool.run(jobSpec(job, code)));
+  }
+
   private run(job: JobRecord, operator: Address): void {
     this.running.add(job.jobId);
     this.pool ??= new JobPool({ size: Math.max(1, Math.min(this.options.maxWorkers, this.options.maxJobs())), timeoutMs: this.options.timeoutMs });
-    const code = this.options.chain.state.get(codeKey(job.codeHash));
-    if (!code) {
-      this.running.delete(job.jobId);
-      return void this.options.log.error({ job: job.jobId }, 'assigned job has no code in the state');
-    }
     const started = performance.now();
-    this.options.log.info({ job: job.jobId, runtime: job.runtime, gasLimit: job.gasLimit }, `running job ${job.jobId.slice(0, 10)}…`);
-    void this.pool
-      .run(jobSpec(job, code))
+    this.options.log.info({ job: job.jobId, runtime: job.runtime, gasLimit: job.gasLimit, ...(job.codeCid ? { codeCid: job.codeCid } : {}) }, `running job ${job.jobId.slice(0, 10)}…`);
+    void this.outcomeOf(job, this.pool)
       .then(async (outcome) => {
         const result = reportOf(outcome);
         this.options.events.emit('compute:jobRan', { jobId: job.jobId, runtime: job.runtime, outcome: outcome.exit.kind, gasUsed: outcome.gasUsed, seconds: (performance.now() - started) / 1000 });
@@ -197,6 +238,21 @@ export class JobRunner {
 
   private sign(operator: Address, kind: string, payload: Record<string, unknown>): string | undefined {
     return submitAsOperator(this.options, operator, kind, payload);
+  }
+
+  /** A dispute over a job this node revealed on waits for its code: send the object's bytes on chain. */
+  private supplyCode(job: JobRecord, operator: Address, height: number): void {
+    this.running.add(job.jobId);
+    void this.codeObject(job.codeCid!)
+      .then((object) => {
+        if (!object || this.stopped) return;
+        const hash = this.sign(operator, 'oon.supplyCode', { jobId: job.jobId, code: toHex(object) });
+        if (!hash) return;
+        this.options.log.info({ job: job.jobId, codeCid: job.codeCid, tx: hash }, `supplied the code of job ${job.jobId.slice(0, 10)}… for the re-execution of its dispute`);
+        this.sent.set(job.jobId, { ...this.sent.get(job.jobId), supplyTx: hash, supplySentAt: height });
+      })
+      .catch((error: unknown) => this.options.log.warn({ job: job.jobId, err: error }, 'could not supply the code of a disputed job'))
+      .finally(() => this.running.delete(job.jobId));
   }
 
   private commit(local: LocalJob, operator: Address, height: number): void {

@@ -7,6 +7,7 @@ import { jobMethods } from './jobs/rpc.js';
 import { jobsSubscription } from './jobs/subscription.js';
 import { jobsGenesis } from './jobs/genesis.js';
 import { jobTxKinds } from './jobs/tx-kinds.js';
+import type { ObjectSource } from './jobs/code.js';
 import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 
 declare module '../../kernel/plugin.js' {
@@ -60,10 +61,13 @@ export default definePlugin({
   name: 'oon',
   version: '1.0.0',
   description: 'compute (OON) chain rules on every node: provider registry (oon.register / oon.unregister, bond release) and jobs (oon.submitJob, commit, reveal, challenge; assignment, deadlines, payment, re-execution of disputes)',
-  requires: ['chain-reader', 'tx-submitter'],
+  requires: ['chain-reader', 'tx-submitter', 'omp-storage'],
   provides: ['oon-registry'],
   init(ctx) {
     const service = new OonService(OON, ctx.use('chain-reader'), ctx.use('tx-submitter'));
+    // The node's storage capability reads code named by CID (for svc_oonEstimate); chain rules never run it.
+    const objects = ctx.use('omp-storage').extension as ObjectSource;
+    service.readObject = (cid, maxBytes, signal) => objects.readVerified(cid, maxBytes, signal);
     ctx.events.on('chain:block', ({ height }) => service.tally.afterBlock(height));
     return service;
   },

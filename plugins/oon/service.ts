@@ -7,6 +7,7 @@ import type { ProviderKind } from '../providers/registry.js';
 import { JobTally, type UnsettledStatus } from './jobs/tally.js';
 import { jobKey, jobRecordBlocks, type JobRecord } from './jobs/state.js';
 import { decode } from '../../sdk/encoding.js';
+import type { ObjectReader } from './jobs/code.js';
 
 /** Wall-clock safety net for a re-execution (gas ceilings keep a real one far below it). */
 const REEXECUTION_TIMEOUT_MS = 120_000;
@@ -21,6 +22,8 @@ export class OonService extends ProviderRegistry {
   private closed = false;
   /** Kept by the plugin's `chain:block` listener. */
   readonly tally: JobTally;
+  /** Stored objects (code named by CID), read through the node's storage capability. */
+  readObject: ObjectReader = async () => undefined;
 
   constructor(
     kind: ProviderKind,

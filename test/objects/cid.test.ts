@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { cidOf } from '../../objects/profile.js';
+import { cidOfBytes, MAX_SMALL_CID_BYTES } from '../../objects/small-cid.js';
 import { patternBytes, referenceCid } from '../helpers/unixfs-reference.js';
 
 async function* chunked(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
@@ -31,6 +32,7 @@ describe('object CIDs (unixfs-v1-2025)', () => {
       expect((await cidOf(chunked(bytes, chunk))).cid.toString()).toBe(expected);
     }
     expect(await referenceCid(bytes)).toBe(expected);
+    expect(cidOfBytes(bytes)).toBe(expected);
   });
 
   it('matches the independent reference on random sizes', async () => {
@@ -38,5 +40,13 @@ describe('object CIDs (unixfs-v1-2025)', () => {
       const bytes = randomBytes(Math.floor(Math.random() * 4 * 1_048_576));
       expect((await cidOf(chunked(bytes, 50_000))).cid.toString()).toBe(await referenceCid(bytes));
     }
+  });
+
+  it('is the same worked out synchronously (for checks inside a block), up to its 1 GiB bound', async () => {
+    for (const size of [0, 1, 1_048_575, 1_048_576, 1_048_577, 2 * 1_048_576, 3 * 1_048_576 + 17]) {
+      const bytes = randomBytes(size);
+      expect(cidOfBytes(bytes), `${size} bytes`).toBe((await cidOf(chunked(bytes, 65_536))).cid.toString());
+    }
+    expect(() => cidOfBytes(new Uint8Array(MAX_SMALL_CID_BYTES + 1))).toThrow(RangeError);
   });
 });

@@ -6,7 +6,8 @@ import type { JobOutcome } from '../../../jobs/outcome.js';
 import type { JobSpec } from '../../../jobs/spec.js';
 import { readProviders, slashBond, type ProviderKind } from '../../providers/registry.js';
 import { sameResult, type ReportedResult } from './commitment.js';
-import { commitWindowFor, deadlineAfter, isPast, JOB_PARAMS, type Deadline } from './params.js';
+import { commitWindowFor, deadlineAfter, describeDeadline, isPast, JOB_PARAMS, type Deadline } from './params.js';
+import { codeCidKey, runFromObject } from './code.js';
 import {
   addLoad,
   CHANGED_KEY,
@@ -188,20 +189,26 @@ async function settleResults(ctx: BlockContext, kind: ProviderKind, job: JobReco
     }
     const [first, ...rest] = revealed;
     if (revealed.length > 1 && rest.every((a) => sameResult(a.reveal!, first!.reveal!))) return finalize(ctx, job, revealed, first!.reveal!, 'agreement');
-    if (revealed.length > 1) return settleByReexecution(ctx, kind, job, reexecute);
+    if (revealed.length > 1) return settleByReexecution(ctx, kind, job, reexecute, read, write);
     // One result: open for challenge before it is paid.
     job.challengeBy = deadlineAfter(ctx, JOB_PARAMS.challengeWindow);
     return scheduleAt(read, write, job.challengeBy.time, job.jobId);
   }
-  if (job.challenge) return settleByReexecution(ctx, kind, job, reexecute);
+  if (job.challenge) return settleByReexecution(ctx, kind, job, reexecute, read, write);
   if (!isPast(ctx, job.challengeBy)) return scheduleAt(read, write, Math.max(ctx.timestamp + 1000, job.challengeBy.time), job.jobId);
   finalize(ctx, job, revealed, revealed[0]!.reveal!, 'unchallenged');
 }
 
 /** Every node runs the job itself; providers whose result differs lose part of their bond. */
-async function settleByReexecution(ctx: BlockContext, kind: ProviderKind, job: JobRecord, reexecute: Reexecute): Promise<void> {
-  const code = ctx.readState(codeKey(job.codeHash))!;
-  const outcome = await reexecute(jobSpec(job, code));
+async function settleByReexecution(ctx: BlockContext, kind: ProviderKind, job: JobRecord, reexecute: Reexecute, read: ReadState, write: WriteState): Promise<void> {
+  let outcome: JobOutcome;
+  if (job.codeHash !== undefined) outcome = await reexecute(jobSpec(job, ctx.readState(codeKey(job.codeHash))!));
+  else {
+    const supplied = read(codeCidKey(job.codeCid!));
+    if (!supplied) return awaitCode(ctx, job, read, write);
+    const object = ctx.readState(codeKey(new TextDecoder().decode(supplied)))!;
+    outcome = await runFromObject(job.runtime, object, BigInt(job.gasLimit), (code) => reexecute(jobSpec(job, code)));
+  }
   const truth = reportOf(outcome);
   const revealed = job.assignments.filter((a) => a.reveal);
   const honest = revealed.filter((a) => sameResult(a.reveal!, truth));
@@ -213,6 +220,21 @@ async function settleByReexecution(ctx: BlockContext, kind: ProviderKind, job: J
   }
   const output = outcome.output.length <= JOB_PARAMS.maxInlineOutput ? outcome.output : undefined;
   finalize(ctx, job, honest, { ...truth, ...(output ? { output } : {}) }, 're-execution');
+}
+
+/**
+ * A dispute over code named by CID, with the code not on chain: it waits `codeSupplyWindow` for an
+ * `oon.supplyCode`; past that, no node can judge it, so no one is paid or slashed: the requester gets
+ * the escrow back and a challenger its deposit.
+ */
+function awaitCode(ctx: BlockContext, job: JobRecord, read: ReadState, write: WriteState): void {
+  job.codeBy ??= deadlineAfter(ctx, JOB_PARAMS.codeSupplyWindow);
+  if (!isPast(ctx, job.codeBy)) {
+    job.reason = `settling by re-execution: waiting for the code ${job.codeCid} on chain (oon.supplyCode) until ${describeDeadline(job.codeBy)}`;
+    return scheduleAt(read, write, Math.max(ctx.timestamp + 1000, job.codeBy.time), job.jobId);
+  }
+  if (job.challenge) ctx.credit(job.challenge.challenger as never, 'OMC', BigInt(job.challenge.deposit));
+  refund(ctx, job, 'failed', `the code ${job.codeCid} was not supplied for the re-execution that settles this job's dispute by ${describeDeadline(job.codeBy)}: refunded, no one paid or slashed`, read, write);
 }
 
 /** Pays each provider of the right result gasUsed × gasPrice, refunds the rest of the escrow. */

@@ -10,6 +10,13 @@ export const JOB_PARAMS = {
   limits: DEFAULT_JOB_LIMITS as JobLimits,
   /** Largest module or bytecode submitted inline. */
   maxCodeBytes: 192 * 1024,
+  /**
+   * Largest code named by the CID of a stored object: what one `oon.supplyCode` transaction can carry
+   * (a raw transaction travels in at most 1 MiB, its bytes as hex) when a dispute needs the code on chain.
+   */
+  maxCodeBytesByCid: 448 * 1024,
+  /** How long a dispute over a job whose code is named by CID waits for the code (`oon.supplyCode`) before the job is refunded. */
+  codeSupplyWindow: { blocks: 20, ms: 20_000 },
   maxInputBytes: 64 * 1024,
   maxArgs: 64,
   maxArgBytes: 4096,

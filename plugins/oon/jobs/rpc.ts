@@ -5,7 +5,7 @@ import { fromHex, toHex } from '../../../sdk/bytes.js';
 import { domainError } from '../../../sdk/errors.js';
 import { decodeTransaction } from '../../../sdk/transaction.js';
 import { AddressSchema, HashSchema, RawTransactionSchema } from '../../../chain/schemas.js';
-import { isTxFailure } from '../../../chain/contract.js';
+import { isTxFailure, TxFailure } from '../../../chain/contract.js';
 import { submitFromClient } from '../../../chain/client-submit.js';
 import { optionalParam, param, type MethodFactory, type RpcMethod } from '../../../kernel/plugin.js';
 import { ModuleRejectedError } from '../../../jobs/wasm/binary.js';
@@ -15,6 +15,7 @@ import { JOB_PARAMS } from './params.js';
 import { ALL_INDEX, providerIndex, readIndexed, requesterIndex, type JobStatus } from './state.js';
 import { SubmitJobPayload } from './tx-kinds.js';
 import { checkJobCode } from './validate.js';
+import { canonicalCid, CODE_FETCH_TIMEOUT_MS, codeDeal, codeFromObject } from './code.js';
 import { jobView, JobViewSchema } from './view.js';
 
 const ListFilter = Type.Object(
@@ -31,6 +32,7 @@ const EstimateSchema = Type.Object(
   {
     runtime: SubmitJobPayload.properties.runtime,
     code: SubmitJobPayload.properties.code,
+    codeCid: SubmitJobPayload.properties.codeCid,
     input: Type.Optional(SubmitJobPayload.properties.input),
     args: Type.Optional(SubmitJobPayload.properties.args),
     gasLimit: SubmitJobPayload.properties.gasLimit,
@@ -113,9 +115,20 @@ export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
       result: Type.Object({ gasUsed: Type.String(), exit: Type.String(), outputHash: Type.String(), outputSize: Type.Integer(), output: Type.String({ description: '0x hex, cut at 64 KiB' }) }, { additionalProperties: false }),
       errors: ['invalid_params', 'job_rejected'],
       handler: async ([job], { service }) => {
-        const code = fromHex(job.code);
         const gasLimit = BigInt(job.gasLimit);
+        let code: Uint8Array;
         try {
+          if ((job.code === undefined) === (job.codeCid === undefined)) throw new TxFailure('invalid_params', 'give the code inline (code) or by the CID of a stored object (codeCid): one of the two');
+          if (job.code !== undefined) code = fromHex(job.code);
+          else {
+            const cid = canonicalCid(job.codeCid!);
+            codeDeal((key) => service.chain.state.get(key), cid);
+            const object = await service.readObject(cid, JOB_PARAMS.maxCodeBytesByCid, AbortSignal.timeout(CODE_FETCH_TIMEOUT_MS));
+            if (!object) throw new TxFailure('job_rejected', `no provider of ${cid} served its bytes (checked against the CID) within ${CODE_FETCH_TIMEOUT_MS / 1000} s`);
+            const checked = codeFromObject(job.runtime, object, gasLimit);
+            if ('refused' in checked) throw new TxFailure('job_rejected', checked.refused);
+            code = checked.code;
+          }
           checkJobCode(job.runtime, code, gasLimit);
         } catch (error) {
           rejected(error);

@@ -10,6 +10,7 @@ import { DEFAULT_JOB_RECORD_BLOCKS, JOB_RECORD_BLOCKS_KEY, type Deadline } from 
  * Jobs as consensus state, under the `oon/` prefix:
  * - `oon/jobs/<jobId>` -> CBOR JobRecord (jobId = the submitting transaction's hash)
  * - `oon/code/<sha256>` -> the module or bytecode, stored once for every job that runs it
+ * - `oon/code-cid/<cid>` -> the sha256 of code named by CID, once supplied for a dispute (code.ts)
  * - `oon/incoming/<n>` (and `oon/incoming/count`) -> job ids submitted in the current block: moved
  *   to the queue at its end (appending to one list per submission would rewrite it every time)
  * - `oon/queue/<n>` -> job id waiting for providers, numbered in the order it came to wait (a job's
@@ -46,7 +47,10 @@ export interface JobRecord {
   readonly jobId: string;
   readonly requester: string;
   readonly runtime: Runtime;
-  readonly codeHash: string;
+  /** Inline code: its sha256 (`oon/code/<sha256>`). */
+  readonly codeHash?: string;
+  /** Code named by the CID of a stored object (`oon/code-cid/<cid>` once supplied for a dispute). */
+  readonly codeCid?: string;
   readonly codeSize: number;
   readonly input: Uint8Array;
   readonly args: string[];
@@ -76,6 +80,8 @@ export interface JobRecord {
   /** When the challenge window of a single reveal closes. */
   challengeBy?: Deadline;
   challenge?: { readonly challenger: string; readonly deposit: string; readonly at: number };
+  /** A dispute over code named by CID waits for the code until then (`oon.supplyCode`). */
+  codeBy?: Deadline;
   result?: ReportedResult & { readonly output?: Uint8Array; readonly settledBy: 'agreement' | 'unchallenged' | 're-execution' };
   /** OMC paid to providers, decimal. */
   fee?: string;

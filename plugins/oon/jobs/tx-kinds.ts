@@ -1,12 +1,15 @@
 import Type, { type Static } from 'typebox';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { formatAmountShort } from '../../../sdk/amount.js';
-import { fromHex, toHex } from '../../../sdk/bytes.js';
+import { fromHex, toHex, utf8 } from '../../../sdk/bytes.js';
 import { TxFailure, type TxContext, type TxKind, type TxKindFactory } from '../../../chain/contract.js';
 import { resultCommitment, type ReportedResult } from './commitment.js';
 import { deadlineAfter, describeDeadline, isPast, JOB_PARAMS } from './params.js';
 import { addLoad, ALL_INDEX, appendIndexed, codeKey, INCOMING_INDEX, readJob, requesterIndex, scheduleAt, TOUCHED_INDEX, writeJob, type JobRecord } from './state.js';
 import { checkJobCode } from './validate.js';
+import type { ProviderRegistry } from '../../providers/registry-service.js';
+import { canonicalCid, codeCidKey, codeDeal } from './code.js';
+import { cidOfBytes } from '../../../objects/small-cid.js';
 
 const Units = Type.String({ pattern: '^[1-9][0-9]{0,77}$', description: 'a positive whole number of base units, decimal' });
 const hexBytes = (max: number, description: string) => Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', maxLength: 2 + 2 * max, description });
@@ -16,7 +19,8 @@ const JobId = Type.String({ pattern: '^0x[0-9a-f]{64}$', description: 'the job i
 export const SubmitJobPayload = Type.Object(
   {
     runtime: Type.Union([Type.Literal('wasm'), Type.Literal('evm')]),
-    code: hexBytes(JOB_PARAMS.maxCodeBytes, 'the WASI module or the EVM runtime bytecode'),
+    code: Type.Optional(hexBytes(JOB_PARAMS.maxCodeBytes, 'the WASI module or the EVM runtime bytecode, inline (or codeCid)')),
+    codeCid: Type.Optional(Type.String({ minLength: 10, maxLength: 128, description: 'the CID of a stored object with an active deal: the WASI module, or the EVM bytecode as hex text (or code)' })),
     input: hexBytes(JOB_PARAMS.maxInputBytes, 'stdin of a WASM job, calldata of an EVM job'),
     args: Type.Array(Type.String({ maxLength: JOB_PARAMS.maxArgBytes }), { maxItems: JOB_PARAMS.maxArgs }),
     gasLimit: Units,
@@ -39,6 +43,18 @@ const RevealPayload = Type.Object(
   { additionalProperties: false },
 );
 const ChallengePayload = Type.Object({ jobId: JobId }, { additionalProperties: false });
+const SupplyCodePayload = Type.Object({ jobId: JobId, code: hexBytes(JOB_PARAMS.maxCodeBytesByCid, "the bytes of the object the job's codeCid names") }, { additionalProperties: false });
+
+/** Exactly one of inline code and a CID; a CID job's code is checked when it runs (refused code gives a `trap:code refused` result). */
+function checkSubmission(payload: SubmitJob): void {
+  if ((payload.code === undefined) === (payload.codeCid === undefined)) throw new TxFailure('invalid_params', 'a job gives its code inline (code) or by the CID of a stored object (codeCid): one of the two');
+  if (payload.code !== undefined) checkJobCode(payload.runtime, fromHex(payload.code), BigInt(payload.gasLimit));
+  else {
+    canonicalCid(payload.codeCid!);
+    const ceiling = JOB_PARAMS.maxGas[payload.runtime];
+    if (BigInt(payload.gasLimit) > ceiling) throw new TxFailure('job_rejected', `gasLimit ${payload.gasLimit} is over the ${payload.runtime} ceiling of ${ceiling}`);
+  }
+}
 
 /** What a job escrows: its whole gas limit at its price, once per replica. */
 export const jobEscrow = (job: Pick<SubmitJob, 'gasLimit' | 'gasPrice' | 'replicas'>): bigint => BigInt(job.gasLimit) * BigInt(job.gasPrice) * BigInt(job.replicas);
@@ -52,28 +68,41 @@ function jobOf(ctx: TxContext<{ jobId: string }>): JobRecord {
   return job;
 }
 
-/** `oon.submitJob`, `oon.commitResult`, `oon.revealResult`, `oon.challenge`. */
-export function jobTxKinds<Svc>(factory: TxKindFactory<Svc>): TxKind[] {
+/** `oon.submitJob`, `oon.commitResult`, `oon.revealResult`, `oon.challenge`, `oon.supplyCode`. */
+export function jobTxKinds(factory: TxKindFactory<ProviderRegistry>): TxKind[] {
   return [
     factory({
       kind: 'oon.submitJob',
       summary: 'submits a compute job, escrowing gasLimit × gasPrice × replicas OMC; the job id is this transaction\'s hash',
       payload: SubmitJobPayload,
       debits: (payload) => [{ asset: 'OMC', amount: jobEscrow(payload) }],
-      admit: (payload) => checkJobCode(payload.runtime, fromHex(payload.code), BigInt(payload.gasLimit)),
+      admit: (payload, service) => {
+        checkSubmission(payload);
+        // At the head too, so a submission naming code no deal keeps is refused, not mined as a failure.
+        if (payload.codeCid !== undefined) codeDeal((key) => service.chain.state.get(key), canonicalCid(payload.codeCid));
+      },
       execute(ctx) {
-        const code = fromHex(ctx.payload.code);
-        checkJobCode(ctx.payload.runtime, code, BigInt(ctx.payload.gasLimit));
+        checkSubmission(ctx.payload);
+        let code: { codeHash: string } | { codeCid: string };
+        let codeSize: number;
+        if (ctx.payload.code !== undefined) {
+          const bytes = fromHex(ctx.payload.code);
+          code = { codeHash: toHex(sha256(bytes)) };
+          codeSize = bytes.length;
+          if (!ctx.readState(codeKey(code.codeHash))) ctx.writeState(codeKey(code.codeHash), bytes);
+        } else {
+          const cid = canonicalCid(ctx.payload.codeCid!);
+          codeSize = codeDeal(reader(ctx), cid).size;
+          code = { codeCid: cid };
+        }
         const escrow = jobEscrow(ctx.payload);
         ctx.debit(ctx.tx.from, 'OMC', escrow);
-        const codeHash = toHex(sha256(code));
-        if (!ctx.readState(codeKey(codeHash))) ctx.writeState(codeKey(codeHash), code);
         const job: JobRecord = {
           jobId: ctx.tx.hash,
           requester: ctx.tx.from,
           runtime: ctx.payload.runtime,
-          codeHash,
-          codeSize: code.length,
+          ...code,
+          codeSize,
           input: fromHex(ctx.payload.input),
           args: ctx.payload.args,
           gasLimit: ctx.payload.gasLimit,
@@ -159,6 +188,24 @@ export function jobTxKinds<Svc>(factory: TxKindFactory<Svc>): TxKind[] {
         ctx.debit(ctx.tx.from, 'OMC', JOB_PARAMS.challengeDeposit);
         job.challenge = { challenger: ctx.tx.from, deposit: JOB_PARAMS.challengeDeposit.toString(), at: ctx.height };
         writeJob(writer(ctx), job);
+        appendIndexed(reader(ctx), writer(ctx), TOUCHED_INDEX, job.jobId);
+      },
+    }),
+    factory({
+      kind: 'oon.supplyCode',
+      summary: "brings the code of a job named by CID on chain for its re-execution, while a dispute over it waits for the code; anyone may send it (the job's providers' nodes do)",
+      payload: SupplyCodePayload,
+      execute(ctx) {
+        const job = jobOf(ctx);
+        if (!job.codeCid) throw new TxFailure('invalid_params', `job ${job.jobId} has its code inline`);
+        if (ctx.readState(codeCidKey(job.codeCid))) throw new TxFailure('invalid_params', `the code ${job.codeCid} is already on chain`);
+        if (job.codeBy === undefined || job.status !== 'committed') throw new TxFailure('invalid_params', `no dispute over job ${job.jobId} waits for its code (status ${job.status})`);
+        const bytes = fromHex(ctx.payload.code);
+        if (bytes.length !== job.codeSize || cidOfBytes(bytes) !== job.codeCid) throw new TxFailure('invalid_params', `the bytes supplied are not the object ${job.codeCid} (${job.codeSize} bytes)`);
+        const hash = toHex(sha256(bytes));
+        if (!ctx.readState(codeKey(hash))) ctx.writeState(codeKey(hash), bytes);
+        ctx.writeState(codeCidKey(job.codeCid), utf8(hash));
+        // Settled at the end of this block.
         appendIndexed(reader(ctx), writer(ctx), TOUCHED_INDEX, job.jobId);
       },
     }),
