@@ -2,6 +2,7 @@ import type { CAC } from 'cac';
 import { readFileSync } from 'node:fs';
 import { fromHex, isHex } from '../sdk/bytes.js';
 import { keyPairFromSecret, type KeyPair } from '../sdk/keys.js';
+import { parseAmount } from '../sdk/amount.js';
 
 /** A mistake in what the user typed: one line, exit 2. */
 export class UsageError extends Error {
@@ -102,4 +103,18 @@ export function exitQuietlyOnClosedPipe(): void {
     if (error.code === 'EPIPE') process.exit(0);
     throw error;
   });
+}
+
+/** A token amount as typed, by the SDK's decimal rules (at most 18 fractional digits), more than 0. */
+export function amountOption(value: unknown, flag: string, unit: string): bigint {
+  const text = optionText(value, flag);
+  if (text === undefined) throw new UsageError(`${flag} <${unit}> is required`);
+  let amount: bigint;
+  try {
+    amount = parseAmount(text);
+  } catch {
+    throw new UsageError(`${flag}: expected an amount of ${unit} like 1.5, with at most 18 fractional digits and no sign, got "${text}"`);
+  }
+  if (amount <= 0n) throw new UsageError(`${flag}: must be more than 0 ${unit}`);
+  return amount;
 }

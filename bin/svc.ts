@@ -2,12 +2,13 @@
 import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { cac } from 'cac';
-import { exitQuietlyOnClosedPipe, integerText, optionText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
+import { amountOption, exitQuietlyOnClosedPipe, integerText, optionText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
+import { addValidatorCommand } from './validator-command.js';
 import { describeRecord } from './human.js';
 import { addJobCommand } from './job-command.js';
 import WebSocket from 'ws';
 import { SvcWsClient, type WebSocketConstructor } from '../sdk/ws-client.js';
-import { ASSETS, devnetKey, formatAmountShort, generateKeyPair, parseAmount, RpcError, SvcClient, toHex, type Asset, type DealView, type KeyPair } from '../sdk/index.js';
+import { ASSETS, devnetKey, formatAmountShort, generateKeyPair, RpcError, SvcClient, toHex, type Asset, type DealView, type KeyPair } from '../sdk/index.js';
 import { DEVNET_ACCOUNTS } from '../chain/genesis.js';
 import { VERSION } from '../kernel/version.js';
 
@@ -46,20 +47,6 @@ function signer(options: { keyFile?: unknown; devAccount?: unknown }): KeyPair {
   const file = optionText(options.keyFile, '--key-file');
   if (file === undefined) throw new UsageError('a signer is needed: --key-file <file> or --dev-account <index>');
   return readKeyFile(file, '--key-file');
-}
-
-/** A token amount as typed, by the SDK's decimal rules (at most 18 fractional digits), more than 0. */
-function amountOption(value: unknown, flag: string, unit: string): bigint {
-  const text = optionText(value, flag);
-  if (text === undefined) throw new UsageError(`${flag} <${unit}> is required`);
-  let amount: bigint;
-  try {
-    amount = parseAmount(text);
-  } catch {
-    throw new UsageError(`${flag}: expected an amount of ${unit} like 1.5, with at most 18 fractional digits and no sign, got "${text}"`);
-  }
-  if (amount <= 0n) throw new UsageError(`${flag}: must be more than 0 ${unit}`);
-  return amount;
 }
 
 /** One of `allowed`, case as typed; the error lists them. */
@@ -373,6 +360,7 @@ cli
   });
 
 addJobCommand(cli, { client, urlOf, signer, print });
+addValidatorCommand(cli, { client, urlOf, signer, print });
 
 cli.help();
 cli.version(VERSION);

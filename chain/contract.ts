@@ -138,6 +138,8 @@ export class TxFailure extends Error {
   constructor(
     readonly error: DomainErrorName,
     reason: string,
+    /** Details a client can act on (`data` beside `reason` when it is refused at submission), e.g. a minimum. */
+    readonly data: Record<string, unknown> = {},
   ) {
     super(reason);
   }

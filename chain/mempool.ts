@@ -102,7 +102,7 @@ export class Mempool {
     try {
       checked.kind.spec.admit?.(tx.payload, checked.kind.service());
     } catch (error) {
-      if (isTxFailure(error)) throw domainError(error.error, error.message, { field: 'payload' });
+      if (isTxFailure(error)) throw domainError(error.error, error.message, { field: 'payload', ...(error.data ?? {}) });
       throw error;
     }
     const { kind } = checked;

@@ -11,6 +11,7 @@ export const catalog: PluginCatalog = {
     archive: async () => (await import('../plugins/archive/index.js')).default,
     oon: async () => (await import('../plugins/oon/index.js')).default,
     omp: async () => (await import('../plugins/omp/index.js')).default,
+    staking: async () => (await import('../plugins/staking/index.js')).default,
     compute: async () => (await import('../plugins/compute/index.js')).default,
     'omp-storage': async () => (await import('../plugins/omp-storage/index.js')).default,
   },
@@ -18,7 +19,7 @@ export const catalog: PluginCatalog = {
     devnet: ['faucet'],
   },
   // Chain rules (transaction kinds, end-of-block steps): every node must execute blocks the same way.
-  consensus: ['oon', 'omp'],
+  consensus: ['oon', 'omp', 'staking'],
   // Provider capabilities answer on every node; registering switches one on (a config may switch it off).
   capabilities: ['compute', 'omp-storage'],
   roles: {

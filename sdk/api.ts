@@ -3,7 +3,7 @@ import { formatAmount, parseUnits, type Asset } from './amount.js';
 import { DOMAIN_ERRORS, RpcError } from './errors.js';
 import type { KeyPair } from './keys.js';
 import { rawTransaction, signTransaction, transferPayload, type Payload, type SignedTransaction } from './transaction.js';
-import type { Balance, BlockView, ChainInfo, DealRequest, DealView, ObjectView, ComputeProvider, ComputeRegistration, ComputeStatus, FaucetGrant, FaucetStatus, JobEstimate, JobRequest, JobRun, JobStatus, JobView, NodeInfo, PeerInfo, Receipt, StorageProvider, StorageRegistration, StorageStatus, SyncStatus, TransactionView } from './views.js';
+import type { Balance, BlockView, ChainInfo, DealRequest, DealView, ObjectView, ComputeProvider, ComputeRegistration, ComputeStatus, FaucetGrant, FaucetStatus, JobEstimate, JobRequest, JobRun, StakingStatus, ValidatorRequest, ValidatorSetView, JobStatus, JobView, NodeInfo, PeerInfo, Receipt, StorageProvider, StorageRegistration, StorageStatus, SyncStatus, TransactionView } from './views.js';
 import { toHex } from './bytes.js';
 
 function checkAddress(value: string, field = 'address'): Address {
@@ -218,6 +218,30 @@ export abstract class SvcApi {
   }
 
   /** Registers the node as a storage provider; the operator's key must be held by that node. */
+  /** Signs `staking.createValidator` with `key` (the operator) and submits it: in the set from the next epoch. */
+  createValidator(key: KeyPair, validator: ValidatorRequest, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
+    const consensusKey = validator.consensusKey ?? toHex(key.publicKey);
+    return this.signAndSend(key, 'staking.createValidator', { consensusKey: consensusKey.toLowerCase(), stake: validator.stake.toString(), moniker: validator.moniker }, options);
+  }
+
+  /** Signs `staking.addStake`: more OGT (base units) into the signer's stake. */
+  addStake(key: KeyPair, amount: bigint, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
+    return this.signAndSend(key, 'staking.addStake', { amount: amount.toString() }, options);
+  }
+
+  /** Signs `staking.unbond`: the signer leaves the set at the next epoch; its stake returns after the unbonding period. */
+  unbondValidator(key: KeyPair, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
+    return this.signAndSend(key, 'staking.unbond', {}, options);
+  }
+
+  validators(): Promise<ValidatorSetView> {
+    return this.rpcCall<ValidatorSetView>('svc_validators', []);
+  }
+
+  stakingStatus(address: string): Promise<StakingStatus> {
+    return this.rpcCall<StakingStatus>('svc_stakingStatus', [checkAddress(address, 'address')]);
+  }
+
   async ompRegisterStorageNode(registration: StorageRegistration): Promise<StorageStatus> {
     return this.rpcCall<StorageStatus>('svc_ompRegisterStorageNode', [{ ...registration, operator: checkAddress(registration.operator, 'operator') }]);
   }

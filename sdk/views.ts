@@ -313,3 +313,33 @@ export interface ObjectView {
   readonly deals: string[];
   readonly providers: string[];
 }
+
+/** `svc_validators`: the validator set in force at the head. Power in OGT. */
+export interface ValidatorSetView {
+  height: number;
+  epochBlocks: number;
+  nextChangeAt: number;
+  totalPower: string;
+  nextProposer: string;
+  validators: { operator: string; consensusKey: string; moniker: string | null; power: string; proposerPriority: string; genesis: boolean }[];
+}
+
+/** `svc_stakingStatus`: a validator's staking record. Stake in OGT. */
+export interface StakingStatus {
+  operator: string;
+  consensusKey: string;
+  moniker: string;
+  stake: string;
+  status: 'pending' | 'active' | 'unbonding';
+  inSet: boolean;
+  createdAt: number;
+  joinedAt: number | null;
+  releaseAt: number | null;
+}
+
+/** What `createValidator` signs: the consensus key (0x hex; the signer's own public key when omitted), the stake in OGT base units, a name. */
+export interface ValidatorRequest {
+  readonly stake: bigint;
+  readonly moniker: string;
+  readonly consensusKey?: string;
+}

@@ -1,0 +1,30 @@
+import { definePlugin } from '../../kernel/plugin.js';
+import { stakingEndBlock } from './end-block.js';
+import { stakingGenesis } from './params.js';
+import { stakingMethods } from './rpc.js';
+import { StakingService } from './service.js';
+import { stakingTxKinds } from './tx-kinds.js';
+
+declare module '../../kernel/plugin.js' {
+  interface SvcCapabilities {
+    staking: StakingService;
+  }
+}
+
+/**
+ * Staking as chain rules, on every node: validators join by staking 15 to 28 OGT
+ * (`staking.createValidator`), add stake, and unbond; the set, with stake as voting power and CometBFT's
+ * proposer priorities, changes only at the end of an epoch. The genesis validator is in the set
+ * without a stake, so a devnet starts with it alone.
+ */
+export default definePlugin({
+  name: 'staking',
+  version: '1.0.0',
+  description: 'staking chain rules on every node: staking.createValidator / addStake / unbond, the validator set by epoch with stake-weighted proposer priorities; svc_validators, svc_stakingStatus',
+  requires: ['chain-reader'],
+  init: (ctx) => new StakingService(ctx.use('chain-reader')),
+  txKinds: (kind) => stakingTxKinds(kind),
+  endBlock: (ctx, service) => stakingEndBlock(ctx, service.chain.genesis),
+  genesis: stakingGenesis,
+  rpc: (method) => stakingMethods(method),
+});

@@ -1,0 +1,84 @@
+import { formatAmountShort } from '../../sdk/amount.js';
+import type { ChainReader } from '../../chain/capabilities.js';
+import { proposerAfter, totalPower, type PrioritizedValidator } from '../../consensus/validator-set.js';
+import { genesisSet } from './end-block.js';
+import { epochBlocks } from './params.js';
+import { readOperators, readSet, readValidator, type ValidatorRecord } from './state.js';
+
+export interface SetMember {
+  operator: string;
+  consensusKey: string;
+  moniker: string | null;
+  /** Voting power in OGT. */
+  power: string;
+  proposerPriority: string;
+  genesis: boolean;
+}
+
+export interface ValidatorSetView {
+  height: number;
+  epochBlocks: number;
+  /** The block at whose end the set next changes. */
+  nextChangeAt: number;
+  totalPower: string;
+  /** Who proposes the block after `height`, in its first round. */
+  nextProposer: string;
+  validators: SetMember[];
+}
+
+/** The staking rules' service on every node: the validator set in force at the head, and who proposes. */
+export class StakingService {
+  constructor(readonly chain: ChainReader) {}
+
+  private read = (key: string): Uint8Array | undefined => this.chain.state.get(key);
+
+  /** The set in force at the head and the epoch end it took over at. */
+  currentSet(): { since: number; validators: PrioritizedValidator[] } {
+    return readSet(this.read) ?? genesisSet(this.chain.genesis);
+  }
+
+  /** The proposer of `height` (after the set's epoch end) in `round`, and the set's priorities then. */
+  proposerOf(height: number, round = 0): { set: PrioritizedValidator[]; proposer: PrioritizedValidator } {
+    const { since, validators } = this.currentSet();
+    if (height <= since) throw new RangeError(`height ${height} is not governed by the set in force since block ${since}`);
+    return proposerAfter(validators, height - since + round);
+  }
+
+  setView(): ValidatorSetView {
+    const height = this.chain.head.height;
+    const { validators } = this.currentSet();
+    const epoch = epochBlocks(this.read);
+    const next = this.proposerOf(height + 1);
+    // Priorities as they stand once the head's own step is taken: what the next step starts from.
+    const standing = height > this.currentSet().since ? proposerAfter(validators, height - this.currentSet().since).set : validators;
+    const priority = new Map(standing.map((v) => [v.operator, v.priority]));
+    return {
+      height,
+      epochBlocks: epoch,
+      nextChangeAt: (Math.floor(height / epoch) + 1) * epoch,
+      totalPower: formatAmountShort(totalPower(validators)),
+      nextProposer: next.proposer.operator,
+      validators: validators.map((v) => ({
+        operator: v.operator,
+        consensusKey: v.consensusKey,
+        moniker: this.record(v.operator)?.moniker ?? null,
+        power: formatAmountShort(v.power),
+        proposerPriority: (priority.get(v.operator) ?? v.priority).toString(),
+        genesis: v.operator === this.chain.genesis.validator && v.consensusKey === this.chain.genesis.validatorKey,
+      })),
+    };
+  }
+
+  record(operator: string): ValidatorRecord | undefined {
+    return readValidator(this.read, operator);
+  }
+
+  records(): ValidatorRecord[] {
+    return readOperators(this.read).map((operator) => this.record(operator)!);
+  }
+
+  /** Whether an operator is in the set in force. */
+  inSet(operator: string): boolean {
+    return this.currentSet().validators.some((v) => v.operator === operator);
+  }
+}

@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devnetKey, generateKeyPair, RpcError, SvcClient, toHex, UNIT } from '../../sdk/index.js';
+import type { P2pService } from '../../p2p/service.js';
+import type { Chain } from '../../chain/chain.js';
+import { DEFAULT_EPOCH_BLOCKS } from '../../plugins/staking/params.js';
+import { startTestNode, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
+import { run, SVC } from '../helpers/cli.js';
+
+// One devnet validator (the genesis validator, 200 ms blocks: an epoch of 20 blocks is 4 s) and
+// operators played by the test with their own keys.
+let node: TestNode;
+let client: SvcClient;
+const alice = generateKeyPair();
+const bob = generateKeyPair();
+
+const chainOf = (n: TestNode): Chain => n.node.service<Chain>('chain');
+
+async function failure(promise: Promise<unknown>): Promise<RpcError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(RpcError);
+  return error as RpcError;
+}
+
+async function mined(send: Promise<{ hash: string }>): Promise<string> {
+  const receipt = await client.waitForTransaction((await send).hash);
+  return receipt.status === 'success' ? 'success' : `${receipt.error?.name}: ${receipt.error?.reason}`;
+}
+
+/** Waits for the end of the epoch after the current head (the set changes there). */
+const nextEpoch = async (): Promise<void> => {
+  const { nextChangeAt } = await client.validators();
+  await waitFor(() => chainOf(node).head.height, (h) => h > nextChangeAt, 20_000, `block ${nextChangeAt} (an epoch's end)`);
+};
+
+beforeAll(async () => {
+  node = await startTestNode({ validator: { blockTime: 200 } });
+  client = new SvcClient(node.url);
+  for (const who of [alice, bob]) await client.waitForTransaction((await client.transfer(devnetKey('account', 0), who.address, 'OGT', 100n * UNIT)).hash);
+}, 60_000);
+afterAll(async () => {
+  await node?.stop();
+});
+
+describe('staking', { timeout: 60_000 }, () => {
+  it('starts with the genesis validator alone in the set, proposing every block', async () => {
+    const set = await client.validators();
+    expect(set.epochBlocks).toBe(DEFAULT_EPOCH_BLOCKS);
+    expect(set.validators).toEqual([{ operator: chainOf(node).genesis.validator, consensusKey: chainOf(node).genesis.validatorKey, moniker: null, power: '20', proposerPriority: '0', genesis: true }]);
+    expect(set.nextProposer).toBe(chainOf(node).genesis.validator);
+  });
+
+  it('refuses a stake of 14 or 29 OGT with stake_out_of_range naming the range, and bonds nothing', async () => {
+    for (const stake of [14n, 29n]) {
+      const error = await failure(client.createValidator(alice, { stake: stake * UNIT, moniker: 'alice' }));
+      expect(error.message).toBe('stake_out_of_range');
+      expect(error.data).toMatchObject({ minimum: 15, maximum: 28 });
+      expect(error.data?.reason).toContain(`is ${stake} OGT: a validator's stake is 15 to 28 OGT`);
+    }
+    expect((await client.getBalance(alice.address)).bonded.stake).toBeUndefined();
+    expect((await failure(client.stakingStatus(alice.address))).message).toBe('not_validator');
+  });
+
+  it('makes a staker pending, then a member of the set from the next epoch with its stake as power', async () => {
+    expect(await mined(client.createValidator(alice, { stake: 20n * UNIT, moniker: 'alice' }))).toBe('success');
+    expect(await client.stakingStatus(alice.address)).toMatchObject({ status: 'pending', stake: '20', inSet: false, consensusKey: toHex(alice.publicKey), moniker: 'alice' });
+    expect((await client.getBalance(alice.address)).bonded.stake).toBe(20n * UNIT);
+    await nextEpoch();
+    expect(await client.stakingStatus(alice.address)).toMatchObject({ status: 'active', inSet: true, joinedAt: expect.any(Number) });
+    const set = await client.validators();
+    expect(set.totalPower).toBe('40');
+    expect(set.validators.map((v) => [v.operator, v.power]).sort()).toEqual([[alice.address, '20'], [chainOf(node).genesis.validator, '20']].sort());
+  });
+
+  it('refuses a second validator on one consensus key, a second record for one operator, and stake past 28 OGT', async () => {
+    const sameKey = await mined(client.createValidator(bob, { stake: 15n * UNIT, moniker: 'bob', consensusKey: toHex(alice.publicKey) }));
+    expect(sameKey).toMatch(/^invalid_params: the consensus key .* is another validator's/);
+    expect(await mined(client.createValidator(alice, { stake: 15n * UNIT, moniker: 'again' }))).toMatch(/^invalid_params: .* is already a validator/);
+    expect(await mined(client.addStake(alice, 9n * UNIT))).toMatch(/^stake_out_of_range: the stake with it is 29 OGT/);
+    expect(await mined(client.addStake(alice, 5n * UNIT))).toBe('success');
+    expect((await client.stakingStatus(alice.address)).stake).toBe('25');
+    await nextEpoch();
+    expect((await client.validators()).validators.find((v) => v.operator === alice.address)?.power).toBe('25');
+    expect(await mined(client.addStake(bob, UNIT))).toMatch(/^not_validator: /);
+  });
+
+  it('stakes, lists and shows a validator from the svc CLI, and refuses a stake typed wrong in one line', async () => {
+    const dev = devnetKey('account', 5);
+    const created = await run(SVC, ['--url', node.url, 'validator', 'create', '--stake', '15.5', '--moniker', 'from the cli', '--dev-account', '5', '--wait']);
+    expect(created.stderr).toBe('');
+    expect(created.stdout).toContain(`validator ${dev.address}: pending, in the set from the next epoch`);
+    expect(created.stdout).toMatch(/stake +15\.5 OGT/);
+    const listed = await run(SVC, ['--url', node.url, 'validator', 'list']);
+    expect(listed.stdout).toMatch(/^\d+ validator\(s\), [0-9.]+ OGT of power at block \d+; next proposer svc1/);
+    const tooSmall = await run(SVC, ['--url', node.url, 'validator', 'create', '--stake', '14', '--dev-account', '6']);
+    expect(tooSmall.code).not.toBe(0);
+    expect(tooSmall.stderr).toMatch(/stake_out_of_range.*15 to 28 OGT/);
+    const typo = await run(SVC, ['--url', node.url, 'validator', 'create', '--stake', '1e1', '--dev-account', '6']);
+    expect({ code: typo.code, stderr: typo.stderr.trim() }).toEqual({ code: 2, stderr: 'svc: --stake: expected an amount of OGT like 1.5, with at most 18 fractional digits and no sign, got "1e1"' });
+    expect(await mined(client.unbondValidator(dev))).toBe('success');
+  });
+
+  it('unbonds: out of the set at the next epoch, the stake back after the unbonding period, then no record', async () => {
+    const before = await client.getBalance(alice.address);
+    expect(await mined(client.unbondValidator(alice))).toBe('success');
+    const unbonding = await client.stakingStatus(alice.address);
+    expect(unbonding).toMatchObject({ status: 'unbonding', releaseAt: expect.any(Number) });
+    expect(await mined(client.unbondValidator(alice))).toMatch(/^invalid_params: .* already unbonding/);
+    await nextEpoch();
+    expect((await client.validators()).validators.map((v) => v.operator)).toEqual([chainOf(node).genesis.validator]);
+    await waitFor(() => chainOf(node).head.height, (h) => h >= unbonding.releaseAt!, 20_000, 'the release block');
+    const after = await waitFor(() => client.getBalance(alice.address), (b) => b.bonded.stake === undefined, 10_000, 'the stake to return');
+    expect(after.ogt).toBe(before.ogt + 25n * UNIT);
+    expect((await failure(client.stakingStatus(alice.address))).message).toBe('not_validator');
+  });
+
+  it('brings a node synced from genesis to the same state root, stakes and sets included', async () => {
+    const follower = await startTestNode({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [node.node.service<P2pService>('p2p').listenAddresses[0]!] } });
+    try {
+      await waitFor(() => syncStatus(follower).synced, Boolean, 20_000, 'the follower to sync');
+      const height = chainOf(node).head.height;
+      await waitFor(() => chainOf(follower).head.height, (h) => h >= height, 20_000, 'the follower to reach the validator');
+      const [mine, theirs] = await Promise.all([new SvcClient(follower.url).getBlockByNumber(height), client.getBlockByNumber(height)]);
+      expect(mine.stateRoot).toBe(theirs.stateRoot);
+    } finally {
+      await follower.stop();
+    }
+  });
+});
