@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { DoubleSignRefused, SignState } from '../../consensus/sign-state.js';
+import { tempDir } from '../helpers/temp-dirs.js';
+
+const secret = new Uint8Array(32).fill(7);
+const signer = (bytes: Uint8Array): Uint8Array => ed25519.sign(bytes, secret);
+const vote = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+describe('signing state (double-sign protection)', () => {
+  it('signs forward only: a lower height, round or step is refused, the same one only with the same bytes', () => {
+    const state = SignState.open(join(tempDir(), 'sign-state.json'));
+    const first = state.sign(5, 0, 'prevote', vote('prevote 5/0 X'), signer);
+    expect(state.sign(5, 0, 'prevote', vote('prevote 5/0 X'), signer)).toEqual(first);
+    expect(() => state.sign(5, 0, 'prevote', vote('prevote 5/0 Y'), signer)).toThrow(DoubleSignRefused);
+    state.sign(5, 0, 'precommit', vote('precommit 5/0 X'), signer);
+    expect(() => state.sign(5, 0, 'prevote', vote('prevote 5/0 X'), signer)).toThrow(/already signed precommit at 5\/0/);
+    state.sign(5, 1, 'proposal', vote('proposal 5/1'), signer);
+    expect(() => state.sign(4, 9, 'precommit', vote('old'), signer)).toThrow(DoubleSignRefused);
+    state.sign(6, 0, 'prevote', vote('prevote 6/0'), signer);
+  });
+
+  it('remembers across a reopen, and refuses to start from a damaged file', () => {
+    const dir = tempDir();
+    const path = join(dir, 'sign-state.json');
+    SignState.open(path).sign(9, 2, 'precommit', vote('precommit 9/2 X'), signer);
+    const again = SignState.open(path);
+    expect(again.lastSigned()).toEqual({ height: 9, round: 2, step: 'precommit' });
+    expect(() => again.sign(9, 2, 'precommit', vote('precommit 9/2 Y'), signer)).toThrow(DoubleSignRefused);
+    writeFileSync(path, '{"height": "nine"');
+    expect(() => SignState.open(path)).toThrow();
+  });
+
+  it('never signs two different votes for one step, killed (SIGKILL) right after signing 20 times in a row', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'sign-state.json');
+    // A validator process that signs one vote, says so, and waits to be killed.
+    const script = join(dir, 'sign-once.mjs');
+    writeFileSync(
+      script,
+      `import { SignState } from ${JSON.stringify(resolve('dist/consensus/sign-state.js'))};
+       import { ed25519 } from '@noble/curves/ed25519.js';
+       const [height, round, step, value] = process.argv.slice(2);
+       try {
+         const signature = SignState.open(${JSON.stringify(path)}).sign(Number(height), Number(round), step, new TextEncoder().encode(step + ' ' + height + '/' + round + ' ' + value), (b) => ed25519.sign(b, new Uint8Array(32).fill(7)));
+         process.stdout.write('signed ' + Buffer.from(signature).toString('hex') + '\\n');
+       } catch (error) {
+         process.stdout.write('refused ' + error.message + '\\n');
+       }
+       setInterval(() => {}, 1000);`,
+    );
+    const signOnce = (height: number, round: number, step: string, value: string): Promise<string> =>
+      new Promise((done, fail) => {
+        const child = spawn(process.execPath, [script, String(height), String(round), step, value], { stdio: ['ignore', 'pipe', 'inherit'], cwd: resolve('.') });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('\n')) child.kill('SIGKILL');
+        });
+        child.on('exit', () => (out ? done(out.trim()) : fail(new Error('the signer died without a word'))));
+      });
+    // Every signature that left a process, by step: evidence would be two for one step.
+    const signed = new Map<string, Set<string>>();
+    const record = (step: string, answer: string): void => {
+      if (answer.startsWith('signed ')) signed.set(step, new Set([...(signed.get(step) ?? []), answer]));
+    };
+    for (let i = 0; i < 20; i++) {
+      const height = 10 + i;
+      const first = await signOnce(height, 0, 'prevote', `value-${i}`);
+      expect(first).toMatch(/^signed /);
+      record(`${height}/0/prevote`, first);
+      // Restarted after the kill, asked to sign another value for the same step: refused.
+      const other = await signOnce(height, 0, 'prevote', `other-${i}`);
+      expect(other).toMatch(/^refused refusing to sign other bytes/);
+      record(`${height}/0/prevote`, other);
+      // Asked again for the same vote: the same signature.
+      const same = await signOnce(height, 0, 'prevote', `value-${i}`);
+      expect(same).toBe(first);
+      record(`${height}/0/prevote`, same);
+    }
+    expect(signed.size).toBe(20);
+    for (const signatures of signed.values()) expect(signatures.size).toBe(1);
+  }, 60_000);
+});
