@@ -26,6 +26,16 @@ export class ChainMismatchError extends Error {
   override name = 'ChainMismatchError';
 }
 
+/** A block executed but not committed: its state changes are previewed (undone if it is dropped). */
+interface Prepared {
+  readonly block: Block;
+  readonly txs: readonly SignedTransaction[];
+  readonly receipts: readonly Omit<Receipt, 'blockHash'>[];
+  readonly changes: ReadonlyMap<string, Uint8Array | undefined>;
+  readonly undo: () => void;
+  readonly how: { source: 'produced' | 'imported'; started: number; quiet?: boolean };
+}
+
 /** A block that must not be imported; `reason` says which check failed. */
 export class BlockRejectedError extends Error {
   override name = 'BlockRejectedError';
@@ -72,6 +82,8 @@ export class Chain {
   private genesisBlockHash: string | undefined;
   private commits: Promise<unknown> = Promise.resolve();
   private archive = false;
+  /** A proposal executed and held for consensus to decide (at most one: its state is previewed). */
+  private outstanding: Prepared | undefined;
 
   constructor(private readonly options: ChainOptions) {}
 
@@ -232,28 +244,82 @@ export class Chain {
   /** Builds, signs and commits the next block from the mempool's ready transactions. */
   produceBlock(key: KeyPair, timestamp: number): Promise<Block> {
     return this.serialized(async () => {
-      const started = performance.now();
-      const head = this.head;
-      const env = { chainId: head.chainId, height: head.height + 1, timestamp, parentHash: head.hash };
-      const candidates = this.options.mempool.ready(this.options.maxBlockTransactions);
-      const pacer = new Pacer();
-      const result = await executeTransactions(candidates, env, this.options.state, this.options.kinds, this.options.log, false, pacer);
-      for (const rejected of result.rejected) this.options.log.debug({ tx: rejected.hash, reason: rejected.message }, 'left a transaction out of the block');
-      const hashes = result.included.map((tx) => tx.hash);
-      const applied = await this.options.state.preview(result.overlay.changes, pacer);
-      const header: BlockHeader = {
-        chainId: head.chainId,
-        height: env.height,
-        parentHash: head.hash as Hex,
-        timestamp,
-        proposer: key.address,
-        proposerKey: toHex(key.publicKey),
-        txRoot: await txRoot(hashes, pacer),
-        stateRoot: applied.root,
-        receiptRoot: toHex(await receiptRoot(result.receipts, pacer)),
-      };
-      return this.commit(signHeader(header, key), result.included, result.receipts, result.overlay.changes, applied.undo, { source: 'produced', started });
+      this.discardOutstanding();
+      return this.commit(await this.build(key, timestamp));
     });
+  }
+
+  /**
+   * Builds and signs the next block as a proposal, executed but not committed: its state is held
+   * until `commitProposal` (when consensus decides it) or dropped by the next proposal checked or
+   * built, or by `discardProposal`.
+   */
+  proposeBlock(key: KeyPair, timestamp: number): Promise<Block> {
+    return this.serialized(async () => {
+      this.discardOutstanding();
+      const prepared = await this.build(key, timestamp);
+      this.outstanding = prepared;
+      return prepared.block;
+    });
+  }
+
+  /**
+   * Checks a peer's proposal as an import does (header, transactions, re-execution to the header's
+   * roots) without committing it; it is held for `commitProposal`. Throws BlockRejectedError.
+   */
+  checkProposal(block: Block, rawTransactions: readonly Uint8Array[]): Promise<Block> {
+    return this.serialized(async () => {
+      if (this.outstanding?.block.hash === block.hash) return this.outstanding.block;
+      this.discardOutstanding();
+      const prepared = await this.verify(block, rawTransactions, {});
+      this.outstanding = prepared;
+      return prepared.block;
+    });
+  }
+
+  /** Commits the proposal held (built or checked here) with this hash: the block consensus decided. */
+  commitProposal(hash: string): Promise<Block> {
+    return this.serialized(async () => {
+      const prepared = this.outstanding;
+      if (!prepared || prepared.block.hash !== hash) throw new Error(`no proposal ${hash} is held (${prepared ? `holding ${prepared.block.hash}` : 'none held'})`);
+      this.outstanding = undefined;
+      return this.commit(prepared);
+    });
+  }
+
+  /** Drops the proposal held, if any: its state changes are undone. */
+  discardProposal(): Promise<void> {
+    return this.serialized(async () => this.discardOutstanding());
+  }
+
+  private discardOutstanding(): void {
+    this.outstanding?.undo();
+    this.outstanding = undefined;
+  }
+
+  private async build(key: KeyPair, timestamp: number): Promise<Prepared> {
+    const started = performance.now();
+    const head = this.head;
+    const env = { chainId: head.chainId, height: head.height + 1, timestamp, parentHash: head.hash };
+    const candidates = this.options.mempool.ready(this.options.maxBlockTransactions);
+    const pacer = new Pacer();
+    const result = await executeTransactions(candidates, env, this.options.state, this.options.kinds, this.options.log, false, pacer);
+    for (const rejected of result.rejected) this.options.log.debug({ tx: rejected.hash, reason: rejected.message }, 'left a transaction out of the block');
+    const hashes = result.included.map((tx) => tx.hash);
+    const applied = await this.options.state.preview(result.overlay.changes, pacer);
+    const header: BlockHeader = {
+      chainId: head.chainId,
+      height: env.height,
+      parentHash: head.hash as Hex,
+      timestamp,
+      proposer: key.address,
+      proposerKey: toHex(key.publicKey),
+      txRoot: await txRoot(hashes, pacer),
+      stateRoot: applied.root,
+      receiptRoot: toHex(await receiptRoot(result.receipts, pacer)),
+    };
+    const signed = signHeader(header, key);
+    return { block: { ...signed, transactions: hashes }, txs: result.included, receipts: result.receipts, changes: result.overlay.changes, undo: applied.undo, how: { source: 'produced', started } };
   }
 
   /**
@@ -272,61 +338,65 @@ export class Chain {
    */
   importBlock(block: Block, rawTransactions: readonly Uint8Array[], options: ImportOptions = {}): Promise<Block> {
     return this.serialized(async () => {
-      const started = performance.now();
-      const head = this.head;
-      const reject = (reason: string): never => {
-        throw new BlockRejectedError(`block ${block.height} (${block.hash}): ${reason}`);
-      };
-      const invalidHeader = this.headerProblem(block);
-      if (invalidHeader) reject(invalidHeader);
-      if (block.height !== head.height + 1 || block.parentHash !== head.hash) reject(`does not extend head ${head.height} (${head.hash})`);
-      if (block.timestamp <= head.timestamp) reject('timestamp is not after its parent');
-      if (rawTransactions.length !== block.transactions.length) reject('transaction count does not match the block');
-      // Decoded and signature-checked like submitted transactions: on the worker, in batches. One this
-      // node already admitted from the same bytes was checked then: its pending copy is used.
-      const decoded = await Promise.all(
-        rawTransactions.map((raw, i): DecodeResult | Promise<DecodeResult> => {
-          const known = this.options.mempool.get(block.transactions[i] ?? '');
-          return known && Buffer.compare(rawOf(known), raw) === 0 ? { tx: known } : this.options.decoder.decode(raw);
-        }),
-      );
-      const txs: SignedTransaction[] = [];
-      decoded.forEach((result, i) => {
-        if ('format' in result) return reject(`transaction ${i}: ${result.format}`);
-        if ('badSignature' in result) return reject(`transaction ${result.hash}: bad signature`);
-        rememberRaw(result.tx, rawTransactions[i]!);
-        if (result.tx.hash !== block.transactions[i]) reject(`transaction ${i} hash does not match the block's list`);
-        txs.push(result.tx);
-      });
-      const pacer = new Pacer();
-      if ((await txRoot(block.transactions, pacer)) !== block.txRoot) reject('transaction root mismatch');
-      const env = { chainId: head.chainId, height: block.height, timestamp: block.timestamp, parentHash: head.hash };
-      let result;
-      try {
-        result = await executeTransactions(txs, env, this.options.state, this.options.kinds, this.options.log, true, pacer);
-      } catch (error) {
-        if (error instanceof InvalidTransactionError) return reject(`transaction ${error.hash}: ${error.message}`);
-        throw error;
+      // The block a peer committed: a proposal held here for it is committed as it is, any other dropped.
+      if (this.outstanding?.block.hash === block.hash) {
+        const prepared = this.outstanding;
+        this.outstanding = undefined;
+        return this.commit(prepared);
       }
-      if (toHex(await receiptRoot(result.receipts, pacer)) !== block.receiptRoot) reject('receipt root mismatch');
-      const applied = await this.options.state.preview(result.overlay.changes, pacer);
-      if (applied.root !== block.stateRoot) {
-        applied.undo();
-        reject(`state root mismatch: executing it gives ${applied.root}`);
-      }
-      return this.commit(block as SignedBlockHeader, txs, result.receipts, result.overlay.changes, applied.undo, { source: 'imported', started, quiet: options.catchingUp === true });
+      this.discardOutstanding();
+      return this.commit(await this.verify(block, rawTransactions, options));
     });
   }
 
-  private async commit(
-    header: SignedBlockHeader,
-    txs: readonly SignedTransaction[],
-    pending: readonly Omit<Receipt, 'blockHash'>[],
-    changes: ReadonlyMap<string, Uint8Array | undefined>,
-    undo: () => void,
-    how: { source: 'produced' | 'imported'; started: number; quiet?: boolean },
-  ): Promise<Block> {
-    const block: Block = { ...header, transactions: txs.map((tx) => tx.hash) };
+  private async verify(block: Block, rawTransactions: readonly Uint8Array[], options: ImportOptions): Promise<Prepared> {
+    const started = performance.now();
+    const head = this.head;
+    const reject = (reason: string): never => {
+      throw new BlockRejectedError(`block ${block.height} (${block.hash}): ${reason}`);
+    };
+    const invalidHeader = this.headerProblem(block);
+    if (invalidHeader) reject(invalidHeader);
+    if (block.height !== head.height + 1 || block.parentHash !== head.hash) reject(`does not extend head ${head.height} (${head.hash})`);
+    if (block.timestamp <= head.timestamp) reject('timestamp is not after its parent');
+    if (rawTransactions.length !== block.transactions.length) reject('transaction count does not match the block');
+    // Decoded and signature-checked like submitted transactions: on the worker, in batches. One this
+    // node already admitted from the same bytes was checked then: its pending copy is used.
+    const decoded = await Promise.all(
+      rawTransactions.map((raw, i): DecodeResult | Promise<DecodeResult> => {
+        const known = this.options.mempool.get(block.transactions[i] ?? '');
+        return known && Buffer.compare(rawOf(known), raw) === 0 ? { tx: known } : this.options.decoder.decode(raw);
+      }),
+    );
+    const txs: SignedTransaction[] = [];
+    decoded.forEach((result, i) => {
+      if ('format' in result) return reject(`transaction ${i}: ${result.format}`);
+      if ('badSignature' in result) return reject(`transaction ${result.hash}: bad signature`);
+      rememberRaw(result.tx, rawTransactions[i]!);
+      if (result.tx.hash !== block.transactions[i]) reject(`transaction ${i} hash does not match the block's list`);
+      txs.push(result.tx);
+    });
+    const pacer = new Pacer();
+    if ((await txRoot(block.transactions, pacer)) !== block.txRoot) reject('transaction root mismatch');
+    const env = { chainId: head.chainId, height: block.height, timestamp: block.timestamp, parentHash: head.hash };
+    let result;
+    try {
+      result = await executeTransactions(txs, env, this.options.state, this.options.kinds, this.options.log, true, pacer);
+    } catch (error) {
+      if (error instanceof InvalidTransactionError) return reject(`transaction ${error.hash}: ${error.message}`);
+      throw error;
+    }
+    if (toHex(await receiptRoot(result.receipts, pacer)) !== block.receiptRoot) reject('receipt root mismatch');
+    const applied = await this.options.state.preview(result.overlay.changes, pacer);
+    if (applied.root !== block.stateRoot) {
+      applied.undo();
+      reject(`state root mismatch: executing it gives ${applied.root}`);
+    }
+    return { block: { ...block, transactions: txs.map((tx) => tx.hash) }, txs, receipts: result.receipts, changes: result.overlay.changes, undo: applied.undo, how: { source: 'imported', started, quiet: options.catchingUp === true } };
+  }
+
+  private async commit({ block: built, txs, receipts: pending, changes, undo, how }: Prepared): Promise<Block> {
+    const block: Block = built;
     const receipts: Receipt[] = pending.map((r) => ({ ...r, blockHash: block.hash }));
     const raws = txs.map(rawOf);
     try {
