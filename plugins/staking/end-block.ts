@@ -1,7 +1,7 @@
 import type { BlockContext } from '../../chain/contract.js';
 import { nextSet, proposerAfter, type PrioritizedValidator, type Validator } from '../../consensus/validator-set.js';
 import { GENESIS_VALIDATOR_POWER, isEpochEnd } from './params.js';
-import { consensusKeyIndex, readOperators, readSet, readValidator, writeOperators, writeSet, writeValidator } from './state.js';
+import { consensusKeyIndex, validatorKey, readOperators, readSet, readValidator, writeOperators, writeSet, writeValidator } from './state.js';
 import type { GenesisSpec } from '../../chain/genesis.js';
 
 /** The set in force while no epoch has changed it: the genesis validator alone. */
@@ -28,7 +28,7 @@ export function stakingEndBlock(ctx: BlockContext, genesis: GenesisSpec): void {
     account.bonded.stake = (account.bonded.stake ?? 0n) - stake;
     account.ogt += stake;
     ctx.setAccount(operator as never, account);
-    write(`staking/validators/${operator}`, undefined);
+    write(validatorKey(operator), undefined);
     write(consensusKeyIndex(record.consensusKey), undefined);
     released.push(operator);
   }

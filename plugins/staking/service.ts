@@ -4,27 +4,7 @@ import { proposerAfter, totalPower, type PrioritizedValidator } from '../../cons
 import { genesisSet } from './end-block.js';
 import { epochBlocks } from './params.js';
 import { readOperators, readSet, readValidator, type ValidatorRecord } from './state.js';
-
-export interface SetMember {
-  operator: string;
-  consensusKey: string;
-  moniker: string | null;
-  /** Voting power in OGT. */
-  power: string;
-  proposerPriority: string;
-  genesis: boolean;
-}
-
-export interface ValidatorSetView {
-  height: number;
-  epochBlocks: number;
-  /** The block at whose end the set next changes. */
-  nextChangeAt: number;
-  totalPower: string;
-  /** Who proposes the block after `height`, in its first round. */
-  nextProposer: string;
-  validators: SetMember[];
-}
+import type { ValidatorSetView } from '../../sdk/views.js';
 
 /** The staking rules' service on every node: the validator set in force at the head, and who proposes. */
 export class StakingService {
@@ -46,18 +26,17 @@ export class StakingService {
 
   setView(): ValidatorSetView {
     const height = this.chain.head.height;
-    const { validators } = this.currentSet();
+    const { since, validators } = this.currentSet();
     const epoch = epochBlocks(this.read);
-    const next = this.proposerOf(height + 1);
-    // Priorities as they stand once the head's own step is taken: what the next step starts from.
-    const standing = height > this.currentSet().since ? proposerAfter(validators, height - this.currentSet().since).set : validators;
+    // Priorities as they stand once the head's own step is taken: the next step (the next block's proposer) starts from them.
+    const standing = height > since ? proposerAfter(validators, height - since).set : validators;
     const priority = new Map(standing.map((v) => [v.operator, v.priority]));
     return {
       height,
       epochBlocks: epoch,
       nextChangeAt: (Math.floor(height / epoch) + 1) * epoch,
       totalPower: formatAmountShort(totalPower(validators)),
-      nextProposer: next.proposer.operator,
+      nextProposer: proposerAfter(validators, height + 1 - since).proposer.operator,
       validators: validators.map((v) => ({
         operator: v.operator,
         consensusKey: v.consensusKey,

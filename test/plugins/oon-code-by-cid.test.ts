@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { devnetKey, generateKeyPair, RpcError, SvcClient, toHex, UNIT, type KeyPair, type UploadedObject } from '../../sdk/index.js';
+import { devnetKey, generateKeyPair, SvcClient, toHex, UNIT, type KeyPair, type UploadedObject } from '../../sdk/index.js';
 import type { P2pService } from '../../p2p/service.js';
 import type { Chain } from '../../chain/chain.js';
 import { cidOfBytes } from '../../objects/small-cid.js';
@@ -9,6 +9,8 @@ import { resultCommitment, type ReportedResult } from '../../plugins/oon/jobs/co
 import { codeCidKey } from '../../plugins/oon/jobs/code.js';
 import { JOB_PARAMS } from '../../plugins/oon/jobs/params.js';
 import { readJob, type JobRecord } from '../../plugins/oon/jobs/state.js';
+import { expectFollowerAgrees } from '../helpers/follower.js';
+import { failure } from '../helpers/rpc-failure.js';
 import { startTestNode, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
 import { fixture } from '../helpers/wat.js';
 import { run, SVC } from '../helpers/cli.js';
@@ -39,15 +41,6 @@ async function store(bytes: Uint8Array): Promise<UploadedObject> {
   const { dealId } = await v.createDeal(requester, { object, provider: validator.node.keys.operator.address, replicas: 1, durationBlocks: 10_000, price: 1n });
   expect((await v.waitForDeal(dealId, { timeoutMs: 30_000 })).status).toBe('active');
   return object;
-}
-
-async function failure(promise: Promise<unknown>): Promise<RpcError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RpcError);
-  return error as RpcError;
 }
 
 const wrong: ReportedResult = { outputHash: toHex(sha256(text('wrong'))), exit: 'exit:0', gasUsed: '1000', outputSize: 5 };
@@ -160,14 +153,6 @@ describe('compute jobs whose code is a stored object', { timeout: 90_000 }, () =
   });
 
   it('brings a node synced from genesis to the same state root, jobs by CID and their re-execution included', async () => {
-    const follower = await startTestNode({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] } });
-    try {
-      const height = chainOf(validator).head.height;
-      await waitFor(() => chainOf(follower).head.height, (h) => h >= height, 30_000, 'the follower to reach the validator');
-      const [mine, theirs] = await Promise.all([new SvcClient(follower.url).getBlockByNumber(height), v.getBlockByNumber(height)]);
-      expect(mine.stateRoot).toBe(theirs.stateRoot);
-    } finally {
-      await follower.stop();
-    }
+    await expectFollowerAgrees(validator);
   });
 });

@@ -9,6 +9,7 @@ import { decodeAccount } from '../../chain/state/accounts.js';
 import { resultCommitment, type ReportedResult } from '../../plugins/oon/jobs/commitment.js';
 import { readJob, type JobRecord } from '../../plugins/oon/jobs/state.js';
 import { JOB_PARAMS } from '../../plugins/oon/jobs/params.js';
+import { expectFollowerAgrees } from '../helpers/follower.js';
 import { startTestNode, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
 import { fixture } from '../helpers/wat.js';
 
@@ -153,15 +154,6 @@ describe('compute job disputes and faults', { timeout: 90_000 }, () => {
   });
 
   it('brings a node synced from genesis to the same state root, re-executed disputes included', async () => {
-    const follower = await startTestNode({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] } });
-    try {
-      const height = chainOf(validator).head.height;
-      await waitFor(() => chainOf(follower).head.height, (h) => h >= height, 30_000, 'the follower to reach the validator');
-      const [mine, theirs] = await Promise.all([new SvcClient(follower.url).getBlockByNumber(height), v.getBlockByNumber(height)]);
-      expect(mine.stateRoot).toBe(theirs.stateRoot);
-      expect(mine.hash).toBe(theirs.hash);
-    } finally {
-      await follower.stop();
-    }
+    await expectFollowerAgrees(validator);
   });
 });

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetKey, generateKeyPair, RpcError, SvcClient, toHex, UNIT } from '../../sdk/index.js';
-import type { P2pService } from '../../p2p/service.js';
+import { devnetKey, generateKeyPair, SvcClient, toHex, UNIT } from '../../sdk/index.js';
 import type { Chain } from '../../chain/chain.js';
 import { DEFAULT_EPOCH_BLOCKS } from '../../plugins/staking/params.js';
-import { startTestNode, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
+import { expectFollowerAgrees } from '../helpers/follower.js';
+import { failure } from '../helpers/rpc-failure.js';
+import { startTestNode, waitFor, type TestNode } from '../helpers/test-node.js';
 import { run, SVC } from '../helpers/cli.js';
 
 // One devnet validator (the genesis validator, 200 ms blocks: an epoch of 20 blocks is 4 s) and
@@ -14,15 +15,6 @@ const alice = generateKeyPair();
 const bob = generateKeyPair();
 
 const chainOf = (n: TestNode): Chain => n.node.service<Chain>('chain');
-
-async function failure(promise: Promise<unknown>): Promise<RpcError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RpcError);
-  return error as RpcError;
-}
 
 async function mined(send: Promise<{ hash: string }>): Promise<string> {
   const receipt = await client.waitForTransaction((await send).hash);
@@ -117,15 +109,6 @@ describe('staking', { timeout: 60_000 }, () => {
   });
 
   it('brings a node synced from genesis to the same state root, stakes and sets included', async () => {
-    const follower = await startTestNode({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [node.node.service<P2pService>('p2p').listenAddresses[0]!] } });
-    try {
-      await waitFor(() => syncStatus(follower).synced, Boolean, 20_000, 'the follower to sync');
-      const height = chainOf(node).head.height;
-      await waitFor(() => chainOf(follower).head.height, (h) => h >= height, 20_000, 'the follower to reach the validator');
-      const [mine, theirs] = await Promise.all([new SvcClient(follower.url).getBlockByNumber(height), client.getBlockByNumber(height)]);
-      expect(mine.stateRoot).toBe(theirs.stateRoot);
-    } finally {
-      await follower.stop();
-    }
+    await expectFollowerAgrees(node);
   });
 });
