@@ -12,7 +12,10 @@ import { answerStatus, pushPending, receivePending, requestBlocks, requestStatus
 import { Syncer } from './sync.js';
 import { SyncTracker, type SyncStatus } from './sync-status.js';
 import { ADDRESSES_PROTOCOL, answerAddresses, openStreamTo } from './locate.js';
-import { BLOCKS_PROTOCOL, decodeBundle, encodeBundle, MAX_GOSSIP_BLOCK_BYTES, MAX_PENDING_PUSH, PENDING_PROTOCOL, STATUS_PROTOCOL, topics, type BlockBundle, type Status } from './wire.js';
+import { BLOCKS_PROTOCOL, decodeBundle, encodeBundle, MAX_GOSSIP_BLOCK_BYTES, MAX_PENDING_PUSH, PENDING_PROTOCOL, STATUS_PROTOCOL, topicName, topics, type BlockBundle, type Status } from './wire.js';
+
+/** What a plugin's gossip topic makes of a message: passed on, dropped, or dropped against the sender. */
+export type GossipVerdict = 'accept' | 'ignore' | { readonly reject: string };
 
 export interface P2pSettings {
   readonly host: string;
@@ -207,6 +210,32 @@ export class P2pService implements SyncStatus {
         }),
       { maxInboundStreams: options.maxInboundStreams ?? 4 },
     );
+  }
+
+  /**
+   * A gossip topic of a plugin's own (`name`, e.g. `consensus/1`, scoped to this chain and genesis):
+   * `judge` looks at each message from a peer before it is passed on — `accept` delivers it to the
+   * plugin and relays it, `ignore` drops it, `reject` drops it and counts against the sender (the
+   * `reason` is logged). Call once the network has started. Returns the topic's publisher (false when no
+   * peer listens yet).
+   */
+  gossipTopic(name: string, judge: (data: Uint8Array, peer: string) => GossipVerdict | Promise<GossipVerdict>): { publish(data: Uint8Array): boolean } {
+    const topic = topicName(this.chain.head.chainId, this.chain.genesisHash, name);
+    const pubsub = this.net.services.pubsub;
+    pubsub.topicValidators.set(topic, async (peer, message) => {
+      try {
+        const verdict = await judge(message.data, peer.toString());
+        if (verdict === 'accept') return TopicValidatorResult.Accept;
+        if (verdict === 'ignore') return TopicValidatorResult.Ignore;
+        this.log.debug({ peer: peer.toString(), topic, reason: verdict.reject }, 'refused a gossip message');
+        return TopicValidatorResult.Reject;
+      } catch (error) {
+        this.log.debug({ peer: peer.toString(), topic, err: error }, 'a gossip message could not be judged');
+        return TopicValidatorResult.Ignore;
+      }
+    });
+    pubsub.subscribe(topic);
+    return { publish: (data) => this.publish(topic, data) };
   }
 
   /** A stream to a peer on a plugin's protocol; a peer this node is not connected to is found through its peers. */

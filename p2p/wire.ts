@@ -31,9 +31,11 @@ export const MAX_GOSSIP_BLOCK_BYTES = 900 * 1024;
 
 /** Gossip topics are per chain and genesis, so nodes of other networks never share a mesh. */
 export function topics(chainId: string, genesisHash: string): { blocks: string; transactions: string } {
-  const base = `/svc/${chainId}/${genesisHash.slice(2, 18)}`;
-  return { blocks: `${base}/blocks/1`, transactions: `${base}/transactions/1` };
+  return { blocks: topicName(chainId, genesisHash, 'blocks/1'), transactions: topicName(chainId, genesisHash, 'transactions/1') };
 }
+
+/** A gossip topic of this chain and genesis: `/svc/<chain id>/<genesis hash prefix>/<name>`. */
+export const topicName = (chainId: string, genesisHash: string, name: string): string => `/svc/${chainId}/${genesisHash.slice(2, 18)}/${name}`;
 
 export class WireError extends Error {
   override name = 'WireError';
