@@ -328,8 +328,19 @@ export class Chain {
    */
   headerProblem(block: Block): string | undefined {
     if (block.chainId !== this.head.chainId) return `chain id ${block.chainId} is not ${this.head.chainId}`;
-    if (block.proposerKey !== this.options.genesis.validatorKey) return 'proposer is not the chain validator';
+    const proposer = this.proposerCheck(block);
+    if (proposer) return proposer;
     return checkSignedHeader(block as SignedBlockHeader, verifyHeaderSignature);
+  }
+
+  /**
+   * Who may propose the block after the head: by default the genesis validator; the staking rules
+   * replace it with membership of the validator set in force.
+   */
+  private proposerCheck: (block: Block) => string | undefined = (block) => (block.proposerKey === this.options.genesis.validatorKey ? undefined : 'proposer is not the chain validator');
+
+  setProposerCheck(check: (block: Block) => string | undefined): void {
+    this.proposerCheck = check;
   }
 
   /**
@@ -338,6 +349,8 @@ export class Chain {
    */
   importBlock(block: Block, rawTransactions: readonly Uint8Array[], options: ImportOptions = {}): Promise<Block> {
     return this.serialized(async () => {
+      // Committed here meanwhile (consensus decided it while the import waited its turn): nothing to do.
+      if (block.hash === this.head.hash) return this.head;
       // The block a peer committed: a proposal held here for it is committed as it is, any other dropped.
       if (this.outstanding?.block.hash === block.hash) {
         const prepared = this.outstanding;

@@ -14,6 +14,8 @@ interface LastSigned {
   readonly bytes: string;
   /** The signature given (hex). */
   readonly signature: string;
+  /** The last value precommitted at this height and its round: the validator's lock, kept across restarts. */
+  readonly lock?: { readonly height: number; readonly round: number; readonly value: string };
 }
 
 /** A signature refused because it could make a double sign: what was asked and what was signed last. */
@@ -57,8 +59,17 @@ export class SignState {
     return this.last && { height: this.last.height, round: this.last.round, step: this.last.step };
   }
 
-  /** Signs `bytes` for (height, round, step) with `signer`, or throws DoubleSignRefused. */
-  sign(height: number, round: number, step: SignStep, bytes: Uint8Array, signer: (bytes: Uint8Array) => Uint8Array): Uint8Array {
+  /**
+   * The lock at a height: the last value this validator precommitted there, and the round. A validator
+   * restarted mid-height takes it back, so it never prevotes against a value it precommitted.
+   */
+  lockAt(height: number): { round: number; value: string } | undefined {
+    const lock = this.last?.lock;
+    return lock && lock.height === height ? { round: lock.round, value: lock.value } : undefined;
+  }
+
+  /** Signs `bytes` for (height, round, step) with `signer`, or throws DoubleSignRefused. A precommit for a value passes it as `locks`. */
+  sign(height: number, round: number, step: SignStep, bytes: Uint8Array, signer: (bytes: Uint8Array) => Uint8Array, locks?: string): Uint8Array {
     const last = this.last;
     if (last) {
       const order = Math.sign(height - last.height) || Math.sign(round - last.round) || Math.sign(ORDER[step] - ORDER[last.step]);
@@ -69,7 +80,9 @@ export class SignState {
       }
     }
     const signature = signer(bytes);
-    const next: LastSigned = { height, round, step, bytes: hash(bytes), signature: Buffer.from(signature).toString('hex') };
+    const kept = last?.lock && last.lock.height === height ? last.lock : undefined;
+    const lock = step === 'precommit' && locks !== undefined ? { height, round, value: locks } : kept;
+    const next: LastSigned = { height, round, step, bytes: hash(bytes), signature: Buffer.from(signature).toString('hex'), ...(lock ? { lock } : {}) };
     this.persist(next);
     this.last = next;
     return signature;

@@ -41,10 +41,13 @@ export interface ConsensusHost {
   powers(height: number): ReadonlyMap<string, bigint>;
   /** The proposer of a height and round. */
   proposer(height: number, round: number): string;
-  /** A value to propose (a new block's id) when this validator proposes with no valid value carried over. */
-  getValue(height: number, round: number): string | undefined;
-  /** Signs and broadcasts this validator's proposal or vote (the driver persists what it signs first). */
-  broadcastProposal(proposal: Proposal): void;
+  /**
+   * This validator proposes: the value carried from an earlier round (`validValue`, with its
+   * `validRound`), or a new one it makes (a block it builds) when that is null. The host signs and
+   * broadcasts the proposal and gives it back through `onProposal`, when ready (building may take time).
+   */
+  propose(height: number, round: number, validValue: string | null, validRound: number): void;
+  /** Signs and broadcasts this validator's vote, and gives it back through `onVote` (the host persists what it signs first). */
   broadcastVote(vote: Vote): void;
   schedule(step: Step, height: number, round: number, ms: number): void;
   /** A decision: the value and the precommits of more than 2/3 that make its commit certificate. */
@@ -135,13 +138,9 @@ export class Tendermint {
   private startRound(round: number): void {
     this.round = round;
     this.step = 'propose';
-    if (this.host.self !== undefined && this.host.proposer(this.height, round) === this.host.self) {
-      const value = this.validValue ?? this.host.getValue(this.height, round);
-      if (value !== undefined) this.host.broadcastProposal({ height: this.height, round, value, validRound: this.validRound, proposer: this.host.self });
-      else this.host.schedule('propose', this.height, round, this.timeout('propose', round));
-    } else {
-      this.host.schedule('propose', this.height, round, this.timeout('propose', round));
-    }
+    // The proposer's own proposal comes back through onProposal; the timeout covers it failing to.
+    this.host.schedule('propose', this.height, round, this.timeout('propose', round));
+    if (this.host.self !== undefined && this.host.proposer(this.height, round) === this.host.self) this.host.propose(this.height, round, this.validValue, this.validRound);
     this.evaluate();
   }
 

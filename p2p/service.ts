@@ -238,6 +238,11 @@ export class P2pService implements SyncStatus {
     return { publish: (data) => this.publish(topic, data) };
   }
 
+  /** Whether this node was told of peers to join (`--bootstrap-peers`): its head may be behind theirs at start. */
+  get joinsPeers(): boolean {
+    return this.settings.bootstrapPeers.length > 0;
+  }
+
   /** A stream to a peer on a plugin's protocol; a peer this node is not connected to is found through its peers. */
   openStream(peer: string, protocol: string, signal: AbortSignal): Promise<Stream> {
     return openStreamTo(this.net, peer, protocol, AbortSignal.any([signal, this.stopController.signal]));

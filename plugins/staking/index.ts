@@ -21,8 +21,13 @@ export default definePlugin({
   name: 'staking',
   version: '1.0.0',
   description: 'staking chain rules on every node: staking.createValidator / addStake / unbond, the validator set by epoch with stake-weighted proposer priorities; svc_validators, svc_stakingStatus',
-  requires: ['chain-reader'],
-  init: (ctx) => new StakingService(ctx.use('chain-reader')),
+  requires: ['chain-reader', 'chain'],
+  init: (ctx) => {
+    const service = new StakingService(ctx.use('chain-reader'));
+    // A block's proposer must be in the set in force after the head (the set a block's parent state names).
+    ctx.use('chain').setProposerCheck((block) => service.proposerProblem(block.proposerKey));
+    return service;
+  },
   txKinds: (kind) => stakingTxKinds(kind),
   endBlock: (ctx, service) => stakingEndBlock(ctx, service.chain.genesis),
   genesis: stakingGenesis,

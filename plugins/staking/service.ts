@@ -56,6 +56,18 @@ export class StakingService {
     return readOperators(this.read).map((operator) => this.record(operator)!);
   }
 
+  /** Why a consensus key may not propose the block after the head, or undefined. */
+  proposerProblem(consensusKey: string): string | undefined {
+    const { validators } = this.currentSet();
+    if (validators.some((v) => v.consensusKey === consensusKey)) return undefined;
+    return validators.length === 1 && validators[0]!.consensusKey === this.chain.genesis.validatorKey ? 'proposer is not the chain validator' : 'proposer is not in the validator set';
+  }
+
+  /** The member using a consensus key, if any. */
+  memberByKey(consensusKey: string): PrioritizedValidator | undefined {
+    return this.currentSet().validators.find((v) => v.consensusKey === consensusKey);
+  }
+
   /** Whether an operator is in the set in force. */
   inSet(operator: string): boolean {
     return this.currentSet().validators.some((v) => v.operator === operator);

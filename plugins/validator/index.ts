@@ -4,7 +4,7 @@ import { fromHex, toHex } from '../../sdk/bytes.js';
 import { devnetKey, keyPairFromSecret, type KeyPair } from '../../sdk/keys.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import { withNativeSigner } from '../../keys/native-signer.js';
-import { BlockProducer } from './producer.js';
+import { ValidatorRole } from './role.js';
 
 function loadKey(keyFile: string | undefined, network: string): KeyPair {
   if (!keyFile) {
@@ -21,29 +21,27 @@ function loadKey(keyFile: string | undefined, network: string): KeyPair {
 export default definePlugin({
   name: 'validator',
   version: '1.0.0',
-  description: 'produces a signed block every block time, also when empty',
-  requires: ['block-production'],
+  description: 'alone in the validator set: produces a signed block every block time, also when empty; in a set of several: runs consensus (Tendermint) with the others; outside the set: follows',
+  requires: ['block-production', 'chain', 'staking', 'p2p', 'sync-status'],
   // The node's block producer: the chain and the network see it by this capability.
   provides: ['block-producer'],
   config: Type.Object(
     {
       blockTime: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 3000, description: 'block interval, ms (--block-time)' }),
-      keyFile: Type.Optional(Type.String({ minLength: 1, description: 'hex secret key of the genesis validator; devnet uses its built-in dev key' })),
+      keyFile: Type.Optional(Type.String({ minLength: 1, description: "hex secret key this validator signs blocks and votes with (its consensus key); devnet uses the genesis validator's built-in dev key" })),
     },
     { additionalProperties: false },
   ),
   init(ctx) {
-    const chain = ctx.use('block-production');
+    const chain = ctx.use('chain');
     const key = loadKey(ctx.config.keyFile, ctx.node.network);
-    if (toHex(key.publicKey) !== chain.genesis.validatorKey) {
-      throw new Error(`validator: this key (${key.address}) is not the genesis validator (${chain.genesis.validator}) of ${chain.genesis.chainId}`);
-    }
-    ctx.log.info({ proposer: key.address, blockTime: ctx.config.blockTime }, 'validator key loaded');
-    return new BlockProducer({ chain, key, blockTime: ctx.config.blockTime, log: ctx.log });
+    const genesis = toHex(key.publicKey) === chain.genesis.validatorKey;
+    ctx.log.info({ proposer: key.address, consensusKey: toHex(key.publicKey), blockTime: ctx.config.blockTime }, genesis ? 'validator key loaded (the genesis validator)' : 'validator key loaded (in the set once staked with this consensus key)');
+    return new ValidatorRole({ chain, staking: ctx.use('staking'), p2p: ctx.use('p2p'), sync: ctx.use('sync-status'), events: ctx.events, key, blockTime: ctx.config.blockTime, dataDir: ctx.node.dataDir, log: ctx.log });
   },
-  start: (producer) => producer.start(),
-  // A validator whose last block is older than 5 block times is not producing: not healthy.
-  notReady: (producer) => (producer.stalled ? 'stalled' : undefined),
-  health: (producer) => ({ blockTime: producer.blockTime, produced: producer.produced }),
-  stop: (producer) => producer.stop(),
+  start: (role) => role.start(),
+  // A validator in the set whose last block is older than 5 block times is not producing: not healthy.
+  notReady: (role) => (role.stalled ? 'stalled' : undefined),
+  health: (role) => role.health(),
+  stop: (role) => role.stop(),
 });

@@ -34,6 +34,21 @@ describe('signing state (double-sign protection)', () => {
     expect(() => SignState.open(path)).toThrow();
   });
 
+  it('keeps the lock (the last value precommitted at a height) across a reopen, for that height only', () => {
+    const path = join(tempDir(), 'sign-state.json');
+    const state = SignState.open(path);
+    state.sign(12, 0, 'prevote', vote('prevote 12/0 X'), signer);
+    expect(state.lockAt(12)).toBeUndefined();
+    state.sign(12, 0, 'precommit', vote('precommit 12/0 X'), signer, 'X');
+    state.sign(12, 1, 'prevote', vote('prevote 12/1 nil'), signer);
+    expect(SignState.open(path).lockAt(12)).toEqual({ round: 0, value: 'X' });
+    state.sign(12, 2, 'precommit', vote('precommit 12/2 Y'), signer, 'Y');
+    expect(SignState.open(path).lockAt(12)).toEqual({ round: 2, value: 'Y' });
+    state.sign(13, 0, 'prevote', vote('prevote 13/0'), signer);
+    expect(SignState.open(path).lockAt(13)).toBeUndefined();
+    expect(SignState.open(path).lockAt(12)).toBeUndefined();
+  });
+
   it('never signs two different votes for one step, killed (SIGKILL) right after signing 20 times in a row', async () => {
     const dir = tempDir();
     const path = join(dir, 'sign-state.json');

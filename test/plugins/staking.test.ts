@@ -1,18 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetKey, generateKeyPair, SvcClient, toHex, UNIT } from '../../sdk/index.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Chain } from '../../chain/chain.js';
+import type { P2pService } from '../../p2p/service.js';
 import { DEFAULT_EPOCH_BLOCKS } from '../../plugins/staking/params.js';
 import { expectFollowerAgrees } from '../helpers/follower.js';
 import { failure } from '../helpers/rpc-failure.js';
-import { startTestNode, waitFor, type TestNode } from '../helpers/test-node.js';
+import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
 import { run, SVC } from '../helpers/cli.js';
 
-// One devnet validator (the genesis validator, 200 ms blocks: an epoch of 20 blocks is 4 s) and
-// operators played by the test with their own keys.
+// The genesis validator (200 ms blocks: an epoch of 20 blocks is 4 s), and validator nodes for the
+// stakers (alice, and dev account 5 staked from the CLI), which follow until their keys are in the
+// set and then run consensus with it: a staker whose node is down would hold up the chain, as it should.
 let node: TestNode;
 let client: SvcClient;
 const alice = generateKeyPair();
 const bob = generateKeyPair();
+const stakerNodes: TestNode[] = [];
+
+async function validatorNode(secretKey: Uint8Array): Promise<TestNode> {
+  const keyFile = join(tempDir(), 'validator.key');
+  writeFileSync(keyFile, toHex(secretKey));
+  const started = await startTestNode({ validator: { blockTime: 200, keyFile }, p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [node.node.service<P2pService>('p2p').listenAddresses[0]!] } });
+  stakerNodes.push(started);
+  return started;
+}
 
 const chainOf = (n: TestNode): Chain => n.node.service<Chain>('chain');
 
@@ -31,10 +44,21 @@ beforeAll(async () => {
   node = await startTestNode({ validator: { blockTime: 200 } });
   client = new SvcClient(node.url);
   for (const who of [alice, bob]) await client.waitForTransaction((await client.transfer(devnetKey('account', 0), who.address, 'OGT', 100n * UNIT)).hash);
+  await validatorNode(alice.secretKey);
+  await validatorNode(devnetKey('account', 5).secretKey);
 }, 60_000);
 afterAll(async () => {
+  await Promise.all(stakerNodes.map((n) => n.stop()));
   await node?.stop();
 });
+
+/** Blocks keep coming, and every validator node has the same block at a height past `from`. */
+async function chainGoesOn(from: number): Promise<void> {
+  const height = from + 5;
+  for (const n of [node, ...stakerNodes]) await waitFor(() => chainOf(n).head.height, (h) => h >= height, 30_000, `block ${height} on every validator node`);
+  const hashes = await Promise.all([node, ...stakerNodes].map(async (n) => (await new SvcClient(n.url).getBlockByNumber(height)).hash));
+  expect(new Set(hashes).size).toBe(1);
+}
 
 describe('staking', { timeout: 60_000 }, () => {
   it('starts with the genesis validator alone in the set, proposing every block', async () => {
@@ -61,6 +85,9 @@ describe('staking', { timeout: 60_000 }, () => {
     expect((await client.getBalance(alice.address)).bonded.stake).toBe(20n * UNIT);
     await nextEpoch();
     expect(await client.stakingStatus(alice.address)).toMatchObject({ status: 'active', inSet: true, joinedAt: expect.any(Number) });
+    // Two validators now: blocks come by consensus between the genesis validator's node and alice's.
+    await chainGoesOn(chainOf(node).head.height);
+    expect(((await (await fetch(`${stakerNodes[0]!.url}/health?verbose`)).json()) as { mode: string }).mode).toBe('consensus');
     const set = await client.validators();
     expect(set.totalPower).toBe('40');
     expect(set.validators.map((v) => [v.operator, v.power]).sort()).toEqual([[alice.address, '20'], [chainOf(node).genesis.validator, '20']].sort());
@@ -91,7 +118,9 @@ describe('staking', { timeout: 60_000 }, () => {
     expect(tooSmall.stderr).toMatch(/stake_out_of_range.*15 to 28 OGT/);
     const typo = await run(SVC, ['--url', node.url, 'validator', 'create', '--stake', '1e1', '--dev-account', '6']);
     expect({ code: typo.code, stderr: typo.stderr.trim() }).toEqual({ code: 2, stderr: 'svc: --stake: expected an amount of OGT like 1.5, with at most 18 fractional digits and no sign, got "1e1"' });
-    expect(await mined(client.unbondValidator(dev))).toBe('success');
+    await nextEpoch();
+    expect((await client.validators()).validators).toHaveLength(3);
+    await chainGoesOn(chainOf(node).head.height);
   });
 
   it('unbonds: out of the set at the next epoch, the stake back after the unbonding period, then no record', async () => {
@@ -101,7 +130,7 @@ describe('staking', { timeout: 60_000 }, () => {
     expect(unbonding).toMatchObject({ status: 'unbonding', releaseAt: expect.any(Number) });
     expect(await mined(client.unbondValidator(alice))).toMatch(/^invalid_params: .* already unbonding/);
     await nextEpoch();
-    expect((await client.validators()).validators.map((v) => v.operator)).toEqual([chainOf(node).genesis.validator]);
+    expect((await client.validators()).validators.map((v) => v.operator).sort()).toEqual([chainOf(node).genesis.validator, devnetKey('account', 5).address].sort());
     await waitFor(() => chainOf(node).head.height, (h) => h >= unbonding.releaseAt!, 20_000, 'the release block');
     const after = await waitFor(() => client.getBalance(alice.address), (b) => b.bonded.stake === undefined, 10_000, 'the stake to return');
     expect(after.ogt).toBe(before.ogt + 25n * UNIT);

@@ -7,6 +7,8 @@ import { toHex } from '../../sdk/bytes.js';
 import { genesisHash } from '../../chain/genesis.js';
 import { devnetGenesis } from '../../node/genesis.js';
 import type { Block } from '../../chain/schemas.js';
+import type { Chain } from '../../chain/chain.js';
+import type { P2pService } from '../../p2p/service.js';
 import { rpc, startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
 import { captureLog } from '../helpers/log-capture.js';
 import { catalog } from '../../node/catalog.js';
@@ -83,11 +85,32 @@ describe('validator plugin', () => {
     await expect(startTestNode({ dataDir, network: 'othernet', genesis: genesisFile, role: 'full' })).rejects.toThrow(/holds chain svc-devnet-1 .* not svc-other-1/);
   });
 
-  it('refuses to validate with a key that is not the genesis validator', async () => {
+  it('refuses to sign when another node signs with its key: a second node started with the genesis key follows the real chain, never its own', async () => {
+    const first = await startTestNode({ validator: { blockTime: 100 } });
+    try {
+      await waitFor(() => first.node.service<Chain>('chain').head.height, (h) => h >= 3, 10_000, 'the first validator to produce');
+      running = await startTestNode({ validator: { blockTime: 100 }, p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [first.node.service<P2pService>('p2p').listenAddresses[0]!] } });
+      const second = running;
+      const verbose = await waitFor(async () => (await (await fetch(`${second.url}/health?verbose`)).json()) as { mode?: string; produced?: number }, (h) => h.mode === 'refused', 20_000, 'the second validator to refuse');
+      expect(verbose.produced).toBe(0);
+      expect((await fetch(`${second.url}/health`)).status).toBe(503);
+      // It follows the first's chain: its blocks are the first's.
+      const height = await waitFor(() => second.node.service<Chain>('chain').head.height, (h) => h >= 5, 10_000, 'the second to follow');
+      const [mine, theirs] = await Promise.all([rpc(second.url, 'svc_getBlockByNumber', [height]), rpc(first.url, 'svc_getBlockByNumber', [height])]);
+      expect((mine.body.result as Block).hash).toBe((theirs.body.result as Block).hash);
+    } finally {
+      await first.stop();
+    }
+  });
+
+  it('does not produce with a key outside the validator set: it follows, and says so', async () => {
     const dir = tempDir();
     const keyFile = join(dir, 'validator.key');
     writeFileSync(keyFile, toHex(devnetKey('account', 1).secretKey));
-    await expect(startTestNode({ validator: { keyFile } })).rejects.toThrow(/is not the genesis validator/);
+    running = await startTestNode({ validator: { keyFile } });
+    const verbose = await waitFor(async () => (await (await fetch(`${running!.url}/health?verbose`)).json()) as { mode?: string; produced?: number }, (h) => h.mode !== undefined, 10_000, 'the validator health');
+    expect(verbose).toMatchObject({ mode: 'following', produced: 0 });
+    expect(running.node.service<Chain>('chain').head.height).toBe(0);
   });
 });
 

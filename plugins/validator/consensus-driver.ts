@@ -1,0 +1,241 @@
+import { join } from 'node:path';
+import { decode, encode } from '../../sdk/encoding.js';
+import { toHex } from '../../sdk/bytes.js';
+import type { KeyPair } from '../../sdk/keys.js';
+import { signWith } from '../../sdk/keys.js';
+import type { Chain } from '../../chain/chain.js';
+import type { Block } from '../../chain/schemas.js';
+import type { Logger } from '../../kernel/log.js';
+import type { P2pService, GossipVerdict } from '../../p2p/service.js';
+import { decodeBundle, encodeBundle } from '../../p2p/wire.js';
+import { Tendermint, type Proposal, type Step, type Timeouts } from '../../consensus/tendermint.js';
+import type { Vote } from '../../consensus/vote-set.js';
+import { certificateOf, commitProblem, proposalSignBytes, proposalSigned, voteSignBytes, voteSigned, type CommitCertificate, type SignedProposal, type SignedVote } from '../../consensus/messages.js';
+import { DoubleSignRefused, SignState } from '../../consensus/sign-state.js';
+import type { StakingService } from '../staking/service.js';
+
+/** What travels on the consensus topic: a proposal with its block, a vote, or a decided block with its certificate. */
+type ConsensusMessage =
+  | { readonly kind: 'proposal'; readonly proposal: SignedProposal; readonly bundle: Uint8Array }
+  | { readonly kind: 'vote'; readonly vote: SignedVote }
+  | { readonly kind: 'commit'; readonly certificate: CommitCertificate; readonly bundle: Uint8Array };
+
+export interface DriverOptions {
+  readonly chain: Chain;
+  readonly staking: StakingService;
+  readonly p2p: P2pService;
+  readonly key: KeyPair;
+  readonly dataDir: string;
+  /** The wait after a commit before the next height starts (CometBFT's timeout_commit): the block time. */
+  readonly blockTime: number;
+  readonly log: Logger;
+}
+
+/**
+ * Runs Tendermint for this validator over the network: proposals (with their blocks), votes and
+ * decided blocks on one gossip topic; every signature through the signing state on disk first; a
+ * proposal voted for only once its block executed here to its header's roots; a decided block
+ * committed, then the next height after the block time.
+ */
+export class ConsensusDriver {
+  private readonly machine: Tendermint;
+  private readonly signState: SignState;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  /** Blocks of this height's proposals, by hash, with their transactions. */
+  private readonly blocks = new Map<string, { block: Block; raws: readonly Uint8Array[] }>();
+  private topic: { publish(data: Uint8Array): boolean } | undefined;
+  /**
+   * What this validator sent at the current height (and its last commit), sent again every block time
+   * until the height is decided: gossip delivers a message once, to the peers in the mesh then, and a
+   * vote lost to a peer that had not joined yet would otherwise stall the round.
+   */
+  private sent: ConsensusMessage[] = [];
+  private resender: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private work: Promise<unknown> = Promise.resolve();
+  decided = 0;
+
+  constructor(private readonly options: DriverOptions) {
+    this.signState = SignState.open(join(options.dataDir, 'consensus-sign-state.json'));
+    // A dead proposer costs one block time and a round; each further round waits longer, so a slow network still gets through.
+    const t = options.blockTime;
+    const timeouts: Timeouts = { propose: { base: t, delta: t / 2 }, prevote: { base: t / 2, delta: t / 2 }, precommit: { base: t / 2, delta: t / 2 } };
+    this.machine = new Tendermint(
+      {
+        self: this.self(),
+        powers: () => new Map(options.staking.currentSet().validators.map((v) => [v.operator, v.power])),
+        proposer: (height, round) => options.staking.proposerOf(height, round).proposer.operator,
+        propose: (height, round, validValue, validRound) => void this.serial(() => this.propose(height, round, validValue, validRound)),
+        broadcastVote: (vote) => this.sendVote(vote),
+        schedule: (step, height, round, ms) => this.schedule(step, height, round, ms),
+        decide: (height, round, value, commit) => void this.serial(() => this.decide(height, round, value, commit as SignedVote[])),
+        equivocation: (evidence) => options.log.warn({ validator: evidence.first.validator, height: evidence.first.height, round: evidence.first.round }, 'two different votes of one validator: evidence of equivocation'),
+      },
+      timeouts,
+    );
+  }
+
+  private self(): string | undefined {
+    return this.options.staking.memberByKey(toHex(this.options.key.publicKey))?.operator;
+  }
+
+  get round(): { height: number; round: number; step: Step } {
+    const { height, round, step } = this.machine.state();
+    return { height, round, step };
+  }
+
+  start(): void {
+    this.topic = this.options.p2p.gossipTopic('consensus/1', (data) => this.receive(data));
+    this.resender = setInterval(() => {
+      for (const message of this.sent) this.send(message);
+    }, Math.max(200, this.options.blockTime));
+    this.startHeight(this.options.chain.head.height + 1);
+  }
+
+  /** A height, with the lock this validator's signing state holds for it (after a restart mid-height). */
+  private startHeight(height: number): void {
+    const lock = this.signState.lockAt(height);
+    const last = this.signState.lastSigned();
+    const round = last && last.height === height ? last.round : 0;
+    this.machine.startHeight(height, lock ? { round, lockedValue: lock.value, lockedRound: lock.round, validValue: lock.value, validRound: lock.round } : { round, lockedValue: null, lockedRound: -1, validValue: null, validRound: -1 });
+    if (lock || round > 0) this.options.log.info({ height, round, locked: lock ?? null }, 'resumed a height this validator had signed in');
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearInterval(this.resender);
+    for (const timer of this.timers) clearTimeout(timer);
+  }
+
+  /** One piece of chain work at a time (a proposal built, checked or committed). */
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.work.then(work, work);
+    this.work = run.catch((error: unknown) => this.options.log.warn({ err: error }, 'consensus step failed'));
+    return run;
+  }
+
+  private schedule(step: Step, height: number, round: number, ms: number): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (!this.stopped) this.machine.onTimeout(step, height, round);
+    }, ms);
+    this.timers.add(timer);
+  }
+
+  private publish(message: ConsensusMessage): void {
+    this.sent.push(message);
+    this.send(message);
+  }
+
+  /** With the time it is sent: gossip takes equal content for the message it already saw, and would not send it again. */
+  private send(message: ConsensusMessage): void {
+    this.topic?.publish(encode({ ...message, sentAt: Date.now() }));
+  }
+
+  private sign(height: number, round: number, step: 'proposal' | 'prevote' | 'precommit', bytes: Uint8Array, locks?: string): string | undefined {
+    try {
+      return toHex(this.signState.sign(height, round, step, bytes, (b) => signWith(this.options.key, b), locks));
+    } catch (error) {
+      if (error instanceof DoubleSignRefused) return void this.options.log.error({ err: error }, 'refused to sign: it could be a double sign');
+      throw error;
+    }
+  }
+
+  private async propose(height: number, round: number, validValue: string | null, validRound: number): Promise<void> {
+    if (this.stopped || height !== this.options.chain.head.height + 1) return;
+    let held: { block: Block; raws: readonly Uint8Array[] } | undefined = validValue ? this.blocks.get(validValue) : undefined;
+    if (!held) {
+      const block = await this.options.chain.proposeBlock(this.options.key, Math.max(Date.now(), this.options.chain.head.timestamp + 1));
+      held = { block, raws: block.transactions.map((hash) => this.options.chain.rawTransaction(this.options.chain.pendingTransaction(hash)!)) };
+      this.blocks.set(block.hash, held);
+    }
+    // A carried value whose block this node no longer has (it restarted) is not re-proposed: a new block goes with no valid round.
+    const proposal: Proposal = { height, round, value: held.block.hash, validRound: held.block.hash === validValue ? validRound : -1, proposer: this.self()! };
+    const signature = this.sign(height, round, 'proposal', proposalSignBytes(this.options.chain.head.chainId, proposal));
+    if (!signature) return;
+    this.publish({ kind: 'proposal', proposal: { ...proposal, signature }, bundle: encodeBundle({ block: held.block, raws: [...held.raws] }) });
+    this.machine.onProposal(proposal, true);
+  }
+
+  private sendVote(vote: Vote): void {
+    const locks = vote.type === 'precommit' && vote.value !== null ? vote.value : undefined;
+    const signature = this.sign(vote.height, vote.round, vote.type, voteSignBytes(this.options.chain.head.chainId, vote), locks);
+    if (!signature) return;
+    const signed: SignedVote = { ...vote, signature };
+    this.publish({ kind: 'vote', vote: signed });
+    // The machine counts its own vote as any other (after the call that asked for it returns).
+    queueMicrotask(() => this.machine.onVote(signed));
+  }
+
+  private async decide(height: number, round: number, value: string, precommits: SignedVote[]): Promise<void> {
+    const held = this.blocks.get(value);
+    if (height === this.options.chain.head.height + 1) {
+      if (!held) throw new Error(`decided block ${value} at ${height} is not here`);
+      await this.options.chain.checkProposal(held.block, held.raws);
+      await this.options.chain.commitProposal(value);
+      this.decided += 1;
+      this.publish({ kind: 'commit', certificate: certificateOf(height, round, value, precommits), bundle: encodeBundle({ block: held.block, raws: [...held.raws] }) });
+    }
+    this.blocks.clear();
+    // Only the commit stays to send again: it brings a validator that missed the decision along.
+    this.sent = this.sent.filter((m) => m.kind === 'commit' && m.certificate.height === height);
+    const next = this.options.chain.head.height + 1;
+    const wait = Math.max(0, this.options.chain.head.timestamp + this.options.blockTime - Date.now());
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (!this.stopped) this.startHeight(next);
+    }, wait);
+    this.timers.add(timer);
+  }
+
+  /** A message from a peer: checked (signature, membership, block execution) before it is taken in and relayed. */
+  private async receive(data: Uint8Array): Promise<GossipVerdict> {
+    let message: ConsensusMessage;
+    try {
+      message = decode<ConsensusMessage>(data);
+    } catch {
+      return { reject: 'not a consensus message' };
+    }
+    const chainId = this.options.chain.head.chainId;
+    const set = this.options.staking.currentSet().validators;
+    const current = this.options.chain.head.height + 1;
+    if (message.kind === 'vote') {
+      const vote = message.vote;
+      if (vote.height < current) return 'ignore';
+      if (vote.height > current + 1) return 'ignore';
+      if (!voteSigned(chainId, set, vote)) return { reject: 'a vote whose signature does not verify' };
+      this.machine.onVote(vote);
+      return 'accept';
+    }
+    if (message.kind === 'proposal') {
+      const proposal = message.proposal;
+      if (proposal.height !== current) return 'ignore';
+      if (!proposalSigned(chainId, set, proposal)) return { reject: 'a proposal whose signature does not verify' };
+      const bundle = decodeBundle(message.bundle);
+      if (bundle.block.hash !== proposal.value || !bundle.raws) return { reject: 'a proposal without its block' };
+      const valid = await this.serial(async () => {
+        try {
+          await this.options.chain.checkProposal(bundle.block, bundle.raws!);
+          return true;
+        } catch (error) {
+          this.options.log.warn({ err: error, height: proposal.height, round: proposal.round }, 'proposed block does not execute to its header');
+          return false;
+        }
+      });
+      this.blocks.set(bundle.block.hash, { block: bundle.block, raws: bundle.raws });
+      this.machine.onProposal(proposal, valid);
+      return 'accept';
+    }
+    const { certificate } = message;
+    if (certificate.height !== current) return 'ignore';
+    const problem = commitProblem(chainId, set, certificate, certificate.height, certificate.blockHash);
+    if (problem) return { reject: `a commit certificate: ${problem}` };
+    const bundle = decodeBundle(message.bundle);
+    if (bundle.block.hash !== certificate.blockHash || !bundle.raws) return { reject: 'a commit without its block' };
+    this.blocks.set(bundle.block.hash, { block: bundle.block, raws: bundle.raws });
+    const votes: SignedVote[] = certificate.signatures.map(({ validator, signature }) => ({ type: 'precommit', height: certificate.height, round: certificate.round, value: certificate.blockHash, validator, signature }));
+    this.machine.onCommit(certificate.height, certificate.round, certificate.blockHash, votes);
+    return 'accept';
+  }
+}
+

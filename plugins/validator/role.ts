@@ -1,0 +1,142 @@
+import { toHex } from '../../sdk/bytes.js';
+import type { KeyPair } from '../../sdk/keys.js';
+import type { Chain } from '../../chain/chain.js';
+import type { ScopedEvents } from '../../kernel/events.js';
+import type { Logger } from '../../kernel/log.js';
+import type { P2pService } from '../../p2p/service.js';
+import type { SyncStatus } from '../../p2p/sync-status.js';
+import type { StakingService } from '../staking/service.js';
+import { ConsensusDriver } from './consensus-driver.js';
+import { BlockProducer } from './producer.js';
+
+export type ValidatorMode = 'producing' | 'consensus' | 'following' | 'refused';
+
+export interface RoleOptions {
+  readonly chain: Chain;
+  readonly staking: StakingService;
+  readonly p2p: P2pService;
+  readonly sync: SyncStatus;
+  readonly events: ScopedEvents;
+  readonly key: KeyPair;
+  readonly blockTime: number;
+  readonly dataDir: string;
+  readonly log: Logger;
+}
+
+/**
+ * What a validator node does, from the validator set in force: alone in it, it produces a block
+ * every block time (the devnet as it starts); in a set of several, it runs consensus with the others;
+ * outside the set, it follows the chain like a full node. Looked at again after every block (the set
+ * changes at epoch ends).
+ */
+export class ValidatorRole {
+  private readonly producer: BlockProducer;
+  private driver: ConsensusDriver | undefined;
+  private off: (() => void) | undefined;
+  private readonly startedAt = Date.now();
+  /** Until the node has caught up with the peers it joins, it signs nothing (it could not see who else signs with its key). */
+  private caughtUp = false;
+  private stopped = false;
+  mode: ValidatorMode = 'following';
+
+  constructor(private readonly options: RoleOptions) {
+    this.producer = new BlockProducer({ chain: options.chain, key: options.key, blockTime: options.blockTime, log: options.log });
+  }
+
+  get blockTime(): number {
+    return this.options.blockTime;
+  }
+
+  get produced(): number {
+    return this.producer.produced + (this.driver?.decided ?? 0);
+  }
+
+  /** No block for 5 block times while this node should be making them, or refusing to sign at all. */
+  get stalled(): boolean {
+    if (this.mode === 'refused') return true;
+    return this.mode !== 'following' && Date.now() - this.options.chain.head.timestamp > 5 * this.options.blockTime;
+  }
+
+  health(): Record<string, unknown> {
+    return { blockTime: this.blockTime, produced: this.produced, mode: this.mode, ...(this.driver ? { consensus: this.driver.round } : {}) };
+  }
+
+  start(): void {
+    this.off = this.options.events.on('chain:block', () => this.reconsider());
+    this.updates = this.catchUp().then(() => this.update());
+  }
+
+  /** One look at the mode at a time, in order. */
+  private updates: Promise<void> = Promise.resolve();
+  private reconsider(): void {
+    this.updates = this.updates.then(() => this.update()).catch((error: unknown) => this.options.log.error({ err: error }, 'could not settle what this validator does'));
+  }
+
+  /**
+   * A node that joins peers first takes their chain (as a follower), waiting at most 10 block times
+   * (and 10 s) for one to answer: a validator key must not sign on a head it alone has.
+   */
+  private async catchUp(): Promise<void> {
+    const { p2p, sync, chain, blockTime } = this.options;
+    const deadline = Date.now() + Math.max(10 * blockTime, 10_000);
+    while (p2p.joinsPeers && !this.stopped && Date.now() < deadline) {
+      const best = sync.bestPeerHead;
+      if (best !== undefined && chain.head.height >= best) break;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100, blockTime)));
+    }
+    this.caughtUp = true;
+  }
+
+  /** A block signed with this node's key after it started, that it did not make: another node holds the key. */
+  private async keyUsedElsewhere(): Promise<number | undefined> {
+    const { chain, key } = this.options;
+    const mine = toHex(key.publicKey);
+    for (let height = chain.head.height; height >= Math.max(1, chain.head.height - 20); height--) {
+      const block = await chain.getBlock(height);
+      if (block && block.proposerKey === mine && block.timestamp >= this.startedAt && this.produced === 0) return height;
+    }
+    return undefined;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.off?.();
+    await this.updates.catch(() => undefined);
+    this.driver?.stop();
+    await this.producer.stop();
+  }
+
+  private wanted(): ValidatorMode {
+    const { validators } = this.options.staking.currentSet();
+    const mine = validators.some((v) => v.consensusKey === toHex(this.options.key.publicKey));
+    if (!mine) return 'following';
+    return validators.length === 1 ? 'producing' : 'consensus';
+  }
+
+  private async update(): Promise<void> {
+    if (!this.caughtUp || this.mode === 'refused' || this.stopped) return;
+    let wanted = this.wanted();
+    if (wanted !== 'following' && this.mode === 'following' && this.produced === 0) {
+      const elsewhere = await this.keyUsedElsewhere();
+      if (elsewhere !== undefined) {
+        this.mode = 'refused';
+        return this.options.log.error({ height: elsewhere, consensusKey: toHex(this.options.key.publicKey) }, `block ${elsewhere} was signed with this validator's key by another node since this one started: refusing to sign anything (two nodes with one key would double-sign); stop the other node or give this one its own key`);
+      }
+      wanted = this.wanted();
+    }
+    if (wanted === this.mode) return;
+    const was = this.mode;
+    this.mode = wanted;
+    if (was === 'producing') await this.producer.stop();
+    if (was === 'consensus') {
+      this.driver?.stop();
+      this.driver = undefined;
+    }
+    if (wanted === 'producing') this.producer.start();
+    if (wanted === 'consensus') {
+      this.driver = new ConsensusDriver({ chain: this.options.chain, staking: this.options.staking, p2p: this.options.p2p, key: this.options.key, dataDir: this.options.dataDir, blockTime: this.options.blockTime, log: this.options.log });
+      this.driver.start();
+    }
+    this.options.log.info({ from: was, to: wanted, height: this.options.chain.head.height }, wanted === 'following' ? 'this validator key is not in the validator set: following the chain' : wanted === 'producing' ? 'alone in the validator set: producing a block every block time' : 'in a validator set of several: running consensus');
+  }
+}
