@@ -13,12 +13,16 @@ let genesis: RunningNode;
 const others: RunningNode[] = [];
 let v: SvcClient;
 
-async function validator(key: KeyPair | undefined, bootstrap: string[]): Promise<RunningNode> {
-  const dir = tempDir();
+/** Each node's own dir (config, key, data), by node, so a killed one restarts on its data. */
+const dirs = new Map<RunningNode, string>();
+
+async function validator(key: KeyPair | undefined, bootstrap: string[], dir = tempDir()): Promise<RunningNode> {
   const config: Record<string, unknown> = { validator: { blockTime: BLOCK_MS, ...(key ? { keyFile: join(dir, 'validator.key') } : {}) } };
   if (key) writeFileSync(join(dir, 'validator.key'), toHex(key.secretKey));
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
-  return startNodeProcess(['--role', 'validator', '--data-dir', join(dir, 'data'), '--bind', '127.0.0.1:0', '--config', join(dir, 'config.json'), ...(bootstrap.length ? ['--bootstrap-peers', bootstrap.join(',')] : [])]);
+  const node = await startNodeProcess(['--role', 'validator', '--data-dir', join(dir, 'data'), '--bind', '127.0.0.1:0', '--config', join(dir, 'config.json'), ...(bootstrap.length ? ['--bootstrap-peers', bootstrap.join(',')] : [])]);
+  dirs.set(node, dir);
+  return node;
 }
 
 const p2pOf = (node: RunningNode): string => /p2p listening on (\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/\w+)/.exec(node.output())![1]!;
@@ -32,8 +36,9 @@ beforeAll(async () => {
   for (const key of stakers) await v.waitForTransaction((await v.transfer(devnetKey('account', 0), key.address, 'OGT', 50n * UNIT)).hash);
   for (const key of stakers) await v.waitForTransaction((await v.createValidator(key, { stake: 20n * UNIT, moniker: key.address.slice(0, 10) })).hash);
 }, 120_000);
+const started: RunningNode[] = [];
 afterAll(async () => {
-  await Promise.all([genesis, ...others].map((node) => node?.stop('SIGKILL')));
+  await Promise.all([genesis, ...others, ...started].map((node) => node?.stop('SIGKILL')));
 });
 
 /** Every node's block hash and state root at each height in [from, to]: one of each per height. */
@@ -58,17 +63,47 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
     expect(proposers.size).toBe(4);
   });
 
+  let victim: RunningNode;
+  let victimKey: KeyPair | undefined;
+  let alive: RunningNode[];
+
   it('goes on with one of four killed (SIGKILL): the proposer of the next block', async () => {
     const nodes = [genesis, ...others];
     const operators: string[] = [(await v.getBlockByNumber(0)).proposer, ...stakers.map((k) => k.address)];
     const { nextProposer, height } = await v.validators();
-    const victim = nodes[operators.indexOf(nextProposer)]!;
+    const index = operators.indexOf(nextProposer);
+    victim = nodes[index]!;
+    victimKey = index === 0 ? undefined : stakers[index - 1];
     await victim.stop('SIGKILL');
-    const alive = nodes.filter((node) => node !== victim);
+    alive = nodes.filter((node) => node !== victim);
     await agreeing(alive, height + 1, height + 12);
     // Each of its turns costs a propose timeout (one block time) and a new round: recorded, not asserted.
     const client = new SvcClient(alive[0]!.url);
     const [first, last] = await Promise.all([client.getBlockByNumber(height + 1), client.getBlockByNumber(height + 12)]);
     process.stdout.write(`consensus with one of four down: mean block interval ${((last.timestamp - first.timestamp) / 11).toFixed(0)} ms at a ${BLOCK_MS} ms block time\n`);
+  });
+
+  it('commits nothing and diverges nowhere for 30 s with two of four down, and goes on once one is back on its data', async () => {
+    const second = alive.pop()!;
+    await second.stop('SIGKILL');
+    const stoppedAt = await Promise.all(alive.map(heightOf));
+    // A block made before the kill may still land: allow one, then nothing for 30 s.
+    const ceiling = Math.max(...stoppedAt) + 1;
+    const until = Date.now() + 30_000;
+    while (Date.now() < until) {
+      const heights = await Promise.all(alive.map(heightOf));
+      expect(Math.max(...heights), 'no block without more than 2/3 of the power').toBeLessThanOrEqual(ceiling);
+      // Watching for 30 s is the check itself: a look each second.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    const top = Math.min(...(await Promise.all(alive.map(heightOf))));
+    await agreeing(alive, 1, top);
+    // The first one killed comes back on its own data dir, joining the ones still up.
+    const back = await validator(victimKey, alive.map(p2pOf), dirs.get(victim));
+    started.push(back);
+    const resumed = Date.now();
+    await waitFor(() => heightOf(alive[0]!), (h) => h > ceiling, 15_000, 'commits to resume within 15 s');
+    process.stdout.write(`consensus resumed ${Date.now() - resumed} ms after a third validator came back\n`);
+    await agreeing([...alive, back], ceiling - 2, ceiling + 3);
   });
 });
