@@ -72,6 +72,20 @@ describe('block import', () => {
     }
   });
 
+  it("judges a block's proposer only when it is the block after the head: one further ahead waits for its import", async () => {
+    const follower = await startTestNode({ storage: 'memory', role: 'full' });
+    try {
+      const { block } = await blockWithTransactions(chainOf(validator), 3);
+      const stranger = devnetKey('account', 3);
+      const byStranger = (height: number): Block => ({ ...signHeader({ ...headerOf(block), height, proposer: stranger.address, proposerKey: `0x${Buffer.from(stranger.publicKey).toString('hex')}` as Hex }, stranger), transactions: block.transactions });
+      // The set in force then may not be the one the follower knows now (it changes at epoch ends).
+      expect(chainOf(follower).headerProblem(byStranger(3))).toBeUndefined();
+      expect(chainOf(follower).headerProblem(byStranger(1))).toMatch(/not the chain validator/);
+    } finally {
+      await follower.stop();
+    }
+  });
+
   it('a node restarted from its data dir recomputes the same state root', async () => {
     const dataDir = tempDir();
     let node = await startTestNode({ dataDir, validator: { blockTime: 50 } });
