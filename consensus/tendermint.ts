@@ -98,6 +98,11 @@ export class Tendermint {
     private readonly timeouts: Timeouts = DEFAULT_TIMEOUTS,
   ) {}
 
+  /** Power of the prevotes and precommits seen at a round of this height (whatever they are for), and the total. */
+  votesAt(round: number): { prevotes: bigint; precommits: bigint; total: bigint } {
+    return { prevotes: this.votes.powerOfAny(round, 'prevote'), precommits: this.votes.powerOfAny(round, 'precommit'), total: this.total };
+  }
+
   state(): RoundState {
     return { height: this.height, round: this.round, step: this.step, lockedValue: this.lockedValue, lockedRound: this.lockedRound, validValue: this.validValue, validRound: this.validRound };
   }

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { decode, encode } from '../../sdk/encoding.js';
 import { toHex } from '../../sdk/bytes.js';
+import { formatAmountShort } from '../../sdk/amount.js';
 import type { KeyPair } from '../../sdk/keys.js';
 import { signWith } from '../../sdk/keys.js';
 import type { Chain } from '../../chain/chain.js';
@@ -13,6 +14,19 @@ import type { Vote } from '../../consensus/vote-set.js';
 import { certificateOf, commitProblem, proposalSignBytes, proposalSigned, voteSignBytes, voteSigned, type CommitCertificate, type SignedProposal, type SignedVote } from '../../consensus/messages.js';
 import { DoubleSignRefused, SignState } from '../../consensus/sign-state.js';
 import type { StakingService } from '../staking/service.js';
+
+/** `svc_consensusState` of a validator running consensus: powers in OGT. */
+export interface ConsensusView {
+  readonly height: number;
+  readonly round: number;
+  readonly step: Step;
+  readonly lockedRound: number;
+  readonly validRound: number;
+  readonly prevotePower: string;
+  readonly precommitPower: string;
+  readonly onlinePower: string;
+  readonly totalPower: string;
+}
 
 /** What travels on the consensus topic: a proposal with its block, a vote, or a decided block with its certificate. */
 type ConsensusMessage =
@@ -52,6 +66,8 @@ export class ConsensusDriver {
   private sent: ConsensusMessage[] = [];
   private resender: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** When each validator was last heard from (a verified message of its own). */
+  private readonly heard = new Map<string, number>();
   private work: Promise<unknown> = Promise.resolve();
   decided = 0;
 
@@ -82,6 +98,27 @@ export class ConsensusDriver {
   get round(): { height: number; round: number; step: Step } {
     const { height, round, step } = this.machine.state();
     return { height, round, step };
+  }
+
+  /** Where this validator stands: height, round, step, its lock, the votes seen this round, and the power heard from lately. */
+  describe(): ConsensusView {
+    const state = this.machine.state();
+    const votes = this.machine.votesAt(state.round);
+    const recent = Date.now() - 3 * Math.max(this.options.blockTime, 1000);
+    const set = this.options.staking.currentSet().validators;
+    const self = this.self();
+    const online = set.filter((v) => v.operator === self || (this.heard.get(v.operator) ?? 0) >= recent).reduce((sum, v) => sum + v.power, 0n);
+    return {
+      height: state.height,
+      round: state.round,
+      step: state.step,
+      lockedRound: state.lockedRound,
+      validRound: state.validRound,
+      prevotePower: formatAmountShort(votes.prevotes),
+      precommitPower: formatAmountShort(votes.precommits),
+      onlinePower: formatAmountShort(online),
+      totalPower: formatAmountShort(votes.total),
+    };
   }
 
   start(): void {
@@ -204,6 +241,7 @@ export class ConsensusDriver {
       if (vote.height < current) return 'ignore';
       if (vote.height > current + 1) return 'ignore';
       if (!voteSigned(chainId, set, vote)) return { reject: 'a vote whose signature does not verify' };
+      this.heard.set(vote.validator, Date.now());
       this.machine.onVote(vote);
       return 'accept';
     }
@@ -211,6 +249,7 @@ export class ConsensusDriver {
       const proposal = message.proposal;
       if (proposal.height !== current) return 'ignore';
       if (!proposalSigned(chainId, set, proposal)) return { reject: 'a proposal whose signature does not verify' };
+      this.heard.set(proposal.proposer, Date.now());
       const bundle = decodeBundle(message.bundle);
       if (bundle.block.hash !== proposal.value || !bundle.raws) return { reject: 'a proposal without its block' };
       const valid = await this.serial(async () => {

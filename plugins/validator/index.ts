@@ -44,4 +44,27 @@ export default definePlugin({
   notReady: (role) => (role.stalled ? 'stalled' : undefined),
   health: (role) => role.health(),
   stop: (role) => role.stop(),
+  rpc: (method) => [
+    method({
+      name: 'svc_consensusState',
+      summary: "Where this validator stands: its mode (producing alone, consensus, following, refused), the height it works on, and when it runs consensus the round, step, lock, the power of the votes seen this round and of the validators heard from lately (OGT).",
+      params: [],
+      result: Type.Object(
+        {
+          mode: Type.Union([Type.Literal('producing'), Type.Literal('consensus'), Type.Literal('following'), Type.Literal('refused')]),
+          height: Type.Integer(),
+          round: Type.Optional(Type.Integer()),
+          step: Type.Optional(Type.Union([Type.Literal('propose'), Type.Literal('prevote'), Type.Literal('precommit')])),
+          lockedRound: Type.Optional(Type.Integer({ description: '-1 when not locked' })),
+          validRound: Type.Optional(Type.Integer()),
+          prevotePower: Type.Optional(Type.String()),
+          precommitPower: Type.Optional(Type.String()),
+          onlinePower: Type.Optional(Type.String({ description: 'power of the validators heard from in the last 3 block times (at least 3 s), this one included' })),
+          totalPower: Type.Optional(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+      handler: (_params, { service }) => service.consensusState(),
+    }),
+  ],
 });

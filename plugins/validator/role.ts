@@ -6,7 +6,7 @@ import type { Logger } from '../../kernel/log.js';
 import type { P2pService } from '../../p2p/service.js';
 import type { SyncStatus } from '../../p2p/sync-status.js';
 import type { StakingService } from '../staking/service.js';
-import { ConsensusDriver } from './consensus-driver.js';
+import { ConsensusDriver, type ConsensusView } from './consensus-driver.js';
 import { BlockProducer } from './producer.js';
 
 export type ValidatorMode = 'producing' | 'consensus' | 'following' | 'refused';
@@ -58,7 +58,12 @@ export class ValidatorRole {
   }
 
   health(): Record<string, unknown> {
-    return { blockTime: this.blockTime, produced: this.produced, mode: this.mode, ...(this.driver ? { consensus: this.driver.round } : {}) };
+    return { blockTime: this.blockTime, produced: this.produced, mode: this.mode, ...(this.driver ? { consensus: this.driver.describe() } : {}) };
+  }
+
+  /** `svc_consensusState`: the round this validator is in when it runs consensus; otherwise its mode and the next height. */
+  consensusState(): { mode: ValidatorMode; height: number } & Partial<ConsensusView> {
+    return { mode: this.mode, height: this.options.chain.head.height + 1, ...(this.driver ? this.driver.describe() : {}) };
   }
 
   start(): void {

@@ -61,6 +61,8 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
     const proposers = new Set<string>();
     for (let height = from; height <= from + 15; height++) proposers.add((await v.getBlockByNumber(height)).proposer);
     expect(proposers.size).toBe(4);
+    const state = await new SvcClient(others[0]!.url).rpcCall<Record<string, unknown>>('svc_consensusState');
+    expect(state).toMatchObject({ mode: 'consensus', onlinePower: '80', totalPower: '80', lockedRound: expect.any(Number), step: expect.stringMatching(/^(propose|prevote|precommit)$/) });
   });
 
   let victim: RunningNode;
@@ -77,6 +79,8 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
     await victim.stop('SIGKILL');
     alive = nodes.filter((node) => node !== victim);
     await agreeing(alive, height + 1, height + 12);
+    // The others see it gone: the power heard from lately drops to three quarters.
+    await waitFor(() => new SvcClient(alive[0]!.url).rpcCall<{ onlinePower: string }>('svc_consensusState'), (s) => s.onlinePower === '60', 15_000, 'online power to drop to 60');
     // Each of its turns costs a propose timeout (one block time) and a new round: recorded, not asserted.
     const client = new SvcClient(alive[0]!.url);
     const [first, last] = await Promise.all([client.getBlockByNumber(height + 1), client.getBlockByNumber(height + 12)]);
