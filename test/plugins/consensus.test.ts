@@ -110,4 +110,23 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
     process.stdout.write(`consensus resumed ${Date.now() - resumed} ms after a third validator came back\n`);
     await agreeing([...alive, back], ceiling - 2, ceiling + 3);
   });
+
+  it('takes in a fifth validator that stakes 20 OGT: pending, in the set from the next epoch, proposing its share', async () => {
+    const fifth = generateKeyPair();
+    const client = new SvcClient(alive[0]!.url);
+    const node = await validator(fifth, alive.map(p2pOf));
+    started.push(node);
+    await client.waitForTransaction((await client.transfer(devnetKey('account', 1), fifth.address, 'OGT', 50n * UNIT)).hash);
+    await client.waitForTransaction((await client.createValidator(fifth, { stake: 20n * UNIT, moniker: 'fifth' })).hash);
+    expect(await client.stakingStatus(fifth.address)).toMatchObject({ status: 'pending', inSet: false });
+    const set = await waitFor(() => client.validators(), (s) => s.validators.length === 5, 60_000, 'the set of five (next epoch)');
+    expect(await client.stakingStatus(fifth.address)).toMatchObject({ status: 'active', inSet: true });
+    // 25 blocks: a fifth of the power proposes about a fifth of them (the killed validator's turns go to the next round's proposer).
+    const from = set.height + 1;
+    await agreeing([...alive, node], from, from + 24);
+    let mine = 0;
+    for (let height = from; height <= from + 24; height++) if ((await client.getBlockByNumber(height)).proposer === fifth.address) mine++;
+    expect(mine).toBeGreaterThanOrEqual(3);
+    expect(mine).toBeLessThanOrEqual(9);
+  });
 });
