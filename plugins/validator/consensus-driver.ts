@@ -7,6 +7,7 @@ import { signWith } from '../../sdk/keys.js';
 import type { Chain } from '../../chain/chain.js';
 import type { Block } from '../../chain/schemas.js';
 import type { Logger } from '../../kernel/log.js';
+import type { ScopedEvents } from '../../kernel/events.js';
 import type { P2pService, GossipVerdict } from '../../p2p/service.js';
 import { decodeBundle, encodeBundle } from '../../p2p/wire.js';
 import { Tendermint, type Proposal, type Step, type Timeouts } from '../../consensus/tendermint.js';
@@ -38,6 +39,7 @@ export interface DriverOptions {
   readonly chain: Chain;
   readonly staking: StakingService;
   readonly p2p: P2pService;
+  readonly events: ScopedEvents;
   readonly key: KeyPair;
   readonly dataDir: string;
   /** The wait after a commit before the next height starts (CometBFT's timeout_commit): the block time. */
@@ -65,6 +67,9 @@ export class ConsensusDriver {
    */
   private sent: ConsensusMessage[] = [];
   private resender: NodeJS.Timeout | undefined;
+  /** The height a decision scheduled to start after the block time. */
+  private pendingStart: number | undefined;
+  private off: (() => void) | undefined;
   private stopped = false;
   /** When each validator was last heard from (a verified message of its own). */
   private readonly heard = new Map<string, number>();
@@ -126,7 +131,18 @@ export class ConsensusDriver {
     this.resender = setInterval(() => {
       for (const message of this.sent) this.send(message);
     }, Math.max(200, this.options.blockTime));
+    // A block that came by import (sync or a peer's gossip) while this validator was still on its height: move on to the next.
+    this.off = this.options.events.on('chain:block', () => this.followHead());
     this.startHeight(this.options.chain.head.height + 1);
+  }
+
+  private followHead(): void {
+    const next = this.options.chain.head.height + 1;
+    if (this.stopped || this.pendingStart === next || this.machine.state().height >= next) return;
+    this.blocks.clear();
+    this.sent = [];
+    this.options.log.info({ height: next }, 'the chain moved on without this validator deciding: joining the next height');
+    this.startHeight(next);
   }
 
   /** A height, with the lock this validator's signing state holds for it (after a restart mid-height). */
@@ -140,6 +156,7 @@ export class ConsensusDriver {
 
   stop(): void {
     this.stopped = true;
+    this.off?.();
     clearInterval(this.resender);
     for (const timer of this.timers) clearTimeout(timer);
   }
@@ -206,23 +223,33 @@ export class ConsensusDriver {
 
   private async decide(height: number, round: number, value: string, precommits: SignedVote[]): Promise<void> {
     const held = this.blocks.get(value);
-    if (height === this.options.chain.head.height + 1) {
-      if (!held) throw new Error(`decided block ${value} at ${height} is not here`);
-      await this.options.chain.checkProposal(held.block, held.raws);
-      await this.options.chain.commitProposal(value);
-      this.decided += 1;
-      this.publish({ kind: 'commit', certificate: certificateOf(height, round, value, precommits), bundle: encodeBundle({ block: held.block, raws: [...held.raws] }) });
+    // The next height starts a block time after this block: not at once when its commit announces the block.
+    this.pendingStart = height + 1;
+    let failed = true;
+    try {
+      if (height === this.options.chain.head.height + 1) {
+        if (!held) throw new Error(`decided block ${value} at ${height} is not here`);
+        await this.options.chain.checkProposal(held.block, held.raws);
+        await this.options.chain.commitProposal(value);
+        this.decided += 1;
+        this.publish({ kind: 'commit', certificate: certificateOf(height, round, value, precommits), bundle: encodeBundle({ block: held.block, raws: [...held.raws] }) });
+      }
+      failed = false;
+    } finally {
+      this.blocks.clear();
+      // Only the commit stays to send again: it brings a validator that missed the decision along.
+      this.sent = this.sent.filter((m) => m.kind === 'commit' && m.certificate.height === height);
+      const next = this.options.chain.head.height + 1;
+      this.pendingStart = next;
+      const wait = Math.max(0, this.options.chain.head.timestamp + this.options.blockTime - Date.now());
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        this.pendingStart = undefined;
+        // A decision that could not be committed starts its height again (the block comes by sync or a new round).
+        if (!this.stopped && (failed || this.machine.state().height < next)) this.startHeight(next);
+      }, wait);
+      this.timers.add(timer);
     }
-    this.blocks.clear();
-    // Only the commit stays to send again: it brings a validator that missed the decision along.
-    this.sent = this.sent.filter((m) => m.kind === 'commit' && m.certificate.height === height);
-    const next = this.options.chain.head.height + 1;
-    const wait = Math.max(0, this.options.chain.head.timestamp + this.options.blockTime - Date.now());
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      if (!this.stopped) this.startHeight(next);
-    }, wait);
-    this.timers.add(timer);
   }
 
   /** A message from a peer: checked (signature, membership, block execution) before it is taken in and relayed. */

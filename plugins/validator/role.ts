@@ -139,7 +139,7 @@ export class ValidatorRole {
     }
     if (wanted === 'producing') this.producer.start();
     if (wanted === 'consensus') {
-      this.driver = new ConsensusDriver({ chain: this.options.chain, staking: this.options.staking, p2p: this.options.p2p, key: this.options.key, dataDir: this.options.dataDir, blockTime: this.options.blockTime, log: this.options.log });
+      this.driver = new ConsensusDriver({ chain: this.options.chain, staking: this.options.staking, p2p: this.options.p2p, events: this.options.events, key: this.options.key, dataDir: this.options.dataDir, blockTime: this.options.blockTime, log: this.options.log });
       this.driver.start();
     }
     this.options.log.info({ from: was, to: wanted, height: this.options.chain.head.height }, wanted === 'following' ? 'this validator key is not in the validator set: following the chain' : wanted === 'producing' ? 'alone in the validator set: producing a block every block time' : 'in a validator set of several: running consensus');
