@@ -84,11 +84,16 @@ export class ValidatorRole {
   private async catchUp(): Promise<void> {
     const { p2p, sync, chain, blockTime } = this.options;
     const deadline = Date.now() + Math.max(10 * blockTime, 10_000);
+    const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.min(100, blockTime)));
     while (p2p.joinsPeers && !this.stopped && Date.now() < deadline) {
       const best = sync.bestPeerHead;
       if (best !== undefined && chain.head.height >= best) break;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(100, blockTime)));
+      await tick();
     }
+    // Then one block made since this node started, if the peers make any within 3 block times: a node
+    // signing with this key would be making them, and what the peers announced first may predate it.
+    const fresh = Date.now() + 3 * Math.max(blockTime, 300);
+    while (p2p.joinsPeers && !this.stopped && Date.now() < fresh && chain.head.timestamp < this.startedAt) await tick();
     this.caughtUp = true;
   }
 
