@@ -6,8 +6,24 @@ import type { JobCommandContext as CommandContext } from './job-command.js';
 type ValidatorOptions = { stake?: unknown; moniker?: unknown; consensusKey?: unknown; amount?: unknown; wait?: boolean; keyFile?: unknown; devAccount?: unknown };
 
 function describeStatus(status: StakingStatus): string {
-  const when = status.status === 'unbonding' ? `, stake returns at block ${status.releaseAt}` : status.status === 'pending' ? ', in the set from the next epoch' : '';
-  return [`validator ${status.operator}: ${status.status}${when}`, `moniker        ${status.moniker}`, `stake          ${status.stake} OGT`, `in the set     ${status.inSet ? 'yes' : 'no'}`, `consensus key  ${status.consensusKey}`].join('\n');
+  const when =
+    status.status === 'unbonding'
+      ? `, stake returns at block ${status.releaseAt}`
+      : status.status === 'pending'
+        ? ', in the set from the next epoch'
+        : status.status === 'jailed'
+          ? `, may unjail from block ${status.jailedUntil} (\`svc validator unjail\`)`
+          : status.status === 'tombstoned'
+            ? `, double-signed: slashed and removed for good at block ${status.tombstonedAt}`
+            : '';
+  return [
+    `validator ${status.operator}: ${status.status}${when}`,
+    `moniker        ${status.moniker}`,
+    `stake          ${status.stake} OGT${status.genesis ? ' (the genesis validator: in the set without a stake)' : ''}`,
+    `in the set     ${status.inSet ? 'yes' : 'no'}`,
+    `missed blocks  ${status.missedBlocks} of the last ${status.livenessWindow} (jailed past ${status.maxMissedBlocks})`,
+    `consensus key  ${status.consensusKey}`,
+  ].join('\n');
 }
 
 function describeSet(set: ValidatorSetView): string {
@@ -18,14 +34,14 @@ function describeSet(set: ValidatorSetView): string {
 /** `svc validator create|add-stake|unbond|status|list`. */
 export function addValidatorCommand<O extends object>(cli: CAC, ctx: CommandContext<O & ValidatorOptions>): void {
   cli
-    .command('validator <action> [address]', 'staking: `validator create --stake <OGT>`, `validator add-stake --amount <OGT>`, `validator unbond`, `validator status [address]`, `validator list`')
+    .command('validator <action> [address]', 'staking: `validator create --stake <OGT>`, `validator add-stake --amount <OGT>`, `validator unbond`, `validator unjail`, `validator status [address]`, `validator list`')
     .option('--stake <OGT>', 'create: the stake, 15 to 28 OGT')
     .option('--moniker <name>', "create: the validator's name (default: the start of its address)")
     .option('--consensus-key <hex>', "create: the 0x public key it signs blocks and votes with (default: the signer's own)")
     .option('--amount <OGT>', 'add-stake: OGT to add (the stake stays at most 28 OGT)')
-    .option('--key-file <file>', 'create/add-stake/unbond: the operator key file')
-    .option('--dev-account <index>', 'create/add-stake/unbond: sign with a devnet dev account (0-9)')
-    .option('--wait', 'create/add-stake/unbond: wait until the transaction is mined')
+    .option('--key-file <file>', 'create/add-stake/unbond/unjail: the operator key file')
+    .option('--dev-account <index>', 'create/add-stake/unbond/unjail: sign with a devnet dev account (0-9)')
+    .option('--wait', 'create/add-stake/unbond/unjail: wait until the transaction is mined')
     .action(async (action: string, address: string | undefined, options: O & ValidatorOptions) => {
       const c = ctx.client(options);
       const send = async (tx: Promise<{ hash: string }>, operator: string): Promise<void> => {
@@ -55,6 +71,10 @@ export function addValidatorCommand<O extends object>(cli: CAC, ctx: CommandCont
         const key = ctx.signer(options);
         return send(c.unbondValidator(key), key.address);
       }
+      if (action === 'unjail') {
+        const key = ctx.signer(options);
+        return send(c.unjailValidator(key), key.address);
+      }
       if (action === 'status') {
         const who = address ?? (options.keyFile !== undefined || options.devAccount !== undefined ? ctx.signer(options).address : undefined);
         if (!who) throw new UsageError('validator status <address> (or --key-file / --dev-account for the signer\'s own)');
@@ -65,6 +85,6 @@ export function addValidatorCommand<O extends object>(cli: CAC, ctx: CommandCont
         const set = await c.validators();
         return ctx.print(options, set, () => describeSet(set));
       }
-      throw new UsageError(`unknown validator action "${action}" (expected one of create, add-stake, unbond, status, list)`);
+      throw new UsageError(`unknown validator action "${action}" (expected one of create, add-stake, unbond, unjail, status, list)`);
     });
 }

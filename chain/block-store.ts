@@ -3,13 +3,14 @@ import type { WriteBatch } from '../kernel/storage/namespace.js';
 import type { ChainTables } from './layouts.js';
 import type { Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
+import type { CommitCertificate } from '../sdk/block.js';
 import type { Pacer } from './pacer.js';
 
 const ARCHIVE = 'archive';
 const HEAD = 'head';
 
 /** The block store's namespaces (layouts in chain/layouts.ts). */
-export type BlockNamespaces = Pick<ChainTables, 'blocks' | 'blockIndex' | 'meta' | 'transactions' | 'receipts'>;
+export type BlockNamespaces = Pick<ChainTables, 'blocks' | 'blockIndex' | 'commits' | 'meta' | 'transactions' | 'receipts'>;
 
 export interface StoredTransaction {
   readonly raw: Uint8Array;
@@ -34,6 +35,16 @@ export class BlockStore {
   async byHash(hash: string): Promise<Block | undefined> {
     const height = await this.ns.blockIndex.get(hash);
     return height === undefined ? undefined : this.byHeight(height);
+  }
+
+  /** The certificate this node committed the block at `height` with (none for block 0). */
+  async commit(height: number): Promise<CommitCertificate | undefined> {
+    return this.ns.commits.get(height);
+  }
+
+  /** Replaces the head's certificate with one of more precommits (votes that came in after the decision). */
+  async replaceCommit(certificate: CommitCertificate): Promise<void> {
+    await this.ns.commits.putNow(certificate.height, certificate);
   }
 
   async transaction(hash: string): Promise<StoredTransaction | undefined> {
@@ -64,9 +75,10 @@ export class BlockStore {
     return block?.transactions.length ?? 0;
   }
 
-  /** Adds the block with its transactions and receipts, and moves the head. */
-  async stage(batch: WriteBatch, block: Block, rawTransactions: readonly Uint8Array[], receipts: readonly Receipt[], pacer?: Pacer): Promise<void> {
+  /** Adds the block with its commit certificate, transactions and receipts, and moves the head. */
+  async stage(batch: WriteBatch, block: Block, commit: CommitCertificate | undefined, rawTransactions: readonly Uint8Array[], receipts: readonly Receipt[], pacer?: Pacer): Promise<void> {
     this.ns.blocks.put(batch, block.height, block);
+    if (commit) this.ns.commits.put(batch, block.height, commit);
     this.ns.blockIndex.put(batch, block.hash, block.height);
     this.ns.meta.put(batch, HEAD, u64Key(block.height));
     for (let index = 0; index < rawTransactions.length; index++) {
@@ -92,6 +104,7 @@ function inFieldOrder(b: Block): Block {
     stateRoot: b.stateRoot,
     receiptRoot: b.receiptRoot,
     signature: b.signature,
+    lastCommit: b.lastCommit,
     transactions: b.transactions,
   };
 }

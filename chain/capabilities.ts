@@ -4,7 +4,8 @@ import type { SignedTransaction } from '../sdk/transaction.js';
 import type { GenesisSpec } from './genesis.js';
 import type { Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
-import type { ImportOptions } from './chain.js';
+import type { CertifiedBlock, ImportOptions } from './chain.js';
+import type { CommitCertificate } from '../sdk/block.js';
 import type { StateReader } from './state/overlay.js';
 
 /**
@@ -23,6 +24,8 @@ export interface ChainReader {
     lastKnownValue(key: string): Promise<Uint8Array | undefined>;
   };
   getReceipt(hash: string): Promise<Receipt | undefined>;
+  /** The certificate a block was committed with here (undefined for block 0). */
+  getCommit(height: number): Promise<CommitCertificate | undefined>;
 }
 
 /** Submitting transactions this node signs itself. */
@@ -52,10 +55,10 @@ export interface BlockImport {
   readonly genesisHash: string;
   /** What is wrong with a block's header on its own, or undefined: checked before a gossiped block is believed. */
   headerProblem(block: Block): string | undefined;
-  /** Verifies and commits the block after the head (throws `BlockRejectedError` with the failed check). */
-  importBlock(block: Block, rawTransactions: readonly Uint8Array[], options?: ImportOptions): Promise<Block>;
-  /** A stored block with its raw transactions, as a syncing peer gets it. */
-  blockWithTransactions(height: number): Promise<{ block: Block; raws: Uint8Array[] } | undefined>;
+  /** Verifies the block after the head by its commit certificate, then executes and commits it (throws `BlockRejectedError` with the failed check). */
+  importBlock(block: Block, rawTransactions: readonly Uint8Array[], commit: CommitCertificate, options?: ImportOptions): Promise<Block>;
+  /** A stored block with its raw transactions and certificate, as a syncing peer gets it. */
+  blockWithTransactions(height: number): Promise<CertifiedBlock | undefined>;
   /** Admits a raw transaction (decoded and verified off the main thread); throws the domain error that says why not. */
   submitRaw(raw: Uint8Array): Promise<SignedTransaction>;
   pendingSince(minAgeMs: number): Iterable<SignedTransaction>;

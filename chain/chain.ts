@@ -1,5 +1,5 @@
 import type { Address } from '../sdk/address.js';
-import { checkSignedHeader, headerHash, signHeader, type BlockHeader, type SignedBlockHeader } from '../sdk/block.js';
+import { checkSignedHeader, headerHash, signHeader, type BlockHeader, type CommitCertificate, type SignedBlockHeader } from '../sdk/block.js';
 import { fromHex, toHex, type Hex } from '../sdk/bytes.js';
 import type { KeyPair } from '../sdk/keys.js';
 import { decodeTransaction, type SignedTransaction } from '../sdk/transaction.js';
@@ -17,10 +17,12 @@ import type { TxDecoder } from './tx-decoder.js';
 import type { DecodeResult } from './decode-verified.js';
 import { receiptRoot, type Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
+import type { LastCommit } from './contract.js';
 import { verifyEd25519 } from './signatures.js';
 import type { TxKindRegistry } from './tx-kinds.js';
 import { Pacer } from './pacer.js';
 import { merkleRootPaced } from './merkle.js';
+import { NO_FINALITY_RULES, type FinalityRules } from './finality.js';
 
 export class ChainMismatchError extends Error {
   override name = 'ChainMismatchError';
@@ -46,6 +48,13 @@ export interface ImportOptions {
   readonly catchingUp?: boolean;
 }
 
+/** A block as peers send it: with the raw transactions it lists and the certificate that makes it final. */
+export interface CertifiedBlock {
+  readonly block: Block;
+  readonly raws: Uint8Array[];
+  readonly commit: CommitCertificate;
+}
+
 export interface ChainOptions {
   readonly batch: () => WriteBatch;
   readonly blocks: BlockStore;
@@ -69,6 +78,8 @@ export class ArchiveFlagError extends Error {
 
 const verifyHeaderSignature = (signature: Uint8Array, message: Uint8Array, key: Uint8Array): boolean => verifyEd25519(signature, message, key);
 
+const signersOf = (certificate: CommitCertificate | null): LastCommit | null => (certificate ? { height: certificate.height, signers: certificate.signatures.map((s) => s.validator) } : null);
+
 async function txRoot(hashes: readonly string[], pacer: Pacer): Promise<Hex> {
   return toHex(await merkleRootPaced(hashes.map((h) => fromHex(h)), pacer));
 }
@@ -84,6 +95,9 @@ export class Chain {
   private archive = false;
   /** A proposal executed and held for consensus to decide (at most one: its state is previewed). */
   private outstanding: Prepared | undefined;
+  /** The certificate the head was committed with: the next block carries it. */
+  private headCommit: CommitCertificate | undefined;
+  private finality: FinalityRules = NO_FINALITY_RULES;
 
   constructor(private readonly options: ChainOptions) {}
 
@@ -130,7 +144,7 @@ export class Chain {
       if (root !== block.stateRoot) throw new Error('genesis state root mismatch (kernel bug)');
       const batch = this.options.batch();
       await this.options.state.stage(changes, 0, batch);
-      await this.options.blocks.stage(batch, block, [], []);
+      await this.options.blocks.stage(batch, block, undefined, [], []);
       await batch.write();
       this.options.state.publish(changes, 0);
       this.current = block;
@@ -147,6 +161,8 @@ export class Chain {
     await this.options.state.load();
     const root = this.options.state.root();
     if (root !== head.stateRoot) throw new ChainMismatchError(`stored state has root ${root}, but head block ${head.height} says ${head.stateRoot}: the database is damaged`);
+    this.headCommit = head.height > 0 ? await this.options.blocks.commit(head.height) : undefined;
+    if (head.height > 0 && !this.headCommit) throw new ChainMismatchError(`head block ${head.height} has no commit certificate stored: the database is damaged`);
     this.current = head;
     return { created: false };
   }
@@ -157,6 +173,32 @@ export class Chain {
 
   getBlockByHash(hash: string): Promise<Block | undefined> {
     return this.options.blocks.byHash(hash);
+  }
+
+  /** The certificate this node committed the block at `height` with (undefined for block 0 and unknown heights). */
+  async getCommit(height: number): Promise<CommitCertificate | undefined> {
+    if (height === this.head.height) return this.headCommit;
+    return this.options.blocks.commit(height);
+  }
+
+  /** The rules that judge commit certificates (the staking rules set them). */
+  setFinalityRules(rules: FinalityRules): void {
+    this.finality = rules;
+  }
+
+  /**
+   * A certificate of the head with more precommits than the one it was committed with (votes that
+   * came after the decision): the next block carries it, so every validator that voted in time counts
+   * as having signed. Ignored unless it is valid and larger.
+   */
+  async improveHeadCommit(certificate: CommitCertificate): Promise<boolean> {
+    const current = this.headCommit;
+    if (!current || certificate.blockHash !== this.head.hash || certificate.signatures.length <= current.signatures.length) return false;
+    if (this.finality.commitProblem(certificate, this.head, 'head')) return false;
+    await this.options.blocks.replaceCommit(certificate);
+    // The head may have moved on while the certificate was written.
+    if (this.head.hash === certificate.blockHash) this.headCommit = certificate;
+    return true;
   }
 
   async getTransaction(hash: string): Promise<{ tx: SignedTransaction; height?: number; index?: number } | undefined> {
@@ -203,13 +245,16 @@ export class Chain {
     return rawOf(tx);
   }
 
-  /** A stored block with the raw transactions it lists, as peers that sync from this node get it. */
-  async blockWithTransactions(height: number): Promise<{ block: Block; raws: Uint8Array[] } | undefined> {
+  /** A stored block with the raw transactions it lists and its certificate, as peers that sync from this node get it. */
+  async blockWithTransactions(height: number): Promise<CertifiedBlock | undefined> {
+    if (height < 1) return undefined;
     const block = await this.options.blocks.byHeight(height);
     if (!block) return undefined;
+    const commit = await this.getCommit(height);
+    if (!commit) throw new Error(`block ${height} has no commit certificate stored: the database is damaged`);
     const raws = await Promise.all(block.transactions.map(async (hash) => (await this.options.blocks.transaction(hash))?.raw));
     if (raws.some((raw) => raw === undefined)) throw new Error(`block ${height} lists a transaction the store does not hold: the database is damaged`);
-    return { block, raws: raws as Uint8Array[] };
+    return { block, raws: raws as Uint8Array[], commit };
   }
 
   getReceipt(hash: string): Promise<Receipt | undefined> {
@@ -241,11 +286,22 @@ export class Chain {
     this.options.events.emit('chain:pendingTransaction', { hash: tx.hash, from: tx.from, kind: tx.kind, nonce: tx.nonce, transaction: tx });
   }
 
-  /** Builds, signs and commits the next block from the mempool's ready transactions. */
+  /**
+   * Builds, signs and commits the next block from the mempool's ready transactions: what the only
+   * validator of the set does, its own precommit the block's certificate.
+   */
   produceBlock(key: KeyPair, timestamp: number): Promise<Block> {
     return this.serialized(async () => {
       this.discardOutstanding();
-      return this.commit(await this.build(key, timestamp));
+      const prepared = await this.build(key, timestamp);
+      let certificate: CommitCertificate;
+      try {
+        certificate = this.finality.soleCommit(prepared.block, key);
+      } catch (error) {
+        prepared.undo();
+        throw error;
+      }
+      return this.commit(prepared, certificate);
     });
   }
 
@@ -277,13 +333,15 @@ export class Chain {
     });
   }
 
-  /** Commits the proposal held (built or checked here) with this hash: the block consensus decided. */
-  commitProposal(hash: string): Promise<Block> {
+  /** Commits the proposal held (built or checked here) with this hash: the block consensus decided, with its certificate. */
+  commitProposal(hash: string, certificate: CommitCertificate): Promise<Block> {
     return this.serialized(async () => {
       const prepared = this.outstanding;
       if (!prepared || prepared.block.hash !== hash) throw new Error(`no proposal ${hash} is held (${prepared ? `holding ${prepared.block.hash}` : 'none held'})`);
+      const problem = this.finality.commitProblem(certificate, prepared.block, 'next');
+      if (problem) throw new BlockRejectedError(`block ${prepared.block.height} (${hash}): its commit certificate: ${problem}`);
       this.outstanding = undefined;
-      return this.commit(prepared);
+      return this.commit(prepared, certificate);
     });
   }
 
@@ -300,7 +358,9 @@ export class Chain {
   private async build(key: KeyPair, timestamp: number): Promise<Prepared> {
     const started = performance.now();
     const head = this.head;
-    const env = { chainId: head.chainId, height: head.height + 1, timestamp, parentHash: head.hash };
+    if (head.height >= 1 && !this.headCommit) throw new Error(`head block ${head.height} has no commit certificate to carry`);
+    const lastCommit = head.height >= 1 ? this.headCommit! : null;
+    const env = { chainId: head.chainId, height: head.height + 1, timestamp, parentHash: head.hash, lastCommit: signersOf(lastCommit) };
     const candidates = this.options.mempool.ready(this.options.maxBlockTransactions);
     const pacer = new Pacer();
     const result = await executeTransactions(candidates, env, this.options.state, this.options.kinds, this.options.log, false, pacer);
@@ -317,6 +377,7 @@ export class Chain {
       txRoot: await txRoot(hashes, pacer),
       stateRoot: applied.root,
       receiptRoot: toHex(await receiptRoot(result.receipts, pacer)),
+      lastCommit,
     };
     const signed = signHeader(header, key);
     return { block: { ...signed, transactions: hashes }, txs: result.included, receipts: result.receipts, changes: result.overlay.changes, undo: applied.undo, how: { source: 'produced', started } };
@@ -347,21 +408,25 @@ export class Chain {
   }
 
   /**
-   * Verifies and commits a block received from elsewhere: parent link, proposer and its signature,
-   * transaction hashes and signatures, then re-execution, which must give the header's roots.
+   * Verifies and commits a block received from elsewhere: its certificate first (precommits of more
+   * than 2/3 of the set's power: a block that is not final is never executed), then parent link,
+   * proposer and its signature, the parent's certificate it carries, transaction hashes and
+   * signatures, then re-execution, which must give the header's roots.
    */
-  importBlock(block: Block, rawTransactions: readonly Uint8Array[], options: ImportOptions = {}): Promise<Block> {
+  importBlock(block: Block, rawTransactions: readonly Uint8Array[], commit: CommitCertificate, options: ImportOptions = {}): Promise<Block> {
     return this.serialized(async () => {
       // Committed here meanwhile (consensus decided it while the import waited its turn): nothing to do.
       if (block.hash === this.head.hash) return this.head;
+      const problem = block.height === this.head.height + 1 ? this.finality.commitProblem(commit, block, 'next') : undefined;
+      if (problem) throw new BlockRejectedError(`block ${block.height} (${block.hash}): its commit certificate: ${problem}`);
       // The block a peer committed: a proposal held here for it is committed as it is, any other dropped.
       if (this.outstanding?.block.hash === block.hash) {
         const prepared = this.outstanding;
         this.outstanding = undefined;
-        return this.commit(prepared);
+        return this.commit(prepared, commit);
       }
       this.discardOutstanding();
-      return this.commit(await this.verify(block, rawTransactions, options));
+      return this.commit(await this.verify(block, rawTransactions, options), commit);
     });
   }
 
@@ -375,6 +440,12 @@ export class Chain {
     if (invalidHeader) reject(invalidHeader);
     if (block.height !== head.height + 1 || block.parentHash !== head.hash) reject(`does not extend head ${head.height} (${head.hash})`);
     if (block.timestamp <= head.timestamp) reject('timestamp is not after its parent');
+    if (block.height === 1 && block.lastCommit !== null) reject('block 1 carries a parent certificate: block 0 has none');
+    if (block.height > 1) {
+      if (block.lastCommit === null) reject(`carries no certificate of its parent ${head.height}`);
+      const parentProblem = this.finality.commitProblem(block.lastCommit!, head, 'head');
+      if (parentProblem) reject(`the certificate of its parent it carries: ${parentProblem}`);
+    }
     if (rawTransactions.length !== block.transactions.length) reject('transaction count does not match the block');
     // Decoded and signature-checked like submitted transactions: on the worker, in batches. One this
     // node already admitted from the same bytes was checked then: its pending copy is used.
@@ -394,7 +465,7 @@ export class Chain {
     });
     const pacer = new Pacer();
     if ((await txRoot(block.transactions, pacer)) !== block.txRoot) reject('transaction root mismatch');
-    const env = { chainId: head.chainId, height: block.height, timestamp: block.timestamp, parentHash: head.hash };
+    const env = { chainId: head.chainId, height: block.height, timestamp: block.timestamp, parentHash: head.hash, lastCommit: signersOf(block.lastCommit) };
     let result;
     try {
       result = await executeTransactions(txs, env, this.options.state, this.options.kinds, this.options.log, true, pacer);
@@ -411,7 +482,7 @@ export class Chain {
     return { block: { ...block, transactions: txs.map((tx) => tx.hash) }, txs, receipts: result.receipts, changes: result.overlay.changes, undo: applied.undo, how: { source: 'imported', started, quiet: options.catchingUp === true } };
   }
 
-  private async commit({ block: built, txs, receipts: pending, changes, undo, how }: Prepared): Promise<Block> {
+  private async commit({ block: built, txs, receipts: pending, changes, undo, how }: Prepared, certificate: CommitCertificate): Promise<Block> {
     const block: Block = built;
     const receipts: Receipt[] = pending.map((r) => ({ ...r, blockHash: block.hash }));
     const raws = txs.map(rawOf);
@@ -422,7 +493,7 @@ export class Chain {
       await this.options.state.stagePrune(block.height, batch);
       const expired = block.height - this.options.historyBlocks;
       if (!this.archive && expired >= 1) await this.options.blocks.stagePruneReceipts(batch, expired);
-      await this.options.blocks.stage(batch, block, raws, receipts, pacer);
+      await this.options.blocks.stage(batch, block, certificate, raws, receipts, pacer);
       await batch.write();
     } catch (error) {
       undo();
@@ -431,11 +502,12 @@ export class Chain {
     // From here on readers see the new block and its state together.
     this.options.state.publish(changes, block.height);
     this.current = block;
+    this.headCommit = certificate;
     this.options.mempool.afterBlock(txs);
     // One line a block while following the head; while catching up, the sync's progress lines say it.
     const ms = Number((performance.now() - how.started).toFixed(1));
     this.options.log[how.quiet ? 'debug' : 'info']({ height: block.height, transactions: txs.length, hash: block.hash, ms }, `${how.source} block ${block.height}: ${txs.length} tx, ${block.hash.slice(0, 10)}…, ${ms} ms`);
-    this.options.events.emit('chain:block', { height: block.height, hash: block.hash, timestamp: block.timestamp, transactions: txs.length, block, receipts, rawTransactions: raws });
+    this.options.events.emit('chain:block', { height: block.height, hash: block.hash, timestamp: block.timestamp, transactions: txs.length, block, receipts, rawTransactions: raws, commit: certificate });
     return block;
   }
 

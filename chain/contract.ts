@@ -3,6 +3,7 @@ import type { Address } from '../sdk/address.js';
 import type { Asset } from '../sdk/amount.js';
 import type { DomainErrorName } from '../sdk/errors.js';
 import type { SignedTransaction } from '../sdk/transaction.js';
+import type { CommitCertificate } from '../sdk/block.js';
 import type { AnyPlugin } from '../kernel/plugin.js';
 import type { Account } from './state/accounts.js';
 
@@ -14,7 +15,7 @@ import type { Account } from './state/accounts.js';
 declare module '../kernel/plugin.js' {
   interface SvcEvents {
     /** A block (produced or imported) and all its state are committed. */
-    'chain:block': { height: number; hash: string; timestamp: number; transactions: number; block: CommittedBlock; receipts: readonly CommittedReceipt[]; rawTransactions: readonly Uint8Array[] };
+    'chain:block': { height: number; hash: string; timestamp: number; transactions: number; block: CommittedBlock; receipts: readonly CommittedReceipt[]; rawTransactions: readonly Uint8Array[]; commit: CommitCertificate };
     /** A transaction entered the mempool. */
     'chain:pendingTransaction': { hash: string; from: string; kind: string; nonce: number; transaction: SignedTransaction };
   }
@@ -59,6 +60,7 @@ export interface CommittedBlock {
   readonly stateRoot: string;
   readonly receiptRoot: string;
   readonly signature: string;
+  readonly lastCommit: CommitCertificate | null;
   readonly transactions: readonly string[];
 }
 
@@ -73,6 +75,12 @@ export interface CommittedReceipt {
   readonly error?: { name: string; reason: string };
 }
 
+/** The parent block's certificate as a block carries it: its height and the validators whose precommits it holds. */
+export interface LastCommit {
+  readonly height: number;
+  readonly signers: readonly string[];
+}
+
 /** What a transaction kind's `execute` may read and change; all of it is undone if the transaction fails. */
 export interface TxContext<P = unknown> {
   readonly chainId: string;
@@ -81,6 +89,8 @@ export interface TxContext<P = unknown> {
   readonly timestamp: number;
   /** The previous block's hash: a seed every node knows before the block is made (e.g. for tie-breaks). */
   readonly parentHash: string;
+  /** Who signed the parent block's certificate, as this block carries it (null in block 1): validators' liveness. */
+  readonly lastCommit: LastCommit | null;
   readonly tx: SignedTransaction;
   readonly payload: P;
   account(address: Address): Account;

@@ -2,7 +2,7 @@ import type { Address } from '../sdk/address.js';
 import { formatAmountShort, type Asset } from '../sdk/amount.js';
 import type { SignedTransaction } from '../sdk/transaction.js';
 import type { Logger } from '../kernel/log.js';
-import { isTxFailure, TxFailure, type BlockContext, type TxContext } from './contract.js';
+import { isTxFailure, TxFailure, type BlockContext, type LastCommit, type TxContext } from './contract.js';
 import { accountKey, assetField, decodeAccount, encodeAccount, type Account } from './state/accounts.js';
 import { StateOverlay, type StateReader } from './state/overlay.js';
 import type { PendingReceipt } from './receipts.js';
@@ -15,6 +15,8 @@ export interface BlockEnv {
   readonly timestamp: number;
   /** The previous block's hash. */
   readonly parentHash: string;
+  /** The parent's certificate this block carries: who signed the parent (null in block 1). */
+  readonly lastCommit: LastCommit | null;
 }
 
 /** Why a transaction can't be in a block at all (as opposed to being in it with a failed receipt). */
@@ -67,6 +69,9 @@ class BlockScope implements BlockContext {
   }
   get parentHash(): string {
     return this.env.parentHash;
+  }
+  get lastCommit(): LastCommit | null {
+    return this.env.lastCommit;
   }
 
   account(address: Address): Account {

@@ -123,6 +123,7 @@ export function genesisHeader(spec: GenesisSpec): BlockHeader {
     txRoot: ZERO,
     stateRoot: genesisStateRoot(spec),
     receiptRoot: ZERO,
+    lastCommit: null,
   };
 }
 

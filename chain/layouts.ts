@@ -5,6 +5,7 @@ import { defineLayout, Table, type Layout } from '../kernel/storage/layout.js';
 import type { Namespace } from '../kernel/storage/namespace.js';
 import type { Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
+import type { CommitCertificate } from '../sdk/block.js';
 
 const SEP = new Uint8Array([0]);
 const text = new TextDecoder();
@@ -61,6 +62,7 @@ export type StoredTransactionRecord = [Uint8Array, number, number];
 export const CHAIN_LAYOUTS = {
   blocks: defineLayout('chain.blocks', u64('height'), cbor<Block>('block')),
   blockIndex: defineLayout('chain.block-index', hash32('block hash'), u64('height')),
+  commits: defineLayout('chain.commits', u64('height'), cbor<CommitCertificate>('commit certificate: the precommits this node committed the block with')),
   meta: defineLayout('chain.meta', utf8Text('name'), raw('value'), '"head" -> u64 height of the head block; "archive" -> flag of a data dir that has been an archive'),
   transactions: defineLayout('chain.transactions', hash32('tx hash'), cbor<StoredTransactionRecord>('[raw tx, height, index]')),
   receipts: defineLayout('chain.receipts', hash32('tx hash'), cbor<Receipt>('receipt')),

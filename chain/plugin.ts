@@ -15,7 +15,7 @@ import { withPluginGenesis, type GenesisSpec } from './genesis.js';
 import { DEFAULT_MEMPOOL, Mempool } from './mempool.js';
 import { TxDecoder } from './tx-decoder.js';
 import { ReceiptSchema } from './receipts.js';
-import { AddressSchema, BalanceSchema, RawTransactionSchema, BlockSchema, BlockTagSchema, ChainInfoSchema, HashSchema, TransactionSchema, TransferPayloadSchema } from './schemas.js';
+import { AddressSchema, BalanceSchema, RawTransactionSchema, BlockSchema, BlockTagSchema, CommitCertificateSchema, ChainInfoSchema, HashSchema, TransactionSchema, TransferPayloadSchema } from './schemas.js';
 import { TxKindRegistry } from './tx-kinds.js';
 import { submitFromClient } from './client-submit.js';
 
@@ -106,15 +106,30 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
       }),
       method({
         name: 'svc_getBlockByNumber',
-        summary: 'A block by height, or the head with "latest".',
+        summary: 'A block by height, the head with "latest" or "finalized" (the same block: committed blocks are final), or block 0 with "earliest".',
         params: [param('blockNumber', BlockTagSchema)],
         result: BlockSchema,
         errors: ['invalid_params', 'not_found'],
-        handler: async ([tag], { service }) => {
-          if (tag === 'latest') return service.head;
+        handler: async ([rawTag], { service }) => {
+          if (rawTag === 'latest' || rawTag === 'finalized') return service.head;
+          const tag = rawTag === 'earliest' ? 0 : rawTag;
           const block = tag > service.head.height ? undefined : await service.getBlock(tag);
           if (!block) throw domainError('not_found', `block ${tag} does not exist yet (head is ${service.head.height})`, { blockNumber: tag });
           return block;
+        },
+      }),
+      method({
+        name: 'svc_getCommit',
+        summary: 'The commit certificate of a block: the precommits of more than 2/3 of the voting power that made it final, as this node committed it (the next block carries one too, as `lastCommit`).',
+        params: [param('blockNumber', BlockTagSchema)],
+        result: CommitCertificateSchema,
+        errors: ['invalid_params', 'not_found'],
+        handler: async ([rawTag], { service }) => {
+          const height = rawTag === 'latest' || rawTag === 'finalized' ? service.head.height : rawTag === 'earliest' ? 0 : rawTag;
+          if (height === 0) throw domainError('not_found', 'block 0 (the genesis) has no commit certificate: it is final by definition', { blockNumber: 0 });
+          const commit = height > service.head.height ? undefined : await service.getCommit(height);
+          if (!commit) throw domainError('not_found', `block ${height} does not exist yet (head is ${service.head.height})`, { blockNumber: height });
+          return commit;
         },
       }),
       method({
@@ -139,7 +154,7 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
         handler: ([rawAddress, tag], { service }) => {
           const address = normalizeAddress(rawAddress);
           const head = service.head.height;
-          const height = tag === undefined || tag === 'latest' ? head : tag;
+          const height = tag === undefined || tag === 'latest' || tag === 'finalized' ? head : tag === 'earliest' ? 0 : tag;
           const balance = (raw: Uint8Array | undefined) => {
             const { omc, ogt, bonded } = readBalances(raw);
             return { address, blockNumber: height, omc, ogt, bonded };

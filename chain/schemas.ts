@@ -11,6 +11,20 @@ export const ResultAddress = Type.String({ pattern: canonicalAddressPattern });
 export const UnitsSchema = Type.String({ pattern: unitsPattern, description: 'base units (10^-18 token) as a decimal integer string' });
 const PositiveUnits = Type.String({ pattern: '^[1-9][0-9]{0,77}$', description: 'a positive amount of base units as a decimal integer string' });
 
+/** Precommits of more than 2/3 of the voting power for a block: its proof of finality. */
+export const CommitCertificateSchema = Type.Object(
+  {
+    height: Type.Integer({ minimum: 1 }),
+    round: Type.Integer({ minimum: 0 }),
+    blockHash: ResultHash,
+    signatures: Type.Array(
+      Type.Object({ validator: ResultAddress, signature: Type.String({ pattern: '^0x[0-9a-f]{128}$', description: "the validator's consensus-key Ed25519 signature of its precommit" }) }, { additionalProperties: false }),
+      { minItems: 1, maxItems: 1000 },
+    ),
+  },
+  { additionalProperties: false, description: 'precommits of more than 2/3 of the voting power for the block at that height and round' },
+);
+
 export const BlockSchema = Type.Object(
   {
     height: Type.Integer({ minimum: 0 }),
@@ -24,6 +38,7 @@ export const BlockSchema = Type.Object(
     stateRoot: ResultHash,
     receiptRoot: ResultHash,
     signature: Type.String({ pattern: '^0x([0-9a-f]{128})?$', description: 'proposer Ed25519 signature of the hash; empty (0x) for block 0' }),
+    lastCommit: Type.Union([CommitCertificateSchema, Type.Null()], { description: "the parent block's commit certificate (null in blocks 0 and 1); covered by the hash" }),
     transactions: Type.Array(ResultHash, { description: 'transaction hashes, in execution order' }),
   },
   { additionalProperties: false },
@@ -31,7 +46,9 @@ export const BlockSchema = Type.Object(
 
 export type Block = Static<typeof BlockSchema>;
 
-export const BlockTagSchema = Type.Union([Type.Integer({ minimum: 0 }), Type.Literal('latest')], { description: 'a height, or "latest"' });
+export const BlockTagSchema = Type.Union([Type.Integer({ minimum: 0 }), Type.Literal('latest'), Type.Literal('finalized'), Type.Literal('earliest')], {
+  description: 'a height, "latest" (the head), "finalized" (the same block: a committed block is final) or "earliest" (block 0)',
+});
 
 export const BalanceSchema = Type.Object(
   {

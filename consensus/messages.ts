@@ -5,6 +5,7 @@ import type { Proposal } from './tendermint.js';
 import type { Vote } from './vote-set.js';
 import { isQuorum } from './vote-set.js';
 import type { Validator } from './validator-set.js';
+import type { CommitCertificate } from '../sdk/block.js';
 
 /**
  * Consensus messages as they travel and are signed. A validator signs with its consensus key the
@@ -19,13 +20,7 @@ export interface SignedProposal extends Proposal {
   readonly signature: string;
 }
 
-/** Precommits of more than 2/3 of the power for a block: the proof that it is final. */
-export interface CommitCertificate {
-  readonly height: number;
-  readonly round: number;
-  readonly blockHash: string;
-  readonly signatures: ReadonlyArray<{ readonly validator: string; readonly signature: string }>;
-}
+export type { CommitCertificate };
 
 export const voteSignBytes = (chainId: string, vote: Vote): Uint8Array => encode(['svc/vote/1', chainId, vote.type, vote.height, vote.round, vote.value, vote.validator]);
 

@@ -38,9 +38,9 @@ async function askAddresses(network: SvcLibp2p, via: PeerId, target: string, sig
 }
 
 /**
- * A stream to `target` on `protocol`. A peer this node is not connected to (nodes only dial their
- * bootstrap peers) is found by asking each connected peer for the addresses it knows of it; they go
- * into the peer store, and libp2p dials them.
+ * A stream to `target` on `protocol`. A peer this node is not connected to (nodes dial their
+ * bootstrap peers and the peers exchange finds, not every node) is found by asking each connected
+ * peer for the addresses it knows of it; they go into the peer store, and libp2p dials them.
  */
 export async function openStreamTo(network: SvcLibp2p, target: string, protocol: string, signal: AbortSignal): Promise<Stream> {
   const peer = peerIdFromString(target);

@@ -42,7 +42,7 @@ export async function answerStatus(stream: Stream, ours: () => Status, signal: A
   return theirs;
 }
 
-/** Blocks protocol, dialling side: up to `count` blocks from `from`, each checked to be the next height with its transactions. */
+/** Blocks protocol, dialling side: up to `count` blocks from `from`, each checked to be the next height with its transactions and certificate. */
 export async function requestBlocks(network: SvcLibp2p, peer: PeerId, from: number, count: number, signal: AbortSignal): Promise<BlockBundle[]> {
   const stream = await network.dialProtocol(peer, BLOCKS_PROTOCOL, { signal });
   try {
@@ -53,7 +53,7 @@ export async function requestBlocks(network: SvcLibp2p, peer: PeerId, from: numb
     const bundles: BlockBundle[] = [];
     for (let i = 0; i < length; i++) {
       const bundle = decodeBundle((await lp.read({ signal })).subarray());
-      if (bundle.block.height !== from + i || bundle.raws === null) throw new Error(`block ${i} of the range is not height ${from + i} with its transactions`);
+      if (bundle.block.height !== from + i || bundle.raws === null || bundle.commit === null) throw new Error(`block ${i} of the range is not height ${from + i} with its transactions and commit certificate`);
       bundles.push(bundle);
     }
     await stream.close().catch(() => undefined);

@@ -12,6 +12,7 @@ import { answerStatus, pushPending, receivePending, requestBlocks, requestStatus
 import { Syncer } from './sync.js';
 import { SyncTracker, type SyncStatus } from './sync-status.js';
 import { ADDRESSES_PROTOCOL, answerAddresses, openStreamTo } from './locate.js';
+import { answerPeerExchange, exchangePeers, PEER_EXCHANGE_PROTOCOL } from './peer-exchange.js';
 import { BLOCKS_PROTOCOL, decodeBundle, encodeBundle, MAX_GOSSIP_BLOCK_BYTES, MAX_PENDING_PUSH, PENDING_PROTOCOL, STATUS_PROTOCOL, topicName, topics, type BlockBundle, type Status } from './wire.js';
 
 /** What a plugin's gossip topic makes of a message: passed on, dropped, or dropped against the sender. */
@@ -28,6 +29,8 @@ export interface P2pSettings {
 /** A request/response exchange gives up after this long. */
 const REQUEST_TIMEOUT_MS = 15_000;
 /** Peers are asked for their head this often (besides what gossip tells). */
+/** How often a node with room for more peers asks one for the peers it knows. */
+const PEER_EXCHANGE_EVERY_MS = 2_000;
 const STATUS_EVERY_MS = 2_000;
 /** Domain errors that prove a gossiped transaction is bad (not merely late or a duplicate). */
 const INVALID_TX = new Set(['invalid_transaction', 'invalid_signature', 'wrong_chain_id']);
@@ -153,6 +156,7 @@ export class P2pService implements SyncStatus {
     await network.handle(STATUS_PROTOCOL, (stream, connection) => this.answerStatus(stream, connection), { maxInboundStreams: 8 });
     await network.handle(BLOCKS_PROTOCOL, (stream, connection) => this.answerBlocks(stream, connection), { maxInboundStreams: 8 });
     await network.handle(PENDING_PROTOCOL, (stream, connection) => this.receivePending(stream, connection), { maxInboundStreams: 2 });
+    await network.handle(PEER_EXCHANGE_PROTOCOL, (stream, connection) => answerPeerExchange(network, stream, connection.remotePeer.toString(), this.requestSignal()).catch((error: unknown) => stream.abort(error as Error)), { maxInboundStreams: 4 });
     await network.handle(ADDRESSES_PROTOCOL, (stream) => answerAddresses(network, stream, this.requestSignal()).catch((error: unknown) => stream.abort(error as Error)), { maxInboundStreams: 8 });
     const pubsub = network.services.pubsub;
     pubsub.topicValidators.set(this.topics.blocks, (peer, message) => this.onGossipBlock(peer.toString(), message.data));
@@ -186,10 +190,11 @@ export class P2pService implements SyncStatus {
       this.events.on('chain:pendingTransaction', (event) => this.publishTransaction(event.hash)),
       this.events.on('chain:block', (event) => {
         this.sync.headMoved();
-        if (this.producer) this.publishBlock({ block: { ...event.block, transactions: [...event.block.transactions] }, raws: event.rawTransactions });
+        if (this.producer) this.publishBlock({ block: { ...event.block, transactions: [...event.block.transactions] }, raws: event.rawTransactions, commit: event.commit });
       }),
     );
     this.timers.push(setInterval(() => this.refreshStatus(), STATUS_EVERY_MS).unref());
+    this.timers.push(setInterval(() => void this.findPeers(), PEER_EXCHANGE_EVERY_MS).unref());
     this.timers.push(setInterval(() => this.reannounce(), REANNOUNCE_EVERY_MS).unref());
     if (this.settings.bootstrapPeers.length > 0) void keepBootstrapped(network, this.settings.bootstrapPeers, (peer) => this.peers.isBanned(peer), this.stopController.signal, this.log);
     else if (!this.producer) this.log.warn('no --bootstrap-peers: this node syncs (and counts as synced) only once a peer connects to it');
@@ -345,6 +350,32 @@ export class P2pService implements SyncStatus {
     for (const peer of this.network.getPeers()) void this.exchangeStatus(peer);
   }
 
+  /**
+   * While this node has room for more peers (half its connection cap, the rest left for peers that
+   * dial in), it asks one connected peer, in turn, for the peers it knows, and dials those it lacks.
+   */
+  private exchangeTurn = 0;
+  private async findPeers(): Promise<void> {
+    const network = this.network;
+    if (!network || this.stopController.signal.aborted) return;
+    const room = Math.max(1, Math.floor(this.settings.maxConnections / 2)) - network.getConnections().length;
+    const peers = network.getPeers();
+    if (room <= 0 || peers.length === 0) return;
+    const via = peers[this.exchangeTurn++ % peers.length]!;
+    try {
+      const fresh = await exchangePeers(network, via, this.requestSignal());
+      for (const peer of fresh.slice(0, room)) {
+        if (this.peers.isBanned(peer.toString())) continue;
+        await network.dial(peer, { signal: this.requestSignal() }).then(
+          () => this.log.debug({ peer: peer.toString(), via: via.toString() }, 'connected to a peer of a peer'),
+          (error: unknown) => this.log.debug({ peer: peer.toString(), err: error }, 'could not dial a peer of a peer'),
+        );
+      }
+    } catch (error) {
+      this.log.debug({ peer: via.toString(), err: error }, 'peer exchange failed');
+    }
+  }
+
   // --- blocks protocol -------------------------------------------------------------------------
 
   private requestBlocks(peer: string, from: number, count: number): Promise<BlockBundle[]> {
@@ -412,6 +443,10 @@ export class P2pService implements SyncStatus {
       return TopicValidatorResult.Reject;
     }
     const { block } = bundle;
+    if (!bundle.commit) {
+      this.refuse(peer, `gossiped block ${block.height} without its commit certificate`);
+      return TopicValidatorResult.Reject;
+    }
     const problem = this.chain.headerProblem(block);
     if (problem) {
       this.refuse(peer, `gossiped block ${block.height}: ${problem}`);
@@ -458,8 +493,8 @@ export class P2pService implements SyncStatus {
   private importInOrder(bundle: BlockBundle, source: 'sync' | 'gossip'): Promise<boolean> {
     const run = async (): Promise<boolean> => {
       if (bundle.block.height <= this.chain.head.height) return false;
-      if (bundle.block.height !== this.chain.head.height + 1 || !bundle.raws) return false;
-      await this.chain.importBlock(bundle.block, bundle.raws, { catchingUp: !this.synced });
+      if (bundle.block.height !== this.chain.head.height + 1 || !bundle.raws || !bundle.commit) return false;
+      await this.chain.importBlock(bundle.block, bundle.raws, bundle.commit, { catchingUp: !this.synced });
       this.events.emit('p2p:imported', { height: bundle.block.height, source });
       return true;
     };
@@ -473,7 +508,7 @@ export class P2pService implements SyncStatus {
     // Sized before encoding: a big block's encoding is large work, and it would not be sent anyway.
     let rawBytes = 0;
     for (const raw of bundle.raws ?? []) rawBytes += raw.length;
-    const data = encodeBundle(rawBytes + 200 * bundle.block.transactions.length > MAX_GOSSIP_BLOCK_BYTES ? { block: bundle.block, raws: null } : bundle);
+    const data = encodeBundle(rawBytes + 200 * bundle.block.transactions.length > MAX_GOSSIP_BLOCK_BYTES ? { ...bundle, raws: null } : bundle);
     this.publish(this.topics.blocks, data);
   }
 

@@ -1,21 +1,23 @@
 import Type from 'typebox';
 import { Compile } from 'typebox/compile';
 import { decode, encode } from '../sdk/encoding.js';
-import { BlockSchema, type Block } from '../chain/schemas.js';
+import { BlockSchema, CommitCertificateSchema, type Block } from '../chain/schemas.js';
+import type { CommitCertificate } from '../sdk/block.js';
 
 /**
  * What peers say to each other, all CBOR (docs/p2p.md):
  * - status protocol: request empty; response `{ chainId, genesis, height, hash }`.
  * - blocks protocol: request `{ from, count }`; response one length-prefixed message per block,
- *   each `[block, rawTransactions]`, then the stream closes.
- * - gossip `blocks` topic: `[block, rawTransactions]`, or `[block, null]` when the block is too big
- *   to gossip (peers then fetch it with the blocks protocol).
+ *   each `[block, rawTransactions, commitCertificate]`, then the stream closes.
+ * - gossip `blocks` topic: `[block, rawTransactions, commitCertificate]`, or `[block, null,
+ *   commitCertificate]` when the block is too big to gossip (peers then fetch it with the blocks
+ *   protocol). Only committed blocks travel there, each with the precommits that made it final.
  * - gossip `transactions` topic: one raw signed transaction.
  * - pending protocol: the dialling side sends its pending transactions, one raw transaction per
  *   length-prefixed message, and closes; no response (re-announcement that gossip can't repeat).
  */
 export const STATUS_PROTOCOL = '/svc/status/1.0.0';
-export const BLOCKS_PROTOCOL = '/svc/blocks/1.0.0';
+export const BLOCKS_PROTOCOL = '/svc/blocks/2.0.0';
 export const PENDING_PROTOCOL = '/svc/pending/1.0.0';
 
 /** Most transactions one pending push carries, and the largest raw transaction it may hold. */
@@ -60,11 +62,16 @@ export interface RangeRequest {
 const checkStatus = Compile(StatusSchema);
 const checkRange = Compile(RangeSchema);
 const checkBlock = Compile(BlockSchema);
+const checkCommit = Compile(CommitCertificateSchema);
 
-/** A block with the raw transactions it lists (or without them, when they must be fetched). */
+/**
+ * A block with the raw transactions it lists (or without them, when they must be fetched) and the
+ * certificate that makes it final (none for a proposal, which is not final yet).
+ */
 export interface BlockBundle {
   readonly block: Block;
   readonly raws: readonly Uint8Array[] | null;
+  readonly commit: CommitCertificate | null;
 }
 
 function decodeOrThrow(bytes: Uint8Array, what: string): unknown {
@@ -89,13 +96,14 @@ export function decodeRange(bytes: Uint8Array): RangeRequest {
   return value;
 }
 
-export const encodeBundle = (bundle: BlockBundle): Uint8Array => encode([bundle.block, bundle.raws]);
+export const encodeBundle = (bundle: BlockBundle): Uint8Array => encode([bundle.block, bundle.raws, bundle.commit]);
 export function decodeBundle(bytes: Uint8Array): BlockBundle {
   const value = decodeOrThrow(bytes, 'block');
-  if (!Array.isArray(value) || value.length !== 2) throw new WireError('block message must be [block, rawTransactions]');
-  const [block, raws] = value as [unknown, unknown];
+  if (!Array.isArray(value) || value.length !== 3) throw new WireError('block message must be [block, rawTransactions, commitCertificate]');
+  const [block, raws, commit] = value as [unknown, unknown, unknown];
   if (!checkBlock.Check(block)) throw new WireError('block has the wrong shape');
+  if (commit !== null && !checkCommit.Check(commit)) throw new WireError('commit certificate has the wrong shape');
   if (raws !== null && (!Array.isArray(raws) || !raws.every((raw) => raw instanceof Uint8Array))) throw new WireError('block transactions must be byte strings');
   if (raws !== null && raws.length !== block.transactions.length) throw new WireError('block carries a different number of transactions than it lists');
-  return { block, raws };
+  return { block, raws, commit: commit as CommitCertificate | null };
 }

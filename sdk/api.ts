@@ -3,7 +3,8 @@ import { formatAmount, parseUnits, type Asset } from './amount.js';
 import { DOMAIN_ERRORS, RpcError } from './errors.js';
 import type { KeyPair } from './keys.js';
 import { rawTransaction, signTransaction, transferPayload, type Payload, type SignedTransaction } from './transaction.js';
-import type { Balance, BlockView, ChainInfo, DealRequest, DealView, ObjectView, ComputeProvider, ComputeRegistration, ComputeStatus, FaucetGrant, FaucetStatus, JobEstimate, JobRequest, JobRun, StakingStatus, ValidatorRequest, ValidatorSetView, JobStatus, JobView, NodeInfo, PeerInfo, Receipt, StorageProvider, StorageRegistration, StorageStatus, SyncStatus, TransactionView } from './views.js';
+import type { CommitCertificate } from './block.js';
+import type { Balance, BlockView, ChainInfo, ConsensusStateView, SignedVoteView, DealRequest, DealView, ObjectView, ComputeProvider, ComputeRegistration, ComputeStatus, FaucetGrant, FaucetStatus, JobEstimate, JobRequest, JobRun, StakingStatus, ValidatorRequest, ValidatorSetView, JobStatus, JobView, NodeInfo, PeerInfo, Receipt, StorageProvider, StorageRegistration, StorageStatus, SyncStatus, TransactionView } from './views.js';
 import { toHex } from './bytes.js';
 
 function checkAddress(value: string, field = 'address'): Address {
@@ -16,8 +17,12 @@ function checkHash(value: string, field = 'hash'): string {
   return value.toLowerCase();
 }
 
-function checkBlockTag(value: number | 'latest', field = 'blockNumber'): number | 'latest' {
-  if (value !== 'latest' && !(Number.isSafeInteger(value) && value >= 0)) throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', { reason: `${field} must be a non-negative integer or "latest"`, field });
+/** A height, or `latest` (the head), `finalized` (the head too: a committed block is final) or `earliest` (block 0). */
+export type BlockTag = number | 'latest' | 'finalized' | 'earliest';
+const NAMED_TAGS: readonly unknown[] = ['latest', 'finalized', 'earliest'];
+
+function checkBlockTag(value: BlockTag, field = 'blockNumber'): BlockTag {
+  if (!NAMED_TAGS.includes(value) && !(Number.isSafeInteger(value) && (value as number) >= 0)) throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', { reason: `${field} must be a non-negative integer, "latest", "finalized" or "earliest"`, field });
   return value;
 }
 
@@ -49,7 +54,7 @@ export abstract class SvcApi {
     return this.rpcCall<number>('svc_blockNumber');
   }
 
-  async getBlockByNumber(height: number | 'latest'): Promise<BlockView> {
+  async getBlockByNumber(height: BlockTag): Promise<BlockView> {
     return this.rpcCall<BlockView>('svc_getBlockByNumber', [checkBlockTag(height)]);
   }
 
@@ -58,7 +63,7 @@ export abstract class SvcApi {
   }
 
   /** Balances at the head, or at a past block (within the node's history window). */
-  async getBalance(address: string, blockNumber?: number | 'latest'): Promise<Balance> {
+  async getBalance(address: string, blockNumber?: BlockTag): Promise<Balance> {
     const params: unknown[] = [checkAddress(address)];
     if (blockNumber !== undefined) params.push(checkBlockTag(blockNumber));
     const wire = await this.rpcCall<{ address: Address; blockNumber: number; omc: string; ogt: string; bonded?: Record<string, string> }>('svc_getBalance', params);
@@ -217,7 +222,6 @@ export abstract class SvcApi {
     return this.rpcCall<ComputeProvider[]>('svc_oonListProviders');
   }
 
-  /** Registers the node as a storage provider; the operator's key must be held by that node. */
   /** Signs `staking.createValidator` with `key` (the operator) and submits it: in the set from the next epoch. */
   createValidator(key: KeyPair, validator: ValidatorRequest, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
     const consensusKey = validator.consensusKey ?? toHex(key.publicKey);
@@ -234,8 +238,32 @@ export abstract class SvcApi {
     return this.signAndSend(key, 'staking.unbond', {}, options);
   }
 
+  /** Signs `staking.unjail`: a jailed validator whose jail time is over rejoins the set at the next epoch. */
+  unjailValidator(key: KeyPair, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
+    return this.signAndSend(key, 'staking.unjail', {}, options);
+  }
+
+  /**
+   * Signs `staking.submitEvidence` with `key` (any account; it receives the slashed stake): two signed
+   * votes of one validator for one height, round and step, for different values.
+   */
+  submitEvidence(key: KeyPair, first: SignedVoteView, second: SignedVoteView, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
+    const vote = (v: SignedVoteView): Payload => ({ type: v.type, height: v.height, round: v.round, value: v.value, validator: checkAddress(v.validator, 'validator'), signature: v.signature });
+    return this.signAndSend(key, 'staking.submitEvidence', { first: vote(first), second: vote(second) }, options);
+  }
+
   validators(): Promise<ValidatorSetView> {
     return this.rpcCall<ValidatorSetView>('svc_validators', []);
+  }
+
+  /** The certificate (precommits of more than 2/3 of the power) that made a block final. */
+  getCommit(blockNumber: BlockTag): Promise<CommitCertificate> {
+    return this.rpcCall<CommitCertificate>('svc_getCommit', [checkBlockTag(blockNumber)]);
+  }
+
+  /** Where consensus stands: the height being decided, the head's certificate, and on a validator node its round. */
+  consensusState(): Promise<ConsensusStateView> {
+    return this.rpcCall<ConsensusStateView>('svc_consensusState', []);
   }
 
   stakingStatus(address: string): Promise<StakingStatus> {

@@ -16,6 +16,19 @@ export interface BlockHeader {
   txRoot: Hex;
   stateRoot: Hex;
   receiptRoot: Hex;
+  /** The commit certificate of the parent block (null in blocks 0 and 1): the chain carries each block's finality proof in the next. */
+  lastCommit: CommitCertificate | null;
+}
+
+/**
+ * Precommits of more than 2/3 of the voting power for one block at one round: the proof that the
+ * block is final. Each signature is the validator's consensus-key signature of its precommit vote.
+ */
+export interface CommitCertificate {
+  height: number;
+  round: number;
+  blockHash: string;
+  signatures: { validator: string; signature: string }[];
 }
 
 export interface SignedBlockHeader extends BlockHeader {
@@ -23,11 +36,14 @@ export interface SignedBlockHeader extends BlockHeader {
   signature: Hex;
 }
 
-const HEADER_VERSION = 1;
+const HEADER_VERSION = 2;
+
+/** A certificate in the header's bytes: `[height, round, blockHash, [[validator(20 bytes), signature], ...]]`. */
+const encodeCertificate = (c: CommitCertificate): unknown[] => [c.height, c.round, fromHex(c.blockHash), c.signatures.map((s) => [fromHex(s.validator.slice(4)), fromHex(s.signature)])];
 
 /**
  * The header's signing bytes: a CBOR array in fixed field order, so no map-key rule is involved.
- * [version, chainId, height, parentHash, timestamp, proposer(20 bytes), proposerKey, txRoot, stateRoot, receiptRoot]
+ * [version, chainId, height, parentHash, timestamp, proposer(20 bytes), proposerKey, txRoot, stateRoot, receiptRoot, lastCommit | null]
  */
 export function encodeHeader(header: BlockHeader): Uint8Array {
   return encode([
@@ -41,6 +57,7 @@ export function encodeHeader(header: BlockHeader): Uint8Array {
     fromHex(header.txRoot),
     fromHex(header.stateRoot),
     fromHex(header.receiptRoot),
+    header.lastCommit === null ? null : encodeCertificate(header.lastCommit),
   ]);
 }
 

@@ -7,7 +7,7 @@ import { ASSETS, type Asset } from './amount.js';
 
 /** Payloads hold only CBOR-friendly values: strings, small integers, booleans, byte strings, arrays and maps. */
 export type Payload = { readonly [key: string]: PayloadValue };
-export type PayloadValue = string | number | boolean | Uint8Array | readonly PayloadValue[] | Payload;
+export type PayloadValue = string | number | boolean | null | Uint8Array | readonly PayloadValue[] | Payload;
 
 export interface UnsignedTransaction {
   readonly chainId: string;

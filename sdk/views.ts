@@ -1,3 +1,4 @@
+import type { CommitCertificate } from './block.js';
 import type { Address } from './address.js';
 
 export interface WireError {
@@ -25,6 +26,8 @@ export interface BlockView {
   stateRoot: string;
   receiptRoot: string;
   signature: string;
+  /** The parent block's commit certificate (null in blocks 0 and 1). */
+  lastCommit: CommitCertificate | null;
   transactions: string[];
 }
 
@@ -329,12 +332,22 @@ export interface StakingStatus {
   operator: string;
   consensusKey: string;
   moniker: string;
+  /** OGT (0 for the genesis validator, in the set without a stake). */
   stake: string;
-  status: 'pending' | 'active' | 'unbonding';
+  /** jailed: out of the set for missing blocks until it unjails; tombstoned: double-signed, out for good. */
+  status: 'pending' | 'active' | 'unbonding' | 'jailed' | 'tombstoned';
   inSet: boolean;
+  genesis: boolean;
   createdAt: number;
   joinedAt: number | null;
   releaseAt: number | null;
+  /** Jailed: the block from which `unjail` is accepted. */
+  jailedUntil: number | null;
+  tombstonedAt: number | null;
+  /** Certificates missing its precommit within the liveness window. */
+  missedBlocks: number;
+  livenessWindow: number;
+  maxMissedBlocks: number;
 }
 
 /** What `createValidator` signs: the consensus key (0x hex; the signer's own public key when omitted), the stake in OGT base units, a name. */
@@ -342,4 +355,35 @@ export interface ValidatorRequest {
   readonly stake: bigint;
   readonly moniker: string;
   readonly consensusKey?: string;
+}
+
+/** `svc_consensusState`: where consensus stands, on any node (a validator node adds its mode and round). */
+export interface ConsensusStateView {
+  /** observer: a node without the validator role. */
+  mode: 'observer' | 'producing' | 'consensus' | 'following' | 'refused';
+  /** The height being decided (the head + 1). */
+  height: number;
+  round?: number;
+  step?: 'propose' | 'prevote' | 'precommit';
+  lockedRound?: number;
+  validRound?: number;
+  /** OGT. */
+  prevotePower?: string;
+  precommitPower?: string;
+  onlinePower?: string;
+  totalPower?: string;
+  /** The head's certificate as this node holds it (null at block 0). */
+  lastCommit: { height: number; round: number; signers: number; signedPower: string; totalPower: string; ageMs: number } | null;
+}
+
+/** A validator's signed consensus vote, as evidence of equivocation carries it. */
+export interface SignedVoteView {
+  type: 'prevote' | 'precommit';
+  height: number;
+  round: number;
+  /** The block hash voted for, or null (nil). */
+  value: string | null;
+  validator: string;
+  /** Its consensus-key Ed25519 signature, 0x hex. */
+  signature: string;
 }

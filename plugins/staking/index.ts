@@ -3,6 +3,7 @@ import { stakingEndBlock } from './end-block.js';
 import { stakingGenesis } from './params.js';
 import { stakingMethods } from './rpc.js';
 import { StakingService } from './service.js';
+import { stakingFinality } from './finality.js';
 import { stakingTxKinds } from './tx-kinds.js';
 
 declare module '../../kernel/plugin.js' {
@@ -26,6 +27,8 @@ export default definePlugin({
     const service = new StakingService(ctx.use('chain-reader'));
     // A block's proposer must be in the set in force after the head (the set a block's parent state names).
     ctx.use('chain').setProposerCheck((block) => service.proposerProblem(block.proposerKey));
+    // A block is final with precommits of more than 2/3 of its set's power: the chain checks every certificate by these rules.
+    ctx.use('chain').setFinalityRules(stakingFinality(service));
     return service;
   },
   txKinds: (kind) => stakingTxKinds(kind),

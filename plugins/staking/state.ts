@@ -7,9 +7,11 @@ import type { PrioritizedValidator } from '../../consensus/validator-set.js';
  * - `staking/validators/<operator>` -> CBOR ValidatorRecord
  * - `staking/keys/<consensus key>` -> the operator using it (a key serves one validator)
  * - `staking/operators` -> CBOR sorted operator list (every record, for listing and epoch changes)
- * - `staking/set` -> CBOR [height, validators]: the set in force from the block after `height` (an
- *   epoch's end), each `[operator, consensus key, power, priority]` (decimal strings); absent until the
- *   first change, while the genesis validator is alone
+ * - `staking/set` -> CBOR [height, validators, previous]: the set in force from the block after
+ *   `height` (an epoch's end, or a block that removed a validator), each `[operator, consensus key,
+ *   power, priority]` (decimal strings), and the set it replaced (which governed block `height`
+ *   itself: its certificate is judged by it); absent until the first change, while the genesis
+ *   validator is alone
  */
 export type ValidatorStatus = 'pending' | 'active' | 'unbonding';
 
@@ -50,14 +52,54 @@ export function writeOperators(write: WriteState, operators: readonly string[]):
   write(OPERATORS_KEY, operators.length > 0 ? encode([...operators].sort()) : undefined);
 }
 
-/** The stored set and the epoch end it took over at; undefined while the genesis validator is alone. */
-export function readSet(read: ReadState): { since: number; validators: PrioritizedValidator[] } | undefined {
-  const raw = read(SET_KEY);
-  if (!raw) return undefined;
-  const [since, rows] = decode<[number, [string, string, string, string][]]>(raw);
-  return { since, validators: rows.map(([operator, consensusKey, power, priority]) => ({ operator, consensusKey, power: BigInt(power), priority: BigInt(priority) })) };
+/** A set of validators and the block after which it is in force. */
+export interface StoredSet {
+  readonly since: number;
+  readonly validators: PrioritizedValidator[];
+  /** The set it replaced: the one that governed block `since`. */
+  readonly previous: PrioritizedValidator[];
 }
 
-export function writeSet(write: WriteState, since: number, validators: readonly PrioritizedValidator[]): void {
-  write(SET_KEY, encode([since, validators.map((v) => [v.operator, v.consensusKey, v.power.toString(), v.priority.toString()])]));
+type Row = [string, string, string, string];
+const fromRows = (rows: Row[]): PrioritizedValidator[] => rows.map(([operator, consensusKey, power, priority]) => ({ operator, consensusKey, power: BigInt(power), priority: BigInt(priority) }));
+const toRows = (set: readonly PrioritizedValidator[]): Row[] => set.map((v) => [v.operator, v.consensusKey, v.power.toString(), v.priority.toString()]);
+
+/** The stored set and the block it took over after; undefined while the genesis validator is alone. */
+export function readSet(read: ReadState): StoredSet | undefined {
+  const raw = read(SET_KEY);
+  if (!raw) return undefined;
+  const [since, rows, previous] = decode<[number, Row[], Row[]]>(raw);
+  return { since, validators: fromRows(rows), previous: fromRows(previous) };
 }
+
+export function writeSet(write: WriteState, since: number, validators: readonly PrioritizedValidator[], previous: readonly PrioritizedValidator[]): void {
+  write(SET_KEY, encode([since, toRows(validators), toRows(previous)]));
+}
+
+/**
+ * Standing outside the set, for any validator (the genesis validator too, which has no record):
+ * - `staking/jailed/<operator>` -> CBOR height from which `staking.unjail` is accepted
+ * - `staking/tombstoned/<operator>` -> CBOR height of the double sign's punishment: out for good
+ * - `staking/missed/<operator>` -> CBOR sorted heights, inside the liveness window, whose
+ *   certificate lacks its precommit (absent when none)
+ */
+export const jailedKey = (operator: string): string => `staking/jailed/${operator}`;
+export const tombstonedKey = (operator: string): string => `staking/tombstoned/${operator}`;
+export const missedKey = (operator: string): string => `staking/missed/${operator}`;
+
+export const readNumber = (read: ReadState, key: string): number | undefined => {
+  const raw = read(key);
+  return raw ? decode<number>(raw) : undefined;
+};
+
+export function readMissed(read: ReadState, operator: string): number[] {
+  const raw = read(missedKey(operator));
+  return raw ? decode<number[]>(raw) : [];
+}
+
+export function writeMissed(write: WriteState, operator: string, heights: readonly number[]): void {
+  write(missedKey(operator), heights.length > 0 ? encode(heights) : undefined);
+}
+
+/** Whether a validator is kept out of the set: jailed (until it unjails) or tombstoned (for good). */
+export const isExcluded = (read: ReadState, operator: string): boolean => read(jailedKey(operator)) !== undefined || read(tombstonedKey(operator)) !== undefined;

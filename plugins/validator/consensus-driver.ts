@@ -4,6 +4,7 @@ import { toHex } from '../../sdk/bytes.js';
 import { formatAmountShort } from '../../sdk/amount.js';
 import type { KeyPair } from '../../sdk/keys.js';
 import { signWith } from '../../sdk/keys.js';
+import { signTransaction } from '../../sdk/transaction.js';
 import type { Chain } from '../../chain/chain.js';
 import type { Block } from '../../chain/schemas.js';
 import type { Logger } from '../../kernel/log.js';
@@ -73,6 +74,10 @@ export class ConsensusDriver {
   private stopped = false;
   /** When each validator was last heard from (a verified message of its own). */
   private readonly heard = new Map<string, number>();
+  /** Precommits for the head block by `height/round/hash`, validator -> signature: carried in the next block. */
+  private readonly late = new Map<string, Map<string, string>>();
+  /** Offences already sent as evidence (validator/height/round/step). */
+  private readonly reported = new Set<string>();
   private work: Promise<unknown> = Promise.resolve();
   decided = 0;
 
@@ -90,7 +95,7 @@ export class ConsensusDriver {
         broadcastVote: (vote) => this.sendVote(vote),
         schedule: (step, height, round, ms) => this.schedule(step, height, round, ms),
         decide: (height, round, value, commit) => void this.serial(() => this.decide(height, round, value, commit as SignedVote[])),
-        equivocation: (evidence) => options.log.warn({ validator: evidence.first.validator, height: evidence.first.height, round: evidence.first.round }, 'two different votes of one validator: evidence of equivocation'),
+        equivocation: (evidence) => this.reportEquivocation(evidence.first as SignedVote, evidence.second as SignedVote),
       },
       timeouts,
     );
@@ -197,6 +202,7 @@ export class ConsensusDriver {
 
   private async propose(height: number, round: number, validValue: string | null, validRound: number): Promise<void> {
     if (this.stopped || height !== this.options.chain.head.height + 1) return;
+    await this.carryLatePrecommits();
     let held: { block: Block; raws: readonly Uint8Array[] } | undefined = validValue ? this.blocks.get(validValue) : undefined;
     if (!held) {
       const block = await this.options.chain.proposeBlock(this.options.key, Math.max(Date.now(), this.options.chain.head.timestamp + 1));
@@ -207,8 +213,59 @@ export class ConsensusDriver {
     const proposal: Proposal = { height, round, value: held.block.hash, validRound: held.block.hash === validValue ? validRound : -1, proposer: this.self()! };
     const signature = this.sign(height, round, 'proposal', proposalSignBytes(this.options.chain.head.chainId, proposal));
     if (!signature) return;
-    this.publish({ kind: 'proposal', proposal: { ...proposal, signature }, bundle: encodeBundle({ block: held.block, raws: [...held.raws] }) });
+    this.publish({ kind: 'proposal', proposal: { ...proposal, signature }, bundle: encodeBundle({ block: held.block, raws: [...held.raws], commit: null }) });
     this.machine.onProposal(proposal, true);
+  }
+
+  /**
+   * The head's certificate grows by the precommits for it that came after the decision (CometBFT's
+   * proposer also carries the precommits it gathered during the commit wait): the block carries who
+   * signed, and a validator that voted in time must not count as missing.
+   */
+  private async carryLatePrecommits(): Promise<void> {
+    const { chain } = this.options;
+    const head = chain.head;
+    const base = await chain.getCommit(head.height);
+    if (!base) return;
+    const late = this.late.get(`${head.height}/${base.round}/${head.hash}`);
+    if (!late) return;
+    const signatures = [...base.signatures];
+    for (const [validator, signature] of late) if (!signatures.some((s) => s.validator === validator)) signatures.push({ validator, signature });
+    if (signatures.length > base.signatures.length) await chain.improveHeadCommit({ ...base, signatures });
+  }
+
+  /** A precommit for the head block, signed by a member of the set that governed it: kept to carry in the next block. */
+  private latePrecommit(vote: SignedVote): boolean {
+    const head = this.options.chain.head;
+    if (vote.type !== 'precommit' || vote.value !== head.hash) return false;
+    if (!voteSigned(head.chainId, this.options.staking.headSet(), vote)) return false;
+    const key = `${head.height}/${vote.round}/${head.hash}`;
+    if (!this.late.has(key)) {
+      // Only the head's precommits are worth keeping.
+      this.late.clear();
+      this.late.set(key, new Map());
+    }
+    this.late.get(key)!.set(vote.validator, vote.signature);
+    return true;
+  }
+
+  /**
+   * Two signed votes of one validator for one step and different values: sent to the chain as
+   * evidence (signed with this node's key; it gets the slashed stake), once per offence.
+   */
+  private reportEquivocation(first: SignedVote, second: SignedVote): void {
+    const offence = `${first.validator}/${first.height}/${first.round}/${first.type}`;
+    this.options.log.warn({ validator: first.validator, height: first.height, round: first.round, step: first.type }, 'two different signed votes of one validator: submitting the evidence');
+    if (this.reported.has(offence)) return;
+    this.reported.add(offence);
+    const vote = (v: SignedVote) => ({ type: v.type, height: v.height, round: v.round, value: v.value, validator: v.validator, signature: v.signature });
+    const { chain, key } = this.options;
+    try {
+      chain.submit(signTransaction({ chainId: chain.head.chainId, kind: 'staking.submitEvidence', nonce: chain.nextNonce(key.address), payload: { first: vote(first), second: vote(second) } }, key));
+    } catch (error) {
+      this.reported.delete(offence);
+      this.options.log.error({ err: error, validator: first.validator }, 'the evidence of equivocation was not admitted');
+    }
   }
 
   private sendVote(vote: Vote): void {
@@ -229,10 +286,11 @@ export class ConsensusDriver {
     try {
       if (height === this.options.chain.head.height + 1) {
         if (!held) throw new Error(`decided block ${value} at ${height} is not here`);
+        const certificate = certificateOf(height, round, value, precommits);
         await this.options.chain.checkProposal(held.block, held.raws);
-        await this.options.chain.commitProposal(value);
+        await this.options.chain.commitProposal(value, certificate);
         this.decided += 1;
-        this.publish({ kind: 'commit', certificate: certificateOf(height, round, value, precommits), bundle: encodeBundle({ block: held.block, raws: [...held.raws] }) });
+        this.publish({ kind: 'commit', certificate, bundle: encodeBundle({ block: held.block, raws: [...held.raws], commit: null }) });
       }
       failed = false;
     } finally {
@@ -265,6 +323,7 @@ export class ConsensusDriver {
     const current = this.options.chain.head.height + 1;
     if (message.kind === 'vote') {
       const vote = message.vote;
+      if (vote.height === current - 1) return this.latePrecommit(vote) ? 'accept' : 'ignore';
       if (vote.height < current) return 'ignore';
       if (vote.height > current + 1) return 'ignore';
       if (!voteSigned(chainId, set, vote)) return { reject: 'a vote whose signature does not verify' };

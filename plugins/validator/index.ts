@@ -37,34 +37,15 @@ export default definePlugin({
     const key = loadKey(ctx.config.keyFile, ctx.node.network);
     const genesis = toHex(key.publicKey) === chain.genesis.validatorKey;
     ctx.log.info({ proposer: key.address, consensusKey: toHex(key.publicKey), blockTime: ctx.config.blockTime }, genesis ? 'validator key loaded (the genesis validator)' : 'validator key loaded (in the set once staked with this consensus key)');
-    return new ValidatorRole({ chain, staking: ctx.use('staking'), p2p: ctx.use('p2p'), sync: ctx.use('sync-status'), events: ctx.events, key, blockTime: ctx.config.blockTime, dataDir: ctx.node.dataDir, log: ctx.log });
+    const staking = ctx.use('staking');
+    const role = new ValidatorRole({ chain, staking, p2p: ctx.use('p2p'), sync: ctx.use('sync-status'), events: ctx.events, key, blockTime: ctx.config.blockTime, dataDir: ctx.node.dataDir, log: ctx.log });
+    // svc_consensusState (answered on every node by the staking rules) shows this validator's own round too.
+    staking.attachValidator(() => role.consensusState());
+    return role;
   },
   start: (role) => role.start(),
   // A validator in the set whose last block is older than 5 block times is not producing: not healthy.
   notReady: (role) => (role.stalled ? 'stalled' : undefined),
   health: (role) => role.health(),
   stop: (role) => role.stop(),
-  rpc: (method) => [
-    method({
-      name: 'svc_consensusState',
-      summary: "Where this validator stands: its mode (producing alone, consensus, following, refused), the height it works on, and when it runs consensus the round, step, lock, the power of the votes seen this round and of the validators heard from lately (OGT).",
-      params: [],
-      result: Type.Object(
-        {
-          mode: Type.Union([Type.Literal('producing'), Type.Literal('consensus'), Type.Literal('following'), Type.Literal('refused')]),
-          height: Type.Integer(),
-          round: Type.Optional(Type.Integer()),
-          step: Type.Optional(Type.Union([Type.Literal('propose'), Type.Literal('prevote'), Type.Literal('precommit')])),
-          lockedRound: Type.Optional(Type.Integer({ description: '-1 when not locked' })),
-          validRound: Type.Optional(Type.Integer()),
-          prevotePower: Type.Optional(Type.String()),
-          precommitPower: Type.Optional(Type.String()),
-          onlinePower: Type.Optional(Type.String({ description: 'power of the validators heard from in the last 3 block times (at least 3 s), this one included' })),
-          totalPower: Type.Optional(Type.String()),
-        },
-        { additionalProperties: false },
-      ),
-      handler: (_params, { service }) => service.consensusState(),
-    }),
-  ],
 });

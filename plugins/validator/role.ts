@@ -58,7 +58,7 @@ export class ValidatorRole {
   }
 
   health(): Record<string, unknown> {
-    return { blockTime: this.blockTime, produced: this.produced, mode: this.mode, ...(this.driver ? { consensus: this.driver.describe() } : {}) };
+    return { blockTime: this.blockTime, produced: this.produced, mode: this.mode, lastCommitAgeMs: Math.max(0, Date.now() - this.options.chain.head.timestamp), ...(this.driver ? { consensus: this.driver.describe() } : {}) };
   }
 
   /** `svc_consensusState`: the round this validator is in when it runs consensus; otherwise its mode and the next height. */

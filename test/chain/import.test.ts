@@ -3,6 +3,7 @@ import { devnetKey, encodeSigned, signHeader, SvcClient, UNIT, type BlockHeader,
 import type { Chain } from '../../chain/chain.js';
 import type { Block } from '../../chain/schemas.js';
 import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
+import { signedCommit } from '../helpers/commits.js';
 
 let validator: TestNode;
 
@@ -26,7 +27,7 @@ async function blockWithTransactions(chain: Chain, height: number): Promise<{ bl
 }
 
 function headerOf(block: Block): BlockHeader {
-  return { chainId: block.chainId, height: block.height, parentHash: block.parentHash as Hex, timestamp: block.timestamp, proposer: block.proposer as `svc1${string}`, proposerKey: block.proposerKey as Hex, txRoot: block.txRoot as Hex, stateRoot: block.stateRoot as Hex, receiptRoot: block.receiptRoot as Hex };
+  return { chainId: block.chainId, height: block.height, parentHash: block.parentHash as Hex, timestamp: block.timestamp, proposer: block.proposer as `svc1${string}`, proposerKey: block.proposerKey as Hex, txRoot: block.txRoot as Hex, stateRoot: block.stateRoot as Hex, receiptRoot: block.receiptRoot as Hex, lastCommit: block.lastCommit };
 }
 
 function resign(block: Block, changes: Partial<BlockHeader>): Block {
@@ -42,31 +43,43 @@ describe('block import', () => {
       const target = chainOf(follower);
       const upTo = source.head.height;
       let forgedChecked = false;
+      // Forged blocks come certified (the devnet validator key is public): only their content gives them away.
+      const certified = (block: Block) => signedCommit(block.chainId, block);
       for (let height = 1; height <= upTo; height++) {
         const { block, raws } = await blockWithTransactions(source, height);
-        if (!forgedChecked && block.transactions.length > 0) {
+        const commit = (await source.getCommit(height))!;
+        if (!forgedChecked && block.transactions.length > 0 && height > 1) {
           forgedChecked = true;
           const wrongState = resign(block, { stateRoot: `0x${'ab'.repeat(32)}` });
-          await expect(target.importBlock(wrongState, raws)).rejects.toThrow(/state root mismatch/);
+          await expect(target.importBlock(wrongState, raws, certified(wrongState))).rejects.toThrow(/state root mismatch/);
           const badSignature = { ...block, signature: `0x${'00'.repeat(64)}` };
-          await expect(target.importBlock(badSignature, raws)).rejects.toThrow(/bad proposer signature/);
+          await expect(target.importBlock(badSignature, raws, commit)).rejects.toThrow(/bad proposer signature/);
           const wrongReceipts = resign(block, { receiptRoot: `0x${'cd'.repeat(32)}` });
-          await expect(target.importBlock(wrongReceipts, raws)).rejects.toThrow(/receipt root mismatch/);
-          await expect(target.importBlock(block, raws.slice(1))).rejects.toThrow(/transaction count/);
+          await expect(target.importBlock(wrongReceipts, raws, certified(wrongReceipts))).rejects.toThrow(/receipt root mismatch/);
+          await expect(target.importBlock(block, raws.slice(1), commit)).rejects.toThrow(/transaction count/);
           const otherProposer = devnetKey('account', 3);
           const strangerHeader = { ...headerOf(block), proposer: otherProposer.address, proposerKey: `0x${Buffer.from(otherProposer.publicKey).toString('hex')}` as Hex };
           const byStranger = { ...signHeader(strangerHeader, otherProposer), transactions: block.transactions };
-          await expect(target.importBlock(byStranger, raws)).rejects.toThrow(/not the chain validator/);
+          await expect(target.importBlock(byStranger, raws, certified(byStranger))).rejects.toThrow(/not the chain validator/);
+          // Not final: a certificate of another block, or precommits of a key outside the set, and the block is never executed.
+          await expect(target.importBlock(block, raws, (await source.getCommit(height - 1))!)).rejects.toThrow(/its commit certificate: the certificate is for block/);
+          await expect(target.importBlock(block, raws, signedCommit(block.chainId, block, otherProposer))).rejects.toThrow(/its commit certificate: .* is not in the validator set/);
+          // The parent's certificate it carries must hold too.
+          const badParentCommit = resign(block, { lastCommit: signedCommit(block.chainId, { height: height - 1, hash: `0x${'ef'.repeat(32)}` }) });
+          await expect(target.importBlock(badParentCommit, raws, certified(badParentCommit))).rejects.toThrow(/the certificate of its parent it carries: the certificate is for block/);
+          const noParentCommit = resign(block, { lastCommit: null });
+          await expect(target.importBlock(noParentCommit, raws, certified(noParentCommit))).rejects.toThrow(/carries no certificate of its parent/);
           // None of that changed the follower.
           expect(target.head.height).toBe(height - 1);
         }
-        const imported = await target.importBlock(block, raws);
+        expect(block.lastCommit === null).toBe(height === 1);
+        const imported = await target.importBlock(block, raws, commit);
         expect(imported.hash).toBe(block.hash);
         expect(target.state.root()).toBe(block.stateRoot);
       }
       expect(forgedChecked).toBe(true);
       const skip = await blockWithTransactions(source, 1);
-      await expect(target.importBlock(skip.block, skip.raws)).rejects.toThrow(/does not extend head/);
+      await expect(target.importBlock(skip.block, skip.raws, (await source.getCommit(1))!)).rejects.toThrow(/does not extend head/);
     } finally {
       await follower.stop();
     }
@@ -84,6 +97,23 @@ describe('block import', () => {
     } finally {
       await follower.stop();
     }
+  });
+
+  it('serves each block\'s commit certificate; "finalized" is the head and "earliest" block 0', async () => {
+    const client = new SvcClient(validator.url);
+    const head = await client.getBlockByNumber('latest');
+    const commit = await client.getCommit(head.height);
+    expect(commit).toMatchObject({ height: head.height, round: 0, blockHash: head.hash, signatures: [{ validator: head.proposer }] });
+    expect((await client.getBlockByNumber('finalized')).height).toBeGreaterThanOrEqual(head.height);
+    expect((await client.getBlockByNumber('earliest')).height).toBe(0);
+    expect((await client.getBalance(devnetKey('account', 0).address, 'earliest')).blockNumber).toBe(0);
+    expect((await client.getCommit(1)).blockHash).toBe((await client.getBlockByNumber(1)).hash);
+    // The next block carries it.
+    expect((await client.getBlockByNumber(2)).lastCommit).toEqual(await client.getCommit(1));
+    await expect(client.getCommit(0)).rejects.toMatchObject({ message: 'not_found', data: { reason: expect.stringMatching(/final by definition/) } });
+    await expect(client.getCommit(head.height + 1000)).rejects.toMatchObject({ message: 'not_found' });
+    const observer = await new SvcClient(validator.url).consensusState();
+    expect(observer).toMatchObject({ mode: 'producing', height: expect.any(Number), lastCommit: { signers: 1, signedPower: '20', totalPower: '20' } });
   });
 
   it('a node restarted from its data dir recomputes the same state root', async () => {

@@ -3,6 +3,7 @@ import { devnetKey, encodeSigned, signHeader, SvcClient, UNIT, type BlockHeader,
 import type { Chain } from '../../chain/chain.js';
 import type { Block } from '../../chain/schemas.js';
 import { startTestNode, type TestNode } from '../helpers/test-node.js';
+import { signedCommit } from '../helpers/commits.js';
 
 // Two nodes that produce nothing on their own: the test builds proposals on one and checks them on
 // the other, as consensus will (a block is executed when proposed or received, committed only when decided).
@@ -46,10 +47,10 @@ describe('proposals: executed, held, then committed or dropped', () => {
   it("checks a peer's competing proposals at one height, holds the last, and commits only the one held", async () => {
     const chain = chainOf(b);
     const genesis = chain.head;
-    const header = (block: Block): BlockHeader => ({ chainId: block.chainId, height: block.height, parentHash: block.parentHash as Hex, timestamp: block.timestamp, proposer: block.proposer as `svc1${string}`, proposerKey: block.proposerKey as Hex, txRoot: block.txRoot as Hex, stateRoot: block.stateRoot as Hex, receiptRoot: block.receiptRoot as Hex });
+    const header = (block: Block): BlockHeader => ({ chainId: block.chainId, height: block.height, parentHash: block.parentHash as Hex, timestamp: block.timestamp, proposer: block.proposer as `svc1${string}`, proposerKey: block.proposerKey as Hex, txRoot: block.txRoot as Hex, stateRoot: block.stateRoot as Hex, receiptRoot: block.receiptRoot as Hex, lastCommit: block.lastCommit });
     const forged = { ...signHeader({ ...header(withTransfer), stateRoot: `0x${'ab'.repeat(32)}` }, key), transactions: withTransfer.transactions };
     await expect(chain.checkProposal(forged, raws)).rejects.toThrow(/state root mismatch/);
-    await expect(chain.commitProposal(forged.hash)).rejects.toThrow(/no proposal .* is held \(none held\)/);
+    await expect(chain.commitProposal(forged.hash, signedCommit(forged.chainId, forged))).rejects.toThrow(/no proposal .* is held \(none held\)/);
     await chain.checkProposal(withTransfer, raws);
     // A competing proposal for the same height (the same transfer, a later time): another block.
     const other = await chainOf(a).proposeBlock(key, genesis.timestamp + 2000);
@@ -57,9 +58,13 @@ describe('proposals: executed, held, then committed or dropped', () => {
     expect(other.hash).not.toBe(withTransfer.hash);
     // Checking the other drops the first: its state is undone, so the other verifies against the parent's state.
     await chain.checkProposal(other, raws);
-    await expect(chain.commitProposal(withTransfer.hash)).rejects.toThrow(/holding/);
+    await expect(chain.commitProposal(withTransfer.hash, signedCommit(withTransfer.chainId, withTransfer))).rejects.toThrow(/holding/);
     await chain.checkProposal(withTransfer, raws);
-    const committed = await chain.commitProposal(withTransfer.hash);
+    // Decided only with a certificate of the set's power for it.
+    await expect(chain.commitProposal(withTransfer.hash, signedCommit(withTransfer.chainId, withTransfer, devnetKey('account', 2)))).rejects.toThrow(/commit certificate: .* is not in the validator set/);
+    const certificate = signedCommit(withTransfer.chainId, withTransfer);
+    const committed = await chain.commitProposal(withTransfer.hash, certificate);
+    expect(await chain.getCommit(1)).toEqual(certificate);
     expect(committed.hash).toBe(withTransfer.hash);
     expect(chain.head.hash).toBe(withTransfer.hash);
     expect((await new SvcClient(b.url).getBlockByNumber(1)).stateRoot).toBe(withTransfer.stateRoot);
@@ -69,13 +74,14 @@ describe('proposals: executed, held, then committed or dropped', () => {
     const chain = chainOf(a);
     const proposal = await chain.proposeBlock(key, chain.head.timestamp + 1000);
     // The decided block arrives by import (a peer's commit): the held one is committed as it is.
-    const imported = await chain.importBlock(proposal, await rawsOf(chain, proposal));
+    const imported = await chain.importBlock(proposal, await rawsOf(chain, proposal), signedCommit(proposal.chainId, proposal));
     expect(imported.hash).toBe(proposal.hash);
     expect(chain.head.hash).toBe(proposal.hash);
     const next = await chain.proposeBlock(key, chain.head.timestamp + 1000);
     const produced = await chain.produceBlock(key, chain.head.timestamp + 1500);
     expect(produced.height).toBe(next.height);
     expect(chain.head.hash).toBe(produced.hash);
-    await expect(chain.commitProposal(next.hash)).rejects.toThrow(/no proposal/);
+    expect(produced.lastCommit).toEqual(await chain.getCommit(proposal.height));
+    await expect(chain.commitProposal(next.hash, signedCommit(next.chainId, next))).rejects.toThrow(/no proposal/);
   });
 });

@@ -52,15 +52,15 @@ describe('signing state (double-sign protection)', () => {
   it('never signs two different votes for one step, killed (SIGKILL) right after signing 20 times in a row', async () => {
     const dir = tempDir();
     const path = join(dir, 'sign-state.json');
-    // A validator process that signs one vote, says so, and waits to be killed.
+    // A validator process that signs one vote, says so, and waits to be killed (it imports by absolute path: it runs from a temp dir).
     const script = join(dir, 'sign-once.mjs');
     writeFileSync(
       script,
       `import { SignState } from ${JSON.stringify(resolve('dist/consensus/sign-state.js'))};
-       import { ed25519 } from '@noble/curves/ed25519.js';
+       import { keyPairFromSecret, signWith } from ${JSON.stringify(resolve('dist/sdk/keys.js'))};
        const [height, round, step, value] = process.argv.slice(2);
        try {
-         const signature = SignState.open(${JSON.stringify(path)}).sign(Number(height), Number(round), step, new TextEncoder().encode(step + ' ' + height + '/' + round + ' ' + value), (b) => ed25519.sign(b, new Uint8Array(32).fill(7)));
+         const signature = SignState.open(${JSON.stringify(path)}).sign(Number(height), Number(round), step, new TextEncoder().encode(step + ' ' + height + '/' + round + ' ' + value), (b) => signWith(keyPairFromSecret(new Uint8Array(32).fill(7)), b));
          process.stdout.write('signed ' + Buffer.from(signature).toString('hex') + '\\n');
        } catch (error) {
          process.stdout.write('refused ' + error.message + '\\n');

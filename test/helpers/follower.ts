@@ -7,7 +7,8 @@ import { startTestNode, waitFor, type TestNode } from './test-node.js';
 /**
  * Starts a full node from genesis that follows `source` over libp2p, waits until it has the source's
  * head, and checks that block's hash and state root are the source's: every block re-executed to the
- * same state. Stops it after.
+ * same state, each imported only with a certificate it checked (and it holds one for every block).
+ * Stops it after.
  */
 export async function expectFollowerAgrees(source: TestNode): Promise<void> {
   const follower = await startTestNode({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [source.node.service<P2pService>('p2p').listenAddresses[0]!] } });
@@ -21,6 +22,8 @@ export async function expectFollowerAgrees(source: TestNode): Promise<void> {
     const [mine, theirs] = await Promise.all([new SvcClient(follower.url).getBlockByNumber(height), new SvcClient(source.url).getBlockByNumber(height)]);
     expect(mine.stateRoot).toBe(theirs.stateRoot);
     expect(mine.hash).toBe(theirs.hash);
+    const chain = follower.node.service<Chain>('chain');
+    for (let h = 1; h <= height; h++) expect((await chain.getCommit(h))?.blockHash, `certificate of block ${h}`).toBe((await chain.getBlock(h))!.hash);
   } finally {
     await follower.stop();
   }

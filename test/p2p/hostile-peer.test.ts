@@ -3,6 +3,7 @@ import { lpStream } from '@libp2p/utils';
 import { multiaddr } from '@multiformats/multiaddr';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signHeader } from '../../sdk/block.js';
+import { signedCommit } from '../helpers/commits.js';
 import { toHex, type Hex } from '../../sdk/bytes.js';
 import { devnetKey } from '../../sdk/keys.js';
 import { createNetwork, type SvcLibp2p } from '../../p2p/network.js';
@@ -45,6 +46,7 @@ function forgedChain(genesis: Block, length: number): Block[] {
         txRoot: ZERO,
         stateRoot: toHex(new Uint8Array(32).fill(height)),
         receiptRoot: ZERO,
+        lastCommit: height === 1 ? null : signedCommit(genesis.chainId, parent),
       },
       key,
     );
@@ -54,8 +56,11 @@ function forgedChain(genesis: Block, length: number): Block[] {
   return blocks;
 }
 
-/** A libp2p peer that claims a far higher head (or `claim`) and serves forged blocks for it. */
-async function startHostilePeer(honest: Chain, claim = 1_000_000): Promise<SvcLibp2p> {
+/**
+ * A libp2p peer that claims a far higher head (or `claim`) and serves forged blocks for it, or, with
+ * `uncertified`, the honest chain's own blocks with certificates signed by a key outside the set.
+ */
+async function startHostilePeer(honest: Chain, claim = 1_000_000, uncertified = false): Promise<SvcLibp2p> {
   const genesis = (await honest.getBlock(0))!;
   const forged = forgedChain(genesis, 100);
   const network = await createNetwork({ privateKey: await generateKeyPair('Ed25519'), host: '127.0.0.1', port: 0, bootstrapPeers: [], isBanned: () => false, maxConnections: 16 });
@@ -68,9 +73,16 @@ async function startHostilePeer(honest: Chain, claim = 1_000_000): Promise<SvcLi
   await network.handle(BLOCKS_PROTOCOL, async (stream) => {
     const lp = lpStream(stream);
     const { from, count } = decodeRange((await lp.read()).subarray());
+    if (uncertified) {
+      const real = (await Promise.all(Array.from({ length: count }, (_, i) => honest.blockWithTransactions(from + i)))).filter((b) => b !== undefined);
+      await lp.write(new Uint8Array([real.length]));
+      for (const { block, raws } of real) await lp.write(encodeBundle({ block, raws, commit: signedCommit(block.chainId, block, devnetKey('account', 7)) }));
+      return stream.close();
+    }
     const blocks = forged.slice(from - 1, from - 1 + count);
     await lp.write(new Uint8Array([blocks.length]));
-    for (const block of blocks) await lp.write(encodeBundle({ block, raws: [] }));
+    // Certified with the public devnet key: only re-execution finds them out.
+    for (const block of blocks) await lp.write(encodeBundle({ block, raws: [], commit: signedCommit(block.chainId, block) }));
     await stream.close();
   });
   await network.start();
@@ -102,6 +114,17 @@ describe('a hostile peer', () => {
     expect(full.node.service<P2pService>('p2p').peerList().map((p) => p.peerId)).toEqual([validator.node.keys.peerId]);
   });
 
+  it('that serves the real blocks with certificates of a key outside the set is refused before any is executed', async () => {
+    const validator = await start({ validator: { blockTime: 50 } });
+    const honest = validator.node.service<Chain>('chain');
+    await waitFor(() => honest.head.height, (h) => h >= 5, 10_000, 'a few blocks to serve');
+    const hostile = await startHostilePeer(honest, honest.head.height, true);
+    const full = await start({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [hostile.getMultiaddrs()[0]!.toString()] } });
+    const refusal = await waitFor(() => full.logs.lines.find((line) => line.msg === 'refusing peer'), Boolean, 15_000, 'the peer to be refused');
+    expect(String(refusal!.reason)).toMatch(/block 1 .*: its commit certificate: svc1\w+ is not in the validator set/);
+    expect(full.node.service<Chain>('chain').head.height).toBe(0);
+  });
+
   it('that gossips a block with a bad signature is refused and disconnected; the node keeps following the validator', async () => {
     const validator = await start({ validator: { blockTime: 50 } });
     const honest = validator.node.service<Chain>('chain');
@@ -114,7 +137,7 @@ describe('a hostile peer', () => {
     await waitFor(() => hostile.services.pubsub.getSubscribers(topic).map(String), (ids) => ids.includes(full.node.keys.peerId), 10_000, 'the node to subscribe');
     const real = (await honest.blockWithTransactions(honest.head.height))!;
     const forged = { ...real.block, height: real.block.height + 1, signature: toHex(new Uint8Array(64).fill(9)) };
-    await hostile.services.pubsub.publish(topic, encodeBundle({ block: forged, raws: real.raws }));
+    await hostile.services.pubsub.publish(topic, encodeBundle({ block: forged, raws: real.raws, commit: real.commit }));
     const refusal = await waitFor(() => full.logs.lines.find((line) => line.msg === 'refusing peer' && line.peer === hostile.peerId.toString()), Boolean, 10_000, 'the gossiper to be refused');
     expect(String(refusal!.reason)).toMatch(/header hash does not match|bad proposer signature/);
     await waitFor(() => hostile.getConnections().length, (n) => n === 0, 10_000, 'the gossiper to be disconnected');

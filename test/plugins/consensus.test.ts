@@ -61,6 +61,13 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
     const proposers = new Set<string>();
     for (let height = from; height <= from + 15; height++) proposers.add((await v.getBlockByNumber(height)).proposer);
     expect(proposers.size).toBe(4);
+    // Each block is final by precommits of more than 2/3 of the power (3 of 4 at least), and the next block carries them.
+    for (let height = from; height < from + 15; height++) {
+      const [commit, next] = await Promise.all([v.getCommit(height), v.getBlockByNumber(height + 1)]);
+      expect(commit.signatures.length).toBeGreaterThanOrEqual(3);
+      expect(next.lastCommit!.blockHash).toBe((await v.getBlockByNumber(height)).hash);
+      expect(next.lastCommit!.signatures.length).toBeGreaterThanOrEqual(3);
+    }
     const state = await new SvcClient(others[0]!.url).rpcCall<Record<string, unknown>>('svc_consensusState');
     expect(state).toMatchObject({ mode: 'consensus', onlinePower: '80', totalPower: '80', lockedRound: expect.any(Number), step: expect.stringMatching(/^(propose|prevote|precommit)$/) });
   });

@@ -1,0 +1,31 @@
+import type { CommitCertificate } from '../sdk/block.js';
+import type { KeyPair } from '../sdk/keys.js';
+import type { Block } from './schemas.js';
+
+/**
+ * Which validator set judges a certificate: `next` the block after the head (the set in force after
+ * the head), `head` the head itself (the set that governed it, which differs when the head ended an
+ * epoch and changed the set).
+ */
+export type CommitSubject = 'head' | 'next';
+
+/**
+ * The rules that say when a block is final. The chain stores each block with the certificate it was
+ * committed with, carries it in the next block, and refuses a block whose certificate (or carried
+ * parent certificate) these rules reject. The staking rules supply them: the chain itself knows no
+ * validator set.
+ */
+export interface FinalityRules {
+  /** What is wrong with `certificate` as the proof that `block` is final, or undefined. */
+  commitProblem(certificate: CommitCertificate, block: Pick<Block, 'height' | 'hash'>, subject: CommitSubject): string | undefined;
+  /** The certificate of a block made by the only validator in the set, holding `key`: its own precommit. */
+  soleCommit(block: Pick<Block, 'height' | 'hash'>, key: KeyPair): CommitCertificate;
+}
+
+/** Until validator-set rules are loaded nothing can be proven final, so no block is made or taken. */
+export const NO_FINALITY_RULES: FinalityRules = {
+  commitProblem: () => 'no validator-set rules are loaded to check commit certificates',
+  soleCommit: () => {
+    throw new Error('no validator-set rules are loaded to certify a block');
+  },
+};
