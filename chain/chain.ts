@@ -310,10 +310,10 @@ export class Chain {
    * until `commitProposal` (when consensus decides it) or dropped by the next proposal checked or
    * built, or by `discardProposal`.
    */
-  proposeBlock(key: KeyPair, timestamp: number): Promise<Block> {
+  proposeBlock(key: KeyPair, timestamp: number, maxBytes?: number): Promise<Block> {
     return this.serialized(async () => {
       this.discardOutstanding();
-      const prepared = await this.build(key, timestamp);
+      const prepared = await this.build(key, timestamp, maxBytes);
       this.outstanding = prepared;
       return prepared.block;
     });
@@ -355,13 +355,13 @@ export class Chain {
     this.outstanding = undefined;
   }
 
-  private async build(key: KeyPair, timestamp: number): Promise<Prepared> {
+  private async build(key: KeyPair, timestamp: number, maxBytes?: number): Promise<Prepared> {
     const started = performance.now();
     const head = this.head;
     if (head.height >= 1 && !this.headCommit) throw new Error(`head block ${head.height} has no commit certificate to carry`);
     const lastCommit = head.height >= 1 ? this.headCommit! : null;
     const env = { chainId: head.chainId, height: head.height + 1, timestamp, parentHash: head.hash, lastCommit: signersOf(lastCommit) };
-    const candidates = this.options.mempool.ready(this.options.maxBlockTransactions);
+    const candidates = this.options.mempool.ready(this.options.maxBlockTransactions, maxBytes);
     const pacer = new Pacer();
     const result = await executeTransactions(candidates, env, this.options.state, this.options.kinds, this.options.log, false, pacer);
     for (const rejected of result.rejected) this.options.log.debug({ tx: rejected.hash, reason: rejected.message }, 'left a transaction out of the block');

@@ -1,3 +1,4 @@
+import { rawOf } from './raw-transactions.js';
 import type { Address } from '../sdk/address.js';
 import { formatAmountShort, type Asset } from '../sdk/amount.js';
 import { fromHex } from '../sdk/bytes.js';
@@ -43,6 +44,9 @@ export interface MempoolDeps {
  * counting what the sender already has pending), ordered by sender nonce, bounded in size, never
  * replacing a pending transaction, and dropping entries once stale.
  */
+/** A transaction hash in a block's list, as it travels (0x hex in CBOR). */
+const TX_LIST_BYTES = 70;
+
 export class Mempool {
   private readonly byHash = new Map<string, Entry>();
   private readonly bySender = new Map<Address, Map<number, Entry>>();
@@ -130,11 +134,17 @@ export class Mempool {
   }
 
   /** Up to `limit` transactions that can run now: for each sender, its run of consecutive nonces. */
-  ready(limit: number): SignedTransaction[] {
+  ready(limit: number, maxBytes = Number.POSITIVE_INFINITY): SignedTransaction[] {
     const out: SignedTransaction[] = [];
+    let bytes = 0;
     for (const [sender, pending] of this.bySender) {
       let nonce = this.accountNonce(sender);
-      for (let entry = pending.get(nonce); entry && out.length < limit; entry = pending.get(++nonce)) out.push(entry.tx);
+      for (let entry = pending.get(nonce); entry && out.length < limit; entry = pending.get(++nonce)) {
+        // What the transaction weighs where a block travels: its bytes and its hash in the block's list.
+        bytes += maxBytes === Number.POSITIVE_INFINITY ? 0 : rawOf(entry.tx).length + TX_LIST_BYTES;
+        if (bytes > maxBytes) return out;
+        out.push(entry.tx);
+      }
       if (out.length >= limit) break;
     }
     return out;

@@ -16,6 +16,8 @@ interface LastSigned {
   readonly signature: string;
   /** The last value precommitted at this height and its round: the validator's lock, kept across restarts. */
   readonly lock?: { readonly height: number; readonly round: number; readonly value: string };
+  /** What was signed, as the caller described it (a vote's fields): a restarted validator sends it again. */
+  readonly message?: unknown;
 }
 
 /** A signature refused because it could make a double sign: what was asked and what was signed last. */
@@ -55,8 +57,8 @@ export class SignState {
     return new SignState(path, last);
   }
 
-  lastSigned(): { height: number; round: number; step: SignStep } | undefined {
-    return this.last && { height: this.last.height, round: this.last.round, step: this.last.step };
+  lastSigned(): { height: number; round: number; step: SignStep; message?: unknown; signature: string } | undefined {
+    return this.last && { height: this.last.height, round: this.last.round, step: this.last.step, signature: this.last.signature, ...(this.last.message !== undefined ? { message: this.last.message } : {}) };
   }
 
   /**
@@ -69,7 +71,7 @@ export class SignState {
   }
 
   /** Signs `bytes` for (height, round, step) with `signer`, or throws DoubleSignRefused. A precommit for a value passes it as `locks`. */
-  sign(height: number, round: number, step: SignStep, bytes: Uint8Array, signer: (bytes: Uint8Array) => Uint8Array, locks?: string): Uint8Array {
+  sign(height: number, round: number, step: SignStep, bytes: Uint8Array, signer: (bytes: Uint8Array) => Uint8Array, locks?: string, message?: unknown): Uint8Array {
     const last = this.last;
     if (last) {
       const order = Math.sign(height - last.height) || Math.sign(round - last.round) || Math.sign(ORDER[step] - ORDER[last.step]);
@@ -82,7 +84,7 @@ export class SignState {
     const signature = signer(bytes);
     const kept = last?.lock && last.lock.height === height ? last.lock : undefined;
     const lock = step === 'precommit' && locks !== undefined ? { height, round, value: locks } : kept;
-    const next: LastSigned = { height, round, step, bytes: hash(bytes), signature: Buffer.from(signature).toString('hex'), ...(lock ? { lock } : {}) };
+    const next: LastSigned = { height, round, step, bytes: hash(bytes), signature: Buffer.from(signature).toString('hex'), ...(lock ? { lock } : {}), ...(message !== undefined ? { message } : {}) };
     this.persist(next);
     this.last = next;
     return signature;

@@ -107,8 +107,11 @@ export class Tendermint {
     return { height: this.height, round: this.round, step: this.step, lockedValue: this.lockedValue, lockedRound: this.lockedRound, validValue: this.validValue, validRound: this.validRound };
   }
 
-  /** Starts a height at round 0; a restarted validator passes the lock it persisted. */
-  startHeight(height: number, restored?: Pick<RoundState, 'round' | 'lockedValue' | 'lockedRound' | 'validValue' | 'validRound'>): void {
+  /**
+   * Starts a height at round 0; a restarted validator passes the lock it persisted, and the step it
+   * last signed in that round (it proposes or votes there no more: its signing state would refuse).
+   */
+  startHeight(height: number, restored?: Pick<RoundState, 'round' | 'lockedValue' | 'lockedRound' | 'validValue' | 'validRound'> & { readonly signed?: 'proposal' | 'prevote' | 'precommit' }): void {
     this.height = height;
     this.powers = this.host.powers(height);
     this.total = [...this.powers.values()].reduce((a, b) => a + b, 0n);
@@ -120,7 +123,7 @@ export class Tendermint {
     this.lockedRound = restored?.lockedRound ?? -1;
     this.validValue = restored?.validValue ?? null;
     this.validRound = restored?.validRound ?? -1;
-    this.startRound(restored?.round ?? 0);
+    this.startRound(restored?.round ?? 0, restored?.signed);
     const early = this.early.filter((m) => ('proposal' in m ? m.proposal.height : m.height) === height);
     this.early = this.early.filter((m) => ('proposal' in m ? m.proposal.height : m.height) > height);
     for (const message of early) {
@@ -139,13 +142,15 @@ export class Tendermint {
     return t.base + t.delta * round;
   }
 
-  /** Line 11. */
-  private startRound(round: number): void {
+  /** Line 11; a restarted validator resumes after the step it signed last in this round. */
+  private startRound(round: number, signed?: 'proposal' | 'prevote' | 'precommit'): void {
     this.round = round;
-    this.step = 'propose';
-    // The proposer's own proposal comes back through onProposal; the timeout covers it failing to.
-    this.host.schedule('propose', this.height, round, this.timeout('propose', round));
-    if (this.host.self !== undefined && this.host.proposer(this.height, round) === this.host.self) this.host.propose(this.height, round, this.validValue, this.validRound);
+    this.step = signed === 'prevote' || signed === 'precommit' ? signed : 'propose';
+    if (this.step === 'propose') {
+      // The proposer's own proposal comes back through onProposal; the timeout covers it failing to.
+      this.host.schedule('propose', this.height, round, this.timeout('propose', round));
+      if (signed === undefined && this.host.self !== undefined && this.host.proposer(this.height, round) === this.host.self) this.host.propose(this.height, round, this.validValue, this.validRound);
+    }
     this.evaluate();
   }
 

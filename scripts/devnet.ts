@@ -1,13 +1,16 @@
-// A local 3-node devnet: a validator, a compute node with --receipt-archive true, and a full node,
-// on free ports with their own data dirs, bootstrapped from the validator. Prints their URLs;
+// A local devnet: the genesis validator, a compute node with --receipt-archive true, and a full node,
+// on free ports with their own data dirs, bootstrapped from the validator; with --validators N, N - 1
+// more validator nodes whose operators are funded from dev accounts and stake 20 OGT each by
+// transaction, so that from the next epoch N validators make blocks by consensus. Prints their URLs;
 // Ctrl-C stops them all, each with one clean shutdown.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { devnetKey, fromHex, generateKeyPair, keyPairFromSecret, RpcError, SvcClient, toHex, UNIT, type KeyPair } from '../sdk/index.js';
 
-const USAGE = 'usage: npm run devnet -- [--dir <path>] [--fresh] [--block-time <ms>]';
+const USAGE = 'usage: npm run devnet -- [--dir <path>] [--fresh] [--block-time <ms>] [--validators <1-10>]';
 
 function usage(problem: string): never {
   process.stderr.write(`devnet: ${problem}\n${USAGE}\n`);
@@ -18,6 +21,7 @@ const OPTIONS = {
   dir: { type: 'string', default: './devnet' },
   fresh: { type: 'boolean', default: false },
   'block-time': { type: 'string', default: '1000' },
+  validators: { type: 'string', default: '1' },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -33,6 +37,8 @@ if (values.help) {
 }
 const blockTime = values['block-time'];
 if (!/^\d+$/.test(blockTime)) usage(`--block-time must be a whole number of ms, not "${blockTime}"`);
+if (!/^\d+$/.test(values.validators) || Number(values.validators) < 1 || Number(values.validators) > 10) usage(`--validators must be a whole number from 1 to 10 (each staker is funded from a dev account), not "${values.validators}"`);
+const validatorCount = Number(values.validators);
 const root = resolve(values.dir);
 if (values.fresh) rmSync(root, { recursive: true, force: true });
 mkdirSync(root, { recursive: true });
@@ -117,20 +123,57 @@ process.on('exit', () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
+/** A staker's key, kept in the devnet dir so a restart runs the same validators. */
+function stakerKey(name: string): { key: KeyPair; config: string } {
+  const keyFile = join(root, `${name}.key`);
+  if (!existsSync(keyFile)) writeFileSync(keyFile, toHex(generateKeyPair().secretKey), { mode: 0o600 });
+  const key = keyPairFromSecret(fromHex(readFileSync(keyFile, 'utf8').trim()));
+  const config = join(root, `${name}.json`);
+  writeFileSync(config, JSON.stringify({ validator: { keyFile } }));
+  return { key, config };
+}
+
+/** Funds each staker from a dev account and stakes 20 OGT with its own key as consensus key (skipped for one already staked); then waits for the set to hold them all. */
+async function stake(client: SvcClient, stakers: readonly { name: string; key: KeyPair }[]): Promise<void> {
+  for (const [i, { name, key }] of stakers.entries()) {
+    const known = await client.stakingStatus(key.address).catch((error: unknown) => {
+      if (error instanceof RpcError && error.message === 'not_validator') return undefined;
+      throw error;
+    });
+    if (known) continue;
+    await client.waitForTransaction((await client.transfer(devnetKey('account', i), key.address, 'OGT', 25n * UNIT)).hash);
+    const receipt = await client.waitForTransaction((await client.createValidator(key, { stake: 20n * UNIT, moniker: name })).hash);
+    if (receipt.status !== 'success') throw new Error(`${name}: staking failed: ${receipt.error?.name}: ${receipt.error?.reason}`);
+    process.stdout.write(`[${name}] staked 20 OGT (${key.address})\n`);
+  }
+  const { nextChangeAt } = await client.validators();
+  process.stdout.write(`waiting for the epoch to end at block ${nextChangeAt}: the set changes there\n`);
+  for (;;) {
+    const set = await client.validators();
+    if (set.validators.length >= stakers.length + 1) return;
+    await new Promise((done) => setTimeout(done, 250));
+  }
+}
+
 try {
   const validator = await startNode('validator', ['--role', 'validator', '--block-time', blockTime]);
-  const [compute, full] = await Promise.all([
+  const stakers = Array.from({ length: validatorCount - 1 }, (_, i) => ({ name: `validator-${i + 1}`, ...stakerKey(`validator-${i + 1}`) }));
+  const [compute, full, ...stakerNodes] = await Promise.all([
     startNode('compute', ['--role', 'compute', '--receipt-archive', 'true', '--bootstrap-peers', validator.p2p]),
     startNode('full', ['--role', 'full', '--bootstrap-peers', validator.p2p]),
+    ...stakers.map((staker) => startNode(staker.name, ['--role', 'validator', '--block-time', blockTime, '--config', staker.config, '--bootstrap-peers', validator.p2p])),
   ]);
+  if (stakers.length > 0) await stake(new SvcClient(validator.rpcUrl), stakers);
+  const nodes = [validator, ...stakerNodes, compute, full];
+  const width = Math.max(...nodes.map((node) => node.name.length));
   process.stdout.write(
     [
-      `devnet up (data in ${root}; Ctrl-C stops all three)`,
-      ...[validator, compute, full].map((node) => `  ${node.name.padEnd(9)} rpc ${node.rpcUrl}  ws ${node.rpcUrl.replace(/^http/, 'ws')}  p2p ${node.p2p}`),
+      `devnet up (data in ${root}; ${validatorCount} validator(s); Ctrl-C stops all ${nodes.length})`,
+      ...nodes.map((node) => `  ${node.name.padEnd(width)} rpc ${node.rpcUrl}  ws ${node.rpcUrl.replace(/^http/, 'ws')}  p2p ${node.p2p}`),
       '',
     ].join('\n'),
   );
-  for (const node of [validator, compute, full]) {
+  for (const node of nodes) {
     node.child.once('exit', (code) => {
       if (!stopping) process.stdout.write(`[${node.name}] exited with ${code}; the others keep running\n`);
     });

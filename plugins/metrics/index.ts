@@ -9,8 +9,8 @@ const CONTENT_TYPE = 'text/plain; version=0.0.4';
 export default definePlugin({
   name: 'metrics',
   version: '1.0.0',
-  description: 'Prometheus metrics at GET /metrics: RPC calls and latency, head height, peers, sync, gossip, WebSocket connections, compute jobs, process',
-  requires: ['chain-reader', 'sync-status', 'oon-registry', 'omp-storage'],
+  description: 'Prometheus metrics at GET /metrics: RPC calls and latency, head height, peers, sync, gossip, consensus rounds, votes, commit latency and missed blocks, WebSocket connections, compute jobs, process',
+  requires: ['chain-reader', 'sync-status', 'oon-registry', 'omp-storage', 'staking'],
   init(ctx) {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry, prefix: 'svc_' });
@@ -45,6 +45,42 @@ export default definePlugin({
     ctx.events.on('chain:block', (block) => {
       head.set(block.height);
       blocks.inc();
+    });
+    // Consensus, from a validator node's driver (nothing on other nodes), and the set's downtime from the chain.
+    const rounds = new Counter({ name: 'svc_consensus_rounds_total', help: 'consensus rounds this validator entered (one a height when nothing goes wrong)', registers: [registry] });
+    const round = new Gauge({ name: 'svc_consensus_round', help: 'the round this validator is in at its current height', registers: [registry] });
+    const votes = new Counter({ name: 'svc_consensus_votes_total', help: 'consensus votes this validator sent (out) and took in from peers (in), by type', labelNames: ['type', 'direction'], registers: [registry] });
+    const commitLatency = new Histogram({
+      name: 'svc_consensus_proposal_to_commit_seconds',
+      help: 'from a proposal arriving at (or being made by) this validator to its block being committed here',
+      labelNames: ['round'],
+      buckets: [0.01, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 10],
+      registers: [registry],
+    });
+    ctx.events.on('consensus:round', (event) => {
+      rounds.inc();
+      round.set(event.round);
+    });
+    ctx.events.on('consensus:vote', (event) => votes.inc({ type: event.type, direction: event.direction }));
+    ctx.events.on('consensus:committed', (event) => commitLatency.observe({ round: event.round === 0 ? '0' : '1+' }, event.proposalToCommitMs / 1000));
+    const staking = ctx.use('staking');
+    new Gauge({
+      name: 'svc_staking_missed_blocks',
+      help: "certificates within the liveness window missing a validator's precommit, by validator in the set",
+      labelNames: ['validator'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const { operator } of staking.currentSet().validators) this.set({ validator: operator }, staking.status(operator)?.missedBlocks ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'svc_consensus_last_commit_age_seconds',
+      help: 'seconds since the head block was made',
+      registers: [registry],
+      collect() {
+        this.set(Math.max(0, Date.now() - chain.head.timestamp) / 1000);
+      },
     });
     const oon = ctx.use('oon-registry');
     new Gauge({

@@ -17,6 +17,12 @@ import { certificateOf, commitProblem, proposalSignBytes, proposalSigned, voteSi
 import { DoubleSignRefused, SignState } from '../../consensus/sign-state.js';
 import type { StakingService } from '../staking/service.js';
 
+/**
+ * A proposal travels whole on the consensus topic (gossip takes messages up to 2 MiB): its block's
+ * transactions are capped to fit, with room for the block and the message around them.
+ */
+const MAX_PROPOSAL_BYTES = 1_536 * 1024;
+
 /** `svc_consensusState` of a validator running consensus: powers in OGT. */
 export interface ConsensusView {
   readonly height: number;
@@ -76,6 +82,12 @@ export class ConsensusDriver {
   private readonly heard = new Map<string, number>();
   /** Precommits for the head block by `height/round/hash`, validator -> signature: carried in the next block. */
   private readonly late = new Map<string, Map<string, string>>();
+  /** Whether each proposed block of this height executed to its header here, by hash: a proposal sent again is not executed again. */
+  private readonly validity = new Map<string, boolean>();
+  /** The height/round last entered (for the round events). */
+  private lastRound = '';
+  /** When each proposed block of this height was first seen here (made or received), by hash. */
+  private readonly proposalSeen = new Map<string, number>();
   /** Offences already sent as evidence (validator/height/round/step). */
   private readonly reported = new Set<string>();
   private work: Promise<unknown> = Promise.resolve();
@@ -134,29 +146,55 @@ export class ConsensusDriver {
   start(): void {
     this.topic = this.options.p2p.gossipTopic('consensus/1', (data) => this.receive(data));
     this.resender = setInterval(() => {
-      for (const message of this.sent) this.send(message);
+      for (const message of this.sent) if (this.worthResending(message)) this.send(message);
     }, Math.max(200, this.options.blockTime));
     // A block that came by import (sync or a peer's gossip) while this validator was still on its height: move on to the next.
     this.off = this.options.events.on('chain:block', () => this.followHead());
     this.startHeight(this.options.chain.head.height + 1);
   }
 
+  /**
+   * Sent again: the commit, and what belongs to the round this validator is in or the one before (a
+   * peer a round behind catches up on them; older rounds' messages would only make every peer check
+   * them again, and at many rounds that work outgrows the rounds themselves).
+   */
+  private worthResending(message: ConsensusMessage): boolean {
+    if (message.kind === 'commit') return true;
+    const { round } = this.machine.state();
+    const of = message.kind === 'vote' ? message.vote.round : message.proposal.round;
+    return of >= round - 1;
+  }
+
   private followHead(): void {
     const next = this.options.chain.head.height + 1;
     if (this.stopped || this.pendingStart === next || this.machine.state().height >= next) return;
     this.blocks.clear();
+    this.validity.clear();
+    this.proposalSeen.clear();
     this.sent = [];
     this.options.log.info({ height: next }, 'the chain moved on without this validator deciding: joining the next height');
     this.startHeight(next);
   }
 
-  /** A height, with the lock this validator's signing state holds for it (after a restart mid-height). */
+  /**
+   * A height, with what this validator's signing state holds for it after a restart mid-height: the
+   * round and step it signed last, its lock, and its last vote, sent again (it may have died before
+   * the vote left; a peer that has it ignores it) and counted — the round goes on from there, and the
+   * validator does not try to vote in that step again, which its signing state would refuse.
+   */
   private startHeight(height: number): void {
     const lock = this.signState.lockAt(height);
     const last = this.signState.lastSigned();
-    const round = last && last.height === height ? last.round : 0;
-    this.machine.startHeight(height, lock ? { round, lockedValue: lock.value, lockedRound: lock.round, validValue: lock.value, validRound: lock.round } : { round, lockedValue: null, lockedRound: -1, validValue: null, validRound: -1 });
-    if (lock || round > 0) this.options.log.info({ height, round, locked: lock ?? null }, 'resumed a height this validator had signed in');
+    const here = last && last.height === height ? last : undefined;
+    const round = here?.round ?? 0;
+    const restored = lock ? { round, lockedValue: lock.value, lockedRound: lock.round, validValue: lock.value, validRound: lock.round } : { round, lockedValue: null, lockedRound: -1, validValue: null, validRound: -1 };
+    this.machine.startHeight(height, { ...restored, ...(here ? { signed: here.step } : {}) });
+    const vote = here && here.step !== 'proposal' && here.message ? ({ ...(here.message as Vote), signature: `0x${here.signature}` } as SignedVote) : undefined;
+    if (vote) {
+      this.publish({ kind: 'vote', vote });
+      this.machine.onVote(vote);
+    }
+    if (here) this.options.log.info({ height, round, step: here.step, locked: lock ?? null }, 'resumed a height this validator had signed in');
   }
 
   stop(): void {
@@ -174,6 +212,10 @@ export class ConsensusDriver {
   }
 
   private schedule(step: Step, height: number, round: number, ms: number): void {
+    if (this.lastRound !== `${height}/${round}`) {
+      this.lastRound = `${height}/${round}`;
+      this.options.events.emit('consensus:round', { height, round });
+    }
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       if (!this.stopped) this.machine.onTimeout(step, height, round);
@@ -191,9 +233,9 @@ export class ConsensusDriver {
     this.topic?.publish(encode({ ...message, sentAt: Date.now() }));
   }
 
-  private sign(height: number, round: number, step: 'proposal' | 'prevote' | 'precommit', bytes: Uint8Array, locks?: string): string | undefined {
+  private sign(height: number, round: number, step: 'proposal' | 'prevote' | 'precommit', bytes: Uint8Array, locks?: string, message?: Vote): string | undefined {
     try {
-      return toHex(this.signState.sign(height, round, step, bytes, (b) => signWith(this.options.key, b), locks));
+      return toHex(this.signState.sign(height, round, step, bytes, (b) => signWith(this.options.key, b), locks, message));
     } catch (error) {
       if (error instanceof DoubleSignRefused) return void this.options.log.error({ err: error }, 'refused to sign: it could be a double sign');
       throw error;
@@ -202,12 +244,17 @@ export class ConsensusDriver {
 
   private async propose(height: number, round: number, validValue: string | null, validRound: number): Promise<void> {
     if (this.stopped || height !== this.options.chain.head.height + 1) return;
+    // Its turn passed while earlier work ran (the round timed out): a proposal now would be refused by the signing state anyway.
+    const now = this.machine.state();
+    if (now.height !== height || now.round !== round || now.step !== 'propose') return;
     await this.carryLatePrecommits();
     let held: { block: Block; raws: readonly Uint8Array[] } | undefined = validValue ? this.blocks.get(validValue) : undefined;
     if (!held) {
-      const block = await this.options.chain.proposeBlock(this.options.key, Math.max(Date.now(), this.options.chain.head.timestamp + 1));
+      const block = await this.options.chain.proposeBlock(this.options.key, Math.max(Date.now(), this.options.chain.head.timestamp + 1), MAX_PROPOSAL_BYTES);
       held = { block, raws: block.transactions.map((hash) => this.options.chain.rawTransaction(this.options.chain.pendingTransaction(hash)!)) };
       this.blocks.set(block.hash, held);
+      this.validity.set(block.hash, true);
+      if (!this.proposalSeen.has(block.hash)) this.proposalSeen.set(block.hash, performance.now());
     }
     // A carried value whose block this node no longer has (it restarted) is not re-proposed: a new block goes with no valid round.
     const proposal: Proposal = { height, round, value: held.block.hash, validRound: held.block.hash === validValue ? validRound : -1, proposer: this.self()! };
@@ -270,10 +317,11 @@ export class ConsensusDriver {
 
   private sendVote(vote: Vote): void {
     const locks = vote.type === 'precommit' && vote.value !== null ? vote.value : undefined;
-    const signature = this.sign(vote.height, vote.round, vote.type, voteSignBytes(this.options.chain.head.chainId, vote), locks);
+    const signature = this.sign(vote.height, vote.round, vote.type, voteSignBytes(this.options.chain.head.chainId, vote), locks, vote);
     if (!signature) return;
     const signed: SignedVote = { ...vote, signature };
     this.publish({ kind: 'vote', vote: signed });
+    this.options.events.emit('consensus:vote', { type: vote.type, direction: 'out' });
     // The machine counts its own vote as any other (after the call that asked for it returns).
     queueMicrotask(() => this.machine.onVote(signed));
   }
@@ -290,11 +338,14 @@ export class ConsensusDriver {
         await this.options.chain.checkProposal(held.block, held.raws);
         await this.options.chain.commitProposal(value, certificate);
         this.decided += 1;
+        this.options.events.emit('consensus:committed', { height, round, proposalToCommitMs: performance.now() - (this.proposalSeen.get(value) ?? performance.now()) });
         this.publish({ kind: 'commit', certificate, bundle: encodeBundle({ block: held.block, raws: [...held.raws], commit: null }) });
       }
       failed = false;
     } finally {
       this.blocks.clear();
+      this.validity.clear();
+      this.proposalSeen.clear();
       // Only the commit stays to send again: it brings a validator that missed the decision along.
       this.sent = this.sent.filter((m) => m.kind === 'commit' && m.certificate.height === height);
       const next = this.options.chain.head.height + 1;
@@ -328,6 +379,7 @@ export class ConsensusDriver {
       if (vote.height > current + 1) return 'ignore';
       if (!voteSigned(chainId, set, vote)) return { reject: 'a vote whose signature does not verify' };
       this.heard.set(vote.validator, Date.now());
+      this.options.events.emit('consensus:vote', { type: vote.type, direction: 'in' });
       this.machine.onVote(vote);
       return 'accept';
     }
@@ -338,15 +390,22 @@ export class ConsensusDriver {
       this.heard.set(proposal.proposer, Date.now());
       const bundle = decodeBundle(message.bundle);
       if (bundle.block.hash !== proposal.value || !bundle.raws) return { reject: 'a proposal without its block' };
-      const valid = await this.serial(async () => {
-        try {
-          await this.options.chain.checkProposal(bundle.block, bundle.raws!);
-          return true;
-        } catch (error) {
-          this.options.log.warn({ err: error, height: proposal.height, round: proposal.round }, 'proposed block does not execute to its header');
-          return false;
-        }
-      });
+      if (!this.proposalSeen.has(proposal.value)) this.proposalSeen.set(proposal.value, performance.now());
+      const valid =
+        this.validity.get(proposal.value) ??
+        (await this.serial(async () => {
+          // Decided meanwhile (the check waited its turn): the block is the head or a sibling of it, nothing to check.
+          if (proposal.height !== this.options.chain.head.height + 1) return undefined;
+          try {
+            await this.options.chain.checkProposal(bundle.block, bundle.raws!);
+            return true;
+          } catch (error) {
+            this.options.log.warn({ err: error, height: proposal.height, round: proposal.round }, 'proposed block does not execute to its header');
+            return false;
+          }
+        }));
+      if (valid === undefined) return 'ignore';
+      this.validity.set(proposal.value, valid);
       this.blocks.set(bundle.block.hash, { block: bundle.block, raws: bundle.raws });
       this.machine.onProposal(proposal, valid);
       return 'accept';

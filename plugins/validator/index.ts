@@ -18,6 +18,17 @@ function loadKey(keyFile: string | undefined, network: string): KeyPair {
   }
 }
 
+declare module '../../kernel/plugin.js' {
+  interface SvcEvents {
+    /** This validator entered a round of consensus (round 0 of each height too). */
+    'consensus:round': { height: number; round: number };
+    /** A consensus vote this validator signed and sent (out) or took in from a peer (in). */
+    'consensus:vote': { type: 'prevote' | 'precommit'; direction: 'in' | 'out' };
+    /** A block this validator decided was committed: the round, and the time from its proposal arriving (or being made) here to the commit. */
+    'consensus:committed': { height: number; round: number; proposalToCommitMs: number };
+  }
+}
+
 export default definePlugin({
   name: 'validator',
   version: '1.0.0',
@@ -25,6 +36,11 @@ export default definePlugin({
   requires: ['block-production', 'chain', 'staking', 'p2p', 'sync-status'],
   // The node's block producer: the chain and the network see it by this capability.
   provides: ['block-producer'],
+  events: {
+    'consensus:round': 'this validator entered a round of consensus',
+    'consensus:vote': 'a consensus vote was sent or taken in',
+    'consensus:committed': 'a block decided by consensus was committed',
+  },
   config: Type.Object(
     {
       blockTime: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 3000, description: 'block interval, ms (--block-time)' }),

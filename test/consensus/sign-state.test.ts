@@ -28,7 +28,7 @@ describe('signing state (double-sign protection)', () => {
     const path = join(dir, 'sign-state.json');
     SignState.open(path).sign(9, 2, 'precommit', vote('precommit 9/2 X'), signer);
     const again = SignState.open(path);
-    expect(again.lastSigned()).toEqual({ height: 9, round: 2, step: 'precommit' });
+    expect(again.lastSigned()).toMatchObject({ height: 9, round: 2, step: 'precommit' });
     expect(() => again.sign(9, 2, 'precommit', vote('precommit 9/2 Y'), signer)).toThrow(DoubleSignRefused);
     writeFileSync(path, '{"height": "nine"');
     expect(() => SignState.open(path)).toThrow();

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetKey, generateKeyPair, SvcClient, toHex, UNIT, type KeyPair } from '../../sdk/index.js';
@@ -6,8 +6,23 @@ import { startNodeProcess, type RunningNode } from '../helpers/cli.js';
 import { tempDir, waitFor } from '../helpers/test-node.js';
 
 // Four validators at equal power, as processes: the genesis validator (20 OGT of power without a
-// stake) and three nodes whose operators stake 20 OGT each with their own keys as consensus keys.
+// stake) and three nodes whose operators stake 20 OGT each with their own keys as consensus keys. A
+// network of its own, the devnet's accounts and keys but a liveness window that jails no one: these
+// tests kill validators on purpose, again and again (jailing has its own test, slashing.test.ts).
 const BLOCK_MS = 300;
+const genesisFile = join(tempDir(), 'genesis.json');
+writeFileSync(
+  genesisFile,
+  JSON.stringify({
+    chainId: 'svc-consnet-1',
+    timestamp: Date.now() - 60_000,
+    validatorKey: toHex(devnetKey('validator', 0).publicKey),
+    validator: devnetKey('validator', 0).address,
+    accounts: Array.from({ length: 10 }, (_, i) => ({ address: devnetKey('account', i).address, omc: '1000000', ogt: '10000' })),
+    livenessWindow: 10_000,
+    maxMissedBlocks: 9_999,
+  }),
+);
 const stakers: KeyPair[] = [generateKeyPair(), generateKeyPair(), generateKeyPair()];
 let genesis: RunningNode;
 const others: RunningNode[] = [];
@@ -17,10 +32,10 @@ let v: SvcClient;
 const dirs = new Map<RunningNode, string>();
 
 async function validator(key: KeyPair | undefined, bootstrap: string[], dir = tempDir()): Promise<RunningNode> {
-  const config: Record<string, unknown> = { validator: { blockTime: BLOCK_MS, ...(key ? { keyFile: join(dir, 'validator.key') } : {}) } };
-  if (key) writeFileSync(join(dir, 'validator.key'), toHex(key.secretKey));
+  const config: Record<string, unknown> = { validator: { blockTime: BLOCK_MS, keyFile: join(dir, 'validator.key') } };
+  writeFileSync(join(dir, 'validator.key'), toHex((key ?? devnetKey('validator', 0)).secretKey));
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
-  const node = await startNodeProcess(['--role', 'validator', '--data-dir', join(dir, 'data'), '--bind', '127.0.0.1:0', '--config', join(dir, 'config.json'), ...(bootstrap.length ? ['--bootstrap-peers', bootstrap.join(',')] : [])]);
+  const node = await startNodeProcess(['--role', 'validator', '--network', 'consnet', '--genesis', genesisFile, '--data-dir', join(dir, 'data'), '--bind', '127.0.0.1:0', '--config', join(dir, 'config.json'), ...(bootstrap.length ? ['--bootstrap-peers', bootstrap.join(',')] : [])]);
   dirs.set(node, dir);
   return node;
 }
@@ -91,6 +106,15 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
     // Each of its turns costs a propose timeout (one block time) and a new round: recorded, not asserted.
     const client = new SvcClient(alive[0]!.url);
     const [first, last] = await Promise.all([client.getBlockByNumber(height + 1), client.getBlockByNumber(height + 12)]);
+    // Metrics tell it: rounds and votes counted, proposal-to-commit latency observed, and the dead validator's missed blocks.
+    const metrics = await (await fetch(`${alive[0]!.url}/metrics`)).text();
+    const value = (pattern: RegExp): number => Number(pattern.exec(metrics)?.[1] ?? NaN);
+    expect(value(/^svc_consensus_rounds_total (\d+)/m)).toBeGreaterThan(12);
+    expect(value(/^svc_consensus_votes_total\{type="precommit",direction="out"\} (\d+)/m)).toBeGreaterThan(0);
+    expect(value(/^svc_consensus_votes_total\{type="prevote",direction="in"\} (\d+)/m)).toBeGreaterThan(0);
+    expect(value(/^svc_consensus_proposal_to_commit_seconds_count\{round="0"\} (\d+)/m)).toBeGreaterThan(0);
+    const victimOperator = operators[index]!;
+    expect(value(new RegExp(`^svc_staking_missed_blocks\\{validator="${victimOperator}"\\} (\\d+)`, 'm'))).toBeGreaterThanOrEqual(5);
     process.stdout.write(`consensus with one of four down: mean block interval ${((last.timestamp - first.timestamp) / 11).toFixed(0)} ms at a ${BLOCK_MS} ms block time\n`);
   });
 
@@ -118,10 +142,14 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
     await agreeing([...alive, back], ceiling - 2, ceiling + 3);
   });
 
+  let fifth: KeyPair;
+  let fifthNode: RunningNode;
+
   it('takes in a fifth validator that stakes 20 OGT: pending, in the set from the next epoch, proposing its share', async () => {
-    const fifth = generateKeyPair();
+    fifth = generateKeyPair();
     const client = new SvcClient(alive[0]!.url);
     const node = await validator(fifth, alive.map(p2pOf));
+    fifthNode = node;
     started.push(node);
     await client.waitForTransaction((await client.transfer(devnetKey('account', 1), fifth.address, 'OGT', 50n * UNIT)).hash);
     await client.waitForTransaction((await client.createValidator(fifth, { stake: 20n * UNIT, moniker: 'fifth' })).hash);
@@ -138,5 +166,30 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
     for (let height = from; height <= from + 24; height++) if ((await client.getBlockByNumber(height)).proposer === fifth.address) mine++;
     expect(mine).toBeGreaterThanOrEqual(3);
     expect(mine).toBeLessThanOrEqual(9);
+  });
+
+  it('a validator killed (SIGKILL) right after it signs, 20 times in a row, never signs two votes for one step: no evidence against it, one chain', async () => {
+    // Four of the five are up (one stays down from before): each kill stops commits until it is back, so every restart resumes mid-height.
+    const others = [...alive, ...started.filter((node) => node !== fifthNode)];
+    const dir = dirs.get(fifthNode)!;
+    const signState = join(dir, 'data', 'consensus-sign-state.json');
+    const from = await heightOf(others[0]!);
+    let node = fifthNode;
+    for (let kill = 0; kill < 20; kill++) {
+      const before = existsSync(signState) ? readFileSync(signState, 'utf8') : '';
+      // The signing state is written (and synced) before a signature leaves the node: a change is the moment right after a signature.
+      await waitFor(() => (existsSync(signState) ? readFileSync(signState, 'utf8') : ''), (now) => now !== before, 30_000, `signature ${kill + 1}`).catch((error: unknown) => {
+        // What the restarted node said: why it signs nothing.
+        throw new Error(`${(error as Error).message}\n${node.output().split('\n').filter((line) => !/"(imported|produced) block/.test(line)).slice(-15).join('\n')}`);
+      });
+      await node.stop('SIGKILL');
+      node = await validator(fifth, others.map(p2pOf), dir);
+      started.push(node);
+    }
+    const to = (await heightOf(others[0]!)) + 2;
+    await agreeing([...others, node], from, to);
+    // No node saw two different votes of it, and the chain holds no evidence against it.
+    for (const other of [...others, node]) expect(other.output()).not.toContain('two different signed votes');
+    expect(await new SvcClient(others[0]!.url).stakingStatus(fifth.address)).toMatchObject({ status: 'active', inSet: true, tombstonedAt: null });
   });
 });

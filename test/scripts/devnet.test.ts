@@ -34,10 +34,39 @@ describe('scripts/devnet', () => {
     for (const match of out.matchAll(/rpc (http:\/\/\S+)/g)) await expect(fetch(`${match[1]}/health`)).rejects.toThrow();
   });
 
+  it('--validators 4: three more validator nodes stake by transaction and, from the next epoch, the four make blocks by consensus', async () => {
+    const dir = tempDir('svc-devnet-');
+    const child = spawn(process.execPath, [DEVNET, '--dir', dir, '--block-time', '300', '--validators', '4'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      await waitFor(() => out, (text) => text.includes('devnet up'), 60_000, 'the devnet of four validators to come up');
+      expect(out).toMatch(/\[validator-3\] staked 20 OGT/);
+      const full = new SvcClient(/^\s+full\s+rpc (http:\/\/\S+)/m.exec(out)![1]!);
+      const set = await full.validators();
+      expect(set.validators).toHaveLength(4);
+      // Blocks after the change come from several of them, each final by a certificate of at least 3 of the 4.
+      const from = set.height + 1;
+      await waitFor(() => full.blockNumber(), (h) => h >= from + 8, 30_000, 'blocks by consensus');
+      const proposers = new Set<string>();
+      for (let height = from; height < from + 8; height++) {
+        proposers.add((await full.getBlockByNumber(height)).proposer);
+        expect((await full.getCommit(height)).signatures.length).toBeGreaterThanOrEqual(3);
+      }
+      expect(proposers.size).toBeGreaterThan(1);
+    } finally {
+      process.kill(-child.pid!, 'SIGINT');
+    }
+    expect(await exited).toBe(0);
+    for (const name of ['validator', 'validator-1', 'validator-2', 'validator-3', 'compute', 'full']) expect(out).toContain(`[${name}] stopped cleanly`);
+  });
+
   it('answers a mistyped flag with a usage line, not a stack trace', async () => {
     const result = await run(DEVNET, ['--block-tme', '200']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^devnet: Unknown option '--block-tme'.*\nusage: npm run devnet -- \[--dir <path>\] \[--fresh\] \[--block-time <ms>\]\n$/);
+    expect(result.stderr).toMatch(/^devnet: Unknown option '--block-tme'.*\nusage: npm run devnet -- \[--dir <path>\] \[--fresh\] \[--block-time <ms>\] \[--validators <1-10>\]\n$/);
     expect((await run(DEVNET, ['--block-time', 'soon'])).stderr).toContain('devnet: --block-time must be a whole number of ms, not "soon"');
+    expect((await run(DEVNET, ['--validators', '11'])).stderr).toContain('devnet: --validators must be a whole number from 1 to 10');
   });
 });

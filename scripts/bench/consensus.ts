@@ -1,0 +1,142 @@
+// Consensus cost: the transfers benchmark (scripts/bench/transfers) against one validator alone, then
+// against the genesis validator of four validator processes at equal stake, at the same block time on
+// the same machine; and proposal-to-commit latency from the four validators' metrics. Prints one
+// JSON line. Usage: node dist/scripts/bench/consensus.js  (BENCH_BLOCK_TIME, default 1000 ms)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { devnetKey, generateKeyPair, SvcClient, toHex, UNIT } from '../../sdk/index.js';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const svcNode = join(here, '../../bin/svc-node.js');
+const blockTime = process.env.BENCH_BLOCK_TIME ?? '1000';
+const dirs: string[] = [];
+const running: ChildProcess[] = [];
+
+interface Node {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly p2p: string;
+}
+
+function startNode(args: string[]): Promise<Node> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-consensus-'));
+  dirs.push(dir);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [svcNode, 'start', '--data-dir', join(dir, 'data'), '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--log-format', 'json', '--block-time', blockTime, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    running.push(child);
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const url = /rpc listening on (http:\/\/[0-9.:]+)/.exec(out)?.[1];
+      const p2p = /p2p listening on (\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/\w+)/.exec(out)?.[1];
+      if (url && p2p && out.includes('"node started"')) {
+        // The node logs a line a block from here on: nothing more to read.
+        child.stdout!.removeAllListeners('data');
+        child.stdout!.resume();
+        resolve({ child, url, p2p });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`svc-node exited with ${code}: ${out.slice(-2000)}`)));
+  });
+}
+
+function transfersAgainst(url: string): Promise<{ transfersPerSecond: number; transfers: number; blocks: number; balanceP99Ms: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(here, 'transfers.js'), url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) => {
+      try {
+        resolve(JSON.parse(out.trim().split('\n').at(-1)!));
+      } catch {
+        reject(new Error(`transfers exited with ${code}: ${out.slice(0, 500)}`));
+      }
+    });
+  });
+}
+
+async function stopAll(): Promise<void> {
+  await Promise.all(running.splice(0).map((child) => new Promise((done) => (child.exitCode !== null ? done(undefined) : (child.once('exit', done), child.kill('SIGTERM'))))));
+}
+
+/** Quantile from Prometheus histogram buckets (cumulative), interpolated inside the bucket as histogram_quantile does. */
+function quantile(buckets: [number, number][], q: number): number {
+  const total = buckets.at(-1)![1];
+  const rank = q * total;
+  let [lowerBound, lowerCount] = [0, 0];
+  for (const [bound, count] of buckets) {
+    if (count >= rank) return bound === Number.POSITIVE_INFINITY ? lowerBound : lowerBound + ((bound - lowerBound) * (rank - lowerCount)) / Math.max(1, count - lowerCount);
+    [lowerBound, lowerCount] = [bound, count];
+  }
+  return lowerBound;
+}
+
+/** The proposal-to-commit histogram summed over nodes and rounds: cumulative [upper bound (s), count]. */
+async function commitLatencyBuckets(urls: readonly string[]): Promise<[number, number][]> {
+  const sums = new Map<number, number>();
+  for (const url of urls) {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    for (const match of text.matchAll(/^svc_consensus_proposal_to_commit_seconds_bucket\{le="([^"]+)",round="[^"]+"\} (\d+)$/gm)) {
+      const bound = match[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(match[1]);
+      sums.set(bound, (sums.get(bound) ?? 0) + Number(match[2]));
+    }
+  }
+  return [...sums.entries()].sort((a, b) => a[0] - b[0]);
+}
+
+try {
+  // 1. One validator, alone: the default devnet.
+  const alone = await startNode(['--role', 'validator']);
+  const single = await transfersAgainst(alone.url);
+  await stopAll();
+
+  // 2. Four validators at equal stake: the genesis validator and three stakers funded from dev accounts.
+  const genesis = await startNode(['--role', 'validator']);
+  const stakers = [generateKeyPair(), generateKeyPair(), generateKeyPair()];
+  const stakerNodes = await Promise.all(
+    stakers.map((key) => {
+      const dir = mkdtempSync(join(tmpdir(), 'svc-bench-consensus-key-'));
+      dirs.push(dir);
+      writeFileSync(join(dir, 'validator.key'), toHex(key.secretKey));
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ validator: { keyFile: join(dir, 'validator.key') } }));
+      return startNode(['--role', 'validator', '--config', join(dir, 'config.json'), '--bootstrap-peers', genesis.p2p]);
+    }),
+  );
+  const client = new SvcClient(genesis.url);
+  for (const [i, key] of stakers.entries()) {
+    await client.waitForTransaction((await client.transfer(devnetKey('account', 9 - i), key.address, 'OGT', 25n * UNIT)).hash);
+    await client.waitForTransaction((await client.createValidator(key, { stake: 20n * UNIT, moniker: `bench-${i + 1}` })).hash);
+  }
+  for (;;) {
+    if ((await client.validators()).validators.length === 4) break;
+    await new Promise((done) => setTimeout(done, 200));
+  }
+  const urls = [genesis.url, ...stakerNodes.map((n) => n.url)];
+  const before = await commitLatencyBuckets(urls);
+  const four = await transfersAgainst(genesis.url);
+  const after = await commitLatencyBuckets(urls);
+  // Only the commits made during the measured run.
+  const during = after.map(([bound, count], i): [number, number] => [bound, count - (before[i]?.[1] ?? 0)]);
+  const commits = during.at(-1)?.[1] ?? 0;
+  process.stdout.write(
+    `${JSON.stringify({
+      blockTimeMs: Number(blockTime),
+      singleTransfersPerSecond: single.transfersPerSecond,
+      fourTransfersPerSecond: four.transfersPerSecond,
+      ratio: four.transfersPerSecond / single.transfersPerSecond,
+      singleBlocks: single.blocks,
+      fourBlocks: four.blocks,
+      commitsObserved: commits,
+      proposalToCommitP50Ms: Math.round(quantile(during, 0.5) * 1000),
+      proposalToCommitP99Ms: Math.round(quantile(during, 0.99) * 1000),
+      balanceP99MsSingle: single.balanceP99Ms,
+      balanceP99MsFour: four.balanceP99Ms,
+    })}\n`,
+  );
+} finally {
+  await stopAll();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}
