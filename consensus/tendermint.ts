@@ -103,6 +103,17 @@ export class Tendermint {
     return { prevotes: this.votes.powerOfAny(round, 'prevote'), precommits: this.votes.powerOfAny(round, 'precommit'), total: this.total };
   }
 
+  /**
+   * The prevotes of more than 2/3 for `value` at `round` of this height, when this validator has them:
+   * the proof a proposal of a carried value travels with. A validator that was down when they were
+   * sent (or restarted since) cannot vote for a value proposed again from an earlier round without
+   * them, and peers send again only the messages of their current round.
+   */
+  polka(round: number, value: string): Vote[] {
+    const votes = this.votes.votesFor(round, 'prevote', value);
+    return isQuorum(this.votes.powerFor(round, 'prevote', value), this.total) ? votes : [];
+  }
+
   state(): RoundState {
     return { height: this.height, round: this.round, step: this.step, lockedValue: this.lockedValue, lockedRound: this.lockedRound, validValue: this.validValue, validRound: this.validRound };
   }

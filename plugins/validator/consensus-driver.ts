@@ -12,6 +12,7 @@ import type { ScopedEvents } from '../../kernel/events.js';
 import type { P2pService, GossipVerdict } from '../../p2p/service.js';
 import { decodeBundle, encodeBundle } from '../../p2p/wire.js';
 import { Tendermint, type Proposal, type Step, type Timeouts } from '../../consensus/tendermint.js';
+import type { Validator } from '../../consensus/validator-set.js';
 import type { Vote } from '../../consensus/vote-set.js';
 import { certificateOf, commitProblem, proposalSignBytes, proposalSigned, voteSignBytes, voteSigned, type CommitCertificate, type SignedProposal, type SignedVote } from '../../consensus/messages.js';
 import { DoubleSignRefused, SignState } from '../../consensus/sign-state.js';
@@ -36,9 +37,13 @@ export interface ConsensusView {
   readonly totalPower: string;
 }
 
-/** What travels on the consensus topic: a proposal with its block, a vote, or a decided block with its certificate. */
+/**
+ * What travels on the consensus topic: a proposal with its block (and, for a value carried from an
+ * earlier round, the prevotes of more than 2/3 for it there: its proof of lock), a vote, or a decided
+ * block with its certificate.
+ */
 type ConsensusMessage =
-  | { readonly kind: 'proposal'; readonly proposal: SignedProposal; readonly bundle: Uint8Array }
+  | { readonly kind: 'proposal'; readonly proposal: SignedProposal; readonly bundle: Uint8Array; readonly pol?: readonly SignedVote[] }
   | { readonly kind: 'vote'; readonly vote: SignedVote }
   | { readonly kind: 'commit'; readonly certificate: CommitCertificate; readonly bundle: Uint8Array };
 
@@ -260,7 +265,8 @@ export class ConsensusDriver {
     const proposal: Proposal = { height, round, value: held.block.hash, validRound: held.block.hash === validValue ? validRound : -1, proposer: this.self()! };
     const signature = this.sign(height, round, 'proposal', proposalSignBytes(this.options.chain.head.chainId, proposal));
     if (!signature) return;
-    this.publish({ kind: 'proposal', proposal: { ...proposal, signature }, bundle: encodeBundle({ block: held.block, raws: [...held.raws], commit: null }) });
+    const pol = proposal.validRound >= 0 ? (this.machine.polka(proposal.validRound, proposal.value) as SignedVote[]) : [];
+    this.publish({ kind: 'proposal', proposal: { ...proposal, signature }, bundle: encodeBundle({ block: held.block, raws: [...held.raws], commit: null }), ...(pol.length > 0 ? { pol } : {}) });
     this.machine.onProposal(proposal, true);
   }
 
@@ -279,6 +285,20 @@ export class ConsensusDriver {
     const signatures = [...base.signatures];
     for (const [validator, signature] of late) if (!signatures.some((s) => s.validator === validator)) signatures.push({ validator, signature });
     if (signatures.length > base.signatures.length) await chain.improveHeadCommit({ ...base, signatures });
+  }
+
+  /**
+   * The proof of lock a proposal of a carried value travels with: prevotes of its valid round for its
+   * value, each verified and counted as if it had come on its own. What is wrong with it, if anything.
+   */
+  private takePol(chainId: string, set: readonly Validator[], proposal: SignedProposal, pol: readonly SignedVote[]): string | undefined {
+    if (pol.length > set.length) return 'a proof of lock of more votes than validators';
+    for (const vote of pol) {
+      if (vote.type !== 'prevote' || vote.height !== proposal.height || vote.round !== proposal.validRound || vote.value !== proposal.value) return 'a proof of lock with a vote for something else';
+      if (!voteSigned(chainId, set, vote)) return 'a proof of lock with a vote whose signature does not verify';
+    }
+    for (const vote of pol) this.machine.onVote(vote);
+    return undefined;
   }
 
   /** A precommit for the head block, signed by a member of the set that governed it: kept to carry in the next block. */
@@ -387,6 +407,8 @@ export class ConsensusDriver {
       const proposal = message.proposal;
       if (proposal.height !== current) return 'ignore';
       if (!proposalSigned(chainId, set, proposal)) return { reject: 'a proposal whose signature does not verify' };
+      const polProblem = this.takePol(chainId, set, proposal, message.pol ?? []);
+      if (polProblem) return { reject: polProblem };
       this.heard.set(proposal.proposer, Date.now());
       const bundle = decodeBundle(message.bundle);
       if (bundle.block.hash !== proposal.value || !bundle.raws) return { reject: 'a proposal without its block' };

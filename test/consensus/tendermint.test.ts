@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { Tendermint, type ConsensusHost } from '../../consensus/tendermint.js';
+import type { Vote } from '../../consensus/vote-set.js';
 import { prng, Simulation, type Message } from './simulation.js';
 
 const four = [
@@ -203,5 +205,33 @@ describe('Tendermint consensus (simulated network)', () => {
     sim.run(120_000, () => sim.decidedByAll(['b', 'c', 'd']) >= 5);
     expect(sim.disagreements()).toEqual([]);
     expect(sim.decidedByAll(['b', 'c', 'd'])).toBeGreaterThanOrEqual(5);
+  });
+
+  it("lets a validator that missed a round's prevotes vote for the value proposed again, from the proof of lock the proposal carries", () => {
+    // v5 was down while v1..v4 prevoted X in round 0 and locked on it; a later round's proposer proposes X
+    // again with valid round 0. Without those prevotes v5 must not take the proposal; with them it prevotes X.
+    const five = new Map(['v1', 'v2', 'v3', 'v4', 'v5'].map((name) => [name, 20n] as const));
+    const sent: Vote[] = [];
+    const host = (self: string): ConsensusHost => ({
+      self,
+      powers: () => five,
+      proposer: (_height, round) => `v${(round % 5) + 1}`,
+      propose: () => undefined,
+      broadcastVote: (vote) => void sent.push(vote),
+      schedule: () => undefined,
+      decide: () => undefined,
+    });
+    const locked = new Tendermint(host('v1'));
+    locked.startHeight(7);
+    const prevotesForX = ['v1', 'v2', 'v3', 'v4'].map((validator): Vote => ({ type: 'prevote', height: 7, round: 0, value: 'X', validator }));
+    for (const vote of prevotesForX) locked.onVote(vote);
+    expect(locked.polka(0, 'X').map((v) => v.validator).sort()).toEqual(['v1', 'v2', 'v3', 'v4']);
+    expect(locked.polka(0, 'Y')).toEqual([]);
+    const late = new Tendermint(host('v5'));
+    late.startHeight(7, { round: 2, lockedValue: null, lockedRound: -1, validValue: null, validRound: -1 });
+    late.onProposal({ height: 7, round: 2, value: 'X', validRound: 0, proposer: 'v3' }, true);
+    expect(sent.filter((v) => v.validator === 'v5')).toEqual([]);
+    for (const vote of locked.polka(0, 'X')) late.onVote(vote);
+    expect(sent.filter((v) => v.validator === 'v5')).toEqual([{ type: 'prevote', height: 7, round: 2, value: 'X', validator: 'v5' }]);
   });
 });

@@ -40,6 +40,14 @@ async function validator(key: KeyPair | undefined, bootstrap: string[], dir = te
   return node;
 }
 
+/** What a node said last, blocks made and imported left out: why it is stuck, when a test waits for it in vain. */
+const lastWords = (node: RunningNode): string =>
+  node
+    .output()
+    .split('\n')
+    .filter((line) => !/"(imported|produced) block/.test(line))
+    .slice(-15)
+    .join('\n');
 const p2pOf = (node: RunningNode): string => /p2p listening on (\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/\w+)/.exec(node.output())![1]!;
 const heightOf = async (node: RunningNode): Promise<number> => new SvcClient(node.url).blockNumber();
 
@@ -58,7 +66,11 @@ afterAll(async () => {
 
 /** Every node's block hash and state root at each height in [from, to]: one of each per height. */
 async function agreeing(nodes: RunningNode[], from: number, to: number): Promise<void> {
-  for (const node of nodes) await waitFor(() => heightOf(node), (h) => h >= to, 60_000, `block ${to} on ${node.url}`);
+  for (const node of nodes)
+    await waitFor(() => heightOf(node), (h) => h >= to, 60_000, `block ${to} on ${node.url}`).catch(async (error: unknown) => {
+      const states = await Promise.all(nodes.map((n) => new SvcClient(n.url).consensusState().catch((e: unknown) => String(e))));
+      throw new Error(`${(error as Error).message}\n${nodes.map((n, i) => `${n.url}: ${JSON.stringify(states[i])}\n${lastWords(n)}`).join('\n')}`);
+    });
   for (let height = from; height <= to; height++) {
     const blocks = await Promise.all(nodes.map((node) => new SvcClient(node.url).getBlockByNumber(height)));
     expect(new Set(blocks.map((b) => b.hash)).size, `block ${height}`).toBe(1);
@@ -180,7 +192,7 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
       // The signing state is written (and synced) before a signature leaves the node: a change is the moment right after a signature.
       await waitFor(() => (existsSync(signState) ? readFileSync(signState, 'utf8') : ''), (now) => now !== before, 30_000, `signature ${kill + 1}`).catch((error: unknown) => {
         // What the restarted node said: why it signs nothing.
-        throw new Error(`${(error as Error).message}\n${node.output().split('\n').filter((line) => !/"(imported|produced) block/.test(line)).slice(-15).join('\n')}`);
+        throw new Error(`${(error as Error).message}\n${lastWords(node)}`);
       });
       await node.stop('SIGKILL');
       node = await validator(fifth, others.map(p2pOf), dir);
