@@ -59,8 +59,11 @@ export interface BlockImport {
   importBlock(block: Block, rawTransactions: readonly Uint8Array[], commit: CommitCertificate, options?: ImportOptions): Promise<Block>;
   /** A stored block with its raw transactions and certificate, as a syncing peer gets it. */
   blockWithTransactions(height: number): Promise<CertifiedBlock | undefined>;
-  /** Admits a raw transaction (decoded and verified off the main thread); throws the domain error that says why not. */
-  submitRaw(raw: Uint8Array): Promise<SignedTransaction>;
+  /**
+   * Admits a raw transaction (decoded and verified off the main thread); throws the domain error that
+   * says why not. `viaGossip`: it came on the transactions topic, which relays it on its own.
+   */
+  submitRaw(raw: Uint8Array, options?: { readonly viaGossip?: boolean }): Promise<SignedTransaction>;
   pendingSince(minAgeMs: number): Iterable<SignedTransaction>;
   pendingTransaction(hash: string): SignedTransaction | undefined;
   /** The bytes a transaction travels as. */

@@ -3,7 +3,7 @@ import { checkSignedHeader, headerHash, signHeader, type BlockHeader, type Commi
 import { fromHex, toHex, type Hex } from '../sdk/bytes.js';
 import type { KeyPair } from '../sdk/keys.js';
 import { decodeTransaction, type SignedTransaction } from '../sdk/transaction.js';
-import { rawOf, rememberRaw } from './raw-transactions.js';
+import { rawDigest, rawOf, rememberRaw } from './raw-transactions.js';
 import type { ScopedEvents } from '../kernel/events.js';
 import type { Logger } from '../kernel/log.js';
 import type { WriteBatch } from '../kernel/storage/namespace.js';
@@ -78,6 +78,9 @@ export class ArchiveFlagError extends Error {
 
 const verifyHeaderSignature = (signature: Uint8Array, message: Uint8Array, key: Uint8Array): boolean => verifyEd25519(signature, message, key);
 
+/** Raw transactions admitted lately, by digest (a few times a full mempool's worth): the same bytes again are refused without verifying them again. */
+const MAX_RECENT_RAWS = 65_536;
+
 const signersOf = (certificate: CommitCertificate | null): LastCommit | null => (certificate ? { height: certificate.height, signers: certificate.signatures.map((s) => s.validator) } : null);
 
 async function txRoot(hashes: readonly string[], pacer: Pacer): Promise<Hex> {
@@ -93,6 +96,8 @@ export class Chain {
   private genesisBlockHash: string | undefined;
   private commits: Promise<unknown> = Promise.resolve();
   private archive = false;
+  /** Digest of a raw transaction admitted lately -> its hash. */
+  private readonly recentRaws = new Map<string, string>();
   /** A proposal executed and held for consensus to decide (at most one: its state is previewed). */
   private outstanding: Prepared | undefined;
   /** The certificate the head was committed with: the next block carries it. */
@@ -271,19 +276,30 @@ export class Chain {
    * Admits a raw transaction from a client or a peer: decoded and signature-checked on a worker
    * thread, then checked against the mempool here. Throws the domain error that says why not.
    */
-  async submitRaw(raw: Uint8Array): Promise<SignedTransaction> {
+  async submitRaw(raw: Uint8Array, options: { readonly viaGossip?: boolean } = {}): Promise<SignedTransaction> {
+    // The same bytes again (a peer's re-announcement, a client's retry) while they are pending: refused
+    // as the mempool refuses them, without decoding and verifying them again.
+    const digest = rawDigest(raw);
+    const pending = this.recentRaws.get(digest);
+    const known = pending === undefined ? undefined : this.options.mempool.get(pending);
+    if (known) {
+      this.options.mempool.addVerified(known);
+      return known;
+    }
     const decoded = await this.options.decoder.decode(raw);
     if ('format' in decoded) throw domainError('invalid_transaction', decoded.format, { field: 'rawTransaction' });
     if ('badSignature' in decoded) throw invalidSignature();
     const { tx } = decoded;
     rememberRaw(tx, raw);
     this.options.mempool.addVerified(tx);
-    this.announce(tx);
+    this.recentRaws.set(digest, tx.hash);
+    if (this.recentRaws.size > MAX_RECENT_RAWS) this.recentRaws.delete(this.recentRaws.keys().next().value!);
+    this.announce(tx, options.viaGossip ?? false);
     return tx;
   }
 
-  private announce(tx: SignedTransaction): void {
-    this.options.events.emit('chain:pendingTransaction', { hash: tx.hash, from: tx.from, kind: tx.kind, nonce: tx.nonce, transaction: tx });
+  private announce(tx: SignedTransaction, viaGossip = false): void {
+    this.options.events.emit('chain:pendingTransaction', { hash: tx.hash, from: tx.from, kind: tx.kind, nonce: tx.nonce, transaction: tx, viaGossip });
   }
 
   /**

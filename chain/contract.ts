@@ -16,8 +16,8 @@ declare module '../kernel/plugin.js' {
   interface SvcEvents {
     /** A block (produced or imported) and all its state are committed. */
     'chain:block': { height: number; hash: string; timestamp: number; transactions: number; block: CommittedBlock; receipts: readonly CommittedReceipt[]; rawTransactions: readonly Uint8Array[]; commit: CommitCertificate };
-    /** A transaction entered the mempool. */
-    'chain:pendingTransaction': { hash: string; from: string; kind: string; nonce: number; transaction: SignedTransaction };
+    /** A transaction entered the mempool; `viaGossip`: from the transactions topic (gossip relays it; nobody publishes it again). */
+    'chain:pendingTransaction': { hash: string; from: string; kind: string; nonce: number; transaction: SignedTransaction; viaGossip: boolean };
   }
 
   // Type parameters as in the kernel's declaration: the chain's hooks see the plugin's service.

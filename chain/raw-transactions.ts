@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { encodeSigned, type SignedTransaction } from '../sdk/transaction.js';
 
 // The bytes a transaction arrived as, so committing a block stores them instead of encoding again.
@@ -10,4 +11,9 @@ export function rememberRaw(tx: SignedTransaction, raw: Uint8Array): void {
 /** The transaction's canonical encoding (decoding checked that what arrived is canonical). */
 export function rawOf(tx: SignedTransaction): Uint8Array {
   return raws.get(tx) ?? encodeSigned(tx);
+}
+
+/** A short digest of raw bytes, to recognise the same bytes again for a fraction of decoding and verifying them. */
+export function rawDigest(raw: Uint8Array): string {
+  return createHash('sha256').update(raw).digest('base64');
 }

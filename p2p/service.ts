@@ -13,7 +13,23 @@ import { Syncer } from './sync.js';
 import { SyncTracker, type SyncStatus } from './sync-status.js';
 import { ADDRESSES_PROTOCOL, answerAddresses, openStreamTo } from './locate.js';
 import { answerPeerExchange, exchangePeers, PEER_EXCHANGE_PROTOCOL } from './peer-exchange.js';
-import { BLOCKS_PROTOCOL, decodeBundle, encodeBundle, MAX_GOSSIP_BLOCK_BYTES, MAX_PENDING_PUSH, PENDING_PROTOCOL, STATUS_PROTOCOL, topicName, topics, type BlockBundle, type Status } from './wire.js';
+import {
+  BLOCKS_PROTOCOL,
+  decodeBundle,
+  decodeTransactionBatch,
+  encodeBundle,
+  encodeTransactionBatch,
+  GOSSIP_TX_BATCH_BYTES,
+  MAX_GOSSIP_BLOCK_BYTES,
+  MAX_GOSSIP_TX_BATCH,
+  MAX_PENDING_PUSH,
+  PENDING_PROTOCOL,
+  STATUS_PROTOCOL,
+  topicName,
+  topics,
+  type BlockBundle,
+  type Status,
+} from './wire.js';
 
 /** What a plugin's gossip topic makes of a message: passed on, dropped, or dropped against the sender. */
 export type GossipVerdict = 'accept' | 'ignore' | { readonly reject: string };
@@ -42,6 +58,8 @@ const MAX_UNSENT = 10_000;
  * otherwise get them); a peer that connects gets all of them at once.
  */
 const REANNOUNCE_EVERY_MS = 10_000;
+/** How long a transaction from this node's clients waits for others to share its gossip message. */
+const TX_BATCH_WINDOW_MS = 5;
 
 export interface PeerView {
   readonly peerId: string;
@@ -69,6 +87,9 @@ export class P2pService implements SyncStatus {
   private readonly offs: (() => void)[] = [];
   /** Transactions admitted here while no peer listened on the topic: published once one does. */
   private readonly unsent = new Set<string>();
+  /** Transactions admitted from this node's clients, waiting for their batch to go out. */
+  private outgoing: string[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
   /** Peers that were sent this node's pending transactions since they connected. */
   private readonly announcedTo = new Set<string>();
 
@@ -160,7 +181,7 @@ export class P2pService implements SyncStatus {
     await network.handle(ADDRESSES_PROTOCOL, (stream) => answerAddresses(network, stream, this.requestSignal()).catch((error: unknown) => stream.abort(error as Error)), { maxInboundStreams: 8 });
     const pubsub = network.services.pubsub;
     pubsub.topicValidators.set(this.topics.blocks, (peer, message) => this.onGossipBlock(peer.toString(), message.data));
-    pubsub.topicValidators.set(this.topics.transactions, (_peer, message) => this.onGossipTransaction(message.data));
+    pubsub.topicValidators.set(this.topics.transactions, (_peer, message) => this.onGossipTransactions(message.data));
     pubsub.addEventListener('message', () => this.events.emit('p2p:gossip', { direction: 'in' }));
     pubsub.addEventListener('subscription-change', (event) => {
       if (event.detail.subscriptions.some((sub) => sub.subscribe && sub.topic === this.topics.transactions)) this.publishUnsent();
@@ -187,7 +208,9 @@ export class P2pService implements SyncStatus {
     for (const address of this.listenAddresses) this.log.info(`p2p listening on ${address}`);
 
     this.offs.push(
-      this.events.on('chain:pendingTransaction', (event) => this.publishTransaction(event.hash)),
+      this.events.on('chain:pendingTransaction', (event) => {
+        if (!event.viaGossip) this.queueTransaction(event.hash);
+      }),
       this.events.on('chain:block', (event) => {
         this.sync.headMoved();
         if (this.producer) this.publishBlock({ block: { ...event.block, transactions: [...event.block.transactions] }, raws: event.rawTransactions, commit: event.commit });
@@ -254,6 +277,8 @@ export class P2pService implements SyncStatus {
   }
 
   async stop(): Promise<void> {
+    // What waits for its batch goes out now: the peers have it, and the node may not come back.
+    this.flushTransactions();
     this.stopController.abort();
     for (const off of this.offs.splice(0)) off();
     for (const timer of this.timers.splice(0)) clearInterval(timer);
@@ -474,13 +499,21 @@ export class P2pService implements SyncStatus {
     return TopicValidatorResult.Accept;
   }
 
-  private async onGossipTransaction(raw: Uint8Array): Promise<TopicValidatorResult> {
+  /**
+   * A batch of transactions: each admitted through the usual checks (together, so the decoding
+   * worker takes them in one go). Passed on when it brought anything new; refused when it holds a
+   * transaction no honest node would relay (undecodable, badly signed, of another chain).
+   */
+  private async onGossipTransactions(data: Uint8Array): Promise<TopicValidatorResult> {
+    let raws: Uint8Array[];
     try {
-      await this.chain.submitRaw(raw);
-      return TopicValidatorResult.Accept;
-    } catch (error) {
-      return INVALID_TX.has((error as Error).message) ? TopicValidatorResult.Reject : TopicValidatorResult.Ignore;
+      raws = decodeTransactionBatch(data);
+    } catch {
+      return TopicValidatorResult.Reject;
     }
+    const outcomes = await Promise.all(raws.map((raw) => this.chain.submitRaw(raw, { viaGossip: true }).then(() => 'admitted' as const, (error: unknown) => (INVALID_TX.has((error as Error).message) ? ('invalid' as const) : ('refused' as const)))));
+    if (outcomes.includes('invalid')) return TopicValidatorResult.Reject;
+    return outcomes.includes('admitted') ? TopicValidatorResult.Accept : TopicValidatorResult.Ignore;
   }
 
   /** A queued block did not import (its parent did not, or it is invalid): the range sync takes over from the head. */
@@ -512,22 +545,59 @@ export class P2pService implements SyncStatus {
     this.publish(this.topics.blocks, data);
   }
 
-  private publishTransaction(hash: string): void {
-    const tx = this.chain.pendingTransaction(hash);
-    if (!tx) return;
-    // Held back until a peer listens when nobody does now, or when no peer could be sent it.
-    const holdBack = (): void => {
+  /**
+   * A transaction admitted from this node's clients goes out in a batch with the others admitted
+   * within a few milliseconds: one gossip message per transaction costs every peer a message's
+   * framing, encryption and bookkeeping for a few hundred bytes, and under load that, not the
+   * transactions, is what the nodes spend their time on.
+   */
+  private queueTransaction(hash: string): void {
+    if (!this.listening(this.topics.transactions)) return this.holdBack([hash]);
+    this.outgoing.push(hash);
+    if (this.outgoing.length >= MAX_GOSSIP_TX_BATCH) return this.flushTransactions();
+    this.flushTimer ??= setTimeout(() => this.flushTransactions(), TX_BATCH_WINDOW_MS);
+  }
+
+  private flushTransactions(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const hashes = this.outgoing.splice(0);
+    let batch: string[] = [];
+    let raws: Uint8Array[] = [];
+    let bytes = 0;
+    for (const hash of hashes) {
+      const tx = this.chain.pendingTransaction(hash);
+      if (!tx) continue;
+      const raw = this.chain.rawTransaction(tx);
+      batch.push(hash);
+      raws.push(raw);
+      bytes += raw.length;
+      if (raws.length >= MAX_GOSSIP_TX_BATCH || bytes >= GOSSIP_TX_BATCH_BYTES) {
+        this.publishTransactions(batch, raws);
+        [batch, raws, bytes] = [[], [], 0];
+      }
+    }
+    if (raws.length > 0) this.publishTransactions(batch, raws);
+  }
+
+  private publishTransactions(hashes: readonly string[], raws: readonly Uint8Array[]): void {
+    const holdBack = (): void => this.holdBack(hashes);
+    if (!this.publish(this.topics.transactions, encodeTransactionBatch(raws), holdBack)) holdBack();
+  }
+
+  /** Held back until a peer listens, when nobody does now or no peer could be sent them. */
+  private holdBack(hashes: readonly string[]): void {
+    for (const hash of hashes) {
       if (this.unsent.size >= MAX_UNSENT) this.unsent.delete(this.unsent.values().next().value!);
       this.unsent.add(hash);
-    };
-    if (!this.publish(this.topics.transactions, this.chain.rawTransaction(tx), holdBack)) holdBack();
+    }
   }
 
   /** A peer now listens for transactions: send it what was admitted here while nobody did. */
   private publishUnsent(): void {
     const hashes = [...this.unsent];
     this.unsent.clear();
-    for (const hash of hashes) this.publishTransaction(hash);
+    for (const hash of hashes) this.queueTransaction(hash);
   }
 
   /** Whether any peer listens on a topic (a lone validator has none). */

@@ -12,7 +12,8 @@ import type { CommitCertificate } from '../sdk/block.js';
  * - gossip `blocks` topic: `[block, rawTransactions, commitCertificate]`, or `[block, null,
  *   commitCertificate]` when the block is too big to gossip (peers then fetch it with the blocks
  *   protocol). Only committed blocks travel there, each with the precommits that made it final.
- * - gossip `transactions` topic: one raw signed transaction.
+ * - gossip `transactions` topic: an array of raw signed transactions (1 to MAX_GOSSIP_TX_BATCH), the
+ *   ones a node admitted from its own clients within a few milliseconds.
  * - pending protocol: the dialling side sends its pending transactions, one raw transaction per
  *   length-prefixed message, and closes; no response (re-announcement that gossip can't repeat).
  */
@@ -24,6 +25,10 @@ export const PENDING_PROTOCOL = '/svc/pending/1.0.0';
 export const MAX_PENDING_PUSH = 5_000;
 export const MAX_PENDING_TX_BYTES = 1024 * 1024;
 
+/** Most transactions one gossiped batch holds, and about the most bytes (a batch closes when it passes them). */
+export const MAX_GOSSIP_TX_BATCH = 512;
+export const GOSSIP_TX_BATCH_BYTES = 512 * 1024;
+
 /** Most blocks one range request may ask for. */
 export const MAX_RANGE = 64;
 /** Largest single message on the request/response protocols (a block with its transactions). */
@@ -33,7 +38,7 @@ export const MAX_GOSSIP_BLOCK_BYTES = 900 * 1024;
 
 /** Gossip topics are per chain and genesis, so nodes of other networks never share a mesh. */
 export function topics(chainId: string, genesisHash: string): { blocks: string; transactions: string } {
-  return { blocks: topicName(chainId, genesisHash, 'blocks/1'), transactions: topicName(chainId, genesisHash, 'transactions/1') };
+  return { blocks: topicName(chainId, genesisHash, 'blocks/1'), transactions: topicName(chainId, genesisHash, 'transactions/2') };
 }
 
 /** A gossip topic of this chain and genesis: `/svc/<chain id>/<genesis hash prefix>/<name>`. */
@@ -106,4 +111,12 @@ export function decodeBundle(bytes: Uint8Array): BlockBundle {
   if (raws !== null && (!Array.isArray(raws) || !raws.every((raw) => raw instanceof Uint8Array))) throw new WireError('block transactions must be byte strings');
   if (raws !== null && raws.length !== block.transactions.length) throw new WireError('block carries a different number of transactions than it lists');
   return { block, raws, commit: commit as CommitCertificate | null };
+}
+
+export const encodeTransactionBatch = (raws: readonly Uint8Array[]): Uint8Array => encode(raws);
+export function decodeTransactionBatch(bytes: Uint8Array): Uint8Array[] {
+  const value = decodeOrThrow(bytes, 'transaction batch');
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_GOSSIP_TX_BATCH) throw new WireError(`a transaction batch is an array of 1 to ${MAX_GOSSIP_TX_BATCH} raw transactions`);
+  if (!value.every((raw) => raw instanceof Uint8Array)) throw new WireError('a transaction batch holds byte strings');
+  return value as Uint8Array[];
 }

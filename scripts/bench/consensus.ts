@@ -1,9 +1,10 @@
 // Consensus cost: the transfers benchmark (scripts/bench/transfers) against one validator alone, then
 // against the genesis validator of four validator processes at equal stake, at the same block time on
 // the same machine; and proposal-to-commit latency from the four validators' metrics. Prints one
-// JSON line. Usage: node dist/scripts/bench/consensus.js  (BENCH_BLOCK_TIME, default 1000 ms)
+// JSON line. Usage: node dist/scripts/bench/consensus.js  (BENCH_BLOCK_TIME, default 1000 ms;
+// BENCH_NODE_ARGS, Node options for the node processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,7 @@ import { devnetKey, generateKeyPair, SvcClient, toHex, UNIT } from '../../sdk/in
 const here = fileURLToPath(new URL('.', import.meta.url));
 const svcNode = join(here, '../../bin/svc-node.js');
 const blockTime = process.env.BENCH_BLOCK_TIME ?? '1000';
+const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 const dirs: string[] = [];
 const running: ChildProcess[] = [];
 
@@ -25,7 +27,7 @@ function startNode(args: string[]): Promise<Node> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-consensus-'));
   dirs.push(dir);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [svcNode, 'start', '--data-dir', join(dir, 'data'), '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--log-format', 'json', '--block-time', blockTime, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...nodeArgs, svcNode, 'start', '--data-dir', join(dir, 'data'), '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--log-format', 'json', '--block-time', blockTime, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     running.push(child);
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -62,6 +64,12 @@ async function stopAll(): Promise<void> {
   await Promise.all(running.splice(0).map((child) => new Promise((done) => (child.exitCode !== null ? done(undefined) : (child.once('exit', done), child.kill('SIGTERM'))))));
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc: where the work of a run went. */
+function cpuSeconds(child: ChildProcess): number {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Quantile from Prometheus histogram buckets (cumulative), interpolated inside the bucket as histogram_quantile does. */
 function quantile(buckets: [number, number][], q: number): number {
   const total = buckets.at(-1)![1];
@@ -72,6 +80,13 @@ function quantile(buckets: [number, number][], q: number): number {
     [lowerBound, lowerCount] = [bound, count];
   }
   return lowerBound;
+}
+
+/** Commits this run's validators made in a round after the first (a proposal missed or late), summed over nodes. */
+async function laterRoundCommits(urls: readonly string[]): Promise<number> {
+  let sum = 0;
+  for (const url of urls) sum += Number(/^svc_consensus_proposal_to_commit_seconds_count\{round="1\+"\} (\d+)$/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? 0);
+  return sum;
 }
 
 /** The proposal-to-commit histogram summed over nodes and rounds: cumulative [upper bound (s), count]. */
@@ -87,10 +102,15 @@ async function commitLatencyBuckets(urls: readonly string[]): Promise<[number, n
   return [...sums.entries()].sort((a, b) => a[0] - b[0]);
 }
 
+/** The histogram's counts between two readings. */
+const since = (before: [number, number][], after: [number, number][]): [number, number][] => after.map(([bound, count], i): [number, number] => [bound, count - (before[i]?.[1] ?? 0)]);
+
 try {
   // 1. One validator, alone: the default devnet.
   const alone = await startNode(['--role', 'validator']);
+  const singleCpuBefore = cpuSeconds(alone.child);
   const single = await transfersAgainst(alone.url);
+  const singleCpu = cpuSeconds(alone.child) - singleCpuBefore;
   await stopAll();
 
   // 2. Four validators at equal stake: the genesis validator and three stakers funded from dev accounts.
@@ -114,12 +134,27 @@ try {
     if ((await client.validators()).validators.length === 4) break;
     await new Promise((done) => setTimeout(done, 200));
   }
+  // A few blocks by consensus first: the first height after the set grew waits for every validator to switch to consensus.
+  const joinedAt = await client.blockNumber();
+  while ((await client.blockNumber()) < joinedAt + 3) await new Promise((done) => setTimeout(done, 200));
   const urls = [genesis.url, ...stakerNodes.map((n) => n.url)];
+  const nodes = [genesis, ...stakerNodes];
+  // Latency with nothing else going on first: what the protocol itself costs (votes, fsyncs, execution of empty blocks).
+  const idleStart = await commitLatencyBuckets(urls);
+  const idleLaterStart = await laterRoundCommits(urls);
+  const idleFrom = await client.blockNumber();
+  while ((await client.blockNumber()) < idleFrom + 15) await new Promise((done) => setTimeout(done, 200));
+  const idle = since(idleStart, await commitLatencyBuckets(urls));
+  const idleLater = (await laterRoundCommits(urls)) - idleLaterStart;
   const before = await commitLatencyBuckets(urls);
+  const laterBefore = await laterRoundCommits(urls);
+  const cpuBefore = nodes.map((n) => cpuSeconds(n.child));
   const four = await transfersAgainst(genesis.url);
+  const cpu = nodes.map((n, i) => cpuSeconds(n.child) - cpuBefore[i]!);
   const after = await commitLatencyBuckets(urls);
+  const later = (await laterRoundCommits(urls)) - laterBefore;
   // Only the commits made during the measured run.
-  const during = after.map(([bound, count], i): [number, number] => [bound, count - (before[i]?.[1] ?? 0)]);
+  const during = since(before, after);
   const commits = during.at(-1)?.[1] ?? 0;
   process.stdout.write(
     `${JSON.stringify({
@@ -130,8 +165,15 @@ try {
       singleBlocks: single.blocks,
       fourBlocks: four.blocks,
       commitsObserved: commits,
+      idleCommitsObserved: idle.at(-1)?.[1] ?? 0,
+      idleCommitsAfterRound0: idleLater,
+      commitsAfterRound0: later,
+      idleProposalToCommitP50Ms: Math.round(quantile(idle, 0.5) * 1000),
+      idleProposalToCommitP99Ms: Math.round(quantile(idle, 0.99) * 1000),
       proposalToCommitP50Ms: Math.round(quantile(during, 0.5) * 1000),
       proposalToCommitP99Ms: Math.round(quantile(during, 0.99) * 1000),
+      singleCpuSeconds: singleCpu,
+      fourCpuSeconds: cpu.map((c) => Math.round(c * 10) / 10),
       balanceP99MsSingle: single.balanceP99Ms,
       balanceP99MsFour: four.balanceP99Ms,
     })}\n`,

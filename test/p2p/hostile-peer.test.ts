@@ -7,7 +7,8 @@ import { signedCommit } from '../helpers/commits.js';
 import { toHex, type Hex } from '../../sdk/bytes.js';
 import { devnetKey } from '../../sdk/keys.js';
 import { createNetwork, type SvcLibp2p } from '../../p2p/network.js';
-import { BLOCKS_PROTOCOL, decodeRange, decodeStatus, encodeBundle, encodeStatus, STATUS_PROTOCOL, topics } from '../../p2p/wire.js';
+import { BLOCKS_PROTOCOL, decodeRange, decodeStatus, encodeBundle, encodeStatus, encodeTransactionBatch, STATUS_PROTOCOL, topics } from '../../p2p/wire.js';
+import { encodeSigned, signTransaction, transferPayload } from '../../sdk/transaction.js';
 import type { Block } from '../../chain/schemas.js';
 import type { Chain } from '../../chain/chain.js';
 import type { P2pService } from '../../p2p/service.js';
@@ -143,5 +144,22 @@ describe('a hostile peer', () => {
     await waitFor(() => hostile.getConnections().length, (n) => n === 0, 10_000, 'the gossiper to be disconnected');
     const after = chain.head.height;
     await waitFor(() => chain.head.height, (h) => h >= after + 3, 10_000, 'the node to keep following the validator');
+  });
+
+  it('that gossips a batch of transactions with a badly signed one: each is checked on its own: the good ones are admitted, the forged one never', async () => {
+    const validator = await start({ validator: { blockTime: 60_000 } });
+    const honest = validator.node.service<Chain>('chain');
+    const hostile = await startHostilePeer(honest, 0);
+    const full = await start({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [hostile.getMultiaddrs()[0]!.toString(), validator.node.service<P2pService>('p2p').listenAddresses[0]!] } });
+    const topic = topics(honest.head.chainId, honest.genesisHash).transactions;
+    await waitFor(() => hostile.services.pubsub.getSubscribers(topic).map(String), (ids) => ids.includes(full.node.keys.peerId), 10_000, 'the node to subscribe');
+    const transfer = (from: number, nonce: number) => signTransaction({ chainId: honest.head.chainId, kind: 'transfer', nonce, payload: transferPayload(devnetKey('account', 9).address, 'OMC', 1n) }, devnetKey('account', from));
+    const good = [transfer(1, 0), transfer(2, 0)];
+    const forged = { ...transfer(3, 0), signature: toHex(new Uint8Array(64).fill(7)) };
+    await hostile.services.pubsub.publish(topic, encodeTransactionBatch([...good.map(encodeSigned), encodeSigned(forged)]));
+    const chain = full.node.service<Chain>('chain');
+    await waitFor(() => good.every((tx) => chain.isPending(tx.hash)), Boolean, 10_000, 'the good transactions to be pending');
+    expect(chain.isPending(forged.hash)).toBe(false);
+    expect(await chain.getTransaction(forged.hash)).toBeUndefined();
   });
 });
