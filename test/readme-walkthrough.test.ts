@@ -14,7 +14,8 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('README walkthrough', () => {
+// Several node processes and CLI calls one after another: about 20 s on a quiet machine, more than twice that on a busy one.
+describe('README walkthrough', { timeout: 120_000 }, () => {
   it('registers a compute and a storage provider on a validator + archive compute devnet, runs a compute job and stores an image there, verbatim but for the ports and file paths', async () => {
     const start = readme.slice(readme.indexOf('## Compute and storage providers'));
     expect(start).toContain('svc-node start --role compute --receipt-archive true --data-dir');

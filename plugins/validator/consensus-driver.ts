@@ -93,6 +93,8 @@ export class ConsensusDriver {
   private lastRound = '';
   /** When each proposed block of this height was first seen here (made or received), by hash. */
   private readonly proposalSeen = new Map<string, number>();
+  /** Rounds whose proposal is being checked, with the propose timeouts that fired meanwhile. */
+  private readonly checking = new Map<string, Array<() => void>>();
   /** Offences already sent as evidence (validator/height/round/step). */
   private readonly reported = new Set<string>();
   private work: Promise<unknown> = Promise.resolve();
@@ -223,9 +225,35 @@ export class ConsensusDriver {
     }
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      if (!this.stopped) this.machine.onTimeout(step, height, round);
+      const fire = (): void => {
+        if (!this.stopped) this.machine.onTimeout(step, height, round);
+      };
+      const waiting = step === 'propose' ? this.checking.get(`${height}/${round}`) : undefined;
+      if (waiting) waiting.push(fire);
+      else fire();
     }, ms);
     this.timers.add(timer);
+  }
+
+  /**
+   * The round's proposal arrived and its block is being executed: the round's propose timeout waits
+   * for the outcome (CometBFT's counts until the proposal arrives, not until it is checked). On a busy
+   * machine a big block's execution outlasted the timeout, and validators prevoted nil on a good block.
+   */
+  private async whileChecking<T>(height: number, round: number, check: () => Promise<T>): Promise<T> {
+    const key = `${height}/${round}`;
+    const owner = !this.checking.has(key);
+    if (owner) this.checking.set(key, []);
+    try {
+      return await check();
+    } finally {
+      if (owner) {
+        // After the caller has passed the proposal on (its continuation runs in this turn's microtasks): the timeout then finds the step moved on.
+        const deferred = this.checking.get(key)!;
+        this.checking.delete(key);
+        if (deferred.length > 0) setImmediate(() => deferred.forEach((fire) => fire()));
+      }
+    }
   }
 
   private publish(message: ConsensusMessage): void {
@@ -413,9 +441,11 @@ export class ConsensusDriver {
       const bundle = decodeBundle(message.bundle);
       if (bundle.block.hash !== proposal.value || !bundle.raws) return { reject: 'a proposal without its block' };
       if (!this.proposalSeen.has(proposal.value)) this.proposalSeen.set(proposal.value, performance.now());
+      const fromProposer = proposal.proposer === this.options.staking.proposerOf(proposal.height, proposal.round).proposer.operator;
+      const check = <T>(run: () => Promise<T>): Promise<T> => (fromProposer ? this.whileChecking(proposal.height, proposal.round, run) : run());
       const valid =
         this.validity.get(proposal.value) ??
-        (await this.serial(async () => {
+        (await check(() => this.serial(async () => {
           // Decided meanwhile (the check waited its turn): the block is the head or a sibling of it, nothing to check.
           if (proposal.height !== this.options.chain.head.height + 1) return undefined;
           try {
@@ -425,7 +455,7 @@ export class ConsensusDriver {
             this.options.log.warn({ err: error, height: proposal.height, round: proposal.round }, 'proposed block does not execute to its header');
             return false;
           }
-        }));
+        })));
       if (valid === undefined) return 'ignore';
       this.validity.set(proposal.value, valid);
       this.blocks.set(bundle.block.hash, { block: bundle.block, raws: bundle.raws });

@@ -68,6 +68,8 @@ describe('a compute provider that crashes', { timeout: 90_000 }, () => {
       const otherOperator = other.node.keys.operator.address;
       await v.waitForTransaction((await v.transfer(devnetKey('account', 2), otherOperator, 'OGT', 2000n * UNIT)).hash);
       await waitFor(() => o.getBalance(otherOperator).then((b) => b.ogt), (ogt) => ogt >= 2000n * UNIT, 20_000, 'the second operator funds');
+      // A node registers only once synced (not_synced before): on a busy machine it may still be catching up here.
+      await waitFor(() => fetch(`${other.url}/health`).then((r) => r.status), (status) => status === 200, 20_000, 'the second node to be synced');
       await o.oonRegisterNode({ operator: otherOperator, capabilities: ['wasm'], bond_ogt: 1000, max_concurrent_jobs: 2 });
       const job = await v.waitForJob(jobId, { timeoutMs: 60_000 });
       expect(job).toMatchObject({ status: 'finalized', attempts: 1, exit: 'out_of_gas', providers: [otherOperator] });
