@@ -71,7 +71,11 @@ describe('a compute provider that crashes', { timeout: 90_000 }, () => {
       // A node registers only once synced (not_synced before): on a busy machine it may still be catching up here.
       await waitFor(() => fetch(`${other.url}/health`).then((r) => r.status), (status) => status === 200, 20_000, 'the second node to be synced');
       await o.oonRegisterNode({ operator: otherOperator, capabilities: ['wasm'], bond_ogt: 1000, max_concurrent_jobs: 2 });
-      const job = await v.waitForJob(jobId, { timeoutMs: 60_000 });
+      const job = await v.waitForJob(jobId, { timeoutMs: 60_000 }).catch(async (error: unknown) => {
+        // Where the job stands and what the second provider said: why it was not reassigned or not finished.
+        const said = other.logs.lines.filter((line) => !/block/.test(String(line.msg))).slice(-15);
+        throw new Error(`${(error as Error).message}: ${JSON.stringify((error as { data?: unknown }).data)}\njob at head ${await v.blockNumber()}: ${JSON.stringify(await v.getJob(jobId), (_k, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))}\n${said.map((line) => JSON.stringify(line)).join('\n')}`);
+      });
       expect(job).toMatchObject({ status: 'finalized', attempts: 1, exit: 'out_of_gas', providers: [otherOperator] });
       expect((await v.getBalance(operator)).bonded.compute).toBe(bondBefore - bondBefore / 100n);
     } finally {
