@@ -180,6 +180,7 @@ export class PluginHost {
         transport: { engine, guards: this.guards, clients: this.clients, cors: this.cors, maxBody: rpc.maxBody },
         webSocket: rpc.webSocket,
         routes: this.routes.app,
+        home: () => this.routes.home()?.path,
         events: this.events,
         log,
       });
@@ -276,7 +277,7 @@ export class PluginHost {
     for (const method of pluginMethods(definition)) this.methods.add(method, definition.name, plugin.service);
     for (const kind of pluginSubscriptions(definition as AnyPlugin)) this.subscriptions.add(kind, definition.name, plugin.service);
     for (const route of definition.routes ?? []) {
-      this.routes.add({ method: route.method, path: route.path, owner: definition.name, summary: route.summary, access: route.access ?? 'protected' }, (c) => route.handler(c, plugin.service));
+      this.routes.add({ method: route.method, path: route.path, owner: definition.name, summary: route.summary, access: route.access ?? 'protected', ...(route.home ? { home: true } : {}) }, (c) => route.handler(c, plugin.service));
     }
     for (const guard of definition.guards ?? []) {
       this.guards.add({ owner: definition.name, name: guard.name, check: (request) => guard.check(request, plugin.service) });

@@ -214,6 +214,8 @@ export interface RouteSpec<Svc> {
   readonly summary: string;
   /** `protected` (the default) routes pass the request guards (guardrails: a token); `public` ones don't. */
   readonly access?: 'public' | 'protected';
+  /** A page: a browser's `GET /` (asking for HTML) is redirected to it. One route of a node at most. */
+  readonly home?: boolean;
   handler(c: HonoContext, service: Svc): Response | Promise<Response>;
 }
 

@@ -14,6 +14,7 @@ export const catalog: PluginCatalog = {
     staking: async () => (await import('../plugins/staking/index.js')).default,
     compute: async () => (await import('../plugins/compute/index.js')).default,
     'omp-storage': async () => (await import('../plugins/omp-storage/index.js')).default,
+    explorer: async () => (await import('../plugins/explorer/index.js')).default,
   },
   networks: {
     devnet: ['faucet'],

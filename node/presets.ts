@@ -26,6 +26,8 @@ export function pluginRequests(node: NodeConfig, catalog: PluginCatalog): Plugin
   for (const spec of catalog.networks[node.network] ?? []) requests.push({ spec, reason: `network ${node.network}` });
   if (node.chain.receiptArchive) requests.push({ spec: 'archive', reason: '--receipt-archive true' });
   if (node.guardrails) requests.push({ spec: 'auth', reason: '--guardrails true' });
+  // The explorer page answers on every node, but not on one with guardrails unless its config lists it.
+  else requests.push({ spec: 'explorer', reason: 'every node without guardrails' });
   // The rate-limit plugin works out its own defaults (on under guardrails); it is loaded whenever they or --rate-limit may apply.
   if (node.guardrails || node.rateLimit.limit !== undefined) requests.push({ spec: 'rate-limit', reason: node.guardrails ? '--guardrails true' : '--rate-limit' });
   for (const spec of node.plugins) requests.push({ spec, reason: 'config "plugins"' });

@@ -12,6 +12,7 @@ export interface MountedRoute {
   readonly owner: string;
   readonly summary: string;
   readonly access: 'public' | 'protected';
+  readonly home?: boolean;
 }
 
 export class RouteConflictError extends Error {
@@ -36,6 +37,8 @@ export class RouteTable {
     const key = `${route.method} ${route.path}`;
     const existing = this.mounted.get(key);
     if (existing) throw new RouteConflictError(`route ${key} of plugin "${route.owner}" is already mounted by plugin "${existing.owner}"`);
+    const home = this.home();
+    if (route.home && home) throw new RouteConflictError(`route ${key} of plugin "${route.owner}" wants to be the browsers' home page, which is ${home.path} of plugin "${home.owner}"`);
     this.mounted.set(key, route);
     this.app.on(route.method, route.path, async (c) => {
       const incoming = c.env.incoming;
@@ -49,6 +52,12 @@ export class RouteTable {
       for (const [name, value] of Object.entries(admission.headers)) c.env.outgoing.setHeader(name, value);
       return handler(c);
     });
+  }
+
+  /** The page a browser asking for `/` is sent to, if a plugin offers one. */
+  home(): MountedRoute | undefined {
+    for (const route of this.mounted.values()) if (route.home) return route;
+    return undefined;
   }
 
   list(): MountedRoute[] {

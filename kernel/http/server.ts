@@ -23,6 +23,8 @@ export interface RpcServerOptions {
   readonly webSocket: WebSocketLimits;
   /** Every route but `/`: health, metrics and the plugins' routes, mounted before listen. */
   readonly routes: Hono<{ Bindings: HttpBindings }>;
+  /** Where a browser asking for `/` (GET, HTML) is sent: a plugin's page, if one is mounted. */
+  readonly home?: () => string | undefined;
   readonly events: EventBus;
   readonly log: Logger;
 }
@@ -45,7 +47,9 @@ export class RpcServer {
     const listener: RequestListener = (req: IncomingMessage, res: ServerResponse) => {
       if (req.method === 'OPTIONS' && options.transport.cors.preflight(req, res)) return;
       if (pathOf(req.url) === '/') {
+        const home = req.method === 'GET' && /\btext\/html\b/.test(req.headers.accept ?? '') ? options.home?.() : undefined;
         if (req.method === 'POST') handleHttpRpc(req, res, options.transport);
+        else if (home) res.writeHead(302, { location: home }).end();
         else refuseMethod(req, res);
         return;
       }

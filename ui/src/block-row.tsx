@@ -1,0 +1,27 @@
+export interface BlockSummary {
+  readonly height: number;
+  readonly hash: string;
+  readonly timestamp: number;
+  readonly proposer: string;
+  readonly transactions: number;
+}
+
+const short = (hex: string): string => `${hex.slice(0, 10)}…${hex.slice(-6)}`;
+
+export function BlockRow({ block }: { block: BlockSummary }) {
+  return (
+    <tr>
+      <td>{block.height}</td>
+      <td class="hash" title={block.hash}>
+        {short(block.hash)}
+      </td>
+      <td class="hash wide" title={block.proposer}>
+        {short(block.proposer)}
+      </td>
+      <td>{block.transactions}</td>
+      <td>
+        <time dateTime={new Date(block.timestamp).toISOString()}>{new Date(block.timestamp).toLocaleTimeString()}</time>
+      </td>
+    </tr>
+  );
+}
