@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import { devnetKey, generateKeyPair, SvcClient, UNIT } from '../../sdk/index.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { startTestNode, waitFor, type TestNode } from '../helpers/test-node.js';
 
@@ -34,6 +35,9 @@ async function open(path: string, size: { width: number; height: number }): Prom
   return { page, errors };
 }
 
+/** The page fits its width: nothing to scroll sideways (on a phone, that is the first thing that breaks). */
+const fitsWidth = (page: Page): Promise<boolean> => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+
 const shownHead = async (page: Page): Promise<number> => Number(await page.getByTestId('head-height').textContent());
 
 describe('the explorer page', { timeout: 60_000 }, () => {
@@ -59,8 +63,66 @@ describe('the explorer page', { timeout: 60_000 }, () => {
       await waitFor(() => rows.count(), (count) => count >= 3, 10_000, 'the latest blocks');
       expect(Number(await rows.first().locator('td').first().textContent())).toBeGreaterThanOrEqual(first);
       await page.screenshot({ path: join(SCREENSHOTS, `home-${name}.png`), fullPage: true });
+      expect(await fitsWidth(page)).toBe(true);
       expect(errors).toEqual([]);
       await page.close();
     });
   }
+
+  it('finds a block by number, a transaction by hash and an account by address from the search box, and says inline what it cannot find', async () => {
+    const client = new SvcClient(node.url);
+    const to = generateKeyPair().address;
+    const tx = await client.transfer(devnetKey('account', 3), to, 'OMC', 7n * UNIT);
+    const receipt = await client.waitForTransaction(tx.hash);
+    for (const [name, size] of Object.entries(WIDTHS)) {
+      const { page, errors } = await open('/ui/', size);
+      const search = async (query: string): Promise<void> => {
+        await page.getByLabel('Search').fill(query);
+        await page.getByRole('button', { name: 'Go' }).click();
+      };
+      await search(String(receipt.blockNumber));
+      await page.getByRole('heading', { name: `Block ${receipt.blockNumber}` }).waitFor();
+      await page.getByTestId('block-transactions').getByText(tx.hash).waitFor();
+      await page.screenshot({ path: join(SCREENSHOTS, `block-${name}.png`), fullPage: true });
+      await search(tx.hash);
+      await page.getByRole('heading', { name: 'Transaction' }).waitFor();
+      await page.getByText('success', { exact: true }).waitFor();
+      await page.screenshot({ path: join(SCREENSHOTS, `transaction-${name}.png`), fullPage: true });
+      await search(to);
+      await page.getByRole('heading', { name: 'Account' }).waitFor();
+      expect(await page.getByTestId('balance-omc').textContent()).toBe('7');
+      await page.screenshot({ path: join(SCREENSHOTS, `account-${name}.png`), fullPage: true });
+      expect(await fitsWidth(page)).toBe(true);
+      await search('svc1nothex');
+      expect(await page.getByRole('alert').textContent()).toMatch(/^Type a block number, a hash .* or an address/);
+      expect(await page.getByLabel('Search').getAttribute('aria-invalid')).toBe('true');
+      await search(`0x${'ab'.repeat(32)}`);
+      await page.getByRole('alert').filter({ hasText: `No block and no transaction has the hash 0x${'ab'.repeat(32)}.` }).waitFor();
+      expect(errors).toEqual([]);
+      await page.close();
+    }
+  });
+
+  it('grants devnet tokens from the faucet form, then counts the cooldown down; an address typed wrong is refused inline', async () => {
+    const { page, errors } = await open('/ui/#/faucet', WIDTHS.phone);
+    const field = page.getByLabel('Address to fund');
+    await field.fill('svc1 not an address');
+    expect(await page.getByRole('alert').textContent()).toBe('Not an address: an address is svc1 followed by 40 hex digits.');
+    expect(await page.getByRole('button', { name: 'Request devnet tokens' }).isDisabled()).toBe(true);
+    const address = generateKeyPair().address;
+    await field.fill(address);
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await page.getByRole('button', { name: 'Request devnet tokens' }).click();
+    expect(await page.getByTestId('faucet-granted').textContent()).toMatch(/^Granted \S+ OMC and \S+ OGT to svc1/);
+    const first = Number(/in (\d+) s/.exec((await page.getByTestId('faucet-cooldown').textContent())!)![1]);
+    expect(first).toBeGreaterThan(0);
+    // It counts down on screen, without a reload.
+    await waitFor(async () => Number(/in (\d+) s/.exec((await page.getByTestId('faucet-cooldown').textContent())!)![1]), (now) => now < first, 10_000, 'the cooldown to count down');
+    expect(await page.getByRole('button', { name: 'Request devnet tokens' }).isDisabled()).toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, 'faucet-phone.png'), fullPage: true });
+    expect(await fitsWidth(page)).toBe(true);
+    expect((await new SvcClient(node.url).getBalance(address)).omc).toBeGreaterThan(0n);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });

@@ -1,3 +1,5 @@
+import { href } from './route.js';
+
 export interface BlockSummary {
   readonly height: number;
   readonly hash: string;
@@ -11,7 +13,9 @@ const short = (hex: string): string => `${hex.slice(0, 10)}…${hex.slice(-6)}`;
 export function BlockRow({ block }: { block: BlockSummary }) {
   return (
     <tr>
-      <td>{block.height}</td>
+      <td>
+        <a href={href.block(block.height)}>{block.height}</a>
+      </td>
       <td class="hash" title={block.hash}>
         {short(block.hash)}
       </td>

@@ -1,0 +1,40 @@
+import { http } from './node.js';
+import { useLoad } from './load.js';
+import { Fields, Hash, Time } from './fields.js';
+import { href } from './route.js';
+
+/** A block by height or hash: its header and its transactions. */
+export function BlockPage({ id }: { id: string }) {
+  const block = useLoad(`block ${id}`, () => (/^\d+$/.test(id) ? http.getBlockByNumber(Number(id)) : http.getBlockByHash(id)));
+  if (block.state === 'loading') return <p>Loading block {id}…</p>;
+  if (block.state === 'failed') return <p class="error" role="alert">{block.message}</p>;
+  const b = block.value;
+  return (
+    <>
+      <h2>Block {b.height}</h2>
+      <Fields
+        label={`Block ${b.height}`}
+        rows={[
+          ['Hash', <Hash value={b.hash} />],
+          ['Parent', b.height > 0 ? <a href={href.block(b.height - 1)}><Hash value={b.parentHash} /></a> : <Hash value={b.parentHash} />],
+          ['Time', <Time ms={b.timestamp} />],
+          ['Proposer', <a href={href.account(b.proposer)}><Hash value={b.proposer} /></a>],
+          ['State root', <Hash value={b.stateRoot} />],
+          ['Certificate of the parent', b.lastCommit ? `${b.lastCommit.signatures.length} precommit(s), round ${b.lastCommit.round}` : 'none'],
+        ]}
+      />
+      <h3>Transactions ({b.transactions.length})</h3>
+      {b.transactions.length === 0 ? (
+        <p>None.</p>
+      ) : (
+        <ol class="list" data-testid="block-transactions">
+          {b.transactions.map((hash) => (
+            <li key={hash}>
+              <a href={href.tx(hash)}><Hash value={hash} /></a>
+            </li>
+          ))}
+        </ol>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,47 @@
+import { useState } from 'preact/hooks';
+import { isValidAddress } from '../../sdk/index.js';
+import { http } from './node.js';
+import { describe } from './load.js';
+import { href } from './route.js';
+
+const HASH = /^0x[0-9a-fA-F]{64}$/;
+
+/** Where a search goes: a block by number, an account by address, a transaction or a block by hash. */
+async function resolve(query: string): Promise<string> {
+  if (/^\d+$/.test(query)) return href.block(query);
+  if (isValidAddress(query)) return href.account(query);
+  if (!HASH.test(query)) throw new Error('Type a block number, a hash (0x and 64 hex digits) or an address (svc1 and 40 hex digits).');
+  const hash = query.toLowerCase();
+  const tx = await http.getTransaction(hash).catch(() => undefined);
+  if (tx) return href.tx(hash);
+  const block = await http.getBlockByHash(hash).catch(() => undefined);
+  if (block) return href.block(block.height);
+  throw new Error(`No block and no transaction has the hash ${hash}.`);
+}
+
+export function Search() {
+  const [query, setQuery] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const submit = async (event: Event): Promise<void> => {
+    event.preventDefault();
+    try {
+      location.hash = await resolve(query.trim());
+      setError(undefined);
+      setQuery('');
+    } catch (failure) {
+      setError(describe(failure));
+    }
+  };
+  return (
+    <form role="search" class="search" onSubmit={submit}>
+      <label for="search">Search</label>
+      <input id="search" name="q" value={query} placeholder="block, hash or address" aria-invalid={error ? 'true' : 'false'} aria-describedby={error ? 'search-error' : undefined} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} />
+      <button type="submit">Go</button>
+      {error && (
+        <p id="search-error" class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}
