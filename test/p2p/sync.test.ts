@@ -38,7 +38,8 @@ async function freePort(): Promise<number> {
 
 describe('peer-to-peer sync', () => {
   it('a compute node bootstrapped from a validator reaches its height within seconds and stays within 2 blocks', async () => {
-    const validator = await start({ validator: { blockTime: 100 } });
+    // 250 ms blocks: 2 blocks of slack is half a second, what a busy 2-core machine can take to import one (it fell 3 behind at 100 ms).
+    const validator = await start({ validator: { blockTime: 250 } });
     await waitFor(() => chain(validator).head.height, (h) => h >= 10);
     expect(address(validator)).toMatch(/^\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/12D3Koo/);
     const compute = await follower(validator);
