@@ -36,7 +36,12 @@ async function open(path: string, size: { width: number; height: number }): Prom
 }
 
 /** The page fits its width: nothing to scroll sideways (on a phone, that is the first thing that breaks). */
-const fitsWidth = (page: Page): Promise<boolean> => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+const fitsWidth = (page: Page): Promise<boolean> =>
+  page.evaluate(() => {
+    // In the page (the test's TypeScript has no DOM types).
+    const page = globalThis as unknown as { document: { documentElement: { scrollWidth: number } }; innerWidth: number };
+    return page.document.documentElement.scrollWidth <= page.innerWidth;
+  });
 
 const shownHead = async (page: Page): Promise<number> => Number(await page.getByTestId('head-height').textContent());
 
