@@ -190,9 +190,11 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
     for (let kill = 0; kill < 20; kill++) {
       const before = existsSync(signState) ? readFileSync(signState, 'utf8') : '';
       // The signing state is written (and synced) before a signature leaves the node: a change is the moment right after a signature.
-      await waitFor(() => (existsSync(signState) ? readFileSync(signState, 'utf8') : ''), (now) => now !== before, 30_000, `signature ${kill + 1}`).catch((error: unknown) => {
+      await waitFor(() => (existsSync(signState) ? readFileSync(signState, 'utf8') : ''), (now) => now !== before, 30_000, `signature ${kill + 1}`).catch(async (error: unknown) => {
         // What the restarted node said: why it signs nothing.
-        throw new Error(`${(error as Error).message}\n${lastWords(node)}`);
+        const all = [...others, node];
+        const states = await Promise.all(all.map((n) => new SvcClient(n.url).consensusState().catch((e: unknown) => String(e))));
+        throw new Error(`${(error as Error).message}\n${lastWords(node)}\nconsensus states (the others, then it): ${all.map((n, i) => `${n.url} ${JSON.stringify(states[i])}`).join('\n')}`);
       });
       await node.stop('SIGKILL');
       node = await validator(fifth, others.map(p2pOf), dir);
