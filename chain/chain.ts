@@ -283,6 +283,7 @@ export class Chain {
     const pending = this.recentRaws.get(digest);
     const known = pending === undefined ? undefined : this.options.mempool.get(pending);
     if (known) {
+      // The mempool's own refusal (already_known), with its words: the bytes are that pending transaction.
       this.options.mempool.addVerified(known);
       return known;
     }

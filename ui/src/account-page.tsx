@@ -1,6 +1,7 @@
 import { formatAmountShort } from '../../sdk/index.js';
 import { http } from './node.js';
 import { useLoad } from './load.js';
+import { NotLoaded } from './not-loaded.js';
 import { Fields, Hash } from './fields.js';
 
 /** An account: OMC, OGT, what it has bonded, its nonce. */
@@ -9,8 +10,7 @@ export function AccountPage({ address }: { address: string }) {
     const [balance, nonce] = await Promise.all([http.getBalance(address), http.getNonce(address)]);
     return { balance, nonce };
   });
-  if (loaded.state === 'loading') return <p>Loading account…</p>;
-  if (loaded.state === 'failed') return <p class="error" role="alert">{loaded.message}</p>;
+  if (loaded.state !== 'done') return <NotLoaded loaded={loaded} what="account" />;
   const { balance, nonce } = loaded.value;
   const bonded = Object.entries(balance.bonded);
   return (

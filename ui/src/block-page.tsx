@@ -1,13 +1,13 @@
 import { http } from './node.js';
 import { useLoad } from './load.js';
+import { NotLoaded } from './not-loaded.js';
 import { Fields, Hash, Time } from './fields.js';
 import { href } from './route.js';
 
 /** A block by height or hash: its header and its transactions. */
 export function BlockPage({ id }: { id: string }) {
   const block = useLoad(`block ${id}`, () => (/^\d+$/.test(id) ? http.getBlockByNumber(Number(id)) : http.getBlockByHash(id)));
-  if (block.state === 'loading') return <p>Loading block {id}…</p>;
-  if (block.state === 'failed') return <p class="error" role="alert">{block.message}</p>;
+  if (block.state !== 'done') return <NotLoaded loaded={block} what={`block ${id}`} />;
   const b = block.value;
   return (
     <>

@@ -1,5 +1,6 @@
 import { http } from './node.js';
 import { useLoad } from './load.js';
+import { NotLoaded } from './not-loaded.js';
 import { Fields, Hash } from './fields.js';
 import { href } from './route.js';
 
@@ -9,8 +10,7 @@ export function TxPage({ hash }: { hash: string }) {
     const tx = await http.getTransaction(hash);
     return { tx, receipt: tx.status === 'mined' ? await http.getTransactionReceipt(hash) : undefined };
   });
-  if (loaded.state === 'loading') return <p>Loading transaction…</p>;
-  if (loaded.state === 'failed') return <p class="error" role="alert">{loaded.message}</p>;
+  if (loaded.state !== 'done') return <NotLoaded loaded={loaded} what="transaction" />;
   const { tx, receipt } = loaded.value;
   return (
     <>
