@@ -18,6 +18,11 @@ interface LastSigned {
   readonly lock?: { readonly height: number; readonly round: number; readonly value: string };
   /** What was signed, as the caller described it (a vote's fields): a restarted validator sends it again. */
   readonly message?: unknown;
+  /**
+   * The messages signed before it in the same height and round, with their signatures: a validator
+   * killed after its precommit may have died before its prevote left, and the others wait for both.
+   */
+  readonly earlier?: ReadonlyArray<{ readonly message: unknown; readonly signature: string }>;
 }
 
 /** A signature refused because it could make a double sign: what was asked and what was signed last. */
@@ -57,8 +62,8 @@ export class SignState {
     return new SignState(path, last);
   }
 
-  lastSigned(): { height: number; round: number; step: SignStep; message?: unknown; signature: string } | undefined {
-    return this.last && { height: this.last.height, round: this.last.round, step: this.last.step, signature: this.last.signature, ...(this.last.message !== undefined ? { message: this.last.message } : {}) };
+  lastSigned(): { height: number; round: number; step: SignStep; message?: unknown; signature: string; earlier: ReadonlyArray<{ message: unknown; signature: string }> } | undefined {
+    return this.last && { height: this.last.height, round: this.last.round, step: this.last.step, signature: this.last.signature, earlier: this.last.earlier ?? [], ...(this.last.message !== undefined ? { message: this.last.message } : {}) };
   }
 
   /**
@@ -84,7 +89,18 @@ export class SignState {
     const signature = signer(bytes);
     const kept = last?.lock && last.lock.height === height ? last.lock : undefined;
     const lock = step === 'precommit' && locks !== undefined ? { height, round, value: locks } : kept;
-    const next: LastSigned = { height, round, step, bytes: hash(bytes), signature: Buffer.from(signature).toString('hex'), ...(lock ? { lock } : {}), ...(message !== undefined ? { message } : {}) };
+    const sameRound = last && last.height === height && last.round === round;
+    const earlier = sameRound ? [...(last.earlier ?? []), ...(last.message !== undefined ? [{ message: last.message, signature: last.signature }] : [])] : [];
+    const next: LastSigned = {
+      height,
+      round,
+      step,
+      bytes: hash(bytes),
+      signature: Buffer.from(signature).toString('hex'),
+      ...(lock ? { lock } : {}),
+      ...(message !== undefined ? { message } : {}),
+      ...(earlier.length > 0 ? { earlier } : {}),
+    };
     this.persist(next);
     this.last = next;
     return signature;

@@ -196,8 +196,10 @@ export class ConsensusDriver {
     const round = here?.round ?? 0;
     const restored = lock ? { round, lockedValue: lock.value, lockedRound: lock.round, validValue: lock.value, validRound: lock.round } : { round, lockedValue: null, lockedRound: -1, validValue: null, validRound: -1 };
     this.machine.startHeight(height, { ...restored, ...(here ? { signed: here.step } : {}) });
-    const vote = here && here.step !== 'proposal' && here.message ? ({ ...(here.message as Vote), signature: `0x${here.signature}` } as SignedVote) : undefined;
-    if (vote) {
+    // Every vote it signed in this round, not only the last: it may have died before an earlier one left.
+    const signed = here ? [...here.earlier, ...(here.step !== 'proposal' && here.message ? [{ message: here.message, signature: here.signature }] : [])] : [];
+    for (const { message, signature } of signed) {
+      const vote = { ...(message as Vote), signature: `0x${signature}` } as SignedVote;
       this.publish({ kind: 'vote', vote });
       this.machine.onVote(vote);
     }

@@ -34,6 +34,19 @@ describe('signing state (double-sign protection)', () => {
     expect(() => SignState.open(path)).toThrow();
   });
 
+  it('keeps every vote of the current round across a reopen, so a restart sends again a prevote that may never have left', () => {
+    const path = join(tempDir(), 'sign-state.json');
+    const state = SignState.open(path);
+    state.sign(20, 0, 'prevote', vote('prevote 20/0 nil'), signer, undefined, { type: 'prevote', round: 0 });
+    state.sign(20, 0, 'precommit', vote('precommit 20/0 nil'), signer, undefined, { type: 'precommit', round: 0 });
+    const reopened = SignState.open(path).lastSigned()!;
+    expect(reopened.message).toEqual({ type: 'precommit', round: 0 });
+    expect(reopened.earlier.map((e) => e.message)).toEqual([{ type: 'prevote', round: 0 }]);
+    expect(reopened.earlier[0]!.signature).toBe(Buffer.from(signer(vote('prevote 20/0 nil'))).toString('hex'));
+    state.sign(20, 1, 'prevote', vote('prevote 20/1 nil'), signer, undefined, { type: 'prevote', round: 1 });
+    expect(SignState.open(path).lastSigned()!.earlier).toEqual([]);
+  });
+
   it('keeps the lock (the last value precommitted at a height) across a reopen, for that height only', () => {
     const path = join(tempDir(), 'sign-state.json');
     const state = SignState.open(path);
