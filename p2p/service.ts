@@ -90,6 +90,8 @@ export class P2pService implements SyncStatus {
   /** Transactions admitted from this node's clients, waiting for their batch to go out. */
   private outgoing: string[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
+  /** When the last batch of this node's transactions left (performance.now()). */
+  private lastFlush = -Infinity;
   /** Peers that were sent this node's pending transactions since they connected. */
   private readonly announcedTo = new Set<string>();
 
@@ -549,18 +551,21 @@ export class P2pService implements SyncStatus {
    * A transaction admitted from this node's clients goes out in a batch with the others admitted
    * within a few milliseconds: one gossip message per transaction costs every peer a message's
    * framing, encryption and bookkeeping for a few hundred bytes, and under load that, not the
-   * transactions, is what the nodes spend their time on.
+   * transactions, is what the nodes spend their time on. The first after a quiet window leaves at the
+   * end of the current turn, with those admitted in the same turn: a lone transaction (a provider's
+   * commitment, a client's transfer) does not wait for company that is not coming.
    */
   private queueTransaction(hash: string): void {
     if (!this.listening(this.topics.transactions)) return this.holdBack([hash]);
     this.outgoing.push(hash);
     if (this.outgoing.length >= MAX_GOSSIP_TX_BATCH) return this.flushTransactions();
-    this.flushTimer ??= setTimeout(() => this.flushTransactions(), TX_BATCH_WINDOW_MS);
+    this.flushTimer ??= setTimeout(() => this.flushTransactions(), Math.max(0, this.lastFlush + TX_BATCH_WINDOW_MS - performance.now()));
   }
 
   private flushTransactions(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    this.lastFlush = performance.now();
     const hashes = this.outgoing.splice(0);
     let batch: string[] = [];
     let raws: Uint8Array[] = [];
