@@ -143,6 +143,21 @@ cli.command('tx <hash>', 'a transaction, pending or mined').action(async (hash: 
   print(options, tx, () => describeRecord(tx));
 });
 
+cli
+  .command('txs <address>', "an account's mined transactions, newest first (signed by it or naming it)")
+  .option('--limit <n>', 'how many (at most 100)', { default: 25 })
+  .option('--cursor <cursor>', 'the next page: the cursor a previous listing printed')
+  .action(async (address: string, options: GlobalOptions & { limit: number; cursor?: string }) => {
+    const page = await client(options).listTransactions(String(address), { limit: Number(options.limit), ...(options.cursor !== undefined ? { cursor: String(options.cursor) } : {}) });
+    print(options, page, () => {
+      const lines = page.transactions.map((tx) => `${tx.blockNumber}\t${tx.hash}\t${tx.kind}\tfrom ${tx.from}`);
+      if (lines.length === 0) lines.push('no transactions');
+      if (page.cursor) lines.push(`more: --cursor ${page.cursor}`);
+      if (page.indexedFrom > 0) lines.push(`(this node indexes accounts from block ${page.indexedFrom})`);
+      return lines.join('\n');
+    });
+  });
+
 cli.command('receipt <hash>', "a mined transaction's receipt").action(async (hash: string, options: GlobalOptions) => {
   const receipt = await client(options).getTransactionReceipt(String(hash));
   print(options, receipt, () => describeRecord(receipt));

@@ -5,12 +5,31 @@ import type { Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
 import type { CommitCertificate } from '../sdk/block.js';
 import type { Pacer } from './pacer.js';
+import type { SignedTransaction } from '../sdk/transaction.js';
+import { accountsOf, accountTransactionKey } from './account-transactions.js';
 
 const ARCHIVE = 'archive';
 const HEAD = 'head';
+const ACCOUNT_INDEX_FROM = 'account-index-from';
+
+/** A block as it is committed: with its certificate, its transactions (decoded and as they arrived) and their receipts. */
+export interface CommittedBlock {
+  readonly block: Block;
+  readonly commit: CommitCertificate | undefined;
+  readonly txs: readonly SignedTransaction[];
+  readonly raws: readonly Uint8Array[];
+  readonly receipts: readonly Receipt[];
+}
+
+/** A page of an account's transactions, newest first. */
+export interface AccountTransactionPage {
+  readonly entries: { readonly hash: string; readonly height: number; readonly index: number }[];
+  /** Where the next page starts, or undefined at the end. */
+  readonly next: { readonly height: number; readonly index: number } | undefined;
+}
 
 /** The block store's namespaces (layouts in chain/layouts.ts). */
-export type BlockNamespaces = Pick<ChainTables, 'blocks' | 'blockIndex' | 'commits' | 'meta' | 'transactions' | 'receipts'>;
+export type BlockNamespaces = Pick<ChainTables, 'blocks' | 'blockIndex' | 'commits' | 'meta' | 'transactions' | 'receipts' | 'accountTransactions'>;
 
 export interface StoredTransaction {
   readonly raw: Uint8Array;
@@ -75,16 +94,40 @@ export class BlockStore {
     return block?.transactions.length ?? 0;
   }
 
-  /** Adds the block with its commit certificate, transactions and receipts, and moves the head. */
-  async stage(batch: WriteBatch, block: Block, commit: CommitCertificate | undefined, rawTransactions: readonly Uint8Array[], receipts: readonly Receipt[], pacer?: Pacer): Promise<void> {
+  /**
+   * The first height whose transactions are in the account index: 0 for a chain this version made;
+   * a data dir from before the index existed has it from the block after its head at the upgrade.
+   */
+  async accountIndexFrom(): Promise<number> {
+    const raw = await this.ns.meta.get(ACCOUNT_INDEX_FROM);
+    if (raw) return Number(readU64Key(raw));
+    const from = ((await this.headHeight()) ?? -1) + 1;
+    await this.ns.meta.putNow(ACCOUNT_INDEX_FROM, u64Key(from));
+    return from;
+  }
+
+  /** An account's transactions, newest first, `limit` at a time, below `before` when given. */
+  async accountTransactions(address: string, limit: number, before?: { height: number; index: number }): Promise<AccountTransactionPage> {
+    const prefix = accountTransactionKey.of(address);
+    const range = before ? { prefix, lt: accountTransactionKey.before(address, before.height, before.index) } : { prefix };
+    const entries: { hash: string; height: number; index: number }[] = [];
+    for await (const [key, hash] of this.ns.accountTransactions.entries({ ...range, reverse: true, limit: limit + 1 })) entries.push({ hash, height: key.height, index: key.index });
+    const more = entries.length > limit ? entries.pop() : undefined;
+    return { entries, next: more && entries.length > 0 ? { height: entries.at(-1)!.height, index: entries.at(-1)!.index } : undefined };
+  }
+
+  /** Adds the block with its commit certificate, transactions, receipts and account index entries, and moves the head. */
+  async stage(batch: WriteBatch, { block, commit, txs, raws, receipts }: CommittedBlock, pacer?: Pacer): Promise<void> {
     this.ns.blocks.put(batch, block.height, block);
     if (commit) this.ns.commits.put(batch, block.height, commit);
     this.ns.blockIndex.put(batch, block.hash, block.height);
     this.ns.meta.put(batch, HEAD, u64Key(block.height));
-    for (let index = 0; index < rawTransactions.length; index++) {
+    if (block.height === 0) this.ns.meta.put(batch, ACCOUNT_INDEX_FROM, u64Key(0));
+    for (let index = 0; index < txs.length; index++) {
       const hash = block.transactions[index]!;
-      this.ns.transactions.put(batch, hash, [rawTransactions[index]!, block.height, index]);
+      this.ns.transactions.put(batch, hash, [raws[index]!, block.height, index]);
       this.ns.receipts.put(batch, hash, receipts[index]!);
+      for (const address of accountsOf(txs[index]!)) this.ns.accountTransactions.put(batch, { address, height: block.height, index }, hash);
       await pacer?.step();
     }
   }

@@ -8,7 +8,7 @@ import type { ScopedEvents } from '../kernel/events.js';
 import type { Logger } from '../kernel/log.js';
 import type { WriteBatch } from '../kernel/storage/namespace.js';
 import type { WorldState } from './state/world-state.js';
-import type { BlockStore } from './block-store.js';
+import type { AccountTransactionPage, BlockStore } from './block-store.js';
 import { executeTransactions, InvalidTransactionError } from './executor.js';
 import { genesisHeader, genesisState, type GenesisSpec } from './genesis.js';
 import { invalidSignature, type Mempool } from './mempool.js';
@@ -94,6 +94,7 @@ async function txRoot(hashes: readonly string[], pacer: Pacer): Promise<Hex> {
 export class Chain {
   private current: Block | undefined;
   private genesisBlockHash: string | undefined;
+  private indexFrom = 0;
   private commits: Promise<unknown> = Promise.resolve();
   private archive = false;
   /** Digest of a raw transaction admitted lately -> its hash. */
@@ -149,10 +150,11 @@ export class Chain {
       if (root !== block.stateRoot) throw new Error('genesis state root mismatch (kernel bug)');
       const batch = this.options.batch();
       await this.options.state.stage(changes, 0, batch);
-      await this.options.blocks.stage(batch, block, undefined, [], []);
+      await this.options.blocks.stage(batch, { block, commit: undefined, txs: [], raws: [], receipts: [] });
       await batch.write();
       this.options.state.publish(changes, 0);
       this.current = block;
+      this.indexFrom = await this.options.blocks.accountIndexFrom();
       return { created: true };
     }
     if (stored.hash !== expectedHash) {
@@ -169,6 +171,7 @@ export class Chain {
     this.headCommit = head.height > 0 ? await this.options.blocks.commit(head.height) : undefined;
     if (head.height > 0 && !this.headCommit) throw new ChainMismatchError(`head block ${head.height} has no commit certificate stored: the database is damaged`);
     this.current = head;
+    this.indexFrom = await this.options.blocks.accountIndexFrom();
     return { created: false };
   }
 
@@ -204,6 +207,16 @@ export class Chain {
     // The head may have moved on while the certificate was written.
     if (this.head.hash === certificate.blockHash) this.headCommit = certificate;
     return true;
+  }
+
+  /** The first block whose transactions are indexed by account. */
+  get accountIndexFrom(): number {
+    return this.indexFrom;
+  }
+
+  /** An account's mined transactions, newest first, from `accountIndexFrom` on. */
+  accountTransactions(address: string, limit: number, before?: { height: number; index: number }): Promise<AccountTransactionPage> {
+    return this.options.blocks.accountTransactions(address, limit, before);
   }
 
   async getTransaction(hash: string): Promise<{ tx: SignedTransaction; height?: number; index?: number } | undefined> {
@@ -510,7 +523,7 @@ export class Chain {
       await this.options.state.stagePrune(block.height, batch);
       const expired = block.height - this.options.historyBlocks;
       if (!this.archive && expired >= 1) await this.options.blocks.stagePruneReceipts(batch, expired);
-      await this.options.blocks.stage(batch, block, certificate, raws, receipts, pacer);
+      await this.options.blocks.stage(batch, { block, commit: certificate, txs, raws, receipts }, pacer);
       await batch.write();
     } catch (error) {
       undo();

@@ -6,6 +6,7 @@ import type { Namespace } from '../kernel/storage/namespace.js';
 import type { Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
 import type { CommitCertificate } from '../sdk/block.js';
+import { accountTransactionKey } from './account-transactions.js';
 
 const SEP = new Uint8Array([0]);
 const text = new TextDecoder();
@@ -63,9 +64,10 @@ export const CHAIN_LAYOUTS = {
   blocks: defineLayout('chain.blocks', u64('height'), cbor<Block>('block')),
   blockIndex: defineLayout('chain.block-index', hash32('block hash'), u64('height')),
   commits: defineLayout('chain.commits', u64('height'), cbor<CommitCertificate>('commit certificate: the precommits this node committed the block with')),
-  meta: defineLayout('chain.meta', utf8Text('name'), raw('value'), '"head" -> u64 height of the head block; "archive" -> flag of a data dir that has been an archive'),
+  meta: defineLayout('chain.meta', utf8Text('name'), raw('value'), '"head" -> u64 height of the head block; "archive" -> flag of a data dir that has been an archive; "account-index-from" -> u64 first height of chain.account-transactions'),
   transactions: defineLayout('chain.transactions', hash32('tx hash'), cbor<StoredTransactionRecord>('[raw tx, height, index]')),
   receipts: defineLayout('chain.receipts', hash32('tx hash'), cbor<Receipt>('receipt')),
+  accountTransactions: defineLayout('chain.account-transactions', accountTransactionKey, hash32('tx hash')),
   stateEntries: defineLayout('state.entries', utf8Text('state key'), stateEntry),
   stateHistory: defineLayout('state.history', stateVersionKey, raw('value at that height (empty = absent)')),
   statePrunable: defineLayout('state.prunable', supersededKey, raw('empty: history entry superseded at height')),

@@ -1,4 +1,5 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
+import type { SignedTransaction } from '../sdk/transaction.js';
 import { normalizeAddress } from '../sdk/address.js';
 import type { Hex } from '../sdk/bytes.js';
 import { formatAmountShort } from '../sdk/amount.js';
@@ -199,20 +200,32 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
         handler: async ([hash], { service }) => {
           const found = await service.getTransaction(hash.toLowerCase());
           if (!found) throw domainError('not_found', `no pending or mined transaction has hash ${hash}`, { hash });
-          const { tx } = found;
-          return {
-            hash: tx.hash,
-            from: tx.from,
-            chainId: tx.chainId,
-            kind: tx.kind,
-            nonce: tx.nonce,
-            publicKey: tx.publicKey,
-            signature: tx.signature,
-            payload: jsonPayload(tx.payload),
-            status: found.height === undefined ? ('pending' as const) : ('mined' as const),
-            blockNumber: found.height ?? null,
-            index: found.index ?? null,
-          };
+          return transactionView(found);
+        },
+      }),
+      method({
+        name: 'svc_listTransactions',
+        summary: "An account's mined transactions, newest first: those it signed and those whose payload names it (a transfer's recipient, a faucet grant's address); pages of `limit` (default 25, at most 100) with a cursor.",
+        description: 'The index starts at `indexedFrom`: 0 on a chain this version made; a data dir from an earlier version indexes the blocks it commits from the upgrade on.',
+        params: [param('filter', AccountTransactionsFilter)],
+        result: Type.Object(
+          {
+            transactions: Type.Array(TransactionSchema),
+            cursor: Type.Union([Type.String(), Type.Null()], { description: 'pass it to get the next page; null at the end' }),
+            indexedFrom: Type.Integer({ minimum: 0, description: 'the first block whose transactions this node has indexed by account' }),
+          },
+          { additionalProperties: false },
+        ),
+        errors: ['invalid_address', 'invalid_params'],
+        handler: async ([filter], { service }) => {
+          const before = filter.cursor === undefined ? undefined : parseCursor(filter.cursor);
+          const page = await service.accountTransactions(normalizeAddress(filter.address), filter.limit ?? 25, before);
+          const transactions = [];
+          for (const entry of page.entries) {
+            const found = await service.getTransaction(entry.hash);
+            if (found) transactions.push(transactionView(found));
+          }
+          return { transactions, cursor: page.next ? `${page.next.height}:${page.next.index}` : null, indexedFrom: service.accountIndexFrom };
         },
       }),
       method({
@@ -251,6 +264,39 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
       }),
     ],
   });
+}
+
+const AccountTransactionsFilter = Type.Object(
+  {
+    address: AddressSchema,
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}:[0-9]{1,9}$', description: 'the cursor of the previous page' })),
+  },
+  { additionalProperties: false },
+);
+
+/** `height:index` of the last transaction of the previous page. */
+function parseCursor(cursor: string): { height: number; index: number } {
+  const [height, index] = cursor.split(':').map(Number) as [number, number];
+  return { height, index };
+}
+
+/** A transaction as svc_getTransaction shows it: pending, or mined at a height and index. */
+function transactionView(found: { tx: SignedTransaction; height?: number; index?: number }): Static<typeof TransactionSchema> {
+  const { tx } = found;
+  return {
+    hash: tx.hash,
+    from: tx.from,
+    chainId: tx.chainId,
+    kind: tx.kind,
+    nonce: tx.nonce,
+    publicKey: tx.publicKey,
+    signature: tx.signature,
+    payload: jsonPayload(tx.payload),
+    status: found.height === undefined ? 'pending' : 'mined',
+    blockNumber: found.height ?? null,
+    index: found.index ?? null,
+  };
 }
 
 /** Payload values as JSON: byte strings become 0x hex. */

@@ -4,7 +4,7 @@ import { DOMAIN_ERRORS, RpcError } from './errors.js';
 import type { KeyPair } from './keys.js';
 import { rawTransaction, signTransaction, transferPayload, type Payload, type SignedTransaction } from './transaction.js';
 import type { CommitCertificate } from './block.js';
-import type { Balance, BlockView, ChainInfo, ConsensusStateView, SignedVoteView, DealRequest, DealView, ObjectView, ComputeProvider, ComputeRegistration, ComputeStatus, FaucetGrant, FaucetStatus, JobEstimate, JobRequest, JobRun, StakingStatus, ValidatorRequest, ValidatorSetView, JobStatus, JobView, NodeInfo, PeerInfo, Receipt, StorageProvider, StorageRegistration, StorageStatus, SyncStatus, TransactionView } from './views.js';
+import type { Balance, BlockView, ChainInfo, ConsensusStateView, SignedVoteView, DealRequest, DealView, ObjectView, ComputeProvider, ComputeRegistration, ComputeStatus, FaucetGrant, FaucetStatus, JobEstimate, JobRequest, JobRun, StakingStatus, ValidatorRequest, ValidatorSetView, JobStatus, JobView, NodeInfo, PeerInfo, Receipt, StorageProvider, StorageRegistration, StorageStatus, SyncStatus, TransactionPage, TransactionView } from './views.js';
 import { toHex } from './bytes.js';
 
 function checkAddress(value: string, field = 'address'): Address {
@@ -101,6 +101,11 @@ export abstract class SvcApi {
 
   async getTransaction(hash: string): Promise<TransactionView> {
     return this.rpcCall<TransactionView>('svc_getTransaction', [checkHash(hash)]);
+  }
+
+  /** An account's mined transactions, newest first: those it signed and those whose payload names it. */
+  async listTransactions(address: string, page: { limit?: number; cursor?: string } = {}): Promise<TransactionPage> {
+    return this.rpcCall<TransactionPage>('svc_listTransactions', [{ address: checkAddress(address), ...page }]);
   }
 
   async getTransactionReceipt(hash: string): Promise<Receipt> {

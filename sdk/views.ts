@@ -60,6 +60,15 @@ export interface TransactionView {
   index: number | null;
 }
 
+/** `svc_listTransactions`: a page of an account's mined transactions, newest first. */
+export interface TransactionPage {
+  transactions: TransactionView[];
+  /** Pass it back for the next page; null at the end. */
+  cursor: string | null;
+  /** The first block this node indexed by account (0 unless its data dir predates the index). */
+  indexedFrom: number;
+}
+
 export interface Receipt {
   transactionHash: string;
   blockNumber: number;

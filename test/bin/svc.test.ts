@@ -55,6 +55,11 @@ describe('svc client CLI', () => {
     expect(back.code).toBe(0);
     expect(back.stdout).toMatch(/^sent: 1 OMC to svc1/);
     expect(JSON.parse((await svc('balance', me.address, '--json')).stdout)).toMatchObject({ balanceOMC: '1.500000000000000000' });
+    // The account's transactions, newest first: the one it signed, then the one that paid it.
+    const listed = await svc('txs', me.address, '--limit', '1');
+    expect(listed.stdout).toMatch(/^\d+\t0x[0-9a-f]{64}\ttransfer\tfrom svc1[0-9a-f]{40}\nmore: --cursor \d+:\d+\n$/);
+    const cursor = /--cursor (\S+)/.exec(listed.stdout)![1]!;
+    expect(JSON.parse((await svc('txs', me.address, '--cursor', cursor, '--json')).stdout)).toMatchObject({ transactions: [{ hash, from: devnetKey('account', 3).address }], cursor: null });
 
     const overdraft = await svc('transfer', '--to', devnetKey('account', 3).address, '--amount', '100', '--key-file', keyFile);
     expect(overdraft.code).toBe(1);
