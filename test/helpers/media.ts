@@ -1,3 +1,4 @@
+import { crc32, deflateSync } from 'node:zlib';
 import { patternBytes } from './unixfs-reference.js';
 
 /** A PNG signature and IHDR chunk: what makes bytes sniff as image/png. */
@@ -23,3 +24,25 @@ export const media = {
   pdf: (size: number): Buffer => headed(Buffer.from('%PDF-1.7\n'), size),
   elf: (size: number): Buffer => headed(ELF_HEAD, size),
 };
+
+/** A PNG a browser decodes: `width` × `height` pixels of a colour gradient (8-bit RGB, one IDAT). */
+export function decodablePng(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer): Buffer => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(data.length, 0);
+    head.write(type, 4, 'ascii');
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
+    return Buffer.concat([head, data, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  const rows: number[] = [];
+  for (let y = 0; y < height; y++) {
+    rows.push(0);
+    for (let x = 0; x < width; x++) rows.push((x * 255) / width, (y * 255) / height, 160);
+  }
+  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', header), chunk('IDAT', deflateSync(Buffer.from(rows))), chunk('IEND', Buffer.alloc(0))]);
+}

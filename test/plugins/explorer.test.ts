@@ -1,15 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { devnetKey, generateKeyPair, SvcClient, UNIT } from '../../sdk/index.js';
-import { launchBrowser } from '../helpers/browser.js';
+import { fitsWidth, launchBrowser, openPage, SCREENSHOTS, WIDTHS } from '../helpers/browser.js';
 import { startTestNode, waitFor, type TestNode } from '../helpers/test-node.js';
 
 // The explorer page in a real Chromium, against a validator making a block every 200 ms.
-const SCREENSHOTS = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
-const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 let node: TestNode;
 let browser: Browser;
 
@@ -23,25 +20,7 @@ afterAll(async () => {
   await node?.stop();
 });
 
-/** A page with every console error and uncaught exception collected. */
-async function open(path: string, size: { width: number; height: number }): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: size });
-  const errors: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
-  });
-  page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(`${node.url}${path}`);
-  return { page, errors };
-}
-
-/** The page fits its width: nothing to scroll sideways (on a phone, that is the first thing that breaks). */
-const fitsWidth = (page: Page): Promise<boolean> =>
-  page.evaluate(() => {
-    // In the page (the test's TypeScript has no DOM types).
-    const page = globalThis as unknown as { document: { documentElement: { scrollWidth: number } }; innerWidth: number };
-    return page.document.documentElement.scrollWidth <= page.innerWidth;
-  });
+const open = (path: string, size: { width: number; height: number }) => openPage(browser, `${node.url}${path}`, size);
 
 const shownHead = async (page: Page): Promise<number> => Number(await page.getByTestId('head-height').textContent());
 
@@ -67,6 +46,9 @@ describe('the explorer page', { timeout: 60_000 }, () => {
       const rows = page.getByTestId('latest-blocks').locator('tr');
       await waitFor(() => rows.count(), (count) => count >= 3, 10_000, 'the latest blocks');
       expect(Number(await rows.first().locator('td').first().textContent())).toBeGreaterThanOrEqual(first);
+      // A transaction mined while the page is open joins the latest transactions, live.
+      const tx = await new SvcClient(node.url).transfer(devnetKey('account', 5), generateKeyPair().address, 'OMC', UNIT);
+      await page.getByTestId('latest-transactions').getByTitle(tx.hash).waitFor({ timeout: 15_000 });
       await page.screenshot({ path: join(SCREENSHOTS, `home-${name}.png`), fullPage: true });
       expect(await fitsWidth(page)).toBe(true);
       expect(errors).toEqual([]);
@@ -96,6 +78,8 @@ describe('the explorer page', { timeout: 60_000 }, () => {
       await search(to);
       await page.getByRole('heading', { name: 'Account' }).waitFor();
       expect(await page.getByTestId('balance-omc').textContent()).toBe('7');
+      // Its transactions: the transfer that paid it.
+      await page.getByTestId('account-transactions').getByTitle(tx.hash).waitFor();
       await page.screenshot({ path: join(SCREENSHOTS, `account-${name}.png`), fullPage: true });
       expect(await fitsWidth(page)).toBe(true);
       await search('svc1nothex');

@@ -1,4 +1,5 @@
 import { href } from './route.js';
+import { short } from './fields.js';
 
 export interface BlockSummary {
   readonly height: number;
@@ -7,8 +8,6 @@ export interface BlockSummary {
   readonly proposer: string;
   readonly transactions: number;
 }
-
-const short = (hex: string): string => `${hex.slice(0, 10)}…${hex.slice(-6)}`;
 
 export function BlockRow({ block }: { block: BlockSummary }) {
   return (

@@ -59,7 +59,7 @@ export function FaucetPage() {
       )}
       {waitSeconds > 0 && (
         <p data-testid="faucet-cooldown" aria-live="polite">
-          Next grant for this address in {waitSeconds} s.
+          Next grant for this address in {waitSeconds} s, at <time dateTime={new Date(nextAt!).toISOString()}>{new Date(nextAt!).toLocaleTimeString()}</time>.
         </p>
       )}
     </>

@@ -1,9 +1,16 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { BlockView, ChainInfo, HeadEvent } from '../../sdk/index.js';
+import type { BlockView, ChainInfo, HeadEvent, TransactionView } from '../../sdk/index.js';
 import { http, ws } from './node.js';
 import { BlockRow, type BlockSummary } from './block-row.js';
+import { TxTable } from './tx-table.js';
 
 const LATEST = 10;
+
+/** The newest transactions of these blocks (newest block first), at most LATEST. */
+async function transactionsOf(blocks: readonly BlockView[]): Promise<TransactionView[]> {
+  const hashes = blocks.flatMap((block) => [...block.transactions].reverse()).slice(0, LATEST);
+  return Promise.all(hashes.map((hash) => http.getTransaction(hash)));
+}
 
 const summary = (block: BlockView | HeadEvent): BlockSummary => ({
   height: block.height,
@@ -17,6 +24,7 @@ const summary = (block: BlockView | HeadEvent): BlockSummary => ({
 export function Home() {
   const [info, setInfo] = useState<ChainInfo | undefined>();
   const [blocks, setBlocks] = useState<BlockSummary[]>([]);
+  const [transactions, setTransactions] = useState<TransactionView[]>([]);
   const [error, setError] = useState<string | undefined>();
 
   useEffect(() => {
@@ -31,10 +39,22 @@ export function Home() {
         const latest = await Promise.all(Array.from({ length: chain.head.height - from + 1 }, (_, i) => http.getBlockByNumber(chain.head.height - i)));
         if (stopped) return;
         setBlocks(latest.map(summary));
+        setTransactions(await transactionsOf(latest));
+        if (stopped) return;
         const heads = await ws.subscribeHeads({ fromBlock: chain.head.height + 1 });
-        unsubscribe = heads.on((head) => {
+        // Ended on the node too when the page goes: a visitor moving between pages must not pile subscriptions up.
+        unsubscribe = () => void heads.unsubscribe();
+        if (stopped) return unsubscribe();
+        heads.on((head) => {
           setBlocks((shown) => [summary(head), ...shown.filter((b) => b.height !== head.height)].slice(0, LATEST));
           setInfo((known) => (known ? { ...known, head: { height: head.height, hash: head.hash, timestamp: head.timestamp } } : known));
+          if (head.transactionCount === 0) return;
+          void http
+            .getBlockByNumber(head.height)
+            .then((block) => transactionsOf([block]))
+            .then((fresh) => !stopped && setTransactions((shown) => [...fresh, ...shown.filter((tx) => !fresh.some((f) => f.hash === tx.hash))].slice(0, LATEST)))
+            // A block's transactions that could not be read now are left out; the blocks table still counts them.
+            .catch(() => undefined);
         });
       } catch (failure) {
         setError(`The node did not answer: ${(failure as Error).message}`);
@@ -81,6 +101,8 @@ export function Home() {
           ))}
         </tbody>
       </table>
+      <h2>Latest transactions</h2>
+      <TxTable transactions={transactions} testId="latest-transactions" />
     </>
   );
 }

@@ -24,3 +24,28 @@ export function describe(error: unknown): string {
   const data = (error as { data?: { reason?: string } }).data;
   return data?.reason ? `${(error as Error).message}: ${data.reason}` : (error as Error).message;
 }
+
+/** What `load` gives, read again `everyMs` after each answer; the last answer stays on screen while the next one loads. */
+export function usePolled<T>(load: () => Promise<T>, everyMs: number): Loaded<T> {
+  const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
+  useEffect(() => {
+    let current = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const read = (): void => {
+      load()
+        .then(
+          (value) => current && setLoaded({ state: 'done', value }),
+          (error: unknown) => current && setLoaded({ state: 'failed', message: describe(error) }),
+        )
+        .finally(() => {
+          if (current) timer = setTimeout(read, everyMs);
+        });
+    };
+    read();
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, []);
+  return loaded;
+}

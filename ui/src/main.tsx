@@ -3,9 +3,15 @@ import { Home } from './home.js';
 import { BlockPage } from './block-page.js';
 import { TxPage } from './tx-page.js';
 import { AccountPage } from './account-page.js';
+import { ValidatorsPage } from './validators-page.js';
+import { ComputePage } from './compute-page.js';
+import { JobPage } from './job-page.js';
+import { StoragePage } from './storage-page.js';
+import { ObjectPage } from './object-page.js';
+import { NodePage } from './node-page.js';
 import { FaucetPage } from './faucet-page.js';
 import { Search } from './search.js';
-import { useRoute, type Route } from './route.js';
+import { href, SECTIONS, useRoute, type Route } from './route.js';
 
 function Page({ route }: { route: Route }) {
   switch (route.page) {
@@ -15,6 +21,18 @@ function Page({ route }: { route: Route }) {
       return <TxPage hash={route.hash} />;
     case 'account':
       return <AccountPage address={route.address} />;
+    case 'validators':
+      return <ValidatorsPage />;
+    case 'compute':
+      return <ComputePage />;
+    case 'job':
+      return <JobPage id={route.id} />;
+    case 'storage':
+      return <StoragePage />;
+    case 'object':
+      return <ObjectPage cid={route.cid} />;
+    case 'node':
+      return <NodePage />;
     case 'faucet':
       return <FaucetPage />;
     default:
@@ -22,19 +40,22 @@ function Page({ route }: { route: Route }) {
   }
 }
 
+/** The section a page belongs to, for the navigation's current link. */
+const SECTION_OF: Partial<Record<Route['page'], Route['page']>> = { job: 'compute', object: 'storage' };
+
 function App() {
   const route = useRoute();
+  const section = SECTION_OF[route.page] ?? route.page;
   return (
     <>
       <header>
         <h1>svc-node explorer</h1>
         <nav aria-label="Pages">
-          <a href="#/" aria-current={route.page === 'home' ? 'page' : undefined}>
-            Home
-          </a>
-          <a href="#/faucet" aria-current={route.page === 'faucet' ? 'page' : undefined}>
-            Faucet
-          </a>
+          {SECTIONS.map(([page, name]) => (
+            <a key={page} href={href.section(page)} aria-current={section === page ? 'page' : undefined}>
+              {name}
+            </a>
+          ))}
         </nav>
         <Search />
       </header>

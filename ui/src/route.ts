@@ -6,7 +6,23 @@ export type Route =
   | { readonly page: 'block'; readonly id: string }
   | { readonly page: 'tx'; readonly hash: string }
   | { readonly page: 'account'; readonly address: string }
+  | { readonly page: 'validators' }
+  | { readonly page: 'compute' }
+  | { readonly page: 'job'; readonly id: string }
+  | { readonly page: 'storage' }
+  | { readonly page: 'object'; readonly cid: string }
+  | { readonly page: 'node' }
   | { readonly page: 'faucet' };
+
+/** Pages without a record to name, as the navigation lists them. */
+export const SECTIONS = [
+  ['home', 'Home'],
+  ['validators', 'Validators'],
+  ['compute', 'Compute'],
+  ['storage', 'Storage'],
+  ['node', 'Node'],
+  ['faucet', 'Faucet'],
+] as const;
 
 export function parseRoute(hash: string): Route {
   const [, page, id] = /^#\/([a-z]+)(?:\/(.+))?$/.exec(hash) ?? [];
@@ -14,14 +30,19 @@ export function parseRoute(hash: string): Route {
   if (page === 'block' && value) return { page, id: value };
   if (page === 'tx' && value) return { page, hash: value };
   if (page === 'account' && value) return { page, address: value };
-  if (page === 'faucet') return { page };
+  if (page === 'job' && value) return { page, id: value };
+  if (page === 'object' && value) return { page, cid: value };
+  if (page === 'validators' || page === 'compute' || page === 'storage' || page === 'node' || page === 'faucet') return { page };
   return { page: 'home' };
 }
 
 export const href = {
+  section: (page: (typeof SECTIONS)[number][0]): string => (page === 'home' ? '#/' : `#/${page}`),
   block: (id: number | string): string => `#/block/${encodeURIComponent(String(id))}`,
   tx: (hash: string): string => `#/tx/${encodeURIComponent(hash)}`,
   account: (address: string): string => `#/account/${encodeURIComponent(address)}`,
+  job: (id: string): string => `#/job/${encodeURIComponent(id)}`,
+  object: (cid: string): string => `#/object/${encodeURIComponent(cid)}`,
 };
 
 export function useRoute(): Route {

@@ -1,0 +1,112 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { JobView } from '../../sdk/index.js';
+import { http, ws } from './node.js';
+import { describe, useLoad } from './load.js';
+import { NotLoaded } from './not-loaded.js';
+import { AccountLink, amount, short } from './fields.js';
+import { href } from './route.js';
+
+const JOBS = 20;
+
+/** Compute providers, and the latest jobs with their status kept live over the `jobs` subscription. */
+export function ComputePage() {
+  const providers = useLoad('compute providers', () => http.oonListProviders());
+  return (
+    <>
+      <h2>Compute providers</h2>
+      {providers.state !== 'done' ? (
+        <NotLoaded loaded={providers} what="the compute providers" />
+      ) : providers.value.length === 0 ? (
+        <p>No compute provider is registered.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Operator</th>
+              <th scope="col">Runtimes</th>
+              <th scope="col">Job slots</th>
+              <th scope="col" class="wide">Bond (OGT)</th>
+              <th scope="col" class="wide">Since block</th>
+            </tr>
+          </thead>
+          <tbody data-testid="compute-providers">
+            {providers.value.map((p) => (
+              <tr key={p.operator}>
+                <td>
+                  <AccountLink address={p.operator} />
+                </td>
+                <td>{p.capabilities.join(', ')}</td>
+                <td>{p.max_concurrent_jobs}</td>
+                <td class="wide">{p.bond_ogt}</td>
+                <td class="wide">{p.registeredAt}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h2>Latest jobs</h2>
+      <LiveJobs />
+    </>
+  );
+}
+
+function LiveJobs() {
+  const [jobs, setJobs] = useState<JobView[] | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  useEffect(() => {
+    let stopped = false;
+    let unsubscribe: (() => void) | undefined;
+    void (async () => {
+      try {
+        // Subscribed first, so no status change between the listing and the subscription is missed.
+        const events = await ws.subscribe<JobView>('jobs');
+        unsubscribe = () => void events.unsubscribe();
+        if (stopped) return unsubscribe();
+        events.on((job) => !stopped && setJobs((shown) => [job, ...(shown ?? []).filter((j) => j.jobId !== job.jobId)].slice(0, JOBS)));
+        const { jobs: latest } = await http.listJobs({ limit: JOBS });
+        if (!stopped) setJobs((shown) => [...(shown ?? []), ...latest.filter((j) => !shown?.some((s) => s.jobId === j.jobId))].slice(0, JOBS));
+      } catch (failure) {
+        if (!stopped) setError(describe(failure));
+      }
+    })();
+    return () => {
+      stopped = true;
+      unsubscribe?.();
+    };
+  }, []);
+  if (error) return <p class="error" role="alert">{error}</p>;
+  if (!jobs) return <p>Loading the jobs…</p>;
+  if (jobs.length === 0) return <p>No job yet.</p>;
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Job</th>
+          <th scope="col">Status</th>
+          <th scope="col">Runtime</th>
+          <th scope="col" class="wide">Requester</th>
+          <th scope="col" class="wide">Gas used</th>
+          <th scope="col" class="wide">Fee (OMC)</th>
+        </tr>
+      </thead>
+      <tbody data-testid="jobs">
+        {jobs.map((job) => (
+          <tr key={job.jobId}>
+            <td>
+              <a href={href.job(job.jobId)} class="hash" title={job.jobId}>
+                {short(job.jobId)}
+              </a>
+            </td>
+            <td data-testid="job-status">{job.status}</td>
+            <td>{job.runtime}</td>
+            <td class="wide">
+              <AccountLink address={job.requester} />
+            </td>
+            <td class="wide">{job.gasUsed ?? '—'}</td>
+            <td class="wide">{job.fee === null ? '—' : amount(job.fee)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

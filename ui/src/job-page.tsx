@@ -1,0 +1,76 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { JobView } from '../../sdk/index.js';
+import { http, ws } from './node.js';
+import { useLoad } from './load.js';
+import { NotLoaded } from './not-loaded.js';
+import { AccountLink, amount, Fields, Hash } from './fields.js';
+import { href } from './route.js';
+
+/** Bytes as text when they read as text, else as hex. */
+function shown(hex: string): string {
+  const bytes = Uint8Array.from(hex.slice(2).match(/../g) ?? [], (pair) => parseInt(pair, 16));
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u0008\u000e-\u001f\ufffd]/.test(text) ? hex : text;
+}
+
+/** A compute job: its record, its status kept live until it settles, its output. */
+export function JobPage({ id }: { id: string }) {
+  const loaded = useLoad(`job ${id}`, () => http.getJob(id));
+  const [live, setLive] = useState<JobView | undefined>();
+  useEffect(() => {
+    setLive(undefined);
+    if (loaded.state !== 'done' || ['finalized', 'failed', 'expired'].includes(loaded.value.status)) return;
+    let stopped = false;
+    let end: (() => void) | undefined;
+    void ws
+      .subscribe<JobView>('jobs', { jobId: id })
+      .then((events) => {
+        end = () => void events.unsubscribe();
+        if (stopped) return end();
+        events.on((job) => setLive(job));
+        // A change between the first read and the subscription: read once more.
+        return http.getJob(id).then((job) => !stopped && setLive((known) => known ?? job));
+      })
+      .catch(() => undefined);
+    return () => {
+      stopped = true;
+      end?.();
+    };
+  }, [loaded]);
+  if (loaded.state !== 'done') return <NotLoaded loaded={loaded} what={`job ${id}`} />;
+  const job = live ?? loaded.value;
+  return (
+    <>
+      <h2>Job</h2>
+      <Fields
+        label="Job"
+        rows={[
+          ['Job id', <Hash value={job.jobId} />],
+          ['Status', <span data-testid="job-status">{job.status}</span>],
+          ...(job.reason ? ([['Why', job.reason]] as const) : []),
+          ['Runtime', job.runtime],
+          ['Code', job.codeCid ? <a href={href.object(job.codeCid)} class="hash">{job.codeCid}</a> : 'inline'],
+          ['Requester', <AccountLink address={job.requester} full />],
+          ['Providers', job.providers.length === 0 ? 'none yet' : job.providers.map((p) => <AccountLink key={p} address={p} />)],
+          ['Submitted in block', <a href={href.block(job.submittedAt)}>{job.submittedAt}</a>],
+          ['Assigned in block', job.assignedAt === null ? '—' : <a href={href.block(job.assignedAt)}>{job.assignedAt}</a>],
+          ['Settled in block', job.finalizedAt === null ? '—' : <a href={href.block(job.finalizedAt)}>{job.finalizedAt}</a>],
+          ['Gas', `${job.gasUsed ?? '—'} used of ${job.gasLimit} at ${job.gasPrice} per gas`],
+          ['Fee', job.fee === null ? '—' : `${amount(job.fee)} OMC`],
+          ['Exit', job.exit ?? '—'],
+          ['Settled by', job.settledBy ?? '—'],
+        ]}
+      />
+      {job.outputSize !== null && (
+        <>
+          <h3>Output ({job.outputSize} bytes)</h3>
+          {job.output !== null && <pre class="payload" data-testid="job-output">{shown(job.output)}</pre>}
+          <p>
+            <a href={`/oon/jobs/${job.jobId}/output`}>Download the output</a> · <a href={`/oon/jobs/${job.jobId}/log`}>the log</a> (from the node of a provider that ran it)
+          </p>
+        </>
+      )}
+    </>
+  );
+}
