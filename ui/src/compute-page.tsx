@@ -5,6 +5,7 @@ import { describe, useLoad } from './load.js';
 import { NotLoaded } from './not-loaded.js';
 import { AccountLink, amount, short } from './fields.js';
 import { href } from './route.js';
+import { Table } from './table.js';
 
 const JOBS = 20;
 
@@ -19,30 +20,19 @@ export function ComputePage() {
       ) : providers.value.length === 0 ? (
         <p>No compute provider is registered.</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Operator</th>
-              <th scope="col">Runtimes</th>
-              <th scope="col">Job slots</th>
-              <th scope="col" class="wide">Bond (OGT)</th>
-              <th scope="col" class="wide">Since block</th>
+        <Table columns={['Operator', 'Runtimes', 'Job slots', ['Bond (OGT)', 'wide'], ['Since block', 'wide']]} testId="compute-providers">
+          {providers.value.map((p) => (
+            <tr key={p.operator}>
+              <td>
+                <AccountLink address={p.operator} />
+              </td>
+              <td>{p.capabilities.join(', ')}</td>
+              <td>{p.max_concurrent_jobs}</td>
+              <td class="wide">{p.bond_ogt}</td>
+              <td class="wide">{p.registeredAt}</td>
             </tr>
-          </thead>
-          <tbody data-testid="compute-providers">
-            {providers.value.map((p) => (
-              <tr key={p.operator}>
-                <td>
-                  <AccountLink address={p.operator} />
-                </td>
-                <td>{p.capabilities.join(', ')}</td>
-                <td>{p.max_concurrent_jobs}</td>
-                <td class="wide">{p.bond_ogt}</td>
-                <td class="wide">{p.registeredAt}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
       <h2>Latest jobs</h2>
       <LiveJobs />
@@ -78,35 +68,23 @@ function LiveJobs() {
   if (!jobs) return <p>Loading the jobs…</p>;
   if (jobs.length === 0) return <p>No job yet.</p>;
   return (
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Job</th>
-          <th scope="col">Status</th>
-          <th scope="col">Runtime</th>
-          <th scope="col" class="wide">Requester</th>
-          <th scope="col" class="wide">Gas used</th>
-          <th scope="col" class="wide">Fee (OMC)</th>
+    <Table columns={['Job', 'Status', 'Runtime', ['Requester', 'wide'], ['Gas used', 'wide'], ['Fee (OMC)', 'wide']]} testId="jobs">
+      {jobs.map((job) => (
+        <tr key={job.jobId}>
+          <td>
+            <a href={href.job(job.jobId)} class="hash" title={job.jobId}>
+              {short(job.jobId)}
+            </a>
+          </td>
+          <td data-testid="job-status">{job.status}</td>
+          <td>{job.runtime}</td>
+          <td class="wide">
+            <AccountLink address={job.requester} />
+          </td>
+          <td class="wide">{job.gasUsed ?? '—'}</td>
+          <td class="wide">{job.fee === null ? '—' : amount(job.fee)}</td>
         </tr>
-      </thead>
-      <tbody data-testid="jobs">
-        {jobs.map((job) => (
-          <tr key={job.jobId}>
-            <td>
-              <a href={href.job(job.jobId)} class="hash" title={job.jobId}>
-                {short(job.jobId)}
-              </a>
-            </td>
-            <td data-testid="job-status">{job.status}</td>
-            <td>{job.runtime}</td>
-            <td class="wide">
-              <AccountLink address={job.requester} />
-            </td>
-            <td class="wide">{job.gasUsed ?? '—'}</td>
-            <td class="wide">{job.fee === null ? '—' : amount(job.fee)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </Table>
   );
 }

@@ -3,6 +3,7 @@ import type { BlockView, ChainInfo, HeadEvent, TransactionView } from '../../sdk
 import { http, ws } from './node.js';
 import { BlockRow, type BlockSummary } from './block-row.js';
 import { TxTable } from './tx-table.js';
+import { Table } from './table.js';
 
 const LATEST = 10;
 
@@ -85,22 +86,11 @@ export function Home() {
         </div>
       </dl>
       <h2>Latest blocks</h2>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Height</th>
-            <th scope="col">Hash</th>
-            <th scope="col" class="wide">Proposer</th>
-            <th scope="col">Transactions</th>
-            <th scope="col">Time</th>
-          </tr>
-        </thead>
-        <tbody data-testid="latest-blocks">
-          {blocks.map((block) => (
-            <BlockRow key={block.hash} block={block} />
-          ))}
-        </tbody>
-      </table>
+      <Table columns={['Height', 'Hash', ['Proposer', 'wide'], 'Transactions', 'Time']} testId="latest-blocks">
+        {blocks.map((block) => (
+          <BlockRow key={block.hash} block={block} />
+        ))}
+      </Table>
       <h2>Latest transactions</h2>
       <TxTable transactions={transactions} testId="latest-transactions" />
     </>

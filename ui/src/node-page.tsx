@@ -2,6 +2,7 @@ import { http } from './node.js';
 import { usePolled } from './load.js';
 import { NotLoaded } from './not-loaded.js';
 import { AccountLink, Fields, short } from './fields.js';
+import { Table } from './table.js';
 
 const REFRESH_MS = 2000;
 
@@ -44,28 +45,18 @@ export function NodePage() {
       {peers.length === 0 ? (
         <p>No peer connected.</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Peer</th>
-              <th scope="col">Direction</th>
-              <th scope="col">Head</th>
-              <th scope="col" class="wide">Address</th>
+        <Table columns={['Peer', 'Direction', 'Head', ['Address', 'wide']]} testId="peers">
+          {peers.map((peer) => (
+            <tr key={peer.peerId}>
+              <td class="hash" title={peer.peerId}>
+                {short(peer.peerId)}
+              </td>
+              <td>{peer.direction}</td>
+              <td>{peer.head ? peer.head.height : '—'}</td>
+              <td class="hash wide">{peer.addresses[0] ?? ''}</td>
             </tr>
-          </thead>
-          <tbody data-testid="peers">
-            {peers.map((peer) => (
-              <tr key={peer.peerId}>
-                <td class="hash" title={peer.peerId}>
-                  {short(peer.peerId)}
-                </td>
-                <td>{peer.direction}</td>
-                <td>{peer.head ? peer.head.height : '—'}</td>
-                <td class="hash wide">{peer.addresses[0] ?? ''}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
     </>
   );

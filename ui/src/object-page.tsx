@@ -3,6 +3,7 @@ import { useLoad } from './load.js';
 import { NotLoaded } from './not-loaded.js';
 import { AccountLink, amount, Fields, Hash, short } from './fields.js';
 import { Media } from './media.js';
+import { Table } from './table.js';
 
 /** A stored object: shown (image or video, from this node's `/ipfs/<cid>`), and the deals that keep it. */
 export function ObjectPage({ cid }: { cid: string }) {
@@ -27,34 +28,23 @@ export function ObjectPage({ cid }: { cid: string }) {
         ]}
       />
       <h3>Deals ({deals.length})</h3>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Deal</th>
-            <th scope="col">Status</th>
-            <th scope="col" class="wide">Client</th>
-            <th scope="col">Blocks</th>
-            <th scope="col" class="wide">Paid (OMC)</th>
+      <Table columns={['Deal', 'Status', ['Client', 'wide'], 'Blocks', ['Paid (OMC)', 'wide']]} testId="object-deals">
+        {deals.map((deal) => (
+          <tr key={deal.dealId}>
+            <td class="hash" title={deal.dealId}>
+              {short(deal.dealId)}
+            </td>
+            <td>{deal.status}</td>
+            <td class="wide">
+              <AccountLink address={deal.client} />
+            </td>
+            <td>{deal.startBlock === null ? `${deal.durationBlocks} from acceptance` : `${deal.startBlock}–${deal.endBlock}`}</td>
+            <td class="wide">
+              {amount(deal.paid)} of {amount(BigInt(deal.price) * BigInt(deal.replicas))}
+            </td>
           </tr>
-        </thead>
-        <tbody data-testid="object-deals">
-          {deals.map((deal) => (
-            <tr key={deal.dealId}>
-              <td class="hash" title={deal.dealId}>
-                {short(deal.dealId)}
-              </td>
-              <td>{deal.status}</td>
-              <td class="wide">
-                <AccountLink address={deal.client} />
-              </td>
-              <td>{deal.startBlock === null ? `${deal.durationBlocks} from acceptance` : `${deal.startBlock}–${deal.endBlock}`}</td>
-              <td class="wide">
-                {amount(deal.paid)} of {amount(BigInt(deal.price) * BigInt(deal.replicas))}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
     </>
   );
 }

@@ -4,6 +4,7 @@ import { NotLoaded } from './not-loaded.js';
 import { AccountLink, short } from './fields.js';
 import { Media } from './media.js';
 import { href } from './route.js';
+import { Table } from './table.js';
 
 const OBJECTS = 24;
 
@@ -21,30 +22,19 @@ export function StoragePage() {
       {providers.length === 0 ? (
         <p>No storage provider is registered.</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Operator</th>
-              <th scope="col">Formats</th>
-              <th scope="col">Capacity</th>
-              <th scope="col" class="wide">Bond (OGT)</th>
-              <th scope="col" class="wide">Since block</th>
+        <Table columns={['Operator', 'Formats', 'Capacity', ['Bond (OGT)', 'wide'], ['Since block', 'wide']]} testId="storage-providers">
+          {providers.map((p) => (
+            <tr key={p.operator}>
+              <td>
+                <AccountLink address={p.operator} />
+              </td>
+              <td>{p.supported_formats.join(', ')}</td>
+              <td>{p.storage_capacity_gb} GB</td>
+              <td class="wide">{p.bond_ogt}</td>
+              <td class="wide">{p.registeredAt}</td>
             </tr>
-          </thead>
-          <tbody data-testid="storage-providers">
-            {providers.map((p) => (
-              <tr key={p.operator}>
-                <td>
-                  <AccountLink address={p.operator} />
-                </td>
-                <td>{p.supported_formats.join(', ')}</td>
-                <td>{p.storage_capacity_gb} GB</td>
-                <td class="wide">{p.bond_ogt}</td>
-                <td class="wide">{p.registeredAt}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
       <h2>Latest objects</h2>
       {objects.length === 0 ? (

@@ -1,36 +1,27 @@
 import type { TransactionView } from '../../sdk/index.js';
 import { AccountLink, short } from './fields.js';
 import { href } from './route.js';
+import { Table } from './table.js';
 
 /** Transactions as rows: hash, kind, signer, block. */
 export function TxTable({ transactions, testId }: { transactions: readonly TransactionView[]; testId: string }) {
   if (transactions.length === 0) return <p>None yet.</p>;
   return (
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Hash</th>
-          <th scope="col">Kind</th>
-          <th scope="col" class="wide">From</th>
-          <th scope="col">Block</th>
+    <Table columns={['Hash', 'Kind', ['From', 'wide'], 'Block']} testId={testId}>
+      {transactions.map((tx) => (
+        <tr key={tx.hash}>
+          <td>
+            <a href={href.tx(tx.hash)} class="hash" title={tx.hash}>
+              {short(tx.hash)}
+            </a>
+          </td>
+          <td>{tx.kind}</td>
+          <td class="wide">
+            <AccountLink address={tx.from} />
+          </td>
+          <td>{tx.blockNumber === null ? 'pending' : <a href={href.block(tx.blockNumber)}>{tx.blockNumber}</a>}</td>
         </tr>
-      </thead>
-      <tbody data-testid={testId}>
-        {transactions.map((tx) => (
-          <tr key={tx.hash}>
-            <td>
-              <a href={href.tx(tx.hash)} class="hash" title={tx.hash}>
-                {short(tx.hash)}
-              </a>
-            </td>
-            <td>{tx.kind}</td>
-            <td class="wide">
-              <AccountLink address={tx.from} />
-            </td>
-            <td>{tx.blockNumber === null ? 'pending' : <a href={href.block(tx.blockNumber)}>{tx.blockNumber}</a>}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </Table>
   );
 }

@@ -2,6 +2,7 @@ import { http } from './node.js';
 import { useLoad } from './load.js';
 import { NotLoaded } from './not-loaded.js';
 import { AccountLink, Fields, short } from './fields.js';
+import { Table } from './table.js';
 
 /** The validator set in force, and where consensus stands on this node. */
 export function ValidatorsPage() {
@@ -26,32 +27,21 @@ export function ValidatorsPage() {
           ['Last commit', commit ? `block ${commit.height}, round ${commit.round}: ${commit.signers} signer(s), ${commit.signedPower} of ${commit.totalPower} OGT, ${(commit.ageMs / 1000).toFixed(1)} s ago` : 'none yet'],
         ]}
       />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Validator</th>
-            <th scope="col">Name</th>
-            <th scope="col">Power (OGT)</th>
-            <th scope="col" class="wide">Proposer priority</th>
-            <th scope="col" class="wide">Consensus key</th>
+      <Table columns={['Validator', 'Name', 'Power (OGT)', ['Proposer priority', 'wide'], ['Consensus key', 'wide']]} testId="validators">
+        {set.validators.map((v) => (
+          <tr key={v.operator}>
+            <td>
+              <AccountLink address={v.operator} />
+            </td>
+            <td>{v.moniker ?? (v.genesis ? 'genesis validator' : '—')}</td>
+            <td>{v.power}</td>
+            <td class="wide">{v.proposerPriority}</td>
+            <td class="hash wide" title={v.consensusKey}>
+              {short(v.consensusKey)}
+            </td>
           </tr>
-        </thead>
-        <tbody data-testid="validators">
-          {set.validators.map((v) => (
-            <tr key={v.operator}>
-              <td>
-                <AccountLink address={v.operator} />
-              </td>
-              <td>{v.moniker ?? (v.genesis ? 'genesis validator' : '—')}</td>
-              <td>{v.power}</td>
-              <td class="wide">{v.proposerPriority}</td>
-              <td class="hash wide" title={v.consensusKey}>
-                {short(v.consensusKey)}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
     </>
   );
 }
