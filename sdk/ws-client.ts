@@ -1,7 +1,7 @@
 import { SvcApi } from './api.js';
 import { RpcError } from './errors.js';
 import type { JsonRpcReply } from './views.js';
-import { authHeaders, environmentToken, toRpcError } from './wire.js';
+import { authHeaders, authProtocols, environmentToken, toRpcError } from './wire.js';
 
 /** The browser WebSocket API, which the `ws` package also offers (pass it as `WebSocket` on Node 20). */
 export interface WebSocketLike {
@@ -14,7 +14,8 @@ export interface WebSocketLike {
   onerror: ((event: unknown) => void) | null;
 }
 
-export type WebSocketConstructor = new (url: string, options?: { headers?: Record<string, string>; ca?: string }) => WebSocketLike;
+/** `ws` takes an options object (headers, ca); a browser's WebSocket takes subprotocols. */
+export type WebSocketConstructor = new (url: string, options?: { headers?: Record<string, string>; ca?: string } | string[]) => WebSocketLike;
 
 export interface SvcWsClientOptions {
   /** `ws://host:port`; default `ws://127.0.0.1:8545`. */
@@ -23,7 +24,10 @@ export interface SvcWsClientOptions {
   readonly WebSocket?: WebSocketConstructor;
   /** Node.js with `ws` only: PEM certificate(s) of the authority to trust for a `wss://` node. */
   readonly ca?: string;
-  /** Bearer token for a node with guardrails (sent at the handshake; needs a WebSocket that takes headers, like `ws`). */
+  /**
+   * Bearer token for a node with guardrails, sent at the handshake with a fresh nonce: as headers
+   * through a `WebSocket` passed in (`ws`), as subprotocols through the global one (a browser's).
+   */
   readonly token?: string;
   /** Per-call timeout in ms; default 30 000. */
   readonly timeoutMs?: number;
@@ -140,6 +144,8 @@ class LiveSubscription<T> implements Subscription<T> {
 export class SvcWsClient extends SvcApi {
   readonly url: string;
   private readonly WebSocketImpl: WebSocketConstructor;
+  /** The global WebSocket (a browser's): it takes no headers. */
+  private readonly browserSocket: boolean;
   private readonly token: string | undefined;
   private readonly timeoutMs: number;
   private readonly reconnect: boolean;
@@ -163,6 +169,7 @@ export class SvcWsClient extends SvcApi {
     const implementation = resolved.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
     if (!implementation) throw new Error('no WebSocket implementation: pass `WebSocket` (on Node 20: the `ws` package)');
     this.WebSocketImpl = implementation;
+    this.browserSocket = resolved.WebSocket === undefined;
     this.token = resolved.token ?? environmentToken();
     this.ca = resolved.ca;
     this.timeoutMs = resolved.timeoutMs ?? 30_000;
@@ -173,10 +180,14 @@ export class SvcWsClient extends SvcApi {
   connect(): Promise<void> {
     if (this.socket && this.socket.readyState === 1) return Promise.resolve();
     this.opening ??= new Promise<void>((resolve, reject) => {
-      const headers = authHeaders(this.token);
-      const options = { ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(this.ca ? { ca: this.ca } : {}) };
-      // The browser's WebSocket takes no options object: pass one only when there is something in it.
-      const socket = Object.keys(options).length > 0 ? new this.WebSocketImpl(this.url, options) : new this.WebSocketImpl(this.url);
+      let socket: WebSocketLike;
+      if (this.browserSocket) {
+        socket = this.token ? new this.WebSocketImpl(this.url, authProtocols(this.token)) : new this.WebSocketImpl(this.url);
+      } else {
+        const headers = authHeaders(this.token);
+        const options = { ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(this.ca ? { ca: this.ca } : {}) };
+        socket = Object.keys(options).length > 0 ? new this.WebSocketImpl(this.url, options) : new this.WebSocketImpl(this.url);
+      }
       socket.onopen = () => {
         this.socket = socket;
         this.opening = undefined;

@@ -8,6 +8,7 @@ import { refusalBody } from '../rpc/guards.js';
 import { admit } from './admission.js';
 import type { Connection } from '../plugin.js';
 import type { TransportContext } from './transport.js';
+import { headersFromProtocols, WS_PROTOCOL } from '../../sdk/wire.js';
 
 export interface WebSocketLimits {
   /** Open connections in all. */
@@ -25,6 +26,15 @@ const SLOW_CLIENT_NOTICE = JSON.stringify({
   method: 'svc_subscriptionError',
   params: { reason: 'the client reads too slowly: its outgoing buffer is full, so the node closes the connection' },
 });
+
+/** Whether a browser's Origin is the node itself: the host (and port) the request was sent to. */
+function sameOrigin(origin: string, host: string | undefined): boolean {
+  try {
+    return host !== undefined && new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false;
+  }
+}
 
 function refuseUpgrade(socket: Duplex, status: number, reason: string, body = ''): void {
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
@@ -47,7 +57,8 @@ export class WebSocketRpc {
     private readonly events: EventBus,
     private readonly log: Logger,
   ) {
-    this.server = new WebSocketServer({ noServer: true, maxPayload: context.maxBody, perMessageDeflate: false });
+    // Only our own subprotocol is ever selected: the credentials a browser offers as subprotocols are not echoed back.
+    this.server = new WebSocketServer({ noServer: true, maxPayload: context.maxBody, perMessageDeflate: false, handleProtocols: (offered) => (offered.has(WS_PROTOCOL) ? WS_PROTOCOL : false) });
   }
 
   get connections(): number {
@@ -56,12 +67,16 @@ export class WebSocketRpc {
 
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const origin = req.headers.origin;
-    if (origin !== undefined && !this.context.cors.allows(origin)) return refuseUpgrade(socket, 403, 'Forbidden');
+    // A page the node serves itself (the explorer) opens its socket from the node's own origin: never cross-origin.
+    if (origin !== undefined && !sameOrigin(origin, req.headers.host) && !this.context.cors.allows(origin)) return refuseUpgrade(socket, 403, 'Forbidden');
     const remoteAddress = req.socket.remoteAddress ?? '';
     const clientAddress = this.context.clients.resolve(remoteAddress, req.headers['x-forwarded-for']);
     if (this.sockets.size >= this.limits.maxConnections) return refuseUpgrade(socket, 503, 'Service Unavailable');
     if ((this.perClient.get(clientAddress) ?? 0) >= this.limits.maxConnectionsPerClient) return refuseUpgrade(socket, 429, 'Too Many Requests');
-    const { principal, refusal } = admit(this.context, { transport: 'ws', phase: 'handshake', remoteAddress, headers: req.headers, clientAddress });
+    // A browser's credentials come as subprotocols (it cannot set headers here); real headers win.
+    const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+    const headers = offered.length > 0 ? { ...headersFromProtocols(offered), ...req.headers } : req.headers;
+    const { principal, refusal } = admit(this.context, { transport: 'ws', phase: 'handshake', remoteAddress, headers, clientAddress });
     if (refusal) return refuseUpgrade(socket, refusal.status, refusal.status === 401 ? 'Unauthorized' : 'Refused', refusalBody(refusal));
     this.server.handleUpgrade(req, socket, head, (ws) => this.accept(ws, req, clientAddress, principal));
   }

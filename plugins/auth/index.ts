@@ -33,6 +33,8 @@ export default definePlugin({
     ctx.log.info({ tokens: tokens.size, nonceWindowSeconds: ctx.config.nonceWindowSeconds }, 'guardrails on: token and nonce required');
     return { tokens, nonces: new NonceLedger(ctx.config.nonceWindowSeconds * 1000, ctx.config.maxTrackedNonces) };
   },
+  // Public, as /health is: that a token is needed is no secret (every refusal says it), and a page can ask for one before calling.
+  health: () => ({ guardrails: true }),
   guards: [
     {
       name: 'token-and-nonce',

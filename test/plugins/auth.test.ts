@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newNonce, RpcError, SvcClient } from '../../sdk/index.js';
+import { authProtocols, newNonce, RpcError, SvcClient, SvcWsClient, WS_PROTOCOL } from '../../sdk/index.js';
 import { startTestNode, tempDir, type TestNode } from '../helpers/test-node.js';
 import { WsClient } from '../helpers/ws-client.js';
 
@@ -121,6 +121,47 @@ describe('auth plugin over WebSocket', () => {
       socket.once('error', () => undefined);
     });
     expect(status).toBe(401);
+  });
+
+  /** The HTTP status a handshake offering these subprotocols gets, and the subprotocol the node selected. */
+  const handshake = (protocols: string[]): Promise<{ status: number; protocol: string }> =>
+    new Promise((resolve) => {
+      const socket = new WebSocket(node.wsUrl, protocols);
+      socket.once('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0, protocol: '' }));
+      socket.once('open', () => {
+        resolve({ status: 101, protocol: socket.protocol });
+        socket.close();
+      });
+      socket.once('error', () => undefined);
+    });
+
+  it('takes the token and nonce a browser offers as subprotocols (it cannot set headers), selecting only its own', async () => {
+    const protocols = authProtocols(TOKEN);
+    expect(protocols[0]).toBe(WS_PROTOCOL);
+    expect(await handshake(protocols)).toEqual({ status: 101, protocol: WS_PROTOCOL });
+    // The same nonce again, a wrong token, no nonce, a token that is no base64url: refused like headers.
+    expect((await handshake(protocols)).status).toBe(401);
+    expect((await handshake(authProtocols('wrong-token-0123456789'))).status).toBe(401);
+    expect((await handshake(authProtocols(TOKEN).slice(0, 2))).status).toBe(401);
+    expect((await handshake([WS_PROTOCOL, 'svc.bearer.%%%', authProtocols(TOKEN)[2]!])).status).toBe(401);
+  });
+
+  it('connects the SDK through a WebSocket that takes no headers (a browser\'s), its token sent as subprotocols', async () => {
+    // What a browser's constructor takes: a URL and subprotocols, nothing else.
+    const BrowserLike = function (url: string, protocols?: unknown) {
+      if (protocols !== undefined && !Array.isArray(protocols)) throw new TypeError('a browser WebSocket takes subprotocols, not options');
+      return new WebSocket(url, protocols as string[] | undefined);
+    };
+    const global = globalThis as { WebSocket?: unknown };
+    const before = global.WebSocket;
+    global.WebSocket = BrowserLike;
+    try {
+      const client = new SvcWsClient({ url: node.wsUrl, token: TOKEN, reconnect: false });
+      expect(await client.blockNumber()).toEqual(expect.any(Number));
+      client.close();
+    } finally {
+      global.WebSocket = before;
+    }
   });
 
   it('refuses a handshake that reuses a nonce', async () => {

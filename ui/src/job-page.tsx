@@ -5,6 +5,7 @@ import { useLoad } from './load.js';
 import { NotLoaded } from './not-loaded.js';
 import { AccountLink, amount, Fields, Hash } from './fields.js';
 import { href } from './route.js';
+import { ProtectedLink } from './protected.js';
 
 /** Bytes as text when they read as text, else as hex. */
 function shown(hex: string): string {
@@ -67,7 +68,7 @@ export function JobPage({ id }: { id: string }) {
           <h3>Output ({job.outputSize} bytes)</h3>
           {job.output !== null && <pre class="payload" data-testid="job-output">{shown(job.output)}</pre>}
           <p>
-            <a href={`/oon/jobs/${job.jobId}/output`}>Download the output</a> · <a href={`/oon/jobs/${job.jobId}/log`}>the log</a> (from the node of a provider that ran it)
+            <ProtectedLink path={`/oon/jobs/${job.jobId}/output`}>Download the output</ProtectedLink> · <ProtectedLink path={`/oon/jobs/${job.jobId}/log`}>the log</ProtectedLink> (from the node of a provider that ran it)
           </p>
         </>
       )}

@@ -11,6 +11,7 @@ import { ObjectPage } from './object-page.js';
 import { NodePage } from './node-page.js';
 import { FaucetPage } from './faucet-page.js';
 import { Search } from './search.js';
+import { TokenGate } from './token-gate.js';
 import { href, SECTIONS, useRoute, type Route } from './route.js';
 
 function Page({ route }: { route: Route }) {
@@ -60,7 +61,9 @@ function App() {
         <Search />
       </header>
       <main>
-        <Page route={route} />
+        <TokenGate>
+          <Page route={route} />
+        </TokenGate>
       </main>
     </>
   );

@@ -59,6 +59,9 @@ describe('transport limits', () => {
       const preflight = await fetch(node.url, { method: 'OPTIONS', headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' } });
       expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
       expect(await handshakeStatus(node.wsUrl, { origin: 'http://evil.example' })).toBe(403);
+      // A page the node serves itself is not cross-origin: its handshake goes on to the guardrails (no token here).
+      expect(await handshakeStatus(node.wsUrl, { origin: node.url })).toBe(401);
+      expect(await handshakeStatus(node.wsUrl, { origin: node.url.replace('127.0.0.1', 'evil.example') })).toBe(403);
       await node.stop();
       node = await startTestNode({ storage: 'memory', guardrails: true, rpc: { corsOrigins: ['https://app.example'] } });
       const allowed = await fetch(node.url, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
