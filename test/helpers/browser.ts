@@ -23,8 +23,8 @@ export const SCREENSHOTS = fileURLToPath(new URL('../../test-results/screenshots
 export const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 
 /** A page of `url` with every console error and uncaught exception collected. */
-export async function openPage(browser: Browser, url: string, size: { width: number; height: number }): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: size });
+export async function openPage(browser: Browser, url: string, size: { width: number; height: number }, options: { colorScheme?: 'light' | 'dark' } = {}): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: size, ...options });
   const errors: string[] = [];
   page.on('console', (message) => {
     if (message.type() === 'error') errors.push(message.text());
