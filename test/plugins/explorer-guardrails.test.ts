@@ -58,6 +58,8 @@ describe('the explorer under guardrails', { timeout: 90_000 }, () => {
     // Nothing was asked of the node before the token: no refusal to show.
     expect(errors).toEqual([]);
     await page.screenshot({ path: join(SCREENSHOTS, 'token-phone.png'), fullPage: true });
+    await page.setViewportSize(WIDTHS.desktop);
+    await page.screenshot({ path: join(SCREENSHOTS, 'token-desktop.png'), fullPage: true });
 
     await field.fill('not-the-token');
     await page.getByRole('button', { name: 'Open the explorer' }).click();

@@ -109,6 +109,8 @@ describe('the explorer page', { timeout: 60_000 }, () => {
     await waitFor(async () => Number(/in (\d+) s/.exec((await page.getByTestId('faucet-cooldown').textContent())!)![1]), (now) => now < first, 10_000, 'the cooldown to count down');
     expect(await page.getByRole('button', { name: 'Request devnet tokens' }).isDisabled()).toBe(true);
     await page.screenshot({ path: join(SCREENSHOTS, 'faucet-phone.png'), fullPage: true });
+    await page.setViewportSize(WIDTHS.desktop);
+    await page.screenshot({ path: join(SCREENSHOTS, 'faucet-desktop.png'), fullPage: true });
     expect(await fitsWidth(page)).toBe(true);
     expect((await new SvcClient(node.url).getBalance(address)).omc).toBeGreaterThan(0n);
     expect(errors).toEqual([]);
