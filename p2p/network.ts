@@ -15,8 +15,8 @@ export interface NetworkOptions {
   readonly host: string;
   readonly port: number;
   readonly bootstrapPeers: readonly string[];
-  /** Peers this node refuses to talk to (another network, misbehaviour). */
-  readonly isBanned: (peer: PeerId) => boolean;
+  /** Peers this node refuses to talk to (another network, misbehaviour, the operator denies them). */
+  readonly refuses: (peer: PeerId) => boolean;
   readonly maxConnections: number;
 }
 
@@ -40,8 +40,8 @@ export async function createNetwork(options: NetworkOptions): Promise<SvcLibp2p>
     connectionGater: {
       // Devnets live on private and loopback addresses; the default gater would refuse to dial them.
       denyDialMultiaddr: () => false,
-      denyDialPeer: (peer) => options.isBanned(peer),
-      denyInboundEncryptedConnection: (peer) => options.isBanned(peer),
+      denyDialPeer: (peer) => options.refuses(peer),
+      denyInboundEncryptedConnection: (peer) => options.refuses(peer),
     },
     services: {
       identify: identify(),

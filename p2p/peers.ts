@@ -9,12 +9,14 @@ export interface PeerHead {
 }
 
 /**
- * What this node knows of its peers: the head each one announced, and which ones it refuses
- * (another network, or a sender of invalid blocks) until when.
+ * What this node knows of its peers: the head each one announced, and which ones it refuses: those
+ * banned until a time (another network, or a sender of invalid blocks), and those the operator
+ * denies until told otherwise.
  */
 export class PeerBook {
   private readonly heads = new Map<string, PeerHead>();
   private readonly banned = new Map<string, { until: number; reason: string }>();
+  private denied = new Set<string>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -48,6 +50,24 @@ export class PeerBook {
     if (this.banned.size >= MAX_BANNED) this.banned.delete(this.banned.keys().next().value!);
     this.banned.set(peer, { until: this.now() + BAN_MS, reason });
     this.heads.delete(peer);
+  }
+
+  /** Replaces the denied peers; returns those newly denied. */
+  deny(peers: Iterable<string>): string[] {
+    const next = new Set(peers);
+    const added = [...next].filter((peer) => !this.denied.has(peer));
+    this.denied = next;
+    for (const peer of added) this.heads.delete(peer);
+    return added;
+  }
+
+  get deniedPeers(): string[] {
+    return [...this.denied];
+  }
+
+  /** Whether this node talks to the peer: not while it is banned or denied. */
+  refuses(peer: string): boolean {
+    return this.denied.has(peer) || this.isBanned(peer);
   }
 
   isBanned(peer: string): boolean {

@@ -173,7 +173,7 @@ export class P2pService implements SyncStatus {
       port: this.settings.port,
       bootstrapPeers: this.settings.bootstrapPeers,
       maxConnections: this.settings.maxConnections,
-      isBanned: (peer) => this.peers.isBanned(peer.toString()),
+      refuses: (peer) => this.peers.refuses(peer.toString()),
     });
     this.network = network;
     await network.handle(STATUS_PROTOCOL, (stream, connection) => this.answerStatus(stream, connection), { maxInboundStreams: 8 });
@@ -190,7 +190,7 @@ export class P2pService implements SyncStatus {
     });
     network.addEventListener('peer:connect', (event) => {
       // The gater turns refused peers away; this also covers a connection that raced the refusal.
-      if (this.peers.isBanned(event.detail.toString())) void network.hangUp(event.detail).catch(() => undefined);
+      if (this.peers.refuses(event.detail.toString())) void network.hangUp(event.detail).catch(() => undefined);
       else void this.exchangeStatus(event.detail);
     });
     network.addEventListener('peer:disconnect', (event) => {
@@ -221,7 +221,7 @@ export class P2pService implements SyncStatus {
     this.timers.push(setInterval(() => this.refreshStatus(), STATUS_EVERY_MS).unref());
     this.timers.push(setInterval(() => void this.findPeers(), PEER_EXCHANGE_EVERY_MS).unref());
     this.timers.push(setInterval(() => this.reannounce(), REANNOUNCE_EVERY_MS).unref());
-    if (this.settings.bootstrapPeers.length > 0) void keepBootstrapped(network, this.settings.bootstrapPeers, (peer) => this.peers.isBanned(peer), this.stopController.signal, this.log);
+    if (this.settings.bootstrapPeers.length > 0) void keepBootstrapped(network, this.settings.bootstrapPeers, (peer) => this.peers.refuses(peer), this.stopController.signal, this.log);
     else if (!this.producer) this.log.warn('no --bootstrap-peers: this node syncs (and counts as synced) only once a peer connects to it');
     this.reportPeers();
   }
@@ -273,6 +273,23 @@ export class P2pService implements SyncStatus {
     return this.settings.bootstrapPeers.length > 0;
   }
 
+  /**
+   * Peers this node refuses from now on, until the next call replaces the list (an empty list lifts
+   * it): it hangs up on them, neither dials nor accepts them, and ignores what they gossip. An
+   * operator's tool against a peer that floods or lags, and how a test cuts the network between nodes.
+   */
+  denyPeers(peers: readonly string[]): void {
+    for (const peer of peers) peerIdFromString(peer);
+    const added = this.peers.deny(peers);
+    if (added.length > 0 || peers.length === 0) this.log.info({ denied: peers }, peers.length > 0 ? `denying ${peers.length} peer(s)` : 'no peer denied any more');
+    for (const peer of added) void this.network?.hangUp(peerIdFromString(peer)).catch(() => undefined);
+    this.reportPeers();
+  }
+
+  get deniedPeers(): string[] {
+    return this.peers.deniedPeers;
+  }
+
   /** A stream to a peer on a plugin's protocol; a peer this node is not connected to is found through its peers. */
   openStream(peer: string, protocol: string, signal: AbortSignal): Promise<Stream> {
     return openStreamTo(this.net, peer, protocol, AbortSignal.any([signal, this.stopController.signal]));
@@ -313,7 +330,7 @@ export class P2pService implements SyncStatus {
   }
 
   private learn(peer: string, status: Status): void {
-    if (this.peers.isBanned(peer)) {
+    if (this.peers.refuses(peer)) {
       void this.network?.hangUp(peerIdFromString(peer)).catch(() => undefined);
       return;
     }
@@ -392,7 +409,7 @@ export class P2pService implements SyncStatus {
     try {
       const fresh = await exchangePeers(network, via, this.requestSignal());
       for (const peer of fresh.slice(0, room)) {
-        if (this.peers.isBanned(peer.toString())) continue;
+        if (this.peers.refuses(peer.toString())) continue;
         await network.dial(peer, { signal: this.requestSignal() }).then(
           () => this.log.debug({ peer: peer.toString(), via: via.toString() }, 'connected to a peer of a peer'),
           (error: unknown) => this.log.debug({ peer: peer.toString(), err: error }, 'could not dial a peer of a peer'),
@@ -449,7 +466,7 @@ export class P2pService implements SyncStatus {
 
   private async receivePending(stream: Stream, connection: Connection): Promise<void> {
     const peer = connection.remotePeer.toString();
-    if (this.peers.isBanned(peer)) return stream.abort(new Error('refused peer'));
+    if (this.peers.refuses(peer)) return stream.abort(new Error('refused peer'));
     try {
       // Known, mined or stale transactions are refused by the mempool as usual; that is expected here.
       await receivePending(stream, (raw) => this.chain.submitRaw(raw).then(() => undefined, () => undefined), this.requestSignal());

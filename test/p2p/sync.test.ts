@@ -216,4 +216,22 @@ describe('peer-to-peer sync', () => {
     await validator.stop();
     running.splice(running.indexOf(validator), 1);
   });
+  it('a denied peer is cut off both ways until the list is lifted: no connection, no blocks; then it reconnects and catches up', async () => {
+    const validator = await start({ validator: { blockTime: 100 } });
+    const compute = await follower(validator);
+    await waitFor(() => chain(compute).head.height, (h) => h >= chain(validator).head.height - 2 && h > 0, 10_000, 'the follower to sync');
+    const validatorId = p2p(validator).peerId;
+    p2p(compute).denyPeers([validatorId]);
+    await waitFor(() => p2p(validator).peerList().length + p2p(compute).peerList().length, (n) => n === 0, 10_000, 'the link to close');
+    const cutAt = chain(compute).head.height;
+    // The validator goes on; the denied link stays down (its bootstrap loop and the validator's dials are refused).
+    await waitFor(() => chain(validator).head.height, (h) => h >= cutAt + 10, 10_000, 'ten more blocks on the validator');
+    expect(chain(compute).head.height).toBeLessThanOrEqual(cutAt + 1);
+    expect(p2p(compute).peerList()).toEqual([]);
+    expect(p2p(compute).deniedPeers).toEqual([validatorId]);
+    expect(() => p2p(compute).denyPeers(['not-a-peer-id'])).toThrow();
+    expect(p2p(compute).deniedPeers).toEqual([validatorId]);
+    p2p(compute).denyPeers([]);
+    await waitFor(() => chain(compute).head.height, (h) => h >= chain(validator).head.height - 2 && h > cutAt + 5, 15_000, 'the follower to reconnect and catch up');
+  });
 });
