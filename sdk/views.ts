@@ -239,6 +239,8 @@ export interface JobView {
   gasPrice: string;
   gasUsed: string | null;
   fee: string | null;
+  /** OMC base units held for the job now: gasLimit × gasPrice × replicas until it settles, then "0". */
+  escrow: string;
   exit: string | null;
   outputHash: string | null;
   output: string | null;
