@@ -7,6 +7,7 @@ import type { Block } from './schemas.js';
 import type { CertifiedBlock, ImportOptions } from './chain.js';
 import type { CommitCertificate } from '../sdk/block.js';
 import type { StateReader } from './state/overlay.js';
+import type { BlockTag } from '../sdk/api.js';
 
 /**
  * The few things most plugins need of the chain, as capabilities of their own (the chain plugin
@@ -23,6 +24,10 @@ export interface ChainReader {
     /** The current value, or the newest before the key was deleted, as far as this node keeps history. */
     lastKnownValue(key: string): Promise<Uint8Array | undefined>;
   };
+  /** The height a block tag names ("latest" and "finalized": the head; "earliest": 0). */
+  heightOf(tag: BlockTag): number;
+  /** The state after a past block, for methods that take a `blockNumber` (throws `not_found` past the head; reads reject with `pruned` before the history window). */
+  stateAt(height: number): (key: string) => Promise<Uint8Array | undefined>;
   getReceipt(hash: string): Promise<Receipt | undefined>;
   /** The certificate a block was committed with here (undefined for block 0). */
   getCommit(height: number): Promise<CommitCertificate | undefined>;

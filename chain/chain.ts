@@ -7,7 +7,8 @@ import { rawDigest, rawOf, rememberRaw } from './raw-transactions.js';
 import type { ScopedEvents } from '../kernel/events.js';
 import type { Logger } from '../kernel/log.js';
 import type { WriteBatch } from '../kernel/storage/namespace.js';
-import type { WorldState } from './state/world-state.js';
+import { HistoryPrunedError, type WorldState } from './state/world-state.js';
+import type { BlockTag } from '../sdk/api.js';
 import type { AccountTransactionPage, BlockStore } from './block-store.js';
 import { executeTransactions, InvalidTransactionError } from './executor.js';
 import { genesisHeader, genesisState, type GenesisSpec } from './genesis.js';
@@ -124,6 +125,27 @@ export class Chain {
 
   get state(): WorldState {
     return this.options.state;
+  }
+
+  /** The height a block tag names: "latest" and "finalized" the head (a committed block is final), "earliest" block 0. */
+  heightOf(tag: BlockTag): number {
+    return tag === 'latest' || tag === 'finalized' ? this.head.height : tag === 'earliest' ? 0 : tag;
+  }
+
+  /**
+   * A reader of the state as it was after block `height`, for the RPC methods that take a
+   * `blockNumber`: the head's values from memory, older ones from history within the window (every
+   * block on an archive). Throws `not_found` for a block past the head; the reader rejects with
+   * `pruned` for one before the window.
+   */
+  stateAt(height: number): (key: string) => Promise<Uint8Array | undefined> {
+    if (height > this.head.height) throw domainError('not_found', `block ${height} does not exist yet (head is ${this.head.height})`, { blockNumber: height });
+    return (key) =>
+      this.options.state.valueAt(key, height, this.head.height).catch((error: unknown) => {
+        if (!(error instanceof HistoryPrunedError)) throw error;
+        const oldest = this.options.state.oldestAvailable(this.head.height);
+        throw domainError('pruned', `state at block ${height} is older than this node's history window (oldest: ${oldest}); ask an archive node`, { oldest });
+      });
   }
 
   get mempool(): Mempool {

@@ -6,7 +6,7 @@ import { formatAmountShort } from '../sdk/amount.js';
 import { domainError } from '../sdk/errors.js';
 import { definePlugin, optionalParam, param } from '../kernel/plugin.js';
 import { accountKey, readBalances } from './state/accounts.js';
-import { HistoryPrunedError, WorldState } from './state/world-state.js';
+import { WorldState } from './state/world-state.js';
 import { BlockStore } from './block-store.js';
 import { CHAIN_LAYOUTS, openChainLayouts } from './layouts.js';
 import { Chain } from './chain.js';
@@ -113,7 +113,7 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
         errors: ['invalid_params', 'not_found'],
         handler: async ([rawTag], { service }) => {
           if (rawTag === 'latest' || rawTag === 'finalized') return service.head;
-          const tag = rawTag === 'earliest' ? 0 : rawTag;
+          const tag = service.heightOf(rawTag);
           const block = tag > service.head.height ? undefined : await service.getBlock(tag);
           if (!block) throw domainError('not_found', `block ${tag} does not exist yet (head is ${service.head.height})`, { blockNumber: tag });
           return block;
@@ -126,7 +126,7 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
         result: CommitCertificateSchema,
         errors: ['invalid_params', 'not_found'],
         handler: async ([rawTag], { service }) => {
-          const height = rawTag === 'latest' || rawTag === 'finalized' ? service.head.height : rawTag === 'earliest' ? 0 : rawTag;
+          const height = service.heightOf(rawTag);
           if (height === 0) throw domainError('not_found', 'block 0 (the genesis) has no commit certificate: it is final by definition', { blockNumber: 0 });
           const commit = height > service.head.height ? undefined : await service.getCommit(height);
           if (!commit) throw domainError('not_found', `block ${height} does not exist yet (head is ${service.head.height})`, { blockNumber: height });
@@ -154,22 +154,14 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
         errors: ['invalid_address', 'invalid_params', 'not_found', 'pruned'],
         handler: ([rawAddress, tag], { service }) => {
           const address = normalizeAddress(rawAddress);
-          const head = service.head.height;
-          const height = tag === undefined || tag === 'latest' || tag === 'finalized' ? head : tag === 'earliest' ? 0 : tag;
+          const height = service.heightOf(tag ?? 'latest');
           const balance = (raw: Uint8Array | undefined) => {
             const { omc, ogt, bonded } = readBalances(raw);
             return { address, blockNumber: height, omc, ogt, bonded };
           };
           // The head's state is in memory: answer without a promise.
-          if (height === head) return balance(service.state.get(accountKey(address)));
-          if (height > head) throw domainError('not_found', `block ${height} does not exist yet (head is ${head})`, { blockNumber: height });
-          return service.state.valueAt(accountKey(address), height, head).then(balance, (error: unknown) => {
-            if (error instanceof HistoryPrunedError) {
-              const oldest = service.state.oldestAvailable(head);
-              throw domainError('pruned', `state at block ${height} is older than this node's history window (oldest: ${oldest}); ask an archive node`, { oldest });
-            }
-            throw error;
-          });
+          if (height === service.head.height) return balance(service.state.get(accountKey(address)));
+          return service.stateAt(height)(accountKey(address)).then(balance);
         },
       }),
       method({

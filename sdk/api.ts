@@ -151,8 +151,9 @@ export abstract class SvcApi {
     return { dealId: tx.hash };
   }
 
-  getDeal(dealId: string): Promise<DealView> {
-    return this.rpcCall<DealView>('svc_ompGetDeal', [checkHash(dealId, 'dealId')]);
+  /** A deal at the head, or as it was after a past block (within the node's history window). */
+  getDeal(dealId: string, blockNumber?: BlockTag): Promise<DealView> {
+    return this.rpcCall<DealView>('svc_ompGetDeal', [checkHash(dealId, 'dealId'), ...(blockNumber === undefined ? [] : [checkBlockTag(blockNumber)])]);
   }
 
   getObject(cid: string): Promise<ObjectView> {
@@ -182,8 +183,9 @@ export abstract class SvcApi {
     return this.rpcCall<{ jobId: string; txHash: string }>('svc_oonSubmitJob', [rawTransaction(tx)]);
   }
 
-  getJob(jobId: string): Promise<JobView> {
-    return this.rpcCall<JobView>('svc_oonGetJob', [checkHash(jobId, 'jobId')]);
+  /** A job at the head, or as it was after a past block (within the node's history window). */
+  getJob(jobId: string, blockNumber?: BlockTag): Promise<JobView> {
+    return this.rpcCall<JobView>('svc_oonGetJob', [checkHash(jobId, 'jobId'), ...(blockNumber === undefined ? [] : [checkBlockTag(blockNumber)])]);
   }
 
   listJobs(filter: { requester?: string; provider?: string; status?: JobStatus; limit?: number; cursor?: number } = {}): Promise<{ jobs: JobView[]; cursor: number | null }> {

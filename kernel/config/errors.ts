@@ -17,16 +17,17 @@ interface SchemaError {
 /** Where each config path came from, so errors can name the flag the user typed. */
 export type FlagOrigins = ReadonlyMap<string, string>;
 
-function describeKey(path: string, origins: FlagOrigins): string {
+function describeKey(path: string, origins: FlagOrigins, noun: string): string {
   const flag = origins.get(path);
-  return flag ? `${flag}` : `config key "${path}"`;
+  return flag ? `${flag}` : `${noun} "${path}"`;
 }
 
 /**
  * Applies the schema's defaults to `value` and checks it. Throws a ConfigError naming the first bad
- * key, under `prefix` (the plugin's slice name, or '' for the node's own keys).
+ * key, under `prefix` (the plugin's slice name, or '' for the node's own keys); `noun` names what
+ * a key is of (another JSON document checked the same way says "manifest key").
  */
-export function checkConfig<T>(schema: TSchema, value: unknown, prefix: string, origins: FlagOrigins): T {
+export function checkConfig<T>(schema: TSchema, value: unknown, prefix: string, origins: FlagOrigins, noun = 'config key'): T {
   const withDefaults = Value.Default(schema, structuredClone(value ?? {}));
   const validator = Compile(schema);
   if (validator.Check(withDefaults)) return withDefaults as T;
@@ -36,16 +37,16 @@ export function checkConfig<T>(schema: TSchema, value: unknown, prefix: string, 
   if (error.keyword === 'additionalProperties') {
     const extra = (error.params.additionalProperties as string[])[0]!;
     const path = [prefix, ...segments, extra].filter(Boolean).join('.');
-    throw new ConfigError(`unknown config key "${path}"`);
+    throw new ConfigError(`unknown ${noun} "${path}"`);
   }
   if (error.keyword === 'required') {
     const missing = (error.params.requiredProperties as string[] | undefined)?.[0] ?? '?';
     const path = [prefix, ...segments, missing].filter(Boolean).join('.');
-    throw new ConfigError(`config key "${path}" is required`);
+    throw new ConfigError(`${noun} "${path}" is required`);
   }
   const path = [prefix, ...segments].filter(Boolean).join('.');
   const allowed = error.keyword === 'anyOf' || error.keyword === 'const' ? allowedValues(schema, segments) : undefined;
-  throw new ConfigError(`${describeKey(path, origins)}: ${allowed ? `must be one of ${allowed}` : error.message}`);
+  throw new ConfigError(`${describeKey(path, origins, noun)}: ${allowed ? `must be one of ${allowed}` : error.message}`);
 }
 
 function allowedValues(schema: TSchema, segments: string[]): string | undefined {

@@ -39,9 +39,12 @@ export class OonService extends ProviderRegistry {
     return this.tally.counts();
   }
 
-  /** A job's record: from the state, or for a job settled long ago, from the history this node keeps. */
-  async jobRecord(jobId: string): Promise<JobRecord | undefined> {
-    const raw = await this.chain.state.lastKnownValue(jobKey(jobId));
+  /**
+   * A job's record: from the state, or for a job settled long ago, from the history this node keeps;
+   * with `height`, as it was after that block.
+   */
+  async jobRecord(jobId: string, height?: number): Promise<JobRecord | undefined> {
+    const raw = await (height === undefined ? this.chain.state.lastKnownValue(jobKey(jobId)) : this.chain.stateAt(height)(jobKey(jobId)));
     return raw ? decode<JobRecord>(raw) : undefined;
   }
 

@@ -64,7 +64,7 @@ function forgedChain(genesis: Block, length: number): Block[] {
 async function startHostilePeer(honest: Chain, claim = 1_000_000, uncertified = false): Promise<SvcLibp2p> {
   const genesis = (await honest.getBlock(0))!;
   const forged = forgedChain(genesis, 100);
-  const network = await createNetwork({ privateKey: await generateKeyPair('Ed25519'), host: '127.0.0.1', port: 0, bootstrapPeers: [], isBanned: () => false, maxConnections: 16 });
+  const network = await createNetwork({ privateKey: await generateKeyPair('Ed25519'), host: '127.0.0.1', port: 0, bootstrapPeers: [], refuses: () => false, maxConnections: 16 });
   await network.handle(STATUS_PROTOCOL, async (stream) => {
     const lp = lpStream(stream);
     decodeStatus((await lp.read()).subarray());

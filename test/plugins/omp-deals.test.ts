@@ -91,6 +91,10 @@ describe('storage deals', () => {
     expect(closed.lastProof).toBeGreaterThan(active.startBlock! + 20);
     expect(await omc(operator)).toBe(providerBefore + 7n * UNIT);
     expect(await omc(buyer.address)).toBe(buyerBefore - 7n * UNIT);
+    // As it was after past blocks: active with the whole price in escrow at its start, as now at its last proof.
+    expect(await client.getDeal(dealId, active.startBlock!)).toEqual(active);
+    expect(await client.getDeal(dealId, 'latest')).toEqual(closed);
+    expect((await failure(client.getDeal(dealId, active.createdAt - 1))).message).toBe('not_found');
   });
 
   it('refuses a deal for more replicas than there are providers with room, charging nothing', async () => {

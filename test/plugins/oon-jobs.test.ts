@@ -55,11 +55,16 @@ describe('compute jobs on a three-node devnet', () => {
   it('runs a WASI job on a provider and finalizes it: output, gas as any node computes it, fee paid, the rest refunded', async () => {
     const before = await v.getBalance(requester.address);
     const { jobId, txHash } = await v.submitJob(requester, upper('hello, jobs'));
-    await v.waitForTransaction(txHash);
+    const submitted = await v.waitForTransaction(txHash);
     // Held from submission: the whole gas limit at its price.
     expect((await v.getJob(jobId)).escrow).toBe((1_000_000n * GAS_PRICE).toString());
     const job = await v.waitForJob(jobId, { timeoutMs: 60_000 });
     expect(job).toMatchObject({ status: 'finalized', exit: 'exit:0', settledBy: 'unchallenged', replicas: 1, escrow: '0' });
+    // As it was after past blocks: none before its submission, held from it, settled from its finalization.
+    expect((await failure(v.getJob(jobId, submitted.blockNumber - 1))).message).toBe('not_found');
+    expect(await v.getJob(jobId, submitted.blockNumber)).toMatchObject({ escrow: (1_000_000n * GAS_PRICE).toString(), finalizedAt: null, fee: null });
+    expect(await v.getJob(jobId, job.finalizedAt! - 1)).toMatchObject({ status: 'committed', escrow: (1_000_000n * GAS_PRICE).toString() });
+    expect(await v.getJob(jobId, job.finalizedAt!)).toEqual(await v.getJob(jobId, 'latest'));
     expect(text(job.output)).toBe('HELLO, JOBS');
     const local = await executeJob({ runtime: 'wasm', code: fixture('upper'), input: new TextEncoder().encode('hello, jobs'), args: ['job'], gasLimit: 1_000_000n, timestamp: 0, height: 0, seed: new Uint8Array(32), limits: DEFAULT_JOB_LIMITS });
     expect(job.gasUsed).toBe(local.gasUsed.toString());

@@ -1,11 +1,12 @@
 import Type from 'typebox';
 import { normalizeAddress } from '../../../sdk/address.js';
 import { domainError } from '../../../sdk/errors.js';
-import { AddressSchema, HashSchema } from '../../../chain/schemas.js';
+import { AddressSchema, BlockTagSchema, HashSchema } from '../../../chain/schemas.js';
+import { decode } from '../../../sdk/encoding.js';
 import { readIndexed } from '../../../chain/state/indexed.js';
 import { optionalParam, param, type MethodFactory, type RpcMethod } from '../../../kernel/plugin.js';
 import type { ProviderRegistry } from '../../providers/registry-service.js';
-import { ALL_DEALS, clientIndex, objectDeals, providerDealIndex, readDeal, type DealRecord } from './state.js';
+import { ALL_DEALS, clientIndex, objectDeals, providerDealIndex, readDeal, dealKey, type DealRecord } from './state.js';
 import { dealView, DealViewSchema, objectView, ObjectViewSchema } from './view.js';
 
 const CidSchema = Type.String({ pattern: '^b[a-z2-7]{10,200}$', description: 'a CIDv1 in base32' });
@@ -28,13 +29,17 @@ export function dealMethods(method: MethodFactory<ProviderRegistry>): RpcMethod[
   return [
     method({
       name: 'svc_ompGetDeal',
-      summary: 'A storage deal by id: status, object, client, providers and who accepted, term, price, escrow and payments.',
-      params: [param('dealId', HashSchema)],
+      summary: 'A storage deal by id: status, object, client, providers and who accepted, term, price, escrow and payments; at the head, or as it was after a past block.',
+      description: 'A past blockNumber is answered within the history window (any block on an archive node); older ones answer `pruned`.',
+      params: [param('dealId', HashSchema), optionalParam('blockNumber', BlockTagSchema)],
       result: DealViewSchema,
-      errors: ['invalid_params', 'not_found'],
-      handler: ([dealId], { service }) => {
-        const deal = readDeal((key) => service.chain.state.get(key), dealId.toLowerCase());
-        if (!deal) throw domainError('not_found', `no deal ${dealId}`, { dealId });
+      errors: ['invalid_params', 'not_found', 'pruned'],
+      handler: async ([dealId, tag], { service }) => {
+        const id = dealId.toLowerCase();
+        const height = tag === undefined ? service.chain.head.height : service.chain.heightOf(tag);
+        const raw = height === service.chain.head.height ? service.chain.state.get(dealKey(id)) : await service.chain.stateAt(height)(dealKey(id));
+        const deal = raw ? decode<DealRecord>(raw) : undefined;
+        if (!deal) throw domainError('not_found', tag === undefined ? `no deal ${dealId}` : `no deal ${dealId} at block ${height}`, { dealId });
         return dealView(deal);
       },
     }),

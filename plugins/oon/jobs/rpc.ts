@@ -4,7 +4,7 @@ import { normalizeAddress } from '../../../sdk/address.js';
 import { fromHex, toHex } from '../../../sdk/bytes.js';
 import { domainError } from '../../../sdk/errors.js';
 import { decodeTransaction } from '../../../sdk/transaction.js';
-import { AddressSchema, HashSchema, RawTransactionSchema } from '../../../chain/schemas.js';
+import { AddressSchema, BlockTagSchema, HashSchema, RawTransactionSchema } from '../../../chain/schemas.js';
 import { isTxFailure, TxFailure } from '../../../chain/contract.js';
 import { submitFromClient } from '../../../chain/client-submit.js';
 import { optionalParam, param, type MethodFactory, type RpcMethod } from '../../../kernel/plugin.js';
@@ -71,12 +71,15 @@ export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
     }),
     method({
       name: 'svc_oonGetJob',
-      summary: 'A job by id: status, providers, gas, fee, exit, output hash (and the output when small), why it waits or failed, and its blocks.',
-      params: [param('jobId', HashSchema)],
+      summary: 'A job by id: status, providers, gas, fee, escrow, exit, output hash (and the output when small), why it waits or failed, and its blocks; at the head, or as it was after a past block.',
+      description: 'A past blockNumber is answered within the history window (any block on an archive node); older ones answer `pruned`.',
+      params: [param('jobId', HashSchema), optionalParam('blockNumber', BlockTagSchema)],
       result: JobViewSchema,
-      errors: ['invalid_params', 'not_found'],
-      handler: async ([jobId], { service }) => {
-        const job = await service.jobRecord(jobId.toLowerCase());
+      errors: ['invalid_params', 'not_found', 'pruned'],
+      handler: async ([jobId, tag], { service }) => {
+        const height = tag === undefined ? undefined : service.chain.heightOf(tag);
+        const job = await service.jobRecord(jobId.toLowerCase(), height);
+        if (!job && height !== undefined) throw domainError('not_found', `no job ${jobId} at block ${height}`, { jobId, blockNumber: height });
         if (!job) throw domainError('not_found', `no job ${jobId} in this node's state or history (a settled job's record leaves the state ${service.jobRecordBlocks()} blocks after it settles; an archive node keeps it)`, { jobId });
         return jobView(job);
       },

@@ -1,0 +1,167 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { SvcClient } from '../../sdk/index.js';
+
+const SVC_NODE = fileURLToPath(new URL('../../bin/svc-node.js', import.meta.url));
+/** How long a node may take from spawn to `node started` (a restart replays nothing, but a busy machine is slow). */
+const START_TIMEOUT_MS = 60_000;
+
+export type NodeState = 'down' | 'up' | 'paused';
+
+/** A line the node's process wrote about itself that the runner keeps (its exits, above all). */
+export interface NodeExit {
+  readonly at: number;
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** The runner sent the signal that ended it (a perturbation, or the run's end). */
+  readonly expected: boolean;
+}
+
+/**
+ * One `svc-node start` of the testnet, as a process: started, stopped (cleanly or not), paused and
+ * started again on the same data dir and the same ports, so the addresses its peers hold stay good.
+ * Its output goes to one log file over all its lives.
+ */
+export class NodeProcess {
+  private child: ChildProcess | undefined;
+  private log: WriteStream;
+  private rpcPort = 0;
+  private p2pPort = 0;
+  private expectingExit = false;
+  state: NodeState = 'down';
+  url = '';
+  p2p = '';
+  readonly exits: NodeExit[] = [];
+
+  constructor(
+    readonly name: string,
+    readonly dataDir: string,
+    private readonly args: readonly string[],
+    logFile: string,
+  ) {
+    this.log = createWriteStream(logFile, { flags: 'a' });
+  }
+
+  get peerId(): string {
+    return this.p2p.slice(this.p2p.lastIndexOf('/') + 1);
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** A client of this node's RPC with a short timeout: a call to a stopped or paused node fails fast. */
+  client(timeoutMs = 5_000): SvcClient {
+    return new SvcClient({ url: this.url, timeoutMs });
+  }
+
+  /** Starts it (again) and resolves once it says `node started`; `bootstrap` are peers' multiaddrs. */
+  async start(bootstrap: readonly string[] = []): Promise<void> {
+    if (this.state !== 'down') throw new Error(`${this.name} is already ${this.state}`);
+    try {
+      await this.spawn(bootstrap);
+    } catch (error) {
+      // Its old port taken meanwhile (rare): take any, and let it find its peers through the bootstrap list.
+      if (!/EADDRINUSE/.test((error as Error).message) || (this.rpcPort === 0 && this.p2pPort === 0)) throw error;
+      this.rpcPort = 0;
+      this.p2pPort = 0;
+      await this.spawn(bootstrap);
+    }
+  }
+
+  private spawn(bootstrap: readonly string[]): Promise<void> {
+    const argv = [SVC_NODE, 'start', '--data-dir', this.dataDir, '--bind', `127.0.0.1:${this.rpcPort}`, '--p2p-host', '127.0.0.1', '--p2p-port', String(this.p2pPort), '--log-format', 'json', ...this.args];
+    if (bootstrap.length > 0) argv.push('--bootstrap-peers', bootstrap.join(','));
+    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    this.expectingExit = false;
+    this.log.write(`${JSON.stringify({ e2e: 'spawned', at: Date.now(), pid: child.pid, argv: argv.slice(1) })}\n`);
+    return new Promise<void>((resolve, reject) => {
+      let seen = '';
+      let started = false;
+      const timer = setTimeout(() => {
+        if (!started) child.kill('SIGKILL');
+      }, START_TIMEOUT_MS);
+      const onLine = (line: string): void => {
+        if (started) return;
+        seen = (seen + line).slice(-20_000);
+        const rpc = /rpc listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(line);
+        if (rpc) {
+          this.url = rpc[1]!;
+          this.rpcPort = Number(rpc[2]);
+        }
+        const p2p = /p2p listening on (\/ip4\/127\.0\.0\.1\/tcp\/(\d+)\/p2p\/\w+)/.exec(line);
+        if (p2p) {
+          this.p2p = p2p[1]!;
+          this.p2pPort = Number(p2p[2]);
+        }
+        if (line.includes('"msg":"node started"')) {
+          started = true;
+          clearTimeout(timer);
+          this.state = 'up';
+          resolve();
+        }
+      };
+      let partial = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        this.log.write(chunk);
+        partial += chunk.toString();
+        let newline: number;
+        while ((newline = partial.indexOf('\n')) >= 0) {
+          onLine(partial.slice(0, newline));
+          partial = partial.slice(newline + 1);
+        }
+      });
+      child.stderr!.on('data', (chunk: Buffer) => {
+        this.log.write(chunk);
+        if (!started) seen += chunk.toString();
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        this.exits.push({ at: Date.now(), code, signal, expected: this.expectingExit });
+        this.log.write(`${JSON.stringify({ e2e: 'exited', at: Date.now(), code, signal, expected: this.expectingExit })}\n`);
+        if (this.child === child) {
+          this.child = undefined;
+          this.state = 'down';
+        }
+        if (!started) reject(new Error(`${this.name} exited with ${code ?? signal} before it started: ${seen.slice(-2_000)}`));
+      });
+    });
+  }
+
+  /** Ends it with `signal` (SIGKILL: a crash; SIGTERM/SIGINT: a clean shutdown) and waits for the exit. */
+  async stop(signal: NodeJS.Signals): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    if (this.state === 'paused') child.kill('SIGCONT');
+    this.expectingExit = true;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill(signal);
+    const timeout = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(timeout);
+  }
+
+  pause(): void {
+    if (this.state !== 'up' || !this.child) throw new Error(`${this.name} is ${this.state}: nothing to pause`);
+    this.child.kill('SIGSTOP');
+    this.state = 'paused';
+  }
+
+  resume(): void {
+    if (this.state !== 'paused' || !this.child) return;
+    this.child.kill('SIGCONT');
+    this.state = 'up';
+  }
+
+  /** Writes a line of the runner's own into this node's log (what was done to it, and when). */
+  note(what: Record<string, unknown>): void {
+    this.log.write(`${JSON.stringify({ e2e: 'runner', at: Date.now(), ...what })}\n`);
+  }
+
+  async close(): Promise<void> {
+    await this.stop('SIGKILL');
+    await new Promise<void>((resolve) => this.log.end(resolve));
+  }
+}
