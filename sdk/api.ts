@@ -26,6 +26,12 @@ function checkBlockTag(value: BlockTag, field = 'blockNumber'): BlockTag {
   return value;
 }
 
+/** The `omp.createDeal` payload of a deal request (what `createDeal` signs). */
+export function dealPayload(deal: DealRequest): Payload {
+  const { object } = deal;
+  return { cid: object.cid, size: object.size, root: object.root, format: object.format, mediaType: object.mediaType, replicas: deal.replicas, durationBlocks: deal.durationBlocks, price: deal.price.toString(), provider: checkAddress(deal.provider, 'provider') };
+}
+
 /** The `oon.submitJob` payload of a job request. */
 export function jobPayload(job: JobRequest): Payload {
   if (job.gasLimit <= 0n) throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', { reason: 'gasLimit must be positive', field: 'gasLimit' });
@@ -145,9 +151,7 @@ export abstract class SvcApi {
 
   /** Signs an `omp.createDeal` for an uploaded object with `key` (the client) and sends it; the deal id is the transaction's hash. */
   async createDeal(key: KeyPair, deal: DealRequest, options: { nonce?: number; chainId?: string } = {}): Promise<{ dealId: string }> {
-    const { object } = deal;
-    const payload = { cid: object.cid, size: object.size, root: object.root, format: object.format, mediaType: object.mediaType, replicas: deal.replicas, durationBlocks: deal.durationBlocks, price: deal.price.toString(), provider: checkAddress(deal.provider, 'provider') };
-    const tx = await this.signAndSend(key, 'omp.createDeal', payload, options);
+    const tx = await this.signAndSend(key, 'omp.createDeal', dealPayload(deal), options);
     return { dealId: tx.hash };
   }
 

@@ -1,0 +1,210 @@
+import type { DealView, JobView } from '../../sdk/index.js';
+import type { MinedTx, ReportedBalance } from './collect.js';
+
+/** Blocks between a deal's proofs of storage (a chain constant: each period's challenge is issued at its start). */
+const PROOF_PERIOD_BLOCKS = 10;
+
+export interface ModelAccount {
+  omc: bigint;
+  ogt: bigint;
+  bonded: Record<string, bigint>;
+  nonce: number;
+}
+
+interface ModelJob {
+  readonly requester: string;
+  escrow: bigint;
+  readonly gasPrice: bigint;
+}
+
+interface ModelDeal {
+  readonly client: string;
+  escrow: bigint;
+  readonly price: bigint;
+  readonly durationBlocks: number;
+  paid: bigint;
+}
+
+const amount = (value: unknown): bigint => BigInt(value as string);
+
+/**
+ * A plain model of what the chain's rules do to balances, nonces, bonds, stakes and escrows, replayed
+ * from genesis over the mined transactions, written apart from the node's code. It decides on its own
+ * whether a transfer or a faucet grant succeeds; for the other kinds it takes the receipt's verdict
+ * and applies the effect itself. What the chain does at the end of a block (paying a job, closing a
+ * deal, slashing a provider that missed a deadline) it takes from the job and deal records at the
+ * compared height, and checks by arithmetic: a fee is gas used × gas price per paid provider, what
+ * is left goes back, a deal pays out exactly its escrow. Slashes it cannot place (which requester or
+ * client got which share of a provider's bond) are checked as a sum. Anything it does not know is a
+ * problem, not a guess.
+ */
+export class ReferenceModel {
+  readonly accounts = new Map<string, ModelAccount>();
+  readonly jobs = new Map<string, ModelJob>();
+  readonly deals = new Map<string, ModelDeal>();
+  /** Where the chain and the model disagree while replaying. */
+  readonly problems: string[] = [];
+  /** Accounts a slash may have paid (requesters of jobs with missed deadlines, clients of deals with faults), and providers it may have cut. */
+  readonly slashBeneficiaries = new Set<string>();
+  readonly slashable = new Map<string, string>();
+  private readonly lastGrant = new Map<string, number>();
+
+  constructor(
+    private readonly genesis: ReadonlyMap<string, ReportedBalance>,
+    private readonly faucet: string,
+  ) {}
+
+  account(address: string): ModelAccount {
+    let account = this.accounts.get(address);
+    if (!account) {
+      const start = this.genesis.get(address);
+      account = { omc: start?.omc ?? 0n, ogt: start?.ogt ?? 0n, bonded: { ...(start?.bonded ?? {}) }, nonce: 0 };
+      this.accounts.set(address, account);
+    }
+    return account;
+  }
+
+  private move(from: string, to: string | undefined, asset: 'OMC' | 'OGT', value: bigint): void {
+    const key = asset === 'OMC' ? 'omc' : 'ogt';
+    this.account(from)[key] -= value;
+    if (to) this.account(to)[key] += value;
+  }
+
+  private bond(address: string, purpose: string, value: bigint): void {
+    const account = this.account(address);
+    account.ogt -= value;
+    account.bonded[purpose] = (account.bonded[purpose] ?? 0n) + value;
+  }
+
+  /** Replays one mined transaction. */
+  apply(tx: MinedTx, deals: ReadonlyMap<string, DealView>): void {
+    const sender = this.account(tx.from);
+    if (tx.nonce !== sender.nonce) this.problems.push(`${tx.hash} (block ${tx.height}): nonce ${tx.nonce} of ${tx.from}, whose next nonce was ${sender.nonce}`);
+    sender.nonce = tx.nonce + 1;
+    const judged = this.judge(tx);
+    if (judged !== undefined && judged !== tx.status) {
+      this.problems.push(`${tx.hash} (block ${tx.height}, ${tx.kind}): the chain says ${tx.status}${tx.error ? ` (${tx.error.name})` : ''}, the model ${judged}`);
+      return;
+    }
+    if (tx.status === 'failed') return;
+    const p = tx.payload;
+    switch (tx.kind) {
+      case 'transfer':
+        return this.move(tx.from, p.to as string, p.asset as 'OMC' | 'OGT', amount(p.amount));
+      case 'faucet.mint': {
+        const to = this.account(p.to as string);
+        to.omc += amount(p.omc);
+        to.ogt += amount(p.ogt);
+        if (p.cooldownSeconds !== undefined) this.lastGrant.set(p.to as string, tx.timestamp);
+        return;
+      }
+      case 'oon.register':
+        return this.bond(tx.from, 'compute', amount(p.bond));
+      case 'omp.register':
+        return this.bond(tx.from, 'storage', amount(p.bond));
+      case 'staking.createValidator':
+        return this.bond(tx.from, 'stake', amount(p.stake));
+      case 'staking.addStake':
+        return this.bond(tx.from, 'stake', amount(p.amount));
+      case 'staking.unjail':
+      case 'oon.commitResult':
+      case 'oon.revealResult':
+      case 'oon.supplyCode':
+      case 'omp.acceptDeal':
+        return;
+      case 'oon.submitJob': {
+        const escrow = amount(p.gasLimit) * amount(p.gasPrice) * BigInt((p.replicas as number | undefined) ?? 1);
+        this.move(tx.from, undefined, 'OMC', escrow);
+        this.jobs.set(tx.hash, { requester: tx.from, escrow, gasPrice: amount(p.gasPrice) });
+        return;
+      }
+      case 'omp.createDeal': {
+        const escrow = amount(p.price) * BigInt(p.replicas as number);
+        this.move(tx.from, undefined, 'OMC', escrow);
+        this.deals.set(tx.hash, { client: tx.from, escrow, price: amount(p.price), durationBlocks: p.durationBlocks as number, paid: 0n });
+        return;
+      }
+      case 'omp.proveStorage': {
+        const deal = this.deals.get(p.dealId as string);
+        const record = deals.get(p.dealId as string);
+        if (!deal || !record || record.startBlock === null || record.endBlock === null) {
+          this.problems.push(`${tx.hash}: a proof for deal ${p.dealId as string}, which the model does not know as started`);
+          return;
+        }
+        // The period's share of the price: telescoping, so a term's shares add up to the price.
+        const issuedAt = record.startBlock + (p.period as number) * PROOF_PERIOD_BLOCKS;
+        const term = BigInt(deal.durationBlocks);
+        const share = (deal.price * BigInt(Math.min(issuedAt + PROOF_PERIOD_BLOCKS, record.endBlock) - record.startBlock)) / term - (deal.price * BigInt(issuedAt - record.startBlock)) / term;
+        this.account(tx.from).omc += share;
+        deal.escrow -= share;
+        deal.paid += share;
+        return;
+      }
+      default:
+        this.problems.push(`${tx.hash} (block ${tx.height}): the model has no rule for ${tx.kind}`);
+    }
+  }
+
+  /** The model's own verdict where it has one: transfers (funds) and faucet grants (signer, cooldown by block time). */
+  private judge(tx: MinedTx): 'success' | 'failed' | undefined {
+    const p = tx.payload;
+    if (tx.kind === 'transfer') {
+      const account = this.account(tx.from);
+      return (p.asset === 'OMC' ? account.omc : account.ogt) >= amount(p.amount) ? 'success' : 'failed';
+    }
+    if (tx.kind === 'faucet.mint') {
+      if (tx.from !== this.faucet) return 'failed';
+      const last = this.lastGrant.get(p.to as string);
+      return p.cooldownSeconds !== undefined && last !== undefined && tx.timestamp - last < (p.cooldownSeconds as number) * 1000 ? 'failed' : 'success';
+    }
+    return undefined;
+  }
+
+  /**
+   * What the ends of blocks did up to the compared height, from the records there: settled jobs pay
+   * their providers and refund the rest, closed or failed deals return what is left in escrow.
+   */
+  settle(jobs: ReadonlyMap<string, JobView>, deals: ReadonlyMap<string, DealView>): void {
+    for (const [jobId, job] of this.jobs) {
+      const record = jobs.get(jobId);
+      if (!record) {
+        this.problems.push(`job ${jobId}: no record at the compared height`);
+        continue;
+      }
+      if (record.attempts > 0) {
+        this.slashBeneficiaries.add(job.requester);
+        for (const provider of [...record.providers]) this.slashable.set(provider, 'compute');
+      }
+      if (record.status === 'finalized') {
+        const each = BigInt(record.gasUsed ?? '0') * job.gasPrice;
+        const paid = each * BigInt(record.providers.length);
+        if (record.fee !== paid.toString()) this.problems.push(`job ${jobId}: fee ${record.fee}, but gas used ${record.gasUsed} × gas price ${job.gasPrice} × ${record.providers.length} provider(s) is ${paid}`);
+        if (record.settledBy === 're-execution') this.problems.push(`job ${jobId}: settled by re-execution, so some provider reported a wrong result (no provider of this run is dishonest)`);
+        for (const provider of record.providers) this.account(provider).omc += each;
+        this.account(job.requester).omc += job.escrow - paid;
+        job.escrow = 0n;
+      } else if (record.status === 'failed' || record.status === 'expired') {
+        this.account(job.requester).omc += job.escrow;
+        job.escrow = 0n;
+      }
+      if (record.escrow !== job.escrow.toString()) this.problems.push(`job ${jobId} (${record.status}): escrow ${record.escrow} on chain, ${job.escrow} in the model`);
+    }
+    for (const [dealId, deal] of this.deals) {
+      const record = deals.get(dealId);
+      if (!record) {
+        this.problems.push(`deal ${dealId}: no record at the compared height`);
+        continue;
+      }
+      if (record.faults > 0) {
+        this.slashBeneficiaries.add(deal.client);
+        for (const replica of record.providers) if (replica.faults > 0) this.slashable.set(replica.provider, 'storage');
+      }
+      if (record.paid !== deal.paid.toString()) this.problems.push(`deal ${dealId}: paid ${record.paid} on chain, ${deal.paid} in the model`);
+      if (record.status === 'closed' || record.status === 'failed') {
+        this.account(deal.client).omc += deal.escrow;
+        deal.escrow = 0n;
+      }
+      if (record.escrow !== deal.escrow.toString()) this.problems.push(`deal ${dealId} (${record.status}): escrow ${record.escrow} on chain, ${deal.escrow} in the model`);
+    }
+  }
+}

@@ -1,0 +1,200 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { devnetKey, generateKeyPair, rawTransaction, RpcError, signTransaction, toHex, transferPayload, UNIT, type KeyPair, type SignedTransaction, type SvcClient } from '../../sdk/index.js';
+import type { History } from './history.js';
+import type { Manifest } from './manifest.js';
+import { NodeProcess } from './node-process.js';
+
+const CUT_PLUGIN = fileURLToPath(new URL('./cut-plugin.js', import.meta.url));
+
+/** What each staking validator is funded with from a dev account: its stake and some to spare. */
+const STAKER_FUNDING = 30n * UNIT;
+/** What each provider's operator is funded with, and bonds (the least each registry takes). */
+const PROVIDER_FUNDING = 2_000n * UNIT;
+const COMPUTE_BOND_OGT = 1_000;
+const STORAGE_BOND_OGT = 500;
+/** What each workload account starts with. */
+export const ACCOUNT_OMC = 1_000n * UNIT;
+export const ACCOUNT_OGT = 20n * UNIT;
+
+export interface Follower {
+  readonly node: NodeProcess;
+  readonly compute: boolean;
+  readonly storage: boolean;
+  operator: string;
+}
+
+/** Polls `probe` until `done` says so, or fails after `timeoutMs` naming `what`. */
+export async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (done(value)) return value;
+      last = value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/**
+ * The testnet a manifest describes, as processes on loopback: the devnet's genesis validator, the
+ * validators that stake by transaction, and the followers; each node with its data dir, config and
+ * log under `dir`, and the runner's cut plugin loaded.
+ */
+export class Testnet {
+  readonly validators: NodeProcess[] = [];
+  readonly followers: Follower[] = [];
+  /** The workload's accounts, funded at the start. */
+  readonly accounts: KeyPair[];
+  private readonly stakerKeys: KeyPair[];
+
+  private constructor(
+    private readonly manifest: Manifest,
+    readonly dir: string,
+    private readonly history: History,
+    private readonly say: (line: string) => void,
+  ) {
+    this.accounts = Array.from({ length: manifest.workload.accounts }, () => generateKeyPair());
+    this.stakerKeys = Array.from({ length: manifest.validators.count - 1 }, () => generateKeyPair());
+  }
+
+  get nodes(): NodeProcess[] {
+    return [...this.validators, ...this.followers.map((f) => f.node)];
+  }
+
+  node(name: string): NodeProcess {
+    const found = this.nodes.find((n) => n.name === name);
+    if (!found) throw new Error(`no node ${name}`);
+    return found;
+  }
+
+  /** Peers a node (re)starts with: every other node's address it has had. */
+  bootstrapFor(node: NodeProcess): string[] {
+    return this.nodes.filter((n) => n !== node && n.p2p !== '').map((n) => n.p2p);
+  }
+
+  static async start(manifest: Manifest, dir: string, history: History, say: (line: string) => void): Promise<Testnet> {
+    const net = new Testnet(manifest, dir, history, say);
+    await net.launch();
+    return net;
+  }
+
+  private config(name: string, extra: Record<string, unknown> = {}): string {
+    const file = join(this.dir, `${name}.json`);
+    // Faucet throttle off: every request of the run comes from one client address.
+    writeFileSync(file, JSON.stringify({ plugins: [CUT_PLUGIN], faucet: { cooldownSeconds: this.manifest.workload.faucetCooldownSeconds, perIpLimit: 0 }, ...extra }, null, 2));
+    return file;
+  }
+
+  private process(name: string, args: string[]): NodeProcess {
+    const dataDir = join(this.dir, name);
+    mkdirSync(dataDir, { recursive: true });
+    return new NodeProcess(name, dataDir, args, join(this.dir, `${name}.log`));
+  }
+
+  private async launch(): Promise<void> {
+    const blockTime = String(this.manifest.blockTime);
+    const genesis = this.process('v0', ['--role', 'validator', '--block-time', blockTime, '--config', this.config('v0')]);
+    this.validators.push(genesis);
+    await genesis.start();
+    this.say(`v0 (genesis validator) up: ${genesis.url}`);
+    for (const [i, key] of this.stakerKeys.entries()) {
+      const keyFile = join(this.dir, `v${i + 1}.key`);
+      writeFileSync(keyFile, toHex(key.secretKey), { mode: 0o600 });
+      this.validators.push(this.process(`v${i + 1}`, ['--role', 'validator', '--block-time', blockTime, '--config', this.config(`v${i + 1}`, { validator: { keyFile } })]));
+    }
+    for (const [i, f] of this.manifest.followers.entries()) {
+      const args = ['--role', f.compute ? 'compute' : 'full', '--config', this.config(`f${i}`)];
+      if (f.archive) args.push('--receipt-archive', 'true');
+      this.followers.push({ node: this.process(`f${i}`, args), compute: f.compute, storage: f.storage, operator: '' });
+    }
+    await Promise.all(this.nodes.slice(1).map((node) => node.start([genesis.p2p])));
+    this.say(`${this.nodes.length} nodes up`);
+    const client = genesis.client(30_000);
+    for (const follower of this.followers) follower.operator = (await follower.node.client().nodeInfo()).operator;
+    await this.fund(client);
+    await this.stake(client);
+    await this.register();
+  }
+
+  /** Signs and sends a setup transaction to the genesis validator, recording it as any other. */
+  private async send(client: SvcClient, tx: SignedTransaction): Promise<void> {
+    const entry = this.history.submit({ operation: 'setup', node: 'v0', hash: tx.hash, from: tx.from, nonce: tx.nonce });
+    try {
+      this.history.acknowledged(entry, await client.sendRawTransaction(rawTransaction(tx)));
+    } catch (error) {
+      this.history.refused(entry, error instanceof RpcError ? error.message : String(error));
+      throw error;
+    }
+  }
+
+  private async fund(client: SvcClient): Promise<void> {
+    const { chainId } = await client.chainInfo();
+    const funder = devnetKey('account', 9);
+    let nonce = await client.getNonce(funder.address);
+    const payments: [string, 'OMC' | 'OGT', bigint][] = [
+      ...this.accounts.flatMap((a): [string, 'OMC' | 'OGT', bigint][] => [
+        [a.address, 'OMC', ACCOUNT_OMC],
+        [a.address, 'OGT', ACCOUNT_OGT],
+      ]),
+      ...this.stakerKeys.map((k): [string, 'OMC' | 'OGT', bigint] => [k.address, 'OGT', STAKER_FUNDING]),
+      ...this.followers.filter((f) => f.compute || f.storage).map((f): [string, 'OMC' | 'OGT', bigint] => [f.operator, 'OGT', PROVIDER_FUNDING]),
+    ];
+    let last = '';
+    for (const [to, asset, amount] of payments) {
+      const tx = signTransaction({ chainId, kind: 'transfer', nonce: nonce++, payload: transferPayload(to, asset, amount) }, funder);
+      await this.send(client, tx);
+      last = tx.hash;
+    }
+    const receipt = await client.waitForTransaction(last, { timeoutMs: 60_000 });
+    if (receipt.status !== 'success') throw new Error(`funding failed: ${receipt.error?.reason}`);
+    this.say(`funded ${this.accounts.length} accounts, ${this.stakerKeys.length} validators, ${this.followers.filter((f) => f.compute || f.storage).length} providers`);
+  }
+
+  private async stake(client: SvcClient): Promise<void> {
+    if (this.stakerKeys.length === 0) return;
+    const { chainId } = await client.chainInfo();
+    const stake = BigInt(this.manifest.validators.stake) * UNIT;
+    const sent: string[] = [];
+    for (const [i, key] of this.stakerKeys.entries()) {
+      const tx = signTransaction({ chainId, kind: 'staking.createValidator', nonce: 0, payload: { consensusKey: toHex(key.publicKey), stake: stake.toString(), moniker: `v${i + 1}` } }, key);
+      await this.send(client, tx);
+      sent.push(tx.hash);
+    }
+    for (const hash of sent) {
+      const receipt = await client.waitForTransaction(hash, { timeoutMs: 60_000 });
+      if (receipt.status !== 'success') throw new Error(`staking failed: ${receipt.error?.name}: ${receipt.error?.reason}`);
+    }
+    const { nextChangeAt } = await client.validators();
+    this.say(`${this.stakerKeys.length} validators staked; the set changes at block ${nextChangeAt}`);
+    await until(() => client.validators(), (set) => set.validators.length === this.stakerKeys.length + 1, 120_000, 'the staked validators to join the set');
+  }
+
+  private async register(): Promise<void> {
+    for (const follower of this.followers) {
+      const client = follower.node.client(30_000);
+      await until(async () => (await client.getBalance(follower.operator)).ogt, (ogt) => ogt >= PROVIDER_FUNDING, 60_000, `${follower.node.name}'s operator to be funded`);
+      if (follower.compute) {
+        const status = await client.oonRegisterNode({ operator: follower.operator, capabilities: ['wasm'], bond_ogt: COMPUTE_BOND_OGT, max_concurrent_jobs: 4 });
+        this.history.acknowledged(this.history.submit({ operation: 'registration', node: follower.node.name, from: follower.operator }), status.txHash!);
+        await until(() => client.oonNodeStatus(), (s) => s.status === 'active', 60_000, `${follower.node.name}'s compute registration`);
+      }
+      if (follower.storage) {
+        const status = await client.ompRegisterStorageNode({ operator: follower.operator, storage_capacity_gb: 1, bond_ogt: STORAGE_BOND_OGT, supported_formats: ['image', 'document'] });
+        this.history.acknowledged(this.history.submit({ operation: 'registration', node: follower.node.name, from: follower.operator }), status.txHash!);
+        await until(() => client.ompStorageStatus(), (s) => s.status === 'active', 60_000, `${follower.node.name}'s storage registration`);
+      }
+    }
+  }
+
+  /** Stops every node (SIGKILL: the run is judged, nothing more is asked of them) and closes their logs. */
+  async close(): Promise<void> {
+    await Promise.all(this.nodes.map((node) => node.close()));
+  }
+}

@@ -1,0 +1,246 @@
+import { readFileSync } from 'node:fs';
+import wabtFactory from 'wabt';
+import { dealPayload, jobPayload, rawTransaction, RpcError, signTransaction, transferPayload, UNIT, type KeyPair, type Payload, type SignedTransaction } from '../../sdk/index.js';
+import type { History, OperationKind, Submission } from './history.js';
+import type { Manifest } from './manifest.js';
+import type { NodeProcess } from './node-process.js';
+import type { Random } from './random.js';
+import type { Testnet } from './testnet.js';
+
+/** The job every `job` operation submits: stdin to stdout in upper case. */
+const JOB_WAT = new URL('../../../examples/jobs/upper.wat', import.meta.url);
+const JOB_GAS_LIMIT = 200_000n;
+const JOB_GAS_PRICE = 1_000_000_000n;
+/** A deal's term: a few proof periods, so deals close within a short run. */
+const DEAL_BLOCKS = 20;
+
+/** Compiles the job's WAT to WASM (wabt, a dev dependency: the runner is a developer's tool). */
+export async function jobCode(): Promise<Uint8Array> {
+  const wabt = await wabtFactory();
+  const parsed = wabt.parseWat('upper.wat', readFileSync(JOB_WAT, 'utf8'), {});
+  try {
+    return Uint8Array.from(parsed.toBinary({}).buffer);
+  } finally {
+    parsed.destroy();
+  }
+}
+
+/** A refusal's error name (`nonce_too_low`), or undefined when the node gave no answer at all. */
+function refusalOf(error: unknown): string | undefined {
+  return error instanceof RpcError && error.code !== -32603 && error.message !== 'bad_response' ? error.message : undefined;
+}
+
+const words = ['block', 'chain', 'node', 'peer', 'vote', 'seal', 'job', 'gas', 'deal', 'proof', 'stake', 'epoch'];
+
+export interface WorkloadOptions {
+  readonly manifest: Manifest;
+  readonly testnet: Testnet;
+  readonly history: History;
+  readonly random: Random;
+  readonly chainId: string;
+  readonly code: Uint8Array;
+  /**
+   * A test-only fault of the runner itself (never of a node): one transfer is recorded as acknowledged
+   * by the node it names, but never sent — as if that node had admitted it and then lost it. The
+   * acknowledged-transactions check must then fail.
+   */
+  readonly dropOneTransfer?: boolean;
+}
+
+/**
+ * The clients: one per account, each drawing its operations from its own random stream, signing
+ * with its own nonces, and sending to nodes drawn at random (a node may be down, paused or cut off:
+ * that is what the run is about). Every request and answer goes into the history.
+ */
+export class Workload {
+  private stopped = false;
+  private wake = new Set<() => void>();
+  private running: Promise<void>[] = [];
+  private dropped = false;
+  /** The next nonce each client signs with. */
+  private readonly nonces = new Map<string, number>();
+
+  constructor(private readonly options: WorkloadOptions) {}
+
+  start(): void {
+    const { manifest, testnet, random } = this.options;
+    const meanGapMs = (1000 * testnet.accounts.length) / manifest.workload.perSecond;
+    this.running = testnet.accounts.map((account) => this.client(account, random.split(), meanGapMs));
+  }
+
+  /** Ends every client after its current operation. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const wake of this.wake) wake();
+    await Promise.all(this.running);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        this.wake.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.wake.add(wake);
+    });
+  }
+
+  /** A node to send to: one that is up, mostly; sometimes any (a client does not know what is down). */
+  private pickNode(random: Random): NodeProcess {
+    const nodes = this.options.testnet.nodes;
+    const up = nodes.filter((n) => n.state === 'up');
+    return up.length > 0 && !random.chance(0.1) ? random.pick(up) : random.pick(nodes);
+  }
+
+  private async client(account: KeyPair, random: Random, meanGapMs: number): Promise<void> {
+    this.nonces.set(account.address, 0);
+    let resync = false;
+    while (!this.stopped) {
+      await this.sleep(random.exponential(meanGapMs));
+      if (this.stopped) return;
+      // After an answer it could not read, the client asks a node what its next nonce is.
+      if (resync) resync = !(await this.resync(account, random));
+      const operation = random.weighted(this.options.manifest.workload.mix);
+      const outcome = await this.perform(operation, account, random);
+      if (outcome === 'unanswered' || outcome === 'nonce') resync = true;
+    }
+  }
+
+  private async resync(account: KeyPair, random: Random): Promise<boolean> {
+    const up = this.options.testnet.nodes.filter((n) => n.state === 'up');
+    if (up.length === 0) return false;
+    try {
+      this.nonces.set(account.address, await random.pick(up).client().getNonce(account.address));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private sign(account: KeyPair, kind: string, payload: Payload, nonce = this.nonces.get(account.address)!): SignedTransaction {
+    return signTransaction({ chainId: this.options.chainId, kind, nonce, payload }, account);
+  }
+
+  /** Sends a signed transaction to a node, records what it answered; the client's nonce moves on when it was admitted. */
+  private async send(operation: OperationKind, node: NodeProcess, tx: SignedTransaction): Promise<Submission> {
+    const { history } = this.options;
+    const entry = history.submit({ operation, node: node.name, hash: tx.hash, from: tx.from, nonce: tx.nonce });
+    try {
+      history.acknowledged(entry, await node.client().sendRawTransaction(rawTransaction(tx)));
+    } catch (error) {
+      const refusal = refusalOf(error);
+      if (refusal === 'already_known') history.acknowledged(entry, tx.hash);
+      else if (refusal) history.refused(entry, refusal);
+      else history.unanswered(entry, (error as Error).message);
+    }
+    return entry;
+  }
+
+  /** One operation; what the client should make of its answer. */
+  private async perform(operation: keyof Manifest['workload']['mix'], account: KeyPair, random: Random): Promise<'ok' | 'unanswered' | 'nonce'> {
+    const { testnet } = this.options;
+    const node = this.pickNode(random);
+    const nonce = this.nonces.get(account.address)!;
+    const advance = (entry: Submission): 'ok' | 'unanswered' | 'nonce' => {
+      if (entry.outcome === 'acknowledged') this.nonces.set(account.address, nonce + 1);
+      if (entry.outcome === 'unanswered') return 'unanswered';
+      return entry.outcome === 'refused' && /^nonce_/.test(entry.error ?? '') ? 'nonce' : 'ok';
+    };
+    switch (operation) {
+      case 'transfer': {
+        const to = random.pick(testnet.accounts.filter((a) => a !== account)).address;
+        const asset = random.chance(0.8) ? 'OMC' : 'OGT';
+        const tx = this.sign(account, 'transfer', transferPayload(to, asset, BigInt(random.int(1, 1000)) * 10n ** 15n));
+        if (this.options.dropOneTransfer && !this.dropped) {
+          this.dropped = true;
+          const entry = this.options.history.submit({ operation, node: node.name, hash: tx.hash, from: tx.from, nonce: tx.nonce });
+          this.options.history.acknowledged(entry, tx.hash);
+          node.note({ fault: 'dropped a transfer it acknowledged (the runner never sent it)', hash: tx.hash });
+          return advance(entry);
+        }
+        return advance(await this.send(operation, node, tx));
+      }
+      case 'badNonce': {
+        // A nonce already used, or past what the mempool takes ahead: refused, never mined.
+        const bad = nonce > 0 && random.chance(0.5) ? random.int(0, nonce - 1) : nonce + 1_000 + random.int(1, 100);
+        const tx = this.sign(account, 'transfer', transferPayload(random.pick(testnet.accounts).address, 'OMC', UNIT), bad);
+        await this.send(operation, node, tx);
+        return 'ok';
+      }
+      case 'insufficientFunds': {
+        const tx = this.sign(account, 'transfer', transferPayload(random.pick(testnet.accounts.filter((a) => a !== account)).address, 'OMC', 1_000_000_000n * UNIT));
+        return advance(await this.send(operation, node, tx));
+      }
+      case 'faucet': {
+        const to = random.pick(testnet.accounts).address;
+        const entry = this.options.history.submit({ operation, node: node.name, to });
+        try {
+          const grant = await node.client().faucetRequest(to);
+          this.options.history.acknowledged(entry, grant.txHash);
+        } catch (error) {
+          const refusal = refusalOf(error);
+          if (refusal) this.options.history.refused(entry, refusal);
+          else this.options.history.unanswered(entry, (error as Error).message);
+        }
+        return 'ok';
+      }
+      case 'duplicate': {
+        // The same signed transfer to two nodes at once: mined once.
+        const other = this.pickNode(random);
+        const tx = this.sign(account, 'transfer', transferPayload(random.pick(testnet.accounts.filter((a) => a !== account)).address, 'OMC', BigInt(random.int(1, 1000)) * 10n ** 15n));
+        const entries = await Promise.all([this.send(operation, node, tx), this.send(operation, other, tx)]);
+        const acknowledged = entries.find((e) => e.outcome === 'acknowledged');
+        return advance(acknowledged ?? entries.find((e) => e.outcome === 'unanswered') ?? entries[0]!);
+      }
+      case 'job': {
+        const input = new TextEncoder().encode(Array.from({ length: random.int(1, 12) }, () => random.pick(words)).join(' '));
+        const tx = this.sign(account, 'oon.submitJob', jobPayload({ runtime: 'wasm', code: this.options.code, input, gasLimit: JOB_GAS_LIMIT, gasPrice: JOB_GAS_PRICE }));
+        return advance(await this.send(operation, node, tx));
+      }
+      case 'deal': {
+        const holder = random.pick(testnet.followers.filter((f) => f.storage));
+        const text = Array.from({ length: random.int(16, 600) }, () => random.pick(words)).join(' ');
+        let object;
+        try {
+          object = await holder.node.client(15_000).uploadObject(new TextEncoder().encode(text), { contentType: 'text/plain' });
+        } catch {
+          // Its storage node is down or paused: no deal to make this time.
+          return 'ok';
+        }
+        const tx = this.sign(account, 'omp.createDeal', dealPayload({ object, provider: holder.operator, replicas: 1, durationBlocks: DEAL_BLOCKS, price: BigInt(random.int(1, 100)) * 10n ** 15n }));
+        return advance(await this.send(operation, node, tx));
+      }
+    }
+  }
+
+  /**
+   * At the end, with every node back: an account whose sequence has a gap (a transaction lost with a
+   * crashed node) gets transfers that fill it, so what it sent after the gap can be mined. A nonce is
+   * filled only once every node agrees it is missing (none holds it pending), so a filler never races
+   * a transaction still on its way.
+   */
+  async fillGaps(nodes: readonly NodeProcess[]): Promise<number> {
+    let filled = 0;
+    const [first, second] = this.options.testnet.accounts;
+    for (const account of this.options.testnet.accounts) {
+      const highest = Math.max(-1, ...this.options.history.submissions.filter((s) => s.from === account.address && s.outcome === 'acknowledged').map((s) => s.nonce ?? -1));
+      for (let attempt = 0; attempt < 50; attempt++) {
+        const seen = await Promise.all(nodes.map((node) => node.client(15_000).getNonce(account.address)));
+        const next = Math.max(...seen);
+        if (next > highest) break;
+        if (seen.some((n) => n !== next)) {
+          await this.sleep(200);
+          continue;
+        }
+        const to = account === first ? second!.address : first!.address;
+        const entry = await this.send('filler', nodes[0]!, this.sign(account, 'transfer', transferPayload(to, 'OMC', 1n), next));
+        if (entry.outcome !== 'acknowledged') break;
+        filled += 1;
+        await nodes[0]!.client(30_000).waitForTransaction(entry.hash!, { timeoutMs: 30_000 }).catch(() => undefined);
+      }
+    }
+    return filled;
+  }
+}
