@@ -47,5 +47,7 @@ try {
   if (error instanceof ConfigError || (error as NodeJS.ErrnoException).code === 'ENOENT') usage((error as Error).message);
   throw error;
 }
+// Interrupted: the nodes are killed on the way out (node-process.ts); the run directory stays.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 const report = await runE2e({ manifest, faults: faults as RunnerFault[], keep: values.keep === true });
 process.exit(report.failed === 0 ? 0 : 1);

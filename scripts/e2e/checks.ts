@@ -134,7 +134,7 @@ export function matchesModel({ collected, faucet, accounts }: CheckInput): Check
       else if (reported.ogt !== expected.ogt) failures.push(`${where}: OGT ${show(reported.ogt)}, model ${show(expected.ogt)}`);
       for (const purpose of new Set([...Object.keys(reported.bonded), ...Object.keys(expected.bonded)])) {
         const [r, e] = [reported.bonded[purpose] ?? 0n, expected.bonded[purpose] ?? 0n];
-        if (model.slashable.get(address) === purpose && r <= e) cut += e - r;
+        if (model.slashable.get(address)?.has(purpose) && r <= e) cut += e - r;
         else if (r !== e) failures.push(`${where}: bonded ${purpose} ${show(r)}, model ${show(e)}`);
       }
     }

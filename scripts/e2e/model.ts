@@ -46,7 +46,7 @@ export class ReferenceModel {
   readonly problems: string[] = [];
   /** Accounts a slash may have paid (requesters of jobs with missed deadlines, clients of deals with faults), and providers it may have cut. */
   readonly slashBeneficiaries = new Set<string>();
-  readonly slashable = new Map<string, string>();
+  readonly slashable = new Map<string, Set<string>>();
   private readonly lastGrant = new Map<string, number>();
 
   constructor(
@@ -160,6 +160,10 @@ export class ReferenceModel {
     return undefined;
   }
 
+  private mightBeSlashed(provider: string, purpose: string): void {
+    this.slashable.set(provider, (this.slashable.get(provider) ?? new Set()).add(purpose));
+  }
+
   /**
    * What the ends of blocks did up to the compared height, from the records there: settled jobs pay
    * their providers and refund the rest, closed or failed deals return what is left in escrow.
@@ -173,7 +177,7 @@ export class ReferenceModel {
       }
       if (record.attempts > 0) {
         this.slashBeneficiaries.add(job.requester);
-        for (const provider of [...record.providers]) this.slashable.set(provider, 'compute');
+        for (const provider of record.providers) this.mightBeSlashed(provider, 'compute');
       }
       if (record.status === 'finalized') {
         const each = BigInt(record.gasUsed ?? '0') * job.gasPrice;
@@ -197,7 +201,7 @@ export class ReferenceModel {
       }
       if (record.faults > 0) {
         this.slashBeneficiaries.add(deal.client);
-        for (const replica of record.providers) if (replica.faults > 0) this.slashable.set(replica.provider, 'storage');
+        for (const replica of record.providers) if (replica.faults > 0) this.mightBeSlashed(replica.provider, 'storage');
       }
       if (record.paid !== deal.paid.toString()) this.problems.push(`deal ${dealId}: paid ${record.paid} on chain, ${deal.paid} in the model`);
       if (record.status === 'closed' || record.status === 'failed') {

@@ -3,11 +3,18 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SvcClient } from '../../sdk/index.js';
 
-const SVC_NODE = fileURLToPath(new URL('../../bin/svc-node.js', import.meta.url));
+// From dist/ the node's entry sits two levels up; run from the TypeScript sources, the build's copy.
+const SVC_NODE = fileURLToPath(import.meta.url.endsWith('.ts') ? new URL('../../dist/bin/svc-node.js', import.meta.url) : new URL('../../bin/svc-node.js', import.meta.url));
 /** How long a node may take from spawn to `node started` (a restart replays nothing, but a busy machine is slow). */
 const START_TIMEOUT_MS = 60_000;
 
 export type NodeState = 'down' | 'up' | 'paused';
+
+// Nodes must not outlive the runner, however it ends (a check failing, Ctrl-C, a test's timeout).
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
 
 /** A line the node's process wrote about itself that the runner keeps (its exits, above all). */
 export interface NodeExit {
@@ -74,6 +81,7 @@ export class NodeProcess {
     const argv = [SVC_NODE, 'start', '--data-dir', this.dataDir, '--bind', `127.0.0.1:${this.rpcPort}`, '--p2p-host', '127.0.0.1', '--p2p-port', String(this.p2pPort), '--log-format', 'json', ...this.args];
     if (bootstrap.length > 0) argv.push('--bootstrap-peers', bootstrap.join(','));
     const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    live.add(child);
     this.child = child;
     this.expectingExit = false;
     this.log.write(`${JSON.stringify({ e2e: 'spawned', at: Date.now(), pid: child.pid, argv: argv.slice(1) })}\n`);
@@ -118,6 +126,7 @@ export class NodeProcess {
         if (!started) seen += chunk.toString();
       });
       child.once('exit', (code, signal) => {
+        live.delete(child);
         clearTimeout(timer);
         this.exits.push({ at: Date.now(), code, signal, expected: this.expectingExit });
         this.log.write(`${JSON.stringify({ e2e: 'exited', at: Date.now(), code, signal, expected: this.expectingExit })}\n`);

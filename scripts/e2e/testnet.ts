@@ -6,7 +6,8 @@ import type { History } from './history.js';
 import type { Manifest } from './manifest.js';
 import { NodeProcess } from './node-process.js';
 
-const CUT_PLUGIN = fileURLToPath(new URL('./cut-plugin.js', import.meta.url));
+// Nodes load the built plugin, also when the runner itself runs from the TypeScript sources.
+const CUT_PLUGIN = fileURLToPath(import.meta.url.endsWith('.ts') ? new URL('../../dist/scripts/e2e/cut-plugin.js', import.meta.url) : new URL('./cut-plugin.js', import.meta.url));
 
 /** What each staking validator is funded with from a dev account: its stake and some to spare. */
 const STAKER_FUNDING = 30n * UNIT;
@@ -37,7 +38,7 @@ export async function until<T>(probe: () => Promise<T>, done: (value: T) => bool
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))})`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -177,7 +178,7 @@ export class Testnet {
   }
 
   private async register(): Promise<void> {
-    for (const follower of this.followers) {
+    for (const follower of this.followers.filter((f) => f.compute || f.storage)) {
       const client = follower.node.client(30_000);
       await until(async () => (await client.getBalance(follower.operator)).ogt, (ogt) => ogt >= PROVIDER_FUNDING, 60_000, `${follower.node.name}'s operator to be funded`);
       if (follower.compute) {

@@ -8,7 +8,7 @@ import type { Random } from './random.js';
 import type { Testnet } from './testnet.js';
 
 /** The job every `job` operation submits: stdin to stdout in upper case. */
-const JOB_WAT = new URL('../../../examples/jobs/upper.wat', import.meta.url);
+const JOB_WAT = new URL(import.meta.url.endsWith('.ts') ? '../../examples/jobs/upper.wat' : '../../../examples/jobs/upper.wat', import.meta.url);
 const JOB_GAS_LIMIT = 200_000n;
 const JOB_GAS_PRICE = 1_000_000_000n;
 /** A deal's term: a few proof periods, so deals close within a short run. */

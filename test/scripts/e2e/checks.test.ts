@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { acknowledgedMined, faucetCooldown, finality, matchesModel, type CheckInput } from '../../../scripts/e2e/checks.js';
+import type { Collected, MinedTx, NodeReport, ReportedBalance } from '../../../scripts/e2e/collect.js';
+import { History } from '../../../scripts/e2e/history.js';
+import { loadManifest } from '../../../scripts/e2e/manifest.js';
+
+const A = `svc1${'a'.repeat(40)}`;
+const B = `svc1${'b'.repeat(40)}`;
+const hash = (n: number): string => `0x${n.toString(16).padStart(64, '0')}`;
+const T0 = 1_800_000_000_000;
+
+function mined(n: number, from: string, nonce: number, extra: Partial<MinedTx> = {}): MinedTx {
+  return { height: n, index: 0, timestamp: T0 + n * 300, hash: hash(n), from, nonce, kind: 'transfer', payload: { to: B, asset: 'OMC', amount: '1' }, status: 'success', ...extra };
+}
+
+function input(txs: MinedTx[], history: History, nodes: NodeReport[] = []): CheckInput {
+  const collected: Collected = { height: 10, reference: 'v0', nodes, txs, genesis: new Map(), jobs: new Map(), deals: new Map(), nonces: new Map(), validators: [] };
+  return { manifest: loadManifest(undefined), collected, history, faucet: `svc1${'f'.repeat(40)}`, accounts: [], exits: new Map(), problems: [] };
+}
+
+/** An acknowledgement by `node` at `at`. */
+function ack(history: History, node: string, txHash: string, at: number, from = A, nonce = 0): void {
+  const entry = history.submit({ operation: 'transfer', node, hash: txHash, from, nonce });
+  (entry as { sentAt: number }).sentAt = at;
+  history.acknowledged(entry, txHash);
+  entry.answeredAt = at;
+}
+
+describe('the e2e checks', () => {
+  it('explain an unmined acknowledgement by a kill before the node could relay it, and by nothing else', () => {
+    const history = new History();
+    ack(history, 'f0', hash(99), T0);
+    history.disrupted({ kind: 'kill', node: 'f0', at: T0 + 500, until: T0 + 2_000 });
+    expect(acknowledgedMined(input([], history)).passed).toBe(true);
+    // Killed after 5 s up and reachable: it had time to pass it on.
+    const late = new History();
+    ack(late, 'f0', hash(99), T0);
+    late.disrupted({ kind: 'kill', node: 'f0', at: T0 + 5_000, until: T0 + 6_000 });
+    expect(acknowledgedMined(input([], late)).details[0]).toContain('was never mined');
+    // Paused, then killed: the pause does not count as time to relay.
+    const paused = new History();
+    ack(paused, 'f0', hash(99), T0);
+    paused.disrupted({ kind: 'pause', node: 'f0', at: T0 + 100, until: T0 + 4_000 });
+    paused.disrupted({ kind: 'kill', node: 'f0', at: T0 + 5_000, until: T0 + 6_000 });
+    expect(acknowledgedMined(input([], paused)).passed).toBe(true);
+  });
+
+  it('explain one by a race for its nonce only when the winner was sent close to it', () => {
+    const raced = new History();
+    ack(raced, 'v1', hash(99), T0);
+    ack(raced, 'v2', hash(5), T0 + 1_000);
+    expect(acknowledgedMined(input([mined(5, A, 0)], raced)).passed).toBe(true);
+    // The same nonce taken 30 s later (a filler after the node lost it): not a race.
+    const lost = new History();
+    ack(lost, 'v1', hash(99), T0);
+    ack(lost, 'v2', hash(5), T0 + 30_000);
+    expect(acknowledgedMined(input([mined(5, A, 0)], lost)).passed).toBe(false);
+  });
+
+  it('fail when a transaction a node refused is mined', () => {
+    const history = new History();
+    const entry = history.submit({ operation: 'badNonce', node: 'v0', hash: hash(3), from: A, nonce: 0 });
+    history.refused(entry, 'nonce_too_low');
+    expect(acknowledgedMined(input([mined(3, A, 0)], history)).details[0]).toContain('refused by v0 (nonce_too_low) was mined');
+  });
+
+  it('fail on two grants to one address within the cooldown they carry', () => {
+    const grant = (n: number, at: number): MinedTx => mined(n, `svc1${'f'.repeat(40)}`, n, { kind: 'faucet.mint', payload: { to: B, omc: '1', ogt: '1', cooldownSeconds: 5 }, timestamp: at });
+    expect(faucetCooldown(input([grant(1, T0), grant(2, T0 + 5_000)], new History())).passed).toBe(true);
+    expect(faucetCooldown(input([grant(1, T0), grant(2, T0 + 4_999)], new History())).passed).toBe(false);
+  });
+
+  it('fail on two finalized hashes seen at one height', () => {
+    const history = new History();
+    history.sightings.push({ node: 'v0', at: T0, height: 4, hash: hash(1) }, { node: 'v1', at: T0, height: 4, hash: hash(2) });
+    const node: NodeReport = { name: 'v0', head: 4, blocks: new Map([[4, { hash: hash(1), stateRoot: hash(0), timestamp: T0, transactions: [] }]]), balances: new Map(), healthStatus: 200, health: 'healthy' };
+    const result = finality(input([], history, [node]));
+    expect(result.passed).toBe(false);
+    expect(result.details.join('\n')).toContain('two finalized blocks at 4');
+  });
+
+  it('compare every node\'s balances with the model, and a slashed bond only against what its beneficiaries gained', () => {
+    const balance = (omc: bigint): ReportedBalance => ({ omc, ogt: 0n, bonded: {} });
+    const node = (omc: bigint): NodeReport => ({ name: 'v0', head: 10, blocks: new Map(), balances: new Map([[A, balance(omc)]]), healthStatus: 200, health: 'healthy' });
+    const base = input([], new History(), [node(7n)]);
+    const withGenesis = (n: NodeReport): CheckInput => ({ ...base, collected: { ...base.collected, nodes: [n], genesis: new Map([[A, balance(7n)]]) } });
+    expect(matchesModel(withGenesis(node(7n))).passed).toBe(true);
+    expect(matchesModel(withGenesis(node(8n))).details[0]).toContain('OMC 8, model 7');
+
+    // A job whose provider missed its deadline: refunded, and 10 OGT of the provider's bond went to the requester.
+    const P = `svc1${'c'.repeat(40)}`;
+    const submit = mined(1, A, 0, { kind: 'oon.submitJob', payload: { gasLimit: '10', gasPrice: '1', replicas: 1 } });
+    const job = { status: 'failed', providers: [P], attempts: 1, escrow: '0', fee: null, gasUsed: null, settledBy: null };
+    const slashed = (gained: bigint): CheckInput => {
+      const reports: NodeReport = { ...node(100n), balances: new Map<string, ReportedBalance>([[A, { omc: 100n, ogt: gained, bonded: {} }], [P, { omc: 0n, ogt: 0n, bonded: { compute: 990n } }]]) };
+      return { ...base, collected: { ...base.collected, txs: [submit], nodes: [reports], jobs: new Map([[submit.hash, job as never]]), genesis: new Map<string, ReportedBalance>([[A, balance(100n)], [P, { omc: 0n, ogt: 0n, bonded: { compute: 1000n } }]]) } };
+    };
+    expect(matchesModel(slashed(10n)).passed).toBe(true);
+    expect(matchesModel(slashed(9n)).details).toEqual([expect.stringContaining('slashed bonds 10 OGT base units, but requesters and clients gained 9')]);
+  });
+});

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import type { DealView, JobView } from '../../../sdk/index.js';
+import type { MinedTx, ReportedBalance } from '../../../scripts/e2e/collect.js';
+import { ReferenceModel } from '../../../scripts/e2e/model.js';
+
+const A = `svc1${'a'.repeat(40)}`;
+const B = `svc1${'b'.repeat(40)}`;
+const P = `svc1${'c'.repeat(40)}`;
+const FAUCET = `svc1${'f'.repeat(40)}`;
+const genesis = new Map<string, ReportedBalance>([
+  [A, { omc: 100n, ogt: 50n, bonded: {} }],
+  [P, { omc: 0n, ogt: 2000n, bonded: {} }],
+]);
+
+let counter = 0;
+function tx(from: string, nonce: number, kind: string, payload: Record<string, unknown>, status: 'success' | 'failed' = 'success', timestamp = 1_000): MinedTx {
+  counter += 1;
+  return { height: counter, index: 0, timestamp, hash: `0x${counter.toString(16).padStart(64, '0')}`, from, nonce, kind, payload, status };
+}
+
+describe('the e2e reference model', () => {
+  it('moves a transfer, and says so when the chain fails a transfer the sender could pay or passes one it could not', () => {
+    const model = new ReferenceModel(genesis, FAUCET);
+    model.apply(tx(A, 0, 'transfer', { to: B, asset: 'OMC', amount: '60' }), new Map());
+    expect([model.account(A).omc, model.account(B).omc, model.account(A).nonce]).toEqual([40n, 60n, 1]);
+    // 40 left: a second transfer of 60 must fail; the chain saying success is a disagreement.
+    model.apply(tx(A, 1, 'transfer', { to: B, asset: 'OMC', amount: '60' }, 'success'), new Map());
+    expect(model.problems).toEqual([expect.stringContaining('the chain says success, the model failed')]);
+    // A failed transaction uses its nonce and changes nothing else.
+    const fresh = new ReferenceModel(genesis, FAUCET);
+    fresh.apply(tx(A, 0, 'transfer', { to: B, asset: 'OGT', amount: '51' }, 'failed'), new Map());
+    expect([fresh.account(A).ogt, fresh.account(A).nonce, fresh.problems]).toEqual([50n, 1, []]);
+  });
+
+  it('reports a nonce out of sequence and a kind it has no rule for', () => {
+    const model = new ReferenceModel(genesis, FAUCET);
+    model.apply(tx(A, 1, 'transfer', { to: B, asset: 'OMC', amount: '1' }), new Map());
+    model.apply(tx(A, 2, 'oon.challenge', { jobId: '0x00' }), new Map());
+    expect(model.problems).toEqual([expect.stringContaining('nonce 1 of'), expect.stringContaining('no rule for oon.challenge')]);
+  });
+
+  it('judges faucet grants by the cooldown they carry, by block time, and only from the faucet account', () => {
+    const model = new ReferenceModel(genesis, FAUCET);
+    model.apply(tx(FAUCET, 0, 'faucet.mint', { to: B, omc: '10', ogt: '5', cooldownSeconds: 5 }, 'success', 10_000), new Map());
+    model.apply(tx(FAUCET, 1, 'faucet.mint', { to: B, omc: '10', ogt: '5', cooldownSeconds: 5 }, 'failed', 12_000), new Map());
+    model.apply(tx(FAUCET, 2, 'faucet.mint', { to: B, omc: '10', ogt: '5', cooldownSeconds: 5 }, 'success', 15_000), new Map());
+    expect([model.account(B).omc, model.account(B).ogt, model.problems]).toEqual([20n, 10n, []]);
+    model.apply(tx(FAUCET, 3, 'faucet.mint', { to: B, omc: '10', ogt: '5', cooldownSeconds: 5 }, 'success', 16_000), new Map());
+    model.apply(tx(A, 0, 'faucet.mint', { to: A, omc: '10', ogt: '5' }, 'success'), new Map());
+    expect(model.problems).toHaveLength(2);
+  });
+
+  it('escrows a job at submission and, from its settled record, pays gas used × gas price and refunds the rest; a wrong fee is a problem', () => {
+    const model = new ReferenceModel(genesis, FAUCET);
+    const submit = tx(A, 0, 'oon.submitJob', { gasLimit: '10', gasPrice: '3', replicas: 1 });
+    model.apply(submit, new Map());
+    expect(model.account(A).omc).toBe(70n);
+    const record = { status: 'finalized', providers: [P], gasUsed: '4', fee: '12', escrow: '0', attempts: 0, settledBy: 'unchallenged' } as unknown as JobView;
+    model.settle(new Map([[submit.hash, record]]), new Map());
+    expect([model.account(A).omc, model.account(P).omc, model.problems]).toEqual([88n, 12n, []]);
+    const wrong = new ReferenceModel(genesis, FAUCET);
+    wrong.apply({ ...submit }, new Map());
+    wrong.settle(new Map([[submit.hash, { ...record, fee: '13' }]]), new Map());
+    expect(wrong.problems).toEqual([expect.stringContaining('fee 13')]);
+  });
+
+  it('pays each passed proof its period\'s share, so a term pays exactly its price, and refunds what a closed deal kept', () => {
+    const model = new ReferenceModel(genesis, FAUCET);
+    const create = tx(A, 0, 'omp.createDeal', { price: '7', replicas: 1, durationBlocks: 25 });
+    model.apply(create, new Map());
+    const active = { startBlock: 100, endBlock: 125, status: 'active' } as unknown as DealView;
+    const deals = new Map([[create.hash, active]]);
+    // Periods of 10, 10 and 5 blocks: 7 × 10/25 = 2 (floor), then 5 − 2 = 3... telescoping to 7 in all. The last period is not proved.
+    model.apply(tx(P, 0, 'omp.proveStorage', { dealId: create.hash, period: 0 }), deals);
+    model.apply(tx(P, 1, 'omp.proveStorage', { dealId: create.hash, period: 1 }), deals);
+    expect(model.account(P).omc).toBe(5n);
+    model.settle(new Map(), new Map([[create.hash, { ...active, status: 'closed', escrow: '0', paid: '5', faults: 0, providers: [] } as unknown as DealView]]));
+    expect([model.account(A).omc, model.problems]).toEqual([95n, []]);
+  });
+});
