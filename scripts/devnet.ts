@@ -7,34 +7,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './script-args.js';
 import { devnetKey, fromHex, generateKeyPair, keyPairFromSecret, RpcError, SvcClient, toHex, UNIT, type KeyPair } from '../sdk/index.js';
 
-const USAGE = 'usage: npm run devnet -- [--dir <path>] [--fresh] [--block-time <ms>] [--validators <1-10>]';
-
-function usage(problem: string): never {
-  process.stderr.write(`devnet: ${problem}\n${USAGE}\n`);
-  process.exit(2);
-}
-
-const OPTIONS = {
+const { values, usage } = scriptArgs('devnet', 'usage: npm run devnet -- [--dir <path>] [--fresh] [--block-time <ms>] [--validators <1-10>]', {
   dir: { type: 'string', default: './devnet' },
   fresh: { type: 'boolean', default: false },
   'block-time': { type: 'string', default: '1000' },
   validators: { type: 'string', default: '1' },
-  help: { type: 'boolean', default: false },
-} as const;
-
-let values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
-try {
-  ({ values } = parseArgs({ options: OPTIONS }));
-} catch (error) {
-  usage((error as Error).message.split('\n')[0]!);
-}
-if (values.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
+});
 const blockTime = values['block-time'];
 if (!/^\d+$/.test(blockTime)) usage(`--block-time must be a whole number of ms, not "${blockTime}"`);
 if (!/^\d+$/.test(values.validators) || Number(values.validators) < 1 || Number(values.validators) > 10) usage(`--validators must be a whole number from 1 to 10 (each staker is funded from a dev account), not "${values.validators}"`);

@@ -1,37 +1,18 @@
 // `npm run e2e -- [--manifest <file>] [--minutes <n>] [--seed <n>] [--keep]`: starts the testnet a
 // manifest describes, runs its workload and perturbations, then checks that every node agrees and
 // nothing acknowledged was lost. Prints `N passed, N failed`; exits 1 when a check failed.
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './script-args.js';
 import { ConfigError } from '../kernel/config/errors.js';
 import { loadManifest } from './e2e/manifest.js';
 import { runE2e, type RunnerFault } from './e2e/run.js';
 
-const USAGE = 'usage: npm run e2e -- [--manifest <file>] [--minutes <n>] [--seed <n>] [--keep] [--fault balance|drop-tx]';
-
-function usage(problem: string): never {
-  process.stderr.write(`e2e: ${problem}\n${USAGE}\n`);
-  process.exit(2);
-}
-
-const OPTIONS = {
+const { values, usage } = scriptArgs('e2e', 'usage: npm run e2e -- [--manifest <file>] [--minutes <n>] [--seed <n>] [--keep] [--fault balance|drop-tx]', {
   manifest: { type: 'string' },
   minutes: { type: 'string' },
   seed: { type: 'string' },
   keep: { type: 'boolean', default: false },
   fault: { type: 'string', multiple: true },
-  help: { type: 'boolean', default: false },
-} as const;
-
-let values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
-try {
-  ({ values } = parseArgs({ options: OPTIONS }));
-} catch (error) {
-  usage((error as Error).message.split('\n')[0]!);
-}
-if (values.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
+});
 if (values.minutes !== undefined && !(/^\d+(\.\d+)?$/.test(values.minutes) && Number(values.minutes) > 0)) usage(`--minutes must be a positive number, not "${values.minutes}"`);
 if (values.seed !== undefined && !/^\d{1,15}$/.test(values.seed)) usage(`--seed must be a whole number, not "${values.seed}"`);
 const faults = (values.fault ?? []) as string[];
