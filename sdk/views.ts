@@ -248,6 +248,8 @@ export interface JobView {
   reason: string | null;
   settledBy: 'agreement' | 'unchallenged' | 're-execution' | null;
   attempts: number;
+  /** Providers that missed a deadline of this job: slashed a little, and not assigned it again. */
+  missedBy: string[];
   submittedAt: number;
   assignedAt: number | null;
   finalizedAt: number | null;

@@ -175,9 +175,9 @@ export class ReferenceModel {
         this.problems.push(`job ${jobId}: no record at the compared height`);
         continue;
       }
-      if (record.attempts > 0) {
+      if (record.missedBy.length > 0) {
         this.slashBeneficiaries.add(job.requester);
-        for (const provider of record.providers) this.mightBeSlashed(provider, 'compute');
+        for (const provider of record.missedBy) this.mightBeSlashed(provider, 'compute');
       }
       if (record.status === 'finalized') {
         const each = BigInt(record.gasUsed ?? '0') * job.gasPrice;

@@ -49,7 +49,7 @@ describe('a compute provider that crashes', { timeout: 90_000 }, () => {
     await compute!.stop('SIGKILL');
     await startCompute();
     const job = await v.waitForJob(jobId, { timeoutMs: 60_000 });
-    expect(job).toMatchObject({ status: 'finalized', attempts: 0, exit: 'exit:0' });
+    expect(job).toMatchObject({ status: 'finalized', attempts: 0, exit: 'exit:0', missedBy: [] });
     expect(Buffer.from(job.output!.slice(2), 'hex').toString()).toBe('SURVIVES A CRASH');
   });
 
@@ -76,7 +76,7 @@ describe('a compute provider that crashes', { timeout: 90_000 }, () => {
         const said = other.logs.lines.filter((line) => !/block/.test(String(line.msg))).slice(-15);
         throw new Error(`${(error as Error).message}: ${JSON.stringify((error as { data?: unknown }).data)}\njob at head ${await v.blockNumber()}: ${JSON.stringify(await v.getJob(jobId), (_k, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))}\n${said.map((line) => JSON.stringify(line)).join('\n')}`);
       });
-      expect(job).toMatchObject({ status: 'finalized', attempts: 1, exit: 'out_of_gas', providers: [otherOperator] });
+      expect(job).toMatchObject({ status: 'finalized', attempts: 1, exit: 'out_of_gas', providers: [otherOperator], missedBy: [operator] });
       expect((await v.getBalance(operator)).bonded.compute).toBe(bondBefore - bondBefore / 100n);
     } finally {
       await other.stop();

@@ -43,6 +43,12 @@ describe('the e2e checks', () => {
     paused.disrupted({ kind: 'pause', node: 'f0', at: T0 + 100, until: T0 + 4_000 });
     paused.disrupted({ kind: 'kill', node: 'f0', at: T0 + 5_000, until: T0 + 6_000 });
     expect(acknowledgedMined(input([], paused)).passed).toBe(true);
+    // Acknowledged just after a start, before it found its peers, then killed: the first seconds after a start do not count.
+    const restarted = new History();
+    restarted.disrupted({ kind: 'kill', node: 'f0', at: T0 - 3_000, until: T0 - 100 });
+    ack(restarted, 'f0', hash(99), T0);
+    restarted.disrupted({ kind: 'kill', node: 'f0', at: T0 + 3_500, until: T0 + 4_000 });
+    expect(acknowledgedMined(input([], restarted)).passed).toBe(true);
   });
 
   it('explain one by a race for its nonce only when the winner was sent close to it', () => {
@@ -55,6 +61,29 @@ describe('the e2e checks', () => {
     ack(lost, 'v1', hash(99), T0);
     ack(lost, 'v2', hash(5), T0 + 30_000);
     expect(acknowledgedMined(input([mined(5, A, 0)], lost)).passed).toBe(false);
+  });
+
+  it('explain a lost faucet grant by a mint to the same address no client was given, one mint for one grant', () => {
+    const faucet = `svc1${'f'.repeat(40)}`;
+    const grant = (history: History, at: number, txHash: string): void => {
+      const entry = history.submit({ operation: 'faucet', node: 'v0', to: B });
+      (entry as { sentAt: number }).sentAt = at;
+      history.acknowledged(entry, txHash);
+      entry.answeredAt = at;
+    };
+    // Signed again long after (the node had just restarted), and mined as a failure of the cooldown: still the grant's fate.
+    const again = mined(40, faucet, 7, { kind: 'faucet.mint', payload: { to: B, omc: '1', ogt: '1', cooldownSeconds: 5 }, status: 'failed', error: { name: 'cooldown_active', reason: '' }, timestamp: T0 + 20_000 });
+    const one = new History();
+    grant(one, T0, hash(98));
+    expect(acknowledgedMined(input([again], one)).passed).toBe(true);
+    const two = new History();
+    grant(two, T0, hash(98));
+    grant(two, T0 + 100, hash(99));
+    expect(acknowledgedMined(input([again], two)).details).toEqual([expect.stringContaining(hash(99))]);
+    // A mint from before the request stands for nothing.
+    const early = new History();
+    grant(early, T0 + 30_000, hash(98));
+    expect(acknowledgedMined(input([again], early)).passed).toBe(false);
   });
 
   it('fail when a transaction a node refused is mined', () => {
@@ -90,7 +119,8 @@ describe('the e2e checks', () => {
     // A job whose provider missed its deadline: refunded, and 10 OGT of the provider's bond went to the requester.
     const P = `svc1${'c'.repeat(40)}`;
     const submit = mined(1, A, 0, { kind: 'oon.submitJob', payload: { gasLimit: '10', gasPrice: '1', replicas: 1 } });
-    const job = { status: 'failed', providers: [P], attempts: 1, escrow: '0', fee: null, gasUsed: null, settledBy: null };
+    // Its assignment is dropped when missed: the record names the provider only in missedBy.
+    const job = { status: 'failed', providers: [], missedBy: [P], attempts: 1, escrow: '0', fee: null, gasUsed: null, settledBy: null };
     const slashed = (gained: bigint): CheckInput => {
       const reports: NodeReport = { ...node(100n), balances: new Map<string, ReportedBalance>([[A, { omc: 100n, ogt: gained, bonded: {} }], [P, { omc: 0n, ogt: 0n, bonded: { compute: 990n } }]]) };
       return { ...base, collected: { ...base.collected, txs: [submit], nodes: [reports], jobs: new Map([[submit.hash, job as never]]), genesis: new Map<string, ReportedBalance>([[A, balance(100n)], [P, { omc: 0n, ogt: 0n, bonded: { compute: 1000n } }]]) } };

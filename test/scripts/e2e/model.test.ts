@@ -55,7 +55,7 @@ describe('the e2e reference model', () => {
     const submit = tx(A, 0, 'oon.submitJob', { gasLimit: '10', gasPrice: '3', replicas: 1 });
     model.apply(submit, new Map());
     expect(model.account(A).omc).toBe(70n);
-    const record = { status: 'finalized', providers: [P], gasUsed: '4', fee: '12', escrow: '0', attempts: 0, settledBy: 'unchallenged' } as unknown as JobView;
+    const record = { status: 'finalized', providers: [P], gasUsed: '4', fee: '12', escrow: '0', attempts: 0, missedBy: [], settledBy: 'unchallenged' } as unknown as JobView;
     model.settle(new Map([[submit.hash, record]]), new Map());
     expect([model.account(A).omc, model.account(P).omc, model.problems]).toEqual([88n, 12n, []]);
     const wrong = new ReferenceModel(genesis, FAUCET);
