@@ -210,11 +210,14 @@ export function healthy({ collected, exits, problems }: CheckInput): CheckResult
 }
 
 /** The run did what the manifest asked: each operation with a weight was tried and answered. */
-export function exercised({ manifest, history }: CheckInput): CheckResult {
+export function exercised({ manifest, history, collected }: CheckInput): CheckResult {
   const tally = history.tally();
   const failures = Object.entries(manifest.workload.mix)
     .filter(([operation, weight]) => weight > 0 && (tally[operation]?.acknowledged ?? 0) + (tally[operation]?.refused ?? 0) === 0)
     .map(([operation]) => `no ${operation} operation was answered by any node`);
+  const registrations = manifest.followers.reduce((n, f) => n + Number(f.compute) + Number(f.storage), 0);
+  const registered = collected.txs.filter((tx) => (tx.kind === 'oon.register' || tx.kind === 'omp.register') && tx.status === 'success').length;
+  if (registered < registrations) failures.push(`${registered} of ${registrations} provider registrations were mined`);
   return result('the workload was exercised', failures, Object.entries(tally).map(([operation, counts]) => `${operation} ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join('/')}`).join(', '));
 }
 

@@ -13,8 +13,8 @@ const CUT_PLUGIN = fileURLToPath(import.meta.url.endsWith('.ts') ? new URL('../.
 const STAKER_FUNDING = 30n * UNIT;
 /** What each provider's operator is funded with, and bonds (the least each registry takes). */
 const PROVIDER_FUNDING = 2_000n * UNIT;
-const COMPUTE_BOND_OGT = 1_000;
-const STORAGE_BOND_OGT = 500;
+export const COMPUTE_BOND_OGT = 1_000;
+export const STORAGE_BOND_OGT = 500;
 /** What each workload account starts with. */
 export const ACCOUNT_OMC = 1_000n * UNIT;
 export const ACCOUNT_OGT = 20n * UNIT;
@@ -121,7 +121,6 @@ export class Testnet {
     for (const follower of this.followers) follower.operator = (await follower.node.client().nodeInfo()).operator;
     await this.fund(client);
     await this.stake(client);
-    await this.register();
   }
 
   /** Signs and sends a setup transaction to the genesis validator, recording it as any other. */
@@ -175,23 +174,6 @@ export class Testnet {
     const { nextChangeAt } = await client.validators();
     this.say(`${this.stakerKeys.length} validators staked; the set changes at block ${nextChangeAt}`);
     await until(() => client.validators(), (set) => set.validators.length === this.stakerKeys.length + 1, 120_000, 'the staked validators to join the set');
-  }
-
-  private async register(): Promise<void> {
-    for (const follower of this.followers.filter((f) => f.compute || f.storage)) {
-      const client = follower.node.client(30_000);
-      await until(async () => (await client.getBalance(follower.operator)).ogt, (ogt) => ogt >= PROVIDER_FUNDING, 60_000, `${follower.node.name}'s operator to be funded`);
-      if (follower.compute) {
-        const status = await client.oonRegisterNode({ operator: follower.operator, capabilities: ['wasm'], bond_ogt: COMPUTE_BOND_OGT, max_concurrent_jobs: 4 });
-        this.history.acknowledged(this.history.submit({ operation: 'registration', node: follower.node.name, from: follower.operator }), status.txHash!);
-        await until(() => client.oonNodeStatus(), (s) => s.status === 'active', 60_000, `${follower.node.name}'s compute registration`);
-      }
-      if (follower.storage) {
-        const status = await client.ompRegisterStorageNode({ operator: follower.operator, storage_capacity_gb: 1, bond_ogt: STORAGE_BOND_OGT, supported_formats: ['image', 'document'] });
-        this.history.acknowledged(this.history.submit({ operation: 'registration', node: follower.node.name, from: follower.operator }), status.txHash!);
-        await until(() => client.ompStorageStatus(), (s) => s.status === 'active', 60_000, `${follower.node.name}'s storage registration`);
-      }
-    }
   }
 
   /** Stops every node (SIGKILL: the run is judged, nothing more is asked of them) and closes their logs. */

@@ -5,7 +5,7 @@ import type { History, OperationKind, Submission } from './history.js';
 import type { Manifest } from './manifest.js';
 import type { NodeProcess } from './node-process.js';
 import type { Random } from './random.js';
-import type { Testnet } from './testnet.js';
+import { COMPUTE_BOND_OGT, STORAGE_BOND_OGT, type Follower, type Testnet } from './testnet.js';
 
 /** The job every `job` operation submits: stdin to stdout in upper case. */
 const JOB_WAT = new URL(import.meta.url.endsWith('.ts') ? '../../examples/jobs/upper.wat' : '../../../examples/jobs/upper.wat', import.meta.url);
@@ -66,6 +66,47 @@ export class Workload {
     const { manifest, testnet, random } = this.options;
     const meanGapMs = (1000 * testnet.accounts.length) / manifest.workload.perSecond;
     this.running = testnet.accounts.map((account) => this.client(account, random.split(), meanGapMs));
+    // The providers register while the rest goes on (and the perturbations too): until then jobs queue, and deals wait.
+    const within = Math.min(10_000, manifest.seconds * 250);
+    for (const follower of testnet.followers) {
+      if (follower.compute) this.running.push(this.register(follower, 'compute', random.int(0, within)));
+      if (follower.storage) this.running.push(this.register(follower, 'storage', random.int(0, within)));
+    }
+  }
+
+  /**
+   * A follower's operator registers as a provider through its own node, which signs with the operator
+   * key it holds, the way an operator would: it looks at the registration's status each second while
+   * the node answers, and registers (again) while the node says it is unregistered and nothing was
+   * sent for 10 s — the node may be down, paused, not synced after a restart, or have lost what it
+   * admitted with a kill — until the registration is active.
+   */
+  private async register(follower: Follower, purpose: 'compute' | 'storage', afterMs: number): Promise<void> {
+    await this.sleep(afterMs);
+    const { history } = this.options;
+    let sentAt = 0;
+    while (!this.stopped) {
+      const node = follower.node;
+      const client = node.client(10_000);
+      const status = node.state === 'up' ? await (purpose === 'compute' ? client.oonNodeStatus() : client.ompStorageStatus()).catch(() => undefined) : undefined;
+      if (status?.status === 'active') return;
+      if (status?.status === 'unregistered' && Date.now() - sentAt > 10_000) {
+        sentAt = Date.now();
+        const entry = history.submit({ operation: 'registration', node: node.name, from: follower.operator });
+        try {
+          const registered =
+            purpose === 'compute'
+              ? await client.oonRegisterNode({ operator: follower.operator, capabilities: ['wasm'], bond_ogt: COMPUTE_BOND_OGT, max_concurrent_jobs: 4 })
+              : await client.ompRegisterStorageNode({ operator: follower.operator, storage_capacity_gb: 1, bond_ogt: STORAGE_BOND_OGT, supported_formats: ['image', 'document'] });
+          history.acknowledged(entry, registered.txHash!);
+        } catch (error) {
+          const refusal = refusalOf(error);
+          if (refusal) history.refused(entry, refusal);
+          else history.unanswered(entry, (error as Error).message);
+        }
+      }
+      await this.sleep(1_000);
+    }
   }
 
   /** Ends every client after its current operation. */
