@@ -197,8 +197,13 @@ export function finality({ collected, history }: CheckInput): CheckResult {
   for (const [height, hashes] of byHeight) if (hashes.size > 1) failures.push(`two finalized blocks at ${height}: ${[...hashes].map(([hash, node]) => `${hash} (${node})`).join(', ')}`);
   for (const v of collected.validators) if (v.status === 'tombstoned') failures.push(`validator ${v.operator} was slashed for double signing at block ${v.tombstonedAt} (every validator of this run is honest)`);
   for (const tx of collected.txs) if (tx.kind === 'staking.submitEvidence' && tx.status === 'success') failures.push(`evidence of double signing mined in block ${tx.height} (${tx.hash})`);
-  const jailed = collected.validators.filter((v) => v.status === 'jailed').length;
-  return result('never two finalized blocks at one height; no honest validator slashed', [...new Set(failures)], `${history.sightings.length} finalized blocks seen on the way, none conflicting; ${collected.validators.length} validators, none slashed${jailed > 0 ? ` (${jailed} jailed for downtime)` : ''}`);
+  const jailed = collected.validators.filter((v) => v.status === 'jailed').map((v) => v.operator);
+  const unjailed = history.submissions.filter((s) => s.operation === 'unjail' && s.outcome === 'acknowledged').length;
+  return result(
+    'never two finalized blocks at one height; no honest validator slashed',
+    [...new Set(failures)],
+    `${history.sightings.length} finalized blocks seen on the way, none conflicting; ${collected.validators.length} validators, none slashed${unjailed > 0 ? `; ${unjailed} unjailed after downtime` : ''}${jailed.length > 0 ? `; jailed for downtime at the end: ${jailed.join(', ')}` : ''}`,
+  );
 }
 
 /** Every node healthy at the end, none exited on its own, every perturbation undone. */

@@ -132,7 +132,7 @@ export async function runE2e(options: RunOptions): Promise<RunReport> {
     const height = await level(testnet.nodes);
     say(`collecting blocks 1–${height} and the state at ${height} from ${testnet.nodes.length} nodes`);
     const providers = testnet.followers.filter((f) => f.compute || f.storage).map((f) => f.operator);
-    const validators = (await v0.client(10_000).validators()).validators.map((v) => v.operator);
+    const validators = testnet.validatorKeys.map((k) => k.address);
     collected = await collect({ nodes: testnet.nodes, reference: v0, height, addresses: [...testnet.accounts.map((a) => a.address), ...providers], accounts: testnet.accounts.map((a) => a.address), validators });
     if (faults.has('balance')) {
       // The runner's test-only fault: one node's reported balance of one account, off by one base unit.

@@ -54,6 +54,8 @@ export class Testnet {
   /** The workload's accounts, funded at the start. */
   readonly accounts: KeyPair[];
   private readonly stakerKeys: KeyPair[];
+  /** Every validator's operator key: the devnet's genesis validator's, and each staker's. */
+  readonly validatorKeys: KeyPair[] = [devnetKey('validator', 0)];
 
   private constructor(
     private readonly manifest: Manifest,
@@ -63,6 +65,7 @@ export class Testnet {
   ) {
     this.accounts = Array.from({ length: manifest.workload.accounts }, () => generateKeyPair());
     this.stakerKeys = Array.from({ length: manifest.validators.count - 1 }, () => generateKeyPair());
+    this.validatorKeys.push(...this.stakerKeys);
   }
 
   get nodes(): NodeProcess[] {
@@ -121,6 +124,8 @@ export class Testnet {
     for (const follower of this.followers) follower.operator = (await follower.node.client().nodeInfo()).operator;
     await this.fund(client);
     await this.stake(client);
+    const genesisOperator = (await client.validators()).validators.find((v) => v.genesis)?.operator;
+    if (genesisOperator !== this.validatorKeys[0]!.address) throw new Error(`the genesis validator's operator is ${genesisOperator}, not the devnet's validator key ${this.validatorKeys[0]!.address}`);
   }
 
   /** Signs and sends a setup transaction to the genesis validator, recording it as any other. */

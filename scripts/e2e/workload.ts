@@ -72,6 +72,33 @@ export class Workload {
       if (follower.compute) this.running.push(this.register(follower, 'compute', random.int(0, within)));
       if (follower.storage) this.running.push(this.register(follower, 'storage', random.int(0, within)));
     }
+    this.running.push(this.unjail(random.split()));
+  }
+
+  /**
+   * What each validator's operator does: a validator jailed for downtime (one the perturbations kept
+   * down long enough) asks back in with `staking.unjail` once its jail time is over, so a long run
+   * keeps all its validators.
+   */
+  private async unjail(random: Random): Promise<void> {
+    const sentAt = new Map<string, number>();
+    while (!this.stopped) {
+      await this.sleep(2_000);
+      const up = this.options.testnet.nodes.filter((n) => n.state === 'up');
+      if (up.length === 0 || this.stopped) continue;
+      const node = random.pick(up);
+      const client = node.client();
+      const head = await client.blockNumber().catch(() => undefined);
+      if (head === undefined) continue;
+      for (const key of this.options.testnet.validatorKeys) {
+        const status = await client.stakingStatus(key.address).catch(() => undefined);
+        if (status?.status !== 'jailed' || status.jailedUntil === null || head < status.jailedUntil || Date.now() - (sentAt.get(key.address) ?? 0) < 10_000) continue;
+        const nonce = await client.getNonce(key.address).catch(() => undefined);
+        if (nonce === undefined) continue;
+        sentAt.set(key.address, Date.now());
+        await this.send('unjail', node, this.sign(key, 'staking.unjail', {}, nonce));
+      }
+    }
   }
 
   /**
