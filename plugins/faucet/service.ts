@@ -7,6 +7,7 @@ import { signTransaction } from '../../sdk/transaction.js';
 import type { ChainReader, TxSubmitter } from '../../chain/capabilities.js';
 import type { Logger } from '../../kernel/log.js';
 import type { Table } from '../../kernel/storage/layout.js';
+import { DEFAULT_MEMPOOL } from '../../chain/mempool.js';
 
 export interface FaucetOptions {
   readonly chain: ChainReader;
@@ -23,8 +24,12 @@ export interface FaucetOptions {
 }
 
 const MAX_TRACKED_CLIENTS = 100_000;
-/** A grant whose mint keeps losing its nonce is signed at most this many times. */
-const MAX_MINT_ATTEMPTS = 3;
+/**
+ * How long a grant whose mint keeps losing its nonce is signed again: as long as the mempool keeps a
+ * transaction. A node catching up after a partition imports many blocks at once, and each may take
+ * the nonce it just signed with; a count of attempts ran out in half a second and lost the grant.
+ */
+const GRANT_RETRY_MS = DEFAULT_MEMPOOL.ttlMs;
 
 /** Consensus state: `faucet/granted/<address>` -> CBOR block time (unix ms) of its last grant. */
 export const grantKey = (address: Address): string => `faucet/granted/${address}`;
@@ -62,7 +67,7 @@ export class Faucet {
   private readonly omc: bigint;
   private readonly ogt: bigint;
   /** Mints this node acknowledged and has not seen in a block yet: tx hash -> grant. */
-  private readonly outstanding = new Map<string, { address: Address; attempts: number }>();
+  private readonly outstanding = new Map<string, { address: Address; attempts: number; since: number }>();
 
   constructor(private readonly options: FaucetOptions) {
     this.omc = parseAmount(options.omcGrant);
@@ -136,7 +141,7 @@ export class Faucet {
       key,
     );
     submitter.submit(tx);
-    this.outstanding.set(tx.hash, { address, attempts: 1 });
+    this.outstanding.set(tx.hash, { address, attempts: 1, since: this.now() });
     return tx.hash;
   }
 
@@ -155,14 +160,14 @@ export class Faucet {
       }
       if (this.options.submitter.isPending(hash)) continue;
       this.outstanding.delete(hash);
-      if (grant.attempts >= MAX_MINT_ATTEMPTS) {
-        this.options.log.warn({ to: grant.address, tx: hash }, 'faucet grant dropped after its last attempt');
+      if (this.now() - grant.since >= GRANT_RETRY_MS) {
+        this.options.log.warn({ to: grant.address, tx: hash, attempts: grant.attempts }, `faucet grant dropped: its mint lost its nonce ${grant.attempts} times in ${Math.round(GRANT_RETRY_MS / 60_000)} minutes`);
         continue;
       }
       try {
         const again = this.mint(grant.address);
-        this.outstanding.set(again, { address: grant.address, attempts: grant.attempts + 1 });
-        this.options.log.warn({ to: grant.address, dropped: hash, tx: again }, 'faucet grant signed again: another node\'s mint took its nonce');
+        this.outstanding.set(again, { address: grant.address, attempts: grant.attempts + 1, since: grant.since });
+        this.options.log.warn({ to: grant.address, dropped: hash, tx: again, attempt: grant.attempts + 1 }, 'faucet grant signed again: another node\'s mint took its nonce');
       } catch (error) {
         this.options.log.warn({ to: grant.address, tx: hash, err: error }, 'faucet grant could not be signed again');
       }

@@ -78,4 +78,24 @@ describe('faucet cooldown across a two-node devnet', () => {
     const resigned = full.logs.lines.find((line) => line.msg === "faucet grant signed again: another node's mint took its nonce");
     expect(resigned).toMatchObject({ to: address, dropped: grant.txHash });
   });
+  it('a grant acknowledged by a node cut off from the validator lands after the cut, though the blocks it catches up on take its nonce again and again', async () => {
+    const validator = await start({ validator: { blockTime: 300 } });
+    const full = await start({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] } });
+    await waitFor(() => syncStatus(full).synced, Boolean, 10_000, 'the full node to sync');
+    const p2p = (node: TestNode): P2pService => node.node.service<P2pService>('p2p');
+    p2p(full).denyPeers([p2p(validator).peerId]);
+    await waitFor(() => p2p(full).peerList().length, (n) => n === 0, 10_000, 'the cut');
+    const address = generateKeyPair().address;
+    const grant = await new SvcClient(full.url).faucetRequest(address);
+    // Meanwhile the validator's own faucet mints in five blocks one after another, each taking the
+    // nonce the full node's mint has — and then the one it would sign again with.
+    const v = new SvcClient(validator.url);
+    for (let i = 0; i < 5; i++) await v.waitForTransaction((await v.faucetRequest(generateKeyPair().address)).txHash, { pollMs: 50 });
+    p2p(full).denyPeers([]);
+    await waitFor(() => v.getBalance(address).then((b) => b.balanceOMC), (omc) => omc === '10.000000000000000000', 20_000, 'the grant to land after all');
+    const again = full.logs.lines.filter((line) => line.msg === "faucet grant signed again: another node's mint took its nonce" && line.to === address);
+    expect(again.length).toBeGreaterThanOrEqual(1);
+    expect(again[0]).toMatchObject({ dropped: grant.txHash });
+    expect(full.logs.lines.some((line) => String(line.msg).startsWith('faucet grant dropped'))).toBe(false);
+  });
 });
