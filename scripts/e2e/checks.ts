@@ -95,9 +95,15 @@ function explanation(s: Submission, collected: Collected, history: History, ackn
     // A node whose mint lost its nonce to another node's signs the grant again, under a hash no client
     // was given: each such mint to the address, mined after the request, stands for one lost grant.
     const again = collected.txs.find((tx) => tx.kind === 'faucet.mint' && tx.payload.to === s.to && !acknowledged.has(tx.hash) && !claimed.has(tx.hash) && tx.timestamp >= s.sentAt - CLOCK_SLACK_MS);
-    if (!again) return undefined;
-    claimed.add(again.hash);
-    return `its grant was signed again as ${again.hash}${again.status === 'failed' ? ` (${again.error?.name})` : ''}`;
+    if (again) {
+      claimed.add(again.hash);
+      return `its grant was signed again as ${again.hash}${again.status === 'failed' ? ` (${again.error?.name})` : ''}`;
+    }
+    // An address is granted once per cooldown whichever node it asks: a node cut off from the one that
+    // granted it a moment before grants too, and the chain keeps one of the two.
+    const granted = collected.txs.find((tx) => tx.kind === 'faucet.mint' && tx.status === 'success' && tx.payload.to === s.to && Math.abs(tx.timestamp - ackAt) < ((tx.payload.cooldownSeconds as number | undefined) ?? 0) * 1000 + CLOCK_SLACK_MS);
+    if (granted) return `${s.to} was granted by ${granted.hash} ${((granted.timestamp - ackAt) / 1000).toFixed(1)} s from it, within the cooldown`;
+    return undefined;
   }
   const other = s.from !== undefined && s.nonce !== undefined ? byNonce.get(`${s.from}:${s.nonce}`) : undefined;
   if (other && other.hash !== s.hash) {

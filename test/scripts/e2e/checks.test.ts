@@ -84,6 +84,16 @@ describe('the e2e checks', () => {
     const early = new History();
     grant(early, T0 + 30_000, hash(98));
     expect(acknowledgedMined(input([again], early)).passed).toBe(false);
+    // The address granted through another node 0.8 s before, within the 5 s cooldown: the chain keeps one grant.
+    const other = mined(41, faucet, 8, { kind: 'faucet.mint', payload: { to: B, omc: '1', ogt: '1', cooldownSeconds: 5 }, timestamp: T0 - 800 });
+    const within = new History();
+    grant(within, T0, hash(98));
+    grant(within, T0 - 1_000, other.hash);
+    expect(acknowledgedMined(input([other], within)).passed).toBe(true);
+    const outside = new History();
+    grant(outside, T0 + 6_000, hash(98));
+    grant(outside, T0 - 1_000, other.hash);
+    expect(acknowledgedMined(input([other], outside)).passed).toBe(false);
   });
 
   it('fail when a transaction a node refused is mined', () => {
