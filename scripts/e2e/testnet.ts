@@ -85,7 +85,13 @@ export class Testnet {
 
   static async start(manifest: Manifest, dir: string, history: History, say: (line: string) => void): Promise<Testnet> {
     const net = new Testnet(manifest, dir, history, say);
-    await net.launch();
+    try {
+      await net.launch();
+    } catch (error) {
+      // What started must not outlive a start that failed half-way.
+      await net.close();
+      throw error;
+    }
     return net;
   }
 
