@@ -86,8 +86,22 @@ function reachableMs(node: string, from: number, to: number, disruptions: readon
   return to - from - unreachable;
 }
 
+/** What the explanations of lost transactions look things up in. */
+interface Evidence {
+  readonly collected: Collected;
+  readonly history: History;
+  /** Hashes some node acknowledged. */
+  readonly acknowledged: ReadonlySet<string>;
+  /** Mined transactions by `sender:nonce`. */
+  readonly byNonce: ReadonlyMap<string, MinedTx>;
+  /** When each hash was first sent. */
+  readonly submittedAt: ReadonlyMap<string, number>;
+  /** Re-signed faucet mints already standing for a lost grant. */
+  readonly claimed: Set<string>;
+}
+
 /** Why an acknowledged transaction that was not mined may legitimately be missing, or undefined. */
-function explanation(s: Submission, collected: Collected, history: History, acknowledged: ReadonlySet<string>, byNonce: ReadonlyMap<string, MinedTx>, submittedAt: ReadonlyMap<string, number>, claimed: Set<string>): string | undefined {
+function explanation(s: Submission, { collected, history, acknowledged, byNonce, submittedAt, claimed }: Evidence): string | undefined {
   const ackAt = s.answeredAt ?? s.sentAt;
   const kill = history.disruptions.find((d) => d.node === s.node && d.kind === 'kill' && d.at >= s.sentAt && reachableMs(s.node, ackAt, d.at, history.disruptions) < RELAY_GRACE_MS);
   if (kill) return `${s.node} was killed ${((kill.at - ackAt) / 1000).toFixed(1)} s after acknowledging it, before it could pass it on`;
@@ -123,11 +137,11 @@ export function acknowledgedMined({ collected, history }: CheckInput): CheckResu
   const failures: string[] = [];
   const explained: string[] = [];
   const judged = new Set<string>();
-  const claimed = new Set<string>();
+  const evidence: Evidence = { collected, history, acknowledged, byNonce, submittedAt, claimed: new Set() };
   for (const s of history.submissions) {
     if (s.outcome !== 'acknowledged' || judged.has(s.hash!) || mined.has(s.hash!)) continue;
     judged.add(s.hash!);
-    const why = explanation(s, collected, history, acknowledged, byNonce, submittedAt, claimed);
+    const why = explanation(s, evidence);
     if (why) explained.push(why);
     else failures.push(`${s.operation} ${s.hash} acknowledged by ${s.node} at ${new Date(s.answeredAt ?? s.sentAt).toISOString()} was never mined (${s.from ? `${s.from} nonce ${s.nonce}` : `to ${s.to}`})`);
   }

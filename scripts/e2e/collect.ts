@@ -111,6 +111,8 @@ function addressesIn(tx: MinedTx): string[] {
 export interface CollectOptions {
   readonly nodes: readonly NodeProcess[];
   readonly reference: NodeProcess;
+  /** A node that keeps all history, for the genesis balances (others keep only their window: 10,000 blocks). */
+  readonly archive?: NodeProcess;
   readonly height: number;
   /** Addresses to read besides those the chain names (the workload's accounts, the providers). */
   readonly addresses: readonly string[];
@@ -136,7 +138,7 @@ export async function collect(options: CollectOptions): Promise<Collected> {
     ...(receipts[i]!.error ? { error: receipts[i]!.error } : {}),
   }));
   const addresses = [...new Set([...options.addresses, ...options.validators, ...txs.flatMap(addressesIn)])].sort();
-  const genesis = await balancesAt(ref, addresses, 0);
+  const genesis = await balancesAt(options.archive?.client(60_000) ?? ref, addresses, 0);
 
   const jobIds = txs.filter((tx) => tx.kind === 'oon.submitJob' && tx.status === 'success').map((tx) => tx.hash);
   const dealIds = txs.filter((tx) => tx.kind === 'omp.createDeal' && tx.status === 'success').map((tx) => tx.hash);

@@ -133,7 +133,8 @@ export async function runE2e(options: RunOptions): Promise<RunReport> {
     say(`collecting blocks 1–${height} and the state at ${height} from ${testnet.nodes.length} nodes`);
     const providers = testnet.followers.filter((f) => f.compute || f.storage).map((f) => f.operator);
     const validators = testnet.validatorKeys.map((k) => k.address);
-    collected = await collect({ nodes: testnet.nodes, reference: v0, height, addresses: [...testnet.accounts.map((a) => a.address), ...providers], accounts: testnet.accounts.map((a) => a.address), validators });
+    const archive = testnet.followers.find((_f, i) => manifest.followers[i]!.archive)?.node;
+    collected = await collect({ nodes: testnet.nodes, reference: v0, ...(archive ? { archive } : {}), height, addresses: [...testnet.accounts.map((a) => a.address), ...providers], accounts: testnet.accounts.map((a) => a.address), validators });
     if (faults.has('balance')) {
       // The runner's test-only fault: one node's reported balance of one account, off by one base unit.
       const node = collected.nodes.at(-1)!;
