@@ -59,12 +59,12 @@ describe('the end-to-end runner', () => {
   });
 
   it('refuses a manifest with a wrong key or value, naming it, before starting anything', async () => {
-    const unknown = await run(E2E, ['--manifest', 'config/e2e/short.jsonc', '--minutes', 'x']);
-    expect({ code: unknown.code, stderr: unknown.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('--minutes must be a positive number, not "x"') });
+    const minutes = await run(E2E, ['--manifest', 'config/e2e/short.jsonc', '--minutes', 'x']);
+    expect({ code: minutes.code, stderr: minutes.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('--minutes must be a positive number, not "x"') });
     const file = join(tempDir(), 'manifest.json');
     writeFileSync(file, JSON.stringify({ validators: { count: 4 }, perturbation: {} }));
-    const unknown2 = await run(E2E, ['--manifest', file]);
-    expect({ code: unknown2.code, stderr: unknown2.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('unknown manifest key "perturbation"') });
+    const unknown = await run(E2E, ['--manifest', file]);
+    expect({ code: unknown.code, stderr: unknown.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('unknown manifest key "perturbation"') });
     writeFileSync(file, JSON.stringify({ validators: { count: 11 } }));
     const tooMany = await run(E2E, ['--manifest', file]);
     expect({ code: tooMany.code, stderr: tooMany.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('manifest key "validators.count"') });

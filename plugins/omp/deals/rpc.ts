@@ -35,9 +35,8 @@ export function dealMethods(method: MethodFactory<ProviderRegistry>): RpcMethod[
       result: DealViewSchema,
       errors: ['invalid_params', 'not_found', 'pruned'],
       handler: async ([dealId, tag], { service }) => {
-        const id = dealId.toLowerCase();
-        const height = tag === undefined ? service.chain.head.height : service.chain.heightOf(tag);
-        const raw = height === service.chain.head.height ? service.chain.state.get(dealKey(id)) : await service.chain.stateAt(height)(dealKey(id));
+        const height = service.chain.heightOf(tag ?? 'latest');
+        const raw = await service.chain.stateAt(height)(dealKey(dealId.toLowerCase()));
         const deal = raw ? decode<DealRecord>(raw) : undefined;
         if (!deal) throw domainError('not_found', tag === undefined ? `no deal ${dealId}` : `no deal ${dealId} at block ${height}`, { dealId });
         return dealView(deal);
