@@ -45,11 +45,24 @@ export function transactionHash(tx: UnsignedTransaction): Hex {
   return toHex(hash(encodeUnsigned(tx)));
 }
 
+/** Transactions `signTransaction` made in this process: signed with the key itself, right by construction. */
+const signedHere = new WeakSet<SignedTransaction>();
+
 export function signTransaction(tx: Omit<UnsignedTransaction, 'publicKey'>, key: KeyPair): SignedTransaction {
   const unsigned: UnsignedTransaction = { ...tx, publicKey: toHex(key.publicKey) };
   const bytes = encodeUnsigned(unsigned);
   const digest = hash(bytes);
-  return { ...unsigned, from: key.address, signature: toHex(signWith(key, digest)), hash: toHex(digest) };
+  const signed: SignedTransaction = { ...unsigned, from: key.address, signature: toHex(signWith(key, digest)), hash: toHex(digest) };
+  signedHere.add(signed);
+  return signed;
+}
+
+/**
+ * Whether this very object came from `signTransaction` in this process: a node need not verify the
+ * signature of what it signed itself (a provider's reports, a faucet grant: one verification each).
+ */
+export function signedInThisProcess(tx: SignedTransaction): boolean {
+  return signedHere.has(tx);
 }
 
 export function rawTransaction(tx: SignedTransaction): Hex {

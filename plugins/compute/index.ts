@@ -11,7 +11,7 @@ import type { Context } from 'hono';
 import type { ObjectSource } from '../oon/jobs/code.js';
 
 /** Jobs this node ran as a provider: what it committed to, and the full output and log it serves. */
-const LOCAL_JOBS = defineLayout('compute.jobs', hash32('job id'), cbor<LocalJob>('local run: result, salt, output, log, commit and reveal tx hashes'));
+export const LOCAL_JOBS = defineLayout('compute.jobs', hash32('job id'), cbor<LocalJob>('local run: result, salt, output, log, commit and reveal tx hashes'));
 const JOB_ID = /^0x[0-9a-f]{64}$/;
 /** Most jobs this node runs side by side (its max_concurrent_jobs, capped: each is a worker thread). */
 const MAX_WORKERS = 8;

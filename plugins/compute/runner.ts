@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { Address } from '../../sdk/address.js';
 import { toHex } from '../../sdk/bytes.js';
 import { SerialPasses, submitAsOperator } from '../providers/provider-work.js';
@@ -16,7 +16,11 @@ import { codeKey, indexCount, providerIndex, readJob, readLoad, type JobRecord }
 import { CODE_FETCH_TIMEOUT_MS, codeCidKey, runFromObject, type ObjectReader } from '../oon/jobs/code.js';
 import type { JobOutcome } from '../../jobs/outcome.js';
 
-/** What this node keeps of a job it ran: the result it committed to, its secret salt, the full output and log. */
+/**
+ * What this node keeps of a job it ran: the result it committed to, its secret salt, the full output
+ * and log. Kept for the output and log it serves; a restart that finds no copy runs the job again
+ * (the result is deterministic and the salt derived), so the commitment need not wait for the write.
+ */
 export interface LocalJob {
   readonly jobId: string;
   readonly result: ReportedResult;
@@ -67,9 +71,10 @@ export interface JobRunnerOptions {
 
 /**
  * The provider's side of a job: each block, find this node's assignments, run each new one on the
- * job pool, keep the result (before anything is sent, so a restart does not lose it), commit to it,
- * and reveal once every replica has committed. Everything it needs to resume is in the chain state
- * and its store: a node restarted mid-job runs the job again (same result) while the deadline allows.
+ * job pool, commit to its result, keep the result, and reveal once every replica has committed.
+ * Everything it needs to resume is in the chain state, its store and its operator key: a node
+ * restarted mid-job, or before its copy was written, runs the job again (same result, same derived
+ * salt) while the deadline allows.
  */
 export class JobRunner {
   private readonly running = new Set<string>();
@@ -87,6 +92,8 @@ export class JobRunner {
   private readonly sent = new Map<string, Sent>();
   /** Jobs first seen while this process runs: no result of theirs can be in the store. */
   private readonly fresh = new Set<string>();
+  /** Jobs whose result here does not open the commitment on chain (logged once). */
+  private readonly unopenable = new Set<string>();
   private indexRead = 0;
   private indexOf: string | undefined;
   /** Code objects by CID, most recently used last. */
@@ -154,6 +161,7 @@ export class JobRunner {
         this.results.delete(jobId);
         this.sent.delete(jobId);
         this.fresh.delete(jobId);
+        this.unopenable.delete(jobId);
         continue;
       }
       if (this.running.has(jobId)) continue;
@@ -164,14 +172,18 @@ export class JobRunner {
       }
       const local = this.results.get(jobId) ?? (this.fresh.has(jobId) ? undefined : await this.recall(jobId));
       const sent = this.sent.get(jobId) ?? {};
-      if (job.status === 'assigned' && !assignment.commitment) {
+      if (!assignment.commitment) {
         if (!local) {
-          if (!isPast(now, assignment.commitBy)) this.run(job, operator);
+          if (!isPast(now, assignment.commitBy)) this.run(job, operator, 'commit');
         } else if (!isPast(now, assignment.commitBy) && this.due(sent.commitTx, sent.commitSentAt, height)) {
           this.commit(local, operator, height);
         }
-      } else if (job.status === 'committed' && local && this.due(sent.revealTx, sent.revealSentAt, height)) {
-        this.reveal(local, operator, height);
+      } else if (!local) {
+        // Committed before a restart that lost the copy (the commitment leaves before the write): the
+        // same run gives the same result, and the derived salt opens the commitment.
+        if (!job.revealBy || !isPast(now, job.revealBy)) this.run(job, operator, 'reveal');
+      } else if (job.status === 'committed' && this.due(sent.revealTx, sent.revealSentAt, height)) {
+        this.reveal(local, operator, height, assignment.commitment);
       }
     }
   }
@@ -216,7 +228,16 @@ export class JobRunner {
     return runFromObject(job.runtime, object, BigInt(job.gasLimit), (code) => pool.run(jobSpec(job, code)));
   }
 
-  private run(job: JobRecord, operator: Address): void {
+  /**
+   * The salt of this node's commitment to a job: secret (keyed by the operator's key) and the same
+   * after a restart, so a result computed again opens a commitment sent before it.
+   */
+  private saltFor(operator: Address, jobId: string): string | undefined {
+    const key = this.options.keys.get(operator);
+    return key ? toHex(createHmac('sha256', key.secretKey).update(`svc-oon-salt:${jobId}`).digest()) : undefined;
+  }
+
+  private run(job: JobRecord, operator: Address, then: 'commit' | 'reveal'): void {
     this.running.add(job.jobId);
     this.pool ??= new JobPool({ size: Math.max(1, Math.min(this.options.maxWorkers, this.options.maxJobs())), timeoutMs: this.options.timeoutMs });
     const started = performance.now();
@@ -225,12 +246,16 @@ export class JobRunner {
       .then(async (outcome) => {
         const result = reportOf(outcome);
         this.options.events.emit('compute:jobRan', { jobId: job.jobId, runtime: job.runtime, outcome: outcome.exit.kind, gasUsed: outcome.gasUsed, seconds: (performance.now() - started) / 1000 });
-        const local: LocalJob = { jobId: job.jobId, result, salt: toHex(randomBytes(32)), output: outcome.output, log: outcome.log };
-        // Kept before the commitment leaves the node: a restart must be able to reveal it.
-        await this.options.store.putNow(job.jobId, local);
+        const salt = this.saltFor(operator, job.jobId);
+        if (!salt) throw new Error('this node no longer holds the operator key');
+        const local: LocalJob = { jobId: job.jobId, result, salt, output: outcome.output, log: outcome.log };
         this.results.set(job.jobId, local);
         this.options.log.info({ job: job.jobId, exit: result.exit, gasUsed: result.gasUsed, ms: Math.round(performance.now() - started) }, `job ${job.jobId.slice(0, 10)}… ran: ${result.exit}, ${result.gasUsed} gas`);
-        if (!this.stopped) this.commit(local, operator, this.options.chain.head.height);
+        if (this.stopped) return;
+        // The commitment leaves first (the slot turns sooner), the copy is written after it.
+        if (then === 'commit') this.commit(local, operator, this.options.chain.head.height);
+        else this.passes.run();
+        await this.options.store.putNow(job.jobId, local);
       })
       .catch((error: unknown) => this.options.log.warn({ job: job.jobId, err: error }, `job ${job.jobId.slice(0, 10)}… did not run to an outcome; it will be reassigned after its deadline`))
       .finally(() => this.running.delete(job.jobId));
@@ -261,7 +286,13 @@ export class JobRunner {
     if (hash) this.sent.set(local.jobId, { ...this.sent.get(local.jobId), commitTx: hash, commitSentAt: height });
   }
 
-  private reveal(local: LocalJob, operator: Address, height: number): void {
+  private reveal(local: LocalJob, operator: Address, height: number, commitment: string): void {
+    if (resultCommitment(local.jobId, operator, local.result, local.salt) !== commitment) {
+      // A copy lost with a salt no longer derivable, or a run that differs: the chain would refuse the reveal.
+      if (!this.unopenable.has(local.jobId)) this.options.log.error({ job: local.jobId }, `job ${local.jobId.slice(0, 10)}…: this node's result does not open its commitment; it cannot reveal`);
+      this.unopenable.add(local.jobId);
+      return;
+    }
     const payload: Record<string, unknown> = { jobId: local.jobId, ...local.result, salt: local.salt };
     if (local.output.length <= JOB_PARAMS.maxInlineOutput) payload.output = toHex(local.output);
     const hash = this.sign(operator, 'oon.revealResult', payload);
@@ -272,7 +303,7 @@ export class JobRunner {
 
   /** The full output or log of a job this node ran. */
   async artifact(jobId: string, which: 'output' | 'log'): Promise<Uint8Array | undefined> {
-    const local = await this.options.store.get(jobId);
+    const local = this.results.get(jobId) ?? (await this.options.store.get(jobId));
     return local?.[which];
   }
 }

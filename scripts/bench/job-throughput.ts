@@ -2,7 +2,9 @@
 // (default 2,000) small WASI jobs pre-signed by 20 requesters are submitted at once; measured from
 // submission to the block that finalizes the last one, with svc_getBalance probed meanwhile.
 // Block time BENCH_JOB_BLOCK_MS (default 25): a slot holds a job from its assignment to its
-// commitment, one block, so 8 slots finish at most 8 jobs per block. Prints one JSON line.
+// commitment, at least one block, so 8 slots finish at most 8 jobs per block. Prints one JSON line:
+// the end-to-end rate, the steady rate (without the challenge window every job waits out at the
+// end) and `turnBlocks`, how many jobs held their slot for how many blocks.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import wabtFactory from 'wabt';
@@ -81,14 +83,25 @@ try {
   );
   // Settled jobs arrive as `jobs` subscription events (polling the node for them would load it).
   const ws = new SvcWsClient({ url: validator.url.replace('http', 'ws'), WebSocket: WebSocket as unknown as WebSocketConstructor });
+  // Heads first: the node sends a block's head before the job events of that block, so each job
+  // event is known to come from the last head seen (its block and time).
+  const heads = await ws.subscribe<{ height: number; timestamp: number }>('newHeads');
+  let head = { height: 0, timestamp: 0 };
+  heads.on((h) => (head = h));
   const events = await ws.subscribe<JobView>('jobs');
   const pending = new Set<string>(jobs.map((tx) => tx.hash));
   let lastFinalized = 0;
+  /** Blocks from a job's assignment to its commitment: how many blocks a slot is held per job. */
+  const turns = new Map<number, number>();
+  const finalizedTimes: number[] = [];
   const settled = new Promise<void>((resolve, reject) => {
     events.on((job) => {
-      if (!pending.has(job.jobId) || (job.status !== 'finalized' && job.status !== 'failed' && job.status !== 'expired')) return;
+      if (!pending.has(job.jobId)) return;
+      if (job.status === 'committed' && job.assignedAt !== null) turns.set(head.height - job.assignedAt, (turns.get(head.height - job.assignedAt) ?? 0) + 1);
+      if (job.status !== 'finalized' && job.status !== 'failed' && job.status !== 'expired') return;
       if (job.status !== 'finalized') return reject(new Error(`job ${job.jobId} ${job.status}: ${job.reason}`));
       pending.delete(job.jobId);
+      finalizedTimes.push(head.timestamp);
       lastFinalized = Math.max(lastFinalized, job.finalizedAt!);
       if (pending.size === 0) resolve();
     });
@@ -103,8 +116,15 @@ try {
   for (const probe of probes) probe.child.stdin!.end();
   const probeResults = await Promise.all(probes.map((p) => p.result));
   const seconds = (endedAt - startedAt) / 1000;
+  // The steady rate: finalizations between the 10th and the 90th percentile of them, per second of
+  // that span (each job waits out the same challenge window, so this is the rate slots turn at).
+  finalizedTimes.sort((a, b) => a - b);
+  const from = Math.floor(JOBS * 0.1);
+  const to = Math.floor(JOBS * 0.9);
+  const steadyJobsPerSecond = (to - from) / ((finalizedTimes[to]! - finalizedTimes[from]!) / 1000);
+  const turnBlocks = Object.fromEntries([...turns].sort((a, b) => a[0] - b[0]));
   process.stdout.write(
-    `${JSON.stringify({ jobs: JOBS, blockMs: Number(BLOCK_MS), submitSeconds: submittedMs / 1000, seconds, jobsPerSecond: JOBS / seconds, blocks: lastFinalized - startHeight, balanceCalls: probeResults.reduce((sum, r) => sum + r.calls, 0), balanceP99Ms: Math.max(...probeResults.map((r) => r.p99Ms)) })}\n`,
+    `${JSON.stringify({ jobs: JOBS, blockMs: Number(BLOCK_MS), submitSeconds: submittedMs / 1000, seconds, jobsPerSecond: JOBS / seconds, steadyJobsPerSecond, turnBlocks, blocks: lastFinalized - startHeight, balanceCalls: probeResults.reduce((sum, r) => sum + r.calls, 0), balanceP99Ms: Math.max(...probeResults.map((r) => r.p99Ms)) })}\n`,
   );
 } catch (error) {
   process.stderr.write(`job-throughput: ${(error as Error).message}\n`);

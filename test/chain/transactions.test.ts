@@ -3,6 +3,8 @@ import { devnetKey, generateKeyPair, rawTransaction, signTransaction, SvcClient,
 import { encode } from '../../sdk/encoding.js';
 import { toHex, fromHex } from '../../sdk/bytes.js';
 import { startTestNode, type TestNode } from '../helpers/test-node.js';
+import { signedInThisProcess } from '../../sdk/transaction.js';
+import type { Chain } from '../../chain/chain.js';
 import { failure } from '../helpers/rpc-failure.js';
 
 let node: TestNode;
@@ -36,6 +38,18 @@ describe('signed transfers', () => {
     const block = await client.getBlockByNumber(receipt.blockNumber);
     expect(block.transactions).toContain(tx.hash);
     expect(await client.getTransaction(tx.hash)).toMatchObject({ status: 'mined', blockNumber: receipt.blockNumber, from: alice.address, payload: { to: bob.address, asset: 'OMC', amount: (1234n * UNIT + 5n).toString() } });
+  });
+
+  it("admit the node's own signed transactions without verifying them again, and verify any other object handed in", async () => {
+    const chain = node.node.service<Chain>('chain');
+    const nonce = await client.getNonce(alice.address);
+    const forged = { ...transfer(alice, bob.address, 3n, {}, nonce), signature: toHex(new Uint8Array(64).fill(7)) } as SignedTransaction;
+    expect(signedInThisProcess(forged)).toBe(false);
+    expect(() => chain.submit(forged)).toThrow(expect.objectContaining({ message: 'invalid_signature' }));
+    const own = transfer(alice, bob.address, 3n, {}, nonce);
+    expect(signedInThisProcess(own)).toBe(true);
+    chain.submit(own);
+    expect((await client.waitForTransaction(own.hash)).status).toBe('success');
   });
 
   it('refuse a bad signature, a wrong nonce, a wrong chain id and an overdraft, changing nothing', async () => {

@@ -1,6 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetKey, generateKeyPair, SvcClient, UNIT } from '../../sdk/index.js';
+import { devnetKey, generateKeyPair, SvcClient, toHex, UNIT } from '../../sdk/index.js';
 import type { P2pService } from '../../p2p/service.js';
+import type { Chain } from '../../chain/chain.js';
+import { LOCAL_JOBS } from '../../plugins/compute/index.js';
+import { resultCommitment, type ReportedResult } from '../../plugins/oon/jobs/commitment.js';
+import { readJob } from '../../plugins/oon/jobs/state.js';
+import { openStore } from '../../kernel/storage/open.js';
+import { Table } from '../../kernel/storage/layout.js';
 import { startNodeProcess, type RunningNode } from '../helpers/cli.js';
 import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
 import { fixture } from '../helpers/wat.js';
@@ -41,6 +48,41 @@ afterAll(async () => {
 });
 
 describe('a compute provider that crashes', { timeout: 90_000 }, () => {
+  it('opens a commitment it sent after a restart that lost its copy of the result: it runs the job again', async () => {
+    // A second replica played by this test (its own key) holds the job in `assigned` after the compute
+    // node commits, so the node can be killed between its commitment and its reveal.
+    const M = generateKeyPair();
+    await v.waitForTransaction((await v.transfer(devnetKey('account', 3), M.address, 'OGT', 2000n * UNIT)).hash);
+    const registered = await v.waitForTransaction((await v.signAndSend(M, 'oon.register', { peerId: 'test-signer', bond: (1000n * UNIT).toString(), details: { capabilities: ['wasm'], maxConcurrentJobs: 1 } } as never)).hash);
+    expect(registered.status).toBe('success');
+    const operator = (await new SvcClient(compute!.url).nodeInfo()).operator;
+    const input = new TextEncoder().encode('lost copy');
+    const { jobId } = await v.submitJob(requester, { runtime: 'wasm', code: fixture('upper'), input, gasLimit: 1_000_000n, gasPrice: 0n, replicas: 2 });
+    const record = () => readJob((key) => validator.node.service<Chain>('chain').state.get(key), jobId);
+    await waitFor(record, (job) => job?.assignments.find((a) => a.provider === operator)?.commitment !== undefined, 20_000, "the compute node's commitment");
+    await compute!.stop('SIGKILL');
+    // The copy is lost: the node's store no longer has the job (as if killed before its write).
+    const store = await openStore('rocksdb', computeDir);
+    const copies = new Table(store.claim(LOCAL_JOBS.name, 'test'), LOCAL_JOBS);
+    await copies.delNow(jobId);
+    expect(await copies.get(jobId)).toBeUndefined();
+    await store.close();
+    const restarted = await startCompute();
+    await waitFor(() => lines(restarted).some((line) => line.includes(`job ${jobId.slice(0, 10)}… ran`)), Boolean, 20_000, 'the job to run again');
+    // M reports the right result, so the two replicas agree only if the node's reveal opens its commitment.
+    const estimate = await v.estimateJob({ runtime: 'wasm', code: fixture('upper'), input, gasLimit: 1_000_000n });
+    const right: ReportedResult = { outputHash: estimate.outputHash, exit: estimate.exit, gasUsed: estimate.gasUsed, outputSize: estimate.outputSize };
+    const salt = toHex(randomBytes(32));
+    expect((await v.waitForTransaction((await v.signAndSend(M, 'oon.commitResult', { jobId, commitment: resultCommitment(jobId, M.address, right, salt) } as never)).hash)).status).toBe('success');
+    await waitFor(record, (job) => job?.assignments.find((a) => a.provider === operator)?.reveal !== undefined, 20_000, "the compute node's reveal");
+    expect((await v.waitForTransaction((await v.signAndSend(M, 'oon.revealResult', { jobId, ...right, salt, output: estimate.output } as never)).hash)).status).toBe('success');
+    const job = await v.waitForJob(jobId, { timeoutMs: 30_000 });
+    expect(job).toMatchObject({ status: 'finalized', settledBy: 'agreement', attempts: 0, missedBy: [] });
+    expect(Buffer.from(job.output!.slice(2), 'hex').toString()).toBe('LOST COPY');
+    // What it serves is written again too.
+    expect(Buffer.from(await (await fetch(`${restarted.url}/oon/jobs/${jobId}/output`)).arrayBuffer()).toString()).toBe('LOST COPY');
+  });
+
   it('keeps the result it computed across a SIGKILL and reports it after a restart, within the deadline', async () => {
     // A generous gas limit gives a long commit window (it grows with the gas a job may use), so a slow restart still makes it.
     const { jobId } = await v.submitJob(requester, { runtime: 'wasm', code: fixture('upper'), input: new TextEncoder().encode('survives a crash'), gasLimit: 5_000_000_000n, gasPrice: 0n });
