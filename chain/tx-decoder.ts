@@ -8,6 +8,13 @@ const WORKER_URL = import.meta.url.endsWith('.ts') ? new URL('../dist/chain/deco
 const MAX_BATCH = 256;
 /** Decoded transactions handed back per turn of the event loop: each resumes its admission to the mempool. */
 const RESUME_PER_TURN = 16;
+/**
+ * A turn's requests up to this many, with no batch at a worker, are decoded here: verifying a few
+ * signatures takes a fraction of a millisecond, the round trip to a worker on a busy machine several
+ * (a provider's lone commitment, a client's transfer). A flood comes in larger turns, or while a
+ * batch is out, and goes to the workers.
+ */
+const INLINE_AT_MOST = 4;
 
 interface Pending {
   readonly raw: Uint8Array;
@@ -17,7 +24,8 @@ interface Pending {
 /**
  * Decodes submitted raw transactions and verifies their signatures on worker threads, so a flood of
  * submissions does not stall RPC answers on the main loop. Requests made in the same turn travel to a
- * worker together. Falls back to working inline when no worker can be used.
+ * worker together; a turn of a few, while no worker is busy, is decoded inline. Falls back to
+ * working inline when no worker can be used.
  */
 export class TxDecoder {
   private readonly workers: Worker[] = [];
@@ -61,7 +69,7 @@ export class TxDecoder {
     const batch = this.queue.splice(0, MAX_BATCH);
     if (this.queue.length > 0) this.schedule();
     if (batch.length === 0) return;
-    if (this.workers.length === 0) {
+    if (this.workers.length === 0 || (batch.length <= INLINE_AT_MOST && this.waiting.size === 0)) {
       for (const item of batch) item.resolve(decodeVerified(item.raw));
       return;
     }

@@ -58,8 +58,13 @@ const MAX_UNSENT = 10_000;
  * otherwise get them); a peer that connects gets all of them at once.
  */
 const REANNOUNCE_EVERY_MS = 10_000;
-/** How long a transaction from this node's clients waits for others to share its gossip message. */
+/**
+ * This node's transactions leave at the end of the turn they were admitted in, in up to
+ * `QUICK_TX_BATCHES` messages per `TX_BATCH_WINDOW_MS`; past that, they wait for the window to
+ * share a message (a flood goes out in large batches, a provider's few reports without delay).
+ */
 const TX_BATCH_WINDOW_MS = 5;
+const QUICK_TX_BATCHES = 4;
 
 export interface PeerView {
   readonly peerId: string;
@@ -90,8 +95,8 @@ export class P2pService implements SyncStatus {
   /** Transactions admitted from this node's clients, waiting for their batch to go out. */
   private outgoing: string[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
-  /** When the last batch of this node's transactions left (performance.now()). */
-  private lastFlush = -Infinity;
+  /** When the last batches of this node's transactions left (performance.now()), up to QUICK_TX_BATCHES, oldest first. */
+  private readonly flushes: number[] = [];
   /** Peers that were sent this node's pending transactions since they connected. */
   private readonly announcedTo = new Set<string>();
 
@@ -568,21 +573,23 @@ export class P2pService implements SyncStatus {
    * A transaction admitted from this node's clients goes out in a batch with the others admitted
    * within a few milliseconds: one gossip message per transaction costs every peer a message's
    * framing, encryption and bookkeeping for a few hundred bytes, and under load that, not the
-   * transactions, is what the nodes spend their time on. The first after a quiet window leaves at the
-   * end of the current turn, with those admitted in the same turn: a lone transaction (a provider's
-   * commitment, a client's transfer) does not wait for company that is not coming.
+   * transactions, is what the nodes spend their time on. The first few batches in a window leave at
+   * the end of the current turn, with those admitted in the same turn: a lone transaction (a
+   * provider's commitment, a client's transfer) does not wait for company that is not coming.
    */
   private queueTransaction(hash: string): void {
     if (!this.listening(this.topics.transactions)) return this.holdBack([hash]);
     this.outgoing.push(hash);
     if (this.outgoing.length >= MAX_GOSSIP_TX_BATCH) return this.flushTransactions();
-    this.flushTimer ??= setTimeout(() => this.flushTransactions(), Math.max(0, this.lastFlush + TX_BATCH_WINDOW_MS - performance.now()));
+    const oldest = this.flushes.length < QUICK_TX_BATCHES ? -Infinity : this.flushes[0]!;
+    this.flushTimer ??= setTimeout(() => this.flushTransactions(), Math.max(0, oldest + TX_BATCH_WINDOW_MS - performance.now()));
   }
 
   private flushTransactions(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    this.lastFlush = performance.now();
+    this.flushes.push(performance.now());
+    if (this.flushes.length > QUICK_TX_BATCHES) this.flushes.shift();
     const hashes = this.outgoing.splice(0);
     let batch: string[] = [];
     let raws: Uint8Array[] = [];

@@ -146,12 +146,16 @@ export class JobRunner {
     }
     const count = indexCount(read, index);
     const catchingUp = this.indexRead === 0;
+    const added = new Set<string>();
     for (; this.indexRead < count; this.indexRead++) {
       const jobId = decode<string>(read(`${index}/${this.indexRead}`)!);
-      this.open.add(jobId);
+      added.add(jobId);
       if (!catchingUp) this.fresh.add(jobId);
     }
-    for (const jobId of [...this.open]) {
+    // New assignments first: their runs hold slots; reports of earlier ones can follow.
+    const visit = [...added, ...[...this.open].filter((jobId) => !added.has(jobId))];
+    for (const jobId of added) this.open.add(jobId);
+    for (const jobId of visit) {
       const job = readJob(read, jobId);
       const assignment = job?.assignments.find((a) => a.provider === operator);
       // A revealed job whose code is named by CID stays watched while unsettled: a dispute may wait for its code.

@@ -20,7 +20,7 @@ export interface NodeProcess {
 /** `svc-node start` on free ports; resolves once it has started. */
 export function startNode(args: string[]): Promise<NodeProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), svcNode, 'start', '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--log-format', 'json', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), svcNode, 'start', '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--log-format', 'json', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     children.add(child);
     child.once('exit', () => children.delete(child));
     let out = '';

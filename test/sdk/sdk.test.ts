@@ -67,10 +67,10 @@ describe('sdk: addresses and keys', () => {
     expect(verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), devnetKey('account', 1).publicKey)).toBe(false);
     // A signature verified once is remembered for that key and message only.
     const otherMessage = fromHex(tx.hash);
-    otherMessage[0] ^= 1;
+    otherMessage[0]! ^= 1;
     expect(verifyEd25519(fromHex(tx.signature), otherMessage, key.publicKey)).toBe(false);
     const otherSignature = fromHex(tx.signature);
-    otherSignature[63] ^= 1;
+    otherSignature[63]! ^= 1;
     expect(verifyEd25519(otherSignature, fromHex(tx.hash), key.publicKey)).toBe(false);
     expect(verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), key.publicKey)).toBe(true);
     const { publicKey, privateKey } = generateKeyPairSync('ed25519');
