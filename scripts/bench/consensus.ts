@@ -1,6 +1,7 @@
 // Consensus cost: the transfers benchmark (scripts/bench/transfers) against one validator alone, then
 // against the genesis validator of four validator processes at equal stake, at the same block time on
-// the same machine; and proposal-to-commit latency from the four validators' metrics. Prints one
+// the same machine; and proposal-to-commit latency from the four validators' metrics: idle, under
+// that flood, and under a steady load below it (BENCH_STEADY_RATE). Prints one
 // JSON line. Usage: node dist/scripts/bench/consensus.js  (BENCH_BLOCK_TIME, default 1000 ms;
 // BENCH_NODE_ARGS, Node options for the node processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -45,9 +46,9 @@ function startNode(args: string[]): Promise<Node> {
   });
 }
 
-function transfersAgainst(url: string): Promise<{ transfersPerSecond: number; transfers: number; blocks: number; balanceP99Ms: number }> {
+function transfersAgainst(url: string, env: Record<string, string> = {}): Promise<{ transfersPerSecond: number; transfers: number; blocks: number; balanceP99Ms: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(here, 'transfers.js'), url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [join(here, 'transfers.js'), url], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.once('exit', (code) => {
@@ -156,6 +157,15 @@ try {
   // Only the commits made during the measured run.
   const during = since(before, after);
   const commits = during.at(-1)?.[1] ?? 0;
+  // A steady load (BENCH_STEADY_RATE, default 300 transfers/s: under half of what the four take at
+  // their fastest on this machine), 5,000 transfers: latency below
+  // saturation (under the flood above, every step queues behind the backlog on the shared cores).
+  const steadyRate = Number(process.env.BENCH_STEADY_RATE ?? 300);
+  const steadyBefore = await commitLatencyBuckets(urls);
+  const steadyLaterBefore = await laterRoundCommits(urls);
+  const steadyRun = await transfersAgainst(genesis.url, { BENCH_RATE: String(steadyRate), BENCH_PER_ACCOUNT: '5' });
+  const steady = since(steadyBefore, await commitLatencyBuckets(urls));
+  const steadyLater = (await laterRoundCommits(urls)) - steadyLaterBefore;
   process.stdout.write(
     `${JSON.stringify({
       blockTimeMs: Number(blockTime),
@@ -172,6 +182,12 @@ try {
       idleProposalToCommitP99Ms: Math.round(quantile(idle, 0.99) * 1000),
       proposalToCommitP50Ms: Math.round(quantile(during, 0.5) * 1000),
       proposalToCommitP99Ms: Math.round(quantile(during, 0.99) * 1000),
+      steadyRate,
+      steadyTransfersPerSecond: steadyRun.transfersPerSecond,
+      steadyCommitsObserved: steady.at(-1)?.[1] ?? 0,
+      steadyCommitsAfterRound0: steadyLater,
+      steadyProposalToCommitP50Ms: Math.round(quantile(steady, 0.5) * 1000),
+      steadyProposalToCommitP99Ms: Math.round(quantile(steady, 0.99) * 1000),
       singleCpuSeconds: singleCpu,
       fourCpuSeconds: cpu.map((c) => Math.round(c * 10) / 10),
       balanceP99MsSingle: single.balanceP99Ms,

@@ -1,5 +1,7 @@
 // Signed-transfer throughput: 10,000 pre-signed transfers from 1,000 accounts, submitted as fast as
 // JSON-RPC batches allow; measures submission to inclusion, and svc_getBalance latency meanwhile.
+// With BENCH_RATE (transfers per second), submitted at that steady rate instead, in 20 batches a
+// second: a load below what the node can take, for latency figures that are not queueing.
 // Prints one JSON line. Usage: node transfers.js <rpcUrl>
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +12,7 @@ const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1000);
 const PER_ACCOUNT = Number(process.env.BENCH_PER_ACCOUNT ?? 10);
 const client = new SvcClient({ url, timeoutMs: 120_000 });
 const chainId = (await client.chainInfo()).chainId;
+const RATE = process.env.BENCH_RATE === undefined ? undefined : Number(process.env.BENCH_RATE);
 
 async function submitAll(raws: string[], connections = Number(process.env.BENCH_CONNECTIONS ?? 8), batchSize = Number(process.env.BENCH_BATCH ?? 100)): Promise<void> {
   const batches: string[][] = [];
@@ -25,6 +28,19 @@ async function submitAll(raws: string[], connections = Number(process.env.BENCH_
       }
     }),
   );
+}
+
+/** Batches of a twentieth of a second's transfers, each sent at its time (one connection: they arrive in order). */
+async function submitPaced(raws: string[], rate: number): Promise<void> {
+  const size = Math.max(1, Math.round(rate / 20));
+  const start = performance.now();
+  for (let i = 0; i < raws.length; i += size) {
+    const due = start + (i / rate) * 1000;
+    if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
+    const results = await client.batch(raws.slice(i, i + size).map((raw) => ({ method: 'svc_sendRawTransaction', params: [raw] })));
+    const failed = results.find((r) => !r.ok);
+    if (failed && !failed.ok) throw new Error(`submission refused: ${failed.error.message} ${failed.error.data?.reason ?? ''}`);
+  }
 }
 
 async function waitMined(hashes: string[]): Promise<void> {
@@ -71,7 +87,8 @@ const probes = await Promise.all(
 const startHeight = await client.blockNumber();
 const startedAt = Date.now();
 const started = performance.now();
-await submitAll(raws);
+if (RATE === undefined) await submitAll(raws);
+else await submitPaced(raws, RATE);
 const submitted = performance.now();
 // Follow the blocks until they hold every measured transfer; the last one's timestamp ends the run.
 const wanted = new Set<string>(ordered.map((tx) => tx.hash));

@@ -68,6 +68,9 @@ describe('proposals: executed, held, then committed or dropped', () => {
     expect(committed.hash).toBe(withTransfer.hash);
     expect(chain.head.hash).toBe(withTransfer.hash);
     expect((await new SvcClient(b.url).getBlockByNumber(1)).stateRoot).toBe(withTransfer.stateRoot);
+    // Writes are staged as a proposal is checked: only the decided block's are written, with its certificate.
+    expect((await chain.getReceipt(withTransfer.transactions[0]!))?.blockHash).toBe(withTransfer.hash);
+    expect(await chain.blockWithTransactions(1)).toMatchObject({ block: { hash: withTransfer.hash }, commit: certificate });
   });
 
   it('commits a held proposal when the same block is imported, and drops it for another', async () => {
