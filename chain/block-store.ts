@@ -62,10 +62,6 @@ export class BlockStore {
   }
 
   /** Replaces the head's certificate with one of more precommits (votes that came in after the decision). */
-  stageCommit(batch: WriteBatch, certificate: CommitCertificate): void {
-    this.ns.commits.put(batch, certificate.height, certificate);
-  }
-
   async replaceCommit(certificate: CommitCertificate): Promise<void> {
     await this.ns.commits.putNow(certificate.height, certificate);
   }
@@ -120,13 +116,10 @@ export class BlockStore {
     return { entries, next: more && entries.length > 0 ? { height: entries.at(-1)!.height, index: entries.at(-1)!.index } : undefined };
   }
 
-  /**
-   * Adds the block with its commit certificate, transactions, receipts and account index entries, and
-   * moves the head. A block staged before it is decided has no certificate yet: `stageCommit` adds it.
-   */
+  /** Adds the block with its commit certificate, transactions, receipts and account index entries, and moves the head. */
   async stage(batch: WriteBatch, { block, commit, txs, raws, receipts }: CommittedBlock, pacer?: Pacer): Promise<void> {
     this.ns.blocks.put(batch, block.height, block);
-    if (commit) this.stageCommit(batch, commit);
+    if (commit) this.ns.commits.put(batch, block.height, commit);
     this.ns.blockIndex.put(batch, block.hash, block.height);
     this.ns.meta.put(batch, HEAD, u64Key(block.height));
     if (block.height === 0) this.ns.meta.put(batch, ACCOUNT_INDEX_FROM, u64Key(0));

@@ -37,8 +37,6 @@ interface Prepared {
   readonly changes: ReadonlyMap<string, Uint8Array | undefined>;
   readonly undo: () => void;
   readonly how: { source: 'produced' | 'imported'; started: number; quiet?: boolean };
-  /** Its writes, staged while consensus decides (all but the certificate). */
-  staged?: Promise<WriteBatch>;
 }
 
 /** A block that must not be imported; `reason` says which check failed. */
@@ -368,7 +366,7 @@ export class Chain {
     return this.serialized(async () => {
       this.discardOutstanding();
       const prepared = await this.build(key, timestamp, maxBytes);
-      this.outstanding = this.staging(prepared);
+      this.outstanding = prepared;
       return prepared.block;
     });
   }
@@ -382,7 +380,7 @@ export class Chain {
       if (this.outstanding?.block.hash === block.hash) return this.outstanding.block;
       this.discardOutstanding();
       const prepared = await this.verify(block, rawTransactions, {});
-      this.outstanding = this.staging(prepared);
+      this.outstanding = prepared;
       return prepared.block;
     });
   }
@@ -536,38 +534,18 @@ export class Chain {
     return { block: { ...block, transactions: txs.map((tx) => tx.hash) }, txs, receipts: result.receipts, changes: result.overlay.changes, undo: applied.undo, how: { source: 'imported', started, quiet: options.catchingUp === true } };
   }
 
-  /**
-   * A proposal's writes are staged as soon as it is built or checked, while the votes come in: at the
-   * decision only its certificate is added before the write. Staging reads nothing a commit changes
-   * before this block's (a proposal is for the block after the head, and a commit drops it).
-   */
-  private staging(prepared: Prepared): Prepared {
-    prepared.staged = this.stageWrites(prepared);
-    // Awaited by the commit, which reports a failure; a proposal dropped undecided leaves its batch unwritten.
-    prepared.staged.catch(() => undefined);
-    return prepared;
-  }
-
-  /** The block's writes, all but its certificate: state changes, history, pruning, block, transactions, receipts. */
-  private async stageWrites({ block, txs, receipts: pending, changes }: Prepared): Promise<WriteBatch> {
-    const batch = this.options.batch();
-    const pacer = new Pacer();
-    await this.options.state.stage(changes, block.height, batch, pacer);
-    await this.options.state.stagePrune(block.height, batch);
-    const expired = block.height - this.options.historyBlocks;
-    if (!this.archive && expired >= 1) await this.options.blocks.stagePruneReceipts(batch, expired);
-    const receipts: Receipt[] = pending.map((r) => ({ ...r, blockHash: block.hash }));
-    await this.options.blocks.stage(batch, { block, commit: undefined, txs, raws: txs.map(rawOf), receipts }, pacer);
-    return batch;
-  }
-
-  private async commit(prepared: Prepared, certificate: CommitCertificate): Promise<Block> {
-    const { block, txs, receipts: pending, changes, undo, how } = prepared;
+  private async commit({ block: built, txs, receipts: pending, changes, undo, how }: Prepared, certificate: CommitCertificate): Promise<Block> {
+    const block: Block = built;
     const receipts: Receipt[] = pending.map((r) => ({ ...r, blockHash: block.hash }));
     const raws = txs.map(rawOf);
     try {
-      const batch = await (prepared.staged ?? this.stageWrites(prepared));
-      this.options.blocks.stageCommit(batch, certificate);
+      const batch = this.options.batch();
+      const pacer = new Pacer();
+      await this.options.state.stage(changes, block.height, batch, pacer);
+      await this.options.state.stagePrune(block.height, batch);
+      const expired = block.height - this.options.historyBlocks;
+      if (!this.archive && expired >= 1) await this.options.blocks.stagePruneReceipts(batch, expired);
+      await this.options.blocks.stage(batch, { block, commit: certificate, txs, raws, receipts }, pacer);
       await batch.write();
     } catch (error) {
       undo();
