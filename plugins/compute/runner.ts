@@ -247,7 +247,7 @@ export class JobRunner {
     const started = performance.now();
     this.options.log.info({ job: job.jobId, runtime: job.runtime, gasLimit: job.gasLimit, ...(job.codeCid ? { codeCid: job.codeCid } : {}) }, `running job ${job.jobId.slice(0, 10)}…`);
     void this.outcomeOf(job, this.pool)
-      .then(async (outcome) => {
+      .then((outcome) => {
         const result = reportOf(outcome);
         this.options.events.emit('compute:jobRan', { jobId: job.jobId, runtime: job.runtime, outcome: outcome.exit.kind, gasUsed: outcome.gasUsed, seconds: (performance.now() - started) / 1000 });
         const salt = this.saltFor(operator, job.jobId);
@@ -255,11 +255,12 @@ export class JobRunner {
         const local: LocalJob = { jobId: job.jobId, result, salt, output: outcome.output, log: outcome.log };
         this.results.set(job.jobId, local);
         this.options.log.info({ job: job.jobId, exit: result.exit, gasUsed: result.gasUsed, ms: Math.round(performance.now() - started) }, `job ${job.jobId.slice(0, 10)}… ran: ${result.exit}, ${result.gasUsed} gas`);
+        this.running.delete(job.jobId);
         if (this.stopped) return;
         // The commitment leaves first (the slot turns sooner), the copy is written after it.
         if (then === 'commit') this.commit(local, operator, this.options.chain.head.height);
         else this.passes.run();
-        await this.options.store.putNow(job.jobId, local);
+        this.options.store.putNow(job.jobId, local).catch((error: unknown) => this.options.log.warn({ job: job.jobId, err: error }, `could not keep the output and log of job ${job.jobId.slice(0, 10)}… (a restart runs it again)`));
       })
       .catch((error: unknown) => this.options.log.warn({ job: job.jobId, err: error }, `job ${job.jobId.slice(0, 10)}… did not run to an outcome; it will be reassigned after its deadline`))
       .finally(() => this.running.delete(job.jobId));
