@@ -19,7 +19,7 @@ import type { DecodeResult } from './decode-verified.js';
 import { receiptRoot, type Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
 import type { LastCommit } from './contract.js';
-import { verifyEd25519 } from './signatures.js';
+import { verifyRemembered } from './signatures.js';
 import type { TxKindRegistry } from './tx-kinds.js';
 import { Pacer } from './pacer.js';
 import { merkleRootPaced } from './merkle.js';
@@ -77,7 +77,7 @@ export class ArchiveFlagError extends Error {
   override name = 'ArchiveFlagError';
 }
 
-const verifyHeaderSignature = (signature: Uint8Array, message: Uint8Array, key: Uint8Array): boolean => verifyEd25519(signature, message, key);
+const verifyHeaderSignature = (signature: Uint8Array, message: Uint8Array, key: Uint8Array): boolean => verifyRemembered(signature, message, key);
 
 /** Raw transactions admitted lately, by digest (a few times a full mempool's worth): the same bytes again are refused without verifying them again. */
 const MAX_RECENT_RAWS = 65_536;

@@ -1,6 +1,6 @@
 import { encode } from '../sdk/encoding.js';
 import { fromHex } from '../sdk/bytes.js';
-import { verifyEd25519 } from '../chain/signatures.js';
+import { verifyEd25519, verifyRemembered } from '../chain/signatures.js';
 import type { Proposal } from './tendermint.js';
 import type { Vote } from './vote-set.js';
 import { isQuorum } from './vote-set.js';
@@ -31,7 +31,7 @@ const keyOf = (set: readonly Validator[], validator: string): string | undefined
 /** Whether a vote is signed by its validator's consensus key, the validator in the set. */
 export function voteSigned(chainId: string, set: readonly Validator[], vote: SignedVote): boolean {
   const key = keyOf(set, vote.validator);
-  return key !== undefined && /^0x[0-9a-f]{128}$/.test(vote.signature) && verifyEd25519(fromHex(vote.signature), voteSignBytes(chainId, vote), fromHex(key));
+  return key !== undefined && /^0x[0-9a-f]{128}$/.test(vote.signature) && verifyRemembered(fromHex(vote.signature), voteSignBytes(chainId, vote), fromHex(key));
 }
 
 export function proposalSigned(chainId: string, set: readonly Validator[], proposal: SignedProposal): boolean {

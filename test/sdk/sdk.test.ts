@@ -21,7 +21,7 @@ import {
   UNIT,
   verify,
 } from '../../sdk/index.js';
-import { verifyEd25519 } from '../../chain/signatures.js';
+import { verifyEd25519, verifyRemembered } from '../../chain/signatures.js';
 import { startTestNode, type TestNode } from '../helpers/test-node.js';
 
 describe('sdk: amounts', () => {
@@ -65,14 +65,16 @@ describe('sdk: addresses and keys', () => {
     const tx = signTransaction({ chainId: 'svc-devnet-1', kind: 'transfer', nonce: 7, payload: transferPayload(devnetKey('account', 1).address, 'OGT', 42n) }, key);
     expect(verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), key.publicKey)).toBe(true);
     expect(verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), devnetKey('account', 1).publicKey)).toBe(false);
-    // A signature verified once is remembered for that key and message only.
+    // A signature verified once is remembered for that signature, key and message only.
+    expect(verifyRemembered(fromHex(tx.signature), fromHex(tx.hash), key.publicKey)).toBe(true);
     const otherMessage = fromHex(tx.hash);
     otherMessage[0]! ^= 1;
-    expect(verifyEd25519(fromHex(tx.signature), otherMessage, key.publicKey)).toBe(false);
+    expect(verifyRemembered(fromHex(tx.signature), otherMessage, key.publicKey)).toBe(false);
     const otherSignature = fromHex(tx.signature);
     otherSignature[63]! ^= 1;
-    expect(verifyEd25519(otherSignature, fromHex(tx.hash), key.publicKey)).toBe(false);
-    expect(verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), key.publicKey)).toBe(true);
+    expect(verifyRemembered(otherSignature, fromHex(tx.hash), key.publicKey)).toBe(false);
+    expect(verifyRemembered(fromHex(tx.signature), fromHex(tx.hash), devnetKey('account', 1).publicKey)).toBe(false);
+    expect(verifyRemembered(fromHex(tx.signature), fromHex(tx.hash), key.publicKey)).toBe(true);
     const { publicKey, privateKey } = generateKeyPairSync('ed25519');
     const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
     const message = new TextEncoder().encode('hello');
