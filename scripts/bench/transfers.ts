@@ -14,18 +14,20 @@ const client = new SvcClient({ url, timeoutMs: 120_000 });
 const chainId = (await client.chainInfo()).chainId;
 const RATE = process.env.BENCH_RATE === undefined ? undefined : Number(process.env.BENCH_RATE);
 
+/** One JSON-RPC batch of submissions; any refusal ends the run (the benchmark's transfers are all valid). */
+async function send(raws: readonly string[]): Promise<void> {
+  const results = await client.batch(raws.map((raw) => ({ method: 'svc_sendRawTransaction', params: [raw] })));
+  const failed = results.find((r) => !r.ok);
+  if (failed && !failed.ok) throw new Error(`submission refused: ${failed.error.message} ${failed.error.data?.reason ?? ''}`);
+}
+
 async function submitAll(raws: string[], connections = Number(process.env.BENCH_CONNECTIONS ?? 8), batchSize = Number(process.env.BENCH_BATCH ?? 100)): Promise<void> {
   const batches: string[][] = [];
   for (let i = 0; i < raws.length; i += batchSize) batches.push(raws.slice(i, i + batchSize));
   let next = 0;
   await Promise.all(
     Array.from({ length: connections }, async () => {
-      while (next < batches.length) {
-        const batch = batches[next++]!;
-        const results = await client.batch(batch.map((raw) => ({ method: 'svc_sendRawTransaction', params: [raw] })));
-        const failed = results.find((r) => !r.ok);
-        if (failed && !failed.ok) throw new Error(`submission refused: ${failed.error.message} ${failed.error.data?.reason ?? ''}`);
-      }
+      while (next < batches.length) await send(batches[next++]!);
     }),
   );
 }
@@ -37,9 +39,7 @@ async function submitPaced(raws: string[], rate: number): Promise<void> {
   for (let i = 0; i < raws.length; i += size) {
     const due = start + (i / rate) * 1000;
     if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
-    const results = await client.batch(raws.slice(i, i + size).map((raw) => ({ method: 'svc_sendRawTransaction', params: [raw] })));
-    const failed = results.find((r) => !r.ok);
-    if (failed && !failed.ok) throw new Error(`submission refused: ${failed.error.message} ${failed.error.data?.reason ?? ''}`);
+    await send(raws.slice(i, i + size));
   }
 }
 
