@@ -1,4 +1,6 @@
 // Nodes and data dirs a benchmark starts, as processes, removed when it ends; and batch submission.
+// Every node started here takes BENCH_CPU_PROF=<dir> (a CPU profile each) and BENCH_NODE_FLAGS (Node
+// options, e.g. "--max-semi-space-size=64"); BENCH_NODE_LOG=1 passes its log through.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
