@@ -40,7 +40,7 @@ describe('signed transfers', () => {
     expect(await client.getTransaction(tx.hash)).toMatchObject({ status: 'mined', blockNumber: receipt.blockNumber, from: alice.address, payload: { to: bob.address, asset: 'OMC', amount: (1234n * UNIT + 5n).toString() } });
   });
 
-  it("admit the node's own signed transactions without verifying them again, and verify any other object handed in", async () => {
+  it('refuse a forged signature on a transaction object the node did not sign itself, and admit the one it signed', async () => {
     const chain = node.node.service<Chain>('chain');
     const nonce = await client.getNonce(alice.address);
     const forged = { ...transfer(alice, bob.address, 3n, {}, nonce), signature: toHex(new Uint8Array(64).fill(7)) } as SignedTransaction;

@@ -65,7 +65,7 @@ describe('sdk: addresses and keys', () => {
     const tx = signTransaction({ chainId: 'svc-devnet-1', kind: 'transfer', nonce: 7, payload: transferPayload(devnetKey('account', 1).address, 'OGT', 42n) }, key);
     expect(verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), key.publicKey)).toBe(true);
     expect(verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), devnetKey('account', 1).publicKey)).toBe(false);
-    // A signature verified once is remembered for that signature, key and message only.
+    // Remembering a verified signature accepts nothing else: another message, signature or key still fails.
     expect(verifyRemembered(fromHex(tx.signature), fromHex(tx.hash), key.publicKey)).toBe(true);
     const otherMessage = fromHex(tx.hash);
     otherMessage[0]! ^= 1;
