@@ -11,6 +11,7 @@ import { JobPool } from '../../jobs/pool.js';
 import { resultCommitment, type ReportedResult } from '../oon/jobs/commitment.js';
 import { jobSpec, reportOf } from '../oon/jobs/end-block.js';
 import { isPast, JOB_PARAMS } from '../oon/jobs/params.js';
+import { MAX_REPORT_ITEMS } from '../oon/jobs/tx-kinds.js';
 import { decode } from '../../sdk/encoding.js';
 import { codeKey, indexCount, providerIndex, readJob, readLoad, type JobRecord } from '../oon/jobs/state.js';
 import { CODE_FETCH_TIMEOUT_MS, codeCidKey, runFromObject, type ObjectReader } from '../oon/jobs/code.js';
@@ -48,6 +49,10 @@ declare module '../../kernel/plugin.js' {
     'compute:jobRan': { jobId: string; runtime: string; outcome: 'exit' | 'out_of_gas' | 'trap'; gasUsed: bigint; seconds: number };
   }
 }
+
+/** Reveal bytes per report beside the commitments: outputs travel as hex in a transaction of at most 1 MiB. */
+const REPORT_BYTES = 256 * 1024;
+const revealBytes = (item: Record<string, unknown>): number => 400 + ((item.output as string | undefined)?.length ?? 0);
 
 /** Blocks to wait for a sent commit or reveal to be mined before sending it again (it may have been dropped). */
 const RESEND_AFTER_BLOCKS = 5;
@@ -99,6 +104,9 @@ export class JobRunner {
   /** Code objects by CID, most recently used last. */
   private readonly codeObjects = new Map<string, Uint8Array>();
   private readonly stopping = new AbortController();
+  /** This turn's commitments and reveals, sent together at its end (`oon.reportResults`). */
+  private readonly report = { commits: new Map<string, Record<string, unknown>>(), reveals: new Map<string, Record<string, unknown>>() };
+  private reportScheduled = false;
 
   constructor(private readonly options: JobRunnerOptions) {
     this.passes = new SerialPasses(() => this.pass(), options.log, 'job runner pass');
@@ -180,7 +188,7 @@ export class JobRunner {
         if (!local) {
           if (!isPast(now, assignment.commitBy)) this.run(job, operator, 'commit');
         } else if (!isPast(now, assignment.commitBy) && this.due(sent.commitTx, sent.commitSentAt, height)) {
-          this.commit(local, operator, height);
+          this.commit(local, operator, height, job.replicas);
         }
       } else if (!local) {
         // Committed before a restart that lost the copy (the commitment leaves before the write): the
@@ -258,7 +266,7 @@ export class JobRunner {
         this.running.delete(job.jobId);
         if (this.stopped) return;
         // The commitment leaves first (the slot turns sooner), the copy is written after it.
-        if (then === 'commit') this.commit(local, operator, this.options.chain.head.height);
+        if (then === 'commit') this.commit(local, operator, this.options.chain.head.height, job.replicas);
         else this.passes.run();
         this.options.store.putNow(job.jobId, local).catch((error: unknown) => this.options.log.warn({ job: job.jobId, err: error }, `could not keep the output and log of job ${job.jobId.slice(0, 10)}… (a restart runs it again)`));
       })
@@ -285,10 +293,14 @@ export class JobRunner {
       .finally(() => this.running.delete(job.jobId));
   }
 
-  private commit(local: LocalJob, operator: Address, height: number): void {
-    const commitment = resultCommitment(local.jobId, operator, local.result, local.salt);
-    const hash = this.sign(operator, 'oon.commitResult', { jobId: local.jobId, commitment });
-    if (hash) this.sent.set(local.jobId, { ...this.sent.get(local.jobId), commitTx: hash, commitSentAt: height });
+  /**
+   * Queues the commitment to a result for this turn's report; a single-replica job's reveal goes in
+   * the same report (its commitment, applied first, completes the job's commitments).
+   */
+  private commit(local: LocalJob, operator: Address, height: number, replicas: number): void {
+    this.report.commits.set(local.jobId, { jobId: local.jobId, commitment: resultCommitment(local.jobId, operator, local.result, local.salt) });
+    if (replicas === 1) this.queueReveal(local);
+    this.scheduleReport(operator, height);
   }
 
   private reveal(local: LocalJob, operator: Address, height: number, commitment: string): void {
@@ -298,12 +310,56 @@ export class JobRunner {
       this.unopenable.add(local.jobId);
       return;
     }
-    const payload: Record<string, unknown> = { jobId: local.jobId, ...local.result, salt: local.salt };
-    if (local.output.length <= JOB_PARAMS.maxInlineOutput) payload.output = toHex(local.output);
-    const hash = this.sign(operator, 'oon.revealResult', payload);
-    if (!hash) return;
-    if (!this.sent.get(local.jobId)?.revealTx) this.completed += 1;
-    this.sent.set(local.jobId, { ...this.sent.get(local.jobId), revealTx: hash, revealSentAt: height });
+    this.queueReveal(local);
+    this.scheduleReport(operator, height);
+  }
+
+  private queueReveal(local: LocalJob): void {
+    const item: Record<string, unknown> = { jobId: local.jobId, ...local.result, salt: local.salt };
+    if (local.output.length <= JOB_PARAMS.maxInlineOutput) item.output = toHex(local.output);
+    this.report.reveals.set(local.jobId, item);
+  }
+
+  /** What this turn found to report goes out at its end, in as few transactions as the limits allow. */
+  private scheduleReport(operator: Address, height: number): void {
+    if (this.reportScheduled) return;
+    this.reportScheduled = true;
+    setImmediate(() => {
+      this.reportScheduled = false;
+      if (!this.stopped) this.sendReports(operator, height);
+    });
+  }
+
+  private sendReports(operator: Address, height: number): void {
+    const commits = [...this.report.commits.values()];
+    const reveals = [...this.report.reveals.values()];
+    this.report.commits.clear();
+    this.report.reveals.clear();
+    while (commits.length > 0 || reveals.length > 0) {
+      const part = { commits: [] as Record<string, unknown>[], reveals: [] as Record<string, unknown>[] };
+      let bytes = 0;
+      // Commitments before the reveals that may need them; each list within its item and byte limits.
+      while (commits.length > 0 && part.commits.length < MAX_REPORT_ITEMS) part.commits.push(commits.shift()!);
+      const later = new Set(commits.map((item) => item.jobId as string));
+      for (let i = 0; i < reveals.length && part.reveals.length < MAX_REPORT_ITEMS; ) {
+        const item = reveals[i]!;
+        // A reveal goes with or after its commitment; the report's size stays bounded (one reveal may fill it).
+        if (later.has(item.jobId as string) || (part.reveals.length > 0 && bytes + revealBytes(item) > REPORT_BYTES)) {
+          i += 1;
+          continue;
+        }
+        bytes += revealBytes(item);
+        part.reveals.push(item);
+        reveals.splice(i, 1);
+      }
+      const hash = this.sign(operator, 'oon.reportResults', part);
+      if (!hash) continue;
+      for (const { jobId } of part.commits) this.sent.set(jobId as string, { ...this.sent.get(jobId as string), commitTx: hash, commitSentAt: height });
+      for (const { jobId } of part.reveals) {
+        if (!this.sent.get(jobId as string)?.revealTx) this.completed += 1;
+        this.sent.set(jobId as string, { ...this.sent.get(jobId as string), revealTx: hash, revealSentAt: height });
+      }
+    }
   }
 
   /** The full output or log of a job this node ran. */

@@ -109,6 +109,7 @@ export class ReferenceModel {
       case 'staking.unjail':
       case 'oon.commitResult':
       case 'oon.revealResult':
+      case 'oon.reportResults':
       case 'oon.supplyCode':
       case 'omp.acceptDeal':
         return;

@@ -42,6 +42,15 @@ const RevealPayload = Type.Object(
   { jobId: JobId, ...ResultFields, salt: Type.String({ pattern: '^0x[0-9a-f]{64}$' }), output: Type.Optional(hexBytes(JOB_PARAMS.maxInlineOutput, 'the output, when it is small enough to travel on chain')) },
   { additionalProperties: false },
 );
+/** Items per list of one `oon.reportResults`: what a provider finishes in a block or two, well inside a transaction's 1 MiB. */
+export const MAX_REPORT_ITEMS = 32;
+const ReportPayload = Type.Object(
+  {
+    commits: Type.Array(CommitPayload, { maxItems: MAX_REPORT_ITEMS, description: 'commitments, applied in order before the reveals' }),
+    reveals: Type.Array(RevealPayload, { maxItems: MAX_REPORT_ITEMS, description: 'reveals, applied in order after the commitments' }),
+  },
+  { additionalProperties: false },
+);
 const ChallengePayload = Type.Object({ jobId: JobId }, { additionalProperties: false });
 const SupplyCodePayload = Type.Object({ jobId: JobId, code: hexBytes(JOB_PARAMS.maxCodeBytesByCid, "the bytes of the object the job's codeCid names") }, { additionalProperties: false });
 
@@ -62,13 +71,72 @@ export const jobEscrow = (job: Pick<SubmitJob, 'gasLimit' | 'gasPrice' | 'replic
 const reader = (ctx: TxContext<unknown>) => (key: string) => ctx.readState(key);
 const writer = (ctx: TxContext<unknown>) => (key: string, value: Uint8Array | undefined) => ctx.writeState(key, value);
 
-function jobOf(ctx: TxContext<{ jobId: string }>): JobRecord {
-  const job = readJob(reader(ctx), ctx.payload.jobId);
-  if (!job) throw new TxFailure('not_found', `no job ${ctx.payload.jobId}`);
+function jobOf(ctx: TxContext<unknown>, jobId: string): JobRecord {
+  const job = readJob(reader(ctx), jobId);
+  if (!job) throw new TxFailure('not_found', `no job ${jobId}`);
   return job;
 }
 
-/** `oon.submitJob`, `oon.commitResult`, `oon.revealResult`, `oon.challenge`, `oon.supplyCode`. */
+/** The sender's commitment to its result of a job it holds an open assignment of; frees its slot. */
+function commitResult(ctx: TxContext<unknown>, item: Static<typeof CommitPayload>): void {
+  const job = jobOf(ctx, item.jobId);
+  const assignment = job.assignments.find((a) => a.provider === ctx.tx.from);
+  if (!assignment || job.status !== 'assigned') throw new TxFailure('invalid_params', `${ctx.tx.from} holds no open assignment of job ${job.jobId} (status ${job.status})`);
+  if (assignment.commitment) throw new TxFailure('invalid_params', `${ctx.tx.from} already committed to job ${job.jobId}`);
+  if (isPast(ctx, assignment.commitBy)) throw new TxFailure('invalid_params', `the commit deadline of job ${job.jobId} was ${describeDeadline(assignment.commitBy)}`);
+  assignment.commitment = item.commitment;
+  assignment.committedAt = ctx.height;
+  // The run is over: its slot is free for the next job.
+  addLoad(reader(ctx), writer(ctx), ctx.tx.from, -1);
+  if (job.assignments.length === job.replicas && job.assignments.every((a) => a.commitment)) {
+    job.status = 'committed';
+    job.revealBy = deadlineAfter(ctx, JOB_PARAMS.revealWindow);
+    job.reason = undefined;
+    scheduleAt(reader(ctx), writer(ctx), job.revealBy.time, job.jobId);
+    // Its status changed: the end of the block lists it among the changed jobs.
+    appendIndexed(reader(ctx), writer(ctx), TOUCHED_INDEX, job.jobId);
+  }
+  writeJob(writer(ctx), job);
+}
+
+/** The sender opens its commitment on a job every replica has committed to. */
+function revealResult(ctx: TxContext<unknown>, item: Static<typeof RevealPayload>): void {
+  const job = jobOf(ctx, item.jobId);
+  const assignment = job.assignments.find((a) => a.provider === ctx.tx.from);
+  if (!assignment?.commitment) throw new TxFailure('invalid_params', `${ctx.tx.from} has no commitment on job ${job.jobId}`);
+  if (job.status !== 'committed') throw new TxFailure('invalid_params', `job ${job.jobId} is ${job.status}: reveals open once every replica has committed`);
+  if (assignment.reveal) throw new TxFailure('invalid_params', `${ctx.tx.from} already revealed on job ${job.jobId}`);
+  const result: ReportedResult = { outputHash: item.outputHash, exit: item.exit, gasUsed: item.gasUsed, outputSize: item.outputSize };
+  if (resultCommitment(job.jobId, ctx.tx.from, result, item.salt) !== assignment.commitment) {
+    throw new TxFailure('invalid_params', `the reveal does not open ${ctx.tx.from}'s commitment on job ${job.jobId}`);
+  }
+  if (BigInt(result.gasUsed) > BigInt(job.gasLimit)) throw new TxFailure('invalid_params', `gasUsed ${result.gasUsed} is over the job's limit ${job.gasLimit}`);
+  let output: Uint8Array | undefined;
+  if (item.output !== undefined) {
+    output = fromHex(item.output);
+    if (output.length !== result.outputSize || toHex(sha256(output)) !== result.outputHash) throw new TxFailure('invalid_params', `the revealed output of job ${job.jobId} does not match its size and hash`);
+  } else if (result.outputSize <= JOB_PARAMS.maxInlineOutput) {
+    throw new TxFailure('invalid_params', `an output of ${result.outputSize} bytes travels in the reveal (up to ${JOB_PARAMS.maxInlineOutput}); job ${job.jobId}`);
+  }
+  assignment.reveal = { ...result, ...(output ? { output } : {}) };
+  assignment.revealedAt = ctx.height;
+  writeJob(writer(ctx), job);
+  appendIndexed(reader(ctx), writer(ctx), TOUCHED_INDEX, job.jobId);
+}
+
+/** A report names each job at most once per list, and carries something. */
+function checkReport(payload: Static<typeof ReportPayload>): void {
+  if (payload.commits.length + payload.reveals.length === 0) throw new TxFailure('invalid_params', 'a report carries at least one commitment or reveal');
+  for (const list of [payload.commits, payload.reveals]) {
+    const seen = new Set<string>();
+    for (const { jobId } of list) {
+      if (seen.has(jobId)) throw new TxFailure('invalid_params', `job ${jobId} appears twice in one list of the report`);
+      seen.add(jobId);
+    }
+  }
+}
+
+/** `oon.submitJob`, `oon.commitResult`, `oon.revealResult`, `oon.reportResults`, `oon.challenge`, `oon.supplyCode`. */
 export function jobTxKinds(factory: TxKindFactory<ProviderRegistry>): TxKind[] {
   return [
     factory({
@@ -125,53 +193,23 @@ export function jobTxKinds(factory: TxKindFactory<ProviderRegistry>): TxKind[] {
       kind: 'oon.commitResult',
       summary: 'an assigned provider commits to its result (a hash binding the job, its address, the result and a secret salt)',
       payload: CommitPayload,
-      execute(ctx) {
-        const job = jobOf(ctx);
-        const assignment = job.assignments.find((a) => a.provider === ctx.tx.from);
-        if (!assignment || job.status !== 'assigned') throw new TxFailure('invalid_params', `${ctx.tx.from} holds no open assignment of job ${job.jobId} (status ${job.status})`);
-        if (assignment.commitment) throw new TxFailure('invalid_params', `${ctx.tx.from} already committed to job ${job.jobId}`);
-        if (isPast(ctx, assignment.commitBy)) throw new TxFailure('invalid_params', `the commit deadline of job ${job.jobId} was ${describeDeadline(assignment.commitBy)}`);
-        assignment.commitment = ctx.payload.commitment;
-        assignment.committedAt = ctx.height;
-        // The run is over: its slot is free for the next job.
-        addLoad(reader(ctx), writer(ctx), ctx.tx.from, -1);
-        if (job.assignments.length === job.replicas && job.assignments.every((a) => a.commitment)) {
-          job.status = 'committed';
-          job.revealBy = deadlineAfter(ctx, JOB_PARAMS.revealWindow);
-          job.reason = undefined;
-          scheduleAt(reader(ctx), writer(ctx), job.revealBy.time, job.jobId);
-          // Its status changed: the end of the block lists it among the changed jobs.
-          appendIndexed(reader(ctx), writer(ctx), TOUCHED_INDEX, job.jobId);
-        }
-        writeJob(writer(ctx), job);
-      },
+      execute: (ctx) => commitResult(ctx, ctx.payload),
     }),
     factory({
       kind: 'oon.revealResult',
       summary: 'a provider opens its commitment once every replica has committed: output hash, exit, gas used, salt (and the output when small)',
       payload: RevealPayload,
+      execute: (ctx) => revealResult(ctx, ctx.payload),
+    }),
+    factory({
+      kind: 'oon.reportResults',
+      summary: `a provider's commitments and reveals of several jobs in one transaction (up to ${MAX_REPORT_ITEMS} of each): the commitments first, then the reveals, each under the rules of oon.commitResult and oon.revealResult, so a single-replica job may be committed and revealed in one report; one that fails fails the whole report`,
+      payload: ReportPayload,
+      admit: (payload) => checkReport(payload),
       execute(ctx) {
-        const job = jobOf(ctx);
-        const assignment = job.assignments.find((a) => a.provider === ctx.tx.from);
-        if (!assignment?.commitment) throw new TxFailure('invalid_params', `${ctx.tx.from} has no commitment on job ${job.jobId}`);
-        if (job.status !== 'committed') throw new TxFailure('invalid_params', `job ${job.jobId} is ${job.status}: reveals open once every replica has committed`);
-        if (assignment.reveal) throw new TxFailure('invalid_params', `${ctx.tx.from} already revealed on job ${job.jobId}`);
-        const result: ReportedResult = { outputHash: ctx.payload.outputHash, exit: ctx.payload.exit, gasUsed: ctx.payload.gasUsed, outputSize: ctx.payload.outputSize };
-        if (resultCommitment(job.jobId, ctx.tx.from, result, ctx.payload.salt) !== assignment.commitment) {
-          throw new TxFailure('invalid_params', `the reveal does not open ${ctx.tx.from}'s commitment on job ${job.jobId}`);
-        }
-        if (BigInt(result.gasUsed) > BigInt(job.gasLimit)) throw new TxFailure('invalid_params', `gasUsed ${result.gasUsed} is over the job's limit ${job.gasLimit}`);
-        let output: Uint8Array | undefined;
-        if (ctx.payload.output !== undefined) {
-          output = fromHex(ctx.payload.output);
-          if (output.length !== result.outputSize || toHex(sha256(output)) !== result.outputHash) throw new TxFailure('invalid_params', 'the revealed output does not match its size and hash');
-        } else if (result.outputSize <= JOB_PARAMS.maxInlineOutput) {
-          throw new TxFailure('invalid_params', `an output of ${result.outputSize} bytes travels in the reveal (up to ${JOB_PARAMS.maxInlineOutput})`);
-        }
-        assignment.reveal = { ...result, ...(output ? { output } : {}) };
-        assignment.revealedAt = ctx.height;
-        writeJob(writer(ctx), job);
-        appendIndexed(reader(ctx), writer(ctx), TOUCHED_INDEX, job.jobId);
+        checkReport(ctx.payload);
+        for (const item of ctx.payload.commits) commitResult(ctx, item);
+        for (const item of ctx.payload.reveals) revealResult(ctx, item);
       },
     }),
     factory({
@@ -180,7 +218,7 @@ export function jobTxKinds(factory: TxKindFactory<ProviderRegistry>): TxKind[] {
       payload: ChallengePayload,
       debits: () => [{ asset: 'OMC', amount: JOB_PARAMS.challengeDeposit }],
       execute(ctx) {
-        const job = jobOf(ctx);
+        const job = jobOf(ctx, ctx.payload.jobId);
         if (job.challengeBy === undefined || job.status !== 'committed') throw new TxFailure('invalid_params', `job ${job.jobId} has no result open to challenge (status ${job.status})`);
         if (isPast(ctx, job.challengeBy)) throw new TxFailure('invalid_params', `the challenge window of job ${job.jobId} closed at ${describeDeadline(job.challengeBy)}`);
         if (job.challenge) throw new TxFailure('invalid_params', `job ${job.jobId} is already challenged`);
@@ -196,7 +234,7 @@ export function jobTxKinds(factory: TxKindFactory<ProviderRegistry>): TxKind[] {
       summary: "brings the code of a job named by CID on chain for its re-execution, while a dispute over it waits for the code; anyone may send it (the job's providers' nodes do)",
       payload: SupplyCodePayload,
       execute(ctx) {
-        const job = jobOf(ctx);
+        const job = jobOf(ctx, ctx.payload.jobId);
         if (!job.codeCid) throw new TxFailure('invalid_params', `job ${job.jobId} has its code inline`);
         if (ctx.readState(codeCidKey(job.codeCid))) throw new TxFailure('invalid_params', `the code ${job.codeCid} is already on chain`);
         if (job.codeBy === undefined || job.status !== 'committed') throw new TxFailure('invalid_params', `no dispute over job ${job.jobId} waits for its code (status ${job.status})`);
