@@ -11,7 +11,7 @@ import { JobPool } from '../../jobs/pool.js';
 import { resultCommitment, type ReportedResult } from '../oon/jobs/commitment.js';
 import { jobSpec, reportOf } from '../oon/jobs/end-block.js';
 import { isPast, JOB_PARAMS } from '../oon/jobs/params.js';
-import { MAX_REPORT_ITEMS } from '../oon/jobs/tx-kinds.js';
+import { reportParts, type ReportItem } from './report-parts.js';
 import { decode } from '../../sdk/encoding.js';
 import { codeKey, indexCount, providerIndex, readJob, readLoad, type JobRecord } from '../oon/jobs/state.js';
 import { CODE_FETCH_TIMEOUT_MS, codeCidKey, runFromObject, type ObjectReader } from '../oon/jobs/code.js';
@@ -49,10 +49,6 @@ declare module '../../kernel/plugin.js' {
     'compute:jobRan': { jobId: string; runtime: string; outcome: 'exit' | 'out_of_gas' | 'trap'; gasUsed: bigint; seconds: number };
   }
 }
-
-/** Reveal bytes per report beside the commitments: outputs travel as hex in a transaction of at most 1 MiB. */
-const REPORT_BYTES = 256 * 1024;
-const revealBytes = (item: Record<string, unknown>): number => 400 + ((item.output as string | undefined)?.length ?? 0);
 
 /** Blocks to wait for a sent commit or reveal to be mined before sending it again (it may have been dropped). */
 const RESEND_AFTER_BLOCKS = 5;
@@ -105,7 +101,7 @@ export class JobRunner {
   private readonly codeObjects = new Map<string, Uint8Array>();
   private readonly stopping = new AbortController();
   /** This turn's commitments and reveals, sent together at its end (`oon.reportResults`). */
-  private readonly report = { commits: new Map<string, Record<string, unknown>>(), reveals: new Map<string, Record<string, unknown>>() };
+  private readonly report = { commits: new Map<string, ReportItem>(), reveals: new Map<string, ReportItem>() };
   private reportScheduled = false;
 
   constructor(private readonly options: JobRunnerOptions) {
@@ -315,7 +311,7 @@ export class JobRunner {
   }
 
   private queueReveal(local: LocalJob): void {
-    const item: Record<string, unknown> = { jobId: local.jobId, ...local.result, salt: local.salt };
+    const item: Record<string, unknown> & ReportItem = { jobId: local.jobId, ...local.result, salt: local.salt };
     if (local.output.length <= JOB_PARAMS.maxInlineOutput) item.output = toHex(local.output);
     this.report.reveals.set(local.jobId, item);
   }
@@ -331,33 +327,16 @@ export class JobRunner {
   }
 
   private sendReports(operator: Address, height: number): void {
-    const commits = [...this.report.commits.values()];
-    const reveals = [...this.report.reveals.values()];
+    const parts = reportParts([...this.report.commits.values()], [...this.report.reveals.values()]);
     this.report.commits.clear();
     this.report.reveals.clear();
-    while (commits.length > 0 || reveals.length > 0) {
-      const part = { commits: [] as Record<string, unknown>[], reveals: [] as Record<string, unknown>[] };
-      let bytes = 0;
-      // Commitments before the reveals that may need them; each list within its item and byte limits.
-      while (commits.length > 0 && part.commits.length < MAX_REPORT_ITEMS) part.commits.push(commits.shift()!);
-      const later = new Set(commits.map((item) => item.jobId as string));
-      for (let i = 0; i < reveals.length && part.reveals.length < MAX_REPORT_ITEMS; ) {
-        const item = reveals[i]!;
-        // A reveal goes with or after its commitment; the report's size stays bounded (one reveal may fill it).
-        if (later.has(item.jobId as string) || (part.reveals.length > 0 && bytes + revealBytes(item) > REPORT_BYTES)) {
-          i += 1;
-          continue;
-        }
-        bytes += revealBytes(item);
-        part.reveals.push(item);
-        reveals.splice(i, 1);
-      }
-      const hash = this.sign(operator, 'oon.reportResults', part);
+    for (const part of parts) {
+      const hash = this.sign(operator, 'oon.reportResults', { ...part });
       if (!hash) continue;
-      for (const { jobId } of part.commits) this.sent.set(jobId as string, { ...this.sent.get(jobId as string), commitTx: hash, commitSentAt: height });
+      for (const { jobId } of part.commits) this.sent.set(jobId, { ...this.sent.get(jobId), commitTx: hash, commitSentAt: height });
       for (const { jobId } of part.reveals) {
-        if (!this.sent.get(jobId as string)?.revealTx) this.completed += 1;
-        this.sent.set(jobId as string, { ...this.sent.get(jobId as string), revealTx: hash, revealSentAt: height });
+        if (!this.sent.get(jobId)?.revealTx) this.completed += 1;
+        this.sent.set(jobId, { ...this.sent.get(jobId), revealTx: hash, revealSentAt: height });
       }
     }
   }

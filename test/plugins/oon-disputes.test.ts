@@ -148,6 +148,38 @@ describe('compute job disputes and faults', { timeout: 90_000 }, () => {
     expect((await v.getBalance(requester.address)).omc).toBe(before.omc);
   });
 
+  it('applies a report of several jobs whole or not at all: commitments first, so a single-replica job is committed and revealed in one report', async () => {
+    // Only M offers EVM: both jobs are M's.
+    const sumToN = Uint8Array.from(Buffer.from('60003560005b811560165781019060019003906005565b60005260206000f3', 'hex'));
+    const evmJob = (n: bigint) => ({ runtime: 'evm' as const, code: sumToN, input: Uint8Array.from(Buffer.from(n.toString(16).padStart(64, '0'), 'hex')), gasLimit: 100_000n, gasPrice: 1_000n });
+    const first = await v.submitJob(requester, evmJob(4n));
+    const second = await v.submitJob(requester, evmJob(5n));
+    await assignedTo(first.jobId, M.address);
+    await assignedTo(second.jobId, M.address);
+    const reports = await Promise.all(
+      [first, second].map(async ({ jobId }, i) => {
+        const estimate = await v.estimateJob(evmJob(BigInt(4 + i)));
+        const result: ReportedResult = { outputHash: estimate.outputHash, exit: estimate.exit, gasUsed: estimate.gasUsed, outputSize: estimate.outputSize };
+        const salt = toHex(randomBytes(32));
+        return { commit: { jobId, commitment: resultCommitment(jobId, M.address, result, salt) }, reveal: { jobId, ...result, salt, output: estimate.output } };
+      }),
+    );
+    const [a, b] = reports as [(typeof reports)[0], (typeof reports)[0]];
+    // A reveal before its commitment fails the report, and the commitment before it is undone with it.
+    expect(await send(M, 'oon.reportResults', { commits: [a.commit], reveals: [a.reveal, b.reveal] })).toBe(`invalid_params: ${M.address} has no commitment on job ${second.jobId}`);
+    expect(job(first.jobId).assignments[0]!.commitment).toBeUndefined();
+    expect(job(first.jobId).status).toBe('assigned');
+    // What no state could make valid is refused at submission.
+    await expect(send(M, 'oon.reportResults', { commits: [a.commit, a.commit], reveals: [] })).rejects.toMatchObject({ message: 'invalid_params', data: { reason: `job ${first.jobId} appears twice in one list of the report` } });
+    await expect(send(M, 'oon.reportResults', { commits: [], reveals: [] })).rejects.toMatchObject({ message: 'invalid_params', data: { reason: 'a report carries at least one commitment or reveal' } });
+    expect(await send(M, 'oon.reportResults', { commits: [a.commit, b.commit], reveals: [a.reveal, b.reveal] })).toBe('success');
+    for (const [{ jobId }, n] of [[first, 4n], [second, 5n]] as const) {
+      const done = await v.waitForJob(jobId, { timeoutMs: 60_000 });
+      expect(done).toMatchObject({ status: 'finalized', settledBy: 'unchallenged', providers: [M.address] });
+      expect(BigInt(done.output!)).toBe((n * (n + 1n)) / 2n);
+    }
+  });
+
   it('conserved OMC and OGT in every block: balances, bonds, escrows and deposits sum to the same', () => {
     expect(totals).toBeDefined();
     expect(violations).toEqual([]);
