@@ -538,6 +538,8 @@ export class Chain {
     const block: Block = built;
     const receipts: Receipt[] = pending.map((r) => ({ ...r, blockHash: block.hash }));
     const raws = txs.map(rawOf);
+    const state = this.options.state;
+    this.options.events.emit('chain:decided', { height: block.height, timestamp: block.timestamp, read: (key) => (changes.has(key) ? changes.get(key) : state.get(key)) });
     try {
       const batch = this.options.batch();
       const pacer = new Pacer();

@@ -16,6 +16,13 @@ declare module '../kernel/plugin.js' {
   interface SvcEvents {
     /** A block (produced or imported) and all its state are committed. */
     'chain:block': { height: number; hash: string; timestamp: number; transactions: number; block: CommittedBlock; receipts: readonly CommittedReceipt[]; rawTransactions: readonly Uint8Array[]; commit: CommitCertificate };
+    /**
+     * A block is decided (produced, or imported with its certificate) and executed, and its write is
+     * under way: `read` gives its state. `chain:block` follows once the write is done. For work that
+     * may start before the write (a provider running the jobs the block assigned it); anything that
+     * must survive a crash waits for `chain:block`.
+     */
+    'chain:decided': { height: number; timestamp: number; read: (key: string) => Uint8Array | undefined };
     /** A transaction entered the mempool; `viaGossip`: from the transactions topic (gossip relays it; nobody publishes it again). */
     'chain:pendingTransaction': { hash: string; from: string; kind: string; nonce: number; transaction: SignedTransaction; viaGossip: boolean };
   }

@@ -49,6 +49,7 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
     provides: ['chain', 'chain-reader', 'tx-submitter', 'block-production', 'block-import'],
     namespaces: Object.values(CHAIN_LAYOUTS),
     events: {
+      'chain:decided': 'a block is decided and executed; its write is under way',
       'chain:block': 'a block and all its state are committed',
       'chain:pendingTransaction': 'a transaction entered the mempool',
     },

@@ -40,6 +40,8 @@ interface Sent {
   supplySentAt?: number;
 }
 
+type StateRead = (key: string) => Uint8Array | undefined;
+
 /** Objects of code named by CID kept after a run, for the next jobs that name them (and a dispute's oon.supplyCode). */
 const MAX_CACHED_CODE = 16;
 
@@ -71,8 +73,9 @@ export interface JobRunnerOptions {
 }
 
 /**
- * The provider's side of a job: each block, find this node's assignments, run each new one on the
- * job pool, commit to its result, keep the result, and reveal once every replica has committed.
+ * The provider's side of a job: each block (from the moment it is decided, before its write), find
+ * this node's assignments, run each new one on the job pool, commit to its result, keep the result,
+ * and reveal once every replica has committed; what a turn finds to report leaves in one report.
  * Everything it needs to resume is in the chain state, its store and its operator key: a node
  * restarted mid-job, or before its copy was written, runs the job again (same result, same derived
  * salt) while the deadline allows.
@@ -100,6 +103,8 @@ export class JobRunner {
   /** Code objects by CID, most recently used last. */
   private readonly codeObjects = new Map<string, Uint8Array>();
   private readonly stopping = new AbortController();
+  /** The block decided and executed while its write is under way (`chain:decided`), until it is committed. */
+  private decided: { height: number; timestamp: number; read: StateRead } | undefined;
   /** This turn's commitments and reveals, sent together at its end (`oon.reportResults`). */
   private readonly report = { commits: new Map<string, ReportItem>(), reveals: new Map<string, ReportItem>() };
   private reportScheduled = false;
@@ -121,7 +126,19 @@ export class JobRunner {
   }
 
   start(): void {
-    this.off = this.options.events.on('chain:block', () => this.passes.run());
+    // A decided block's assignments start running while its write is under way: the slot turns sooner.
+    const offDecided = this.options.events.on('chain:decided', ({ height, timestamp, read }) => {
+      this.decided = { height, timestamp, read };
+      this.passes.run();
+    });
+    const offBlock = this.options.events.on('chain:block', () => {
+      this.decided = undefined;
+      this.passes.run();
+    });
+    this.off = () => {
+      offDecided();
+      offBlock();
+    };
     this.passes.run();
   }
 
@@ -137,10 +154,9 @@ export class JobRunner {
     const operator = await this.options.operator();
     this.operator = operator;
     if (!operator || this.stopped) return;
-    const read = (key: string) => this.options.chain.state.get(key);
-    const head = this.options.chain.head;
-    const height = head.height;
-    const now = { height, timestamp: head.timestamp };
+    const view = this.decided ?? { height: this.options.chain.head.height, timestamp: this.options.chain.head.timestamp, read: (key: string) => this.options.chain.state.get(key) };
+    const { read, height } = view;
+    const now = { height, timestamp: view.timestamp };
     // New assignments since the last pass, from the operator's numbered index: no scan of every job.
     const index = providerIndex(operator);
     if (this.indexOf !== operator) {
@@ -182,14 +198,14 @@ export class JobRunner {
       const sent = this.sent.get(jobId) ?? {};
       if (!assignment.commitment) {
         if (!local) {
-          if (!isPast(now, assignment.commitBy)) this.run(job, operator, 'commit');
+          if (!isPast(now, assignment.commitBy)) this.run(job, operator, 'commit', read);
         } else if (!isPast(now, assignment.commitBy) && this.due(sent.commitTx, sent.commitSentAt, height)) {
           this.commit(local, operator, height, job.replicas);
         }
       } else if (!local) {
         // Committed before a restart that lost the copy (the commitment leaves before the write): the
         // same run gives the same result, and the derived salt opens the commitment.
-        if (!job.revealBy || !isPast(now, job.revealBy)) this.run(job, operator, 'reveal');
+        if (!job.revealBy || !isPast(now, job.revealBy)) this.run(job, operator, 'reveal', read);
       } else if (job.status === 'committed' && this.due(sent.revealTx, sent.revealSentAt, height)) {
         this.reveal(local, operator, height, assignment.commitment);
       }
@@ -225,9 +241,9 @@ export class JobRunner {
   }
 
   /** Runs a job to its outcome: inline code from the state; code named by CID fetched and checked first. */
-  private async outcomeOf(job: JobRecord, pool: JobPool): Promise<JobOutcome> {
+  private async outcomeOf(job: JobRecord, pool: JobPool, read: StateRead): Promise<JobOutcome> {
     if (job.codeHash !== undefined) {
-      const code = this.options.chain.state.get(codeKey(job.codeHash));
+      const code = read(codeKey(job.codeHash));
       if (!code) throw new Error('the job has no code in the state');
       return pool.run(jobSpec(job, code));
     }
@@ -245,12 +261,12 @@ export class JobRunner {
     return key ? toHex(createHmac('sha256', key.secretKey).update(`svc-oon-salt:${jobId}`).digest()) : undefined;
   }
 
-  private run(job: JobRecord, operator: Address, then: 'commit' | 'reveal'): void {
+  private run(job: JobRecord, operator: Address, then: 'commit' | 'reveal', read: StateRead): void {
     this.running.add(job.jobId);
     this.pool ??= new JobPool({ size: Math.max(1, Math.min(this.options.maxWorkers, this.options.maxJobs())), timeoutMs: this.options.timeoutMs });
     const started = performance.now();
     this.options.log.info({ job: job.jobId, runtime: job.runtime, gasLimit: job.gasLimit, ...(job.codeCid ? { codeCid: job.codeCid } : {}) }, `running job ${job.jobId.slice(0, 10)}…`);
-    void this.outcomeOf(job, this.pool)
+    void this.outcomeOf(job, this.pool, read)
       .then((outcome) => {
         const result = reportOf(outcome);
         this.options.events.emit('compute:jobRan', { jobId: job.jobId, runtime: job.runtime, outcome: outcome.exit.kind, gasUsed: outcome.gasUsed, seconds: (performance.now() - started) / 1000 });

@@ -4,6 +4,7 @@ import type { Chain } from '../../chain/chain.js';
 import type { Block } from '../../chain/schemas.js';
 import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
 import { signedCommit } from '../helpers/commits.js';
+import { accountKey } from '../../chain/state/accounts.js';
 
 let validator: TestNode;
 
@@ -43,6 +44,15 @@ describe('block import', () => {
       const target = chainOf(follower);
       const upTo = source.head.height;
       let forgedChecked = false;
+      // Each block is announced decided (its state readable) before its write, and only once it passed every check.
+      const order: string[] = [];
+      const decidedReads: { height: number; fresh: Uint8Array | undefined; committed: Uint8Array | undefined }[] = [];
+      const sender = accountKey(devnetKey('account', 0).address);
+      follower.node.events.on('chain:decided', ({ height, read }) => {
+        order.push(`decided ${height} over head ${target.head.height}`);
+        decidedReads.push({ height, fresh: read(sender), committed: target.state.get(sender) });
+      });
+      follower.node.events.on('chain:block', ({ height }) => void order.push(`block ${height}`));
       // Forged blocks come certified (the devnet validator key is public): only their content gives them away.
       const certified = (block: Block) => signedCommit(block.chainId, block);
       for (let height = 1; height <= upTo; height++) {
@@ -78,6 +88,11 @@ describe('block import', () => {
         expect(target.state.root()).toBe(block.stateRoot);
       }
       expect(forgedChecked).toBe(true);
+      expect(order).toEqual(Array.from({ length: upTo }, (_, i) => [`decided ${i + 1} over head ${i}`, `block ${i + 1}`]).flat());
+      // The block that moved account 0's funds: the decided state has them moved, the committed one not yet.
+      const moved = decidedReads.find(({ fresh, committed }) => Buffer.compare(Buffer.from(fresh ?? []), Buffer.from(committed ?? [])) !== 0);
+      expect(moved).toBeDefined();
+      expect(Buffer.from(moved!.fresh!).toString('hex')).toBe(Buffer.from((await source.stateAt(moved!.height)(sender))!).toString('hex'));
       const skip = await blockWithTransactions(source, 1);
       await expect(target.importBlock(skip.block, skip.raws, (await source.getCommit(1))!)).rejects.toThrow(/does not extend head/);
     } finally {
