@@ -1,5 +1,6 @@
 // Job throughput: a validator and one compute node (max_concurrent_jobs 8), as processes; BENCH_JOBS
-// (default 2,000) small WASI jobs pre-signed by 20 requesters are submitted at once; measured from
+// (default 2,000) small WASI jobs pre-signed by 20 requesters are submitted at once (or at
+// BENCH_JOB_RATE per second, in 20 batches a second: a steady load); measured from
 // submission to the block that finalizes the last one, with svc_getBalance probed meanwhile.
 // Block time BENCH_JOB_BLOCK_MS (default 25): a slot holds a job from its assignment to its
 // commitment, at least one block, so 8 slots finish at most 8 jobs per block. Prints one JSON line:
@@ -11,11 +12,12 @@ import { fileURLToPath } from 'node:url';
 import wabtFactory from 'wabt';
 import WebSocket from 'ws';
 import { devnetKey, generateKeyPair, jobPayload, rawTransaction, signTransaction, SvcClient, SvcWsClient, transferPayload, UNIT, type JobView, type KeyPair, type WebSocketConstructor } from '../../sdk/index.js';
-import { benchDir, cleanUp, startNode, submitAll } from './node-process.js';
+import { benchDir, cleanUp, startNode, submitAll, submitPaced } from './node-process.js';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 2000);
 const BLOCK_MS = process.env.BENCH_JOB_BLOCK_MS ?? '25';
 const REQUESTERS = 20;
+const RATE = process.env.BENCH_JOB_RATE === undefined ? undefined : Number(process.env.BENCH_JOB_RATE);
 
 /** A small job: reads stdin, writes it back in upper case. */
 const UPPER = `(module
@@ -111,7 +113,8 @@ try {
   });
   const startHeight = await v.blockNumber();
   const startedAt = Date.now();
-  await submitAll(v, jobs.map(rawTransaction), 4, 'svc_oonSubmitJob');
+  if (RATE === undefined) await submitAll(v, jobs.map(rawTransaction), 4, 'svc_oonSubmitJob');
+  else await submitPaced(v, jobs.map(rawTransaction), RATE, 'svc_oonSubmitJob');
   const submittedMs = Date.now() - startedAt;
   await settled;
   ws.close();
@@ -129,7 +132,7 @@ try {
   const steadyJobsPerSecond = (to - from) / ((committedTimes[to]! - committedTimes[from]!) / 1000);
   const turnBlocks = Object.fromEntries([...turns].sort((a, b) => a[0] - b[0]));
   process.stdout.write(
-    `${JSON.stringify({ jobs: JOBS, blockMs: Number(BLOCK_MS), submitSeconds: submittedMs / 1000, seconds, jobsPerSecond: JOBS / seconds, steadyJobsPerSecond, turnBlocks, blocks: lastFinalized - startHeight, balanceCalls: probeResults.reduce((sum, r) => sum + r.calls, 0), balanceP99Ms: Math.max(...probeResults.map((r) => r.p99Ms)) })}\n`,
+    `${JSON.stringify({ jobs: JOBS, blockMs: Number(BLOCK_MS), offeredJobsPerSecond: RATE ?? 'all at once', submitSeconds: submittedMs / 1000, seconds, jobsPerSecond: JOBS / seconds, steadyJobsPerSecond, turnBlocks, blocks: lastFinalized - startHeight, balanceCalls: probeResults.reduce((sum, r) => sum + r.calls, 0), balanceP99Ms: Math.max(...probeResults.map((r) => r.p99Ms)) })}\n`,
   );
 } catch (error) {
   process.stderr.write(`job-throughput: ${(error as Error).message}\n`);

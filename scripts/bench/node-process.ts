@@ -65,17 +65,31 @@ export function cleanUp(): void {
 }
 
 /** Raw transactions in JSON-RPC batches of 100 over a few connections; any refusal ends the run. */
+/** One JSON-RPC batch of submissions; any refusal ends the run (a benchmark's transactions are all valid). */
+async function sendBatch(client: SvcClient, raws: readonly string[], method: string): Promise<void> {
+  const results = await client.batch(raws.map((raw) => ({ method, params: [raw] })));
+  const failed = results.find((r) => !r.ok);
+  if (failed && !failed.ok) throw new Error(`submission refused: ${failed.error.message} ${failed.error.data?.reason ?? ''}`);
+}
+
 export async function submitAll(client: SvcClient, raws: string[], connections = 4, method = 'svc_sendRawTransaction'): Promise<void> {
   const batches: string[][] = [];
   for (let i = 0; i < raws.length; i += 100) batches.push(raws.slice(i, i + 100));
   let next = 0;
   await Promise.all(
     Array.from({ length: connections }, async () => {
-      while (next < batches.length) {
-        const results = await client.batch(batches[next++]!.map((raw) => ({ method, params: [raw] })));
-        const failed = results.find((r) => !r.ok);
-        if (failed && !failed.ok) throw new Error(`submission refused: ${failed.error.message} ${failed.error.data?.reason ?? ''}`);
-      }
+      while (next < batches.length) await sendBatch(client, batches[next++]!, method);
     }),
   );
+}
+
+/** At `rate` per second: batches of a twentieth of a second's, each sent at its time (one connection: they arrive in order). */
+export async function submitPaced(client: SvcClient, raws: string[], rate: number, method = 'svc_sendRawTransaction'): Promise<void> {
+  const size = Math.max(1, Math.round(rate / 20));
+  const start = performance.now();
+  for (let i = 0; i < raws.length; i += size) {
+    const due = start + (i / rate) * 1000;
+    if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
+    await sendBatch(client, raws.slice(i, i + size), method);
+  }
 }
