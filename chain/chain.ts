@@ -418,7 +418,8 @@ export class Chain {
     const result = await executeTransactions(candidates, env, this.options.state, this.options.kinds, this.options.log, false, pacer);
     for (const rejected of result.rejected) this.options.log.debug({ tx: rejected.hash, reason: rejected.message }, 'left a transaction out of the block');
     const hashes = result.included.map((tx) => tx.hash);
-    const applied = await this.options.state.preview(result.overlay.changes, pacer);
+    const changes = result.overlay.changes;
+    const applied = await this.options.state.preview(changes, pacer);
     const header: BlockHeader = {
       chainId: head.chainId,
       height: env.height,
@@ -432,7 +433,7 @@ export class Chain {
       lastCommit,
     };
     const signed = signHeader(header, key);
-    return { block: { ...signed, transactions: hashes }, txs: result.included, receipts: result.receipts, changes: result.overlay.changes, undo: applied.undo, how: { source: 'produced', started } };
+    return { block: { ...signed, transactions: hashes }, txs: result.included, receipts: result.receipts, changes, undo: applied.undo, how: { source: 'produced', started } };
   }
 
   /**
@@ -526,12 +527,13 @@ export class Chain {
       throw error;
     }
     if (toHex(await receiptRoot(result.receipts, pacer)) !== block.receiptRoot) reject('receipt root mismatch');
-    const applied = await this.options.state.preview(result.overlay.changes, pacer);
+    const changes = result.overlay.changes;
+    const applied = await this.options.state.preview(changes, pacer);
     if (applied.root !== block.stateRoot) {
       applied.undo();
       reject(`state root mismatch: executing it gives ${applied.root}`);
     }
-    return { block: { ...block, transactions: txs.map((tx) => tx.hash) }, txs, receipts: result.receipts, changes: result.overlay.changes, undo: applied.undo, how: { source: 'imported', started, quiet: options.catchingUp === true } };
+    return { block: { ...block, transactions: txs.map((tx) => tx.hash) }, txs, receipts: result.receipts, changes, undo: applied.undo, how: { source: 'imported', started, quiet: options.catchingUp === true } };
   }
 
   private async commit({ block: built, txs, receipts: pending, changes, undo, how }: Prepared, certificate: CommitCertificate): Promise<Block> {

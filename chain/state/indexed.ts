@@ -54,7 +54,8 @@ export function drainIndexed(read: ReadState, write: WriteState, index: string):
 /**
  * A schedule of ids by the second of block time they are due in: `<prefix>/<second>/<n>` (numbered
  * per second) and `<prefix>-from`, the first second not yet looked at. A block drains every second up
- * to its own time, each second's entries read once.
+ * to its own time, each second's entries read once. A time goes in the whole second at or after it,
+ * so an id is never drained before its time (which would only schedule it again).
  */
 export function secondSchedule(prefix: string): { scheduleAt(read: ReadState, write: WriteState, time: number, id: string): void; drainDue(read: ReadState, write: WriteState, time: number): string[] } {
   const fromKey = `${prefix}-from`;
@@ -62,7 +63,7 @@ export function secondSchedule(prefix: string): { scheduleAt(read: ReadState, wr
   return {
     /** Twice is harmless: a visit is a visit. */
     scheduleAt(read, write, time, id) {
-      const second = Math.floor(time / 1000);
+      const second = Math.ceil(time / 1000);
       appendIndexed(read, write, index(second), id);
       const from = read(fromKey);
       if (!from || second < decode<number>(from)) write(fromKey, encode(second));

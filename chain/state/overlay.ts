@@ -32,7 +32,14 @@ export class StateOverlay implements StateReader {
     for (const [key, value] of this.writes) parent.writes.set(key, value);
   }
 
+  /**
+   * What these writes change in the base: all of them but the deletions of keys the base does not
+   * have (a key written and deleted again, such as an index a block fills and drains), which would
+   * only cost history and storage writes.
+   */
   get changes(): StateChanges {
-    return this.writes;
+    const net = new Map<string, Uint8Array | undefined>();
+    for (const [key, value] of this.writes) if (value !== undefined || this.base.get(key) !== undefined) net.set(key, value);
+    return net;
   }
 }

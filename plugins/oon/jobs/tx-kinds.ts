@@ -5,7 +5,7 @@ import { fromHex, toHex, utf8 } from '../../../sdk/bytes.js';
 import { TxFailure, type TxContext, type TxKind, type TxKindFactory } from '../../../chain/contract.js';
 import { resultCommitment, type ReportedResult } from './commitment.js';
 import { deadlineAfter, describeDeadline, isPast, JOB_PARAMS } from './params.js';
-import { addLoad, ALL_INDEX, appendIndexed, codeKey, INCOMING_INDEX, readJob, requesterIndex, scheduleAt, TOUCHED_INDEX, writeJob, type JobRecord } from './state.js';
+import { addLoad, ALL_INDEX, appendIndexed, codeKey, INCOMING_INDEX, readJob, requesterIndex, TOUCHED_INDEX, writeJob, type JobRecord } from './state.js';
 import { checkJobCode } from './validate.js';
 import type { ProviderRegistry } from '../../providers/registry-service.js';
 import { canonicalCid, codeCidKey, codeDeal } from './code.js';
@@ -92,8 +92,8 @@ function commitResult(ctx: TxContext<unknown>, item: Static<typeof CommitPayload
     job.status = 'committed';
     job.revealBy = deadlineAfter(ctx, JOB_PARAMS.revealWindow);
     job.reason = undefined;
-    scheduleAt(reader(ctx), writer(ctx), job.revealBy.time, job.jobId);
-    // Its status changed: the end of the block lists it among the changed jobs.
+    // Its status changed: the end of the block lists it among the changed jobs, and schedules its
+    // reveal deadline unless every reveal is in by then (a single replica reports both at once).
     appendIndexed(reader(ctx), writer(ctx), TOUCHED_INDEX, job.jobId);
   }
   writeJob(writer(ctx), job);
