@@ -154,7 +154,9 @@ export class JobRunner {
     const operator = await this.options.operator();
     this.operator = operator;
     if (!operator || this.stopped) return;
-    const view = this.decided ?? { height: this.options.chain.head.height, timestamp: this.options.chain.head.timestamp, read: (key: string) => this.options.chain.state.get(key) };
+    const head = this.options.chain.head;
+    // The decided block while it is the one after the head (its write under way); else the head.
+    const view = this.decided?.height === head.height + 1 ? this.decided : { height: head.height, timestamp: head.timestamp, read: (key: string) => this.options.chain.state.get(key) };
     const { read, height } = view;
     const now = { height, timestamp: view.timestamp };
     // New assignments since the last pass, from the operator's numbered index: no scan of every job.
