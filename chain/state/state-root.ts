@@ -3,6 +3,9 @@ import type { Pacer } from '../pacer.js';
 
 const BUCKET_BITS = 12;
 export const BUCKETS = 1 << BUCKET_BITS;
+/** Children per tree node: 16, so three levels over the buckets (a block's changes rehash ~130 nodes, not ~850 as a binary tree's 12 levels would). */
+const FANOUT_BITS = 4;
+const LEVELS = BUCKET_BITS / FANOUT_BITS;
 const ZERO = Buffer.alloc(32);
 const LEAF = Buffer.from([0]);
 const BUCKET = Buffer.from([1]);
@@ -22,24 +25,30 @@ export function bucketOf(key: string): number {
 /**
  * A Merkle commitment to every (key, value) of the world state, updated incrementally.
  * Keys fall into 4,096 buckets; a bucket's hash covers its leaves in key order
- * (leaf = H(0x00 ‖ key ‖ 0x00 ‖ H(value))); the root is a binary Merkle tree over the bucket hashes
- * (an empty bucket is 32 zero bytes). A proof of one key is its bucket's leaves plus 12 sibling hashes.
+ * (leaf = H(0x00 ‖ key ‖ 0x00 ‖ H(value))); the root is a 16-ary Merkle tree over the bucket hashes
+ * (node = H(0x02 ‖ its 16 children); an empty bucket is 32 zero bytes). A proof of one key is its
+ * bucket's leaves plus 15 sibling hashes at each of the 3 levels.
  */
 export class StateCommitment {
   private readonly leaves = new Map<string, Buffer>();
   private readonly bucketKeys: Set<string>[] = Array.from({ length: BUCKETS }, () => new Set());
   private readonly keyBucket = new Map<string, number>();
-  /** tree[0] = root level ... tree[BUCKET_BITS] = bucket hashes. */
+  /** tree[0] = the root ... tree[LEVELS] = bucket hashes. */
   private readonly tree: Buffer[][] = [];
   private readonly dirty = new Set<number>();
   /** Parents (one level up) of buckets rehashed since the tree above them was last updated. */
   private hashedBuckets = new Set<number>();
 
   constructor() {
-    for (let level = 0; level <= BUCKET_BITS; level++) this.tree.push(new Array<Buffer>(1 << level).fill(ZERO));
-    for (let level = BUCKET_BITS - 1; level >= 0; level--) {
-      for (let i = 0; i < 1 << level; i++) this.tree[level]![i] = sha256(NODE, this.tree[level + 1]![2 * i]!, this.tree[level + 1]![2 * i + 1]!);
+    for (let level = 0; level <= LEVELS; level++) this.tree.push(new Array<Buffer>(1 << (level * FANOUT_BITS)).fill(ZERO));
+    for (let level = LEVELS - 1; level >= 0; level--) {
+      for (let i = 0; i < 1 << (level * FANOUT_BITS); i++) this.hashNode(level, i);
     }
+  }
+
+  private hashNode(level: number, i: number): void {
+    const first = i << FANOUT_BITS;
+    this.tree[level]![i] = sha256(NODE, ...this.tree[level + 1]!.slice(first, first + (1 << FANOUT_BITS)));
   }
 
   set(key: string, value: Uint8Array | undefined): void {
@@ -76,20 +85,20 @@ export class StateCommitment {
 
   private hashBucket(bucket: number): void {
     const keys = [...this.bucketKeys[bucket]!].sort();
-    this.tree[BUCKET_BITS]![bucket] = keys.length === 0 ? ZERO : sha256(BUCKET, ...keys.map((k) => this.leaves.get(k)!));
+    this.tree[LEVELS]![bucket] = keys.length === 0 ? ZERO : sha256(BUCKET, ...keys.map((k) => this.leaves.get(k)!));
     this.dirty.delete(bucket);
-    this.hashedBuckets.add(bucket >> 1);
+    this.hashedBuckets.add(bucket >> FANOUT_BITS);
   }
 
   private recompute(): void {
     for (const bucket of [...this.dirty]) this.hashBucket(bucket);
     let touched = this.hashedBuckets;
     this.hashedBuckets = new Set();
-    for (let level = BUCKET_BITS - 1; level >= 0; level--) {
+    for (let level = LEVELS - 1; level >= 0; level--) {
       const next = new Set<number>();
       for (const i of touched) {
-        this.tree[level]![i] = sha256(NODE, this.tree[level + 1]![2 * i]!, this.tree[level + 1]![2 * i + 1]!);
-        next.add(i >> 1);
+        this.hashNode(level, i);
+        next.add(i >> FANOUT_BITS);
       }
       touched = next;
     }

@@ -3,7 +3,8 @@ import { utf8 } from '../../../sdk/bytes.js';
 import { openStore } from '../../../kernel/storage/open.js';
 import type { Store } from '../../../kernel/storage/store.js';
 import { HistoryPrunedError, WorldState } from '../../../chain/state/world-state.js';
-import { StateCommitment } from '../../../chain/state/state-root.js';
+import { createHash } from 'node:crypto';
+import { bucketOf, BUCKETS, StateCommitment } from '../../../chain/state/state-root.js';
 import { openChainLayouts } from '../../../chain/layouts.js';
 
 let store: Store | undefined;
@@ -73,7 +74,34 @@ describe('world state history', () => {
   });
 });
 
+/** The documented root, computed from scratch: leaves by bucket in key order, then a 16-ary tree of three levels. */
+function rootFromScratch(entries: readonly [string, Uint8Array][]): Buffer {
+  const H = (...parts: Uint8Array[]): Buffer => createHash('sha256').update(Buffer.concat(parts)).digest();
+  const byBucket = new Map<number, [string, Uint8Array][]>();
+  for (const entry of entries) byBucket.set(bucketOf(entry[0]), [...(byBucket.get(bucketOf(entry[0])) ?? []), entry]);
+  let level: Buffer[] = Array.from({ length: BUCKETS }, (_, b) => {
+    const leaves = (byBucket.get(b) ?? []).sort(([x], [y]) => (x < y ? -1 : 1)).map(([key, value]) => H(Buffer.from([0]), Buffer.from(key), Buffer.from([0]), H(value)));
+    return leaves.length === 0 ? Buffer.alloc(32) : H(Buffer.from([1]), ...leaves);
+  });
+  while (level.length > 1) level = Array.from({ length: level.length / 16 }, (_, i) => H(Buffer.from([2]), ...level.slice(16 * i, 16 * i + 16)));
+  return level[0]!;
+}
+
 describe('state commitment', () => {
+  it('is the documented root: buckets of sorted leaves under a 16-ary tree, kept up to date as keys change', () => {
+    const commitment = new StateCommitment();
+    const entries = new Map<string, Uint8Array>(Array.from({ length: 3000 }, (_, i) => [`oon/jobs/${i}`, v(`record ${i}`)]));
+    for (const [k, value] of entries) commitment.set(k, value);
+    expect(commitment.root().equals(rootFromScratch([...entries]))).toBe(true);
+    for (let i = 0; i < 3000; i += 7) {
+      commitment.set(`oon/jobs/${i}`, i % 2 === 0 ? undefined : v('changed'));
+      if (i % 2 === 0) entries.delete(`oon/jobs/${i}`);
+      else entries.set(`oon/jobs/${i}`, v('changed'));
+    }
+    expect(commitment.root().equals(rootFromScratch([...entries]))).toBe(true);
+  });
+
+
   it('depends on every key and value but not on the order they were written', () => {
     const a = new StateCommitment();
     const b = new StateCommitment();
