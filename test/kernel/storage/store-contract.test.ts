@@ -88,6 +88,20 @@ describe.each<StorageKind>(['rocksdb', 'memory'])('storage contract: %s', (kind)
     expect(await a.get(utf8('old'))).toBeUndefined();
   });
 
+  it('applies batches in the order they were given, a large one and the small ones after it', async () => {
+    const s = await open();
+    const ns = s.claim('order', 'test');
+    // Over a megabyte (RocksDB writes it off the main thread), then small ones given before it is done.
+    const large = s.batch();
+    for (let i = 0; i < 2000; i++) large.put(ns, utf8(`k${i}`), new Uint8Array(600).fill(1));
+    const small = s.batch().put(ns, utf8('k7'), utf8('after')).del(ns, utf8('k8'));
+    const last = s.batch().put(ns, utf8('k8'), utf8('last'));
+    await Promise.all([large.write(), small.write(), last.write()]);
+    expect(text(await ns.get(utf8('k7')))).toBe('after');
+    expect(text(await ns.get(utf8('k8')))).toBe('last');
+    expect((await ns.get(utf8('k1999')))?.length).toBe(600);
+  });
+
   it('a batch that fails writes nothing', async () => {
     const s = await open();
     const a = s.claim('one', 'test');
