@@ -181,7 +181,7 @@ export class Chain {
     }
     if (stored.hash !== expectedHash) {
       throw new ChainMismatchError(
-        `the data dir holds chain ${stored.chainId} with genesis ${stored.hash}, not ${expected.chainId} with genesis ${expectedHash}: use another --data-dir or --network`,
+        `the data dir holds chain ${stored.chainId} with genesis ${stored.hash}, not ${expected.chainId} with genesis ${expectedHash} (another network, genesis file or version of the chain rules): use another --data-dir or --network`,
       );
     }
     const height = await this.options.blocks.headHeight();

@@ -6,7 +6,7 @@ import { rpc, startTestNode, tempDir, type TestNode } from '../helpers/test-node
 // The documented third-party plugin with chain rules, loaded by path as an operator would: it
 // imports nothing but the package's public `svc-node/plugin` export.
 const TALLY = resolve('examples/tally-plugin/index.js');
-const DEVNET_GENESIS_HASH = '0x2d02c97630c546a8ca7e3813116758306c34f293d8c302d5b668b1fcd98ba98c';
+const DEVNET_GENESIS_HASH = '0x6bc676c70a16f29ec9aa03eca100a330fb3fa5706116d295094fc174d4ba3976';
 
 let running: TestNode | undefined;
 afterEach(async () => {

@@ -6,8 +6,8 @@ import { catalog } from '../../node/catalog.js';
 import { DEVNET_GENESIS_PLUGINS, devnetGenesis } from '../../node/genesis.js';
 import { rpc, startTestNode } from '../helpers/test-node.js';
 
-/** The devnet's block 0, byte for byte: changing it makes every existing devnet data dir refuse to open (it changed once, when headers began to carry their parent's commit certificate). */
-const DEVNET_GENESIS_HASH = '0x2d02c97630c546a8ca7e3813116758306c34f293d8c302d5b668b1fcd98ba98c';
+/** The devnet's block 0, byte for byte: changing it makes every existing devnet data dir refuse to open (it changed twice: when headers began to carry their parent's commit certificate, and when the state root's tree became 16-ary). */
+const DEVNET_GENESIS_HASH = '0x6bc676c70a16f29ec9aa03eca100a330fb3fa5706116d295094fc174d4ba3976';
 
 const entry = (key: string, value: number) => [key, new Uint8Array([value])] as const;
 
