@@ -156,9 +156,8 @@ export class JobRunner {
     if (!operator || this.stopped) return;
     const head = this.options.chain.head;
     // The decided block while it is the one after the head (its write under way); else the head.
-    const view = this.decided?.height === head.height + 1 ? this.decided : { height: head.height, timestamp: head.timestamp, read: (key: string) => this.options.chain.state.get(key) };
-    const { read, height } = view;
-    const now = { height, timestamp: view.timestamp };
+    const now = this.decided?.height === head.height + 1 ? this.decided : { height: head.height, timestamp: head.timestamp, read: (key: string) => this.options.chain.state.get(key) };
+    const { read, height } = now;
     // New assignments since the last pass, from the operator's numbered index: no scan of every job.
     const index = providerIndex(operator);
     if (this.indexOf !== operator) {
@@ -329,7 +328,7 @@ export class JobRunner {
   }
 
   private queueReveal(local: LocalJob): void {
-    const item: Record<string, unknown> & ReportItem = { jobId: local.jobId, ...local.result, salt: local.salt };
+    const item: ReportItem = { jobId: local.jobId, ...local.result, salt: local.salt };
     if (local.output.length <= JOB_PARAMS.maxInlineOutput) item.output = toHex(local.output);
     this.report.reveals.set(local.jobId, item);
   }

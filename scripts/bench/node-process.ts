@@ -72,9 +72,10 @@ async function sendBatch(client: SvcClient, raws: readonly string[], method: str
   if (failed && !failed.ok) throw new Error(`submission refused: ${failed.error.message} ${failed.error.data?.reason ?? ''}`);
 }
 
-export async function submitAll(client: SvcClient, raws: string[], connections = 4, method = 'svc_sendRawTransaction'): Promise<void> {
+/** As fast as `connections` connections take batches of `batchSize`. */
+export async function submitAll(client: SvcClient, raws: string[], connections = 4, method = 'svc_sendRawTransaction', batchSize = 100): Promise<void> {
   const batches: string[][] = [];
-  for (let i = 0; i < raws.length; i += 100) batches.push(raws.slice(i, i + 100));
+  for (let i = 0; i < raws.length; i += batchSize) batches.push(raws.slice(i, i + batchSize));
   let next = 0;
   await Promise.all(
     Array.from({ length: connections }, async () => {

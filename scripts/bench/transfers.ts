@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { devnetKey, generateKeyPair, rawTransaction, signTransaction, SvcClient, transferPayload, UNIT, type KeyPair } from '../../sdk/index.js';
+import { submitAll, submitPaced } from './node-process.js';
 
 const url = process.argv[2]!;
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1000);
@@ -13,35 +14,8 @@ const PER_ACCOUNT = Number(process.env.BENCH_PER_ACCOUNT ?? 10);
 const client = new SvcClient({ url, timeoutMs: 120_000 });
 const chainId = (await client.chainInfo()).chainId;
 const RATE = process.env.BENCH_RATE === undefined ? undefined : Number(process.env.BENCH_RATE);
-
-/** One JSON-RPC batch of submissions; any refusal ends the run (the benchmark's transfers are all valid). */
-async function send(raws: readonly string[]): Promise<void> {
-  const results = await client.batch(raws.map((raw) => ({ method: 'svc_sendRawTransaction', params: [raw] })));
-  const failed = results.find((r) => !r.ok);
-  if (failed && !failed.ok) throw new Error(`submission refused: ${failed.error.message} ${failed.error.data?.reason ?? ''}`);
-}
-
-async function submitAll(raws: string[], connections = Number(process.env.BENCH_CONNECTIONS ?? 8), batchSize = Number(process.env.BENCH_BATCH ?? 100)): Promise<void> {
-  const batches: string[][] = [];
-  for (let i = 0; i < raws.length; i += batchSize) batches.push(raws.slice(i, i + batchSize));
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (next < batches.length) await send(batches[next++]!);
-    }),
-  );
-}
-
-/** Batches of a twentieth of a second's transfers, each sent at its time (one connection: they arrive in order). */
-async function submitPaced(raws: string[], rate: number): Promise<void> {
-  const size = Math.max(1, Math.round(rate / 20));
-  const start = performance.now();
-  for (let i = 0; i < raws.length; i += size) {
-    const due = start + (i / rate) * 1000;
-    if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
-    await send(raws.slice(i, i + size));
-  }
-}
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
+const BATCH = Number(process.env.BENCH_BATCH ?? 100);
 
 async function waitMined(hashes: string[]): Promise<void> {
   // Receipts of the last transactions of each sender imply the rest (nonces are sequential).
@@ -56,7 +30,7 @@ const funding = accounts.map((account, i) => {
   const from = i % dev.length;
   return signTransaction({ chainId, kind: 'transfer', nonce: devNonces[from]!++, payload: transferPayload(account.address, 'OMC', 1000n * UNIT) }, dev[from]!);
 });
-await submitAll(funding.map(rawTransaction));
+await submitAll(client, funding.map(rawTransaction), CONNECTIONS, 'svc_sendRawTransaction', BATCH);
 await waitMined(funding.slice(-dev.length).map((tx) => tx.hash));
 
 // 2. Pre-sign the measured transfers.
@@ -87,8 +61,8 @@ const probes = await Promise.all(
 const startHeight = await client.blockNumber();
 const startedAt = Date.now();
 const started = performance.now();
-if (RATE === undefined) await submitAll(raws);
-else await submitPaced(raws, RATE);
+if (RATE === undefined) await submitAll(client, raws, CONNECTIONS, 'svc_sendRawTransaction', BATCH);
+else await submitPaced(client, raws, RATE);
 const submitted = performance.now();
 // Follow the blocks until they hold every measured transfer; the last one's timestamp ends the run.
 const wanted = new Set<string>(ordered.map((tx) => tx.hash));
