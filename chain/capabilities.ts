@@ -33,14 +33,24 @@ export interface ChainReader {
   getCommit(height: number): Promise<CommitCertificate | undefined>;
 }
 
+export interface SubmitOptions {
+  /** It came on the transactions topic, which relays it on its own. */
+  readonly viaGossip?: boolean;
+  /** A check of the decoded, verified transaction before it is admitted (throws the domain error that refuses it). */
+  readonly accept?: (tx: SignedTransaction) => void;
+}
+
 /** Submitting transactions this node signs itself. */
 export interface TxSubmitter {
   /** The nonce the next transaction of `address` should carry, counting pending ones. */
   nextNonce(address: Address): number;
   /** Admits a signed transaction to the mempool (throws the domain error that says why not). */
   submit(tx: SignedTransaction): void;
-  /** Admits a transaction a client signed, as raw bytes (decoded and verified off the main thread). */
-  submitRaw(raw: Uint8Array): Promise<SignedTransaction>;
+  /**
+   * Admits a transaction a client signed, as raw bytes (decoded and verified off the main thread).
+   * `accept` sees the decoded, verified transaction before the mempool does: it throws to refuse it.
+   */
+  submitRaw(raw: Uint8Array, options?: SubmitOptions): Promise<SignedTransaction>;
   isPending(hash: string): boolean;
 }
 
@@ -64,11 +74,8 @@ export interface BlockImport {
   importBlock(block: Block, rawTransactions: readonly Uint8Array[], commit: CommitCertificate, options?: ImportOptions): Promise<Block>;
   /** A stored block with its raw transactions and certificate, as a syncing peer gets it. */
   blockWithTransactions(height: number): Promise<CertifiedBlock | undefined>;
-  /**
-   * Admits a raw transaction (decoded and verified off the main thread); throws the domain error that
-   * says why not. `viaGossip`: it came on the transactions topic, which relays it on its own.
-   */
-  submitRaw(raw: Uint8Array, options?: { readonly viaGossip?: boolean }): Promise<SignedTransaction>;
+  /** Admits a raw transaction (decoded and verified off the main thread); throws the domain error that says why not. */
+  submitRaw(raw: Uint8Array, options?: SubmitOptions): Promise<SignedTransaction>;
   pendingSince(minAgeMs: number): Iterable<SignedTransaction>;
   pendingTransaction(hash: string): SignedTransaction | undefined;
   /** The bytes a transaction travels as. */

@@ -24,6 +24,7 @@ import type { TxKindRegistry } from './tx-kinds.js';
 import { Pacer } from './pacer.js';
 import { merkleRootPaced } from './merkle.js';
 import { NO_FINALITY_RULES, type FinalityRules } from './finality.js';
+import type { SubmitOptions } from './capabilities.js';
 
 export class ChainMismatchError extends Error {
   override name = 'ChainMismatchError';
@@ -311,13 +312,14 @@ export class Chain {
    * Admits a raw transaction from a client or a peer: decoded and signature-checked on a worker
    * thread, then checked against the mempool here. Throws the domain error that says why not.
    */
-  async submitRaw(raw: Uint8Array, options: { readonly viaGossip?: boolean } = {}): Promise<SignedTransaction> {
+  async submitRaw(raw: Uint8Array, options: SubmitOptions = {}): Promise<SignedTransaction> {
     // The same bytes again (a peer's re-announcement, a client's retry) while they are pending: refused
     // as the mempool refuses them, without decoding and verifying them again.
     const digest = rawDigest(raw);
     const pending = this.recentRaws.get(digest);
     const known = pending === undefined ? undefined : this.options.mempool.get(pending);
     if (known) {
+      options.accept?.(known);
       // The mempool's own refusal (already_known), with its words: the bytes are that pending transaction.
       this.options.mempool.addVerified(known);
       return known;
@@ -326,6 +328,7 @@ export class Chain {
     if ('format' in decoded) throw domainError('invalid_transaction', decoded.format, { field: 'rawTransaction' });
     if ('badSignature' in decoded) throw invalidSignature();
     const { tx } = decoded;
+    options.accept?.(tx);
     rememberRaw(tx, raw);
     this.options.mempool.addVerified(tx);
     this.recentRaws.set(digest, tx.hash);

@@ -7,9 +7,9 @@ import type { ChainReader, TxSubmitter } from './capabilities.js';
  * client is told what it is (`already_known`) rather than `nonce_too_low`. (Peers' gossip does not
  * come this way: a stale gossiped transaction costs no receipt lookup.)
  */
-export async function submitFromClient(chain: Pick<ChainReader, 'getReceipt'>, submitter: Pick<TxSubmitter, 'submitRaw'>, bytes: Uint8Array): Promise<SignedTransaction> {
+export async function submitFromClient(chain: Pick<ChainReader, 'getReceipt'>, submitter: Pick<TxSubmitter, 'submitRaw'>, bytes: Uint8Array, accept?: (tx: SignedTransaction) => void): Promise<SignedTransaction> {
   try {
-    return await submitter.submitRaw(bytes);
+    return await submitter.submitRaw(bytes, accept ? { accept } : {});
   } catch (error) {
     const hash = (error as Error).message === 'nonce_too_low' ? decodeTransaction(bytes).hash : undefined;
     if (hash && (await chain.getReceipt(hash))) throw domainError('already_known', `transaction ${hash} is already mined`, { hash });

@@ -3,8 +3,11 @@ import { bytesToHex as nobleBytesToHex, hexToBytes as nobleHexToBytes } from '@n
 /** Lowercase `0x`-prefixed hex, the wire form of hashes, keys and signatures. */
 export type Hex = `0x${string}`;
 
+/** Node's Buffer where there is one: its native hex is several times faster, one string and no garbage per byte. */
+const NodeBuffer = (globalThis as { Buffer?: { from(buffer: ArrayBufferLike, offset: number, length: number): { toString(encoding: 'hex'): string } } }).Buffer;
+
 export function toHex(bytes: Uint8Array): Hex {
-  return `0x${nobleBytesToHex(bytes)}`;
+  return `0x${NodeBuffer ? NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex') : nobleBytesToHex(bytes)}`;
 }
 
 /** Parses `0x`-prefixed (or bare) hex; throws on odd length or a non-hex character. */

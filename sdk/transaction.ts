@@ -73,6 +73,12 @@ export class TransactionFormatError extends Error {
   override name = 'TransactionFormatError';
 }
 
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Decodes raw bytes back to a transaction; checks the shape only (signatures are the node's job). */
 export function decodeTransaction(raw: Uint8Array): SignedTransaction {
   let outer: unknown;
@@ -102,8 +108,7 @@ export function decodeTransaction(raw: Uint8Array): SignedTransaction {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || payload instanceof Uint8Array) throw new TransactionFormatError('payload must be a map');
   const tx: UnsignedTransaction = { chainId, kind, publicKey: toHex(publicKey), nonce: nonce as number, payload: payload as Payload };
   // Re-encoding must give the same bytes: a non-canonical encoding would let one transaction have two hashes.
-  const canonical = encodeUnsigned(tx);
-  if (toHex(canonical) !== toHex(bytes)) throw new TransactionFormatError('signing bytes are not in canonical encoding');
+  if (!sameBytes(encodeUnsigned(tx), bytes)) throw new TransactionFormatError('signing bytes are not in canonical encoding');
   return { ...tx, from: addressFromPublicKey(publicKey), signature: toHex(signature), hash: toHex(hash(bytes)) };
 }
 

@@ -116,6 +116,18 @@ describe('compute jobs on a three-node devnet', () => {
     await v.waitForJob(tx.hash, { timeoutMs: 60_000 });
   });
 
+  it('refuses another kind of transaction, or bytes that are no transaction, at svc_oonSubmitJob, and admits nothing', async () => {
+    const nonce = await v.getNonce(requester.address);
+    const transfer = signTransaction({ chainId: (await v.chainInfo()).chainId, kind: 'transfer', nonce, payload: { to: generateKeyPair().address, asset: 'OMC', amount: '1' } }, requester);
+    const wrongKind = await failure(v.rpcCall('svc_oonSubmitJob', [rawTransaction(transfer)]), 'a transfer sent as a job');
+    expect(wrongKind.message).toBe('invalid_params');
+    expect(JSON.stringify(wrongKind.data)).toMatch(/not transfer/);
+    expect((await failure(v.getTransaction(transfer.hash), 'the refused transfer')).message).toBe('not_found');
+    expect(await v.getNonce(requester.address)).toBe(nonce);
+    const garbage = await failure(v.rpcCall('svc_oonSubmitJob', ['0x1234']), 'bytes that are no transaction');
+    expect(garbage.message).toBe('invalid_transaction');
+  });
+
   it('refuses a module with a refused feature at submission, naming it, and escrows nothing', async () => {
     const before = await v.getBalance(requester.address);
     const error = await failure(v.submitJob(requester, { runtime: 'wasm', code: fixture('simd'), gasLimit: 1000n, gasPrice: 1n }), 'SIMD job');

@@ -3,7 +3,6 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { normalizeAddress } from '../../../sdk/address.js';
 import { fromHex, toHex } from '../../../sdk/bytes.js';
 import { domainError } from '../../../sdk/errors.js';
-import { decodeTransaction } from '../../../sdk/transaction.js';
 import { AddressSchema, BlockTagSchema, HashSchema, RawTransactionSchema } from '../../../chain/schemas.js';
 import { isTxFailure, TxFailure } from '../../../chain/contract.js';
 import { submitFromClient } from '../../../chain/client-submit.js';
@@ -57,15 +56,10 @@ export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
       result: Type.Object({ jobId: HashSchema, txHash: HashSchema }, { additionalProperties: false }),
       errors: ['invalid_params', 'invalid_transaction', 'invalid_signature', 'job_rejected', 'insufficient_funds', 'nonce_too_low', 'nonce_gap', 'nonce_conflict', 'already_known', 'mempool_full'],
       handler: async ([raw], { service }) => {
-        const bytes = fromHex(raw);
-        let kind: string;
-        try {
-          kind = decodeTransaction(bytes).kind;
-        } catch (error) {
-          throw domainError('invalid_transaction', (error as Error).message, { field: 'rawTransaction' });
-        }
-        if (kind !== 'oon.submitJob') throw domainError('invalid_params', `this method takes an oon.submitJob transaction, not ${kind}`, { field: 'rawTransaction' });
-        const tx = await submitFromClient(service.chain, service.submitter, bytes);
+        // The kind is checked on the transaction the node decodes and verifies anyway (once, off the main thread).
+        const tx = await submitFromClient(service.chain, service.submitter, fromHex(raw), ({ kind }) => {
+          if (kind !== 'oon.submitJob') throw domainError('invalid_params', `this method takes an oon.submitJob transaction, not ${kind}`, { field: 'rawTransaction' });
+        });
         return { jobId: tx.hash, txHash: tx.hash };
       },
     }),
