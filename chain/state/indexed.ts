@@ -83,7 +83,10 @@ export function secondSchedule(prefix: string): { scheduleAt(read: ReadState, wr
 
 /** A record with its absent fields left out, not written as CBOR `undefined` (so a record's bytes do not depend on how it was built). */
 export function withoutUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+  const record = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(record)) if (record[key] !== undefined) out[key] = record[key];
+  return out as T;
 }
 
 /** A whole number kept under a key (absent is 0). */

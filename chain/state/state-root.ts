@@ -11,9 +11,35 @@ const LEAF = Buffer.from([0]);
 const BUCKET = Buffer.from([1]);
 const NODE = Buffer.from([2]);
 
+/** Where the parts of one hash input are put together (grown as needed): no buffer per hash. */
+let scratch = Buffer.alloc(1024);
+
 /** SHA-256 of the parts' concatenation (one-shot: cheaper than a Hash object for small inputs). */
 function sha256(...parts: Uint8Array[]): Buffer {
-  return hash('sha256', parts.length === 1 ? parts[0]! : Buffer.concat(parts), 'buffer');
+  if (parts.length === 1) return hash('sha256', parts[0]!, 'buffer');
+  let length = 0;
+  for (const part of parts) length += part.length;
+  if (length > scratch.length) scratch = Buffer.alloc(Math.max(length, scratch.length * 2));
+  let offset = 0;
+  for (const part of parts) {
+    scratch.set(part, offset);
+    offset += part.length;
+  }
+  return hash('sha256', scratch.subarray(0, offset), 'buffer');
+}
+
+/** SHA-256 of `tag` followed by `items[from..to)`. */
+function sha256List(tag: Uint8Array, items: readonly Uint8Array[], from: number, to: number): Buffer {
+  let length = tag.length;
+  for (let i = from; i < to; i++) length += items[i]!.length;
+  if (length > scratch.length) scratch = Buffer.alloc(Math.max(length, scratch.length * 2));
+  scratch.set(tag, 0);
+  let offset = tag.length;
+  for (let i = from; i < to; i++) {
+    scratch.set(items[i]!, offset);
+    offset += items[i]!.length;
+  }
+  return hash('sha256', scratch.subarray(0, offset), 'buffer');
 }
 
 /** The bucket of a state key: the first 12 bits of SHA-256(key). */
@@ -48,7 +74,7 @@ export class StateCommitment {
 
   private hashNode(level: number, i: number): void {
     const first = i << FANOUT_BITS;
-    this.tree[level]![i] = sha256(NODE, ...this.tree[level + 1]!.slice(first, first + (1 << FANOUT_BITS)));
+    this.tree[level]![i] = sha256List(NODE, this.tree[level + 1]!, first, first + (1 << FANOUT_BITS));
   }
 
   set(key: string, value: Uint8Array | undefined): void {
@@ -85,7 +111,7 @@ export class StateCommitment {
 
   private hashBucket(bucket: number): void {
     const keys = [...this.bucketKeys[bucket]!].sort();
-    this.tree[LEVELS]![bucket] = keys.length === 0 ? ZERO : sha256(BUCKET, ...keys.map((k) => this.leaves.get(k)!));
+    this.tree[LEVELS]![bucket] = keys.length === 0 ? ZERO : sha256List(BUCKET, keys.map((k) => this.leaves.get(k)!), 0, keys.length);
     this.dirty.delete(bucket);
     this.hashedBuckets.add(bucket >> FANOUT_BITS);
   }

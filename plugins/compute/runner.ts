@@ -266,7 +266,8 @@ export class JobRunner {
     this.running.add(job.jobId);
     this.pool ??= new JobPool({ size: Math.max(1, Math.min(this.options.maxWorkers, this.options.maxJobs())), timeoutMs: this.options.timeoutMs });
     const started = performance.now();
-    this.options.log.info({ job: job.jobId, runtime: job.runtime, gasLimit: job.gasLimit, ...(job.codeCid ? { codeCid: job.codeCid } : {}) }, `running job ${job.jobId.slice(0, 10)}…`);
+    // One info line per job (when it ran): hundreds of jobs a second are a busy provider's normal day.
+    this.options.log.debug({ job: job.jobId, runtime: job.runtime, gasLimit: job.gasLimit, ...(job.codeCid ? { codeCid: job.codeCid } : {}) }, `running job ${job.jobId.slice(0, 10)}…`);
     void this.outcomeOf(job, this.pool, read)
       .then((outcome) => {
         const result = reportOf(outcome);

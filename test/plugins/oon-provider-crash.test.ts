@@ -22,7 +22,8 @@ let compute: RunningNode | undefined;
 const requester = generateKeyPair();
 
 async function startCompute(): Promise<RunningNode> {
-  compute = await startNodeProcess(['--role', 'compute', '--data-dir', computeDir, '--bind', '127.0.0.1:0', '--bootstrap-peers', bootstrap]);
+  // At debug level: the test watches for the line a job's start writes (`running job …`).
+  compute = await startNodeProcess(['--role', 'compute', '--data-dir', computeDir, '--bind', '127.0.0.1:0', '--bootstrap-peers', bootstrap, '--log-level', 'debug']);
   await waitFor(async () => (await fetch(`${compute!.url}/health`)).status, (status) => status === 200, 20_000, 'the compute node to sync');
   return compute;
 }
