@@ -108,6 +108,9 @@ export class JobRunner {
   /** This turn's commitments and reveals, sent together at its end (`oon.reportResults`). */
   private readonly report = { commits: new Map<string, ReportItem>(), reveals: new Map<string, ReportItem>() };
   private reportScheduled = false;
+  /** Results not yet written to the store (see `keep`). */
+  private readonly unkept = new Map<string, LocalJob>();
+  private keepScheduled = false;
 
   constructor(private readonly options: JobRunnerOptions) {
     this.passes = new SerialPasses(() => this.pass(), options.log, 'job runner pass');
@@ -276,16 +279,29 @@ export class JobRunner {
         if (!salt) throw new Error('this node no longer holds the operator key');
         const local: LocalJob = { jobId: job.jobId, result, salt, output: outcome.output, log: outcome.log };
         this.results.set(job.jobId, local);
-        this.options.log.info({ job: job.jobId, exit: result.exit, gasUsed: result.gasUsed, ms: Math.round(performance.now() - started) }, `job ${job.jobId.slice(0, 10)}… ran: ${result.exit}, ${result.gasUsed} gas`);
+        this.options.log.debug({ job: job.jobId, exit: result.exit, gasUsed: result.gasUsed, ms: Math.round(performance.now() - started) }, `job ${job.jobId.slice(0, 10)}… ran: ${result.exit}, ${result.gasUsed} gas`);
         this.running.delete(job.jobId);
         if (this.stopped) return;
         // The commitment leaves first (the slot turns sooner), the copy is written after it.
         if (then === 'commit') this.commit(local, operator, this.options.chain.head.height, job.replicas);
         else this.passes.run();
-        this.options.store.putNow(job.jobId, local).catch((error: unknown) => this.options.log.warn({ job: job.jobId, err: error }, `could not keep the output and log of job ${job.jobId.slice(0, 10)}… (a restart runs it again)`));
+        this.keep(local);
       })
       .catch((error: unknown) => this.options.log.warn({ job: job.jobId, err: error }, `job ${job.jobId.slice(0, 10)}… did not run to an outcome; it will be reassigned after its deadline`))
       .finally(() => this.running.delete(job.jobId));
+  }
+
+  /** The results a turn of the event loop produced are written to the store together, after its report leaves. */
+  private keep(local: LocalJob): void {
+    this.unkept.set(local.jobId, local);
+    if (this.keepScheduled) return;
+    this.keepScheduled = true;
+    setImmediate(() => {
+      this.keepScheduled = false;
+      const entries = [...this.unkept].map(([jobId, kept]) => [jobId, kept] as const);
+      this.unkept.clear();
+      this.options.store.putManyNow(entries).catch((error: unknown) => this.options.log.warn({ jobs: entries.map(([jobId]) => jobId), err: error }, `could not keep the outputs and logs of ${entries.length} job(s) (a restart runs them again)`));
+    });
   }
 
   private sign(operator: Address, kind: string, payload: Record<string, unknown>): string | undefined {
@@ -351,6 +367,8 @@ export class JobRunner {
     for (const part of parts) {
       const hash = this.sign(operator, 'oon.reportResults', { ...part });
       if (!hash) continue;
+      const jobs = new Set([...part.commits, ...part.reveals].map(({ jobId }) => jobId)).size;
+      this.options.log.info({ tx: hash, commitments: part.commits.length, reveals: part.reveals.length }, `reported ${jobs} job(s): ${part.commits.length} commitment(s), ${part.reveals.length} reveal(s) in ${hash.slice(0, 10)}…`);
       for (const { jobId } of part.commits) this.sent.set(jobId, { ...this.sent.get(jobId), commitTx: hash, commitSentAt: height });
       for (const { jobId } of part.reveals) {
         if (!this.sent.get(jobId)?.revealTx) this.completed += 1;
