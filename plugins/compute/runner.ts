@@ -54,6 +54,8 @@ declare module '../../kernel/plugin.js' {
 
 /** Blocks to wait for a sent commit or reveal to be mined before sending it again (it may have been dropped). */
 const RESEND_AFTER_BLOCKS = 5;
+/** A report waits at most this long for the results of jobs still running (usually a millisecond or two). */
+const REPORT_WAIT_MS = 5;
 
 export interface JobRunnerOptions {
   readonly chain: ChainReader;
@@ -107,7 +109,8 @@ export class JobRunner {
   private decided: { height: number; timestamp: number; read: StateRead } | undefined;
   /** This turn's commitments and reveals, sent together at its end (`oon.reportResults`). */
   private readonly report = { commits: new Map<string, ReportItem>(), reveals: new Map<string, ReportItem>() };
-  private reportScheduled = false;
+  /** Sends the report scheduled for this turn (and cancels its timer), when one is. */
+  private flushReport: (() => void) | undefined;
   /** Results not yet written to the store (see `keep`). */
   private readonly unkept = new Map<string, LocalJob>();
   private keepScheduled = false;
@@ -285,6 +288,8 @@ export class JobRunner {
         // The commitment leaves first (the slot turns sooner), the copy is written after it.
         if (then === 'commit') this.commit(local, operator, this.options.chain.head.height, job.replicas);
         else this.passes.run();
+        // The last job running: nothing else to wait for.
+        if (this.running.size === 0) this.flushReport?.();
         this.keep(local);
       })
       .catch((error: unknown) => this.options.log.warn({ job: job.jobId, err: error }, `job ${job.jobId.slice(0, 10)}… did not run to an outcome; it will be reassigned after its deadline`))
@@ -352,12 +357,17 @@ export class JobRunner {
 
   /** What this turn found to report goes out at its end, in as few transactions as the limits allow. */
   private scheduleReport(operator: Address, height: number): void {
-    if (this.reportScheduled) return;
-    this.reportScheduled = true;
-    setImmediate(() => {
-      this.reportScheduled = false;
+    if (this.flushReport) return;
+    // Jobs still running (started from the same block) usually finish within a millisecond or two:
+    // their results join this report — one transaction, not one per group — unless it waits too long.
+    const timer = this.running.size > 0 ? setTimeout(() => this.flushReport?.(), REPORT_WAIT_MS) : undefined;
+    const immediate = timer === undefined ? setImmediate(() => this.flushReport?.()) : undefined;
+    this.flushReport = () => {
+      clearTimeout(timer);
+      if (immediate) clearImmediate(immediate);
+      this.flushReport = undefined;
       if (!this.stopped) this.sendReports(operator, height);
-    });
+    };
   }
 
   private sendReports(operator: Address, height: number): void {
