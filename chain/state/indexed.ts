@@ -51,11 +51,16 @@ export function drainIndexed(read: ReadState, write: WriteState, index: string):
   return ids;
 }
 
+/** Most ids one schedule entry holds (about 2 KiB of job ids): an entry grows until then, so a block's many deadlines in one second cost one key. */
+const IDS_PER_ENTRY = 32;
+
 /**
  * A schedule of ids by the second of block time they are due in: `<prefix>/<second>/<n>` (numbered
- * per second) and `<prefix>-from`, the first second not yet looked at. A block drains every second up
- * to its own time, each second's entries read once. A time goes in the whole second at or after it,
- * so an id is never drained before its time (which would only schedule it again).
+ * per second, with `count`), each a CBOR list of up to 32 ids, and `<prefix>-from`, the first second
+ * not yet looked at. An id joins the last entry of its second while that has room, so the deadlines a
+ * block sets in one second change one key, not two per id. A block drains every second up to its own
+ * time, each second's entries read once. A time goes in the whole second at or after it, so an id is
+ * never drained before its time (which would only schedule it again).
  */
 export function secondSchedule(prefix: string): { scheduleAt(read: ReadState, write: WriteState, time: number, id: string): void; drainDue(read: ReadState, write: WriteState, time: number): string[] } {
   const fromKey = `${prefix}-from`;
@@ -64,7 +69,14 @@ export function secondSchedule(prefix: string): { scheduleAt(read: ReadState, wr
     /** Twice is harmless: a visit is a visit. */
     scheduleAt(read, write, time, id) {
       const second = Math.ceil(time / 1000);
-      appendIndexed(read, write, index(second), id);
+      const entries = index(second);
+      const count = indexCount(read, entries);
+      const last = count > 0 ? decode<string[]>(read(`${entries}/${count - 1}`)!) : undefined;
+      if (last && last.length < IDS_PER_ENTRY) write(`${entries}/${count - 1}`, encode([...last, id]));
+      else {
+        write(`${entries}/${count}`, encode([id]));
+        write(`${entries}/count`, encode(count + 1));
+      }
       const from = read(fromKey);
       if (!from || second < decode<number>(from)) write(fromKey, encode(second));
     },
@@ -74,7 +86,15 @@ export function secondSchedule(prefix: string): { scheduleAt(read: ReadState, wr
       if (!fromRaw) return [];
       let second = decode<number>(fromRaw);
       const due: string[] = [];
-      for (; second <= until; second++) due.push(...drainIndexed(read, write, index(second)));
+      for (; second <= until; second++) {
+        const entries = index(second);
+        const count = indexCount(read, entries);
+        for (let i = 0; i < count; i++) {
+          due.push(...decode<string[]>(read(`${entries}/${i}`)!));
+          write(`${entries}/${i}`, undefined);
+        }
+        if (count > 0) write(`${entries}/count`, undefined);
+      }
       write(fromKey, encode(second));
       return due;
     },

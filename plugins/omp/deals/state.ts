@@ -9,7 +9,7 @@ import { addToNumber, readNumber, secondSchedule, withoutUndefined, type ReadSta
  * - `omp/committed/<provider>` -> CBOR number: bytes of pending and active deals it holds (its room
  *   is its capacity less this)
  * - numbered indexes `omp/all/<n>`, `omp/by-client/<address>/<n>`, `omp/by-provider/<address>/<n>`
- * - `omp/due/<second>/<n>` (and `omp/due-from`): deals whose acceptance window ends in the second before it (or on it)
+ * - `omp/due/<second>/<n>` (and `omp/due-from`): lists of deals (up to 32 each) whose acceptance window ends in the second before it (or on it)
  * - `omp/boundaries/<height>/<n>`: deals with a period boundary at that height (challenges settled
  *   and issued; the last boundary is the end of the term)
  */

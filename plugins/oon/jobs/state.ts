@@ -20,7 +20,7 @@ import { DEFAULT_JOB_RECORD_BLOCKS, JOB_RECORD_BLOCKS_KEY, type Deadline } from 
  * - `oon/all/<n>`, `oon/by-requester/<address>/<n>`, `oon/by-provider/<address>/<n>` (each with a
  *   `count`) -> job id: numbered indexes, read newest first
  * - `oon/touched/<n>` (and `count`) -> job ids a commit, reveal or challenge touched in this block
- * - `oon/due/<unix second>/<n>` (and `count`) -> job ids with a deadline in the second before it (or on it);
+ * - `oon/due/<unix second>/<n>` (and `count`) -> lists of job ids (up to 32 each) with a deadline in the second before it (or on it);
  *   `oon/due-from` -> the first second not yet looked at. The end of a block visits only touched
  *   and due jobs.
  * - `oon/forget/<height>/<n>` (and `count`) -> job ids settled `jobRecordBlocks` before that height:
