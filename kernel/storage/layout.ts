@@ -49,11 +49,6 @@ export class Table<K, V> {
     return this.namespace.put(this.layout.key.encode(key), this.layout.value.encode(value));
   }
 
-  /** Several entries in one atomic write of their own. */
-  putManyNow(entries: readonly (readonly [K, V])[]): Promise<void> {
-    return this.namespace.putMany(entries.map(([key, value]) => [this.layout.key.encode(key), this.layout.value.encode(value)] as const));
-  }
-
   delNow(key: K): Promise<void> {
     return this.namespace.del(this.layout.key.encode(key));
   }

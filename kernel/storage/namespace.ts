@@ -63,11 +63,6 @@ export class Namespace {
   async del(key: Uint8Array): Promise<void> {
     await this.backend.write([{ type: 'del', key: this.key(key) }]);
   }
-
-  /** Several puts in one atomic write. */
-  async putMany(entries: readonly (readonly [Uint8Array, Uint8Array])[]): Promise<void> {
-    await this.backend.write(entries.map(([key, value]) => ({ type: 'put', key: this.key(key), value })));
-  }
 }
 
 /** Writes to any number of namespaces, applied all at once or not at all. */

@@ -82,6 +82,7 @@ export default providerCapabilityPlugin({
         maxWorkers: MAX_WORKERS,
         readObject: (cid, maxBytes, signal) => (ctx.use('omp-storage').extension as ObjectSource).readVerified(cid, maxBytes, signal),
         store: ctx.table(LOCAL_JOBS),
+        batch: () => ctx.batch(),
         events: ctx.events,
         log: ctx.log,
         timeoutMs: 600_000,

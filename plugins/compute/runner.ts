@@ -6,6 +6,7 @@ import type { ChainReader, TxSubmitter } from '../../chain/capabilities.js';
 import type { ScopedEvents } from '../../kernel/events.js';
 import type { Logger } from '../../kernel/log.js';
 import type { Table } from '../../kernel/storage/layout.js';
+import type { WriteBatch } from '../../kernel/storage/namespace.js';
 import type { OperatorKeys } from '../../keys/node-keys.js';
 import { JobPool } from '../../jobs/pool.js';
 import { resultCommitment, type ReportedResult } from '../oon/jobs/commitment.js';
@@ -64,6 +65,8 @@ export interface JobRunnerOptions {
   /** This node's operator while its registration is active, else undefined. */
   readonly operator: () => Promise<Address | undefined>;
   readonly store: Table<string, LocalJob>;
+  /** An atomic write batch (the store's results of one turn go in one). */
+  readonly batch: () => WriteBatch;
   readonly events: ScopedEvents;
   readonly log: Logger;
   /** The registration's max_concurrent_jobs (worker threads: that many, up to `maxWorkers`). */
@@ -303,9 +306,11 @@ export class JobRunner {
     this.keepScheduled = true;
     setImmediate(() => {
       this.keepScheduled = false;
-      const entries = [...this.unkept].map(([jobId, kept]) => [jobId, kept] as const);
+      const batch = this.options.batch();
+      for (const [jobId, kept] of this.unkept) this.options.store.put(batch, jobId, kept);
+      const jobs = [...this.unkept.keys()];
       this.unkept.clear();
-      this.options.store.putManyNow(entries).catch((error: unknown) => this.options.log.warn({ jobs: entries.map(([jobId]) => jobId), err: error }, `could not keep the outputs and logs of ${entries.length} job(s) (a restart runs them again)`));
+      batch.write().catch((error: unknown) => this.options.log.warn({ jobs, err: error }, `could not keep the outputs and logs of ${jobs.length} job(s) (a restart runs them again)`));
     });
   }
 

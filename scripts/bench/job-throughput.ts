@@ -6,13 +6,15 @@
 // commitment, at least one block, so 8 slots finish at most 8 jobs per block. Prints one JSON line:
 // the end-to-end rate, the steady rate (jobs committed per second between the 10th and the 90th
 // percentile: without the ramp of the submissions and the challenge window every job waits out at
-// the end) and `turnBlocks`, how many jobs held their slot for how many blocks.
+// the end), `turnBlocks`, how many jobs held their slot for how many blocks, and `referenceMs`, a
+// fixed workload timed before and after (machine-speed.ts: the machine's speed varies between runs).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import wabtFactory from 'wabt';
 import WebSocket from 'ws';
 import { devnetKey, generateKeyPair, jobPayload, rawTransaction, signTransaction, SvcClient, SvcWsClient, transferPayload, UNIT, type JobView, type KeyPair, type WebSocketConstructor } from '../../sdk/index.js';
 import { benchDir, cleanUp, startNode, submitAll, submitPaced } from './node-process.js';
+import { referenceMs } from './machine-speed.js';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 2000);
 const BLOCK_MS = process.env.BENCH_JOB_BLOCK_MS ?? '25';
@@ -46,6 +48,7 @@ try {
   const code = Uint8Array.from(parsed.toBinary({}).buffer);
   parsed.destroy();
 
+  const referenceBefore = referenceMs();
   const validator = await startNode(['--role', 'validator', '--data-dir', benchDir(), '--block-time', BLOCK_MS]);
   const compute = await startNode(['--role', 'compute', '--data-dir', benchDir(), '--bootstrap-peers', validator.p2p]);
   const v = new SvcClient({ url: validator.url, timeoutMs: 120_000 });
@@ -130,9 +133,10 @@ try {
   const from = Math.floor(committedTimes.length * 0.1);
   const to = Math.floor(committedTimes.length * 0.9);
   const steadyJobsPerSecond = (to - from) / ((committedTimes[to]! - committedTimes[from]!) / 1000);
+  const referenceAfter = referenceMs();
   const turnBlocks = Object.fromEntries([...turns].sort((a, b) => a[0] - b[0]));
   process.stdout.write(
-    `${JSON.stringify({ jobs: JOBS, blockMs: Number(BLOCK_MS), offeredJobsPerSecond: RATE ?? 'all at once', submitSeconds: submittedMs / 1000, seconds, jobsPerSecond: JOBS / seconds, steadyJobsPerSecond, turnBlocks, blocks: lastFinalized - startHeight, balanceCalls: probeResults.reduce((sum, r) => sum + r.calls, 0), balanceP99Ms: Math.max(...probeResults.map((r) => r.p99Ms)) })}\n`,
+    `${JSON.stringify({ jobs: JOBS, blockMs: Number(BLOCK_MS), offeredJobsPerSecond: RATE ?? 'all at once', submitSeconds: submittedMs / 1000, seconds, jobsPerSecond: JOBS / seconds, steadyJobsPerSecond, turnBlocks, blocks: lastFinalized - startHeight, balanceCalls: probeResults.reduce((sum, r) => sum + r.calls, 0), balanceP99Ms: Math.max(...probeResults.map((r) => r.p99Ms)), referenceMs: [referenceBefore, referenceAfter] })}\n`,
   );
 } catch (error) {
   process.stderr.write(`job-throughput: ${(error as Error).message}\n`);
