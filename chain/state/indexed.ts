@@ -71,8 +71,8 @@ export function secondSchedule(prefix: string): { scheduleAt(read: ReadState, wr
       const second = Math.ceil(time / 1000);
       const entries = index(second);
       const count = indexCount(read, entries);
-      const last = count > 0 ? decode<string[]>(read(`${entries}/${count - 1}`)!) : undefined;
-      if (last && last.length < IDS_PER_ENTRY) write(`${entries}/${count - 1}`, encode([...last, id]));
+      const last = count > 0 ? decode<string[] | string>(read(`${entries}/${count - 1}`)!) : undefined;
+      if (Array.isArray(last) && last.length < IDS_PER_ENTRY) write(`${entries}/${count - 1}`, encode([...last, id]));
       else {
         write(`${entries}/${count}`, encode([id]));
         write(`${entries}/count`, encode(count + 1));
@@ -90,7 +90,10 @@ export function secondSchedule(prefix: string): { scheduleAt(read: ReadState, wr
         const entries = index(second);
         const count = indexCount(read, entries);
         for (let i = 0; i < count; i++) {
-          due.push(...decode<string[]>(read(`${entries}/${i}`)!));
+          // An entry an earlier version wrote holds one id, not a list.
+          const ids = decode<string[] | string>(read(`${entries}/${i}`)!);
+          if (typeof ids === 'string') due.push(ids);
+          else due.push(...ids);
           write(`${entries}/${i}`, undefined);
         }
         if (count > 0) write(`${entries}/count`, undefined);

@@ -100,6 +100,7 @@ try {
   /** Blocks from a job's assignment to its commitment: how many blocks a slot is held per job. */
   const turns = new Map<number, number>();
   const committedTimes: number[] = [];
+  const finalizedTimes: number[] = [];
   const settled = new Promise<void>((resolve, reject) => {
     events.on((job) => {
       if (!pending.has(job.jobId)) return;
@@ -110,6 +111,7 @@ try {
       if (job.status !== 'finalized' && job.status !== 'failed' && job.status !== 'expired') return;
       if (job.status !== 'finalized') return reject(new Error(`job ${job.jobId} ${job.status}: ${job.reason}`));
       pending.delete(job.jobId);
+      finalizedTimes.push(head.timestamp);
       lastFinalized = Math.max(lastFinalized, job.finalizedAt!);
       if (pending.size === 0) resolve();
     });
@@ -128,15 +130,20 @@ try {
   // The steady rate: jobs committed between the 10th and the 90th percentile of them, per second of
   // that span. A job's commitment is when its slot turns; what follows is the same for every job (the
   // reveal, the challenge window, and settlement at the first block of the next whole second of block
-  // time, which bunches finalizations by the second and makes them too coarse a clock for a rate).
-  committedTimes.sort((a, b) => a - b);
-  const from = Math.floor(committedTimes.length * 0.1);
-  const to = Math.floor(committedTimes.length * 0.9);
-  const steadyJobsPerSecond = (to - from) / ((committedTimes[to]! - committedTimes[from]!) / 1000);
+  // time, which bunches finalizations by the second: over a short run too coarse a clock for a rate;
+  // the steady rate of finalizations is printed too, for long runs).
+  const steadyRate = (times: number[]): number => {
+    times.sort((a, b) => a - b);
+    const from = Math.floor(times.length * 0.1);
+    const to = Math.floor(times.length * 0.9);
+    return (to - from) / ((times[to]! - times[from]!) / 1000);
+  };
+  const steadyJobsPerSecond = steadyRate(committedTimes);
+  const steadyFinalizedPerSecond = steadyRate(finalizedTimes);
   const referenceAfter = referenceMs();
   const turnBlocks = Object.fromEntries([...turns].sort((a, b) => a[0] - b[0]));
   process.stdout.write(
-    `${JSON.stringify({ jobs: JOBS, blockMs: Number(BLOCK_MS), offeredJobsPerSecond: RATE ?? 'all at once', submitSeconds: submittedMs / 1000, seconds, jobsPerSecond: JOBS / seconds, steadyJobsPerSecond, turnBlocks, blocks: lastFinalized - startHeight, balanceCalls: probeResults.reduce((sum, r) => sum + r.calls, 0), balanceP99Ms: Math.max(...probeResults.map((r) => r.p99Ms)), referenceMs: [referenceBefore, referenceAfter] })}\n`,
+    `${JSON.stringify({ jobs: JOBS, blockMs: Number(BLOCK_MS), offeredJobsPerSecond: RATE ?? 'all at once', submitSeconds: submittedMs / 1000, seconds, jobsPerSecond: JOBS / seconds, steadyJobsPerSecond, steadyFinalizedPerSecond, turnBlocks, blocks: lastFinalized - startHeight, balanceCalls: probeResults.reduce((sum, r) => sum + r.calls, 0), balanceP99Ms: Math.max(...probeResults.map((r) => r.p99Ms)), referenceMs: [referenceBefore, referenceAfter] })}\n`,
   );
 } catch (error) {
   process.stderr.write(`job-throughput: ${(error as Error).message}\n`);

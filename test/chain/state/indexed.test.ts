@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { secondSchedule } from '../../../chain/state/indexed.js';
+import { decode, encode } from '../../../sdk/encoding.js';
 
 describe('second schedule', () => {
   it('never drains an id before its time: a time inside a second goes in the next whole one', () => {
@@ -30,5 +31,20 @@ describe('second schedule', () => {
     expect(drainDue(read, write, 19_500)).toEqual(['earlier']);
     expect(drainDue(read, write, 21_000)).toEqual(ids);
     expect([...state.keys()]).toEqual(['test/due-from']);
+  });
+
+  it('reads the one-id entries an earlier version wrote, and starts a list after them', () => {
+    const state = new Map<string, Uint8Array>([
+      ['test/due/5/0', encode('old-a')],
+      ['test/due/5/1', encode('old-b')],
+      ['test/due/5/count', encode(2)],
+      ['test/due-from', encode(5)],
+    ]);
+    const read = (key: string) => state.get(key);
+    const write = (key: string, value: Uint8Array | undefined) => (value === undefined ? state.delete(key) : state.set(key, value));
+    const { scheduleAt, drainDue } = secondSchedule('test/due');
+    scheduleAt(read, write, 5_000, 'new');
+    expect(decode(state.get('test/due/5/2')!)).toEqual(['new']);
+    expect(drainDue(read, write, 5_000)).toEqual(['old-a', 'old-b', 'new']);
   });
 });
