@@ -16,16 +16,7 @@ let scratch = Buffer.alloc(1024);
 
 /** SHA-256 of the parts' concatenation (one-shot: cheaper than a Hash object for small inputs). */
 function sha256(...parts: Uint8Array[]): Buffer {
-  if (parts.length === 1) return hash('sha256', parts[0]!, 'buffer');
-  let length = 0;
-  for (const part of parts) length += part.length;
-  if (length > scratch.length) scratch = Buffer.alloc(Math.max(length, scratch.length * 2));
-  let offset = 0;
-  for (const part of parts) {
-    scratch.set(part, offset);
-    offset += part.length;
-  }
-  return hash('sha256', scratch.subarray(0, offset), 'buffer');
+  return parts.length === 1 ? hash('sha256', parts[0]!, 'buffer') : sha256List(parts[0]!, parts, 1, parts.length);
 }
 
 /** SHA-256 of `tag` followed by `items[from..to)`. */
