@@ -96,7 +96,7 @@ export class JobRunner {
   private operator: string | undefined;
   /** Jobs assigned to this node's operator and not yet revealed; and how far its provider index was read. */
   private readonly open = new Set<string>();
-  /** Results of open jobs (written to the store once, before the commitment leaves), and what was sent for them. */
+  /** Results of open jobs (written to the store once, at the end of the turn that produced them), and what was sent for them. */
   private readonly results = new Map<string, LocalJob>();
   private readonly sent = new Map<string, Sent>();
   /** Jobs first seen while this process runs: no result of theirs can be in the store. */
@@ -288,7 +288,7 @@ export class JobRunner {
         this.options.log.debug({ job: job.jobId, exit: result.exit, gasUsed: result.gasUsed, ms: Math.round(performance.now() - started) }, `job ${job.jobId.slice(0, 10)}… ran: ${result.exit}, ${result.gasUsed} gas`);
         this.running.delete(job.jobId);
         if (this.stopped) return;
-        // The commitment leaves first (the slot turns sooner), the copy is written after it.
+        // The commitment does not wait for the copy's write (the slot turns sooner): a restart that lost the copy runs the job again and opens it (the salt is derived).
         if (then === 'commit') this.commit(local, operator, this.options.chain.head.height, job.replicas);
         else this.passes.run();
         // The last job running: nothing else to wait for.
@@ -299,7 +299,10 @@ export class JobRunner {
       .finally(() => this.running.delete(job.jobId));
   }
 
-  /** The results a turn of the event loop produced are written to the store together, after its report leaves. */
+  /**
+   * The results a turn of the event loop produced are written to the store in one batch at its end,
+   * whether their report has left (no job still running) or still waits for the others' results.
+   */
   private keep(local: LocalJob): void {
     this.unkept.set(local.jobId, local);
     if (this.keepScheduled) return;
