@@ -8,6 +8,7 @@ import type { CertifiedBlock, ImportOptions } from './chain.js';
 import type { CommitCertificate } from '../sdk/block.js';
 import type { StateReader } from './state/overlay.js';
 import type { BlockTag } from '../sdk/api.js';
+import type { EnvelopeContext } from './ethereum-envelope.js';
 
 /**
  * The few things most plugins need of the chain, as capabilities of their own (the chain plugin
@@ -18,6 +19,8 @@ import type { BlockTag } from '../sdk/api.js';
 export interface ChainReader {
   readonly head: Block;
   readonly genesis: GenesisSpec;
+  /** The network's chain id and EVM chain id: what decoding either envelope needs. */
+  readonly envelope: EnvelopeContext;
   readonly state: StateReader & {
     /** Every key under a prefix with its value, in no particular order: a walk over the whole state, for rebuilding a view once, not per block. */
     entriesUnder(prefix: string): Iterable<[string, Uint8Array]>;

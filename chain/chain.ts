@@ -2,7 +2,7 @@ import type { Address } from '../sdk/address.js';
 import { checkSignedHeader, headerHash, signHeader, type BlockHeader, type CommitCertificate, type SignedBlockHeader } from '../sdk/block.js';
 import { fromHex, toHex, type Hex } from '../sdk/bytes.js';
 import type { KeyPair } from '../sdk/keys.js';
-import { decodeTransaction, type SignedTransaction } from '../sdk/transaction.js';
+import type { SignedTransaction } from '../sdk/transaction.js';
 import { rawDigest, rawOf, rememberRaw } from './raw-transactions.js';
 import type { ScopedEvents } from '../kernel/events.js';
 import type { Logger } from '../kernel/log.js';
@@ -15,7 +15,8 @@ import { genesisHeader, genesisState, type GenesisSpec } from './genesis.js';
 import { invalidSignature, type Mempool } from './mempool.js';
 import { domainError } from '../sdk/errors.js';
 import type { TxDecoder } from './tx-decoder.js';
-import type { DecodeResult } from './decode-verified.js';
+import { decodeStored, type DecodeResult } from './decode-verified.js';
+import type { EnvelopeContext } from './ethereum-envelope.js';
 import { receiptRoot, type Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
 import type { LastCommit } from './contract.js';
@@ -63,6 +64,8 @@ export interface ChainOptions {
   readonly state: WorldState;
   readonly mempool: Mempool;
   readonly decoder: TxDecoder;
+  /** The network's ids, for decoding stored transactions of either envelope. */
+  readonly envelope: EnvelopeContext;
   readonly kinds: TxKindRegistry;
   readonly genesis: GenesisSpec;
   readonly events: Pick<ScopedEvents, 'emit'>;
@@ -111,6 +114,10 @@ export class Chain {
 
   get genesis(): GenesisSpec {
     return this.options.genesis;
+  }
+
+  get envelope(): EnvelopeContext {
+    return this.options.envelope;
   }
 
   /** Block 0's hash (known once the chain is open; computing it means hashing the genesis state). */
@@ -242,9 +249,18 @@ export class Chain {
     return this.options.blocks.accountTransactions(address, limit, before);
   }
 
-  async getTransaction(hash: string): Promise<{ tx: SignedTransaction; height?: number; index?: number } | undefined> {
+  /**
+   * A mined transaction's bytes as they arrived, where it is (undefined: not mined here). What a
+   * block being written holds is not shown before the block is the head (its receipt neither).
+   */
+  async getRawTransaction(hash: string): Promise<{ raw: Uint8Array; height: number; index: number } | undefined> {
     const stored = await this.options.blocks.transaction(hash);
-    if (stored) return { tx: decodeTransaction(stored.raw), height: stored.height, index: stored.index };
+    return stored && stored.height <= this.head.height ? { raw: stored.raw, height: stored.height, index: stored.index } : undefined;
+  }
+
+  async getTransaction(hash: string): Promise<{ tx: SignedTransaction; height?: number; index?: number } | undefined> {
+    const stored = await this.getRawTransaction(hash);
+    if (stored) return { tx: decodeStored(stored.raw, this.options.envelope), height: stored.height, index: stored.index };
     const pending = this.options.mempool.get(hash);
     return pending ? { tx: pending } : undefined;
   }
@@ -275,9 +291,9 @@ export class Chain {
 
   /** A receipt; `pruned` when its block is older than the history window; undefined when unknown. */
   async receiptOrPruned(hash: string): Promise<Receipt | 'pruned' | undefined> {
-    const receipt = await this.options.blocks.receipt(hash);
+    const receipt = await this.getReceipt(hash);
     if (receipt) return receipt;
-    const stored = await this.options.blocks.transaction(hash);
+    const stored = await this.getRawTransaction(hash);
     return stored && stored.height < this.state.oldestAvailable(this.head.height) ? 'pruned' : undefined;
   }
 
@@ -298,8 +314,10 @@ export class Chain {
     return { block, raws: raws as Uint8Array[], commit };
   }
 
-  getReceipt(hash: string): Promise<Receipt | undefined> {
-    return this.options.blocks.receipt(hash);
+  /** A receipt of a block up to the head (one in a block being written is not there yet). */
+  async getReceipt(hash: string): Promise<Receipt | undefined> {
+    const receipt = await this.options.blocks.receipt(hash);
+    return receipt && receipt.blockNumber <= this.head.height ? receipt : undefined;
   }
 
   /** Admits a transaction this node signed itself (verified inline, synchronously). */
@@ -326,7 +344,8 @@ export class Chain {
     }
     const decoded = await this.options.decoder.decode(raw);
     if ('format' in decoded) throw domainError('invalid_transaction', decoded.format, { field: 'rawTransaction' });
-    if ('badSignature' in decoded) throw invalidSignature();
+    if ('wrongChain' in decoded) throw domainError('wrong_chain_id', decoded.wrongChain, { expected: this.options.envelope.evmChainId });
+    if ('badSignature' in decoded) throw invalidSignature(decoded.reason);
     const { tx } = decoded;
     options.accept?.(tx);
     rememberRaw(tx, raw);
@@ -415,7 +434,7 @@ export class Chain {
     const head = this.head;
     if (head.height >= 1 && !this.headCommit) throw new Error(`head block ${head.height} has no commit certificate to carry`);
     const lastCommit = head.height >= 1 ? this.headCommit! : null;
-    const env = { chainId: head.chainId, height: head.height + 1, timestamp, parentHash: head.hash, lastCommit: signersOf(lastCommit) };
+    const env = { chainId: head.chainId, height: head.height + 1, timestamp, parentHash: head.hash, lastCommit: signersOf(lastCommit), proposer: key.address };
     const candidates = this.options.mempool.ready(this.options.maxBlockTransactions, maxBytes);
     const pacer = new Pacer();
     const result = await executeTransactions(candidates, env, this.options.state, this.options.kinds, this.options.log, false, pacer);
@@ -514,14 +533,15 @@ export class Chain {
     const txs: SignedTransaction[] = [];
     decoded.forEach((result, i) => {
       if ('format' in result) return reject(`transaction ${i}: ${result.format}`);
-      if ('badSignature' in result) return reject(`transaction ${result.hash}: bad signature`);
+      if ('wrongChain' in result) return reject(`transaction ${i}: ${result.wrongChain}`);
+      if ('badSignature' in result) return reject(`transaction ${result.hash || i}: bad signature`);
       rememberRaw(result.tx, rawTransactions[i]!);
       if (result.tx.hash !== block.transactions[i]) reject(`transaction ${i} hash does not match the block's list`);
       txs.push(result.tx);
     });
     const pacer = new Pacer();
     if ((await txRoot(block.transactions, pacer)) !== block.txRoot) reject('transaction root mismatch');
-    const env = { chainId: head.chainId, height: block.height, timestamp: block.timestamp, parentHash: head.hash, lastCommit: signersOf(block.lastCommit) };
+    const env = { chainId: head.chainId, height: block.height, timestamp: block.timestamp, parentHash: head.hash, lastCommit: signersOf(block.lastCommit), proposer: block.proposer as Address };
     let result;
     try {
       result = await executeTransactions(txs, env, this.options.state, this.options.kinds, this.options.log, true, pacer);

@@ -6,6 +6,7 @@ import type { SignedTransaction } from '../sdk/transaction.js';
 import type { CommitCertificate } from '../sdk/block.js';
 import type { AnyPlugin } from '../kernel/plugin.js';
 import type { Account } from './state/accounts.js';
+import type { ReceiptDetails } from './receipts.js';
 
 /**
  * What the chain adds to the plugin contract: transaction kinds, end-of-block steps and genesis
@@ -71,7 +72,8 @@ export interface CommittedBlock {
   readonly transactions: readonly string[];
 }
 
-export interface CommittedReceipt {
+export interface CommittedReceipt extends Readonly<ReceiptDetails> {
+  readonly cumulativeGasUsed?: number;
   readonly transactionHash: string;
   readonly blockNumber: number;
   readonly blockHash: string;
@@ -98,6 +100,8 @@ export interface TxContext<P = unknown> {
   readonly parentHash: string;
   /** Who signed the parent block's certificate, as this block carries it (null in block 1): validators' liveness. */
   readonly lastCommit: LastCommit | null;
+  /** Who proposes the block. */
+  readonly proposer: Address;
   readonly tx: SignedTransaction;
   readonly payload: P;
   account(address: Address): Account;
@@ -126,14 +130,39 @@ export interface TxKindSpec<Svc, P extends TSchema> {
   /** Who may sign it: a reason to refuse, or undefined. Checked at mempool entry and on import. */
   authorize?(tx: SignedTransaction, payload: Static<P>, service: Svc): string | undefined;
   /** What the sender must hold, for the mempool's funds check. */
-  debits?(payload: Static<P>): { asset: Asset; amount: bigint }[];
+  debits?(payload: Static<P>, service: Svc): { asset: Asset; amount: bigint }[];
   /**
    * Checks the payload on its own before the transaction enters the mempool (throw a TxFailure: its
    * error becomes the submitter's domain error), so what could never execute is refused at submission.
    */
   admit?(payload: Static<P>, service: Svc): void;
-  /** Check the signer, check inputs, mutate state, return; throw TxFailure to fail the transaction. */
-  execute(ctx: TxContext<Static<P>>, service: Svc): void;
+  /**
+   * Gas the transaction may use at most, for a chain with a block gas limit (`params/blockGasLimit`):
+   * a block producer leaves out what no longer fits, and a block whose transactions may use more is
+   * invalid. Kinds without gas weigh nothing.
+   */
+  gasLimit?(payload: Static<P>): number;
+  /**
+   * The kind moves the sender's nonce itself when it succeeds or returns `failed` (the EVM does, as
+   * part of running a transaction); the chain still moves it when `execute` throws.
+   */
+  readonly managesNonce?: boolean;
+  /**
+   * Check the signer, check inputs, mutate state, return; throw TxFailure to fail the transaction
+   * with nothing changed but the nonce. May be asynchronous, and may return an outcome (gas used,
+   * receipt details, or a failure whose writes stay: a reverted EVM call still pays for its gas).
+   */
+  execute(ctx: TxContext<Static<P>>, service: Svc): void | TxOutcome | Promise<void | TxOutcome>;
+}
+
+/** What a transaction kind's `execute` may report beyond success. */
+export interface TxOutcome {
+  /** The transaction failed, but what it wrote stays (fees it paid); the receipt says why. */
+  readonly failed?: { readonly name: string; readonly reason: string };
+  /** Gas it used, counted against the block gas limit (at most its `gasLimit`). */
+  readonly gasUsed?: number;
+  /** Kind-specific receipt fields (logs, a created contract, the price paid), committed by the receipt root. */
+  readonly receipt?: ReceiptDetails;
 }
 
 /** A transaction kind with its types erased, as the registry holds it. */
@@ -142,9 +171,11 @@ export interface TxKind {
   readonly summary: string;
   readonly payload: TSchema;
   authorize?(tx: SignedTransaction, payload: unknown, service: unknown): string | undefined;
-  debits?(payload: unknown): { asset: Asset; amount: bigint }[];
+  debits?(payload: unknown, service: unknown): { asset: Asset; amount: bigint }[];
   admit?(payload: unknown, service: unknown): void;
-  execute(ctx: TxContext<unknown>, service: unknown): void;
+  gasLimit?(payload: unknown): number;
+  readonly managesNonce?: boolean;
+  execute(ctx: TxContext<unknown>, service: unknown): void | TxOutcome | Promise<void | TxOutcome>;
 }
 
 export type TxKindFactory<Svc> = <P extends TSchema>(spec: TxKindSpec<Svc, P>) => TxKind;

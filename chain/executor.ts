@@ -2,7 +2,8 @@ import type { Address } from '../sdk/address.js';
 import { formatAmountShort, type Asset } from '../sdk/amount.js';
 import type { SignedTransaction } from '../sdk/transaction.js';
 import type { Logger } from '../kernel/log.js';
-import { isTxFailure, TxFailure, type BlockContext, type LastCommit, type TxContext } from './contract.js';
+import { decode } from '../sdk/encoding.js';
+import { isTxFailure, TxFailure, type BlockContext, type LastCommit, type TxContext, type TxOutcome } from './contract.js';
 import { accountKey, assetField, decodeAccount, encodeAccount, type Account } from './state/accounts.js';
 import { StateOverlay, type StateReader } from './state/overlay.js';
 import type { PendingReceipt } from './receipts.js';
@@ -17,6 +18,8 @@ export interface BlockEnv {
   readonly parentHash: string;
   /** The parent's certificate this block carries: who signed the parent (null in block 1). */
   readonly lastCommit: LastCommit | null;
+  /** Who proposes the block (the EVM's coinbase: priority fees go to it). */
+  readonly proposer: Address;
 }
 
 /** Why a transaction can't be in a block at all (as opposed to being in it with a failed receipt). */
@@ -73,13 +76,18 @@ class BlockScope implements BlockContext {
   get lastCommit(): LastCommit | null {
     return this.env.lastCommit;
   }
+  get proposer(): Address {
+    return this.env.proposer;
+  }
 
   account(address: Address): Account {
     return decodeAccount(this.state.get(accountKey(address)));
   }
 
+  /** An account that holds nothing (no assets, bonds or nonce: one the EVM deleted) is no key at all. */
   setAccount(address: Address, account: Account): void {
-    this.state.set(accountKey(address), encodeAccount(account));
+    if (account.omc === 0n && account.ogt === 0n && account.nonce === 0 && Object.values(account.bonded).every((amount) => amount === 0n)) this.state.delete(accountKey(address));
+    else this.state.set(accountKey(address), encodeAccount(account));
   }
 
   credit(address: Address, asset: Asset, amount: bigint): void {
@@ -124,21 +132,39 @@ class Context extends BlockScope implements TxContext<unknown> {
   }
 }
 
+/** The chain's block gas limit: a consensus parameter a plugin's genesis sets (`params/blockGasLimit`), none without it. */
+export const BLOCK_GAS_LIMIT_KEY = 'params/blockGasLimit';
+
+function blockGasLimit(state: StateReader): number {
+  const raw = state.get(BLOCK_GAS_LIMIT_KEY);
+  return raw ? decode<number>(raw) : Number.POSITIVE_INFINITY;
+}
+
+function isPromise<T>(value: unknown): value is Promise<T> {
+  return typeof value === 'object' && value !== null && typeof (value as Promise<T>).then === 'function';
+}
+
 /**
  * Runs transactions in order on top of `state`. Each runs in its own overlay: on success its writes
- * join the block's; on failure only the nonce moves, and the receipt says why. With `strict`, an
- * invalid transaction rejects the whole block (import); otherwise it is left out (production).
+ * join the block's; on failure only the nonce moves, and the receipt says why (a kind that returns
+ * `failed` keeps its writes: the fees it paid). With `strict`, an invalid transaction rejects the
+ * whole block (import); otherwise it is left out (production). Transactions that use gas share the
+ * block gas limit: one whose gas limit no longer fits is left out, or rejects the block on import.
  */
 export async function executeTransactions(txs: readonly SignedTransaction[], env: BlockEnv, state: StateReader, kinds: TxKindRegistry, log: Logger, strict: boolean, pacer?: Pacer): Promise<ExecutionResult> {
   const overlay = new StateOverlay(state);
   const included: SignedTransaction[] = [];
   const receipts: PendingReceipt[] = [];
   const rejected: InvalidTransactionError[] = [];
+  const gasLimit = blockGasLimit(state);
+  let gasUsed = 0;
   for (const tx of txs) {
     await pacer?.step();
     let kind;
     try {
       kind = checkIncludable(tx, overlay, kinds, env.chainId);
+      const txGas = kind.spec.gasLimit?.(tx.payload) ?? 0;
+      if (gasUsed + txGas > gasLimit) throw new InvalidTransactionError(tx.hash, 'invalid_transaction', `its gas limit ${txGas} does not fit in what is left of the block gas limit (${gasLimit - gasUsed} of ${gasLimit})`);
     } catch (error) {
       if (strict || !(error instanceof InvalidTransactionError)) throw error;
       rejected.push(error);
@@ -153,10 +179,17 @@ export async function executeTransactions(txs: readonly SignedTransaction[], env
     };
     const scratch = overlay.child();
     try {
-      bumpNonce(scratch);
-      kind.spec.execute(new Context(scratch, env, tx, kind.owner), kind.service());
+      if (!kind.spec.managesNonce) bumpNonce(scratch);
+      const returned = kind.spec.execute(new Context(scratch, env, tx, kind.owner), kind.service());
+      const outcome = (isPromise<void | TxOutcome>(returned) ? await returned : returned) ?? undefined;
       scratch.mergeInto(overlay);
-      receipts.push({ transactionHash: tx.hash, blockNumber: env.height, index, from: tx.from, kind: tx.kind, status: 'success' });
+      const receipt: PendingReceipt = { transactionHash: tx.hash, blockNumber: env.height, index, from: tx.from, kind: tx.kind, status: outcome?.failed ? 'failed' : 'success' };
+      if (outcome?.failed) receipt.error = { name: outcome.failed.name, reason: outcome.failed.reason };
+      if (outcome?.gasUsed !== undefined) {
+        gasUsed += outcome.gasUsed;
+        Object.assign(receipt, outcome.receipt, { gasUsed: outcome.gasUsed, cumulativeGasUsed: gasUsed });
+      }
+      receipts.push(receipt);
     } catch (error) {
       bumpNonce(overlay);
       const failure = isTxFailure(error)

@@ -11,6 +11,8 @@ import { StateCommitment } from './state/state-root.js';
 import type { StateChanges } from './state/world-state.js';
 import type { AnyPlugin } from '../kernel/plugin.js';
 import './contract.js';
+import { decode } from '../sdk/encoding.js';
+import type { EnvelopeContext } from './ethereum-envelope.js';
 
 export interface GenesisAccount {
   readonly address: Address;
@@ -41,7 +43,28 @@ export const DEVNET_ACCOUNTS = 10;
 export const DEVNET_ACCOUNT_OMC = 1_000_000n * UNIT;
 export const DEVNET_ACCOUNT_OGT = 10_000n * UNIT;
 
-/** The devnet's own part of its genesis (chain id, validator, dev accounts); plugins add their entries (node/genesis.ts). */
+/**
+ * The ten accounts of Ethereum tooling's well-known test mnemonic (`test test test test test test
+ * test test test test test junk`, m/44'/60'/0'/0/i): Foundry's and Hardhat's default keys, so they
+ * deploy and call contracts on the devnet with no setup. Public keys: never hold value with them.
+ */
+export const TEST_MNEMONIC_ACCOUNTS: readonly Address[] = [
+  '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266',
+  '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+  '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc',
+  '0x90f79bf6eb2c4f870365e785982e1f101e93b906',
+  '0x15d34aaf54267db7d7c367839aaf71a00a2c6a65',
+  '0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc',
+  '0x976ea74026e726554db657fa54763abd0c3a0aa9',
+  '0x14dc79964da2c08b23698b3d3cc7ca32193d9955',
+  '0x23618e81e3f5cdf7f54c3d65f7fbc0abf5b21e8f',
+  '0xa0ee7a142d267c1f36714e4a8f75612f20a79720',
+].map((hex) => `svc1${hex.slice(2)}` as Address);
+/** What each test-mnemonic account holds in the devnet's block 0 (OGT enough to stake a validator). */
+export const TEST_ACCOUNT_OMC = 10_000n * UNIT;
+export const TEST_ACCOUNT_OGT = 100n * UNIT;
+
+/** The devnet's own part of its genesis (chain id, validator, dev accounts, test-mnemonic accounts); plugins add their entries (node/genesis.ts). */
 export function devnetBaseGenesis(): GenesisSpec {
   const validator = devnetKey('validator', 0);
   return {
@@ -50,7 +73,10 @@ export function devnetBaseGenesis(): GenesisSpec {
     timestamp: Date.UTC(2026, 0, 1),
     validatorKey: toHex(validator.publicKey),
     validator: validator.address,
-    accounts: Array.from({ length: DEVNET_ACCOUNTS }, (_, i) => ({ address: devnetKey('account', i).address, omc: DEVNET_ACCOUNT_OMC, ogt: DEVNET_ACCOUNT_OGT })),
+    accounts: [
+      ...Array.from({ length: DEVNET_ACCOUNTS }, (_, i) => ({ address: devnetKey('account', i).address, omc: DEVNET_ACCOUNT_OMC, ogt: DEVNET_ACCOUNT_OGT })),
+      ...TEST_MNEMONIC_ACCOUNTS.map((address) => ({ address, omc: TEST_ACCOUNT_OMC, ogt: TEST_ACCOUNT_OGT })),
+    ],
     params: {},
     entries: new Map(),
   };
@@ -129,6 +155,18 @@ export function genesisHeader(spec: GenesisSpec): BlockHeader {
 
 export function genesisHash(spec: GenesisSpec): Hex {
   return headerHash(genesisHeader(spec));
+}
+
+/**
+ * The network's EVM chain id, when a plugin's genesis sets one (`params/evmChainId`): Ethereum
+ * transactions must be signed for it.
+ */
+export const EVM_CHAIN_ID_KEY = 'params/evmChainId';
+
+/** What decoding transactions of either envelope needs of a genesis. */
+export function envelopeContext(spec: GenesisSpec): EnvelopeContext {
+  const raw = spec.entries.get(EVM_CHAIN_ID_KEY);
+  return raw ? { chainId: spec.chainId, evmChainId: decode<number>(raw) } : { chainId: spec.chainId };
 }
 
 export class GenesisError extends Error {

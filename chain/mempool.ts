@@ -10,8 +10,8 @@ import type { StateReader } from './state/overlay.js';
 import { verifyEd25519 } from './signatures.js';
 import type { TxKindRegistry } from './tx-kinds.js';
 
-export function invalidSignature(): Error {
-  return domainError('invalid_signature', 'the signature does not verify against the public key');
+export function invalidSignature(reason = 'the signature does not verify against the public key'): Error {
+  return domainError('invalid_signature', reason);
 }
 
 export interface MempoolOptions {
@@ -117,7 +117,7 @@ export class Mempool {
     }
     const pending = this.bySender.get(tx.from);
     if (pending?.has(tx.nonce)) throw domainError('nonce_conflict', `a pending transaction of ${tx.from} already has nonce ${tx.nonce}; nothing is replaced`, { expected: this.nextNonce(tx.from) });
-    const debits = kind.spec.debits?.(tx.payload) ?? [];
+    const debits = kind.spec.debits?.(tx.payload, kind.service()) ?? [];
     for (const { asset, amount } of debits) {
       let committed = 0n;
       for (const entry of pending?.values() ?? []) for (const d of entry.debits) if (d.asset === asset) committed += d.amount;

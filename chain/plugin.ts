@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import type { SignedTransaction } from '../sdk/transaction.js';
-import { normalizeAddress } from '../sdk/address.js';
+import { normalizeAddress, toEthAddress } from '../sdk/address.js';
 import type { Hex } from '../sdk/bytes.js';
 import { formatAmountShort } from '../sdk/amount.js';
 import { domainError } from '../sdk/errors.js';
@@ -12,7 +12,7 @@ import { CHAIN_LAYOUTS, openChainLayouts } from './layouts.js';
 import { Chain } from './chain.js';
 import type { BlockImport, BlockProduction, ChainReader, TxSubmitter } from './capabilities.js';
 import { chainSubscriptions } from './subscriptions.js';
-import { withPluginGenesis, type GenesisSpec } from './genesis.js';
+import { DEVNET_ACCOUNTS, envelopeContext, TEST_ACCOUNT_OMC, TEST_MNEMONIC_ACCOUNTS, withPluginGenesis, type GenesisSpec } from './genesis.js';
 import { DEFAULT_MEMPOOL, Mempool } from './mempool.js';
 import { TxDecoder } from './tx-decoder.js';
 import { ReceiptSchema } from './receipts.js';
@@ -62,21 +62,27 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
       const blocks = new BlockStore(ns);
       const state = new WorldState(ns.stateEntries, ns.stateHistory, ns.statePrunable, { archive: false, historyBlocks: settings.historyBlocks });
       const mempool = new Mempool({ state, kinds, chainId: genesis.chainId, options: DEFAULT_MEMPOOL });
-      const decoder = new TxDecoder(1);
+      const envelope = envelopeContext(genesis);
+      const decoder = new TxDecoder(1, envelope);
       ctx.signal.addEventListener('abort', () => void decoder.close());
-      const chain = new Chain({ batch: () => ctx.batch(), blocks, state, mempool, decoder, kinds, genesis, events: ctx.events, log: ctx.log, maxBlockTransactions: settings.maxBlockTransactions ?? 20_000, historyBlocks: settings.historyBlocks });
+      const chain = new Chain({ batch: () => ctx.batch(), blocks, state, mempool, decoder, envelope, kinds, genesis, events: ctx.events, log: ctx.log, maxBlockTransactions: settings.maxBlockTransactions ?? 20_000, historyBlocks: settings.historyBlocks });
       const { created } = await chain.open();
       if (created) {
         ctx.log.info({ genesis: chain.head.hash, chainId: genesis.chainId }, 'wrote genesis block');
         if (genesis.network === 'devnet') {
           // Like other dev chains, name the well-known prefunded accounts once, when the chain is created.
-          const first = genesis.accounts[0];
+          const dev = genesis.accounts.slice(0, DEVNET_ACCOUNTS);
+          const first = dev[0];
           const funds = first ? ` with ${formatAmountShort(first.omc)} OMC and ${formatAmountShort(first.ogt)} OGT each` : '';
           ctx.log.info(
-            { accounts: genesis.accounts.map((account) => account.address) },
-            `devnet: ${genesis.accounts.length} dev accounts${funds}, public test keys from the published dev seed (never hold value with them); sign with \`svc transfer --dev-account <0-${genesis.accounts.length - 1}>\``,
+            { accounts: dev.map((account) => account.address) },
+            `devnet: ${dev.length} dev accounts${funds}, public test keys from the published dev seed (never hold value with them); sign with \`svc transfer --dev-account <0-${dev.length - 1}>\``,
           );
-          ctx.log.info(genesis.accounts.map((account, i) => `${i} ${account.address}`).join('  '));
+          ctx.log.info(dev.map((account, i) => `${i} ${account.address}`).join('  '));
+          ctx.log.info(
+            { accounts: TEST_MNEMONIC_ACCOUNTS.map((address) => toEthAddress(address, true)) },
+            `devnet: the ${TEST_MNEMONIC_ACCOUNTS.length} accounts of the test mnemonic "test test … junk" (Foundry's and Hardhat's default keys) with ${formatAmountShort(TEST_ACCOUNT_OMC)} OMC each; EVM chain id ${envelope.evmChainId ?? 'none'}`,
+          );
         }
       }
       ctx.log.info({ height: chain.head.height, hash: chain.head.hash, stateEntries: state.size }, 'chain open');

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { decodeVerified, type DecodeJob, type DecodeResult } from './decode-verified.js';
+import type { EnvelopeContext } from './ethereum-envelope.js';
 
 // From dist/ the worker sits beside this file; tests run the TypeScript sources and use the build's copy.
 const WORKER_URL = import.meta.url.endsWith('.ts') ? new URL('../dist/chain/decoding-worker.js', import.meta.url) : new URL('./decoding-worker.js', import.meta.url);
@@ -36,9 +37,12 @@ export class TxDecoder {
   private scheduled = false;
   private closed = false;
 
-  constructor(size: number) {
+  constructor(
+    size: number,
+    private readonly context: EnvelopeContext,
+  ) {
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(WORKER_URL);
+      const worker = new Worker(WORKER_URL, { workerData: context });
       worker.unref();
       worker.on('message', (reply: { id: number; results: DecodeResult[] }) => {
         const batch = this.waiting.get(reply.id);
@@ -51,7 +55,7 @@ export class TxDecoder {
   }
 
   decode(raw: Uint8Array): Promise<DecodeResult> {
-    if (this.closed || this.workers.length === 0) return Promise.resolve(decodeVerified(raw));
+    if (this.closed || this.workers.length === 0) return Promise.resolve(decodeVerified(raw, this.context));
     return new Promise((resolve) => {
       this.queue.push({ raw, resolve });
       this.schedule();
@@ -70,7 +74,7 @@ export class TxDecoder {
     if (this.queue.length > 0) this.schedule();
     if (batch.length === 0) return;
     if (this.workers.length === 0 || (batch.length <= INLINE_AT_MOST && this.waiting.size === 0)) {
-      for (const item of batch) item.resolve(decodeVerified(item.raw));
+      for (const item of batch) item.resolve(decodeVerified(item.raw, this.context));
       return;
     }
     const id = this.nextId++;
@@ -84,14 +88,14 @@ export class TxDecoder {
     this.workers.splice(this.workers.indexOf(worker), 1);
     for (const [id, batch] of this.waiting) {
       this.waiting.delete(id);
-      for (const item of batch) item.resolve(decodeVerified(item.raw));
+      for (const item of batch) item.resolve(decodeVerified(item.raw, this.context));
     }
   }
 
   async close(): Promise<void> {
     this.closed = true;
     const unsent = this.queue.splice(0);
-    for (const batch of [unsent, ...this.waiting.values()]) for (const item of batch) item.resolve(decodeVerified(item.raw));
+    for (const batch of [unsent, ...this.waiting.values()]) for (const item of batch) item.resolve(decodeVerified(item.raw, this.context));
     this.waiting.clear();
     await Promise.all(this.workers.splice(0).map((w) => w.terminate()));
   }

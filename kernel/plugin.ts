@@ -127,8 +127,9 @@ export interface SubscriptionSink {
 }
 
 export interface SubscriptionKindSpec<Svc, O extends TSchema> {
-  /** The name clients pass to `svc_subscribe`. */
+  /** The name clients pass to `svc_subscribe` (or `<namespace>_subscribe`: a namespace other than `svc` gets its own three methods). */
   readonly kind: string;
+  readonly namespace?: string;
   readonly summary: string;
   /** Schema of the optional second `svc_subscribe` param. */
   readonly options?: O;
@@ -138,6 +139,7 @@ export interface SubscriptionKindSpec<Svc, O extends TSchema> {
 
 export interface SubscriptionKind {
   readonly kind: string;
+  readonly namespace?: string;
   readonly summary: string;
   readonly options?: TSchema;
   start(sink: SubscriptionSink, options: unknown, service: unknown, events: Pick<ScopedEvents, 'on'>): (() => void) | Promise<() => void>;

@@ -12,6 +12,7 @@ export const catalog: PluginCatalog = {
     oon: async () => (await import('../plugins/oon/index.js')).default,
     omp: async () => (await import('../plugins/omp/index.js')).default,
     staking: async () => (await import('../plugins/staking/index.js')).default,
+    evm: async () => (await import('../plugins/evm/index.js')).default,
     compute: async () => (await import('../plugins/compute/index.js')).default,
     'omp-storage': async () => (await import('../plugins/omp-storage/index.js')).default,
     explorer: async () => (await import('../plugins/explorer/index.js')).default,
@@ -20,7 +21,7 @@ export const catalog: PluginCatalog = {
     devnet: ['faucet'],
   },
   // Chain rules (transaction kinds, end-of-block steps): every node must execute blocks the same way.
-  consensus: ['oon', 'omp', 'staking'],
+  consensus: ['oon', 'omp', 'staking', 'evm'],
   // Provider capabilities answer on every node; registering switches one on (a config may switch it off).
   capabilities: ['compute', 'omp-storage'],
   roles: {

@@ -44,6 +44,10 @@ export const DOMAIN_ERRORS = {
   nonce_conflict: { code: -32075, description: 'another pending transaction of the sender has this nonce (nothing is replaced)' },
   already_known: { code: -32076, description: 'this transaction is already pending or mined' },
   mempool_full: { code: -32077, description: 'the mempool holds as many transactions as it may; retry later' },
+  execution_reverted: { code: -32080, description: 'an EVM call reverted; `data.revert` holds the revert bytes, `data.reason` the decoded Error(string), Panic or custom error when known' },
+  out_of_gas: { code: -32081, description: 'an EVM call or transaction ran out of gas at its limit' },
+  fee_too_low: { code: -32082, description: "an EVM transaction's fee cap is below the base fee" },
+  code_too_large: { code: -32083, description: 'contract code over the EIP-170 limit (24,576 bytes) or init code over the EIP-3860 limit (49,152 bytes)' },
 } as const;
 
 export type DomainErrorName = keyof typeof DOMAIN_ERRORS;

@@ -21,7 +21,7 @@ describe('transaction execution', () => {
     const { kinds, state } = setup();
     const alice = devnetKey('account', 0);
     const stranger = generateKeyPair();
-    const env = { chainId: 'svc-devnet-1', height: 1, timestamp: 1, parentHash: `0x${'00'.repeat(32)}`, lastCommit: null };
+    const env = { chainId: 'svc-devnet-1', height: 1, timestamp: 1, parentHash: `0x${'00'.repeat(32)}`, lastCommit: null, proposer: devnetKey('validator', 0).address };
     const all = decodeAccount(state.get(accountKey(alice.address))).omc;
     const txs = [
       signTransaction({ chainId: env.chainId, kind: 'transfer', nonce: 0, payload: transferPayload(stranger.address, 'OMC', all) }, alice),
@@ -39,7 +39,7 @@ describe('transaction execution', () => {
   it('leaves invalid transactions out when producing, and rejects them when importing', async () => {
     const { kinds, state } = setup();
     const alice = devnetKey('account', 0);
-    const env = { chainId: 'svc-devnet-1', height: 1, timestamp: 1, parentHash: `0x${'00'.repeat(32)}`, lastCommit: null };
+    const env = { chainId: 'svc-devnet-1', height: 1, timestamp: 1, parentHash: `0x${'00'.repeat(32)}`, lastCommit: null, proposer: devnetKey('validator', 0).address };
     const gap = signTransaction({ chainId: env.chainId, kind: 'transfer', nonce: 3, payload: transferPayload(alice.address, 'OMC', 1n) }, alice);
     const produced = await executeTransactions([gap], env, state, kinds, captureLog().log, false);
     expect(produced.included).toHaveLength(0);

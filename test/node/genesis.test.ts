@@ -6,8 +6,13 @@ import { catalog } from '../../node/catalog.js';
 import { DEVNET_GENESIS_PLUGINS, devnetGenesis } from '../../node/genesis.js';
 import { rpc, startTestNode } from '../helpers/test-node.js';
 
-/** The devnet's block 0, byte for byte: changing it makes every existing devnet data dir refuse to open (it changed twice: when headers began to carry their parent's commit certificate, and when the state root's tree became 16-ary). */
-const DEVNET_GENESIS_HASH = '0x6bc676c70a16f29ec9aa03eca100a330fb3fa5706116d295094fc174d4ba3976';
+/**
+ * The devnet's block 0, byte for byte: changing it makes every existing devnet data dir refuse to
+ * open. It changed three times: when headers began to carry their parent's commit certificate, when
+ * the state root's tree became 16-ary, and when the EVM came (the test-mnemonic accounts and the
+ * EVM's parameters: chain id, block gas limit, base fee).
+ */
+const DEVNET_GENESIS_HASH = '0x6ae02f94da964b96b6829fa8d8674687c9f2243f950ed0e3aeec90ef5bb76f42';
 
 const entry = (key: string, value: number) => [key, new Uint8Array([value])] as const;
 

@@ -1,0 +1,140 @@
+import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
+import { Capability, createTxFromRLP, TransactionType, type TypedTransaction } from '@ethereumjs/tx';
+import { addressFromEthPublicKey, toEthAddress } from '../sdk/address.js';
+import { concatBytes, equalBytes, toHex } from '../sdk/bytes.js';
+import type { Payload, SignedTransaction } from '../sdk/transaction.js';
+
+/**
+ * The second envelope: Ethereum transactions (legacy with EIP-155, EIP-2930, EIP-1559), signed with
+ * secp256k1 for the network's EVM chain id, as `eth_sendRawTransaction` and wallets send them. They
+ * travel, are stored and are hashed as their own bytes (RLP; the hash is Keccak-256 of them), and
+ * become a transaction of kind `evm.ethereum` whose sender is the Keccak-derived address: one
+ * account space and one nonce with the native envelope.
+ */
+export const ETHEREUM_KIND = 'evm.ethereum';
+
+/** The one hardfork the chain's EVM runs at (the same as OON's EVM jobs). */
+export const EVM_HARDFORK = Hardfork.Prague;
+
+/** What decoding needs of the network: its chain id, and its EVM chain id when it runs the EVM. */
+export interface EnvelopeContext {
+  readonly chainId: string;
+  readonly evmChainId?: number;
+}
+
+/** What the native envelope starts with (a CBOR array of two); every Ethereum envelope starts otherwise. */
+const CBOR_PAIR = 0x82;
+
+export function isEthereumEnvelope(raw: Uint8Array): boolean {
+  return raw.length > 0 && raw[0] !== CBOR_PAIR;
+}
+
+const commons = new Map<number, Common>();
+
+/** The EVM's rules for a chain id (cached: building one costs a millisecond). */
+export function evmCommon(evmChainId: number): Common {
+  let common = commons.get(evmChainId);
+  if (!common) {
+    common = createCustomCommon({ chainId: evmChainId, name: `svc-${evmChainId}` }, Mainnet, { hardfork: EVM_HARDFORK });
+    commons.set(evmChainId, common);
+  }
+  return common;
+}
+
+export class EnvelopeError extends Error {
+  override name = 'EnvelopeError';
+  constructor(
+    /** How the refusal reads to Ethereum tools: `invalid_signature`, `wrong_chain_id` or anything else malformed. */
+    readonly kind: 'invalid_transaction' | 'invalid_signature' | 'wrong_chain_id',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The payload of an `evm.ethereum` transaction: what the mempool and block views read, and the bytes themselves. */
+export interface EthereumPayload extends Payload {
+  readonly type: number;
+  readonly to: string | null;
+  readonly value: string;
+  readonly gasLimit: string;
+  /** EIP-1559 fee cap; a legacy or EIP-2930 transaction's gas price. */
+  readonly maxFeePerGas: string;
+  readonly maxPriorityFeePerGas: string;
+  readonly rlp: Uint8Array;
+}
+
+const SUPPORTED = new Set<number>([TransactionType.Legacy, TransactionType.AccessListEIP2930, TransactionType.FeeMarketEIP1559]);
+
+/**
+ * Parses an Ethereum transaction without checking its signature (the bytes of a stored one were
+ * checked when it was admitted): the ethereumjs object, for execution and views.
+ */
+export function parseEthereumTransaction(raw: Uint8Array, evmChainId: number): TypedTransaction {
+  try {
+    return createTxFromRLP(raw, { common: evmCommon(evmChainId), freeze: false });
+  } catch (error) {
+    const message = (error as Error).message.split('\n')[0]!.replace(/ \(tx type=.*$/, '').slice(0, 200);
+    if (/chain ?id/i.test(message)) throw new EnvelopeError('wrong_chain_id', `invalid chain id: this network's EVM chain id is ${evmChainId}`);
+    // Refused as the transaction is built: a high-s signature (EIP-2), init code over EIP-3860's limit.
+    if (/signature|s-value/i.test(message)) throw new EnvelopeError('invalid_signature', `invalid sender: ${message}`);
+    if (/initcode/i.test(message)) throw new EnvelopeError('invalid_transaction', `max initcode size exceeded: ${message}`);
+    throw new EnvelopeError('invalid_transaction', `not an Ethereum transaction: ${message}`);
+  }
+}
+
+/**
+ * Decodes an Ethereum envelope and recovers its sender (the signature check: ecrecover), refusing
+ * what the network does not take: another chain id, a legacy transaction without EIP-155 replay
+ * protection, a high-s signature (EIP-2), blob and set-code transactions, bytes that are not the
+ * transaction's canonical encoding.
+ */
+export function decodeEthereumEnvelope(raw: Uint8Array, context: EnvelopeContext): SignedTransaction {
+  const evmChainId = context.evmChainId;
+  if (evmChainId === undefined) throw new EnvelopeError('invalid_transaction', 'this network runs no EVM: Ethereum transactions are not accepted');
+  const first = raw[0]!;
+  if (first === TransactionType.BlobEIP4844 || first === TransactionType.EOACodeEIP7702) {
+    throw new EnvelopeError('invalid_transaction', `transaction type ${first} is not supported (this network takes legacy, EIP-2930 and EIP-1559 transactions)`);
+  }
+  const tx = parseEthereumTransaction(raw, evmChainId);
+  if (!SUPPORTED.has(tx.type)) throw new EnvelopeError('invalid_transaction', `transaction type ${tx.type} is not supported`);
+  if (tx.type === TransactionType.Legacy && !tx.supports(Capability.EIP155ReplayProtection)) {
+    throw new EnvelopeError('invalid_transaction', 'only replay-protected (EIP-155) transactions are accepted: sign a legacy transaction with the chain id');
+  }
+  if (!tx.isSigned()) throw new EnvelopeError('invalid_signature', 'the transaction is not signed');
+  if (!equalBytes(tx.serialize(), raw)) throw new EnvelopeError('invalid_transaction', 'the bytes are not the canonical encoding of the transaction');
+  if (tx.nonce > BigInt(Number.MAX_SAFE_INTEGER)) throw new EnvelopeError('invalid_transaction', `nonce ${tx.nonce} is out of range`);
+  let publicKey: Uint8Array;
+  try {
+    // Refuses a high-s signature (EIP-2) and one that recovers no key.
+    publicKey = tx.getSenderPublicKey();
+  } catch (error) {
+    throw new EnvelopeError('invalid_signature', `invalid sender: ${(error as Error).message.split('\n')[0]!.slice(0, 200)}`);
+  }
+  const fees = 'maxFeePerGas' in tx ? { maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas } : { maxFeePerGas: tx.gasPrice, maxPriorityFeePerGas: tx.gasPrice };
+  const payload: EthereumPayload = {
+    type: tx.type,
+    to: tx.to ? toEthAddress(`svc1${toHex(tx.to.bytes).slice(2)}`) : null,
+    value: tx.value.toString(),
+    gasLimit: tx.gasLimit.toString(),
+    maxFeePerGas: fees.maxFeePerGas.toString(),
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
+    rlp: raw,
+  };
+  const v = tx.v ?? 0n;
+  return {
+    chainId: context.chainId,
+    kind: ETHEREUM_KIND,
+    publicKey: toHex(publicKey),
+    nonce: Number(tx.nonce),
+    payload,
+    from: addressFromEthPublicKey(publicKey),
+    signature: toHex(concatBytes(bigintBytes(tx.r ?? 0n), bigintBytes(tx.s ?? 0n), bigintBytes(v, Math.max(1, Math.ceil(v.toString(16).length / 2))))),
+    hash: toHex(tx.hash()),
+  };
+}
+
+function bigintBytes(value: bigint, width = 32): Uint8Array {
+  const hex = value.toString(16).padStart(width * 2, '0');
+  return Buffer.from(hex.length > width * 2 ? hex.slice(-width * 2) : hex, 'hex');
+}

@@ -1,0 +1,110 @@
+import { cbor, u64, utf8Text } from '../../../kernel/storage/codec.js';
+import { defineLayout, type Table } from '../../../kernel/storage/layout.js';
+import { u64Key } from '../../../kernel/storage/keys.js';
+import type { CommittedReceipt } from '../../../chain/contract.js';
+import { ETHEREUM_KIND } from '../../../chain/ethereum-envelope.js';
+import type { Logger } from '../../../kernel/log.js';
+
+/**
+ * One log as the index keeps it: the position of its transaction among the block's Ethereum ones
+ * (-1 for a native transaction's, with its hash last), emitter, topics, data.
+ */
+export type IndexedLog = readonly [txPosition: number, address: string, topics: readonly string[], data: string, nativeTx?: string];
+
+/** What `eth_` views need of a block that holds EVM transactions. */
+export interface EthBlockEntry {
+  /** The hashes of its Ethereum-envelope transactions, in block order: what `eth_` block views list. */
+  readonly transactions: readonly string[];
+  /** Gas used by all its EVM transactions (native ones too): the header's `gasUsed`. */
+  readonly gasUsed: number;
+  /** Every EVM log of the block, in order (native transactions' too: `svc_getLogs` shows them, `eth_` views skip them). */
+  readonly logs: readonly IndexedLog[];
+}
+
+/** The logs `eth_` views show: those of Ethereum transactions, numbered among themselves. */
+export function ethLogs(entry: EthBlockEntry): readonly IndexedLog[] {
+  return entry.logs.some((log) => log[0] < 0) ? entry.logs.filter((log) => log[0] >= 0) : entry.logs;
+}
+
+export const ETH_BLOCKS = defineLayout('evm.blocks', u64('height'), cbor<EthBlockEntry>('{ transactions, gasUsed, logs } of a block with EVM transactions (none: no entry)'));
+export const ETH_META = defineLayout('evm.meta', utf8Text('name'), u64('value'), '"indexed" -> u64 height of the last block indexed into evm.blocks');
+
+const EMPTY: EthBlockEntry = { transactions: [], gasUsed: 0, logs: [] };
+const EVM_KINDS = new Set([ETHEREUM_KIND, 'evm.create', 'evm.call']);
+
+/** The entry of a block from its receipts (undefined: no EVM transaction). */
+export function entryOf(receipts: readonly Pick<CommittedReceipt, 'kind' | 'transactionHash' | 'gasUsed' | 'logs'>[]): EthBlockEntry | undefined {
+  const transactions: string[] = [];
+  const logs: IndexedLog[] = [];
+  let gasUsed = 0;
+  let any = false;
+  for (const receipt of receipts) {
+    if (!EVM_KINDS.has(receipt.kind)) continue;
+    any = true;
+    gasUsed += receipt.gasUsed ?? 0;
+    const native = receipt.kind !== ETHEREUM_KIND;
+    for (const log of receipt.logs ?? []) logs.push(native ? [-1, `0x${log.address.slice(4)}`, log.topics, log.data, receipt.transactionHash] : [transactions.length, `0x${log.address.slice(4)}`, log.topics, log.data]);
+    if (!native) transactions.push(receipt.transactionHash);
+  }
+  return any ? { transactions, gasUsed, logs } : undefined;
+}
+
+/**
+ * The `evm.blocks` index: per block with EVM transactions, its Ethereum transactions, gas and logs.
+ * Each node keeps it itself, written when a block is committed; a node that stopped between the
+ * two catches up at start from the blocks and receipts it holds. Kept as long as blocks are.
+ */
+export class EthBlockIndex {
+  private last = 0;
+  private writes: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly blocks: Table<number, EthBlockEntry>,
+    private readonly meta: Table<string, number>,
+    private readonly log: Logger,
+  ) {}
+
+  get indexedTo(): number {
+    return this.last;
+  }
+
+  /** Indexes what the node committed while this index was not written (a crash between the two, or an upgrade). */
+  async catchUp(head: number, receiptsOf: (height: number) => Promise<readonly CommittedReceipt[] | undefined>): Promise<void> {
+    this.last = (await this.meta.get('indexed')) ?? 0;
+    if (this.last >= head) return;
+    const from = this.last + 1;
+    for (let height = from; height <= head; height++) {
+      const receipts = await receiptsOf(height);
+      const entry = receipts ? entryOf(receipts) : undefined;
+      if (entry) await this.blocks.putNow(height, entry);
+    }
+    await this.meta.putNow('indexed', head);
+    this.last = head;
+    this.log.info({ from, to: head }, `indexed blocks ${from}-${head} for eth_ views`);
+  }
+
+  /** Indexes a committed block (writes go one after another, in block order). */
+  add(height: number, receipts: readonly CommittedReceipt[]): void {
+    const entry = entryOf(receipts);
+    this.writes = this.writes.then(async () => {
+      try {
+        if (entry) await this.blocks.putNow(height, entry);
+        await this.meta.putNow('indexed', height);
+        this.last = height;
+      } catch (error) {
+        this.log.error({ err: error, height }, 'indexing a block for eth_ views failed; it is indexed again at the next start');
+      }
+    });
+  }
+
+  async get(height: number): Promise<EthBlockEntry> {
+    await this.writes;
+    return (await this.blocks.get(height)) ?? EMPTY;
+  }
+
+  /** Entries of blocks `from`..`to` that hold EVM transactions, in order. */
+  async *range(from: number, to: number): AsyncGenerator<[number, EthBlockEntry]> {
+    await this.writes;
+    yield* this.blocks.entries({ gte: u64Key(from), lt: u64Key(to + 1) });
+  }
+}

@@ -1,0 +1,60 @@
+import { definePlugin } from '../../kernel/plugin.js';
+import { ETHEREUM_KIND } from '../../chain/ethereum-envelope.js';
+import type { CommittedReceipt } from '../../chain/contract.js';
+import { EvmRunner } from './runner.js';
+import { EvmService } from './service.js';
+import { evmGenesis, readEvmParams } from './params.js';
+import { evmTxKinds } from './tx-kinds.js';
+import { EthApi } from './eth/api.js';
+import { EthBlockIndex, ETH_BLOCKS, ETH_META } from './eth/block-index.js';
+import { PollFilters } from './eth/filters.js';
+import { ethMethods } from './eth/methods.js';
+import { ethSubscriptions } from './eth/subscriptions.js';
+import { svcEvmMethods, svcLogsSubscription } from './svc-methods.js';
+import type { EvmPlugin } from './plugin-service.js';
+
+declare module '../../kernel/plugin.js' {
+  interface SvcCapabilities {
+    evm: EvmPlugin;
+  }
+}
+
+/**
+ * Contracts on chain: the EVM (@ethereumjs/vm at Prague) as chain rules on every node. It owns the
+ * EVM's state (code and storage under `evm/`; balances and nonces are the accounts' OMC and nonce),
+ * its transaction kinds (`evm.ethereum` for Ethereum envelopes, `evm.create` and `evm.call` for
+ * native ones), its genesis parameters (EVM chain id, block gas limit, base fee), and the Ethereum
+ * JSON-RPC (`eth_`, `net_`, `web3_`, `eth_subscribe`) with its `svc_` counterparts.
+ */
+export default definePlugin({
+  name: 'evm',
+  version: '1.0.0',
+  description: 'contracts on chain: the EVM (Prague) over the world state, Ethereum transactions, the Ethereum JSON-RPC',
+  requires: ['chain', 'sync-status'],
+  provides: ['evm'],
+  namespaces: [ETH_BLOCKS, ETH_META],
+  async init(ctx): Promise<EvmPlugin> {
+    const chain = ctx.use('chain');
+    const params = readEvmParams((key) => chain.state.get(key));
+    const runner = await EvmRunner.create(params, async (height) => (await chain.getBlock(height))?.hash);
+    const rules = new EvmService(runner, chain);
+    const index = new EthBlockIndex(ctx.table(ETH_BLOCKS), ctx.table(ETH_META), ctx.log);
+    await index.catchUp(chain.head.height, async (height) => {
+      const block = await chain.getBlock(height);
+      const receipts = await Promise.all((block?.transactions ?? []).map((hash) => chain.getReceipt(hash)));
+      return receipts.filter((receipt): receipt is CommittedReceipt & NonNullable<typeof receipt> => receipt !== undefined);
+    });
+    const eth = new EthApi(rules, index);
+    const filters = new PollFilters(eth);
+    ctx.events.on('chain:block', ({ height, receipts }) => index.add(height, receipts));
+    ctx.events.on('chain:pendingTransaction', ({ hash, kind }) => {
+      if (kind === ETHEREUM_KIND) filters.pending(hash);
+    });
+    ctx.log.info({ evmChainId: params.chainId, blockGasLimit: params.blockGasLimit, baseFee: params.baseFee.toString() }, `EVM at Prague, chain id ${params.chainId} (0x${params.chainId.toString(16)})`);
+    return { rules, eth, filters, sync: ctx.use('sync-status'), syncStart: chain.head.height };
+  },
+  txKinds: (kind) => evmTxKinds(kind),
+  genesis: (parameters) => evmGenesis(parameters),
+  rpc: (method) => [...ethMethods(method), ...svcEvmMethods(method)],
+  subscriptions: (kind) => [...ethSubscriptions(kind), svcLogsSubscription(kind)],
+});

@@ -1,0 +1,197 @@
+import { createBlock, type Block as EvmBlock } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
+import { Address as EvmAddress } from '@ethereumjs/util';
+import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import type { Address } from '../../sdk/address.js';
+import { fromHex, toHex } from '../../sdk/bytes.js';
+import type { Log, ReceiptDetails } from '../../chain/receipts.js';
+import { evmCommon } from '../../chain/ethereum-envelope.js';
+import { WorldStateManager, type CreationContext, type StateRead, type StateSink } from './state-manager.js';
+import type { EvmParams } from './params.js';
+import { revertReason } from './revert-reason.js';
+
+/** The block a transaction or call runs in, as the EVM sees it. */
+export interface EvmBlockEnv {
+  readonly height: number;
+  /** Unix ms (the EVM's TIMESTAMP is whole seconds). */
+  readonly timestamp: number;
+  /** The block's proposer: COINBASE, and where priority fees go. */
+  readonly proposer: Address;
+  /** The parent block's hash: PREVRANDAO (known to all before the block; no randomness on a devnet). */
+  readonly parentHash: string;
+}
+
+/** Block hashes for BLOCKHASH (the last 256 blocks). */
+export type BlockHashes = (height: number) => Promise<string | undefined>;
+
+/** What a call (eth_call, estimates) asks for: a transaction that is not signed. */
+export interface CallRequest {
+  readonly from: Address;
+  readonly to?: Address;
+  readonly data: Uint8Array;
+  readonly value: bigint;
+  readonly gasLimit: bigint;
+  /** A gas price of 0 (the default) runs the call without fees, as nodes do for eth_call. */
+  readonly maxFeePerGas: bigint;
+  readonly maxPriorityFeePerGas: bigint;
+  readonly nonce?: bigint;
+}
+
+/** How a run ended. */
+export interface EvmOutcome {
+  readonly result: RunTxResult;
+  readonly gasUsed: number;
+  /** The error a failed run names in its receipt, with a human reason. */
+  readonly failure?: { readonly name: 'execution_reverted' | 'out_of_gas' | 'code_too_large' | 'execution_failed'; readonly reason: string };
+  readonly receipt: ReceiptDetails;
+}
+
+const svcOf = (address: EvmAddress): Address => `svc1${toHex(address.bytes).slice(2)}`;
+export const evmAddress = (address: string): EvmAddress => new EvmAddress(fromHex(address.slice(4)));
+
+/** A transaction whose sender is known (checked by the envelope, or the native signature): no ecrecover again. */
+export function withSender<T extends TypedTransaction>(tx: T, sender: Address, hash?: Uint8Array): T {
+  const from = evmAddress(sender);
+  Object.assign(tx, { getSenderAddress: () => from, isSigned: () => true, ...(hash ? { hash: () => hash } : {}) });
+  return tx;
+}
+
+/** An unsigned EIP-1559 transaction from a native envelope's fields, sent by `from`. */
+export function unsignedTransaction(common: Common, request: CallRequest, nonce: bigint, hash?: Uint8Array): TypedTransaction {
+  const fields = { nonce, to: request.to ? evmAddress(request.to) : undefined, value: request.value, data: request.data, gasLimit: request.gasLimit };
+  const tx =
+    request.maxFeePerGas === 0n
+      ? createLegacyTx({ ...fields, gasPrice: 0n }, { common, freeze: false })
+      : createFeeMarket1559Tx({ ...fields, maxFeePerGas: request.maxFeePerGas, maxPriorityFeePerGas: request.maxPriorityFeePerGas, chainId: common.chainId() }, { common, freeze: false });
+  return withSender(tx, request.from, hash);
+}
+
+function failureOf(result: RunTxResult): EvmOutcome['failure'] {
+  const error = result.execResult.exceptionError?.error;
+  if (error === undefined) return undefined;
+  if (error === 'revert') return { name: 'execution_reverted', reason: revertReason(result.execResult.returnValue) };
+  if (error === 'out of gas' || error === 'code store out of gas') return { name: 'out_of_gas', reason: `out of gas (${error})` };
+  if (error === 'code size to deposit exceeds maximum code size') return { name: 'code_too_large', reason: 'the deployed code is larger than 24,576 bytes (EIP-170)' };
+  return { name: 'execution_failed', reason: `the EVM stopped: ${error}` };
+}
+
+/**
+ * Runs transactions and calls in the EVM (@ethereumjs/vm at the chain's hardfork) over the world
+ * state. One VM runs a block's transactions one after another; calls get VMs of their own, kept
+ * in a small pool, so a call never sees a block half-executed.
+ */
+export class EvmRunner {
+  private readonly idle: { vm: VM; state: WorldStateManager }[] = [];
+  private lastBlock: { key: string; block: EvmBlock } | undefined;
+
+  private constructor(
+    readonly params: EvmParams,
+    readonly common: Common,
+    private readonly hashes: BlockHashes,
+    private readonly blockVm: { vm: VM; state: WorldStateManager },
+  ) {}
+
+  static async create(params: EvmParams, hashes: BlockHashes): Promise<EvmRunner> {
+    const common = evmCommon(params.chainId);
+    return new EvmRunner(params, common, hashes, await EvmRunner.newVm(common, hashes));
+  }
+
+  private static async newVm(common: Common, hashes: BlockHashes): Promise<{ vm: VM; state: WorldStateManager }> {
+    const state = new WorldStateManager();
+    const blockchain = {
+      async getBlock(height: number) {
+        const hash = await hashes(height);
+        const bytes = hash ? fromHex(hash) : new Uint8Array(32);
+        return { hash: () => bytes };
+      },
+      async putBlock() {},
+      shallowCopy() {
+        return this;
+      },
+    };
+    const vm = await createVM({ common, stateManager: state, blockchain: blockchain as never });
+    return { vm, state };
+  }
+
+  /** The EVM's view of a block (cached: a block's transactions share it). */
+  block(env: EvmBlockEnv, gasLimit = this.params.blockGasLimit, baseFee = this.params.baseFee): EvmBlock {
+    const key = `${env.height}:${env.timestamp}:${env.proposer}:${gasLimit}:${baseFee}`;
+    if (this.lastBlock?.key === key) return this.lastBlock.block;
+    const block = createBlock(
+      {
+        header: {
+          number: BigInt(env.height),
+          timestamp: BigInt(Math.floor(env.timestamp / 1000)),
+          coinbase: evmAddress(env.proposer),
+          gasLimit: BigInt(gasLimit),
+          baseFeePerGas: baseFee,
+          mixHash: fromHex(env.parentHash),
+          difficulty: 0n,
+        },
+      },
+      { common: this.common, skipConsensusFormatValidation: true },
+    );
+    this.lastBlock = { key, block };
+    return block;
+  }
+
+  /**
+   * Runs a transaction of a block on its state: the sender's nonce moves, fees are paid (the base
+   * fee burned, the priority fee to the proposer), what it changed goes to `sink`. Throws what
+   * makes it unable to run at all (runTx's checks: nonce, funds for gas × price + value,
+   * intrinsic gas, fee below the base fee).
+   */
+  async runTransaction(tx: TypedTransaction, read: StateRead, sink: StateSink, env: EvmBlockEnv, creation: CreationContext): Promise<EvmOutcome> {
+    const { vm, state } = this.blockVm;
+    state.bind(read, creation);
+    try {
+      const result = await runTx(vm, { tx, block: this.block(env), skipHardForkValidation: true, skipBlockGasLimitValidation: true });
+      state.finish(sink);
+      return this.outcome(tx, result);
+    } finally {
+      state.bind(() => undefined);
+    }
+  }
+
+  /**
+   * Runs a call on a state without keeping anything: eth_call, estimates. The sender needs no
+   * funds for a call without a gas price, which runs with no base fee (BASEFEE reads 0, as geth
+   * has it); its nonce is not checked.
+   */
+  async call(request: CallRequest, read: StateRead, env: EvmBlockEnv, gasCap = this.params.blockGasLimit): Promise<EvmOutcome> {
+    const worker = this.idle.pop() ?? (await EvmRunner.newVm(this.common, this.hashes));
+    worker.state.bind(read);
+    try {
+      const account = await worker.state.getAccount(evmAddress(request.from));
+      const tx = unsignedTransaction(this.common, request, request.nonce ?? account?.nonce ?? 0n);
+      const block = this.block(env, Math.max(gasCap, Number(request.gasLimit)), request.maxFeePerGas === 0n ? 0n : this.params.baseFee);
+      const result = await runTx(worker.vm, { tx, block, skipNonce: true, skipBalance: true, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
+      return this.outcome(tx, result);
+    } finally {
+      worker.state.bind(() => undefined);
+      if (this.idle.length < 4) this.idle.push(worker);
+    }
+  }
+
+  private outcome(tx: TypedTransaction, result: RunTxResult): EvmOutcome {
+    const failure = failureOf(result);
+    const logs: Log[] = (result.execResult.logs ?? []).map(([address, topics, data]) => ({ address: `svc1${toHex(address).slice(2)}`, topics: topics.map((topic) => toHex(topic)), data: toHex(data) }));
+    const receipt: ReceiptDetails = {
+      effectiveGasPrice: effectiveGasPrice(tx, this.params.baseFee).toString(),
+      logs,
+      ...(result.createdAddress && !failure ? { contractAddress: svcOf(result.createdAddress) } : {}),
+      ...(failure?.name === 'execution_reverted' ? { revert: toHex(result.execResult.returnValue) } : {}),
+    };
+    return { result, gasUsed: Number(result.totalGasSpent), ...(failure ? { failure } : {}), receipt };
+  }
+}
+
+/** What each unit of gas cost: the base fee plus the priority fee the fee cap leaves room for (a legacy transaction's gas price). */
+export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
+  if ('maxFeePerGas' in tx) {
+    const tip = tx.maxPriorityFeePerGas < tx.maxFeePerGas - baseFee ? tx.maxPriorityFeePerGas : tx.maxFeePerGas - baseFee;
+    return baseFee + (tip > 0n ? tip : 0n);
+  }
+  return tx.gasPrice;
+}

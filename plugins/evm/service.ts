@@ -1,0 +1,87 @@
+import type { TypedTransaction } from '@ethereumjs/tx';
+import type { Address } from '../../sdk/address.js';
+import { fromHex } from '../../sdk/bytes.js';
+import { isTxFailure, TxFailure, type TxContext, type TxOutcome } from '../../chain/contract.js';
+import { parseEthereumTransaction, type EthereumPayload } from '../../chain/ethereum-envelope.js';
+import type { Chain } from '../../chain/chain.js';
+import { checkAdmission } from './admission.js';
+import type { EvmParams } from './params.js';
+import { unsignedTransaction, withSender, type CallRequest, type EvmRunner } from './runner.js';
+
+/** The fields of a native `evm.create` / `evm.call` payload that make the transaction. */
+export interface NativeEvmFields {
+  readonly to?: string;
+  readonly code?: string;
+  readonly data?: string;
+  readonly value: string;
+  readonly gasLimit: number;
+  readonly maxFeePerGas?: string;
+  readonly maxPriorityFeePerGas?: string;
+}
+
+/**
+ * The EVM chain rules' service: the runner, the parameters, and the transactions of payloads
+ * (parsed once per payload object: admission and execution on the node that admitted it share it).
+ */
+export class EvmService {
+  private readonly parsed = new WeakMap<object, TypedTransaction>();
+
+  constructor(
+    readonly runner: EvmRunner,
+    readonly chain: Chain,
+  ) {}
+
+  get params(): EvmParams {
+    return this.runner.params;
+  }
+
+  /** An Ethereum envelope's transaction (its signature was checked when it was decoded). */
+  ethereumTx(payload: EthereumPayload, sender?: Address, hash?: Uint8Array): TypedTransaction {
+    let tx = this.parsed.get(payload);
+    if (!tx) {
+      tx = parseEthereumTransaction(payload.rlp, this.params.chainId);
+      this.parsed.set(payload, tx);
+    }
+    return sender ? withSender(tx, sender, hash) : tx;
+  }
+
+  /** A native transaction's fields as an EVM transaction; the fee cap defaults to the base fee, the priority fee to 0. */
+  nativeTx(payload: NativeEvmFields, sender: Address, nonce: number, hash?: Uint8Array): TypedTransaction {
+    const feeCap = payload.maxFeePerGas === undefined ? this.params.baseFee : BigInt(payload.maxFeePerGas);
+    const request: CallRequest = {
+      from: sender,
+      ...(payload.to ? { to: payload.to as Address } : {}),
+      data: fromHex(payload.code ?? payload.data ?? '0x'),
+      value: BigInt(payload.value),
+      gasLimit: BigInt(payload.gasLimit),
+      // A zero fee cap would make a free legacy transaction: the base fee is the least it pays.
+      maxFeePerGas: feeCap === 0n ? this.params.baseFee : feeCap,
+      maxPriorityFeePerGas: payload.maxPriorityFeePerGas === undefined ? 0n : BigInt(payload.maxPriorityFeePerGas),
+    };
+    return unsignedTransaction(this.runner.common, request, BigInt(nonce), hash);
+  }
+
+  admit(tx: TypedTransaction): void {
+    checkAdmission(tx, this.params);
+  }
+
+  /** Runs a block's EVM transaction; a revert or an exceptional halt is a failed receipt that still paid its gas. */
+  async execute(ctx: TxContext<unknown>, tx: TypedTransaction): Promise<TxOutcome> {
+    let outcome;
+    try {
+      outcome = await this.runner.runTransaction(
+        tx,
+        (key) => ctx.readState(key),
+        { setAccount: (address, account) => ctx.setAccount(address, account), writeState: (key, value) => ctx.writeState(key, value) },
+        { height: ctx.height, timestamp: ctx.timestamp, proposer: ctx.proposer, parentHash: ctx.parentHash },
+        { creator: ctx.tx.from, height: ctx.height },
+      );
+    } catch (error) {
+      if (isTxFailure(error)) throw error;
+      // runTx's own refusals: it could not run at all (funds gone since admission, a fee cap now below the base fee).
+      const message = (error as Error).message.split('\n')[0]!.replace(/ \(.*$/, '');
+      throw new TxFailure(/funds|balance/i.test(message) ? 'insufficient_funds' : /base ?fee/i.test(message) ? 'fee_too_low' : 'invalid_transaction', message.slice(0, 300));
+    }
+    return { gasUsed: outcome.gasUsed, receipt: outcome.receipt, ...(outcome.failure ? { failed: outcome.failure } : {}) };
+  }
+}

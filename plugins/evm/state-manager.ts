@@ -1,0 +1,254 @@
+import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
+import { Account as EvmAccount, KECCAK256_NULL, KECCAK256_RLP, type Address as EvmAddress } from '@ethereumjs/util';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import type { Address } from '../../sdk/address.js';
+import { toHex } from '../../sdk/bytes.js';
+import { accountKey, decodeAccount, type Account } from '../../chain/state/accounts.js';
+import { codeKey, contractKey, decodeContract, encodeContract, storageKey, storagePrefix, type ContractRecord } from './state.js';
+
+/** Reads the world state a transaction or call runs on (a past block's state reads asynchronously). */
+export type StateRead = (key: string) => Uint8Array | undefined | Promise<Uint8Array | undefined>;
+
+/** Where a transaction's changes go when it ends: the block's state. */
+export interface StateSink {
+  setAccount(address: Address, account: Account): void;
+  writeState(key: string, value: Uint8Array | undefined): void;
+}
+
+/** Who creates contracts in the transaction being run, and in which block (what a contract record keeps). */
+export interface CreationContext {
+  readonly creator: Address;
+  readonly height: number;
+}
+
+const EMPTY = new Uint8Array(0);
+/** A storage root that says "not empty" (EIP-7610 asks only whether an account has storage). */
+const NONEMPTY_STORAGE_ROOT = keccak_256(new Uint8Array([1]));
+
+const hex40 = (address: EvmAddress): string => toHex(address.bytes).slice(2);
+const svcAddress = (address: EvmAddress): Address => `svc1${hex40(address)}`;
+
+function stripZeros(value: Uint8Array): Uint8Array {
+  let start = 0;
+  while (start < value.length && value[start] === 0) start++;
+  return start === 0 ? value : value.subarray(start);
+}
+
+/** One layer of uncommitted changes: accounts by address, other keys by name (undefined = deleted). */
+interface Layer {
+  readonly accounts: Map<Address, Account>;
+  readonly keys: Map<string, Uint8Array | undefined>;
+}
+
+const newLayer = (): Layer => ({ accounts: new Map(), keys: new Map() });
+
+/**
+ * The EVM's state manager over the chain's world state: balances and nonces are the accounts' OMC
+ * and nonce, code and storage live under `evm/` (plugins/evm/state.ts). Checkpoints are layers of
+ * changes; `finish` hands what the transaction changed to the block. One instance serves a whole
+ * block (re-bound per transaction with `bind`), so the VM is built once.
+ */
+export class WorldStateManager implements StateManagerInterface {
+  private read: StateRead = () => undefined;
+  private layers: Layer[] = [newLayer()];
+  private creation: CreationContext | undefined;
+
+  /** Runs the next transaction or call on `read`, with nothing pending. */
+  bind(read: StateRead, creation?: CreationContext): void {
+    this.read = read;
+    this.layers = [newLayer()];
+    this.creation = creation;
+  }
+
+  /** Writes what the bound transaction changed into the block's state. */
+  finish(sink: StateSink): void {
+    if (this.layers.length !== 1) throw new Error(`EVM state: ${this.layers.length - 1} checkpoints left open`);
+    const [layer] = this.layers as [Layer];
+    for (const [address, account] of layer.accounts) sink.setAccount(address, account);
+    for (const [key, value] of layer.keys) sink.writeState(key, value);
+    this.layers = [newLayer()];
+  }
+
+  /** The accounts the bound transaction changed (for views that list them). */
+  changedAccounts(): Address[] {
+    return [...this.layers[0]!.accounts.keys()];
+  }
+
+  private async get(key: string): Promise<Uint8Array | undefined> {
+    for (let i = this.layers.length - 1; i >= 0; i--) {
+      const keys = this.layers[i]!.keys;
+      if (keys.has(key)) return keys.get(key);
+    }
+    return this.read(key);
+  }
+
+  private set(key: string, value: Uint8Array | undefined): void {
+    this.layers[this.layers.length - 1]!.keys.set(key, value);
+  }
+
+  private async account(address: Address): Promise<Account> {
+    for (let i = this.layers.length - 1; i >= 0; i--) {
+      const found = this.layers[i]!.accounts.get(address);
+      if (found) return { ...found, bonded: { ...found.bonded } };
+    }
+    return decodeAccount(await this.read(accountKey(address)));
+  }
+
+  private setAccountRecord(address: Address, account: Account): void {
+    this.layers[this.layers.length - 1]!.accounts.set(address, account);
+  }
+
+  private async contract(address: EvmAddress): Promise<ContractRecord | undefined> {
+    return decodeContract(await this.get(contractKey(hex40(address))));
+  }
+
+  async getAccount(address: EvmAddress): Promise<EvmAccount | undefined> {
+    const svc = svcAddress(address);
+    const [raw, contract] = await Promise.all([this.accountBytesOrLayer(svc), this.contract(address)]);
+    if (raw === undefined && contract === undefined) return undefined;
+    const account = await this.account(svc);
+    return new EvmAccount(BigInt(account.nonce), account.omc, contract?.storage ? NONEMPTY_STORAGE_ROOT : KECCAK256_RLP, contract?.codeHash ?? KECCAK256_NULL);
+  }
+
+  /** Whether the account exists (in a layer or in the state). */
+  private async accountBytesOrLayer(address: Address): Promise<unknown> {
+    for (let i = this.layers.length - 1; i >= 0; i--) if (this.layers[i]!.accounts.has(address)) return true;
+    return this.read(accountKey(address));
+  }
+
+  async putAccount(address: EvmAddress, evmAccount?: EvmAccount): Promise<void> {
+    if (evmAccount === undefined) return this.deleteAccount(address);
+    const svc = svcAddress(address);
+    const account = await this.account(svc);
+    account.nonce = Number(evmAccount.nonce);
+    account.omc = evmAccount.balance;
+    this.setAccountRecord(svc, account);
+  }
+
+  /**
+   * What the EVM deletes is its view of the account (OMC, nonce, code, storage); OGT and bonds are
+   * the chain's and stay (EIP-161 removes "empty" accounts that may still hold them).
+   */
+  async deleteAccount(address: EvmAddress): Promise<void> {
+    const svc = svcAddress(address);
+    const account = await this.account(svc);
+    account.nonce = 0;
+    account.omc = 0n;
+    this.setAccountRecord(svc, account);
+    const contract = await this.contract(address);
+    if (contract) {
+      await this.clearStorage(address);
+      this.set(contractKey(hex40(address)), undefined);
+    }
+  }
+
+  async modifyAccountFields(address: EvmAddress, fields: AccountFields): Promise<void> {
+    const account = (await this.getAccount(address)) ?? new EvmAccount();
+    if (fields.nonce !== undefined) account.nonce = fields.nonce;
+    if (fields.balance !== undefined) account.balance = fields.balance;
+    if (fields.codeHash !== undefined && !equal(fields.codeHash, account.codeHash)) throw new Error('EVM state: code changes through putCode only');
+    await this.putAccount(address, account);
+  }
+
+  async putCode(address: EvmAddress, code: Uint8Array): Promise<void> {
+    const codeHash = keccak_256(code);
+    const existing = await this.contract(address);
+    if (code.length > 0) this.set(codeKey(toHex(codeHash).slice(2)), code);
+    const creation = this.creation ?? { creator: svcAddress(address), height: 0 };
+    this.set(contractKey(hex40(address)), encodeContract({ codeHash: code.length > 0 ? codeHash : KECCAK256_NULL, creator: existing?.creator ?? creation.creator, createdAt: existing?.createdAt ?? creation.height, ...(existing?.storage ? { storage: true as const } : {}) }));
+    // An account with code exists even when it holds nothing.
+    const svc = svcAddress(address);
+    this.setAccountRecord(svc, await this.account(svc));
+  }
+
+  async getCode(address: EvmAddress): Promise<Uint8Array> {
+    const contract = await this.contract(address);
+    if (!contract || equal(contract.codeHash, KECCAK256_NULL)) return EMPTY;
+    return (await this.get(codeKey(toHex(contract.codeHash).slice(2)))) ?? EMPTY;
+  }
+
+  async getCodeSize(address: EvmAddress): Promise<number> {
+    return (await this.getCode(address)).length;
+  }
+
+  async getStorage(address: EvmAddress, key: Uint8Array): Promise<Uint8Array> {
+    if (key.length !== 32) throw new Error('EVM state: storage keys are 32 bytes');
+    return (await this.get(storageKey(hex40(address), toHex(key).slice(2)))) ?? EMPTY;
+  }
+
+  async putStorage(address: EvmAddress, key: Uint8Array, value: Uint8Array): Promise<void> {
+    if (key.length !== 32) throw new Error('EVM state: storage keys are 32 bytes');
+    const stripped = stripZeros(value);
+    this.set(storageKey(hex40(address), toHex(key).slice(2)), stripped.length === 0 ? undefined : Uint8Array.from(stripped));
+    if (stripped.length > 0) {
+      const contract = await this.contract(address);
+      if (!contract?.storage) {
+        const creation = this.creation ?? { creator: svcAddress(address), height: 0 };
+        this.set(contractKey(hex40(address)), encodeContract({ codeHash: contract?.codeHash ?? KECCAK256_NULL, creator: contract?.creator ?? creation.creator, createdAt: contract?.createdAt ?? creation.height, storage: true }));
+      }
+    }
+  }
+
+  /**
+   * Storage can only be cleared where it was written in the transaction running: the EVM clears
+   * the storage of an account it creates (which EIP-7610 guarantees has none) and of one that
+   * self-destructs in the transaction that created it (EIP-6780). Slots written there are all in
+   * this transaction's layers.
+   */
+  async clearStorage(address: EvmAddress): Promise<void> {
+    const contract = await this.contract(address);
+    if (!contract?.storage) return;
+    const prefix = storagePrefix(hex40(address));
+    for (const layer of this.layers) for (const key of layer.keys.keys()) if (key.startsWith(prefix)) this.set(key, undefined);
+    this.set(contractKey(hex40(address)), encodeContract({ codeHash: contract.codeHash, creator: contract.creator, createdAt: contract.createdAt }));
+  }
+
+  async checkpoint(): Promise<void> {
+    this.layers.push(newLayer());
+  }
+
+  async commit(): Promise<void> {
+    const top = this.layers.pop();
+    const below = this.layers[this.layers.length - 1];
+    if (!top || !below) throw new Error('EVM state: commit without a checkpoint');
+    for (const [address, account] of top.accounts) below.accounts.set(address, account);
+    for (const [key, value] of top.keys) below.keys.set(key, value);
+  }
+
+  async revert(): Promise<void> {
+    if (this.layers.length < 2) throw new Error('EVM state: revert without a checkpoint');
+    this.layers.pop();
+  }
+
+  /** Values as they were before the transaction (SSTORE's gas depends on them: EIP-2200). */
+  readonly originalStorageCache = {
+    get: async (address: EvmAddress, key: Uint8Array): Promise<Uint8Array> => (await this.read(storageKey(hex40(address), toHex(key).slice(2)))) ?? EMPTY,
+    clear: (): void => undefined,
+  };
+
+  // The chain commits to the state with its own root (chain/state/state-root.ts); the EVM's
+  // Merkle-Patricia root is not computed (receipts since Byzantium carry a status, not a root).
+  async getStateRoot(): Promise<Uint8Array> {
+    return new Uint8Array(32);
+  }
+
+  async setStateRoot(): Promise<void> {
+    throw new Error('EVM state: the chain moves between states, not the EVM');
+  }
+
+  async hasStateRoot(): Promise<boolean> {
+    return false;
+  }
+
+  clearCaches(): void {}
+
+  shallowCopy(): StateManagerInterface {
+    const copy = new WorldStateManager();
+    copy.bind(this.read, this.creation);
+    return copy;
+  }
+}
+
+function equal(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}

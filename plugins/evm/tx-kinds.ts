@@ -1,0 +1,106 @@
+import Type, { type Static } from 'typebox';
+import { addressPattern, accountAddress, isValidEthAddress } from '../../sdk/address.js';
+import { fromHex } from '../../sdk/bytes.js';
+import { TxFailure, type TxKind, type TxKindFactory } from '../../chain/contract.js';
+import { ETHEREUM_KIND, type EthereumPayload } from '../../chain/ethereum-envelope.js';
+import type { NativeEvmFields } from './service.js';
+import type { EvmPlugin } from './plugin-service.js';
+import { MAX_INITCODE_BYTES } from './admission.js';
+
+const Units = (description: string) => Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$', description });
+const HexBytes = (maxBytes: number, description: string) => Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', maxLength: 2 + 2 * maxBytes, description });
+const Bytes = Type.Refine(Type.Unsafe<Uint8Array>({ description: 'bytes' }), (value) => value instanceof Uint8Array && value.length <= 1_048_576);
+const GasLimit = Type.Integer({ minimum: 21_000, maximum: 1_000_000_000, description: 'the most gas it may use' });
+const Fees = {
+  maxFeePerGas: Type.Optional(Units('the most it pays per gas, in OMC base units (default: the base fee)')),
+  maxPriorityFeePerGas: Type.Optional(Units('of which at most this much goes to the proposer (default 0)')),
+};
+/** Calldata of a call: the most one block could carry at 16 gas per byte. */
+const MAX_CALLDATA_BYTES = 1_000_000;
+
+export const EvmCreatePayload = Type.Object(
+  { code: HexBytes(MAX_INITCODE_BYTES, 'init code: the contract bytecode with its constructor arguments appended'), value: Units('OMC base units sent to the new contract'), gasLimit: GasLimit, ...Fees },
+  { additionalProperties: false },
+);
+export const EvmCallPayload = Type.Object(
+  {
+    to: Type.String({ pattern: `(${addressPattern})|(^0x[0-9a-fA-F]{40}$)`, description: 'the account called: svc1… or 0x…' }),
+    data: HexBytes(MAX_CALLDATA_BYTES, 'calldata'),
+    value: Units('OMC base units sent with the call'),
+    gasLimit: GasLimit,
+    ...Fees,
+  },
+  { additionalProperties: false },
+);
+export const EthereumEnvelopePayload = Type.Object(
+  {
+    type: Type.Integer({ minimum: 0, maximum: 2 }),
+    to: Type.Union([Type.String({ pattern: '^0x[0-9a-f]{40}$' }), Type.Null()]),
+    value: Units('wei = OMC base units'),
+    gasLimit: Units('gas limit'),
+    maxFeePerGas: Units('fee cap (a legacy transaction: its gas price)'),
+    maxPriorityFeePerGas: Units('priority fee cap (a legacy transaction: its gas price)'),
+    rlp: Bytes,
+  },
+  { additionalProperties: false },
+);
+
+/** The most OMC a transaction may take: its value and its whole gas limit at its fee cap. */
+const worstCase = (value: string, gasLimit: string | number, feeCap: bigint) => [{ asset: 'OMC' as const, amount: BigInt(value) + BigInt(gasLimit) * feeCap }];
+
+/** A native EVM transaction's fields with the `to` of a call in the svc1 form. */
+const nativeFields = (payload: Static<typeof EvmCreatePayload> | Static<typeof EvmCallPayload>): NativeEvmFields =>
+  'to' in payload ? { ...payload, to: accountAddress(payload.to) } : payload;
+
+/** A refusal of the payload at submission, in the words of the admission check. */
+function admitting(run: () => void): void {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof TxFailure) throw error;
+    throw new TxFailure('invalid_transaction', (error as Error).message);
+  }
+}
+
+/**
+ * The EVM's transaction kinds. All run through the same runner, with the same fees and one nonce
+ * per account: `evm.ethereum` is what an Ethereum envelope decodes to (secp256k1-signed, RLP), the
+ * other two are native (Ed25519-signed, CBOR) for the SDK and the CLI.
+ */
+export function evmTxKinds(kind: TxKindFactory<EvmPlugin>): TxKind[] {
+  return [
+    kind({
+      kind: ETHEREUM_KIND,
+      summary: 'an Ethereum transaction (legacy with EIP-155, EIP-2930 or EIP-1559), as eth_sendRawTransaction takes it: runs in the EVM',
+      payload: EthereumEnvelopePayload,
+      managesNonce: true,
+      // Only the Ethereum envelope makes this kind: its signer's key is secp256k1 (64 bytes), not Ed25519.
+      authorize: (tx) => (tx.publicKey.length === 2 + 128 ? undefined : 'an evm.ethereum transaction comes only as an Ethereum envelope (eth_sendRawTransaction)'),
+      debits: (payload) => worstCase(payload.value, payload.gasLimit, BigInt(payload.maxFeePerGas)),
+      gasLimit: (payload) => Number(payload.gasLimit),
+      admit: (payload, service) => admitting(() => service.rules.admit(service.rules.ethereumTx(payload as EthereumPayload))),
+      execute: (ctx, service) => service.rules.execute(ctx, service.rules.ethereumTx(ctx.payload as EthereumPayload, ctx.tx.from, fromHex(ctx.tx.hash))),
+    }),
+    kind({
+      kind: 'evm.create',
+      summary: 'deploys a contract: runs its init code and keeps the code it returns at the address of the sender and nonce',
+      payload: EvmCreatePayload,
+      managesNonce: true,
+      debits: (payload, service) => worstCase(payload.value, payload.gasLimit, payload.maxFeePerGas === undefined ? service.rules.params.baseFee : BigInt(payload.maxFeePerGas)),
+      gasLimit: (payload) => payload.gasLimit,
+      admit: (payload, service) => admitting(() => service.rules.admit(service.rules.nativeTx(payload, 'svc10000000000000000000000000000000000000000', 0))),
+      execute: (ctx, service) => service.rules.execute(ctx, service.rules.nativeTx(nativeFields(ctx.payload), ctx.tx.from, ctx.tx.nonce, fromHex(ctx.tx.hash))),
+    }),
+    kind({
+      kind: 'evm.call',
+      summary: 'calls an account in the EVM with calldata and OMC',
+      payload: EvmCallPayload,
+      managesNonce: true,
+      authorize: (_tx, payload) => (payload.to.startsWith('0x') && !isValidEthAddress(payload.to) ? 'payload of evm.call: "to" has a wrong EIP-55 checksum' : undefined),
+      debits: (payload, service) => worstCase(payload.value, payload.gasLimit, payload.maxFeePerGas === undefined ? service.rules.params.baseFee : BigInt(payload.maxFeePerGas)),
+      gasLimit: (payload) => payload.gasLimit,
+      admit: (payload, service) => admitting(() => service.rules.admit(service.rules.nativeTx(nativeFields(payload), 'svc10000000000000000000000000000000000000000', 0))),
+      execute: (ctx, service) => service.rules.execute(ctx, service.rules.nativeTx(nativeFields(ctx.payload), ctx.tx.from, ctx.tx.nonce, fromHex(ctx.tx.hash))),
+    }),
+  ];
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { keccak256, parseTransaction, serializeTransaction, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { decodeVerified, decodeStored } from '../../chain/decode-verified.js';
+import { ETHEREUM_KIND } from '../../chain/ethereum-envelope.js';
+import { rawOf } from '../../chain/raw-transactions.js';
+import { fromHex } from '../../sdk/bytes.js';
+import { TEST_KEY_0, TEST_ADDRESS_0 } from '../helpers/foundry.js';
+
+const context = { chainId: 'svc-devnet-1', evmChainId: 0x737663 };
+const account = privateKeyToAccount(TEST_KEY_0);
+const tx = { chainId: context.evmChainId, type: 'eip1559' as const, nonce: 7, to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' as Hex, value: 5n, gas: 21_000n, maxFeePerGas: 3n, maxPriorityFeePerGas: 1n };
+
+describe('the Ethereum envelope', () => {
+  it('decodes to an evm.ethereum transaction: Keccak hash, recovered Keccak-derived sender, the nonce, the bytes as they came', async () => {
+    const raw = await account.signTransaction(tx);
+    const result = decodeVerified(fromHex(raw), context);
+    if (!('tx' in result)) throw new Error(JSON.stringify(result));
+    expect(result.tx).toMatchObject({ kind: ETHEREUM_KIND, chainId: 'svc-devnet-1', nonce: 7, hash: keccak256(raw), from: `svc1${TEST_ADDRESS_0.slice(2).toLowerCase()}` });
+    expect(result.tx.payload).toMatchObject({ type: 2, value: '5', gasLimit: '21000', maxFeePerGas: '3', maxPriorityFeePerGas: '1', to: tx.to.toLowerCase() });
+    expect(Buffer.from(rawOf(result.tx)).toString('hex')).toBe(raw.slice(2));
+    expect(decodeStored(fromHex(raw), context).hash).toBe(result.tx.hash);
+  });
+
+  it('refuses another chain id, a legacy transaction without EIP-155, a high-s signature, blob and set-code types, and a network without an EVM', async () => {
+    expect(decodeVerified(fromHex(await account.signTransaction({ ...tx, chainId: 1 })), context)).toHaveProperty('wrongChain');
+    expect(decodeVerified(fromHex(await account.signTransaction({ to: tx.to, value: 1n, gas: 21_000n, gasPrice: 3n, nonce: 0, type: 'legacy' })), context)).toMatchObject({ format: expect.stringMatching(/EIP-155/) });
+    const signed = parseTransaction(await account.signTransaction(tx));
+    const highS = `0x${(secp256k1.Point.CURVE().n - BigInt(signed.s!)).toString(16).padStart(64, '0')}` as Hex;
+    expect(decodeVerified(fromHex(serializeTransaction(tx, { r: signed.r!, s: highS, yParity: signed.yParity === 0 ? 1 : 0 })), context)).toHaveProperty('badSignature', true);
+    expect(decodeVerified(fromHex('0x03c0'), context)).toMatchObject({ format: expect.stringMatching(/type 3 is not supported/) });
+    expect(decodeVerified(fromHex('0x04c0'), context)).toMatchObject({ format: expect.stringMatching(/type 4 is not supported/) });
+    expect(decodeVerified(fromHex(await account.signTransaction(tx)), { chainId: 'other' })).toMatchObject({ format: expect.stringMatching(/runs no EVM/) });
+  });
+
+  it('accepts a replay-protected legacy transaction and an EIP-2930 one', async () => {
+    for (const raw of [await account.signTransaction({ to: tx.to, value: 1n, gas: 21_000n, gasPrice: 3n, nonce: 0, chainId: context.evmChainId, type: 'legacy' }), await account.signTransaction({ to: tx.to, value: 1n, gas: 21_000n, gasPrice: 3n, nonce: 0, chainId: context.evmChainId, type: 'eip2930', accessList: [] })]) {
+      const result = decodeVerified(fromHex(raw), context);
+      expect(result).toHaveProperty('tx');
+    }
+  });
+});
