@@ -13,8 +13,11 @@ import type { Payload, SignedTransaction } from '../sdk/transaction.js';
  */
 export const ETHEREUM_KIND = 'evm.ethereum';
 
-/** The one hardfork the chain's EVM runs at (the same as OON's EVM jobs). */
-export const EVM_HARDFORK = Hardfork.Prague;
+/**
+ * The one hardfork the chain's EVM runs at: Osaka, what current compilers (solc 0.8.31 and later,
+ * Foundry) target by default, so code compiled as usual runs as it is.
+ */
+export const EVM_HARDFORK = Hardfork.Osaka;
 
 /** What decoding needs of the network: its chain id, and its EVM chain id when it runs the EVM. */
 export interface EnvelopeContext {
@@ -76,9 +79,10 @@ export function parseEthereumTransaction(raw: Uint8Array, evmChainId: number): T
   } catch (error) {
     const message = (error as Error).message.split('\n')[0]!.replace(/ \(tx type=.*$/, '').slice(0, 200);
     if (/chain ?id/i.test(message)) throw new EnvelopeError('wrong_chain_id', `invalid chain id: this network's EVM chain id is ${evmChainId}`);
-    // Refused as the transaction is built: a high-s signature (EIP-2), init code over EIP-3860's limit.
+    // Refused as the transaction is built: a high-s signature (EIP-2), init code over EIP-3860's limit, gas over EIP-7825's cap.
     if (/signature|s-value/i.test(message)) throw new EnvelopeError('invalid_signature', `invalid sender: ${message}`);
     if (/initcode/i.test(message)) throw new EnvelopeError('invalid_transaction', `max initcode size exceeded: ${message}`);
+    if (/gas ?limit/i.test(message)) throw new EnvelopeError('invalid_transaction', `gas limit too high: ${message} (EIP-7825)`);
     throw new EnvelopeError('invalid_transaction', `not an Ethereum transaction: ${message}`);
   }
 }

@@ -2,9 +2,11 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { TxFailure } from '../../chain/contract.js';
 import type { EvmParams } from './params.js';
 
+/** EIP-7825: the most gas one transaction may have (2^24). */
+export const MAX_TRANSACTION_GAS = 16_777_216;
 /** EIP-3860: the most init code a create may carry (twice EIP-170's 24,576 bytes of code). */
 export const MAX_INITCODE_BYTES = 49_152;
-/** EIP-7623's floor: what a transaction pays at least per calldata token (Prague). */
+/** EIP-7623's floor: what a transaction pays at least per calldata token. */
 const FLOOR_PER_TOKEN = 10n;
 const TX_BASE_GAS = 21_000n;
 
@@ -29,6 +31,7 @@ export function checkAdmission(tx: TypedTransaction, params: EvmParams): void {
   const needed = intrinsic > floor ? intrinsic : floor;
   if (tx.gasLimit < needed) throw new TxFailure('invalid_transaction', `intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${needed}`, { minimum: needed.toString() });
   if (tx.gasLimit > BigInt(params.blockGasLimit)) throw new TxFailure('invalid_transaction', `exceeds block gas limit: gas ${tx.gasLimit}, the block gas limit is ${params.blockGasLimit}`, { limit: params.blockGasLimit });
+  if (tx.gasLimit > BigInt(MAX_TRANSACTION_GAS)) throw new TxFailure('invalid_transaction', `gas limit too high: gas ${tx.gasLimit}, a transaction may have at most ${MAX_TRANSACTION_GAS} (EIP-7825)`, { limit: MAX_TRANSACTION_GAS });
   const feeCap = 'maxFeePerGas' in tx ? tx.maxFeePerGas : tx.gasPrice;
   if (feeCap < params.baseFee) {
     throw new TxFailure('fee_too_low', `max fee per gas less than block base fee: maxFeePerGas ${feeCap}, baseFee ${params.baseFee}`, { baseFee: params.baseFee.toString() });

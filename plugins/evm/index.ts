@@ -20,7 +20,7 @@ declare module '../../kernel/plugin.js' {
 }
 
 /**
- * Contracts on chain: the EVM (@ethereumjs/vm at Prague) as chain rules on every node. It owns the
+ * Contracts on chain: the EVM (@ethereumjs/vm at Osaka) as chain rules on every node. It owns the
  * EVM's state (code and storage under `evm/`; balances and nonces are the accounts' OMC and nonce),
  * its transaction kinds (`evm.ethereum` for Ethereum envelopes, `evm.create` and `evm.call` for
  * native ones), its genesis parameters (EVM chain id, block gas limit, base fee), and the Ethereum
@@ -29,7 +29,7 @@ declare module '../../kernel/plugin.js' {
 export default definePlugin({
   name: 'evm',
   version: '1.0.0',
-  description: 'contracts on chain: the EVM (Prague) over the world state, Ethereum transactions, the Ethereum JSON-RPC',
+  description: 'contracts on chain: the EVM (Osaka) over the world state, Ethereum transactions, the Ethereum JSON-RPC',
   requires: ['chain', 'sync-status'],
   provides: ['evm'],
   namespaces: [ETH_BLOCKS, ETH_META],
@@ -50,7 +50,7 @@ export default definePlugin({
     ctx.events.on('chain:pendingTransaction', ({ hash, kind }) => {
       if (kind === ETHEREUM_KIND) filters.pending(hash);
     });
-    ctx.log.info({ evmChainId: params.chainId, blockGasLimit: params.blockGasLimit, baseFee: params.baseFee.toString() }, `EVM at Prague, chain id ${params.chainId} (0x${params.chainId.toString(16)})`);
+    ctx.log.info({ evmChainId: params.chainId, blockGasLimit: params.blockGasLimit, baseFee: params.baseFee.toString() }, `EVM at Osaka, chain id ${params.chainId} (0x${params.chainId.toString(16)})`);
     return { rules, eth, filters, sync: ctx.use('sync-status'), syncStart: chain.head.height };
   },
   txKinds: (kind) => evmTxKinds(kind),

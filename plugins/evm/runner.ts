@@ -10,6 +10,7 @@ import { evmCommon } from '../../chain/ethereum-envelope.js';
 import { WorldStateManager, type CreationContext, type StateRead, type StateSink } from './state-manager.js';
 import type { EvmParams } from './params.js';
 import { revertReason } from './revert-reason.js';
+import { MAX_TRANSACTION_GAS } from './admission.js';
 
 /** The block a transaction or call runs in, as the EVM sees it. */
 export interface EvmBlockEnv {
@@ -114,6 +115,11 @@ export class EvmRunner {
     return { vm, state };
   }
 
+  /** The most gas a call may have: the block gas limit, within EIP-7825's cap on a transaction. */
+  get callGasCap(): number {
+    return Math.min(this.params.blockGasLimit, MAX_TRANSACTION_GAS);
+  }
+
   /** The EVM's view of a block (cached: a block's transactions share it). */
   block(env: EvmBlockEnv, gasLimit = this.params.blockGasLimit, baseFee = this.params.baseFee): EvmBlock {
     const key = `${env.height}:${env.timestamp}:${env.proposer}:${gasLimit}:${baseFee}`;
@@ -159,7 +165,7 @@ export class EvmRunner {
    * funds for a call without a gas price, which runs with no base fee (BASEFEE reads 0, as geth
    * has it); its nonce is not checked.
    */
-  async call(request: CallRequest, read: StateRead, env: EvmBlockEnv, gasCap = this.params.blockGasLimit): Promise<EvmOutcome> {
+  async call(request: CallRequest, read: StateRead, env: EvmBlockEnv, gasCap = this.callGasCap): Promise<EvmOutcome> {
     const worker = this.idle.pop() ?? (await EvmRunner.newVm(this.common, this.hashes));
     worker.state.bind(read);
     try {

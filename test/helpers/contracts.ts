@@ -13,13 +13,13 @@ export type Artifacts = Readonly<Record<string, Artifact>>;
 const SOURCES = 'test/fixtures/contracts';
 
 /**
- * Compiles every contract under test/fixtures/contracts with solc-js, for Prague (the chain's
- * hardfork), optimized. Run once per test run (the global setup); solc takes seconds to load.
+ * Compiles every contract under test/fixtures/contracts with solc-js for its default target (Osaka,
+ * the chain's hardfork), optimized. Run once per test run (the global setup); solc takes seconds to load.
  */
 export async function compileFixtures(): Promise<Artifacts> {
   const { default: solc } = (await import('solc')) as unknown as { default: { compile(input: string): string } };
   const sources = Object.fromEntries(readdirSync(SOURCES).filter((f) => f.endsWith('.sol')).map((f) => [f, { content: readFileSync(join(SOURCES, f), 'utf8') }]));
-  const input = { language: 'Solidity', sources, settings: { evmVersion: 'prague', optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } };
+  const input = { language: 'Solidity', sources, settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } };
   const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
     errors?: { severity: string; formattedMessage: string }[];
     contracts: Record<string, Record<string, { abi: Record<string, unknown>[]; evm: { bytecode: { object: string } } }>>;

@@ -13,7 +13,7 @@ import type { CallRequest, EvmBlockEnv, EvmOutcome } from '../runner.js';
 import type { StateRead } from '../state-manager.js';
 import { codeKey, contractKey, decodeContract, storageKey } from '../state.js';
 import { blockAt, heightOf, stateHeight, type BlockParam } from './block-tag.js';
-import { ethLogs, type EthBlockEntry, type EthBlockIndex, type IndexedLog } from './block-index.js';
+import { ethLogs, gasOf, type EthBlockEntry, type EthBlockIndex, type IndexedLog } from './block-index.js';
 import { EthRpcError, ethereumError, revertError } from './errors.js';
 import { blockView, logView, receiptView, transactionView } from './views.js';
 import { qty, type Quantity } from './quantity.js';
@@ -145,7 +145,7 @@ export class EthApi {
     const read = await withOverrides(this.reader(height), overrides).catch((error: Error) => {
       throw new EthRpcError(-32602, `invalid state override: ${error.message}`);
     });
-    const cap = this.evm.params.blockGasLimit;
+    const cap = this.evm.runner.callGasCap;
     const env = await this.env(height);
     return this.evm.runner.call(this.request(call, cap), read, env, cap).catch((error: unknown) => {
       if (isRpcError(error)) throw error;
@@ -166,7 +166,7 @@ export class EthApi {
    * what that run used (with its refund and the 63/64 rule's margin), then a binary search between.
    */
   async estimateGas(call: EthCallObject, block: BlockParam | undefined): Promise<Quantity> {
-    const cap = call.gas === undefined ? BigInt(this.evm.params.blockGasLimit) : BigInt(call.gas);
+    const cap = call.gas === undefined ? BigInt(this.evm.runner.callGasCap) : BigInt(call.gas);
     const run = (gas: bigint) => this.simulate({ ...call, gas: qty(gas) }, block);
     const first = await run(cap);
     if (first.failure?.name === 'execution_reverted') throw revertError(first.result.execResult.returnValue);
@@ -318,7 +318,7 @@ export class EthApi {
     return {
       oldestBlock: qty(oldest),
       baseFeePerGas: Array.from({ length: blocks + 1 }, () => baseFee),
-      gasUsedRatio: entries.map((entry) => entry.gasUsed / this.evm.params.blockGasLimit),
+      gasUsedRatio: entries.map((entry) => gasOf(entry) / this.evm.params.blockGasLimit),
       baseFeePerBlobGas: Array.from({ length: blocks + 1 }, () => '0x0'),
       blobGasUsedRatio: entries.map(() => 0),
       ...(percentiles ? { reward: entries.map(() => percentiles.map(() => '0x0')) } : {}),

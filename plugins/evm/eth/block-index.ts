@@ -15,8 +15,8 @@ export type IndexedLog = readonly [txPosition: number, address: string, topics: 
 export interface EthBlockEntry {
   /** The hashes of its Ethereum-envelope transactions, in block order: what `eth_` block views list. */
   readonly transactions: readonly string[];
-  /** Gas used by all its EVM transactions (native ones too): the header's `gasUsed`. */
-  readonly gasUsed: number;
+  /** Gas each of those used: a header's `gasUsed` and a receipt's `cumulativeGasUsed` count these only. */
+  readonly gas: readonly number[];
   /** Every EVM log of the block, in order (native transactions' too: `svc_getLogs` shows them, `eth_` views skip them). */
   readonly logs: readonly IndexedLog[];
 }
@@ -26,27 +26,31 @@ export function ethLogs(entry: EthBlockEntry): readonly IndexedLog[] {
   return entry.logs.some((log) => log[0] < 0) ? entry.logs.filter((log) => log[0] >= 0) : entry.logs;
 }
 
-export const ETH_BLOCKS = defineLayout('evm.blocks', u64('height'), cbor<EthBlockEntry>('{ transactions, gasUsed, logs } of a block with EVM transactions (none: no entry)'));
+export const ETH_BLOCKS = defineLayout('evm.blocks', u64('height'), cbor<EthBlockEntry>('{ transactions, gas, logs } of a block with EVM transactions (none: no entry)'));
 export const ETH_META = defineLayout('evm.meta', utf8Text('name'), u64('value'), '"indexed" -> u64 height of the last block indexed into evm.blocks');
 
-const EMPTY: EthBlockEntry = { transactions: [], gasUsed: 0, logs: [] };
+const EMPTY: EthBlockEntry = { transactions: [], gas: [], logs: [] };
+
+/** Gas of a block's Ethereum transactions, up to and including position `upTo`. */
+export const gasOf = (entry: EthBlockEntry, upTo = entry.gas.length - 1): number => entry.gas.slice(0, upTo + 1).reduce((sum, g) => sum + g, 0);
 const EVM_KINDS = new Set([ETHEREUM_KIND, 'evm.create', 'evm.call']);
 
 /** The entry of a block from its receipts (undefined: no EVM transaction). */
 export function entryOf(receipts: readonly Pick<CommittedReceipt, 'kind' | 'transactionHash' | 'gasUsed' | 'logs'>[]): EthBlockEntry | undefined {
   const transactions: string[] = [];
+  const gas: number[] = [];
   const logs: IndexedLog[] = [];
-  let gasUsed = 0;
   let any = false;
   for (const receipt of receipts) {
     if (!EVM_KINDS.has(receipt.kind)) continue;
     any = true;
-    gasUsed += receipt.gasUsed ?? 0;
     const native = receipt.kind !== ETHEREUM_KIND;
     for (const log of receipt.logs ?? []) logs.push(native ? [-1, `0x${log.address.slice(4)}`, log.topics, log.data, receipt.transactionHash] : [transactions.length, `0x${log.address.slice(4)}`, log.topics, log.data]);
-    if (!native) transactions.push(receipt.transactionHash);
+    if (native) continue;
+    transactions.push(receipt.transactionHash);
+    gas.push(receipt.gasUsed ?? 0);
   }
-  return any ? { transactions, gasUsed, logs } : undefined;
+  return any ? { transactions, gas, logs } : undefined;
 }
 
 /**

@@ -22,7 +22,7 @@ export function ethSubscriptions(kind: SubscriptionFactory<EvmPlugin>): Subscrip
       summary: 'the header of every committed block',
       start: (sink, _options, service, events) =>
         events.on('chain:block', ({ block, receipts }) => {
-          const { transactions: _omitted, ...header } = blockView(block, entryOf(receipts) ?? { transactions: [], gasUsed: 0, logs: [] }, service.rules.params.blockGasLimit, service.rules.params.baseFee, []);
+          const { transactions: _omitted, ...header } = blockView(block, entryOf(receipts) ?? { transactions: [], gas: [], logs: [] }, service.rules.params.blockGasLimit, service.rules.params.baseFee, []);
           sink.send(header);
         }),
     }),

@@ -4,7 +4,7 @@ import { fromHex, toHex } from '../../../sdk/bytes.js';
 import type { Block } from '../../../chain/schemas.js';
 import type { Receipt } from '../../../chain/receipts.js';
 import { effectiveGasPrice } from '../runner.js';
-import { ethLogs, type EthBlockEntry, type IndexedLog } from './block-index.js';
+import { ethLogs, gasOf, type EthBlockEntry, type IndexedLog } from './block-index.js';
 import { qty } from './quantity.js';
 
 /** Keccak-256 of the RLP of an empty list: the uncle hash of a block without uncles. */
@@ -95,7 +95,7 @@ export function receiptView(receipt: Receipt, tx: TypedTransaction, entry: EthBl
     blockNumber: qty(receipt.blockNumber),
     from: ethAddress(receipt.from),
     to: tx.to ? tx.to.toString() : null,
-    cumulativeGasUsed: qty(receipt.cumulativeGasUsed ?? 0),
+    cumulativeGasUsed: qty(gasOf(entry, position)),
     gasUsed: qty(receipt.gasUsed ?? 0),
     contractAddress: receipt.contractAddress ? ethAddress(receipt.contractAddress) : null,
     logs,
@@ -129,7 +129,7 @@ export function blockView(block: Omit<Block, 'transactions'>, entry: EthBlockEnt
     extraData: '0x',
     size: qty(600 + entry.transactions.length * 150),
     gasLimit: qty(gasLimit),
-    gasUsed: qty(entry.gasUsed),
+    gasUsed: qty(gasOf(entry)),
     timestamp: qty(Math.floor(block.timestamp / 1000)),
     transactions,
     uncles: [],

@@ -53,12 +53,14 @@ describe('bad Ethereum input: a clear error, nothing admitted, nothing changed',
     await refused(serializeTransaction({ ...base, nonce: n }, { r: '0x0', s: signed.s!, yParity: signed.yParity! }), /invalid sender/);
   });
 
-  it('refuses intrinsic gas too low, gas over the block limit, a fee cap under the base fee, and init code over EIP-3860', async () => {
+  it('refuses intrinsic gas too low, gas over the block limit or EIP-7825\'s cap, a fee cap under the base fee, and init code over EIP-3860', async () => {
     const n = await nonce();
     await refused(await account.signTransaction({ ...base, nonce: n, gas: 21_000n, data: '0x01020304' }), /intrinsic gas too low/);
-    await refused(await account.signTransaction({ ...base, nonce: n, gas: 100_000_000n }), /exceeds block gas limit/);
+    // Over the block gas limit (60M) and EIP-7825's per-transaction cap (2^24), which is the lower one.
+    await refused(await account.signTransaction({ ...base, nonce: n, gas: 100_000_000n }), /gas limit too high.*EIP-7825/);
+    await refused(await account.signTransaction({ ...base, nonce: n, gas: 20_000_000n }), /gas limit too high.*EIP-7825/);
     await refused(await account.signTransaction({ ...base, nonce: n, maxFeePerGas: 1n }), /max fee per gas less than block base fee/);
-    await refused(await account.signTransaction({ ...base, nonce: n, to: undefined, value: 0n, gas: 30_000_000n, data: `0x${'00'.repeat(49_153)}` }), /max initcode size exceeded/);
+    await refused(await account.signTransaction({ ...base, nonce: n, to: undefined, value: 0n, gas: 16_000_000n, data: `0x${'00'.repeat(49_153)}` }), /max initcode size exceeded/);
   });
 
   it('refuses nonces too low and too far ahead, and a sender without the funds for gas × price + value', async () => {
