@@ -6,6 +6,7 @@ import { amountOption, exitQuietlyOnClosedPipe, integerText, optionText, parseAr
 import { addValidatorCommand } from './validator-command.js';
 import { describeRecord } from './human.js';
 import { addJobCommand } from './job-command.js';
+import { addContractCommand } from './contract-command.js';
 import WebSocket from 'ws';
 import { SvcWsClient, type WebSocketConstructor } from '../sdk/ws-client.js';
 import { ASSETS, devnetKey, formatAmountShort, generateKeyPair, RpcError, SvcClient, toHex, type Asset, type DealView, type KeyPair } from '../sdk/index.js';
@@ -375,6 +376,7 @@ cli
   });
 
 addJobCommand(cli, { client, urlOf, signer, print });
+addContractCommand(cli, { client, signer, print });
 addValidatorCommand(cli, { client, urlOf, signer, print });
 
 cli.help();

@@ -6,6 +6,8 @@ import { rawTransaction, signTransaction, transferPayload, type Payload, type Si
 import type { CommitCertificate } from './block.js';
 import type { Balance, BlockView, ChainInfo, ConsensusStateView, SignedVoteView, DealRequest, DealView, ObjectView, ComputeProvider, ComputeRegistration, ComputeStatus, FaucetGrant, FaucetStatus, JobEstimate, JobRequest, JobRun, StakingStatus, ValidatorRequest, ValidatorSetView, JobStatus, JobView, NodeInfo, PeerInfo, Receipt, StorageProvider, StorageRegistration, StorageStatus, SyncStatus, TransactionPage, TransactionView } from './views.js';
 import { toHex } from './bytes.js';
+import { callData, callPayload, contractAddressOf, createPayload, decodeResult, deployData, withDecodedRevert, type ContractCall, type DeployRequest, type Log } from './contracts.js';
+import { accountAddress } from './address.js';
 
 function checkAddress(value: string, field = 'address'): Address {
   if (!isValidAddress(value)) throw new RpcError(DOMAIN_ERRORS.invalid_address.code, 'invalid_address', { reason: `${field} is not a valid address (svc1 followed by 40 hex characters)`, field });
@@ -103,6 +105,60 @@ export abstract class SvcApi {
   /** Sends `amount` base units of `asset` from `key`'s account to `to`. */
   async transfer(key: KeyPair, to: string, asset: Asset, amount: bigint, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
     return this.signAndSend(key, 'transfer', transferPayload(checkAddress(to, 'to'), asset, amount), options);
+  }
+
+  /**
+   * Deploys a contract with a native `evm.create` (the constructor's arguments encoded with its
+   * ABI; the gas limit the node's estimate unless given). Resolves once the node admitted it, with
+   * the address the contract will have; wait for its receipt with `waitForTransaction`.
+   */
+  async deployContract(key: KeyPair, request: DeployRequest, options: { nonce?: number; chainId?: string } = {}): Promise<{ txHash: string; address: Address }> {
+    const code = deployData(request);
+    const nonce = options.nonce ?? (await this.getNonce(key.address));
+    const gasLimit = request.gasLimit ?? (await this.estimateGas({ from: key.address, data: code, value: request.value }));
+    const tx = await this.signAndSend(key, 'evm.create', createPayload(request, code, gasLimit), { ...options, nonce });
+    return { txHash: tx.hash, address: contractAddressOf(key.address, nonce) };
+  }
+
+  /** Calls a contract function in a transaction (a native `evm.call`, encoded with its ABI). */
+  async callContract(key: KeyPair, call: ContractCall, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
+    const data = callData(call);
+    let gasLimit = call.gasLimit;
+    if (gasLimit === undefined) {
+      try {
+        gasLimit = await this.estimateGas({ from: key.address, to: call.address, data, value: call.value });
+      } catch (error) {
+        throw withDecodedRevert(error, call.abi);
+      }
+    }
+    return this.signAndSend(key, 'evm.call', callPayload(call, data, gasLimit), options);
+  }
+
+  /** Reads a contract function without a transaction (`svc_call`), decoded with its ABI; a revert names its error. */
+  async readContract(call: ContractCall & { from?: string; blockNumber?: BlockTag }): Promise<unknown> {
+    const data = callData(call);
+    const request = { to: accountAddress(call.address), data, ...(call.from ? { from: accountAddress(call.from) } : {}), ...(call.value ? { value: call.value.toString() } : {}) };
+    try {
+      const { output } = await this.rpcCall<{ output: `0x${string}` }>('svc_call', call.blockNumber === undefined ? [request] : [request, checkBlockTag(call.blockNumber)]);
+      return decodeResult(call, output);
+    } catch (error) {
+      throw withDecodedRevert(error, call.abi);
+    }
+  }
+
+  /** The least gas limit with which a call or deployment succeeds. */
+  async estimateGas(call: { from?: string; to?: string; data: string; value?: bigint }): Promise<number> {
+    return this.rpcCall<number>('svc_estimateGas', [{ ...(call.from ? { from: accountAddress(call.from) } : {}), ...(call.to ? { to: accountAddress(call.to) } : {}), data: call.data, ...(call.value ? { value: call.value.toString() } : {}) }]);
+  }
+
+  /** A contract's code at the head (0x for an account without). */
+  getCode(address: string): Promise<string> {
+    return this.rpcCall<string>('svc_getCode', [accountAddress(address)]);
+  }
+
+  /** EVM logs (native transactions' too) by block range (at most 10,000 blocks), contracts and topics. */
+  getLogs(filter: { fromBlock?: BlockTag; toBlock?: BlockTag; address?: string | string[]; topics?: (string | string[] | null)[] } = {}): Promise<Log[]> {
+    return this.rpcCall<Log[]>('svc_getLogs', [filter]);
   }
 
   async getTransaction(hash: string): Promise<TransactionView> {

@@ -78,6 +78,13 @@ export interface Receipt {
   kind: string;
   status: 'success' | 'failed';
   error?: { name: string; reason: string };
+  /** EVM transactions: gas, logs, the contract a create made, the price paid per gas, revert data. */
+  gasUsed?: number;
+  cumulativeGasUsed?: number;
+  effectiveGasPrice?: string;
+  contractAddress?: Address;
+  logs?: { address: Address; topics: string[]; data: string }[];
+  revert?: string;
 }
 
 export interface ChainInfo {

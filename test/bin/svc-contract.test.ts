@@ -1,0 +1,58 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run, SVC } from '../helpers/cli.js';
+import { startTestNode, type TestNode } from '../helpers/test-node.js';
+import { tempDir } from '../helpers/temp-dirs.js';
+import { contracts } from '../helpers/contracts.js';
+import { devnetKey } from '../../sdk/index.js';
+
+describe('svc contract deploy|call|send|logs', () => {
+  let node: TestNode;
+  let artifact: string;
+  let address: string;
+  const svc = (...args: string[]) => run(SVC, [...args, '--url', node.url]);
+
+  beforeAll(async () => {
+    node = await startTestNode({ validator: { blockTime: 50 } });
+    artifact = join(tempDir(), 'Token.json');
+    writeFileSync(artifact, JSON.stringify(contracts().Token));
+  });
+  afterAll(async () => {
+    await node?.stop();
+  });
+
+  it('deploys a compiler artifact with constructor arguments and --wait, printing the transaction first and the contract after', async () => {
+    const deployed = await svc('contract', 'deploy', artifact, '--args', '["1000"]', '--dev-account', '0', '--wait', '--json');
+    expect(deployed.stderr).toBe('');
+    expect(deployed.code).toBe(0);
+    const result = JSON.parse(deployed.stdout) as { address: string; ethAddress: string; txHash: string; blockNumber: number };
+    expect(result.address).toMatch(/^svc1[0-9a-f]{40}$/);
+    address = result.ethAddress;
+    const human = await svc('contract', 'deploy', artifact, '--args', '["5"]', '--dev-account', '0', '--wait');
+    expect(human.stderr).toMatch(/^transaction 0x[0-9a-f]{64}\n$/);
+    expect(human.stdout).toMatch(/^contract 0x[0-9a-fA-F]{40} \(svc1[0-9a-f]{40}\)\ntransaction 0x[0-9a-f]{64} mined in block \d+, \d+ gas\n$/);
+  });
+
+  it('calls with cast\'s way of writing a function, sends a transfer, and lists the decoded logs', async () => {
+    const owner = devnetKey('account', 0).address;
+    expect((await svc('contract', 'call', address, 'balanceOf(address)(uint256)', owner)).stdout).toBe('1000\n');
+    const sent = await svc('contract', 'send', address, 'transfer(address,uint256)', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '250', '--dev-account', '0', '--wait');
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout).toMatch(/mined in block \d+, \d+ gas, 1 logs/);
+    expect((await svc('contract', 'call', address, 'balanceOf(address)(uint256)', owner)).stdout).toBe('750\n');
+    const logs = await svc('contract', 'logs', address, '--event', 'Transfer(address indexed,address indexed,uint256)');
+    expect(logs.stdout.trim().split('\n')).toHaveLength(2);
+    expect(logs.stdout).toMatch(/Transfer\(0x[0-9a-fA-F]{40}, 0x70997970C51812dc3A010C7d01b50e0d17dc79C8, 250\)/);
+  });
+
+  it('refuses what it cannot encode with a line naming it and exit 2, and a revert with its reason', async () => {
+    const count = await svc('contract', 'call', address, 'balanceOf(address)(uint256)');
+    expect([count.code, count.stderr.trim()]).toEqual([2, 'svc: balanceOf takes 1 argument (address), got 0']);
+    const type = await svc('contract', 'call', address, 'balanceOf(address)(uint256)', 'bob');
+    expect([type.code, type.stderr.trim()]).toEqual([2, 'svc: argument 1 (address): expected an svc1… or 0x… address, got "bob"']);
+    const revert = await svc('contract', 'send', address, 'transfer(address,uint256)', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '99999', '--dev-account', '0');
+    expect(revert.code).not.toBe(0);
+    expect(revert.stderr).toMatch(/execution_reverted.*custom error 0x[0-9a-f]{8}/);
+  });
+});
