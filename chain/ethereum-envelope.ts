@@ -2,6 +2,7 @@ import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/
 import { Capability, createTxFromRLP, TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import { addressFromEthPublicKey, toEthAddress } from '../sdk/address.js';
 import { concatBytes, equalBytes, toHex } from '../sdk/bytes.js';
+import { recoverPublicKey } from './secp256k1-recover.js';
 import type { Payload, SignedTransaction } from '../sdk/transaction.js';
 
 /**
@@ -108,13 +109,15 @@ export function decodeEthereumEnvelope(raw: Uint8Array, context: EnvelopeContext
   if (!tx.isSigned()) throw new EnvelopeError('invalid_signature', 'the transaction is not signed');
   if (!equalBytes(tx.serialize(), raw)) throw new EnvelopeError('invalid_transaction', 'the bytes are not the canonical encoding of the transaction');
   if (tx.nonce > BigInt(Number.MAX_SAFE_INTEGER)) throw new EnvelopeError('invalid_transaction', `nonce ${tx.nonce} is out of range`);
-  let publicKey: Uint8Array;
+  let publicKey: Uint8Array | undefined;
   try {
-    // Refuses a high-s signature (EIP-2) and one that recovers no key.
-    publicKey = tx.getSenderPublicKey();
+    // High-s (EIP-2) signatures were refused when the transaction was built; an r or s out of range,
+    // or one that recovers no key, is refused here.
+    publicKey = recoverPublicKey(tx.getHashedMessageToSign(), tx.r ?? 0n, tx.s ?? 0n, recoveryId(tx, evmChainId), () => tx.getSenderPublicKey());
   } catch (error) {
     throw new EnvelopeError('invalid_signature', `invalid sender: ${(error as Error).message.split('\n')[0]!.slice(0, 200)}`);
   }
+  if (!publicKey) throw new EnvelopeError('invalid_signature', 'invalid sender: the signature recovers no public key');
   const fees = 'maxFeePerGas' in tx ? { maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas } : { maxFeePerGas: tx.gasPrice, maxPriorityFeePerGas: tx.gasPrice };
   const payload: EthereumPayload = {
     type: tx.type,
@@ -136,6 +139,12 @@ export function decodeEthereumEnvelope(raw: Uint8Array, context: EnvelopeContext
     signature: toHex(concatBytes(bigintBytes(tx.r ?? 0n), bigintBytes(tx.s ?? 0n), bigintBytes(v, Math.max(1, Math.ceil(v.toString(16).length / 2))))),
     hash: toHex(tx.hash()),
   };
+}
+
+/** The recovery id a signature's v carries: yParity, or for an EIP-155 legacy transaction v - 35 - 2 × chain id. */
+function recoveryId(tx: TypedTransaction, evmChainId: number): number {
+  const v = tx.v ?? 0n;
+  return Number(tx.type === TransactionType.Legacy ? v - 35n - 2n * BigInt(evmChainId) : v);
 }
 
 function bigintBytes(value: bigint, width = 32): Uint8Array {

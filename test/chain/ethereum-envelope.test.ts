@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { keccak256, parseTransaction, serializeTransaction, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { decodeVerified, decodeStored } from '../../chain/decode-verified.js';
-import { ETHEREUM_KIND } from '../../chain/ethereum-envelope.js';
+import { ETHEREUM_KIND, parseEthereumTransaction } from '../../chain/ethereum-envelope.js';
+import { nativeRecovery, recoverPublicKey } from '../../chain/secp256k1-recover.js';
 import { rawOf } from '../../chain/raw-transactions.js';
 import { fromHex } from '../../sdk/bytes.js';
 import { TEST_KEY_0, TEST_ADDRESS_0 } from '../helpers/foundry.js';
@@ -34,10 +35,25 @@ describe('the Ethereum envelope', () => {
     expect(decodeVerified(fromHex(await account.signTransaction(tx)), { chainId: 'other' })).toMatchObject({ format: expect.stringMatching(/runs no EVM/) });
   });
 
-  it('accepts a replay-protected legacy transaction and an EIP-2930 one', async () => {
-    for (const raw of [await account.signTransaction({ to: tx.to, value: 1n, gas: 21_000n, gasPrice: 3n, nonce: 0, chainId: context.evmChainId, type: 'legacy' }), await account.signTransaction({ to: tx.to, value: 1n, gas: 21_000n, gasPrice: 3n, nonce: 0, chainId: context.evmChainId, type: 'eip2930', accessList: [] })]) {
-      const result = decodeVerified(fromHex(raw), context);
-      expect(result).toHaveProperty('tx');
+  it('recovers the signer of replay-protected legacy, EIP-2930 and EIP-1559 transactions, natively as in JavaScript', async () => {
+    expect(nativeRecovery).toBe(true);
+    for (let i = 0; i < 8; i++) {
+      const signer = privateKeyToAccount(generatePrivateKey());
+      for (const raw of [
+        await signer.signTransaction({ to: tx.to, value: 1n, gas: 21_000n, gasPrice: 3n, nonce: i, chainId: context.evmChainId, type: 'legacy' }),
+        await signer.signTransaction({ to: tx.to, value: 1n, gas: 21_000n, gasPrice: 3n, nonce: i, chainId: context.evmChainId, type: 'eip2930', accessList: [] }),
+        await signer.signTransaction({ ...tx, nonce: i }),
+      ]) {
+        const result = decodeVerified(fromHex(raw), context);
+        if (!('tx' in result)) throw new Error(JSON.stringify(result));
+        expect(result.tx.from).toBe(`svc1${signer.address.slice(2).toLowerCase()}`);
+        const parsed = parseEthereumTransaction(fromHex(raw), context.evmChainId);
+        expect(result.tx.publicKey).toBe(`0x${Buffer.from(parsed.getSenderPublicKey()).toString('hex')}`);
+      }
     }
+  });
+
+  it('refuses a recovery id that is neither 0 nor 1', () => {
+    expect(recoverPublicKey(new Uint8Array(32).fill(1), 1n, 1n, 2, () => new Uint8Array(64))).toBeUndefined();
   });
 });
