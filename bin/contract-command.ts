@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { CAC } from 'cac';
-import { decodeEventLog, parseAbiItem, type Abi, type AbiFunction, type AbiParameter } from 'viem';
+import type { Abi, AbiFunction, AbiParameter } from 'viem';
 import { accountAddress, isValidAddress, isValidEthAddress, toEthAddress } from '../sdk/address.js';
 import { RpcError, type KeyPair, type SvcClient } from '../sdk/index.js';
 import { amountOption, integerText, optionText, UsageError } from './cli-args.js';
@@ -44,8 +44,11 @@ function readContractFile(path: string): { bytecode: `0x${string}`; abi?: Abi } 
   return { bytecode: (code.startsWith('0x') ? code : `0x${code}`) as `0x${string}`, ...(artifact.abi ? { abi: artifact.abi } : {}) };
 }
 
+/** viem's ABI parsing, loaded by the contract commands only (every other `svc` command starts without it). */
+type Viem = typeof import('viem');
+
 /** `balanceOf(address)(uint256)` as cast writes it, or a human-readable ABI item (`function f(uint) view returns (bool)`). */
-function functionOf(signature: string): AbiFunction {
+function functionOf({ parseAbiItem }: Viem, signature: string): AbiFunction {
   const cast = /^\s*(\w+)\s*\(([^)]*)\)\s*(?:\(([^)]*)\))?\s*$/.exec(signature);
   const text = cast ? `function ${cast[1]}(${cast[2]}) ${cast[3] !== undefined ? `view returns (${cast[3]})` : ''}`.trim() : signature;
   try {
@@ -117,6 +120,7 @@ export function addContractCommand<O extends object>(cli: CAC, ctx: ContractComm
     .example('svc contract call 0x5FbDB2315678afecb367f032d93F642f64180aa3 "balanceOf(address)(uint256)" svc1…')
     .action(async (action: string, rest: unknown[], options: ContractOptions & O) => {
       const api = ctx.client(options);
+      const viem = await import('viem');
       const texts = rest.map(String);
       const wait = async (hash: string) => (options.wait ? api.waitForTransaction(hash) : undefined);
       const failed = (receipt: { status: string; error?: { reason: string } } | undefined) => {
@@ -155,7 +159,7 @@ export function addContractCommand<O extends object>(cli: CAC, ctx: ContractComm
         const [target, signature, ...argTexts] = texts;
         if (signature === undefined) throw new UsageError(`usage: svc contract ${action} <address> "<signature>" [args...]`);
         const address = addressArgument(target);
-        const fn = functionOf(signature);
+        const fn = functionOf(viem, signature);
         const call = { address, abi: [fn] as Abi, functionName: fn.name, args: argumentsOf(fn.inputs, argTexts, fn.name) };
         if (action === 'call') {
           const result = await api.readContract(call);
@@ -179,7 +183,7 @@ export function addContractCommand<O extends object>(cli: CAC, ctx: ContractComm
         let event: Abi | undefined;
         if (eventText !== undefined) {
           try {
-            event = [parseAbiItem(eventText.startsWith('event') ? eventText : `event ${eventText}`)] as Abi;
+            event = [viem.parseAbiItem(eventText.startsWith('event') ? eventText : `event ${eventText}`)] as Abi;
           } catch (error) {
             throw new UsageError(`--event "${eventText}": expected an event signature like "Transfer(address indexed,address indexed,uint256)" (${(error as Error).message.split('\n')[0]})`);
           }
@@ -190,7 +194,7 @@ export function addContractCommand<O extends object>(cli: CAC, ctx: ContractComm
         const shown = logs.flatMap((log): (typeof log & { event?: string; args?: unknown })[] => {
           if (!event) return [{ ...log }];
           try {
-            const decoded = decodeEventLog({ abi: event, data: log.data as `0x${string}`, topics: log.topics as [`0x${string}`] });
+            const decoded = viem.decodeEventLog({ abi: event, data: log.data as `0x${string}`, topics: log.topics as [`0x${string}`] });
             return [{ ...log, event: decoded.eventName, args: plain(Object.values(decoded.args ?? {})) }];
           } catch {
             return [];

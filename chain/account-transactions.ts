@@ -1,5 +1,5 @@
 import { fromHex, toHex } from '../sdk/bytes.js';
-import { isValidAddress, normalizeAddress, type Address } from '../sdk/address.js';
+import { isValidAddress, normalizeAddress, type Address, isValidEthAddress, accountAddress } from '../sdk/address.js';
 import type { SignedTransaction } from '../sdk/transaction.js';
 import { readU64Key, u64Key } from '../kernel/storage/keys.js';
 import type { Codec } from '../kernel/storage/codec.js';
@@ -39,14 +39,15 @@ export const accountTransactionKey: Codec<AccountTransaction> & { of(address: st
 const MAX_DEPTH = 3;
 
 /**
- * The accounts a transaction concerns: its signer, and every account its payload names (a transfer's
- * recipient, a faucet grant's address, a deal's providers). Each once, signer first.
+ * The accounts a transaction concerns: its signer, and every account its payload names, svc1… or
+ * 0x… (a transfer's recipient, a faucet grant's address, a deal's providers, an Ethereum
+ * transaction's `to`). Each once, signer first.
  */
 export function accountsOf(tx: Pick<SignedTransaction, 'from' | 'payload'>): Address[] {
   const found = new Set<Address>([normalizeAddress(tx.from)]);
   const visit = (value: unknown, depth: number): void => {
     if (typeof value === 'string') {
-      if (isValidAddress(value)) found.add(normalizeAddress(value));
+      if (isValidAddress(value) || isValidEthAddress(value)) found.add(accountAddress(value));
     } else if (depth < MAX_DEPTH && value !== null && typeof value === 'object' && !(value instanceof Uint8Array)) {
       for (const item of Array.isArray(value) ? value : Object.values(value)) visit(item, depth + 1);
     }

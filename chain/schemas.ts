@@ -3,7 +3,7 @@ import { addressPattern, canonicalAddressPattern } from '../sdk/address.js';
 import { unitsPattern } from '../sdk/amount.js';
 
 /** A signed transaction as clients send it (up to 512 KiB: a job's inline module travels in one). */
-export const RawTransactionSchema = Type.String({ pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 1_048_578, description: 'a signed transaction, 0x hex of its CBOR encoding' });
+export const RawTransactionSchema = Type.String({ pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 1_048_578, description: 'a signed transaction, 0x hex: its CBOR encoding, or an Ethereum transaction\'s RLP' });
 export const HashSchema = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: '32-byte hash, 0x hex (lowercase in results)' });
 export const AddressSchema = Type.String({ pattern: addressPattern, 'x-error': 'invalid_address', description: 'svc1 + 40 hex characters' });
 const ResultHash = Type.String({ pattern: '^0x[0-9a-f]{64}$' });
@@ -77,8 +77,8 @@ export const TransactionSchema = Type.Object(
     chainId: Type.String(),
     kind: Type.String(),
     nonce: Type.Integer({ minimum: 0 }),
-    publicKey: Type.String({ pattern: '^0x[0-9a-f]{64}$' }),
-    signature: Type.String({ pattern: '^0x[0-9a-f]{128}$' }),
+    publicKey: Type.String({ pattern: '^0x([0-9a-f]{64}|[0-9a-f]{128})$', description: 'Ed25519 (32 bytes), or an Ethereum transaction\'s recovered secp256k1 key (64 bytes, uncompressed)' }),
+    signature: Type.String({ pattern: '^0x([0-9a-f]{128}|[0-9a-f]{130,146})$', description: 'Ed25519 (64 bytes), or an Ethereum transaction\'s r ‖ s ‖ v' }),
     payload: Type.Record(Type.String(), Type.Unknown()),
     status: Type.Union([Type.Literal('pending'), Type.Literal('mined')]),
     blockNumber: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),

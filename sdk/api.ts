@@ -6,7 +6,7 @@ import { rawTransaction, signTransaction, transferPayload, type Payload, type Si
 import type { CommitCertificate } from './block.js';
 import type { Balance, BlockView, ChainInfo, ConsensusStateView, SignedVoteView, DealRequest, DealView, ObjectView, ComputeProvider, ComputeRegistration, ComputeStatus, FaucetGrant, FaucetStatus, JobEstimate, JobRequest, JobRun, StakingStatus, ValidatorRequest, ValidatorSetView, JobStatus, JobView, NodeInfo, PeerInfo, Receipt, StorageProvider, StorageRegistration, StorageStatus, SyncStatus, TransactionPage, TransactionView } from './views.js';
 import { toHex } from './bytes.js';
-import { callData, callPayload, contractAddressOf, createPayload, decodeResult, deployData, withDecodedRevert, type ContractCall, type DeployRequest, type Log } from './contracts.js';
+import type { ContractCall, DeployRequest, Log } from './contracts.js';
 import { accountAddress } from './address.js';
 
 function checkAddress(value: string, field = 'address'): Address {
@@ -48,6 +48,9 @@ export function jobPayload(job: JobRequest): Payload {
     replicas: job.replicas ?? 1,
   };
 }
+
+/** The ABI helpers (viem's encoder), loaded when a contract method is first used: not every SDK user pays for them at start. */
+const abiHelpers = () => import('./contracts.js');
 
 /**
  * The typed methods of every first-party RPC method, over any transport: a subclass supplies
@@ -113,6 +116,7 @@ export abstract class SvcApi {
    * the address the contract will have; wait for its receipt with `waitForTransaction`.
    */
   async deployContract(key: KeyPair, request: DeployRequest, options: { nonce?: number; chainId?: string } = {}): Promise<{ txHash: string; address: Address }> {
+    const { contractAddressOf, createPayload, deployData } = await abiHelpers();
     const code = deployData(request);
     const nonce = options.nonce ?? (await this.getNonce(key.address));
     const gasLimit = request.gasLimit ?? (await this.estimateGas({ from: key.address, data: code, value: request.value }));
@@ -122,6 +126,7 @@ export abstract class SvcApi {
 
   /** Calls a contract function in a transaction (a native `evm.call`, encoded with its ABI). */
   async callContract(key: KeyPair, call: ContractCall, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
+    const { callData, callPayload, withDecodedRevert } = await abiHelpers();
     const data = callData(call);
     let gasLimit = call.gasLimit;
     if (gasLimit === undefined) {
@@ -136,6 +141,7 @@ export abstract class SvcApi {
 
   /** Reads a contract function without a transaction (`svc_call`), decoded with its ABI; a revert names its error. */
   async readContract(call: ContractCall & { from?: string; blockNumber?: BlockTag }): Promise<unknown> {
+    const { callData, decodeResult, withDecodedRevert } = await abiHelpers();
     const data = callData(call);
     const request = { to: accountAddress(call.address), data, ...(call.from ? { from: accountAddress(call.from) } : {}), ...(call.value ? { value: call.value.toString() } : {}) };
     try {

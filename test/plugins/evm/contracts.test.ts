@@ -100,8 +100,12 @@ describe('contracts that matter, on chain', () => {
     await rpc(node.url, 'svc_sendRawTransaction', [rawTransaction(transfer)]);
     await waitFor(() => publicClient.getBalance({ address: stranger.address }), (b) => b === 7n, 10_000, 'the native transfer');
     const before = BigInt((await rpc<{ omc: string }>(node.url, 'svc_getBalance', [dev.address])).body.result!.omc);
-    await publicClient.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: dev0x, value: 11n }) });
+    const paid = await wallet.sendTransaction({ to: dev0x, value: 11n });
+    await publicClient.waitForTransactionReceipt({ hash: paid });
     expect(BigInt((await rpc<{ omc: string }>(node.url, 'svc_getBalance', [dev.address])).body.result!.omc)).toBe(before + 11n);
+    // The account's transaction list names the Ethereum transfer that paid it (its `to` is a 0x name).
+    const listed = (await rpc<{ transactions: { hash: string }[] }>(node.url, 'svc_listTransactions', [{ address: dev.address }])).body.result!;
+    expect(listed.transactions.map((t) => t.hash)).toContain(paid);
     // One nonce, whichever method asks.
     expect(Number(await publicClient.getTransactionCount({ address: dev0x }))).toBe((await rpc<number>(node.url, 'svc_getNonce', [dev.address])).body.result);
     expect(Number(await publicClient.getTransactionCount({ address: owner.address, blockTag: 'pending' }))).toBe((await rpc<number>(node.url, 'svc_getNonce', [`svc1${owner.address.slice(2).toLowerCase()}`])).body.result);

@@ -57,6 +57,21 @@ describe('contracts: every node computes the same chain', () => {
     await expectFollowerAgrees(validator);
   });
 
+  it('an Ethereum transaction sent to a follower travels by gossip to the validator and is mined', async () => {
+    const follower = await startTestNode({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] } });
+    try {
+      await waitFor(() => follower.node.service<Chain>('chain').head.height, (h) => h >= validator.node.service<Chain>('chain').head.height, 20_000, 'the follower to catch up');
+      const account = privateKeyToAccount(TEST_KEY_1);
+      const nonce = Number((await rpc<string>(validator.url, 'eth_getTransactionCount', [account.address, 'pending'])).body.result);
+      const raw = await account.signTransaction({ chainId: CHAIN_ID, to: TEST_ADDRESS_1, value: 5n, gas: 21_000n, nonce, maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 0n });
+      const hash = (await rpc<string>(follower.url, 'eth_sendRawTransaction', [raw])).body.result!;
+      const receipt = await waitFor(() => rpc<{ status: string }>(validator.url, 'eth_getTransactionReceipt', [hash]), (r) => Boolean(r.body.result), 20_000, 'the validator to mine it');
+      expect(receipt.body.result!.status).toBe('0x1');
+    } finally {
+      await follower.stop();
+    }
+  });
+
   it('an archive node answers eth_call and eth_getStorageAt at past blocks; a windowed node answers pruned outside its window', async () => {
     const archive = await startTestNode({ role: 'full', chain: { receiptArchive: true, historyBlocks: 30 }, p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] } });
     try {
