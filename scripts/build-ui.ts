@@ -12,10 +12,13 @@ const out = join(root, 'dist/ui');
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 await build({
-  entryPoints: [join(root, 'ui/src/main.tsx')],
-  outfile: join(out, 'app.js'),
+  entryPoints: { app: join(root, 'ui/src/main.tsx') },
+  outdir: out,
   bundle: true,
   format: 'esm',
+  // What the SDK loads on first use (its ABI helpers for contracts) goes to a chunk of its own: the page never asks for it.
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
   minify: true,
   target: 'es2022',
   jsx: 'automatic',

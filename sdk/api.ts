@@ -6,7 +6,7 @@ import { rawTransaction, signTransaction, transferPayload, type Payload, type Si
 import type { CommitCertificate } from './block.js';
 import type { Balance, BlockView, ChainInfo, ConsensusStateView, SignedVoteView, DealRequest, DealView, ObjectView, ComputeProvider, ComputeRegistration, ComputeStatus, FaucetGrant, FaucetStatus, JobEstimate, JobRequest, JobRun, StakingStatus, ValidatorRequest, ValidatorSetView, JobStatus, JobView, NodeInfo, PeerInfo, Receipt, StorageProvider, StorageRegistration, StorageStatus, SyncStatus, TransactionPage, TransactionView } from './views.js';
 import { toHex } from './bytes.js';
-import type { ContractCall, DeployRequest, Log } from './contracts.js';
+import type { ContractCall, ContractView, DeployRequest, Log } from './contracts.js';
 import { accountAddress } from './address.js';
 
 function checkAddress(value: string, field = 'address'): Address {
@@ -155,6 +155,11 @@ export abstract class SvcApi {
   /** The least gas limit with which a call or deployment succeeds. */
   async estimateGas(call: { from?: string; to?: string; data: string; value?: bigint }): Promise<number> {
     return this.rpcCall<number>('svc_estimateGas', [{ ...(call.from ? { from: accountAddress(call.from) } : {}), ...(call.to ? { to: accountAddress(call.to) } : {}), data: call.data, ...(call.value ? { value: call.value.toString() } : {}) }]);
+  }
+
+  /** A contract account: code hash and size, creator, the block it was created in (`not_found` without code). */
+  getContract(address: string): Promise<ContractView> {
+    return this.rpcCall<ContractView>('svc_getContract', [accountAddress(address)]);
   }
 
   /** A contract's code at the head (0x for an account without). */

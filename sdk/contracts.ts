@@ -29,6 +29,15 @@ export interface ContractCall {
   readonly maxPriorityFeePerGas?: bigint;
 }
 
+/** A contract account as `svc_getContract` describes it. */
+export interface ContractView {
+  readonly address: Address;
+  readonly codeHash: string;
+  readonly codeSize: number;
+  readonly creator: Address;
+  readonly createdAt: number;
+}
+
 export interface Log {
   readonly address: Address;
   readonly topics: readonly string[];

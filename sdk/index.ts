@@ -7,7 +7,7 @@ export { parseAmount, formatAmount, formatAmountShort, parseUnits, amountFromNum
 export { RpcError, DOMAIN_ERRORS, STANDARD_ERRORS, type DomainErrorName, type RpcErrorData } from './errors.js';
 export { generateKeyPair, keyPairFromSecret, sign, verify, devnetKey, DEVNET_SEED, type KeyPair } from './keys.js';
 export { toHex, fromHex, isHex, type Hex } from './bytes.js';
-export type { DeployRequest, ContractCall, Log } from './contracts.js';
+export type { DeployRequest, ContractCall, ContractView, Log } from './contracts.js';
 export { encode, decode } from './encoding.js';
 export { hash, merkleRoot } from './hash.js';
 export { encodeHeader, headerHash, signHeader, checkSignedHeader, type BlockHeader, type SignedBlockHeader, type CommitCertificate } from './block.js';

@@ -9,7 +9,8 @@ import { LogSchema } from '../../chain/receipts.js';
 import type { EvmPlugin } from './plugin-service.js';
 import type { EvmOutcome } from './runner.js';
 import { entryOf, type IndexedLog } from './eth/block-index.js';
-import { logMatches, type EthCallObject, type LogFilter, type SvcLogView } from './eth/api.js';
+import { codeAt, logMatches, type EthCallObject, type LogFilter, type SvcLogView } from './eth/api.js';
+import { contractKey, decodeContract } from './state.js';
 import { qty } from './eth/quantity.js';
 import { revertReason } from './revert-reason.js';
 
@@ -114,6 +115,30 @@ export function svcEvmMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
       result: Hex,
       errors: ['invalid_address', 'not_found', 'pruned'],
       handler: ([address, tag], { service }) => service.eth.code(accountAddress(address), tagOf(tag) as never),
+    }),
+    method({
+      name: 'svc_getContract',
+      summary: 'A contract account: its code hash and size, who created it and in which block (not_found for an account without code).',
+      params: [param('address', AnyAddress), optionalParam('blockNumber', BlockTagSchema)],
+      result: Type.Object(
+        {
+          address: Type.String({ pattern: addressPattern }),
+          codeHash: Type.String({ pattern: '^0x[0-9a-f]{64}$' }),
+          codeSize: Type.Integer({ minimum: 0 }),
+          creator: Type.String({ pattern: addressPattern, description: 'the sender of the transaction that created it' }),
+          createdAt: Type.Integer({ minimum: 0, description: 'the block it was created in' }),
+        },
+        { additionalProperties: false },
+      ),
+      errors: ['invalid_address', 'not_found', 'pruned'],
+      handler: async ([raw, tag], { service }) => {
+        const address = accountAddress(raw);
+        const read = service.eth.reader(await service.eth.stateHeightOf(tagOf(tag)));
+        const record = decodeContract(await read(contractKey(address.slice(4))));
+        const code = record ? await codeAt(read, address) : new Uint8Array(0);
+        if (!record || code.length === 0) throw domainError('not_found', `${address} holds no contract code`, { address });
+        return { address, codeHash: toHex(record.codeHash), codeSize: code.length, creator: record.creator, createdAt: record.createdAt };
+      },
     }),
     method({
       name: 'svc_getStorageAt',

@@ -5,17 +5,24 @@ import { describe, useLoad } from './load.js';
 import { NotLoaded } from './not-loaded.js';
 import { amount, Fields, Hash } from './fields.js';
 import { TxTable } from './tx-table.js';
+import { href } from './route.js';
 
 const PAGE = 20;
 
 /** An account: OMC, OGT, what it has bonded, its nonce, and its transactions, newest first. */
 export function AccountPage({ address }: { address: string }) {
   const loaded = useLoad(`account ${address}`, async () => {
-    const [balance, nonce, first] = await Promise.all([http.getBalance(address), http.getNonce(address), http.listTransactions(address, { limit: PAGE })]);
-    return { balance, nonce, first };
+    const [balance, nonce, first, contract] = await Promise.all([
+      http.getBalance(address),
+      http.getNonce(address),
+      http.listTransactions(address, { limit: PAGE }),
+      // An account without code answers not_found: it is simply not a contract.
+      http.getContract(address).catch(() => undefined),
+    ]);
+    return { balance, nonce, first, contract };
   });
   if (loaded.state !== 'done') return <NotLoaded loaded={loaded} what="account" />;
-  const { balance, nonce, first } = loaded.value;
+  const { balance, nonce, first, contract } = loaded.value;
   const bonded = Object.entries(balance.bonded);
   return (
     <>
@@ -31,6 +38,20 @@ export function AccountPage({ address }: { address: string }) {
           ['At block', balance.blockNumber],
         ]}
       />
+      {contract && (
+        <>
+          <h3>Contract</h3>
+          <Fields
+            label="Contract"
+            rows={[
+              ['Code size', <span data-testid="code-size">{contract.codeSize} bytes</span>],
+              ['Code hash', <Hash value={contract.codeHash} />],
+              ['Created by', <a href={href.account(contract.creator)}><Hash value={contract.creator} /></a>],
+              ['Created in block', <a href={href.block(contract.createdAt)}>{contract.createdAt}</a>],
+            ]}
+          />
+        </>
+      )}
       <h3>Transactions</h3>
       <AccountTransactions key={address} address={address} first={first} />
     </>

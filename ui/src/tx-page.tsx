@@ -1,8 +1,9 @@
 import { http } from './node.js';
 import { useLoad } from './load.js';
 import { NotLoaded } from './not-loaded.js';
-import { Fields, Hash } from './fields.js';
+import { amount, Fields, Hash } from './fields.js';
 import { href } from './route.js';
+import { Logs } from './logs.js';
 
 /** A transaction and, once mined, its receipt. */
 export function TxPage({ hash }: { hash: string }) {
@@ -23,9 +24,18 @@ export function TxPage({ hash }: { hash: string }) {
           ['From', <a href={href.account(tx.from)}><Hash value={tx.from} /></a>],
           ['Nonce', tx.nonce],
           ['Block', tx.blockNumber === null ? 'pending' : <a href={href.block(tx.blockNumber)}>{tx.blockNumber}</a>],
-          ['Outcome', receipt ? (receipt.status === 'success' ? 'success' : `failed: ${receipt.error?.name ?? ''} ${receipt.error?.reason ?? ''}`) : 'pending'],
+          ['Outcome', receipt ? (receipt.status === 'success' ? 'success' : <span data-testid="tx-failure">failed: {receipt.error?.name ?? ''} {receipt.error?.reason ?? ''}</span>) : 'pending'],
+          ...(receipt?.gasUsed !== undefined ? ([['Gas used', `${receipt.gasUsed} gas at ${Number(receipt.effectiveGasPrice ?? '0') / 1e9} gwei: ${amount((BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice ?? '0')).toString())} OMC`]] as const) : []),
+          ...(receipt?.contractAddress ? ([['Contract created', <a href={href.account(receipt.contractAddress)}><Hash value={receipt.contractAddress} /></a>]] as const) : []),
+          ...(receipt?.revert && receipt.revert !== '0x' ? ([['Revert data', <Hash value={receipt.revert} />]] as const) : []),
         ]}
       />
+      {receipt?.logs && (
+        <>
+          <h3>Logs</h3>
+          <Logs logs={receipt.logs} />
+        </>
+      )}
       <h3>Payload</h3>
       <pre class="payload">{JSON.stringify(tx.payload, null, 2)}</pre>
     </>

@@ -260,6 +260,11 @@ export class EthApi {
     return qty((await this.index.get(height)).transactions.length);
   }
 
+  /** The height a state query names (geth's "header not found" for a block not made yet). */
+  stateHeightOf(block: BlockParam | undefined): Promise<number> {
+    return stateHeight(this.chain, block);
+  }
+
   async heightOf(block: BlockParam | undefined): Promise<number | undefined> {
     return heightOf(this.chain, block);
   }

@@ -1,0 +1,75 @@
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import type { Abi } from 'viem';
+import { devnetKey, SvcClient, toEthAddress } from '../../sdk/index.js';
+import { fitsWidth, launchBrowser, openPage, SCREENSHOTS, WIDTHS } from '../helpers/browser.js';
+import { startTestNode, type TestNode } from '../helpers/test-node.js';
+import { contracts } from '../helpers/contracts.js';
+
+// The explorer's contract views in a real Chromium: a contract account (code size, creator), a
+// transaction's decoded logs, and a failed call's revert reason.
+let node: TestNode;
+let browser: Browser;
+let token: string;
+let transferHash: string;
+let failedHash: string;
+const owner = devnetKey('account', 0);
+const friend = devnetKey('account', 1);
+const artifact = (name: string) => contracts()[name] as unknown as { abi: Abi; bytecode: `0x${string}` };
+
+beforeAll(async () => {
+  node = await startTestNode({ validator: { blockTime: 100 } });
+  browser = await launchBrowser();
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const client = new SvcClient(node.url);
+  const deployed = await client.deployContract(owner, { ...artifact('Token'), args: [1_000n] });
+  await client.waitForTransaction(deployed.txHash, { pollMs: 20 });
+  token = deployed.address;
+  transferHash = (await client.callContract(owner, { address: token, abi: artifact('Token').abi, functionName: 'transfer', args: [toEthAddress(friend.address), 25n] })).hash;
+  await client.waitForTransaction(transferHash, { pollMs: 20 });
+  const probe = await client.deployContract(owner, artifact('Probe'));
+  await client.waitForTransaction(probe.txHash, { pollMs: 20 });
+  // A gas limit given: the estimate would refuse a call that reverts.
+  failedHash = (await client.callContract(owner, { address: probe.address, abi: artifact('Probe').abi, functionName: 'failWithReason', gasLimit: 100_000 })).hash;
+  await client.waitForTransaction(failedHash, { pollMs: 20 });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await node?.stop();
+});
+
+describe('the explorer shows contracts', { timeout: 60_000 }, () => {
+  it("a contract's page: its code size and creator, linked", async () => {
+    for (const [name, size] of Object.entries(WIDTHS)) {
+      const { page, errors } = await openPage(browser, `${node.url}/ui/#/account/${token}`, size);
+      await page.getByTestId('code-size').waitFor();
+      expect(await page.getByTestId('code-size').textContent()).toMatch(/^\d{3,5} bytes$/);
+      const details = (await page.getByLabel('Contract', { exact: true }).textContent())!;
+      expect(details).toContain(owner.address.slice(0, 10));
+      await page.screenshot({ path: join(SCREENSHOTS, `contract-${name}.png`), fullPage: true });
+      expect(await fitsWidth(page)).toBe(true);
+      expect(errors).toEqual([]);
+      await page.close();
+    }
+  });
+
+  it("a transaction's page: its Transfer log decoded, gas used; a failed call's revert reason", async () => {
+    for (const [name, size] of Object.entries(WIDTHS)) {
+      const { page, errors } = await openPage(browser, `${node.url}/ui/#/tx/${transferHash}`, size);
+      await page.getByTestId('decoded-log').waitFor();
+      const log = (await page.getByTestId('decoded-log').textContent())!;
+      expect(log).toMatch(/^Transfer\(/);
+      expect(log).toContain(', 25)');
+      expect(await page.getByLabel('Transaction', { exact: true }).textContent()).toMatch(/Gas used\s*\d+/);
+      await page.screenshot({ path: join(SCREENSHOTS, `contract-tx-${name}.png`), fullPage: true });
+      expect(await fitsWidth(page)).toBe(true);
+      await page.goto(`${node.url}/ui/#/tx/${failedHash}`);
+      await page.getByTestId('tx-failure').waitFor();
+      expect(await page.getByTestId('tx-failure').textContent()).toBe('failed: execution_reverted execution reverted: no way');
+      expect(errors).toEqual([]);
+      await page.close();
+    }
+  });
+});
