@@ -69,11 +69,6 @@ export class WorldStateManager implements StateManagerInterface {
     this.layers = [newLayer()];
   }
 
-  /** The accounts the bound transaction changed (for views that list them). */
-  changedAccounts(): Address[] {
-    return [...this.layers[0]!.accounts.keys()];
-  }
-
   private async get(key: string): Promise<Uint8Array | undefined> {
     for (let i = this.layers.length - 1; i >= 0; i--) {
       const keys = this.layers[i]!.keys;

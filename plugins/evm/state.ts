@@ -14,8 +14,6 @@ import { decode, encode } from '../../sdk/encoding.js';
  * Every key is committed by the state root, kept by height in the history window (all of it on an
  * archive) and pruned like the rest of the state.
  */
-export const EVM_PREFIX = 'evm/';
-
 export interface ContractRecord {
   /** Keccak-256 of the code (32 bytes). */
   readonly codeHash: Uint8Array;

@@ -5,12 +5,6 @@ export type Quantity = `0x${string}`;
 
 export const qty = (value: bigint | number): Quantity => `0x${value.toString(16)}`;
 
-export function parseQuantity(value: string | number | undefined, fallback?: bigint): bigint | undefined {
-  if (value === undefined || value === null) return fallback;
-  if (typeof value === 'number') return BigInt(value);
-  return BigInt(value);
-}
-
 export const QuantitySchema = Type.String({ pattern: '^0x[0-9a-fA-F]{1,64}$', description: 'a hex quantity' });
 export const DataSchema = Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', description: 'hex bytes' });
 export const Hash32Schema = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'a 32-byte hash' });
