@@ -105,7 +105,9 @@ describe('viem and ethers v6 against a node, unchanged', () => {
   });
 
   it('ethers v6 deploys, sends, reads, and hears its events with contract.on over WebSocket', async () => {
-    const provider = new JsonRpcProvider(node.url, undefined, { polling: true, pollingInterval: 50 });
+    // ethers answers an identical request from a 250 ms cache: with 100 ms blocks the pending nonce it
+    // read for the deploy would still be served for the next send (as against any fast dev chain).
+    const provider = new JsonRpcProvider(node.url, undefined, { polling: true, pollingInterval: 50, cacheTimeout: -1 });
     const signer = new Wallet(TEST_KEY_1, provider);
     const { abi, bytecode } = contracts().Token!;
     const deployed = await new ContractFactory(abi as never, bytecode, signer).deploy(5000n);
