@@ -31,7 +31,9 @@ async function startCompute(): Promise<RunningNode> {
 const lines = (node: RunningNode): string[] => node.output().split('\n');
 
 beforeAll(async () => {
-  validator = await startTestNode({ validator: { blockTime: 200 } });
+  // 500 ms blocks: a commit window is 20 blocks (and 5 s), so ~10 s, which a compute node's restart
+  // fits on a busy machine; at 200 ms a slow restart lost the race with the window, not the feature.
+  validator = await startTestNode({ validator: { blockTime: 500 } });
   v = new SvcClient(validator.url);
   bootstrap = validator.node.service<P2pService>('p2p').listenAddresses[0]!;
   const node = await startCompute();
