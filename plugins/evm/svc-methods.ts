@@ -12,6 +12,7 @@ import { entryOf, type IndexedLog } from './eth/block-index.js';
 import { codeAt, logMatches, type EthCallObject, type LogFilter, type SvcLogView } from './eth/api.js';
 import { contractKey, decodeContract } from './state.js';
 import { qty } from './eth/quantity.js';
+import { EthRpcError } from './eth/errors.js';
 import { revertReason } from './revert-reason.js';
 
 const AnyAddress = Type.String({ pattern: `(${addressPattern})|(^0x[0-9a-fA-F]{40}$)`, description: 'svc1… or 0x…', 'x-error': 'invalid_address' });
@@ -103,9 +104,15 @@ export function svcEvmMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
       result: Type.Integer({ minimum: 21_000 }),
       errors: ['invalid_address', 'invalid_params', 'execution_reverted', 'out_of_gas', 'not_found', 'pruned'],
       handler: async ([call, tag], { service }) => {
-        const first = await service.eth.simulate(toEthCall(call), tagOf(tag) as never);
-        if (first.failure) failed(first);
-        return Number(BigInt(await service.eth.estimateGas(toEthCall(call), tagOf(tag) as never)));
+        try {
+          return Number(BigInt(await service.eth.estimateGas(toEthCall(call), tagOf(tag) as never)));
+        } catch (error) {
+          // The estimate answers in Ethereum's words; the svc_ side names its own errors.
+          if (!(error instanceof EthRpcError)) throw error;
+          const revert = error.revertData;
+          if (revert !== undefined) throw domainError('execution_reverted', error.message, { revert, reason: error.message.replace(/^execution reverted:? ?/, '') || undefined });
+          throw domainError(/exceeds allowance|out of gas/.test(error.message) ? 'out_of_gas' : 'invalid_transaction', error.message);
+        }
       },
     }),
     method({

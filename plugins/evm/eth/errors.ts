@@ -16,6 +16,11 @@ export class EthRpcError extends RpcError {
     super(code, message);
   }
 
+  /** The revert bytes a code-3 error carries (hex), for the svc_ side's own error. */
+  get revertData(): string | undefined {
+    return this.code === 3 && typeof this.raw === 'string' ? this.raw : undefined;
+  }
+
   override toJSON(): { code: number; message: string; data?: never } {
     return (this.raw === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.raw }) as { code: number; message: string };
   }
