@@ -10,7 +10,8 @@ import type { WriteBatch } from '../kernel/storage/namespace.js';
 import { HistoryPrunedError, type WorldState } from './state/world-state.js';
 import type { BlockTag } from '../sdk/api.js';
 import type { AccountTransactionPage, BlockStore } from './block-store.js';
-import { executeTransactions, InvalidTransactionError } from './executor.js';
+import { executeTransactions, InvalidTransactionError, type BlockEnv } from './executor.js';
+import { replayTransactions, type BlockReplay } from './replay.js';
 import { genesisHeader, genesisState, type GenesisSpec } from './genesis.js';
 import { invalidSignature, type Mempool } from './mempool.js';
 import { domainError } from '../sdk/errors.js';
@@ -312,6 +313,19 @@ export class Chain {
     const raws = await Promise.all(block.transactions.map(async (hash) => (await this.options.blocks.transaction(hash))?.raw));
     if (raws.some((raw) => raw === undefined)) throw new Error(`block ${height} lists a transaction the store does not hold: the database is damaged`);
     return { block, raws: raws as Uint8Array[], commit };
+  }
+
+  /**
+   * The state inside committed block `height` after its first `count` transactions (on the parent's
+   * state, within the history window), for tracers: see chain/replay.ts.
+   */
+  async replayPrefix(height: number, count: number): Promise<BlockReplay> {
+    const stored = height >= 1 && height <= this.head.height ? await this.blockWithTransactions(height) : undefined;
+    if (!stored) throw domainError('not_found', `block ${height} is not committed here`, { blockNumber: height });
+    const { block } = stored;
+    const env: BlockEnv = { chainId: block.chainId, height, timestamp: block.timestamp, parentHash: block.parentHash, lastCommit: signersOf(block.lastCommit), proposer: block.proposer as Address };
+    const txs = stored.raws.map((raw) => decodeStored(raw, this.options.envelope));
+    return replayTransactions(txs.slice(0, count), txs, env, this.stateAt(height - 1), this.options.kinds, this.options.log);
   }
 
   /** A receipt of a block up to the head (one in a block being written is not there yet). */

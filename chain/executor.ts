@@ -150,8 +150,18 @@ function isPromise<T>(value: unknown): value is Promise<T> {
  * `failed` keeps its writes: the fees it paid). With `strict`, an invalid transaction rejects the
  * whole block (import); otherwise it is left out (production). Transactions that use gas share the
  * block gas limit: one whose gas limit no longer fits is left out, or rejects the block on import.
+ * The block's end steps run after the last transaction unless `endBlock` is false.
  */
-export async function executeTransactions(txs: readonly SignedTransaction[], env: BlockEnv, state: StateReader, kinds: TxKindRegistry, log: Logger, strict: boolean, pacer?: Pacer): Promise<ExecutionResult> {
+export async function executeTransactions(
+  txs: readonly SignedTransaction[],
+  env: BlockEnv,
+  state: StateReader,
+  kinds: TxKindRegistry,
+  log: Logger,
+  strict: boolean,
+  pacer?: Pacer,
+  { endBlock = true }: { endBlock?: boolean } = {},
+): Promise<ExecutionResult> {
   const overlay = new StateOverlay(state);
   const included: SignedTransaction[] = [];
   const receipts: PendingReceipt[] = [];
@@ -199,6 +209,7 @@ export async function executeTransactions(txs: readonly SignedTransaction[], env
     }
   }
   // End-of-block steps may be asynchronous (re-running a disputed job on a worker); they run one after another.
-  for (const hook of kinds.endBlockHooks) await hook.run(new BlockScope(overlay, env, hook.owner));
+  // A replay of the transactions before a traced one stops short of them (endBlock false).
+  if (endBlock) for (const hook of kinds.endBlockHooks) await hook.run(new BlockScope(overlay, env, hook.owner));
   return { overlay, included, receipts, rejected };
 }

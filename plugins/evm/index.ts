@@ -9,6 +9,8 @@ import { EthApi } from './eth/api.js';
 import { EthBlockIndex, ETH_BLOCKS, ETH_META } from './eth/block-index.js';
 import { PollFilters } from './eth/filters.js';
 import { ethMethods } from './eth/methods.js';
+import { debugMethods } from './eth/debug-methods.js';
+import { TraceApi } from './eth/trace-api.js';
 import { ethSubscriptions } from './eth/subscriptions.js';
 import { svcEvmMethods, svcLogsSubscription } from './svc-methods.js';
 import type { EvmPlugin } from './plugin-service.js';
@@ -24,7 +26,7 @@ declare module '../../kernel/plugin.js' {
  * EVM's state (code and storage under `evm/`; balances and nonces are the accounts' OMC and nonce),
  * its transaction kinds (`evm.ethereum` for Ethereum envelopes, `evm.create` and `evm.call` for
  * native ones), its genesis parameters (EVM chain id, block gas limit, base fee), and the Ethereum
- * JSON-RPC (`eth_`, `net_`, `web3_`, `eth_subscribe`) with its `svc_` counterparts.
+ * JSON-RPC (`eth_`, `net_`, `web3_`, `eth_subscribe`, `debug_trace*`) with its `svc_` counterparts.
  */
 export default definePlugin({
   name: 'evm',
@@ -51,10 +53,10 @@ export default definePlugin({
       if (kind === ETHEREUM_KIND) filters.pending(hash);
     });
     ctx.log.info({ evmChainId: params.chainId, blockGasLimit: params.blockGasLimit, baseFee: params.baseFee.toString() }, `EVM at Osaka, chain id ${params.chainId} (0x${params.chainId.toString(16)})`);
-    return { rules, eth, filters, sync: ctx.use('sync-status'), syncStart: chain.head.height };
+    return { rules, eth, filters, trace: new TraceApi(rules, eth), sync: ctx.use('sync-status'), syncStart: chain.head.height };
   },
   txKinds: (kind) => evmTxKinds(kind),
   genesis: (parameters) => evmGenesis(parameters),
-  rpc: (method) => [...ethMethods(method), ...svcEvmMethods(method)],
+  rpc: (method) => [...ethMethods(method), ...debugMethods(method), ...svcEvmMethods(method)],
   subscriptions: (kind) => [...ethSubscriptions(kind), svcLogsSubscription(kind)],
 });

@@ -2,12 +2,14 @@ import type { SyncStatus } from '../../p2p/sync-status.js';
 import type { EvmService } from './service.js';
 import type { EthApi } from './eth/api.js';
 import type { PollFilters } from './eth/filters.js';
+import type { TraceApi } from './eth/trace-api.js';
 
-/** What the evm plugin's hooks and methods see: the chain rules' service, the Ethereum API over it, its poll filters, sync. */
+/** What the evm plugin's hooks and methods see: the chain rules' service, the Ethereum API over it, its tracers, its poll filters, sync. */
 export interface EvmPlugin {
   readonly rules: EvmService;
   readonly eth: EthApi;
   readonly filters: PollFilters;
+  readonly trace: TraceApi;
   readonly sync: SyncStatus;
   /** The head when the node started: where `eth_syncing` says a sync began. */
   readonly syncStart: number;

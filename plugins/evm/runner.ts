@@ -11,6 +11,7 @@ import { WorldStateManager, type CreationContext, type StateRead, type StateSink
 import type { EvmParams } from './params.js';
 import { revertReason } from './revert-reason.js';
 import { MAX_TRANSACTION_GAS } from './admission.js';
+import type { Tracer } from './trace/tracer.js';
 
 /** The block a transaction or call runs in, as the EVM sees it. */
 export interface EvmBlockEnv {
@@ -77,28 +78,36 @@ function failureOf(result: RunTxResult): EvmOutcome['failure'] {
   return { name: 'execution_failed', reason: `the EVM stopped: ${error}` };
 }
 
+/** A VM with its state manager: taken from the runner's pool for one run at a time. */
+interface VmSlot {
+  readonly vm: VM;
+  readonly state: WorldStateManager;
+}
+
 /**
  * Runs transactions and calls in the EVM (@ethereumjs/vm at the chain's hardfork) over the world
- * state. One VM runs a block's transactions one after another; calls get VMs of their own, kept
- * in a small pool, so a call never sees a block half-executed.
+ * state. Each run takes a VM of its own from a small pool (a block's transactions run one after
+ * another and reuse one), so a call or a trace never sees a block half-executed. A traced run gets
+ * a fresh VM that is dropped afterwards: a trace may be stopped midway.
  */
 export class EvmRunner {
-  private readonly idle: { vm: VM; state: WorldStateManager }[] = [];
+  private readonly idle: VmSlot[] = [];
   private lastBlock: { key: string; block: EvmBlock } | undefined;
 
   private constructor(
     readonly params: EvmParams,
     readonly common: Common,
     private readonly hashes: BlockHashes,
-    private readonly blockVm: { vm: VM; state: WorldStateManager },
   ) {}
 
   static async create(params: EvmParams, hashes: BlockHashes): Promise<EvmRunner> {
     const common = evmCommon(params.chainId);
-    return new EvmRunner(params, common, hashes, await EvmRunner.newVm(common, hashes));
+    const runner = new EvmRunner(params, common, hashes);
+    runner.idle.push(await EvmRunner.newVm(common, hashes));
+    return runner;
   }
 
-  private static async newVm(common: Common, hashes: BlockHashes): Promise<{ vm: VM; state: WorldStateManager }> {
+  private static async newVm(common: Common, hashes: BlockHashes): Promise<VmSlot> {
     const state = new WorldStateManager();
     const blockchain = {
       async getBlock(height: number) {
@@ -113,6 +122,20 @@ export class EvmRunner {
     };
     const vm = await createVM({ common, stateManager: state, blockchain: blockchain as never });
     return { vm, state };
+  }
+
+  /** Runs `work` on a VM bound to `read`, with the tracer attached for that run only. */
+  private async withVm<T>(read: StateRead, creation: CreationContext | undefined, tracer: Tracer | undefined, work: (slot: VmSlot) => Promise<T>): Promise<T> {
+    const slot = (tracer ? undefined : this.idle.pop()) ?? (await EvmRunner.newVm(this.common, this.hashes));
+    slot.state.bind(read, creation);
+    const detach = tracer?.attach(slot.vm.evm);
+    try {
+      return await work(slot);
+    } finally {
+      detach?.();
+      slot.state.bind(() => undefined);
+      if (!tracer && this.idle.length < 4) this.idle.push(slot);
+    }
   }
 
   /** The most gas a call may have: the block gas limit, within EIP-7825's cap on a transaction. */
@@ -148,16 +171,12 @@ export class EvmRunner {
    * makes it unable to run at all (runTx's checks: nonce, funds for gas × price + value,
    * intrinsic gas, fee below the base fee).
    */
-  async runTransaction(tx: TypedTransaction, read: StateRead, sink: StateSink, env: EvmBlockEnv, creation: CreationContext): Promise<EvmOutcome> {
-    const { vm, state } = this.blockVm;
-    state.bind(read, creation);
-    try {
+  async runTransaction(tx: TypedTransaction, read: StateRead, sink: StateSink, env: EvmBlockEnv, creation: CreationContext, tracer?: Tracer): Promise<EvmOutcome> {
+    return this.withVm(read, creation, tracer, async ({ vm, state }) => {
       const result = await runTx(vm, { tx, block: this.block(env), skipHardForkValidation: true, skipBlockGasLimitValidation: true });
       state.finish(sink);
       return this.outcome(tx, result);
-    } finally {
-      state.bind(() => undefined);
-    }
+    });
   }
 
   /**
@@ -165,19 +184,14 @@ export class EvmRunner {
    * funds for a call without a gas price, which runs with no base fee (BASEFEE reads 0, as geth
    * has it); its nonce is not checked.
    */
-  async call(request: CallRequest, read: StateRead, env: EvmBlockEnv, gasCap = this.callGasCap): Promise<EvmOutcome> {
-    const worker = this.idle.pop() ?? (await EvmRunner.newVm(this.common, this.hashes));
-    worker.state.bind(read);
-    try {
-      const account = await worker.state.getAccount(evmAddress(request.from));
+  async call(request: CallRequest, read: StateRead, env: EvmBlockEnv, gasCap = this.callGasCap, tracer?: Tracer): Promise<EvmOutcome> {
+    return this.withVm(read, undefined, tracer, async ({ vm, state }) => {
+      const account = await state.getAccount(evmAddress(request.from));
       const tx = unsignedTransaction(this.common, request, request.nonce ?? account?.nonce ?? 0n);
       const block = this.block(env, Math.max(gasCap, Number(request.gasLimit)), request.maxFeePerGas === 0n ? 0n : this.params.baseFee);
-      const result = await runTx(worker.vm, { tx, block, skipNonce: true, skipBalance: true, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
+      const result = await runTx(vm, { tx, block, skipNonce: true, skipBalance: true, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
       return this.outcome(tx, result);
-    } finally {
-      worker.state.bind(() => undefined);
-      if (this.idle.length < 4) this.idle.push(worker);
-    }
+    });
   }
 
   private outcome(tx: TypedTransaction, result: RunTxResult): EvmOutcome {

@@ -1,8 +1,9 @@
 import type { TypedTransaction } from '@ethereumjs/tx';
-import type { Address } from '../../sdk/address.js';
+import { accountAddress, type Address } from '../../sdk/address.js';
+import type { SignedTransaction } from '../../sdk/transaction.js';
 import { fromHex } from '../../sdk/bytes.js';
 import { isTxFailure, TxFailure, type TxContext, type TxOutcome } from '../../chain/contract.js';
-import { parseEthereumTransaction, type EthereumPayload } from '../../chain/ethereum-envelope.js';
+import { ETHEREUM_KIND, parseEthereumTransaction, type EthereumPayload } from '../../chain/ethereum-envelope.js';
 import type { Chain } from '../../chain/chain.js';
 import { checkAdmission } from './admission.js';
 import type { EvmParams } from './params.js';
@@ -18,6 +19,9 @@ export interface NativeEvmFields {
   readonly maxFeePerGas?: string;
   readonly maxPriorityFeePerGas?: string;
 }
+
+/** A native payload's fields with a call's `to` in the svc1 form (it may be given as 0x…). */
+export const nativeFields = (payload: NativeEvmFields): NativeEvmFields => (payload.to ? { ...payload, to: accountAddress(payload.to) } : payload);
 
 /**
  * The EVM chain rules' service: the runner, the parameters, and the transactions of payloads
@@ -59,6 +63,16 @@ export class EvmService {
       maxPriorityFeePerGas: payload.maxPriorityFeePerGas === undefined ? 0n : BigInt(payload.maxPriorityFeePerGas),
     };
     return unsignedTransaction(this.runner.common, request, BigInt(nonce), hash);
+  }
+
+  /**
+   * The EVM transaction of a signed transaction of one of the EVM's kinds (undefined for another
+   * kind): what its execution runs, with its sender and hash known.
+   */
+  transactionOf(signed: SignedTransaction): TypedTransaction | undefined {
+    if (signed.kind === ETHEREUM_KIND) return this.ethereumTx(signed.payload as EthereumPayload, signed.from, fromHex(signed.hash));
+    if (signed.kind === 'evm.create' || signed.kind === 'evm.call') return this.nativeTx(nativeFields(signed.payload as unknown as NativeEvmFields), signed.from, signed.nonce, fromHex(signed.hash));
+    return undefined;
   }
 
   admit(tx: TypedTransaction): void {

@@ -1,9 +1,8 @@
-import Type, { type Static } from 'typebox';
-import { addressPattern, accountAddress, isValidEthAddress } from '../../sdk/address.js';
-import { fromHex } from '../../sdk/bytes.js';
+import Type from 'typebox';
+import { addressPattern, isValidEthAddress } from '../../sdk/address.js';
 import { TxFailure, type TxKind, type TxKindFactory } from '../../chain/contract.js';
 import { ETHEREUM_KIND, type EthereumPayload } from '../../chain/ethereum-envelope.js';
-import type { NativeEvmFields } from './service.js';
+import { nativeFields } from './service.js';
 import type { EvmPlugin } from './plugin-service.js';
 import { MAX_INITCODE_BYTES } from './admission.js';
 
@@ -48,10 +47,6 @@ export const EthereumEnvelopePayload = Type.Object(
 /** The most OMC a transaction may take: its value and its whole gas limit at its fee cap. */
 const worstCase = (value: string, gasLimit: string | number, feeCap: bigint) => [{ asset: 'OMC' as const, amount: BigInt(value) + BigInt(gasLimit) * feeCap }];
 
-/** A native EVM transaction's fields with the `to` of a call in the svc1 form. */
-const nativeFields = (payload: Static<typeof EvmCreatePayload> | Static<typeof EvmCallPayload>): NativeEvmFields =>
-  'to' in payload ? { ...payload, to: accountAddress(payload.to) } : payload;
-
 /** A refusal of the payload at submission, in the words of the admission check. */
 function admitting(run: () => void): void {
   try {
@@ -79,7 +74,7 @@ export function evmTxKinds(kind: TxKindFactory<EvmPlugin>): TxKind[] {
       debits: (payload) => worstCase(payload.value, payload.gasLimit, BigInt(payload.maxFeePerGas)),
       gasLimit: (payload) => Number(payload.gasLimit),
       admit: (payload, service) => admitting(() => service.rules.admit(service.rules.ethereumTx(payload as EthereumPayload))),
-      execute: (ctx, service) => service.rules.execute(ctx, service.rules.ethereumTx(ctx.payload as EthereumPayload, ctx.tx.from, fromHex(ctx.tx.hash))),
+      execute: (ctx, service) => service.rules.execute(ctx, service.rules.transactionOf(ctx.tx)!),
     }),
     kind({
       kind: 'evm.create',
@@ -89,7 +84,7 @@ export function evmTxKinds(kind: TxKindFactory<EvmPlugin>): TxKind[] {
       debits: (payload, service) => worstCase(payload.value, payload.gasLimit, payload.maxFeePerGas === undefined ? service.rules.params.baseFee : BigInt(payload.maxFeePerGas)),
       gasLimit: (payload) => payload.gasLimit,
       admit: (payload, service) => admitting(() => service.rules.admit(service.rules.nativeTx(payload, 'svc10000000000000000000000000000000000000000', 0))),
-      execute: (ctx, service) => service.rules.execute(ctx, service.rules.nativeTx(nativeFields(ctx.payload), ctx.tx.from, ctx.tx.nonce, fromHex(ctx.tx.hash))),
+      execute: (ctx, service) => service.rules.execute(ctx, service.rules.transactionOf(ctx.tx)!),
     }),
     kind({
       kind: 'evm.call',
@@ -100,7 +95,7 @@ export function evmTxKinds(kind: TxKindFactory<EvmPlugin>): TxKind[] {
       debits: (payload, service) => worstCase(payload.value, payload.gasLimit, payload.maxFeePerGas === undefined ? service.rules.params.baseFee : BigInt(payload.maxFeePerGas)),
       gasLimit: (payload) => payload.gasLimit,
       admit: (payload, service) => admitting(() => service.rules.admit(service.rules.nativeTx(nativeFields(payload), 'svc10000000000000000000000000000000000000000', 0))),
-      execute: (ctx, service) => service.rules.execute(ctx, service.rules.nativeTx(nativeFields(ctx.payload), ctx.tx.from, ctx.tx.nonce, fromHex(ctx.tx.hash))),
+      execute: (ctx, service) => service.rules.execute(ctx, service.rules.transactionOf(ctx.tx)!),
     }),
   ];
 }

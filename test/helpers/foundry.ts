@@ -32,3 +32,27 @@ export function cast(args: string[], timeoutMs = 60_000): Promise<string> {
     });
   });
 }
+
+/** An Anvil process from the npm package's binary on a free port (a same-run reference for what geth-style methods answer). */
+export function startAnvil(args: string[] = []): Promise<{ url: string; stop: () => Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(foundryBinary('anvil'), ['--host', '127.0.0.1', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const stop = () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill('SIGKILL');
+      });
+    // Anvil logs every request: read only until its port is known.
+    const onData = (d: Buffer) => {
+      if (out.includes('Listening')) return;
+      out += d.toString();
+      const port = /Listening on 127\.0\.0\.1:(\d+)/.exec(out)?.[1];
+      if (port) resolve({ url: `http://127.0.0.1:${port}`, stop });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`anvil exited with ${code}: ${out}`)));
+  });
+}

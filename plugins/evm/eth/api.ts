@@ -18,6 +18,7 @@ import { EthRpcError, ethereumError, revertError } from './errors.js';
 import { blockView, logView, receiptView, transactionView } from './views.js';
 import { qty, type Quantity } from './quantity.js';
 import { withOverrides, type StateOverrides } from './state-overrides.js';
+import { TraceAbortedError, type Tracer } from '../trace/tracer.js';
 
 /** A call object as tools send it (`eth_call`, `eth_estimateGas`): every field optional. */
 export interface EthCallObject {
@@ -141,17 +142,24 @@ export class EthApi {
 
   /** Runs a call on a block's state; answers as tools expect a revert (code 3) or another halt (-32000). */
   async simulate(call: EthCallObject, block: BlockParam | undefined, overrides?: StateOverrides): Promise<EvmOutcome> {
+    return (await this.simulateTraced(call, block, undefined, overrides)).outcome;
+  }
+
+  /** A call as `simulate` runs it, with a tracer attached (debug_traceCall), and the request it made of the call object. */
+  async simulateTraced(call: EthCallObject, block: BlockParam | undefined, tracer: Tracer | undefined, overrides?: StateOverrides): Promise<{ outcome: EvmOutcome; request: CallRequest }> {
     const height = await stateHeight(this.chain, block);
     const read = await withOverrides(this.reader(height), overrides).catch((error: Error) => {
       throw new EthRpcError(-32602, `invalid state override: ${error.message}`);
     });
     const cap = this.evm.runner.callGasCap;
     const env = await this.env(height);
-    return this.evm.runner.call(this.request(call, cap), read, env, cap).catch((error: unknown) => {
-      if (isRpcError(error)) throw error;
+    const request = this.request(call, cap);
+    const outcome = await this.evm.runner.call(request, read, env, cap, tracer).catch((error: unknown) => {
+      if (isRpcError(error) || error instanceof TraceAbortedError) throw error;
       // runTx's refusals (a fee cap below the base fee, funds for a call with a price): geth's -32000.
       throw new EthRpcError(-32000, (error as Error).message.split('\n')[0]!.replace(/ \(vm hf=.*$/, ''));
     });
+    return { outcome, request };
   }
 
   async call(call: EthCallObject, block: BlockParam | undefined, overrides?: StateOverrides): Promise<string> {

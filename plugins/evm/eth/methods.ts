@@ -9,7 +9,7 @@ import { StateOverridesSchema } from './state-overrides.js';
 import type { EthCallObject, LogFilter } from './api.js';
 
 const Address = EthAddressSchema;
-const CallObject = Type.Object(
+export const CallObject = Type.Object(
   {
     from: Type.Optional(Address),
     to: Type.Optional(Type.Union([Address, Type.Null()])),

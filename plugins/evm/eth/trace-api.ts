@@ -1,0 +1,95 @@
+import { isRpcError } from '../../../sdk/errors.js';
+import type { EvmService } from '../service.js';
+import type { EvmOutcome } from '../runner.js';
+import { CallTracer, type CallTracerOptions } from '../trace/call-tracer.js';
+import { StructLogger, type StructLoggerOptions } from '../trace/struct-logger.js';
+import { DEFAULT_TRACE_LIMITS, TraceAbortedError, type Tracer, type TracedRun } from '../trace/tracer.js';
+import type { BlockParam } from './block-tag.js';
+import type { EthApi, EthCallObject } from './api.js';
+import { EthRpcError } from './errors.js';
+
+/** geth's trace options: no `tracer` for the struct logger, `callTracer` for the call tree. */
+export interface TraceConfig extends StructLoggerOptions {
+  readonly tracer?: string;
+  readonly tracerConfig?: CallTracerOptions;
+  /** geth's duration text ("5s", "500ms"): how long the trace may take, at most the node's limit. */
+  readonly timeout?: string;
+}
+
+/** The tracers served. */
+export const TRACERS = ['callTracer'] as const;
+
+/** The most a trace may ask for with `timeout`. */
+const MAX_TIMEOUT_MS = 30_000;
+
+function timeoutOf(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_TRACE_LIMITS.timeoutMs;
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(text);
+  if (!match) throw new EthRpcError(-32602, `invalid params: timeout "${text}" is not a duration such as "5s" or "500ms"`);
+  const ms = Number(match[1]) * (match[2] === 'ms' ? 1 : match[2] === 's' ? 1_000 : 60_000);
+  return Math.min(ms, MAX_TIMEOUT_MS);
+}
+
+function tracerOf(config: TraceConfig | undefined): Tracer {
+  const limits = { ...DEFAULT_TRACE_LIMITS, timeoutMs: timeoutOf(config?.timeout) };
+  if (config?.tracer === undefined) return new StructLogger(config ?? {}, limits);
+  if (config.tracer === 'callTracer') return new CallTracer(config.tracerConfig ?? {}, limits);
+  throw new EthRpcError(-32602, `invalid params: tracer "${config.tracer}" is not served here; use the struct logger (no tracer) or ${TRACERS.map((t) => `"${t}"`).join(', ')}`);
+}
+
+/** Runs a traced run; a trace stopped by its limits answers geth's -32000 with the reason. */
+async function traced(tracer: Tracer, run: () => Promise<{ outcome: EvmOutcome; run: TracedRun }>): Promise<unknown> {
+  try {
+    const done = await run();
+    return tracer.result(done.outcome, done.run);
+  } catch (error) {
+    if (error instanceof TraceAbortedError) throw new EthRpcError(-32000, error.message);
+    throw error;
+  }
+}
+
+/**
+ * `debug_traceTransaction` and `debug_traceCall`, what `cast run --trace`-style tools and explorers
+ * read: a mined transaction is run again on the state it ran on (its block's parent state with the
+ * block's earlier transactions applied), a call on a block's state, each with a tracer attached.
+ */
+export class TraceApi {
+  constructor(
+    private readonly evm: EvmService,
+    private readonly eth: EthApi,
+  ) {}
+
+  async transaction(rawHash: string, config: TraceConfig | undefined): Promise<unknown> {
+    const hash = rawHash.toLowerCase();
+    const tracer = tracerOf(config);
+    const chain = this.evm.chain;
+    const stored = await chain.getRawTransaction(hash);
+    if (!stored) throw new EthRpcError(-32000, `transaction ${hash} not found`);
+    const replay = await chain.replayPrefix(stored.height, stored.index);
+    const signed = replay.txs[stored.index]!;
+    const tx = this.evm.transactionOf(signed);
+    if (!tx) throw new EthRpcError(-32000, `transaction ${hash} is a ${signed.kind} transaction, which does not run in the EVM: nothing to trace`);
+    const { env } = replay;
+    return traced(tracer, async () => ({
+      outcome: await this.evm.runner.runTransaction(
+        tx,
+        replay.read,
+        { setAccount: () => undefined, writeState: () => undefined },
+        { height: env.height, timestamp: env.timestamp, proposer: env.proposer, parentHash: env.parentHash },
+        { creator: signed.from, height: env.height },
+        tracer,
+      ),
+      run: { from: tx.getSenderAddress().toString(), ...(tx.to ? { to: tx.to.toString() } : {}), value: tx.value, gasLimit: tx.gasLimit, input: tx.data },
+    }));
+  }
+
+  async call(call: EthCallObject, block: BlockParam | undefined, config: TraceConfig | undefined): Promise<unknown> {
+    const tracer = tracerOf(config);
+    return traced(tracer, async () => {
+      const { outcome, request } = await this.eth.simulateTraced(call, block, tracer);
+      return { outcome, run: { from: `0x${request.from.slice(4)}`, ...(request.to ? { to: `0x${request.to.slice(4)}` } : {}), value: request.value, gasLimit: request.gasLimit, input: request.data } };
+    }).catch((error: unknown) => {
+      throw isRpcError(error) ? error : new EthRpcError(-32000, (error as Error).message);
+    });
+  }
+}
