@@ -1,7 +1,7 @@
 // Contracts against Anvil: the same client (viem), the same workload, the same machine, one after the
 // other in one run. Anvil is the npm package's binary (@foundry-rs/anvil, --block-time 1); svc-node is
 // a devnet validator with 1 s blocks. For each:
-//  1. an ERC-20 (test/fixtures/contracts/Token.sol, compiled here with solc-js) is deployed, and 40
+//  1. an ERC-20 (examples/contracts/Token.sol, compiled here with solc-js) is deployed, and 40
 //     senders get OMC/ETH for gas and tokens (not measured);
 //  2. N pre-signed ERC-20 transfers (N/40 per sender) go through viem's sendRawTransaction over HTTP
 //     (BENCH_CONNECTIONS at a time), timed from the first submission until every sender's nonce is
@@ -11,13 +11,13 @@
 // Prints one JSON line with both and the ratios. Env: BENCH_TRANSFERS (4000), BENCH_CONNECTIONS (16),
 // BENCH_CALLERS (16), BENCH_CALL_SECONDS (5), BENCH_BLOCK_GAS (Anvil's block gas limit: svc's, 60M).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPublicClient, createWalletClient, defineChain, encodeFunctionData, http, type Abi, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { benchDir, cleanUp, startNode, stopNode } from './node-process.js';
+import { compileSolidity } from '../solidity.js';
 
 const require = createRequire(import.meta.url);
 const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 4000);
@@ -29,11 +29,9 @@ const BLOCK_GAS = process.env.BENCH_BLOCK_GAS ?? '60000000';
 const KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-function compileToken(): { abi: Abi; bytecode: Hex } {
-  const solc = require('solc') as { compile(input: string): string };
-  const input = { language: 'Solidity', sources: { 'Token.sol': { content: readFileSync(join(root, 'test/fixtures/contracts/Token.sol'), 'utf8') } }, settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } };
-  const token = (JSON.parse(solc.compile(JSON.stringify(input))) as { contracts: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>> }).contracts['Token.sol']!.Token!;
-  return { abi: token.abi, bytecode: `0x${token.evm.bytecode.object}` };
+async function compileToken(): Promise<{ abi: Abi; bytecode: Hex }> {
+  const { Token } = await compileSolidity([join(root, 'examples/contracts')]);
+  return Token as unknown as { abi: Abi; bytecode: Hex };
 }
 
 function startAnvil(): Promise<{ child: ChildProcess; url: string }> {
@@ -129,7 +127,7 @@ async function measure(url: string, token: { abi: Abi; bytecode: Hex }): Promise
 }
 
 try {
-  const token = compileToken();
+  const token = await compileToken();
   const anvil = await startAnvil();
   const anvilResult = await measure(anvil.url, token);
   anvil.child.kill('SIGKILL');

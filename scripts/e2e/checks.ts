@@ -154,7 +154,7 @@ export function acknowledgedMined({ collected, history }: CheckInput): CheckResu
 
 /** Balances, bonds, stakes and escrows on every node, and the accounts' nonces, against the reference model. */
 export function matchesModel({ collected, faucet, accounts }: CheckInput): CheckResult {
-  const model = new ReferenceModel(collected.genesis, faucet);
+  const model = new ReferenceModel(collected.genesis, faucet, collected.baseFee);
   for (const tx of collected.txs) model.apply(tx, collected.deals);
   model.settle(collected.jobs, collected.deals);
   const failures = [...model.problems];
@@ -176,13 +176,26 @@ export function matchesModel({ collected, faucet, accounts }: CheckInput): Check
     }
     if (gained !== cut) failures.push(`${node.name}: slashed bonds ${show(cut)} OGT base units, but requesters and clients gained ${show(gained)}`);
   }
+  for (const node of collected.nodes) {
+    for (const token of model.tokens.keys()) {
+      for (const holder of accounts) {
+        const reported = node.tokenBalances.get(`${token}:${holder}`);
+        const expected = model.tokenBalance(token, holder);
+        if (reported !== expected) failures.push(`${node.name} token ${token} balanceOf ${holder} at block ${collected.height}: ${reported ?? 'not read'}, model ${show(expected)}`);
+      }
+    }
+  }
   for (const address of accounts) {
     const [reported, expected] = [collected.nonces.get(address), model.account(address).nonce];
     if (reported !== expected) failures.push(`${address}: next nonce ${reported} on ${collected.reference}, model ${expected}`);
   }
   const jobs = model.jobs.size;
   const deals = model.deals.size;
-  return result('balances, nonces, bonds, stakes and escrows equal the reference model', failures, `${collected.nodes.length} nodes × ${collected.nodes[0]?.balances.size ?? 0} accounts at block ${collected.height}, ${accounts.length} nonces, ${jobs} job and ${deals} deal escrows`);
+  return result(
+    'balances, nonces, bonds, stakes, escrows and token balances equal the reference model',
+    failures,
+    `${collected.nodes.length} nodes × ${collected.nodes[0]?.balances.size ?? 0} accounts at block ${collected.height}, ${accounts.length} nonces, ${jobs} job and ${deals} deal escrows, ${model.tokens.size} ERC-20 contracts × ${accounts.length} holders`,
+  );
 }
 
 /** No address granted twice by the faucet within the cooldown the grant carried, by block time. */

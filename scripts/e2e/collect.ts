@@ -1,5 +1,9 @@
 import { RpcError, type BatchCall, type DealView, type JobView, type SvcClient } from '../../sdk/index.js';
+import { encodeFunctionData, parseAbi } from 'viem';
+import { toEthAddress } from '../../sdk/address.js';
 import type { NodeProcess } from './node-process.js';
+
+const BALANCE_OF = parseAbi(['function balanceOf(address) view returns (uint256)']);
 
 /** A mined transaction as the model replays it: where, when, what, and how it ended. */
 export interface MinedTx {
@@ -13,6 +17,12 @@ export interface MinedTx {
   readonly payload: Record<string, unknown>;
   readonly status: 'success' | 'failed';
   readonly error?: { name: string; reason: string };
+  /** The block's proposer (priority fees of EVM transactions go to it). */
+  readonly proposer: string;
+  /** What an EVM transaction's receipt says it used and paid per gas, and the contract a create made. */
+  readonly gasUsed?: number;
+  readonly effectiveGasPrice?: bigint;
+  readonly contractAddress?: string;
 }
 
 /** Balances as a node reports them (base units). */
@@ -26,6 +36,7 @@ export interface BlockSeen {
   readonly hash: string;
   readonly stateRoot: string;
   readonly timestamp: number;
+  readonly proposer: string;
   readonly transactions: readonly string[];
 }
 
@@ -35,6 +46,8 @@ export interface NodeReport {
   readonly head: number;
   readonly blocks: Map<number, BlockSeen>;
   readonly balances: Map<string, ReportedBalance>;
+  /** ERC-20 balances (`balanceOf` by `svc_call`) as `<token>:<holder>`, of every contract a mined create made. */
+  readonly tokenBalances: Map<string, bigint>;
   readonly healthStatus: number;
   readonly health: string;
 }
@@ -51,6 +64,8 @@ export interface Collected {
   /** Each workload account's next nonce as the reference node counts it after the run (mined and pending). */
   readonly nonces: Map<string, number>;
   readonly validators: { operator: string; status: string; tombstonedAt: number | null }[];
+  /** The EVM's base fee (fixed on this chain): burned from every EVM transaction's fee. */
+  readonly baseFee: bigint;
 }
 
 /**
@@ -85,11 +100,11 @@ const balanceOf = (raw: { omc: string; ogt: string; bonded: Record<string, strin
 /** Blocks 1..height as a node has them. */
 async function blocksOf(client: SvcClient, height: number): Promise<Map<number, BlockSeen>> {
   const heights = Array.from({ length: height }, (_, i) => i + 1);
-  const blocks = await batchAll<{ height: number; hash: string; stateRoot: string; timestamp: number; transactions: string[] }>(
+  const blocks = await batchAll<{ height: number; hash: string; stateRoot: string; timestamp: number; proposer: string; transactions: string[] }>(
     client,
     heights.map((h) => ({ method: 'svc_getBlockByNumber', params: [h] })),
   );
-  return new Map(blocks.map((b) => [b.height, { hash: b.hash, stateRoot: b.stateRoot, timestamp: b.timestamp, transactions: b.transactions }]));
+  return new Map(blocks.map((b) => [b.height, { hash: b.hash, stateRoot: b.stateRoot, timestamp: b.timestamp, proposer: b.proposer, transactions: b.transactions }]));
 }
 
 /** Balances of `addresses` after block `height`, as a node reports them. */
@@ -99,6 +114,16 @@ export async function balancesAt(client: SvcClient, addresses: readonly string[]
     addresses.map((address) => ({ method: 'svc_getBalance', params: [address, height] })),
   );
   return new Map(addresses.map((address, i) => [address, balanceOf(raws[i]!)]));
+}
+
+/** `balanceOf(holder)` of each token for each holder after block `height`, keyed `<token>:<holder>`. */
+async function tokenBalancesAt(client: SvcClient, tokens: readonly string[], holders: readonly string[], height: number): Promise<Map<string, bigint>> {
+  const pairs = tokens.flatMap((token) => holders.map((holder) => [token, holder] as const));
+  const answers = await batchAll<{ output: string }>(
+    client,
+    pairs.map(([token, holder]) => ({ method: 'svc_call', params: [{ to: token, data: encodeFunctionData({ abi: BALANCE_OF, functionName: 'balanceOf', args: [toEthAddress(holder)] }) }, height] })),
+  );
+  return new Map(pairs.map(([token, holder], i) => [`${token}:${holder}`, BigInt(answers[i]!.output)]));
 }
 
 /** Every address a transaction names: its sender, and the payload's addresses. */
@@ -126,7 +151,10 @@ export async function collect(options: CollectOptions): Promise<Collected> {
   const canonical = await blocksOf(ref, height);
   const placed = [...canonical].flatMap(([h, block]) => block.transactions.map((hash, index) => ({ height: h, index, hash })));
   const views = await batchAll<{ hash: string; from: string; nonce: number; kind: string; payload: Record<string, unknown> }>(ref, placed.map((p) => ({ method: 'svc_getTransaction', params: [p.hash] })));
-  const receipts = await batchAll<{ status: 'success' | 'failed'; error?: { name: string; reason: string } }>(ref, placed.map((p) => ({ method: 'svc_getTransactionReceipt', params: [p.hash] })));
+  const receipts = await batchAll<{ status: 'success' | 'failed'; error?: { name: string; reason: string }; gasUsed?: number; effectiveGasPrice?: string; contractAddress?: string }>(
+    ref,
+    placed.map((p) => ({ method: 'svc_getTransactionReceipt', params: [p.hash] })),
+  );
   const txs: MinedTx[] = placed.map((p, i) => ({
     ...p,
     timestamp: canonical.get(p.height)!.timestamp,
@@ -135,8 +163,13 @@ export async function collect(options: CollectOptions): Promise<Collected> {
     kind: views[i]!.kind,
     payload: views[i]!.payload,
     status: receipts[i]!.status,
+    proposer: canonical.get(p.height)!.proposer,
     ...(receipts[i]!.error ? { error: receipts[i]!.error } : {}),
+    ...(receipts[i]!.gasUsed !== undefined ? { gasUsed: receipts[i]!.gasUsed, effectiveGasPrice: BigInt(receipts[i]!.effectiveGasPrice ?? '0') } : {}),
+    ...(receipts[i]!.contractAddress ? { contractAddress: receipts[i]!.contractAddress } : {}),
   }));
+  const tokens = txs.filter((tx) => tx.kind === 'evm.create' && tx.status === 'success' && tx.contractAddress).map((tx) => tx.contractAddress!);
+  const baseFee = BigInt((await ref.rpcCall<string>('eth_gasPrice')) ?? '0');
   const addresses = [...new Set([...options.addresses, ...options.validators, ...txs.flatMap(addressesIn)])].sort();
   const genesis = await balancesAt(options.archive?.client(60_000) ?? ref, addresses, 0);
 
@@ -159,6 +192,7 @@ export async function collect(options: CollectOptions): Promise<Collected> {
         head: await client.blockNumber(),
         blocks: node === reference ? canonical : await blocksOf(client, height),
         balances: await balancesAt(client, addresses, height),
+        tokenBalances: await tokenBalancesAt(client, tokens, options.accounts, height),
         healthStatus: health.status,
         health: health.text,
       };
@@ -174,5 +208,6 @@ export async function collect(options: CollectOptions): Promise<Collected> {
     deals: new Map(dealIds.map((id, i) => [id, deals[i]!])),
     nonces: new Map(options.accounts.map((a, i) => [a, nonces[i]!])),
     validators,
+    baseFee,
   };
 }

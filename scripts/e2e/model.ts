@@ -1,5 +1,10 @@
+import { getContractAddress } from 'viem';
 import type { DealView, JobView } from '../../sdk/index.js';
+import { accountAddress, toEthAddress } from '../../sdk/address.js';
 import type { MinedTx, ReportedBalance } from './collect.js';
+
+/** ERC-20 `transfer(address,uint256)`: the one call of the workload's tokens the model follows. */
+const TRANSFER_SELECTOR = '0xa9059cbb';
 
 /** Blocks between a deal's proofs of storage (a chain constant: each period's challenge is issued at its start). */
 const PROOF_PERIOD_BLOCKS = 10;
@@ -28,10 +33,12 @@ interface ModelDeal {
 const amount = (value: unknown): bigint => BigInt(value as string);
 
 /**
- * A plain model of what the chain's rules do to balances, nonces, bonds, stakes and escrows, replayed
- * from genesis over the mined transactions, written apart from the node's code. It decides on its own
- * whether a transfer or a faucet grant succeeds; for the other kinds it takes the receipt's verdict
- * and applies the effect itself. What the chain does at the end of a block (paying a job, closing a
+ * A plain model of what the chain's rules do to balances, nonces, bonds, stakes, escrows and the
+ * workload's ERC-20 balances, replayed from genesis over the mined transactions, written apart from
+ * the node's code. It decides on its own whether a transfer, a faucet grant or a token transfer
+ * succeeds; for the other kinds it takes the receipt's verdict and applies the effect itself. An EVM
+ * transaction pays gas used × its price whatever its outcome (the receipt says how much gas: the
+ * model does not run the EVM), the base fee's part burned. What the chain does at the end of a block (paying a job, closing a
  * deal, slashing a provider that missed a deadline) it takes from the job and deal records at the
  * compared height, and checks by arithmetic: a fee is gas used × gas price per paid provider, what
  * is left goes back, a deal pays out exactly its escrow. Slashes it cannot place (which requester or
@@ -48,11 +55,34 @@ export class ReferenceModel {
   readonly slashBeneficiaries = new Set<string>();
   readonly slashable = new Map<string, Set<string>>();
   private readonly lastGrant = new Map<string, number>();
+  /** The ERC-20 contracts mined creates made (the workload deploys only its example token): holders' balances. */
+  readonly tokens = new Map<string, Map<string, bigint>>();
 
   constructor(
     private readonly genesis: ReadonlyMap<string, ReportedBalance>,
     private readonly faucet: string,
+    /** The EVM's base fee: burned from every EVM transaction's fee (what is paid above it goes to the proposer). */
+    private readonly baseFee = 0n,
   ) {}
+
+  /** A holder's balance of a token the model knows. */
+  tokenBalance(token: string, holder: string): bigint {
+    return this.tokens.get(token)?.get(holder) ?? 0n;
+  }
+
+  /** An EVM transaction's fee, whatever its outcome: gas used × the price paid; the base fee's part is burned. */
+  private payGas(tx: MinedTx): void {
+    const price = tx.effectiveGasPrice ?? 0n;
+    const gas = BigInt(tx.gasUsed ?? 0);
+    this.account(tx.from).omc -= gas * price;
+    if (price > this.baseFee) this.account(tx.proposer).omc += gas * (price - this.baseFee);
+  }
+
+  /** A token transfer's recipient and amount from its calldata, or undefined for other calldata. */
+  private static tokenTransfer(data: string): { to: string; value: bigint } | undefined {
+    if (!data.startsWith(TRANSFER_SELECTOR) || data.length !== 2 + 8 + 128) return undefined;
+    return { to: accountAddress(`0x${data.slice(10 + 24, 10 + 64)}`), value: BigInt(`0x${data.slice(10 + 64)}`) };
+  }
 
   account(address: string): ModelAccount {
     let account = this.accounts.get(address);
@@ -81,6 +111,7 @@ export class ReferenceModel {
     const sender = this.account(tx.from);
     if (tx.nonce !== sender.nonce) this.problems.push(`${tx.hash} (block ${tx.height}): nonce ${tx.nonce} of ${tx.from}, whose next nonce was ${sender.nonce}`);
     sender.nonce = tx.nonce + 1;
+    if (tx.gasUsed !== undefined) this.payGas(tx);
     const judged = this.judge(tx);
     if (judged !== undefined && judged !== tx.status) {
       this.problems.push(`${tx.hash} (block ${tx.height}, ${tx.kind}): the chain says ${tx.status}${tx.error ? ` (${tx.error.name})` : ''}, the model ${judged}`);
@@ -113,6 +144,22 @@ export class ReferenceModel {
       case 'oon.supplyCode':
       case 'omp.acceptDeal':
         return;
+      case 'evm.create': {
+        // The example token's constructor takes its supply (the last word of the init code) and gives it to the creator.
+        const address = accountAddress(getContractAddress({ from: toEthAddress(tx.from), nonce: BigInt(tx.nonce) }));
+        if (tx.contractAddress !== address) this.problems.push(`${tx.hash} (block ${tx.height}): the create made ${tx.contractAddress}, the model expects ${address} (sender and nonce)`);
+        const code = p.code as string;
+        this.tokens.set(address, new Map([[tx.from, BigInt(`0x${code.slice(-64)}`)]]));
+        return;
+      }
+      case 'evm.call': {
+        const token = this.tokens.get(accountAddress(p.to as string));
+        const transfer = ReferenceModel.tokenTransfer(p.data as string);
+        if (!token || !transfer) return;
+        token.set(tx.from, (token.get(tx.from) ?? 0n) - transfer.value);
+        token.set(transfer.to, (token.get(transfer.to) ?? 0n) + transfer.value);
+        return;
+      }
       case 'oon.submitJob': {
         const escrow = amount(p.gasLimit) * amount(p.gasPrice) * BigInt((p.replicas as number | undefined) ?? 1);
         this.move(tx.from, undefined, 'OMC', escrow);
@@ -146,9 +193,19 @@ export class ReferenceModel {
     }
   }
 
-  /** The model's own verdict where it has one: transfers (funds) and faucet grants (signer, cooldown by block time). */
+  /**
+   * The model's own verdict where it has one: transfers (funds), faucet grants (signer, cooldown by
+   * block time), token transfers (the sender's token balance; a call to an address with no code yet
+   * does nothing and succeeds).
+   */
   private judge(tx: MinedTx): 'success' | 'failed' | undefined {
     const p = tx.payload;
+    if (tx.kind === 'evm.call' && BigInt(p.value as string) === 0n) {
+      const token = this.tokens.get(accountAddress(p.to as string));
+      const transfer = ReferenceModel.tokenTransfer(p.data as string);
+      if (!token) return 'success';
+      if (transfer) return (token.get(tx.from) ?? 0n) >= transfer.value ? 'success' : 'failed';
+    }
     if (tx.kind === 'transfer') {
       const account = this.account(tx.from);
       return (p.asset === 'OMC' ? account.omc : account.ogt) >= amount(p.amount) ? 'success' : 'failed';

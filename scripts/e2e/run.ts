@@ -10,7 +10,7 @@ import type { NodeProcess } from './node-process.js';
 import { Perturber, setDenied } from './perturbations.js';
 import { Random } from './random.js';
 import { Testnet, until } from './testnet.js';
-import { jobCode, Workload } from './workload.js';
+import { jobCode, tokenArtifact, Workload } from './workload.js';
 
 /**
  * The runner's own test-only faults, to show that the checks can fail. Neither touches a node: `balance`
@@ -106,7 +106,7 @@ export async function runE2e(options: RunOptions): Promise<RunReport> {
     testnet = await Testnet.start(manifest, dir, history, say);
     const v0 = testnet.validators[0]!;
     const chainId = (await v0.client().chainInfo()).chainId;
-    const workload = new Workload({ manifest, testnet, history, random: workloadRandom, chainId, code: await jobCode(), dropOneTransfer: faults.has('drop-tx') });
+    const workload = new Workload({ manifest, testnet, history, random: workloadRandom, chainId, code: await jobCode(), token: await tokenArtifact(), dropOneTransfer: faults.has('drop-tx') });
     const perturber = new Perturber(testnet, history, perturbRandom, manifest, say);
     const stopWatching = watchFinality(testnet, history);
     const started = Date.now();

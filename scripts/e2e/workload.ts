@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import wabtFactory from 'wabt';
 import { dealPayload, jobPayload, rawTransaction, RpcError, signTransaction, transferPayload, UNIT, type KeyPair, type Payload, type SignedTransaction } from '../../sdk/index.js';
+import { encodeDeployData, encodeFunctionData, type Abi } from 'viem';
+import { contractAddressOf } from '../../sdk/contracts.js';
+import { toEthAddress } from '../../sdk/address.js';
+import { compileSolidity, type Artifact } from '../solidity.js';
 import type { History, OperationKind, Submission } from './history.js';
 import type { Manifest } from './manifest.js';
 import type { NodeProcess } from './node-process.js';
@@ -13,6 +17,17 @@ const JOB_GAS_LIMIT = 200_000n;
 const JOB_GAS_PRICE = 1_000_000_000n;
 /** A deal's term: a few proof periods, so deals close within a short run. */
 const DEAL_BLOCKS = 20;
+
+/** The example ERC-20 (examples/contracts/Token.sol) the `contract` operations deploy and call. */
+const CONTRACTS_DIR = new URL(import.meta.url.endsWith('.ts') ? '../../examples/contracts/' : '../../../examples/contracts/', import.meta.url);
+const DEPLOY_GAS_LIMIT = 3_000_000;
+const CALL_GAS_LIMIT = 100_000;
+const TOKEN = 10n ** 18n;
+
+/** Compiles the example token with solc-js (a dev dependency, as wabt is). */
+export async function tokenArtifact(): Promise<Artifact> {
+  return (await compileSolidity([CONTRACTS_DIR.pathname]))['Token']!;
+}
 
 /** Compiles the job's WAT to WASM (wabt, a dev dependency: the runner is a developer's tool). */
 export async function jobCode(): Promise<Uint8Array> {
@@ -39,6 +54,8 @@ export interface WorkloadOptions {
   readonly random: Random;
   readonly chainId: string;
   readonly code: Uint8Array;
+  /** The ERC-20 the `contract` operations deploy. */
+  readonly token: Artifact;
   /**
    * A test-only fault of the runner itself (never of a node): one transfer is recorded as acknowledged
    * by the node it names, but never sent — as if that node had admitted it and then lost it. The
@@ -59,6 +76,8 @@ export class Workload {
   private dropped = false;
   /** The next nonce each client signs with. */
   private readonly nonces = new Map<string, number>();
+  /** Where the tokens whose deploys a node acknowledged are (or will be, once mined): calls go to any of them. */
+  private readonly tokens: string[] = [];
 
   constructor(private readonly options: WorkloadOptions) {}
 
@@ -279,6 +298,19 @@ export class Workload {
         }
         const tx = this.sign(account, 'omp.createDeal', dealPayload({ object, provider: holder.operator, replicas: 1, durationBlocks: DEAL_BLOCKS, price: BigInt(random.int(1, 100)) * 10n ** 15n }));
         return advance(await this.send(operation, node, tx));
+      }
+      case 'contract': {
+        const { abi, bytecode } = this.options.token as unknown as { abi: Abi; bytecode: `0x${string}` };
+        if (this.tokens.length === 0 || random.chance(0.15)) {
+          const code = encodeDeployData({ abi, bytecode, args: [BigInt(random.int(100, 1000)) * TOKEN] });
+          const entry = await this.send(operation, node, this.sign(account, 'evm.create', { code, value: '0', gasLimit: DEPLOY_GAS_LIMIT }));
+          if (entry.outcome === 'acknowledged') this.tokens.push(contractAddressOf(account.address, nonce));
+          return advance(entry);
+        }
+        // Amounts up to what a deployer holds: transfers by accounts without enough revert (and pay their gas).
+        const to = toEthAddress(random.pick(testnet.accounts.filter((a) => a !== account)).address);
+        const data = encodeFunctionData({ abi, functionName: 'transfer', args: [to, BigInt(random.int(1, 300)) * TOKEN] });
+        return advance(await this.send(operation, node, this.sign(account, 'evm.call', { to: random.pick(this.tokens), data, value: '0', gasLimit: CALL_GAS_LIMIT })));
       }
     }
   }

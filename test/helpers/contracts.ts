@@ -1,34 +1,14 @@
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { inject } from 'vitest';
+import { compileSolidity, type Artifacts } from '../../scripts/solidity.js';
 
-/** A compiled contract: its ABI and creation bytecode (0x hex). */
-export interface Artifact {
-  readonly abi: readonly Record<string, unknown>[];
-  readonly bytecode: `0x${string}`;
-}
+export type { Artifact, Artifacts } from '../../scripts/solidity.js';
 
-export type Artifacts = Readonly<Record<string, Artifact>>;
+/** The example contracts users get (examples/contracts) and the tests' own (test/fixtures/contracts). */
+const SOURCES = ['examples/contracts', 'test/fixtures/contracts'];
 
-const SOURCES = 'test/fixtures/contracts';
-
-/**
- * Compiles every contract under test/fixtures/contracts with solc-js for its default target (Osaka,
- * the chain's hardfork), optimized. Run once per test run (the global setup); solc takes seconds to load.
- */
-export async function compileFixtures(): Promise<Artifacts> {
-  const { default: solc } = (await import('solc')) as unknown as { default: { compile(input: string): string } };
-  const sources = Object.fromEntries(readdirSync(SOURCES).filter((f) => f.endsWith('.sol')).map((f) => [f, { content: readFileSync(join(SOURCES, f), 'utf8') }]));
-  const input = { language: 'Solidity', sources, settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } };
-  const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
-    errors?: { severity: string; formattedMessage: string }[];
-    contracts: Record<string, Record<string, { abi: Record<string, unknown>[]; evm: { bytecode: { object: string } } }>>;
-  };
-  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
-  if (errors.length > 0) throw new Error(`solc: ${errors.map((e) => e.formattedMessage).join('\n')}`);
-  const artifacts: Record<string, Artifact> = {};
-  for (const file of Object.values(output.contracts)) for (const [name, c] of Object.entries(file)) artifacts[name] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
-  return artifacts;
+/** Compiles the contracts the tests deploy: once per test run (the global setup). */
+export function compileFixtures(): Promise<Artifacts> {
+  return compileSolidity(SOURCES);
 }
 
 declare module 'vitest' {

@@ -45,7 +45,7 @@ describe('the end-to-end runner', () => {
       'one block hash and state root per height on every node': 'PASS',
       'no transaction in two blocks': 'PASS',
       'every acknowledged transaction mined or explained': 'FAIL',
-      'balances, nonces, bonds, stakes and escrows equal the reference model': 'FAIL',
+      'balances, nonces, bonds, stakes, escrows and token balances equal the reference model': 'FAIL',
       'the faucet never granted an address twice within its cooldown': 'PASS',
       'never two finalized blocks at one height; no honest validator slashed': 'PASS',
       'every node healthy': 'PASS',

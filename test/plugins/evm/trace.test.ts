@@ -58,9 +58,9 @@ function asGeth(log: StructLog): StructLog {
 }
 
 /** A call frame without what geth and Anvil show differently at the top (the gas given: the transaction's limit in geth) and in logs (Anvil's block index). */
-function comparable(frame: Frame, top = true): Frame {
+function comparable(frame: Frame, top = true): Record<string, unknown> {
   const { gas, calls, logs, ...rest } = frame;
-  return { ...rest, ...(top ? {} : { gas }), ...(calls ? { calls: calls.map((c) => comparable(c, false)) } : {}), ...(logs ? { logs: (logs as Record<string, unknown>[]).map(({ index: _index, ...log }) => log) } : {}) };
+  return { ...rest, ...(top ? {} : { gas }), ...(calls ? { calls: calls.map((c): Record<string, unknown> => comparable(c, false)) } : {}), ...(logs ? { logs: (logs as Record<string, unknown>[]).map(({ index: _index, ...log }) => log) } : {}) };
 }
 
 describe('debug_traceTransaction and debug_traceCall, step for step as Anvil traces the same transactions', () => {

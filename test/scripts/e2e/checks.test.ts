@@ -10,11 +10,11 @@ const hash = (n: number): string => `0x${n.toString(16).padStart(64, '0')}`;
 const T0 = 1_800_000_000_000;
 
 function mined(n: number, from: string, nonce: number, extra: Partial<MinedTx> = {}): MinedTx {
-  return { height: n, index: 0, timestamp: T0 + n * 300, hash: hash(n), from, nonce, kind: 'transfer', payload: { to: B, asset: 'OMC', amount: '1' }, status: 'success', ...extra };
+  return { height: n, index: 0, timestamp: T0 + n * 300, hash: hash(n), from, nonce, kind: 'transfer', payload: { to: B, asset: 'OMC', amount: '1' }, status: 'success', proposer: `svc1${'9'.repeat(40)}`, ...extra };
 }
 
 function input(txs: MinedTx[], history: History, nodes: NodeReport[] = []): CheckInput {
-  const collected: Collected = { height: 10, reference: 'v0', nodes, txs, genesis: new Map(), jobs: new Map(), deals: new Map(), nonces: new Map(), validators: [] };
+  const collected: Collected = { height: 10, reference: 'v0', nodes, txs, genesis: new Map(), jobs: new Map(), deals: new Map(), nonces: new Map(), validators: [], baseFee: 1_000_000_000n };
   return { manifest: loadManifest(undefined), collected, history, faucet: `svc1${'f'.repeat(40)}`, accounts: [], exits: new Map(), problems: [] };
 }
 
@@ -112,7 +112,7 @@ describe('the e2e checks', () => {
   it('fail on two finalized hashes seen at one height', () => {
     const history = new History();
     history.sightings.push({ node: 'v0', at: T0, height: 4, hash: hash(1) }, { node: 'v1', at: T0, height: 4, hash: hash(2) });
-    const node: NodeReport = { name: 'v0', head: 4, blocks: new Map([[4, { hash: hash(1), stateRoot: hash(0), timestamp: T0, transactions: [] }]]), balances: new Map(), healthStatus: 200, health: 'healthy' };
+    const node: NodeReport = { name: 'v0', head: 4, blocks: new Map([[4, { hash: hash(1), stateRoot: hash(0), timestamp: T0, proposer: A, transactions: [] }]]), balances: new Map(), tokenBalances: new Map(), healthStatus: 200, health: 'healthy' };
     const result = finality(input([], history, [node]));
     expect(result.passed).toBe(false);
     expect(result.details.join('\n')).toContain('two finalized blocks at 4');
@@ -120,7 +120,7 @@ describe('the e2e checks', () => {
 
   it('compare every node\'s balances with the model, and a slashed bond only against what its beneficiaries gained', () => {
     const balance = (omc: bigint): ReportedBalance => ({ omc, ogt: 0n, bonded: {} });
-    const node = (omc: bigint): NodeReport => ({ name: 'v0', head: 10, blocks: new Map(), balances: new Map([[A, balance(omc)]]), healthStatus: 200, health: 'healthy' });
+    const node = (omc: bigint): NodeReport => ({ name: 'v0', head: 10, blocks: new Map(), balances: new Map([[A, balance(omc)]]), tokenBalances: new Map(), healthStatus: 200, health: 'healthy' });
     const base = input([], new History(), [node(7n)]);
     const withGenesis = (n: NodeReport): CheckInput => ({ ...base, collected: { ...base.collected, nodes: [n], genesis: new Map([[A, balance(7n)]]) } });
     expect(matchesModel(withGenesis(node(7n))).passed).toBe(true);

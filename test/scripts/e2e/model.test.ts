@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DealView, JobView } from '../../../sdk/index.js';
 import type { MinedTx, ReportedBalance } from '../../../scripts/e2e/collect.js';
 import { ReferenceModel } from '../../../scripts/e2e/model.js';
+import { contractAddressOf } from '../../../sdk/contracts.js';
 
 const A = `svc1${'a'.repeat(40)}`;
 const B = `svc1${'b'.repeat(40)}`;
@@ -15,7 +16,7 @@ const genesis = new Map<string, ReportedBalance>([
 let counter = 0;
 function tx(from: string, nonce: number, kind: string, payload: Record<string, unknown>, status: 'success' | 'failed' = 'success', timestamp = 1_000): MinedTx {
   counter += 1;
-  return { height: counter, index: 0, timestamp, hash: `0x${counter.toString(16).padStart(64, '0')}`, from, nonce, kind, payload, status };
+  return { height: counter, index: 0, timestamp, hash: `0x${counter.toString(16).padStart(64, '0')}`, from, nonce, kind, payload, status, proposer: P };
 }
 
 describe('the e2e reference model', () => {
@@ -76,5 +77,25 @@ describe('the e2e reference model', () => {
     expect(model.account(P).omc).toBe(5n);
     model.settle(new Map(), new Map([[create.hash, { ...active, status: 'closed', escrow: '0', paid: '5', faults: 0, providers: [] } as unknown as DealView]]));
     expect([model.account(A).omc, model.problems]).toEqual([95n, []]);
+  });
+
+  it('follows the example token: a create at the sender and nonce\'s address, transfers judged by the sender\'s token balance, gas paid whatever the outcome and the base fee burned', () => {
+    const baseFee = 10n;
+    const model = new ReferenceModel(genesis, FAUCET, baseFee);
+    const token = contractAddressOf(A, 0);
+    const supply = (500n).toString(16).padStart(64, '0');
+    const gas = { gasUsed: 3, effectiveGasPrice: 12n };
+    model.apply({ ...tx(A, 0, 'evm.create', { code: `0x6080${supply}`, value: '0', gasLimit: 1_000_000 }), ...gas, contractAddress: token }, new Map());
+    const transfer = (amount: bigint) => `0xa9059cbb${'0'.repeat(24)}${B.slice(4)}${amount.toString(16).padStart(64, '0')}`;
+    model.apply({ ...tx(A, 1, 'evm.call', { to: token, data: transfer(200n), value: '0', gasLimit: 100_000 }), ...gas }, new Map());
+    // 300 left: a transfer of 301 reverts, and still pays its gas.
+    model.apply({ ...tx(A, 2, 'evm.call', { to: token, data: transfer(301n), value: '0', gasLimit: 100_000 }, 'failed'), ...gas }, new Map());
+    expect([model.tokenBalance(token, A), model.tokenBalance(token, B), model.problems]).toEqual([300n, 200n, []]);
+    // Three transactions × 3 gas × 12 paid; 2 per gas above the base fee went to the proposer, the rest burned.
+    expect([model.account(A).omc, model.account(P).omc]).toEqual([100n - 3n * 36n, 3n * 6n]);
+    // The chain passing a transfer the sender could not pay, or a create landing elsewhere, is a disagreement.
+    model.apply({ ...tx(A, 3, 'evm.call', { to: token, data: transfer(301n), value: '0', gasLimit: 100_000 }), ...gas }, new Map());
+    model.apply({ ...tx(A, 4, 'evm.create', { code: `0x6080${supply}`, value: '0', gasLimit: 1_000_000 }), ...gas, contractAddress: token }, new Map());
+    expect(model.problems).toEqual([expect.stringContaining('the chain says success, the model failed'), expect.stringContaining('the model expects')]);
   });
 });
