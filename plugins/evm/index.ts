@@ -2,6 +2,7 @@ import { definePlugin } from '../../kernel/plugin.js';
 import { ETHEREUM_KIND } from '../../chain/ethereum-envelope.js';
 import type { CommittedReceipt } from '../../chain/contract.js';
 import { EvmRunner } from './runner.js';
+import { speedUpInterpreter } from './vm-speedups.js';
 import { EvmService } from './service.js';
 import { evmGenesis, readEvmParams } from './params.js';
 import { evmTxKinds } from './tx-kinds.js';
@@ -38,6 +39,8 @@ export default definePlugin({
   async init(ctx): Promise<EvmPlugin> {
     const chain = ctx.use('chain');
     const params = readEvmParams((key) => chain.state.get(key));
+    const unpatched = await speedUpInterpreter();
+    if (unpatched) ctx.log.warn({ reason: unpatched }, 'the EVM analyses contract code on every call (slower, same results)');
     const runner = await EvmRunner.create(params, async (height) => (await chain.getBlock(height))?.hash);
     const rules = new EvmService(runner, chain);
     const index = new EthBlockIndex(ctx.table(ETH_BLOCKS), ctx.table(ETH_META), ctx.log);

@@ -6,12 +6,13 @@ import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { Address } from '../../sdk/address.js';
 import { fromHex, toHex } from '../../sdk/bytes.js';
 import type { Log, ReceiptDetails } from '../../chain/receipts.js';
-import { evmCommon } from '../../chain/ethereum-envelope.js';
+import { evmCommon, transactionCommon } from '../../chain/ethereum-envelope.js';
 import { WorldStateManager, type CreationContext, type StateRead, type StateSink } from './state-manager.js';
 import type { EvmParams } from './params.js';
 import { revertReason } from './revert-reason.js';
 import { MAX_TRANSACTION_GAS } from './admission.js';
 import type { Tracer } from './trace/tracer.js';
+import { speedUpCommon } from './vm-speedups.js';
 
 /** The block a transaction or call runs in, as the EVM sees it. */
 export interface EvmBlockEnv {
@@ -92,16 +93,21 @@ interface VmSlot {
  */
 export class EvmRunner {
   private readonly idle: VmSlot[] = [];
+  /** What transactions are built with (shared and read-only: see transactionCommon). */
+  readonly txCommon: Common;
   private lastBlock: { key: string; block: EvmBlock } | undefined;
 
   private constructor(
     readonly params: EvmParams,
     readonly common: Common,
     private readonly hashes: BlockHashes,
-  ) {}
+  ) {
+    this.txCommon = transactionCommon(params.chainId);
+  }
 
   static async create(params: EvmParams, hashes: BlockHashes): Promise<EvmRunner> {
     const common = evmCommon(params.chainId);
+    speedUpCommon(common);
     const runner = new EvmRunner(params, common, hashes);
     runner.idle.push(await EvmRunner.newVm(common, hashes));
     return runner;
@@ -187,7 +193,7 @@ export class EvmRunner {
   async call(request: CallRequest, read: StateRead, env: EvmBlockEnv, gasCap = this.callGasCap, tracer?: Tracer): Promise<EvmOutcome> {
     return this.withVm(read, undefined, tracer, async ({ vm, state }) => {
       const account = await state.getAccount(evmAddress(request.from));
-      const tx = unsignedTransaction(this.common, request, request.nonce ?? account?.nonce ?? 0n);
+      const tx = unsignedTransaction(this.txCommon, request, request.nonce ?? account?.nonce ?? 0n);
       const block = this.block(env, Math.max(gasCap, Number(request.gasLimit)), request.maxFeePerGas === 0n ? 0n : this.params.baseFee);
       const result = await runTx(vm, { tx, block, skipNonce: true, skipBalance: true, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
       return this.outcome(tx, result);

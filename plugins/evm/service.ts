@@ -62,7 +62,7 @@ export class EvmService {
       maxFeePerGas: feeCap === 0n ? this.params.baseFee : feeCap,
       maxPriorityFeePerGas: payload.maxPriorityFeePerGas === undefined ? 0n : BigInt(payload.maxPriorityFeePerGas),
     };
-    return unsignedTransaction(this.runner.common, request, BigInt(nonce), hash);
+    return unsignedTransaction(this.runner.txCommon, request, BigInt(nonce), hash);
   }
 
   /**
