@@ -42,6 +42,17 @@ interface Layer {
 
 const newLayer = (): Layer => ({ accounts: new Map(), keys: new Map() });
 
+const copyAccount = (account: Account): Account => ({ ...account, bonded: { ...account.bonded } });
+
+/*
+ * What stored values decode to, by the value's bytes: the state hands out one object per stored
+ * value and never changes one in place, so a contract's record or a sender's account is decoded
+ * once while it is unchanged instead of on every read (a transfer reads each several times).
+ * Records are read-only; accounts are copied before use.
+ */
+const decodedAccounts = new WeakMap<Uint8Array, Account>();
+const decodedContracts = new WeakMap<Uint8Array, ContractRecord>();
+
 /**
  * The EVM's state manager over the chain's world state: balances and nonces are the accounts' OMC
  * and nonce, code and storage live under `evm/` (plugins/evm/state.ts). Checkpoints are layers of
@@ -84,9 +95,13 @@ export class WorldStateManager implements StateManagerInterface {
   private async account(address: Address): Promise<Account> {
     for (let i = this.layers.length - 1; i >= 0; i--) {
       const found = this.layers[i]!.accounts.get(address);
-      if (found) return { ...found, bonded: { ...found.bonded } };
+      if (found) return copyAccount(found);
     }
-    return decodeAccount(await this.read(accountKey(address)));
+    const bytes = await this.read(accountKey(address));
+    if (!bytes) return decodeAccount(undefined);
+    let decoded = decodedAccounts.get(bytes);
+    if (!decoded) decodedAccounts.set(bytes, (decoded = decodeAccount(bytes)));
+    return copyAccount(decoded);
   }
 
   private setAccountRecord(address: Address, account: Account): void {
@@ -94,7 +109,11 @@ export class WorldStateManager implements StateManagerInterface {
   }
 
   private async contract(address: EvmAddress): Promise<ContractRecord | undefined> {
-    return decodeContract(await this.get(contractKey(hex40(address))));
+    const bytes = await this.get(contractKey(hex40(address)));
+    if (!bytes) return undefined;
+    let decoded = decodedContracts.get(bytes);
+    if (!decoded) decodedContracts.set(bytes, (decoded = decodeContract(bytes)!));
+    return decoded;
   }
 
   async getAccount(address: EvmAddress): Promise<EvmAccount | undefined> {

@@ -5,13 +5,14 @@
 // JSON line. Usage: node dist/scripts/bench/consensus.js  (BENCH_BLOCK_TIME, default 1000 ms;
 // BENCH_NODE_ARGS, Node options for the node processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { devnetKey, fromHex, generateKeyPair, signTransaction, SvcClient, toHex, transferPayload, UNIT } from '../../sdk/index.js';
 import { verifyEd25519 } from '../../chain/signatures.js';
 import { withNativeSigner } from '../../keys/native-signer.js';
+import { cpuSeconds } from './node-process.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const svcNode = join(here, '../../bin/svc-node.js');
@@ -65,12 +66,6 @@ function transfersAgainst(url: string, env: Record<string, string> = {}): Promis
 
 async function stopAll(): Promise<void> {
   await Promise.all(running.splice(0).map((child) => new Promise((done) => (child.exitCode !== null ? done(undefined) : (child.once('exit', done), child.kill('SIGTERM'))))));
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc: where the work of a run went. */
-function cpuSeconds(child: ChildProcess): number {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** Quantile from Prometheus histogram buckets (cumulative), interpolated inside the bucket as histogram_quantile does. */

@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPublicClient, createWalletClient, defineChain, encodeFunctionData, http, type Abi, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { benchDir, cleanUp, startNode, stopNode } from './node-process.js';
+import { benchDir, cleanUp, cpuSeconds, startNode, stopNode } from './node-process.js';
 import { compileSolidity } from '../solidity.js';
 
 const require = createRequire(import.meta.url);
@@ -56,7 +56,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 const say = (what: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${what}\n`);
 
-async function measure(url: string, token: { abi: Abi; bytecode: Hex }): Promise<Record<string, number>> {
+async function measure(url: string, token: { abi: Abi; bytecode: Hex }, server: ChildProcess): Promise<Record<string, number | null>> {
   const reply = (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })).json()) as { result: string };
   const chainId = Number(BigInt(reply.result));
   const chain = defineChain({ id: chainId, name: 'bench', nativeCurrency: { name: 'ETH', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } });
@@ -87,6 +87,7 @@ async function measure(url: string, token: { abi: Abi; bytecode: Hex }): Promise
     }
   }
   const started = performance.now();
+  const [serverCpu0, clientCpu0] = [cpuSeconds(server), process.cpuUsage()];
   let next = 0;
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
@@ -101,9 +102,11 @@ async function measure(url: string, token: { abi: Abi; bytecode: Hex }): Promise
     if (pending.size > 0) await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const mined = performance.now();
+  const [serverCpu1, clientCpu1] = [cpuSeconds(server), process.cpuUsage(clientCpu0)];
   say(`mined in ${((mined - started) / 1000).toFixed(1)} s; eth_call for ${CALL_SECONDS} s`);
   // eth_call of balanceOf, nothing else running.
   const latencies: number[] = [];
+  const serverCpu2 = cpuSeconds(server);
   const until = performance.now() + CALL_SECONDS * 1000;
   await Promise.all(
     Array.from({ length: CALLERS }, async (_, c) => {
@@ -115,6 +118,7 @@ async function measure(url: string, token: { abi: Abi; bytecode: Hex }): Promise
     }),
   );
   latencies.sort((a, b) => a - b);
+  const serverCpu3 = cpuSeconds(server);
   return {
     transfers: signed.length,
     transfersPerSecond: Math.round((signed.length / (mined - started)) * 1000),
@@ -123,16 +127,20 @@ async function measure(url: string, token: { abi: Abi; bytecode: Hex }): Promise
     callsPerSecond: Math.round(latencies.length / CALL_SECONDS),
     callP50Ms: Number(percentile(latencies, 0.5).toFixed(2)),
     callP99Ms: Number(percentile(latencies, 0.99).toFixed(2)),
+    // Where the transfer phase's CPU went (from /proc for the server, process.cpuUsage for this client).
+    serverCpuMsPerTransfer: Number((((serverCpu1 - serverCpu0) * 1000) / signed.length).toFixed(3)),
+    clientCpuMsPerTransfer: Number(((clientCpu1.user + clientCpu1.system) / 1000 / signed.length).toFixed(3)),
+    serverCpuMsPerCall: latencies.length > 0 ? Number((((serverCpu3 - serverCpu2) * 1000) / latencies.length).toFixed(3)) : null,
   };
 }
 
 try {
   const token = await compileToken();
   const anvil = await startAnvil();
-  const anvilResult = await measure(anvil.url, token);
+  const anvilResult = await measure(anvil.url, token, anvil.child);
   anvil.child.kill('SIGKILL');
   const node = await startNode(['--role', 'validator', '--network', 'devnet', '--data-dir', benchDir(), '--block-time', '1000']);
-  const svcResult = await measure(node.url, token);
+  const svcResult = await measure(node.url, token, node.child);
   await stopNode(node);
   console.log(
     JSON.stringify({
@@ -140,6 +148,7 @@ try {
       svc: svcResult,
       transfersRatio: Number((svcResult.transfersPerSecond! / anvilResult.transfersPerSecond!).toFixed(2)),
       callsRatio: Number((svcResult.callsPerSecond! / anvilResult.callsPerSecond!).toFixed(2)),
+      serverCpuPerTransferRatio: Number((svcResult.serverCpuMsPerTransfer! / anvilResult.serverCpuMsPerTransfer!).toFixed(2)),
     }),
   );
 } finally {

@@ -2,7 +2,7 @@
 // Every node started here takes BENCH_CPU_PROF=<dir> (a CPU profile each) and BENCH_NODE_FLAGS (Node
 // options, e.g. "--max-semi-space-size=64"); BENCH_NODE_LOG=1 passes its log through.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,4 +93,10 @@ export async function submitPaced(client: SvcClient, raws: string[], rate: numbe
     if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
     await sendBatch(client, raws.slice(i, i + size), method);
   }
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc: where the work of a run went. */
+export function cpuSeconds(child: ChildProcess): number {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
