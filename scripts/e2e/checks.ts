@@ -194,7 +194,7 @@ export function matchesModel({ collected, faucet, accounts }: CheckInput): Check
   return result(
     'balances, nonces, bonds, stakes, escrows and token balances equal the reference model',
     failures,
-    `${collected.nodes.length} nodes × ${collected.nodes[0]?.balances.size ?? 0} accounts at block ${collected.height}, ${accounts.length} nonces, ${jobs} job and ${deals} deal escrows, ${model.tokens.size} ERC-20 contracts × ${accounts.length} holders`,
+    `${collected.nodes.length} nodes × ${collected.nodes[0]?.balances.size ?? 0} accounts at block ${collected.height}, ${accounts.length} nonces, ${jobs} job and ${deals} deal escrows, ${model.tokens.size} ERC-20 contracts × ${accounts.length} holders (${model.evm.transactions} EVM transactions: ${model.evm.ethereum} Ethereum, ${model.evm.failed} failed)`,
   );
 }
 

@@ -168,7 +168,7 @@ export async function collect(options: CollectOptions): Promise<Collected> {
     ...(receipts[i]!.gasUsed !== undefined ? { gasUsed: receipts[i]!.gasUsed, effectiveGasPrice: BigInt(receipts[i]!.effectiveGasPrice ?? '0') } : {}),
     ...(receipts[i]!.contractAddress ? { contractAddress: receipts[i]!.contractAddress } : {}),
   }));
-  const tokens = txs.filter((tx) => tx.kind === 'evm.create' && tx.status === 'success' && tx.contractAddress).map((tx) => tx.contractAddress!);
+  const tokens = txs.filter((tx) => tx.status === 'success' && tx.contractAddress).map((tx) => tx.contractAddress!);
   const baseFee = BigInt((await ref.rpcCall<string>('eth_gasPrice')) ?? '0');
   const addresses = [...new Set([...options.addresses, ...options.validators, ...txs.flatMap(addressesIn)])].sort();
   const genesis = await balancesAt(options.archive?.client(60_000) ?? ref, addresses, 0);

@@ -1,4 +1,4 @@
-import { getContractAddress } from 'viem';
+import { getContractAddress, parseTransaction, type Hex } from 'viem';
 import type { DealView, JobView } from '../../sdk/index.js';
 import { accountAddress, toEthAddress } from '../../sdk/address.js';
 import type { MinedTx, ReportedBalance } from './collect.js';
@@ -57,6 +57,8 @@ export class ReferenceModel {
   private readonly lastGrant = new Map<string, number>();
   /** The ERC-20 contracts mined creates made (the workload deploys only its example token): holders' balances. */
   readonly tokens = new Map<string, Map<string, bigint>>();
+  /** EVM transactions replayed: how many, how many came as Ethereum transactions, how many failed (reverted or out of gas). */
+  readonly evm = { transactions: 0, ethereum: 0, failed: 0 };
 
   constructor(
     private readonly genesis: ReadonlyMap<string, ReportedBalance>,
@@ -106,12 +108,41 @@ export class ReferenceModel {
     account.bonded[purpose] = (account.bonded[purpose] ?? 0n) + value;
   }
 
+  /** An Ethereum transaction's recipient (undefined for a create), calldata and value, from its signed bytes. */
+  private static ethereumCall(tx: MinedTx): { to?: string; data: string; value: bigint } {
+    const parsed = parseTransaction(tx.payload.rlp as Hex);
+    return { ...(parsed.to ? { to: accountAddress(parsed.to) } : {}), data: parsed.data ?? '0x', value: parsed.value ?? 0n };
+  }
+
+  /** A create of the example token: at its sender and nonce's address, the supply (its constructor's one argument, the last word of the init code) to the sender. */
+  private create(tx: MinedTx, code: string, value: bigint): void {
+    const address = accountAddress(getContractAddress({ from: toEthAddress(tx.from), nonce: BigInt(tx.nonce) }));
+    if (tx.contractAddress !== address) this.problems.push(`${tx.hash} (block ${tx.height}): the create made ${tx.contractAddress}, the model expects ${address} (sender and nonce)`);
+    this.move(tx.from, address, 'OMC', value);
+    this.tokens.set(address, new Map([[tx.from, BigInt(`0x${code.slice(-64)}`)]]));
+  }
+
+  /** A call: the OMC it carries moves; a token transfer moves the amount (the verdict was judged); a call to no token does nothing else. */
+  private call(tx: MinedTx, to: string, data: string, value: bigint): void {
+    this.move(tx.from, accountAddress(to), 'OMC', value);
+    const token = this.tokens.get(accountAddress(to));
+    const transfer = ReferenceModel.tokenTransfer(data);
+    if (!token || !transfer) return;
+    token.set(tx.from, (token.get(tx.from) ?? 0n) - transfer.value);
+    token.set(transfer.to, (token.get(transfer.to) ?? 0n) + transfer.value);
+  }
+
   /** Replays one mined transaction. */
   apply(tx: MinedTx, deals: ReadonlyMap<string, DealView>): void {
     const sender = this.account(tx.from);
     if (tx.nonce !== sender.nonce) this.problems.push(`${tx.hash} (block ${tx.height}): nonce ${tx.nonce} of ${tx.from}, whose next nonce was ${sender.nonce}`);
     sender.nonce = tx.nonce + 1;
     if (tx.gasUsed !== undefined) this.payGas(tx);
+    if (tx.kind.startsWith('evm.')) {
+      this.evm.transactions += 1;
+      if (tx.kind === 'evm.ethereum') this.evm.ethereum += 1;
+      if (tx.status === 'failed') this.evm.failed += 1;
+    }
     const judged = this.judge(tx);
     if (judged !== undefined && judged !== tx.status) {
       this.problems.push(`${tx.hash} (block ${tx.height}, ${tx.kind}): the chain says ${tx.status}${tx.error ? ` (${tx.error.name})` : ''}, the model ${judged}`);
@@ -144,21 +175,13 @@ export class ReferenceModel {
       case 'oon.supplyCode':
       case 'omp.acceptDeal':
         return;
-      case 'evm.create': {
-        // The example token's constructor takes its supply (the last word of the init code) and gives it to the creator.
-        const address = accountAddress(getContractAddress({ from: toEthAddress(tx.from), nonce: BigInt(tx.nonce) }));
-        if (tx.contractAddress !== address) this.problems.push(`${tx.hash} (block ${tx.height}): the create made ${tx.contractAddress}, the model expects ${address} (sender and nonce)`);
-        const code = p.code as string;
-        this.tokens.set(address, new Map([[tx.from, BigInt(`0x${code.slice(-64)}`)]]));
-        return;
-      }
-      case 'evm.call': {
-        const token = this.tokens.get(accountAddress(p.to as string));
-        const transfer = ReferenceModel.tokenTransfer(p.data as string);
-        if (!token || !transfer) return;
-        token.set(tx.from, (token.get(tx.from) ?? 0n) - transfer.value);
-        token.set(transfer.to, (token.get(transfer.to) ?? 0n) + transfer.value);
-        return;
+      case 'evm.create':
+        return this.create(tx, p.code as string, BigInt(p.value as string));
+      case 'evm.call':
+        return this.call(tx, p.to as string, p.data as string, BigInt(p.value as string));
+      case 'evm.ethereum': {
+        const { to, data, value } = ReferenceModel.ethereumCall(tx);
+        return to === undefined ? this.create(tx, data, value) : this.call(tx, to, data, value);
       }
       case 'oon.submitJob': {
         const escrow = amount(p.gasLimit) * amount(p.gasPrice) * BigInt((p.replicas as number | undefined) ?? 1);
@@ -200,9 +223,10 @@ export class ReferenceModel {
    */
   private judge(tx: MinedTx): 'success' | 'failed' | undefined {
     const p = tx.payload;
-    if (tx.kind === 'evm.call' && BigInt(p.value as string) === 0n) {
-      const token = this.tokens.get(accountAddress(p.to as string));
-      const transfer = ReferenceModel.tokenTransfer(p.data as string);
+    const call = tx.kind === 'evm.call' ? { to: p.to as string, data: p.data as string, value: BigInt(p.value as string) } : tx.kind === 'evm.ethereum' ? ReferenceModel.ethereumCall(tx) : undefined;
+    if (call?.to !== undefined && call.value === 0n) {
+      const token = this.tokens.get(accountAddress(call.to));
+      const transfer = ReferenceModel.tokenTransfer(call.data);
       if (!token) return 'success';
       if (transfer) return (token.get(tx.from) ?? 0n) >= transfer.value ? 'success' : 'failed';
     }

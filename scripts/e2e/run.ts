@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { devnetKey } from '../../sdk/index.js';
+import { accountAddress, devnetKey } from '../../sdk/index.js';
 import { CHECKS, type CheckResult } from './checks.js';
 import { collect, type Collected } from './collect.js';
 import { History } from './history.js';
@@ -106,7 +106,7 @@ export async function runE2e(options: RunOptions): Promise<RunReport> {
     testnet = await Testnet.start(manifest, dir, history, say);
     const v0 = testnet.validators[0]!;
     const chainId = (await v0.client().chainInfo()).chainId;
-    const workload = new Workload({ manifest, testnet, history, random: workloadRandom, chainId, code: await jobCode(), token: await tokenArtifact(), dropOneTransfer: faults.has('drop-tx') });
+    const workload = new Workload({ manifest, testnet, history, random: workloadRandom, chainId, evmChainId: Number(await v0.client().rpcCall<string>('eth_chainId')), code: await jobCode(), token: await tokenArtifact(), dropOneTransfer: faults.has('drop-tx') });
     const perturber = new Perturber(testnet, history, perturbRandom, manifest, say);
     const stopWatching = watchFinality(testnet, history);
     const started = Date.now();
@@ -134,7 +134,8 @@ export async function runE2e(options: RunOptions): Promise<RunReport> {
     const providers = testnet.followers.filter((f) => f.compute || f.storage).map((f) => f.operator);
     const validators = testnet.validatorKeys.map((k) => k.address);
     const archive = testnet.followers.find((_f, i) => manifest.followers[i]!.archive)?.node;
-    collected = await collect({ nodes: testnet.nodes, reference: v0, ...(archive ? { archive } : {}), height, addresses: [...testnet.accounts.map((a) => a.address), ...providers], accounts: testnet.accounts.map((a) => a.address), validators });
+    const identities = [...testnet.accounts.map((a) => a.address), ...testnet.ethAccounts.map((a) => accountAddress(a.address))];
+    collected = await collect({ nodes: testnet.nodes, reference: v0, ...(archive ? { archive } : {}), height, addresses: [...identities, ...providers], accounts: identities, validators });
     if (faults.has('balance')) {
       // The runner's test-only fault: one node's reported balance of one account, off by one base unit.
       const node = collected.nodes.at(-1)!;
@@ -144,7 +145,7 @@ export async function runE2e(options: RunOptions): Promise<RunReport> {
       say(`fault injected: ${node.name}'s reported OMC of ${address} raised by one base unit`);
     }
     const exits = new Map(testnet.nodes.map((n) => [n.name, n.exits] as const));
-    const input = { manifest, collected, history, faucet: devnetKey('faucet', 0).address, accounts: testnet.accounts.map((a) => a.address), exits, problems: perturber.problems };
+    const input = { manifest, collected, history, faucet: devnetKey('faucet', 0).address, accounts: identities, exits, problems: perturber.problems };
     results = CHECKS.map((check) => check(input));
   } catch (error) {
     failure = error as Error;

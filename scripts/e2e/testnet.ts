@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
 import { devnetKey, generateKeyPair, rawTransaction, RpcError, signTransaction, toHex, transferPayload, UNIT, type KeyPair, type SignedTransaction, type SvcClient } from '../../sdk/index.js';
 import type { History } from './history.js';
 import type { Manifest } from './manifest.js';
@@ -43,6 +44,9 @@ export async function until<T>(probe: () => Promise<T>, done: (value: T) => bool
   }
 }
 
+/** The mnemonic whose first ten accounts the devnet's genesis funds (Foundry's and Hardhat's default keys). */
+const TEST_MNEMONIC = 'test test test test test test test test test test test junk';
+
 /**
  * The testnet a manifest describes, as processes on loopback: the devnet's genesis validator, the
  * validators that stake by transaction, and the followers; each node with its data dir, config and
@@ -53,6 +57,11 @@ export class Testnet {
   readonly followers: Follower[] = [];
   /** The workload's accounts, funded at the start. */
   readonly accounts: KeyPair[];
+  /**
+   * The Ethereum identities of the first ten clients: the test mnemonic's accounts, funded by the
+   * devnet's genesis; their `contract` operations go half the time as Ethereum transactions.
+   */
+  readonly ethAccounts: HDAccount[];
   private readonly stakerKeys: KeyPair[];
   /** Every validator's operator key: the devnet's genesis validator's, and each staker's. */
   readonly validatorKeys: KeyPair[] = [devnetKey('validator', 0)];
@@ -64,6 +73,7 @@ export class Testnet {
     private readonly say: (line: string) => void,
   ) {
     this.accounts = Array.from({ length: manifest.workload.accounts }, () => generateKeyPair());
+    this.ethAccounts = Array.from({ length: Math.min(10, manifest.workload.accounts) }, (_, i) => mnemonicToAccount(TEST_MNEMONIC, { addressIndex: i }));
     this.stakerKeys = Array.from({ length: manifest.validators.count - 1 }, () => generateKeyPair());
     this.validatorKeys.push(...this.stakerKeys);
   }

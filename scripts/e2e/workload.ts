@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import wabtFactory from 'wabt';
 import { dealPayload, jobPayload, rawTransaction, RpcError, signTransaction, transferPayload, UNIT, type KeyPair, type Payload, type SignedTransaction } from '../../sdk/index.js';
-import { encodeDeployData, encodeFunctionData, type Abi } from 'viem';
+import { encodeDeployData, encodeFunctionData, keccak256, type Abi, type Hex } from 'viem';
+import type { HDAccount } from 'viem/accounts';
 import { contractAddressOf } from '../../sdk/contracts.js';
-import { toEthAddress } from '../../sdk/address.js';
+import { accountAddress, toEthAddress } from '../../sdk/address.js';
 import { compileSolidity, type Artifact } from '../solidity.js';
 import type { History, OperationKind, Submission } from './history.js';
 import type { Manifest } from './manifest.js';
@@ -23,6 +24,17 @@ const CONTRACTS_DIR = new URL(import.meta.url.endsWith('.ts') ? '../../examples/
 const DEPLOY_GAS_LIMIT = 3_000_000;
 const CALL_GAS_LIMIT = 100_000;
 const TOKEN = 10n ** 18n;
+/** What an Ethereum transaction of the workload offers per gas: above the base fee (1 gwei), a tip of none. */
+const ETH_FEES = { maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 0n };
+
+/** The history's names for the geth words an `eth_sendRawTransaction` refusal starts with. */
+const ETH_REFUSALS: [RegExp, string][] = [
+  [/^nonce too low/, 'nonce_too_low'],
+  [/^nonce too high/, 'nonce_gap'],
+  [/^replacement transaction underpriced/, 'nonce_conflict'],
+  [/^insufficient funds/, 'insufficient_funds'],
+  [/^already known/, 'already_known'],
+];
 
 /** Compiles the example token with solc-js (a dev dependency, as wabt is). */
 export async function tokenArtifact(): Promise<Artifact> {
@@ -56,6 +68,8 @@ export interface WorkloadOptions {
   readonly code: Uint8Array;
   /** The ERC-20 the `contract` operations deploy. */
   readonly token: Artifact;
+  /** The EVM chain id Ethereum transactions are signed for. */
+  readonly evmChainId: number;
   /**
    * A test-only fault of the runner itself (never of a node): one transfer is recorded as acknowledged
    * by the node it names, but never sent — as if that node had admitted it and then lost it. The
@@ -78,13 +92,15 @@ export class Workload {
   private readonly nonces = new Map<string, number>();
   /** Where the tokens whose deploys a node acknowledged are (or will be, once mined): calls go to any of them. */
   private readonly tokens: string[] = [];
+  /** Ethereum identities whose next nonce must be asked of a node before they send again. */
+  private readonly ethResync = new Set<string>();
 
   constructor(private readonly options: WorkloadOptions) {}
 
   start(): void {
     const { manifest, testnet, random } = this.options;
     const meanGapMs = (1000 * testnet.accounts.length) / manifest.workload.perSecond;
-    this.running = testnet.accounts.map((account) => this.client(account, random.split(), meanGapMs));
+    this.running = testnet.accounts.map((account, i) => this.client(account, random.split(), meanGapMs, testnet.ethAccounts[i]));
     // The providers register while the rest goes on (and the perturbations too): until then jobs queue, and deals wait.
     const within = Math.min(10_000, manifest.seconds * 250);
     for (const follower of testnet.followers) {
@@ -181,8 +197,9 @@ export class Workload {
     return up.length > 0 && !random.chance(0.1) ? random.pick(up) : random.pick(nodes);
   }
 
-  private async client(account: KeyPair, random: Random, meanGapMs: number): Promise<void> {
+  private async client(account: KeyPair, random: Random, meanGapMs: number, eth?: HDAccount): Promise<void> {
     this.nonces.set(account.address, 0);
+    if (eth) this.nonces.set(accountAddress(eth.address), 0);
     let resync = false;
     while (!this.stopped) {
       await this.sleep(random.exponential(meanGapMs));
@@ -190,12 +207,12 @@ export class Workload {
       // After an answer it could not read, the client asks a node what its next nonce is.
       if (resync) resync = !(await this.resync(account, random));
       const operation = random.weighted(this.options.manifest.workload.mix);
-      const outcome = await this.perform(operation, account, random);
+      const outcome = eth && operation === 'contract' && random.chance(0.5) ? await this.ethereumContract(eth, random) : await this.perform(operation, account, random);
       if (outcome === 'unanswered' || outcome === 'nonce') resync = true;
     }
   }
 
-  private async resync(account: KeyPair, random: Random): Promise<boolean> {
+  private async resync(account: { address: string }, random: Random): Promise<boolean> {
     const up = this.options.testnet.nodes.filter((n) => n.state === 'up');
     if (up.length === 0) return false;
     try {
@@ -300,19 +317,76 @@ export class Workload {
         return advance(await this.send(operation, node, tx));
       }
       case 'contract': {
-        const { abi, bytecode } = this.options.token as unknown as { abi: Abi; bytecode: `0x${string}` };
-        if (this.tokens.length === 0 || random.chance(0.15)) {
-          const code = encodeDeployData({ abi, bytecode, args: [BigInt(random.int(100, 1000)) * TOKEN] });
+        if (this.deploys(random)) {
+          const code = this.tokenDeploy(random);
           const entry = await this.send(operation, node, this.sign(account, 'evm.create', { code, value: '0', gasLimit: DEPLOY_GAS_LIMIT }));
           if (entry.outcome === 'acknowledged') this.tokens.push(contractAddressOf(account.address, nonce));
           return advance(entry);
         }
         // Amounts up to what a deployer holds: transfers by accounts without enough revert (and pay their gas).
-        const to = toEthAddress(random.pick(testnet.accounts.filter((a) => a !== account)).address);
-        const data = encodeFunctionData({ abi, functionName: 'transfer', args: [to, BigInt(random.int(1, 300)) * TOKEN] });
+        const data = this.tokenTransfer(random, account.address);
         return advance(await this.send(operation, node, this.sign(account, 'evm.call', { to: random.pick(this.tokens), data, value: '0', gasLimit: CALL_GAS_LIMIT })));
       }
     }
+  }
+
+  private get tokenArtifact(): { abi: Abi; bytecode: Hex } {
+    return this.options.token as unknown as { abi: Abi; bytecode: Hex };
+  }
+
+  /** Whether a contract operation deploys a token (the first always does) rather than moving one. */
+  private deploys(random: Random): boolean {
+    return this.tokens.length === 0 || random.chance(0.15);
+  }
+
+  private tokenDeploy(random: Random): Hex {
+    const { abi, bytecode } = this.tokenArtifact;
+    return encodeDeployData({ abi, bytecode, args: [BigInt(random.int(100, 1000)) * TOKEN] });
+  }
+
+  /** A token transfer to another of the workload's identities, of up to what a deployer holds: those without enough revert. */
+  private tokenTransfer(random: Random, from: string): Hex {
+    const { testnet } = this.options;
+    const identities = [...testnet.accounts.map((a) => a.address), ...testnet.ethAccounts.map((a) => accountAddress(a.address))].filter((a) => a !== from);
+    return encodeFunctionData({ abi: this.tokenArtifact.abi, functionName: 'transfer', args: [toEthAddress(random.pick(identities)), BigInt(random.int(1, 300)) * TOKEN] });
+  }
+
+  /** A `contract` operation as an Ethereum transaction (EIP-1559, signed with the identity's secp256k1 key) through `eth_sendRawTransaction`. */
+  private async ethereumContract(eth: HDAccount, random: Random): Promise<'ok'> {
+    const from = accountAddress(eth.address);
+    if (this.ethResync.has(from)) {
+      if (!(await this.resync({ address: from }, random))) return 'ok';
+      this.ethResync.delete(from);
+    }
+    const nonce = this.nonces.get(from)!;
+    const base = { chainId: this.options.evmChainId, nonce, ...ETH_FEES };
+    const deploy = this.deploys(random);
+    const raw = deploy
+      ? await eth.signTransaction({ ...base, gas: BigInt(DEPLOY_GAS_LIMIT), data: this.tokenDeploy(random) })
+      : await eth.signTransaction({ ...base, gas: BigInt(CALL_GAS_LIMIT), to: toEthAddress(random.pick(this.tokens)), data: this.tokenTransfer(random, from) });
+    const entry = await this.sendEthereum('contract', this.pickNode(random), raw, from, nonce);
+    if (entry.outcome === 'acknowledged') {
+      this.nonces.set(from, nonce + 1);
+      if (deploy) this.tokens.push(contractAddressOf(from, nonce));
+    } else if (entry.outcome === 'unanswered' || /^nonce_/.test(entry.error ?? '')) this.ethResync.add(from);
+    return 'ok';
+  }
+
+  /** Sends an Ethereum transaction as wallets do, recording what the node answered in the history's words. */
+  private async sendEthereum(operation: OperationKind, node: NodeProcess, raw: Hex, from: string, nonce: number): Promise<Submission> {
+    const { history } = this.options;
+    const hash = keccak256(raw);
+    const entry = history.submit({ operation, node: node.name, hash, from, nonce });
+    try {
+      history.acknowledged(entry, await node.client().rpcCall<string>('eth_sendRawTransaction', [raw]));
+    } catch (error) {
+      const refusal = refusalOf(error);
+      const name = refusal === undefined ? undefined : (ETH_REFUSALS.find(([words]) => words.test(refusal))?.[1] ?? refusal);
+      if (name === 'already_known') history.acknowledged(entry, hash);
+      else if (name) history.refused(entry, name);
+      else history.unanswered(entry, (error as Error).message);
+    }
+    return entry;
   }
 
   /**
@@ -323,19 +397,27 @@ export class Workload {
    */
   async fillGaps(nodes: readonly NodeProcess[]): Promise<number> {
     let filled = 0;
-    const [first, second] = this.options.testnet.accounts;
-    for (const account of this.options.testnet.accounts) {
-      const highest = Math.max(-1, ...this.options.history.submissions.filter((s) => s.from === account.address && s.outcome === 'acknowledged').map((s) => s.nonce ?? -1));
+    const { testnet } = this.options;
+    const [first, second] = testnet.accounts;
+    const identities = [
+      ...testnet.accounts.map((account) => ({ address: account.address, fill: (next: number) => this.send('filler', nodes[0]!, this.sign(account, 'transfer', transferPayload(account === first ? second!.address : first!.address, 'OMC', 1n), next)) })),
+      // An Ethereum identity fills with a transfer of nothing to itself.
+      ...testnet.ethAccounts.map((eth) => ({
+        address: accountAddress(eth.address),
+        fill: async (next: number) => this.sendEthereum('filler', nodes[0]!, await eth.signTransaction({ chainId: this.options.evmChainId, nonce: next, gas: 21_000n, to: eth.address, value: 0n, ...ETH_FEES }), accountAddress(eth.address), next),
+      })),
+    ];
+    for (const { address, fill } of identities) {
+      const highest = Math.max(-1, ...this.options.history.submissions.filter((s) => s.from === address && s.outcome === 'acknowledged').map((s) => s.nonce ?? -1));
       for (let attempt = 0; attempt < 50; attempt++) {
-        const seen = await Promise.all(nodes.map((node) => node.client(15_000).getNonce(account.address)));
+        const seen = await Promise.all(nodes.map((node) => node.client(15_000).getNonce(address)));
         const next = Math.max(...seen);
         if (next > highest) break;
         if (seen.some((n) => n !== next)) {
           await this.sleep(200);
           continue;
         }
-        const to = account === first ? second!.address : first!.address;
-        const entry = await this.send('filler', nodes[0]!, this.sign(account, 'transfer', transferPayload(to, 'OMC', 1n), next));
+        const entry = await fill(next);
         if (entry.outcome !== 'acknowledged') break;
         filled += 1;
         await nodes[0]!.client(30_000).waitForTransaction(entry.hash!, { timeoutMs: 30_000 }).catch(() => undefined);
@@ -343,4 +425,5 @@ export class Workload {
     }
     return filled;
   }
+
 }

@@ -3,6 +3,9 @@ import type { DealView, JobView } from '../../../sdk/index.js';
 import type { MinedTx, ReportedBalance } from '../../../scripts/e2e/collect.js';
 import { ReferenceModel } from '../../../scripts/e2e/model.js';
 import { contractAddressOf } from '../../../sdk/contracts.js';
+import { accountAddress, toEthAddress } from '../../../sdk/address.js';
+import { privateKeyToAccount } from 'viem/accounts';
+import { TEST_KEY_0 as TEST_KEY } from '../../helpers/foundry.js';
 
 const A = `svc1${'a'.repeat(40)}`;
 const B = `svc1${'b'.repeat(40)}`;
@@ -97,5 +100,19 @@ describe('the e2e reference model', () => {
     model.apply({ ...tx(A, 3, 'evm.call', { to: token, data: transfer(301n), value: '0', gasLimit: 100_000 }), ...gas }, new Map());
     model.apply({ ...tx(A, 4, 'evm.create', { code: `0x6080${supply}`, value: '0', gasLimit: 1_000_000 }), ...gas, contractAddress: token }, new Map());
     expect(model.problems).toEqual([expect.stringContaining('the chain says success, the model failed'), expect.stringContaining('the model expects')]);
+  });
+
+  it('reads an Ethereum transaction\'s create or call from its signed bytes, as it reads the native kinds', async () => {
+    const eth = privateKeyToAccount(TEST_KEY);
+    const E = accountAddress(eth.address);
+    const model = new ReferenceModel(new Map([[E, { omc: 10n ** 18n, ogt: 0n, bonded: {} }]]), FAUCET, 1n);
+    const base = { chainId: 7, maxFeePerGas: 2n, maxPriorityFeePerGas: 0n };
+    const supply = (90n).toString(16).padStart(64, '0');
+    const created = await eth.signTransaction({ ...base, nonce: 0, gas: 1_000_000n, data: `0x6080${supply}` });
+    const token = contractAddressOf(E, 0);
+    model.apply({ ...tx(E, 0, 'evm.ethereum', { rlp: created }), gasUsed: 10, effectiveGasPrice: 1n, contractAddress: token }, new Map());
+    const moved = await eth.signTransaction({ ...base, nonce: 1, gas: 100_000n, to: toEthAddress(token), data: `0xa9059cbb${'0'.repeat(24)}${B.slice(4)}${(40n).toString(16).padStart(64, '0')}` });
+    model.apply({ ...tx(E, 1, 'evm.ethereum', { rlp: moved }), gasUsed: 5, effectiveGasPrice: 1n }, new Map());
+    expect([model.tokenBalance(token, E), model.tokenBalance(token, B), model.account(E).omc, model.problems]).toEqual([50n, 40n, 10n ** 18n - 15n, []]);
   });
 });
