@@ -50,7 +50,7 @@ export const ManifestSchema = Type.Object(
             duplicate: Weight('one signed transfer sent to two nodes at once'),
             job: Weight('a small WASI job (needs a compute follower)'),
             deal: Weight('an upload and a storage deal (needs a storage follower)'),
-            contract: Weight('in the EVM: a deploy of the example ERC-20 (evm.create), or a token transfer (evm.call) that may revert'),
+            contract: Weight('in the EVM: a deploy of the example ERC-20, or a token transfer that may revert (native, or an Ethereum transaction for the first ten clients)'),
           },
           { additionalProperties: false, default: { transfer: 10, badNonce: 1, insufficientFunds: 1, faucet: 2, duplicate: 2, job: 2, deal: 1, contract: 2 } },
         ),

@@ -36,6 +36,15 @@ const ETH_REFUSALS: [RegExp, string][] = [
   [/^already known/, 'already_known'],
 ];
 
+/** A token transfer a client sends: who, to whom, which token, how much, and its calldata. */
+interface TokenTransfer {
+  readonly from: string;
+  readonly to: string;
+  readonly token: string;
+  readonly amount: bigint;
+  readonly data: Hex;
+}
+
 /** Compiles the example token with solc-js (a dev dependency, as wabt is). */
 export async function tokenArtifact(): Promise<Artifact> {
   return (await compileSolidity([CONTRACTS_DIR.pathname]))['Token']!;
@@ -92,6 +101,8 @@ export class Workload {
   private readonly nonces = new Map<string, number>();
   /** Where the tokens whose deploys a node acknowledged are (or will be, once mined): calls go to any of them. */
   private readonly tokens: string[] = [];
+  /** What each identity holds of each token, as far as the clients know. */
+  private readonly holdings = new Map<string, Map<string, bigint>>();
   /** Ethereum identities whose next nonce must be asked of a node before they send again. */
   private readonly ethResync = new Set<string>();
 
@@ -317,15 +328,17 @@ export class Workload {
         return advance(await this.send(operation, node, tx));
       }
       case 'contract': {
-        if (this.deploys(random)) {
-          const code = this.tokenDeploy(random);
+        if (this.deploys(random, account.address)) {
+          const { supply, code } = this.tokenDeploy(random);
           const entry = await this.send(operation, node, this.sign(account, 'evm.create', { code, value: '0', gasLimit: DEPLOY_GAS_LIMIT }));
-          if (entry.outcome === 'acknowledged') this.tokens.push(contractAddressOf(account.address, nonce));
+          if (entry.outcome === 'acknowledged') this.deployed(account.address, contractAddressOf(account.address, nonce), supply);
           return advance(entry);
         }
         // Amounts up to what a deployer holds: transfers by accounts without enough revert (and pay their gas).
-        const data = this.tokenTransfer(random, account.address);
-        return advance(await this.send(operation, node, this.sign(account, 'evm.call', { to: random.pick(this.tokens), data, value: '0', gasLimit: CALL_GAS_LIMIT })));
+        const transfer = this.tokenTransfer(random, account.address);
+        const entry = await this.send(operation, node, this.sign(account, 'evm.call', { to: transfer.token, data: transfer.data, value: '0', gasLimit: CALL_GAS_LIMIT }));
+        if (entry.outcome === 'acknowledged') this.transferred(transfer);
+        return advance(entry);
       }
     }
   }
@@ -334,21 +347,48 @@ export class Workload {
     return this.options.token as unknown as { abi: Abi; bytecode: Hex };
   }
 
-  /** Whether a contract operation deploys a token (the first always does) rather than moving one. */
-  private deploys(random: Random): boolean {
-    return this.tokens.length === 0 || random.chance(0.15);
+  /** Whether a contract operation deploys a token rather than moving one: the first does, and mostly one by an identity that holds none. */
+  private deploys(random: Random, from: string): boolean {
+    const holds = [...this.holding(from).values()].some((amount) => amount >= TOKEN);
+    return this.tokens.length === 0 || random.chance(holds ? 0.1 : 0.8);
   }
 
-  private tokenDeploy(random: Random): Hex {
+  private tokenDeploy(random: Random): { supply: bigint; code: Hex } {
     const { abi, bytecode } = this.tokenArtifact;
-    return encodeDeployData({ abi, bytecode, args: [BigInt(random.int(100, 1000)) * TOKEN] });
+    const supply = BigInt(random.int(100, 1000)) * TOKEN;
+    return { supply, code: encodeDeployData({ abi, bytecode, args: [supply] }) };
   }
 
-  /** A token transfer to another of the workload's identities, of up to what a deployer holds: those without enough revert. */
-  private tokenTransfer(random: Random, from: string): Hex {
+  /** What each identity holds of each token as far as the clients know (acknowledged, not necessarily mined or successful). */
+  private holding(by: string): Map<string, bigint> {
+    let held = this.holdings.get(by);
+    if (!held) this.holdings.set(by, (held = new Map()));
+    return held;
+  }
+
+  private deployed(by: string, token: string, supply: bigint): void {
+    this.tokens.push(token);
+    this.holding(by).set(token, supply);
+  }
+
+  private transferred({ from, to, token, amount }: TokenTransfer): void {
+    this.holding(from).set(token, (this.holding(from).get(token) ?? 0n) - amount);
+    this.holding(to).set(token, (this.holding(to).get(token) ?? 0n) + amount);
+  }
+
+  /**
+   * A token transfer to another of the workload's identities: mostly of a token the sender holds, of
+   * at most what it holds as far as the clients know; sometimes of any token and up to 50 (which
+   * reverts when it holds too little, and pays its gas).
+   */
+  private tokenTransfer(random: Random, from: string): TokenTransfer {
     const { testnet } = this.options;
     const identities = [...testnet.accounts.map((a) => a.address), ...testnet.ethAccounts.map((a) => accountAddress(a.address))].filter((a) => a !== from);
-    return encodeFunctionData({ abi: this.tokenArtifact.abi, functionName: 'transfer', args: [toEthAddress(random.pick(identities)), BigInt(random.int(1, 300)) * TOKEN] });
+    const held = [...this.holding(from)].filter(([, amount]) => amount >= TOKEN);
+    const [token, max] = held.length > 0 && random.chance(0.8) ? random.pick(held) : [random.pick(this.tokens), 50n * TOKEN];
+    const amount = BigInt(random.int(1, Number(max / TOKEN))) * TOKEN;
+    const to = random.pick(identities);
+    return { from, to, token, amount, data: encodeFunctionData({ abi: this.tokenArtifact.abi, functionName: 'transfer', args: [toEthAddress(to), amount] }) };
   }
 
   /** A `contract` operation as an Ethereum transaction (EIP-1559, signed with the identity's secp256k1 key) through `eth_sendRawTransaction`. */
@@ -360,14 +400,17 @@ export class Workload {
     }
     const nonce = this.nonces.get(from)!;
     const base = { chainId: this.options.evmChainId, nonce, ...ETH_FEES };
-    const deploy = this.deploys(random);
-    const raw = deploy
-      ? await eth.signTransaction({ ...base, gas: BigInt(DEPLOY_GAS_LIMIT), data: this.tokenDeploy(random) })
-      : await eth.signTransaction({ ...base, gas: BigInt(CALL_GAS_LIMIT), to: toEthAddress(random.pick(this.tokens)), data: this.tokenTransfer(random, from) });
+    const deploy = this.deploys(random, from);
+    const transfer = deploy ? undefined : this.tokenTransfer(random, from);
+    const creation = deploy ? this.tokenDeploy(random) : undefined;
+    const raw = transfer
+      ? await eth.signTransaction({ ...base, gas: BigInt(CALL_GAS_LIMIT), to: toEthAddress(transfer.token), data: transfer.data })
+      : await eth.signTransaction({ ...base, gas: BigInt(DEPLOY_GAS_LIMIT), data: creation!.code });
     const entry = await this.sendEthereum('contract', this.pickNode(random), raw, from, nonce);
     if (entry.outcome === 'acknowledged') {
       this.nonces.set(from, nonce + 1);
-      if (deploy) this.tokens.push(contractAddressOf(from, nonce));
+      if (transfer) this.transferred(transfer);
+      else this.deployed(from, contractAddressOf(from, nonce), creation!.supply);
     } else if (entry.outcome === 'unanswered' || /^nonce_/.test(entry.error ?? '')) this.ethResync.add(from);
     return 'ok';
   }
