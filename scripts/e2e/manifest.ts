@@ -3,7 +3,7 @@ import Type, { type Static } from 'typebox';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { checkConfig, ConfigError } from '../../kernel/config/errors.js';
 
-const Weight = (description: string) => Type.Integer({ minimum: 0, maximum: 1000, description });
+const Weight = (description: string) => Type.Integer({ minimum: 0, maximum: 1000, default: 0, description });
 
 export const PERTURBATIONS = ['kill', 'terminate', 'pause', 'restart', 'cut'] as const;
 export type PerturbationKind = (typeof PERTURBATIONS)[number];
