@@ -4,6 +4,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { rpc, startTestNode, type TestNode } from '../../helpers/test-node.js';
 import { contracts } from '../../helpers/contracts.js';
 import { startAnvil, TEST_ADDRESS_1, TEST_KEY_0 } from '../../helpers/foundry.js';
+import type { StructLog } from '../../../plugins/evm/trace/struct-logger.js';
+import type { CallFrame } from '../../../plugins/evm/trace/call-tracer.js';
 
 const artifact = (name: string): { abi: Abi; bytecode: Hex } => contracts()[name] as unknown as { abi: Abi; bytecode: Hex };
 const account = privateKeyToAccount(TEST_KEY_0);
@@ -13,36 +15,13 @@ const TOKEN = '0x5fbdb2315678afecb367f032d93f642f64180aa3';
 const FORWARDER = '0x9fe46736679d2d9a65f0992f2272de9f3c7fa6e0';
 const PROBE = '0xdc64a140aa3e981100a9beca4e685f962f0cf6c9';
 
-interface StructLog {
-  pc: number;
-  op: string;
-  gas: number;
-  gasCost: number;
-  depth: number;
-  stack?: string[];
-  storage?: Record<string, string>;
-  refund?: number;
-}
 interface StructTrace {
   gas: number;
   failed: boolean;
   returnValue: string;
   structLogs: StructLog[];
 }
-interface Frame {
-  type: string;
-  from: string;
-  to?: string;
-  value?: string;
-  gas: string;
-  gasUsed: string;
-  input: string;
-  output?: string;
-  error?: string;
-  revertReason?: string;
-  calls?: Frame[];
-  logs?: unknown[];
-}
+type Frame = CallFrame;
 
 async function call<T>(url: string, method: string, params: unknown[]): Promise<T> {
   const { body } = await rpc<T>(url, method, params);
