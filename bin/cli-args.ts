@@ -15,7 +15,7 @@ function camel(flag: string): string {
 }
 
 /** The long flags (without dashes) that take a value, across every command of the CLI. */
-function valueFlags(cli: CAC): Set<string> {
+export function valueFlags(cli: CAC): Set<string> {
   const flags = new Set<string>();
   for (const option of [...cli.globalCommand.options, ...cli.commands.flatMap((command) => command.options)]) {
     if (option.isBoolean) continue;

@@ -2,6 +2,7 @@
 import '../kernel/polyfill.js';
 import { dirname, resolve } from 'node:path';
 import { cac } from 'cac';
+import { printActionHelp } from './action-help.js';
 import { catalog } from '../node/catalog.js';
 import { ConfigError } from '../kernel/config/errors.js';
 import { START_FLAGS, flagsToConfig } from '../node/flags.js';
@@ -167,6 +168,7 @@ cli.version(VERSION);
 
 exitQuietlyOnClosedPipe();
 try {
+  if (printActionHelp(cli, 'svc-node', process.argv)) process.exit(0);
   parseArgs(cli, process.argv);
   if (!cli.matchedCommand && cli.args.length > 0) throw new UsageError(`unknown command "${cli.args[0]}" (see svc-node --help)`);
   if (!cli.matchedCommand && !cli.options.help && !cli.options.version) cli.outputHelp();

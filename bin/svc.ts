@@ -2,6 +2,7 @@
 import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { cac } from 'cac';
+import { printActionHelp } from './action-help.js';
 import { amountOption, exitQuietlyOnClosedPipe, integerText, optionText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
 import { addValidatorCommand } from './validator-command.js';
 import { describeRecord } from './human.js';
@@ -384,6 +385,7 @@ cli.version(VERSION);
 
 exitQuietlyOnClosedPipe();
 try {
+  if (printActionHelp(cli, 'svc', process.argv)) process.exit(0);
   parseArgs(cli, process.argv);
   if (!cli.matchedCommand && cli.args.length > 0) throw new UsageError(`unknown command "${cli.args[0]}" (see svc --help)`);
   if (!cli.matchedCommand && !cli.options.help && !cli.options.version) cli.outputHelp();
