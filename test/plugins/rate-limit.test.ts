@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateKeyPair, newNonce } from '../../sdk/index.js';
 import { RateLimiter } from '../../plugins/rate-limit/limiter.js';
-import { startTestNode, type TestNode } from '../helpers/test-node.js';
+import { startTestNode, waitFor, type TestNode } from '../helpers/test-node.js';
 import { WsClient } from '../helpers/ws-client.js';
 
 let node: TestNode | undefined;
@@ -19,12 +19,16 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
 describe('rate-limit plugin', () => {
   it('sends the headers on every response, counting down, then answers 429 with Retry-After', async () => {
     node = await startTestNode({ storage: 'memory', rateLimit: { limit: 3, burst: 2, windowSeconds: 60 } });
+    // Windows are whole minutes of the clock: start the six calls well inside one, so none lands in the next.
+    await waitFor(() => Date.now() % 60_000, (intoWindow) => intoWindow < 50_000, 15_000, 'a fresh part of the rate window');
     const seen: [string | null, string | null][] = [];
     for (let i = 0; i < 5; i++) {
+      const sentAt = Date.now();
       const res = await post(node.url, call(i));
       expect(res.status).toBe(200);
       expect(res.headers.get('x-ratelimit-limit')).toBe('3');
-      expect(Number(res.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
+      // The window's end, in whole seconds, is after the call was made (it may have passed by the time the answer is read).
+      expect(Number(res.headers.get('x-ratelimit-reset'))).toBeGreaterThan(sentAt / 1000);
       seen.push([res.headers.get('x-ratelimit-remaining'), res.headers.get('x-svc-burst-remaining')]);
     }
     expect(seen).toEqual([['2', '2'], ['1', '2'], ['0', '2'], ['0', '1'], ['0', '0']]);
