@@ -39,6 +39,8 @@ export interface ChainReader {
 export interface SubmitOptions {
   /** It came on the transactions topic, which relays it on its own. */
   readonly viaGossip?: boolean;
+  /** A peer pushed it (pending transactions sent on connecting): its origin journaled it, this node does not. */
+  readonly fromPeer?: boolean;
   /** A check of the decoded, verified transaction before it is admitted (throws the domain error that refuses it). */
   readonly accept?: (tx: SignedTransaction) => void;
 }
@@ -47,8 +49,11 @@ export interface SubmitOptions {
 export interface TxSubmitter {
   /** The nonce the next transaction of `address` should carry, counting pending ones. */
   nextNonce(address: Address): number;
-  /** Admits a signed transaction to the mempool (throws the domain error that says why not). */
-  submit(tx: SignedTransaction): void;
+  /**
+   * Admits a signed transaction to the mempool (throws the domain error that says why not,
+   * synchronously); resolves once it is durable in the node's journal: acknowledge it after that.
+   */
+  submit(tx: SignedTransaction): Promise<void>;
   /**
    * Admits a transaction a client signed, as raw bytes (decoded and verified off the main thread).
    * `accept` sees the decoded, verified transaction before the mempool does: it throws to refuse it.

@@ -27,6 +27,23 @@ import { Pacer } from './pacer.js';
 import { merkleRootPaced } from './merkle.js';
 import { NO_FINALITY_RULES, type FinalityRules } from './finality.js';
 import type { SubmitOptions } from './capabilities.js';
+import type { JournalRecord, TxJournal } from './tx-journal.js';
+
+/** What replaying the journal at start did with its records. */
+export interface JournalReplay {
+  /** Admitted to the mempool again. */
+  readonly replayed: number;
+  /** Mined before the node stopped, or their nonce taken by another transaction meanwhile (`superseded`). */
+  readonly mined: number;
+  readonly superseded: number;
+  /** Older than the mempool keeps a transaction. */
+  readonly expired: number;
+  /** No longer admissible (funds spent meanwhile, a rule changed); each logged at debug with why. */
+  readonly invalid: number;
+}
+
+/** Refusals of a replayed transaction that mean it was mined (or is a duplicate record). */
+const ALREADY_DONE = new Set(['nonce_too_low', 'already_known']);
 
 export class ChainMismatchError extends Error {
   override name = 'ChainMismatchError';
@@ -110,6 +127,8 @@ export class Chain {
   /** The certificate the head was committed with: the next block carries it. */
   private headCommit: CommitCertificate | undefined;
   private finality: FinalityRules = NO_FINALITY_RULES;
+  /** Where acknowledged transactions are made durable (none on a throw-away node). */
+  private journal: TxJournal | undefined;
 
   constructor(private readonly options: ChainOptions) {}
 
@@ -334,15 +353,21 @@ export class Chain {
     return receipt && receipt.blockNumber <= this.head.height ? receipt : undefined;
   }
 
-  /** Admits a transaction this node signed itself (verified inline, synchronously). */
-  submit(tx: SignedTransaction): void {
+  /**
+   * Admits a transaction this node signed itself (verified inline; a refusal is thrown synchronously)
+   * and resolves once it is in the journal: what an acknowledgement of it waits for.
+   */
+  submit(tx: SignedTransaction): Promise<void> {
+    const raw = rawOf(tx);
+    this.journal?.checkRoom(raw.length);
     this.options.mempool.add(tx);
-    this.announce(tx);
+    return this.persisted(tx, raw);
   }
 
   /**
    * Admits a raw transaction from a client or a peer: decoded and signature-checked on a worker
-   * thread, then checked against the mempool here. Throws the domain error that says why not.
+   * thread, then checked against the mempool here, then (unless a peer sent it: its origin journals
+   * it) written to the journal. Throws the domain error that says why not.
    */
   async submitRaw(raw: Uint8Array, options: SubmitOptions = {}): Promise<SignedTransaction> {
     // The same bytes again (a peer's re-announcement, a client's retry) while they are pending: refused
@@ -356,6 +381,8 @@ export class Chain {
       this.options.mempool.addVerified(known);
       return known;
     }
+    const fromPeer = options.viaGossip === true || options.fromPeer === true;
+    if (!fromPeer) this.journal?.checkRoom(raw.length);
     const decoded = await this.options.decoder.decode(raw);
     if ('format' in decoded) throw domainError('invalid_transaction', decoded.format, { field: 'rawTransaction' });
     if ('wrongChain' in decoded) throw domainError('wrong_chain_id', decoded.wrongChain, { expected: this.options.envelope.evmChainId });
@@ -366,8 +393,89 @@ export class Chain {
     this.options.mempool.addVerified(tx);
     this.recentRaws.set(digest, tx.hash);
     if (this.recentRaws.size > MAX_RECENT_RAWS) this.recentRaws.delete(this.recentRaws.keys().next().value!);
-    this.announce(tx, options.viaGossip ?? false);
+    if (fromPeer) this.announce(tx, options.viaGossip ?? false);
+    else await this.persisted(tx, raw);
     return tx;
+  }
+
+  /** Journals an admitted transaction, then announces it (also when the write failed: it is pending, and peers keep it too). */
+  private persisted(tx: SignedTransaction, raw: Uint8Array): Promise<void> {
+    if (!this.journal) {
+      this.announce(tx);
+      return Promise.resolve();
+    }
+    return this.journal.append(tx.hash, raw).then(
+      () => this.announce(tx),
+      (error: unknown) => {
+        this.announce(tx);
+        throw error;
+      },
+    );
+  }
+
+  /**
+   * Takes the journal's records back into the mempool at start (dropping what was mined, what
+   * expired and what is no longer admissible), rewrites the journal with what is pending, and from
+   * then on journals every transaction this node acknowledges.
+   */
+  async replayJournal(journal: TxJournal, records: readonly JournalRecord[]): Promise<JournalReplay> {
+    const mempool = this.options.mempool;
+    const oldest = Date.now() - mempool.ttlMs;
+    const pending: SignedTransaction[] = [];
+    const done: SignedTransaction[] = [];
+    let mined = 0;
+    let expired = 0;
+    let invalid = 0;
+    const CHUNK = 256;
+    for (let i = 0; i < records.length; i += CHUNK) {
+      const chunk = records.slice(i, i + CHUNK);
+      const decoded = await Promise.all(chunk.map((record) => this.options.decoder.decode(record.raw)));
+      decoded.forEach((result, j) => {
+        const record = chunk[j]!;
+        if (!('tx' in result)) {
+          invalid++;
+          this.options.log.debug({ result }, 'journal: a record does not decode to a valid transaction; dropped');
+          return;
+        }
+        if (record.time < oldest) {
+          expired++;
+          return;
+        }
+        rememberRaw(result.tx, record.raw);
+        try {
+          mempool.addVerified(result.tx);
+          journal.adopt(result.tx.hash, record);
+          pending.push(result.tx);
+        } catch (error) {
+          if (ALREADY_DONE.has((error as Error).message)) done.push(result.tx);
+          else {
+            invalid++;
+            this.options.log.debug({ tx: result.tx.hash, err: error }, 'journal: a transaction is no longer admissible; dropped');
+          }
+        }
+      });
+    }
+    const superseded: SignedTransaction[] = [];
+    for (const tx of done) {
+      if (mempool.has(tx.hash) || (await this.options.blocks.transaction(tx.hash))) mined++;
+      else superseded.push(tx);
+    }
+    await journal.compact((hash) => mempool.has(hash), true);
+    this.journal = journal;
+    this.options.events.emit('chain:journalReplayed', { pending, superseded });
+    return { replayed: pending.length, mined, superseded: superseded.length, expired, invalid };
+  }
+
+  /** Stops journaling: what is queued is written, later acknowledgements are refused. */
+  async closeJournal(): Promise<void> {
+    const journal = this.journal;
+    this.journal = undefined;
+    await journal?.close();
+  }
+
+  /** Bytes of pending transactions in the journal (undefined without one). */
+  get journalBytes(): number | undefined {
+    return this.journal?.size;
   }
 
   private announce(tx: SignedTransaction, viaGossip = false): void {
@@ -597,6 +705,7 @@ export class Chain {
     this.current = block;
     this.headCommit = certificate;
     this.options.mempool.afterBlock(txs);
+    this.journal?.compact((hash) => this.options.mempool.has(hash)).catch((error: unknown) => this.options.log.error({ err: error }, 'compacting the transaction journal failed'));
     // One line a block while following the head; while catching up, the sync's progress lines say it.
     const ms = Number((performance.now() - how.started).toFixed(1));
     this.options.log[how.quiet ? 'debug' : 'info']({ height: block.height, transactions: txs.length, hash: block.hash, ms }, `${how.source} block ${block.height}: ${txs.length} tx, ${block.hash.slice(0, 10)}…, ${ms} ms`);

@@ -26,6 +26,11 @@ declare module '../kernel/plugin.js' {
     'chain:decided': { height: number; timestamp: number; read: (key: string) => Uint8Array | undefined };
     /** A transaction entered the mempool; `viaGossip`: from the transactions topic (gossip relays it; nobody publishes it again). */
     'chain:pendingTransaction': { hash: string; from: string; kind: string; nonce: number; transaction: SignedTransaction; viaGossip: boolean };
+    /**
+     * At start, the journal's acknowledged transactions are back in the mempool (`pending`);
+     * `superseded` ones lost their nonce to another transaction mined while the node was down.
+     */
+    'chain:journalReplayed': { pending: readonly SignedTransaction[]; superseded: readonly SignedTransaction[] };
   }
 
   // Type parameters as in the kernel's declaration: the chain's hooks see the plugin's service.

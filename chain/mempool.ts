@@ -57,6 +57,11 @@ export class Mempool {
     return this.byHash.size;
   }
 
+  /** How long a pending transaction is kept. */
+  get ttlMs(): number {
+    return this.deps.options.ttlMs;
+  }
+
   has(hash: string): boolean {
     return this.byHash.has(hash);
   }

@@ -19,6 +19,7 @@ import { ReceiptSchema } from './receipts.js';
 import { AddressSchema, BalanceSchema, RawTransactionSchema, BlockSchema, BlockTagSchema, CommitCertificateSchema, ChainInfoSchema, HashSchema, TransactionSchema, TransferPayloadSchema } from './schemas.js';
 import { TxKindRegistry } from './tx-kinds.js';
 import { submitFromClient } from './client-submit.js';
+import { TxJournal } from './tx-journal.js';
 
 declare module '../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -34,6 +35,8 @@ export interface ChainSettings {
   /** Blocks of receipts and state history kept without the archive capability. */
   readonly historyBlocks: number;
   readonly maxBlockTransactions?: number;
+  /** The journal of acknowledged transactions (none: a throw-away node, or turned off). */
+  readonly journal?: { readonly path: string; readonly maxBytes: number };
 }
 
 
@@ -52,6 +55,7 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
       'chain:decided': 'a block is decided and executed; its write is under way',
       'chain:block': 'a block and all its state are committed',
       'chain:pendingTransaction': 'a transaction entered the mempool',
+      'chain:journalReplayed': "at start, the journal's acknowledged transactions are pending again (and which lost their nonce while the node was down)",
     },
     async init(ctx) {
       // Every plugin's transaction kinds and end-of-block steps are chain rules: collected here.
@@ -88,8 +92,21 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
       ctx.log.info({ height: chain.head.height, hash: chain.head.hash, stateEntries: state.size }, 'chain open');
       return chain;
     },
+    async recover(chain, ctx) {
+      if (!settings.journal) return;
+      const { journal, records } = await TxJournal.open(settings.journal.path, { maxBytes: settings.journal.maxBytes }, ctx.log);
+      if (records.length === 0) {
+        await chain.replayJournal(journal, records);
+        return;
+      }
+      const started = performance.now();
+      const done = await chain.replayJournal(journal, records);
+      const ms = Math.round(performance.now() - started);
+      ctx.log.info({ ...done, ms }, `journal: ${done.replayed} acknowledged transactions pending again (${done.mined} mined before the stop, ${done.superseded} whose nonce another transaction took, ${done.expired} expired, ${done.invalid} no longer valid), ${ms} ms`);
+    },
     start: (chain) => chain.checkArchiveFlag(),
-    health: (chain) => ({ head: chain.head.height, headHash: chain.head.hash, lastBlockAgeMs: Math.max(0, Date.now() - chain.head.timestamp) }),
+    stop: (chain) => chain.closeJournal(),
+    health: (chain) => ({ head: chain.head.height, headHash: chain.head.hash, lastBlockAgeMs: Math.max(0, Date.now() - chain.head.timestamp), pendingTransactions: chain.mempool.size, ...(chain.journalBytes === undefined ? {} : { journalBytes: chain.journalBytes }) }),
     subscriptions: (kind) => chainSubscriptions(kind),
     txKinds: (kind) => [
       kind({

@@ -167,6 +167,7 @@ export class PluginHost {
       this.lock = lockDataDir(settings.dataDir);
       this.store = await openStore(this.options.storage, settings.dataDir);
       for (const plugin of this.plugins) await within(timeoutMs, plugin.definition.name, 'init', () => this.initPlugin(plugin));
+      for (const plugin of this.plugins) await within(timeoutMs, plugin.definition.name, 'recover', () => plugin.definition.recover?.(plugin.service, plugin.context!));
       this.methods.add(discoverMethod(this.methods, VERSION), 'kernel', undefined);
       for (const method of this.subscriptions.methods()) this.methods.add(method, 'kernel', undefined);
       for (const method of this.options.methods?.(this) ?? []) this.methods.add(method, 'kernel', undefined);

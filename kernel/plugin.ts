@@ -221,7 +221,6 @@ export interface RouteSpec<Svc> {
   handler(c: HonoContext, service: Svc): Response | Promise<Response>;
 }
 
-
 /**
  * The version of this contract. A plugin loaded from a path or a package declares the version it was
  * written for (`kernelApi`), and the loader refuses one written for another.
@@ -253,6 +252,8 @@ export interface PluginDefinition<C extends TSchema = TSchema, Svc = unknown> {
   readonly events?: Readonly<Record<string, string>>;
   /** Builds the plugin's service. Runs in dependency order, before any RPC or route is served. */
   init?(ctx: PluginContext<Static<C>>): Svc | Promise<Svc>;
+  /** Runs after every plugin's init, before RPC is served: restores what the first request must find (journals replayed). */
+  recover?(service: Svc, ctx: PluginContext<Static<C>>): void | Promise<void>;
   start?(service: Svc, ctx: PluginContext<Static<C>>): void | Promise<void>;
   stop?(service: Svc, ctx: PluginContext<Static<C>>): void | Promise<void>;
   /** RPC methods, built with the given factory so handlers see the service's type. */

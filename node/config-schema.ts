@@ -55,6 +55,8 @@ export const NodeConfigSchema = Type.Object(
       {
         receiptArchive: Type.Boolean({ default: false, description: 'archive capability: keep every receipt and historical state' }),
         historyBlocks: Type.Integer({ minimum: 1, default: 10000, description: 'without archive: recent blocks of receipts and state kept' }),
+        txJournal: Type.Boolean({ default: true, description: 'journal every acknowledged transaction durably before the acknowledgement, replayed at start (never with storage memory)' }),
+        txJournalMaxBytes: Type.Integer({ minimum: 4096, default: 256 * 1024 * 1024, description: 'most bytes of pending transactions in the journal; past it submissions answer mempool_full' }),
       },
       { additionalProperties: false, default: {} },
     ),

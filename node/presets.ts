@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { chainPlugin } from '../chain/plugin.js';
 import type { GenesisSpec } from '../chain/genesis.js';
 import { keystorePlugin } from '../keys/plugin.js';
@@ -6,6 +7,12 @@ import type { AnyPlugin } from '../kernel/plugin.js';
 import type { FirstPartyPlugins, PluginRequest } from '../kernel/plugins/load.js';
 import { p2pPlugin } from '../p2p/plugin.js';
 import type { NodeConfig, Role } from './config-schema.js';
+
+/** Where the journal of acknowledged transactions lives: none on a throw-away node or when turned off. */
+function journalSettings(node: NodeConfig): { path: string; maxBytes: number } | undefined {
+  if (node.storage === 'memory' || !node.chain.txJournal) return undefined;
+  return { path: join(node.dataDir, 'pending-transactions.journal'), maxBytes: node.chain.txJournalMaxBytes };
+}
 
 /** The first-party plugins by name, and which of them each role enables. */
 export interface PluginCatalog extends FirstPartyPlugins {
@@ -37,5 +44,5 @@ export function pluginRequests(node: NodeConfig, catalog: PluginCatalog): Plugin
 
 /** What every node runs, whatever its config: the keystore, the chain and the peer-to-peer network. */
 export function alwaysLoadedPlugins(node: NodeConfig, genesis: GenesisSpec): AnyPlugin[] {
-  return [keystorePlugin(() => keyPassphrase(node.passphraseFile)), chainPlugin(genesis, { historyBlocks: node.chain.historyBlocks }), p2pPlugin(node.p2p)] as AnyPlugin[];
+  return [keystorePlugin(() => keyPassphrase(node.passphraseFile)), chainPlugin(genesis, { historyBlocks: node.chain.historyBlocks, journal: journalSettings(node) }), p2pPlugin(node.p2p)] as AnyPlugin[];
 }

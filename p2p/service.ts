@@ -474,7 +474,7 @@ export class P2pService implements SyncStatus {
     if (this.peers.refuses(peer)) return stream.abort(new Error('refused peer'));
     try {
       // Known, mined or stale transactions are refused by the mempool as usual; that is expected here.
-      await receivePending(stream, (raw) => this.chain.submitRaw(raw).then(() => undefined, () => undefined), this.requestSignal());
+      await receivePending(stream, (raw) => this.chain.submitRaw(raw, { fromPeer: true }).then(() => undefined, () => undefined), this.requestSignal());
     } catch (error) {
       this.log.debug({ peer, err: error }, 'bad pending push');
       stream.abort(error as Error);

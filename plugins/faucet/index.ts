@@ -34,6 +34,7 @@ export default definePlugin({
     const faucet = new Faucet({ chain, submitter: ctx.use('tx-submitter'), key, cooldowns: ctx.table(COOLDOWNS), ...ctx.config, log: ctx.log });
     await faucet.load();
     ctx.events.on('chain:block', (event) => faucet.afterBlock(event.block.transactions));
+    ctx.events.on('chain:journalReplayed', (event) => faucet.afterRestart(event.pending, event.superseded));
     const sweeper = setInterval(() => faucet.sweep(), 60_000);
     sweeper.unref();
     ctx.signal.addEventListener('abort', () => clearInterval(sweeper));

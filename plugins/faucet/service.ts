@@ -3,7 +3,7 @@ import { formatAmountShort, parseAmount } from '../../sdk/amount.js';
 import { decode } from '../../sdk/encoding.js';
 import { domainError } from '../../sdk/errors.js';
 import type { KeyPair } from '../../sdk/keys.js';
-import { signTransaction } from '../../sdk/transaction.js';
+import { signTransaction, type SignedTransaction } from '../../sdk/transaction.js';
 import type { ChainReader, TxSubmitter } from '../../chain/capabilities.js';
 import type { Logger } from '../../kernel/log.js';
 import type { Table } from '../../kernel/storage/layout.js';
@@ -115,21 +115,23 @@ export class Faucet {
     const previous = this.lastGrant.get(address);
     this.lastGrant.set(address, now);
     let txHash: string;
+    let durable: Promise<void>;
     try {
-      txHash = this.mint(address);
+      ({ hash: txHash, durable } = this.mint(address));
     } catch (error) {
       if (previous === undefined) this.lastGrant.delete(address);
       else this.lastGrant.set(address, previous);
       throw error;
     }
     this.countGrant(client, now);
+    await durable;
     await this.options.cooldowns.putNow(address, now);
     this.options.log.info({ to: address, tx: txHash }, 'faucet grant');
     return { omcMinted: formatAmountShort(this.omc), ogtMinted: formatAmountShort(this.ogt), status: 'funded', txHash };
   }
 
-  /** Signs and submits a mint of the grant to `address` with the faucet account's next nonce; its hash. */
-  private mint(address: Address): string {
+  /** Signs and submits a mint of the grant to `address` with the faucet account's next nonce: its hash, and when it is journaled. */
+  private mint(address: Address): { hash: string; durable: Promise<void> } {
     const { chain, submitter, key } = this.options;
     const tx = signTransaction(
       {
@@ -140,9 +142,28 @@ export class Faucet {
       },
       key,
     );
-    submitter.submit(tx);
+    const durable = submitter.submit(tx);
     this.outstanding.set(tx.hash, { address, attempts: 1, since: this.now() });
-    return tx.hash;
+    return { hash: tx.hash, durable };
+  }
+
+  /**
+   * At start, with the journal replayed: this node's grants pending again are watched as before the
+   * stop, and a grant whose mint lost its nonce while the node was down is signed again.
+   */
+  afterRestart(pending: readonly SignedTransaction[], superseded: readonly SignedTransaction[]): void {
+    const mints = (txs: readonly SignedTransaction[]) => txs.filter((tx) => tx.kind === 'faucet.mint' && tx.from === this.options.key.address);
+    for (const tx of mints(pending)) this.outstanding.set(tx.hash, { address: (tx.payload as { to: Address }).to, attempts: 1, since: this.now() });
+    for (const tx of mints(superseded)) {
+      const to = (tx.payload as { to: Address }).to;
+      try {
+        const { hash, durable } = this.mint(to);
+        durable.catch((error: unknown) => this.options.log.error({ to, tx: hash, err: error }, 'faucet grant signed again but not journaled'));
+        this.options.log.warn({ to, dropped: tx.hash, tx: hash }, "faucet grant signed again: another node's mint took its nonce while this node was down");
+      } catch (error) {
+        this.options.log.warn({ to, tx: tx.hash, err: error }, 'faucet grant could not be signed again');
+      }
+    }
   }
 
   /**
@@ -165,7 +186,8 @@ export class Faucet {
         continue;
       }
       try {
-        const again = this.mint(grant.address);
+        const { hash: again, durable } = this.mint(grant.address);
+        durable.catch((error: unknown) => this.options.log.error({ to: grant.address, tx: again, err: error }, 'faucet grant signed again but not journaled'));
         this.outstanding.set(again, { address: grant.address, attempts: grant.attempts + 1, since: grant.since });
         this.options.log.warn({ to: grant.address, dropped: hash, tx: again, attempt: grant.attempts + 1 }, 'faucet grant signed again: another node\'s mint took its nonce');
       } catch (error) {

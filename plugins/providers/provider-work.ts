@@ -62,7 +62,8 @@ export function submitAsOperator(deps: OperatorTxDeps, operator: Address, kind: 
   }
   const tx = signTransaction({ chainId: deps.chain.head.chainId, kind, nonce: deps.submitter.nextNonce(operator), payload: payload as never }, key);
   try {
-    deps.submitter.submit(tx);
+    // Not acknowledged to anyone: the work submits again on a later block if the journal write fails.
+    deps.submitter.submit(tx).catch((error: unknown) => deps.log.warn({ kind, err: error }, `${kind} admitted but not journaled`));
     return tx.hash;
   } catch (error) {
     deps.log.warn({ kind, err: error }, `${kind} not admitted; retrying on a later block`);

@@ -103,7 +103,7 @@ export class ProviderService {
       { chainId: this.chain.head.chainId, kind: `${this.kind.plugin}.register`, nonce: this.submitter.nextNonce(operator), payload: { peerId, bond: bond.toString(), details: details as Payload } },
       key,
     );
-    this.submitter.submit(tx);
+    await this.submitter.submit(tx);
     const registration: LocalRegistration = { operator, peerId, bond: bond.toString(), details, txHash: tx.hash };
     await this.save(registration);
     this.log.info({ operator, bond: bond.toString(), tx: tx.hash }, `${this.kind.purpose} registration submitted`);
@@ -126,7 +126,7 @@ export class ProviderService {
     const key = this.operatorKey(registration.operator);
     if (!key) throw domainError('operator_key_unavailable', `this node no longer holds the key of operator ${registration.operator}`, { operator: registration.operator });
     const tx = signTransaction({ chainId: this.chain.head.chainId, kind: `${this.kind.plugin}.unregister`, nonce: this.submitter.nextNonce(registration.operator), payload: {} }, key);
-    this.submitter.submit(tx);
+    await this.submitter.submit(tx);
     const updated = { ...registration, unregisterTxHash: tx.hash };
     await this.save(updated);
     this.log.info({ operator: registration.operator, tx: tx.hash }, `${this.kind.purpose} unbonding submitted`);

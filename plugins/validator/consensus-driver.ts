@@ -358,7 +358,9 @@ export class ConsensusDriver {
     const vote = (v: SignedVote) => ({ type: v.type, height: v.height, round: v.round, value: v.value, validator: v.validator, signature: v.signature });
     const { chain, key } = this.options;
     try {
-      chain.submit(signTransaction({ chainId: chain.head.chainId, kind: 'staking.submitEvidence', nonce: chain.nextNonce(key.address), payload: { first: vote(first), second: vote(second) } }, key));
+      chain
+        .submit(signTransaction({ chainId: chain.head.chainId, kind: 'staking.submitEvidence', nonce: chain.nextNonce(key.address), payload: { first: vote(first), second: vote(second) } }, key))
+        .catch((error: unknown) => this.options.log.warn({ err: error, validator: first.validator }, 'the evidence of equivocation is pending but not journaled'));
     } catch (error) {
       this.reported.delete(offence);
       this.options.log.error({ err: error, validator: first.validator }, 'the evidence of equivocation was not admitted');

@@ -1,5 +1,5 @@
 import type { Collected, MinedTx } from './collect.js';
-import type { Disruption, History, Submission } from './history.js';
+import type { History, Submission } from './history.js';
 import type { Manifest } from './manifest.js';
 import { ReferenceModel } from './model.js';
 import type { NodeExit } from './node-process.js';
@@ -11,10 +11,6 @@ export interface CheckResult {
   readonly details: string[];
 }
 
-/** Time a node needs, up and reachable, to pass a transaction on after admitting it. */
-const RELAY_GRACE_MS = 2_000;
-/** After a node starts again, the time it may take to find its peers: it holds what it admits meanwhile. */
-const RECONNECT_MS = 3_000;
 /** Block times and the runner's clock are the same machine's, give or take a block's making. */
 const CLOCK_SLACK_MS = 1_000;
 /** Two transactions with one sender and nonce sent this close together raced: one of them wins. */
@@ -65,31 +61,9 @@ export function noDoubleInclusion({ collected }: CheckInput): CheckResult {
   return result('no transaction in two blocks', failures, `${collected.txs.length} transactions, each in one block`);
 }
 
-/** The node's time up (and connected again after a start), unpaused and not cut off alone, between two instants. */
-function reachableMs(node: string, from: number, to: number, disruptions: readonly Disruption[]): number {
-  const away: [number, number][] = [];
-  for (const d of disruptions) {
-    const alone = d.kind === 'cut' && (d.side?.length ?? 0) <= 1;
-    if (d.node !== node || (d.kind === 'cut' && !alone)) continue;
-    const restarted = d.kind === 'kill' || d.kind === 'terminate' || d.kind === 'restart';
-    away.push([d.at, (d.until ?? Number.POSITIVE_INFINITY) + (restarted ? RECONNECT_MS : 0)]);
-  }
-  // Intervals may overlap (a start's allowance and the next perturbation): count each instant once.
-  away.sort((a, b) => a[0] - b[0]);
-  let unreachable = 0;
-  let covered = from;
-  for (const [start, end] of away) {
-    const [a, b] = [Math.max(start, covered), Math.min(end, to)];
-    if (b > a) unreachable += b - a;
-    covered = Math.max(covered, Math.min(end, to));
-  }
-  return to - from - unreachable;
-}
-
 /** What the explanations of lost transactions look things up in. */
 interface Evidence {
   readonly collected: Collected;
-  readonly history: History;
   /** Hashes some node acknowledged. */
   readonly acknowledged: ReadonlySet<string>;
   /** Mined transactions by `sender:nonce`. */
@@ -101,10 +75,8 @@ interface Evidence {
 }
 
 /** Why an acknowledged transaction that was not mined may legitimately be missing, or undefined. */
-function explanation(s: Submission, { collected, history, acknowledged, byNonce, submittedAt, claimed }: Evidence): string | undefined {
+function explanation(s: Submission, { collected, acknowledged, byNonce, submittedAt, claimed }: Evidence): string | undefined {
   const ackAt = s.answeredAt ?? s.sentAt;
-  const kill = history.disruptions.find((d) => d.node === s.node && d.kind === 'kill' && d.at >= s.sentAt && reachableMs(s.node, ackAt, d.at, history.disruptions) < RELAY_GRACE_MS);
-  if (kill) return `${s.node} was killed ${((kill.at - ackAt) / 1000).toFixed(1)} s after acknowledging it, before it could pass it on`;
   if (s.operation === 'faucet') {
     // A node whose mint lost its nonce to another node's signs the grant again, under a hash no client
     // was given: each such mint to the address, mined after the request, stands for one lost grant.
@@ -137,7 +109,7 @@ export function acknowledgedMined({ collected, history }: CheckInput): CheckResu
   const failures: string[] = [];
   const explained: string[] = [];
   const judged = new Set<string>();
-  const evidence: Evidence = { collected, history, acknowledged, byNonce, submittedAt, claimed: new Set() };
+  const evidence: Evidence = { collected, acknowledged, byNonce, submittedAt, claimed: new Set() };
   for (const s of history.submissions) {
     if (s.outcome !== 'acknowledged' || judged.has(s.hash!) || mined.has(s.hash!)) continue;
     judged.add(s.hash!);
