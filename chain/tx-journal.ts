@@ -1,5 +1,5 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync, existsSync, truncateSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { constants, existsSync, readFileSync, truncateSync } from 'node:fs';
+import { open, rename, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { domainError } from '../sdk/errors.js';
@@ -7,9 +7,9 @@ import type { Logger } from '../kernel/log.js';
 
 /**
  * The journal of acknowledged transactions: every transaction the node acknowledges is appended here
- * and made durable (fdatasync) before the acknowledgement leaves, and replayed into the mempool at
- * start. Appends that arrive while a write is under way wait for the next one: one sync serves all of
- * them (group commit).
+ * and made durable (an O_DSYNC write) before the acknowledgement leaves, and replayed into the mempool
+ * at start. Appends that arrive together, or while a write is under way, go in one write (group
+ * commit).
  *
  * A record is `u32 body length | u32 crc32 of body | body`, the body `f64 time acknowledged (ms) |
  * raw transaction`. A crash can tear only the last record: reading stops there with a warning and
@@ -88,7 +88,7 @@ export class TxJournal {
       log.warn({ path, records: records.length, droppedBytes: bytes.length - validBytes }, `the transaction journal ends in a torn or corrupt record (${bytes.length - validBytes} bytes, written when the node stopped mid-write): skipped; the ${records.length} whole records before it are replayed`);
       truncateSync(path, validBytes);
     }
-    const handle = await open(path, 'a');
+    const handle = await openForAppend(path);
     return { journal: new TxJournal(path, handle, validBytes, options, log), records };
   }
 
@@ -115,7 +115,9 @@ export class TxJournal {
     this.liveBytes += bytes.length;
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ bytes, resolve, reject });
-      this.writing ??= this.drain();
+      // Started on the next turn, not now: the submissions decoded together (a batch's worth) are all
+      // queued by then, and share one write.
+      this.writing ??= new Promise<void>((started) => setImmediate(started)).then(() => this.drain());
     });
   }
 
@@ -141,29 +143,24 @@ export class TxJournal {
     if (!force && this.fileBytes < 2 * this.liveBytes + 1024 * 1024) return;
     await this.exclusive(async () => {
       let waiting: Waiter[] = [];
+      const temp = `${this.path}.compacting`;
       try {
         await this.handle.close();
-        // Appends queued until now are in `live` already: this rewrite writes them (synchronously, so
-        // none can slip between taking the queue and writing).
+        // Appends queued until now are in `live` already: this rewrite writes them. Taken in the same
+        // turn as the records, so none slips between.
         waiting = this.queue;
         this.queue = [];
-        const temp = `${this.path}.compacting`;
-        const fd = openSync(temp, 'w');
-        try {
-          for (const bytes of this.live.values()) writeSync(fd, bytes);
-          fsyncSync(fd);
-        } finally {
-          closeSync(fd);
-        }
-        renameSync(temp, this.path);
-        syncDirectory(dirname(this.path));
-        this.fileBytes = this.liveBytes;
+        const bytes = Buffer.concat([...this.live.values()]);
+        await writeDurably(temp, bytes);
+        await rename(temp, this.path);
+        await syncDirectory(dirname(this.path));
+        this.fileBytes = bytes.length;
         for (const waiter of waiting) waiter.resolve();
       } catch (error) {
         for (const waiter of waiting) waiter.reject(error as Error);
         throw error;
       } finally {
-        this.handle = await open(this.path, 'a');
+        this.handle = await openForAppend(this.path);
       }
     });
   }
@@ -196,8 +193,8 @@ export class TxJournal {
       this.queue = [];
       try {
         const bytes = group.length === 1 ? group[0]!.bytes : Buffer.concat(group.map((w) => w.bytes));
+        // One call: the file is opened O_DSYNC, so the write returns once the bytes (and the size) are on disk.
         await this.handle.write(bytes);
-        await this.handle.datasync();
         this.fileBytes += bytes.length;
         for (const waiter of group) waiter.resolve();
       } catch (error) {
@@ -210,12 +207,28 @@ export class TxJournal {
   }
 }
 
-/** Makes a rename in `dir` durable. */
-function syncDirectory(dir: string): void {
-  const fd = openSync(dir, 'r');
+/** Appending, each write durable when it returns (data and size: O_DSYNC). */
+function openForAppend(path: string): Promise<FileHandle> {
+  return open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC);
+}
+
+/** Writes `bytes` as the whole of `path`, synced. */
+async function writeDurably(path: string, bytes: Buffer): Promise<void> {
+  const handle = await open(path, 'w');
   try {
-    fsyncSync(fd);
+    await handle.write(bytes);
+    await handle.sync();
   } finally {
-    closeSync(fd);
+    await handle.close();
+  }
+}
+
+/** Makes a rename in `dir` durable. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
