@@ -11,6 +11,7 @@ import { accountsOf, accountTransactionKey } from './account-transactions.js';
 const ARCHIVE = 'archive';
 const HEAD = 'head';
 const ACCOUNT_INDEX_FROM = 'account-index-from';
+const RULES_VERSION = 'rules-version';
 
 /** A block as it is committed: with its certificate, its transactions (decoded and as they arrived) and their receipts. */
 export interface CommittedBlock {
@@ -75,6 +76,16 @@ export class BlockStore {
 
   async receipt(hash: string): Promise<Receipt | undefined> {
     return this.ns.receipts.get(hash);
+  }
+
+  /** The chain-rules version the data dir was written under (undefined: before versions were recorded). */
+  async rulesVersion(): Promise<number | undefined> {
+    const raw = await this.ns.meta.get(RULES_VERSION);
+    return raw ? Number(readU64Key(raw)) : undefined;
+  }
+
+  stageRulesVersion(batch: WriteBatch, version: number): void {
+    this.ns.meta.put(batch, RULES_VERSION, u64Key(version));
   }
 
   /** Whether this data dir keeps all history (it was run with the archive capability). */

@@ -76,6 +76,8 @@ export interface BlockProduction {
 export interface BlockImport {
   readonly head: Block;
   readonly genesisHash: string;
+  /** The network's genesis (its chain-rules version goes into the status handshake). */
+  readonly genesis: GenesisSpec;
   /** What is wrong with a block's header on its own, or undefined: checked before a gossiped block is believed. */
   headerProblem(block: Block): string | undefined;
   /** Verifies the block after the head by its commit certificate, then executes and commits it (throws `BlockRejectedError` with the failed check). */

@@ -28,6 +28,7 @@ import { merkleRootPaced } from './merkle.js';
 import { NO_FINALITY_RULES, type FinalityRules } from './finality.js';
 import type { SubmitOptions } from './capabilities.js';
 import type { JournalRecord, TxJournal } from './tx-journal.js';
+import { CHAIN_RULES_VERSION, rulesVersionMismatch } from './rules-version.js';
 
 /** What replaying the journal at start did with its records. */
 export interface JournalReplay {
@@ -189,6 +190,9 @@ export class Chain {
    * Refuses a data dir of another chain, and a state that does not match the head's state root.
    */
   async open(): Promise<{ created: boolean }> {
+    const { rulesVersion } = this.options.genesis;
+    const unsupported = rulesVersionMismatch('the genesis', rulesVersion, CHAIN_RULES_VERSION);
+    if (unsupported) throw new ChainMismatchError(`${unsupported}: run the svc-node release that implements version ${rulesVersion}`);
     const expected = genesisHeader(this.options.genesis);
     const expectedHash = headerHash(expected);
     this.genesisBlockHash = expectedHash;
@@ -201,12 +205,15 @@ export class Chain {
       const batch = this.options.batch();
       await this.options.state.stage(changes, 0, batch);
       await this.options.blocks.stage(batch, { block, commit: undefined, txs: [], raws: [], receipts: [] });
+      this.options.blocks.stageRulesVersion(batch, rulesVersion);
       await batch.write();
       this.options.state.publish(changes, 0);
       this.current = block;
       this.indexFrom = await this.options.blocks.accountIndexFrom();
       return { created: true };
     }
+    const written = rulesVersionMismatch('the data dir', await this.options.blocks.rulesVersion(), rulesVersion);
+    if (written) throw new ChainMismatchError(`${written}: use another --data-dir (or the svc-node release that wrote it)`);
     if (stored.hash !== expectedHash) {
       throw new ChainMismatchError(
         `the data dir holds chain ${stored.chainId} with genesis ${stored.hash}, not ${expected.chainId} with genesis ${expectedHash} (another network, genesis file or version of the chain rules): use another --data-dir or --network`,

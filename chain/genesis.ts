@@ -11,7 +11,8 @@ import { StateCommitment } from './state/state-root.js';
 import type { StateChanges } from './state/world-state.js';
 import type { AnyPlugin } from '../kernel/plugin.js';
 import './contract.js';
-import { decode } from '../sdk/encoding.js';
+import { decode, encode } from '../sdk/encoding.js';
+import { CHAIN_RULES_VERSION, RULES_VERSION_KEY } from './rules-version.js';
 import type { EnvelopeContext } from './ethereum-envelope.js';
 
 export interface GenesisAccount {
@@ -24,6 +25,8 @@ export interface GenesisAccount {
 export interface GenesisSpec {
   readonly network: string;
   readonly chainId: string;
+  /** The chain-rules version the network runs (chain/rules-version.ts); part of block 0's state. */
+  readonly rulesVersion: number;
   /** Unix milliseconds of block 0. */
   readonly timestamp: number;
   /** The public key of the authority that proposes blocks. */
@@ -70,6 +73,7 @@ export function devnetBaseGenesis(): GenesisSpec {
   return {
     network: 'devnet',
     chainId: 'svc-devnet-1',
+    rulesVersion: CHAIN_RULES_VERSION,
     timestamp: Date.UTC(2026, 0, 1),
     validatorKey: toHex(validator.publicKey),
     validator: validator.address,
@@ -83,7 +87,7 @@ export function devnetBaseGenesis(): GenesisSpec {
 }
 
 /**
- * A genesis file: `{ "chainId", "timestamp" (unix ms), "validatorKey" (0x hex public key), "validator"
+ * A genesis file: `{ "chainId", "rulesVersion" (default: this node's), "timestamp" (unix ms), "validatorKey" (0x hex public key), "validator"
  * (its svc1 address), "accounts": [{ "address", "omc", "ogt" }], ... }`, amounts as decimal token
  * strings; other keys are parameters for the plugins' genesis hooks (e.g. `"unbondingBlocks"`).
  */
@@ -94,11 +98,12 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
   } catch (error) {
     throw new ConfigError(`--genesis: cannot read ${path}: ${(error as Error).message}`);
   }
-  const { chainId, timestamp, validatorKey, validator, accounts = [], ...params } = raw;
+  const { chainId, rulesVersion = CHAIN_RULES_VERSION, timestamp, validatorKey, validator, accounts = [], ...params } = raw;
   const bad = (what: string): never => {
     throw new ConfigError(`--genesis: ${path}: ${what}`);
   };
   if (typeof chainId !== 'string' || !/^[a-z0-9-]{1,64}$/.test(chainId)) bad('"chainId" must be 1-64 of [a-z0-9-]');
+  if (!Number.isSafeInteger(rulesVersion) || (rulesVersion as number) < 1) bad('"rulesVersion" must be a positive integer (the chain-rules version the network runs)');
   if (!Number.isSafeInteger(timestamp) || (timestamp as number) < 0) bad('"timestamp" must be unix milliseconds');
   if (!isHex(validatorKey, 32)) bad('"validatorKey" must be a 32-byte 0x hex public key');
   if (!isValidAddress(validator)) bad('"validator" must be an svc1 address');
@@ -114,6 +119,7 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
   return {
     network,
     chainId: chainId as string,
+    rulesVersion: rulesVersion as number,
     timestamp: timestamp as number,
     validatorKey: (validatorKey as string).toLowerCase() as Hex,
     validator: normalizeAddress(validator as string),
@@ -126,6 +132,7 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
 /** The world state of block 0. */
 export function genesisState(spec: GenesisSpec): StateChanges {
   const changes = new Map<string, Uint8Array>();
+  changes.set(RULES_VERSION_KEY, encode(spec.rulesVersion));
   for (const account of spec.accounts) changes.set(accountKey(account.address), encodeAccount({ omc: account.omc, ogt: account.ogt, nonce: 0, bonded: {} }));
   for (const [key, value] of spec.entries) changes.set(key, value);
   return changes;

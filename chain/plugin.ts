@@ -106,7 +106,7 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
     },
     start: (chain) => chain.checkArchiveFlag(),
     stop: (chain) => chain.closeJournal(),
-    health: (chain) => ({ head: chain.head.height, headHash: chain.head.hash, lastBlockAgeMs: Math.max(0, Date.now() - chain.head.timestamp), pendingTransactions: chain.mempool.size, ...(chain.journalBytes === undefined ? {} : { journalBytes: chain.journalBytes }) }),
+    health: (chain) => ({ rulesVersion: chain.genesis.rulesVersion, head: chain.head.height, headHash: chain.head.hash, lastBlockAgeMs: Math.max(0, Date.now() - chain.head.timestamp), pendingTransactions: chain.mempool.size, ...(chain.journalBytes === undefined ? {} : { journalBytes: chain.journalBytes }) }),
     subscriptions: (kind) => chainSubscriptions(kind),
     txKinds: (kind) => [
       kind({
@@ -269,6 +269,7 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
         handler: (_params, { service }) => ({
           network: service.genesis.network,
           chainId: service.genesis.chainId,
+          rulesVersion: service.genesis.rulesVersion,
           genesisHash: service.genesisHash,
           validator: service.genesis.validator,
           head: { height: service.head.height, hash: service.head.hash, timestamp: service.head.timestamp },

@@ -91,6 +91,7 @@ export const ChainInfoSchema = Type.Object(
   {
     network: Type.String(),
     chainId: Type.String(),
+    rulesVersion: Type.Integer({ minimum: 1, description: 'the chain-rules version the network runs (set in its genesis)' }),
     genesisHash: ResultHash,
     validator: ResultAddress,
     head: Type.Object({ height: Type.Integer({ minimum: 0 }), hash: ResultHash, timestamp: Type.Integer() }, { additionalProperties: false }),

@@ -7,6 +7,7 @@ export const NodeInfoSchema = Type.Object(
     version: Type.String(),
     network: Type.String(),
     chainId: Type.String(),
+    rulesVersion: Type.Integer({ minimum: 1, description: 'the chain-rules version the network runs: peers of another are refused' }),
     role: Type.String(),
     plugins: Type.Array(Type.Object({ name: Type.String(), version: Type.String() }, { additionalProperties: false })),
     capabilities: Type.Array(Type.String()),

@@ -152,6 +152,7 @@ export class SvcNode {
       version: VERSION,
       network: this.settings.network,
       chainId: this.genesis.chainId,
+      rulesVersion: this.genesis.rulesVersion,
       role: this.settings.role,
       plugins: definitions.map((p) => ({ name: p.name, version: p.version })),
       capabilities: [...new Set(definitions.flatMap((p) => [p.name, ...(p.provides ?? [])]))].sort(),

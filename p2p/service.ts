@@ -1,4 +1,5 @@
 import { TopicValidatorResult } from '@libp2p/gossipsub';
+import { rulesVersionMismatch } from '../chain/rules-version.js';
 import type { Connection, PeerId, PrivateKey, Stream } from '@libp2p/interface';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { BlockRejectedError } from '../chain/chain.js';
@@ -324,11 +325,13 @@ export class P2pService implements SyncStatus {
 
   private status(): Status {
     const head = this.chain.head;
-    return { chainId: head.chainId, genesis: this.chain.genesisHash, height: head.height, hash: head.hash };
+    return { chainId: head.chainId, rulesVersion: this.chain.genesis.rulesVersion, genesis: this.chain.genesisHash, height: head.height, hash: head.hash };
   }
 
-  /** A peer of another network or genesis: refused, with a reason in the log. */
+  /** A peer of another chain-rules version, network or genesis: refused, with a reason in the log. */
   private foreign(status: Status): string | undefined {
+    const rules = rulesVersionMismatch('it', status.rulesVersion, this.chain.genesis.rulesVersion);
+    if (rules) return rules;
     if (status.chainId !== this.chain.head.chainId) return `it is on chain ${status.chainId}, this node on ${this.chain.head.chainId}`;
     if (status.genesis !== this.chain.genesisHash) return `its genesis is ${status.genesis}, this node's is ${this.chain.genesisHash}`;
     return undefined;
@@ -356,7 +359,7 @@ export class P2pService implements SyncStatus {
 
   /** Drops a peer and refuses it for a while (misbehaviour or another network). */
   private refuse(peer: string, reason: string): void {
-    if (!this.peers.isBanned(peer)) this.log.warn({ peer, reason }, 'refusing peer');
+    if (!this.peers.isBanned(peer)) this.log.warn({ peer, reason }, `refusing peer ${peer}: ${reason}`);
     this.peers.ban(peer, reason);
     this.reportPeers();
     void this.network?.hangUp(peerIdFromString(peer)).catch(() => undefined);

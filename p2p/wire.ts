@@ -6,7 +6,7 @@ import type { CommitCertificate } from '../sdk/block.js';
 
 /**
  * What peers say to each other, all CBOR (docs/p2p.md):
- * - status protocol: request empty; response `{ chainId, genesis, height, hash }`.
+ * - status protocol: request empty; response `{ chainId, rulesVersion, genesis, height, hash }`.
  * - blocks protocol: request `{ from, count }`; response one length-prefixed message per block,
  *   each `[block, rawTransactions, commitCertificate]`, then the stream closes.
  * - gossip `blocks` topic: `[block, rawTransactions, commitCertificate]`, or `[block, null,
@@ -49,11 +49,13 @@ export class WireError extends Error {
 }
 
 const StatusSchema = Type.Object(
-  { chainId: Type.String({ maxLength: 128 }), genesis: Type.String({ pattern: '^0x[0-9a-f]{64}$' }), height: Type.Integer({ minimum: 0 }), hash: Type.String({ pattern: '^0x[0-9a-f]{64}$' }) },
+  { chainId: Type.String({ maxLength: 128 }), rulesVersion: Type.Integer({ minimum: 1 }), genesis: Type.String({ pattern: '^0x[0-9a-f]{64}$' }), height: Type.Integer({ minimum: 0 }), hash: Type.String({ pattern: '^0x[0-9a-f]{64}$' }) },
   { additionalProperties: false },
 );
 export interface Status {
   readonly chainId: string;
+  /** The chain-rules version the node runs: a peer of another is refused before anything else is compared. */
+  readonly rulesVersion: number;
   readonly genesis: string;
   readonly height: number;
   readonly hash: string;

@@ -90,6 +90,8 @@ export interface Receipt {
 export interface ChainInfo {
   network: string;
   chainId: string;
+  /** The chain-rules version the network runs (set in its genesis). */
+  rulesVersion: number;
   genesisHash: string;
   validator: Address;
   head: { height: number; hash: string; timestamp: number };
@@ -103,6 +105,8 @@ export interface NodeInfo {
   version: string;
   network: string;
   chainId: string;
+  /** The chain-rules version the network runs: peers of another are refused. */
+  rulesVersion: number;
   role: string;
   plugins: { name: string; version: string }[];
   capabilities: string[];
@@ -344,7 +348,7 @@ export interface ValidatorSetView {
   nextChangeAt: number;
   totalPower: string;
   nextProposer: string;
-  validators: { operator: string; consensusKey: string; moniker: string | null; power: string; proposerPriority: string; genesis: boolean }[];
+  validators: { operator: string; consensusKey: string; moniker: string | null; power: string; proposerPriority: string; status: 'pending' | 'active' | 'unbonding' | 'jailed' | 'tombstoned'; genesis: boolean }[];
 }
 
 /** `svc_stakingStatus`: a validator's staking record. Stake in OGT. */

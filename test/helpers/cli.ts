@@ -37,12 +37,12 @@ export interface RunningNode {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `svc-node start ...` and resolves once it logs `rpc listening on <url>`. */
-export function startNodeProcess(args: string[]): Promise<RunningNode> {
+/** Starts `svc-node start ...` (of another build with `bin`) and resolves once it logs `rpc listening on <url>`. */
+export function startNodeProcess(args: string[], bin = SVC_NODE): Promise<RunningNode> {
   return new Promise((resolvePromise, reject) => {
     // Tests run in parallel: each node takes a free p2p port on loopback unless the test picks one.
     const p2p = args.includes('--p2p-port') ? [] : ['--p2p-host', '127.0.0.1', '--p2p-port', '0'];
-    const child = spawn(process.execPath, [SVC_NODE, 'start', '--log-format', 'json', ...p2p, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, 'start', '--log-format', 'json', ...p2p, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     let out = '';
     const exited = new Promise<number | null>((r) =>

@@ -12,7 +12,7 @@ import { rpc, startTestNode } from '../helpers/test-node.js';
  * the state root's tree became 16-ary, and when the EVM came (the test-mnemonic accounts and the
  * EVM's parameters: chain id, block gas limit, base fee).
  */
-const DEVNET_GENESIS_HASH = '0x6ae02f94da964b96b6829fa8d8674687c9f2243f950ed0e3aeec90ef5bb76f42';
+const DEVNET_GENESIS_HASH = '0xdb953d0b3a81ebbadd9a765c75f09e1350e0e5e56fc2c9a782a313e7ec462e38';
 
 const entry = (key: string, value: number) => [key, new Uint8Array([value])] as const;
 

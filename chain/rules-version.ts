@@ -1,0 +1,18 @@
+/**
+ * The version of the chain rules this svc-node implements: everything that decides a block's state
+ * root — the state tree and its encodings, the transaction kinds and their effects, fees, schedules
+ * (epochs, unbonding, deal and job deadlines). A release that changes any of them bumps it. A network
+ * declares the version it runs in its genesis (`rulesVersion`; the devnet: this one), where it is part
+ * of block 0's state; a node refuses a genesis, a data dir and a peer of another version, naming both.
+ */
+export const CHAIN_RULES_VERSION = 1;
+
+/** Block 0's state key holding the network's rules version. */
+export const RULES_VERSION_KEY = 'params/rulesVersion';
+
+/** Why a version is not this node's, or undefined. */
+export function rulesVersionMismatch(what: string, theirs: number | undefined, ours: number): string | undefined {
+  if (theirs === ours) return undefined;
+  const named = theirs === undefined ? 'no version (written before chain-rules versions were recorded)' : `chain rules version ${theirs}`;
+  return `${what} ${theirs === undefined ? 'has' : 'runs'} ${named}; this node runs chain rules version ${ours}`;
+}

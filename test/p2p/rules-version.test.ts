@@ -1,0 +1,95 @@
+import { cpSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devnetKey, SvcClient, toHex } from '../../sdk/index.js';
+import { run, startNodeProcess, SVC_NODE, type RunningNode } from '../helpers/cli.js';
+import { rpc, tempDir, waitFor } from '../helpers/test-node.js';
+
+// Two releases of svc-node: this build (chain rules version 1), and a copy of it whose rules version
+// is 2 — what a release that changes how state roots come out would be. Each runs a network whose
+// genesis file declares the version it implements; otherwise the two genesis files are the same.
+const root = tempDir('svc-rules-');
+
+/** A copy of dist/ claiming chain rules version `version` (its node_modules and package.json shared). */
+function releaseWithRulesVersion(version: number): string {
+  const dir = join(root, `release-${version}`);
+  cpSync(resolve('dist'), join(dir, 'dist'), { recursive: true });
+  cpSync(resolve('package.json'), join(dir, 'package.json'));
+  symlinkSync(resolve('node_modules'), join(dir, 'node_modules'));
+  const file = join(dir, 'dist/chain/rules-version.js');
+  const source = readFileSync(file, 'utf8');
+  const patched = source.replace(/export const CHAIN_RULES_VERSION = \d+;/, `export const CHAIN_RULES_VERSION = ${version};`);
+  if (patched === source) throw new Error('dist/chain/rules-version.js no longer declares CHAIN_RULES_VERSION as the test expects');
+  writeFileSync(file, patched);
+  return join(dir, 'dist/bin/svc-node.js');
+}
+
+function genesisFile(rulesVersion: number): string {
+  const file = join(root, `genesis-v${rulesVersion}.json`);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      chainId: 'svc-rulesnet-1',
+      rulesVersion,
+      timestamp: Date.UTC(2026, 10, 1),
+      validatorKey: toHex(devnetKey('validator', 0).publicKey),
+      validator: devnetKey('validator', 0).address,
+      accounts: [{ address: devnetKey('account', 0).address, omc: '1000', ogt: '10' }],
+    }),
+  );
+  return file;
+}
+
+const nodeArgs = (genesis: string, dataDir: string, extra: string[] = []): string[] => ['--role', 'full', '--network', 'rulesnet', '--genesis', genesis, '--data-dir', dataDir, '--bind', '127.0.0.1:0', ...extra];
+const p2pOf = (node: RunningNode): string => /p2p listening on (\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/\w+)/.exec(node.output())![1]!;
+const refusals = (node: RunningNode): string[] => node.output().split('\n').filter((line) => line.includes('refusing peer'));
+
+let release2: string;
+let v1: RunningNode;
+let v2: RunningNode;
+const dir2 = join(root, 'data-v2');
+
+beforeAll(async () => {
+  release2 = releaseWithRulesVersion(2);
+  v1 = await startNodeProcess(nodeArgs(genesisFile(1), join(root, 'data-v1')));
+  await waitFor(() => v1.output(), (out) => /p2p listening on/.test(out), 15_000, 'the version-1 node');
+  v2 = await startNodeProcess(nodeArgs(genesisFile(2), dir2, ['--bootstrap-peers', p2pOf(v1)]), release2);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([v1?.stop(), v2?.stop()]);
+});
+
+describe('chain-rules versions', () => {
+  it('two nodes of different rules versions refuse each other, each with one log line naming both versions', async () => {
+    await waitFor(() => refusals(v1), (lines) => lines.length >= 1, 20_000, 'the version-1 node to refuse its peer');
+    await waitFor(() => refusals(v2), (lines) => lines.length >= 1, 20_000, 'the version-2 node to refuse its peer');
+    const [line1] = refusals(v1);
+    expect(JSON.parse(line1!).msg).toMatch(/it runs chain rules version 2; this node runs chain rules version 1/);
+    expect(JSON.parse(refusals(v2)[0]!).msg).toMatch(/it runs chain rules version 1; this node runs chain rules version 2/);
+    expect((await rpc<unknown[]>(v1.url, 'svc_peers')).body.result).toEqual([]);
+  });
+
+  it('svc_nodeInfo, svc_chainInfo and /health?verbose show the rules version', async () => {
+    for (const [node, version] of [[v1, 1], [v2, 2]] as const) {
+      const client = new SvcClient(node.url);
+      expect((await rpc<{ rulesVersion: number }>(node.url, 'svc_nodeInfo')).body.result!.rulesVersion).toBe(version);
+      expect((await client.chainInfo()).rulesVersion).toBe(version);
+      const health = (await (await fetch(`${node.url}/health?verbose`)).json()) as { rulesVersion: number };
+      expect(health.rulesVersion).toBe(version);
+    }
+  });
+
+  it("a data dir written under another version is refused at start, naming both; so is a genesis of a version this release does not implement", async () => {
+    // By now the bootstrap peer has been dialled again: the refusal stands, and is not logged again.
+    expect(refusals(v1)).toHaveLength(1);
+    expect(refusals(v2)).toHaveLength(1);
+    expect(await v2.stop()).toBe(0);
+    const reopened = await run(SVC_NODE, ['start', '--log-format', 'json', '--p2p-port', '0', ...nodeArgs(genesisFile(1), dir2)]);
+    expect(reopened.code).not.toBe(0);
+    expect(reopened.stdout + reopened.stderr).toMatch(/the data dir runs chain rules version 2; this node runs chain rules version 1/);
+    const newer = await run(SVC_NODE, ['start', '--log-format', 'json', '--p2p-port', '0', ...nodeArgs(genesisFile(2), join(root, 'data-fresh'))]);
+    expect(newer.code).not.toBe(0);
+    expect(newer.stdout + newer.stderr).toMatch(/the genesis runs chain rules version 2; this node runs chain rules version 1: run the svc-node release that implements version 2/);
+  }, 30_000);
+});
