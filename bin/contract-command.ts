@@ -4,11 +4,14 @@ import type { Abi, AbiFunction, AbiParameter } from 'viem';
 import { accountAddress, isValidAddress, isValidEthAddress, toEthAddress } from '../sdk/address.js';
 import { RpcError, type KeyPair, type SvcClient } from '../sdk/index.js';
 import { amountOption, integerText, optionText, UsageError } from './cli-args.js';
+import { waitingFor } from './wait-for.js';
 
 export interface ContractCommandContext<O> {
   readonly client: (options: O) => SvcClient;
   readonly signer: (options: O) => KeyPair;
   readonly print: (options: O, value: unknown, human: () => string) => void;
+  /** ` --url <url>` as typed (empty for the default). */
+  readonly urlFlag: (options: O) => string;
 }
 
 type ContractOptions = {
@@ -122,7 +125,7 @@ export function addContractCommand<O extends object>(cli: CAC, ctx: ContractComm
       const api = ctx.client(options);
       const viem = await import('viem');
       const texts = rest.map(String);
-      const wait = async (hash: string) => (options.wait ? api.waitForTransaction(hash) : undefined);
+      const wait = async (hash: string) => (options.wait ? waitingFor({ noun: 'transaction', id: hash, followUp: `svc receipt ${hash}${ctx.urlFlag(options)}` }, () => api.waitForTransaction(hash)) : undefined);
       const failed = (receipt: { status: string; error?: { reason: string } } | undefined) => {
         if (receipt?.status === 'failed') throw new RpcError(-32080, 'execution_reverted', { reason: receipt.error?.reason ?? 'the transaction failed' });
       };
@@ -145,8 +148,6 @@ export function addContractCommand<O extends object>(cli: CAC, ctx: ContractComm
           args = argumentsOf(constructor?.inputs ?? [], parsed, 'the constructor');
         }
         const deployed = await api.deployContract(ctx.signer(options), { bytecode, ...(abi ? { abi } : {}), args, ...valueOption(options), ...gasOption(options) });
-        // The hash first: a wait that is interrupted still leaves what to follow up.
-        if (options.wait && !(options as { json?: boolean }).json) process.stderr.write(`transaction ${deployed.txHash}\n`);
         const receipt = await wait(deployed.txHash);
         failed(receipt);
         const address = receipt?.contractAddress ?? deployed.address;
@@ -167,7 +168,6 @@ export function addContractCommand<O extends object>(cli: CAC, ctx: ContractComm
           return;
         }
         const tx = await api.callContract(ctx.signer(options), { ...call, ...valueOption(options), ...gasOption(options) });
-        if (options.wait && !(options as { json?: boolean }).json) process.stderr.write(`transaction ${tx.hash}\n`);
         const receipt = await wait(tx.hash);
         failed(receipt);
         ctx.print(options, { txHash: tx.hash, ...(receipt ? { blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, logs: receipt.logs?.length ?? 0 } : {}) }, () =>

@@ -2,10 +2,23 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { CAC } from 'cac';
 import { DOMAIN_ERRORS, RpcError, SvcClient, type JobCode, type JobRequest, type JobRun, type JobView, type KeyPair } from '../sdk/index.js';
 import { integerText, optionText, UsageError } from './cli-args.js';
+import { waitingFor } from './wait-for.js';
+
+/**
+ * On a terminal, each state a waited-for job reaches, as it reaches it (queued → assigned → committed
+ * → finalized) with the seconds since the wait began; nothing when stderr is a pipe or a file.
+ */
+function progress(): ((job: JobView) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  const started = Date.now();
+  return (job) => process.stderr.write(`  ${job.status}${job.reason ? ` (${job.reason})` : ''} after ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+}
 
 export interface JobCommandContext<O> {
   readonly client: (options: O) => SvcClient;
   readonly urlOf: (options: O) => string;
+  /** ` --url <url>` as typed (empty for the default): what a follow-up command needs to reach the same node. */
+  readonly urlFlag: (options: O) => string;
   readonly signer: (options: O) => KeyPair;
   readonly print: (options: O, value: unknown, human: () => string) => void;
 }
@@ -121,13 +134,14 @@ export function addJobCommand<O extends object>(cli: CAC, ctx: JobCommandContext
         const { jobId: id } = await c.submitJob(ctx.signer(options), job);
         // Just the id, so scripts can take it: JOB=$(svc job submit ...)
         if (!options.wait) return ctx.print(options, { jobId: id }, () => id);
-        const done = await c.waitForJob(id, { timeoutMs: 600_000 });
+        const done = await waitingFor({ noun: 'job', id, followUp: `svc job status ${id} --wait${ctx.urlFlag(options)}` }, () => c.waitForJob(id, { timeoutMs: 600_000, onStatus: progress() }));
         ctx.print(options, done, () => describeJob(done));
         if (done.status !== 'finalized') process.exitCode = 1;
         return;
       }
       if (action === 'status') {
-        const job = options.wait ? await c.waitForJob(needId(), { timeoutMs: 600_000 }) : await c.getJob(needId());
+        const id = needId();
+        const job = options.wait ? await waitingFor({ noun: 'job', id, followUp: `svc job status ${id} --wait${ctx.urlFlag(options)}` }, () => c.waitForJob(id, { timeoutMs: 600_000, onStatus: progress() })) : await c.getJob(id);
         return ctx.print(options, job, () => describeJob(job));
       }
       if (action === 'estimate') {

@@ -13,6 +13,7 @@ import { SvcWsClient, type WebSocketConstructor } from '../sdk/ws-client.js';
 import { ASSETS, devnetKey, formatAmountShort, generateKeyPair, RpcError, SvcClient, toHex, type Asset, type DealView, type KeyPair } from '../sdk/index.js';
 import { DEVNET_ACCOUNTS } from '../chain/genesis.js';
 import { VERSION } from '../kernel/version.js';
+import { waitingFor, type Submitted } from './wait-for.js';
 
 interface GlobalOptions {
   url?: unknown;
@@ -33,6 +34,17 @@ function caOf(options: GlobalOptions): string | undefined {
   } catch (error) {
     throw new UsageError(`${options.caFile !== undefined ? '--ca-file' : 'SVC_CA_FILE'} ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
+}
+
+/** `--url <url>` as typed, for a follow-up command to reach the same node (empty for the default). */
+function urlFlag(options: GlobalOptions): string {
+  const url = optionText(options.url, '--url');
+  return url === undefined ? '' : ` --url ${url}`;
+}
+
+/** A submitted transaction, followed up by its receipt. */
+function submittedTx(options: GlobalOptions, hash: string): Submitted {
+  return { noun: 'transaction', id: hash, followUp: `svc receipt ${hash}${urlFlag(options)}` };
 }
 
 function client(options: GlobalOptions): SvcClient {
@@ -112,7 +124,7 @@ cli
   .action(async (address: string, options: GlobalOptions & { wait?: boolean }) => {
     const c = client(options);
     const grant = await c.faucetRequest(String(address));
-    const receipt = options.wait ? await c.waitForTransaction(grant.txHash) : undefined;
+    const receipt = options.wait ? await waitingFor(submittedTx(options, grant.txHash), () => c.waitForTransaction(grant.txHash)) : undefined;
     print(options, { ...grant, ...(receipt ? { receipt } : {}) }, () => `funded: ${grant.omcMinted} OMC + ${grant.ogtMinted} OGT (tx ${grant.txHash}${receipt ? `, block ${receipt.blockNumber}` : ', in the next block'})`);
   });
 
@@ -131,7 +143,7 @@ cli
     const key = signer(options);
     const c = client(options);
     const tx = await c.transfer(key, String(options.to), asset as Asset, amount);
-    const receipt = options.wait ? await c.waitForTransaction(tx.hash) : undefined;
+    const receipt = options.wait ? await waitingFor(submittedTx(options, tx.hash), () => c.waitForTransaction(tx.hash)) : undefined;
     print(options, { hash: tx.hash, from: tx.from, nonce: tx.nonce, ...(receipt ? { receipt } : {}) }, () =>
       receipt
         ? `${receipt.status === 'success' ? 'sent' : `failed (${receipt.error?.name}: ${receipt.error?.reason})`}: ${formatAmountShort(amount)} ${asset} to ${String(options.to)} in block ${receipt.blockNumber} (tx ${tx.hash})`
@@ -211,8 +223,9 @@ function describeDeal(deal: DealView): string {
 /** `omp put <file>` (and a deal with --replicas/--duration/--price), `omp get <cid>`, `omp deal <id>`. */
 async function objectAction(c: SvcClient, action: 'put' | 'get' | 'deal', target: string | undefined, options: GlobalOptions & ObjectOptions & { wait?: boolean }): Promise<void> {
   if (!target) throw new UsageError(`omp ${action} needs ${action === 'put' ? 'a file' : action === 'get' ? 'a CID' : 'a deal id'}`);
+  const dealWait = (dealId: string) => waitingFor({ noun: 'deal', id: dealId, followUp: `svc omp deal ${dealId} --wait${urlFlag(options)}` }, () => c.waitForDeal(dealId, { timeoutMs: 600_000 }));
   if (action === 'deal') {
-    const deal = options.wait ? await c.waitForDeal(target, { timeoutMs: 600_000 }) : await c.getDeal(target);
+    const deal = options.wait ? await dealWait(target) : await c.getDeal(target);
     return print(options, deal, () => describeDeal(deal));
   }
   if (action === 'get') {
@@ -232,7 +245,7 @@ async function objectAction(c: SvcClient, action: 'put' | 'get' | 'deal', target
   if (!operator) throw new UsageError('the node is not a storage provider: upload to a registered storage node');
   const { dealId } = await c.createDeal(deal.key, { object, provider: operator, replicas: deal.replicas, durationBlocks: deal.durationBlocks, price: deal.price });
   if (!options.wait) return print(options, { ...object, dealId }, () => `${object.cid}  ${object.size} bytes  ${object.mediaType}\ndeal ${dealId}`);
-  const settled = await c.waitForDeal(dealId, { timeoutMs: 600_000 });
+  const settled = await dealWait(dealId);
   print(options, { ...object, deal: settled }, () => `${object.cid}  ${object.size} bytes  ${object.mediaType}\n${describeDeal(settled)}`);
   if (settled.status !== 'active') process.exitCode = 1;
 }
@@ -278,6 +291,11 @@ async function waitUntil<T>(read: () => Promise<T>, done: (status: T) => boolean
   }
 }
 
+/** A registration change's `--wait` (its transaction, or the operator that unbonds), followed up by the provider status. */
+function registrationWait<T>(options: GlobalOptions, group: 'oon' | 'omp', what: { noun: string; id: string | null }, wait: () => Promise<T>): Promise<T> {
+  return waitingFor({ noun: what.noun, id: what.id ?? '', followUp: `svc ${group} status${urlFlag(options)}` }, wait);
+}
+
 function describeRegistration(kind: string, s: { status: string; operator: string | null; bond_ogt: string; releaseAt: number | null }, extra: string): string {
   if (s.status === 'unregistered') return `${kind}: unregistered`;
   return `${kind}: ${s.status}${s.releaseAt !== null ? ` (unbonding: the bond returns at block ${s.releaseAt})` : ''}\noperator  ${s.operator}\nbond      ${s.bond_ogt} OGT\n${extra}`;
@@ -300,12 +318,12 @@ cli
       if (options.maxJobs === undefined) throw new UsageError('--max-jobs <n> is required');
       const maxJobs = integerText(options.maxJobs, '--max-jobs', 1);
       const registered = await c.oonRegisterNode({ operator: await operatorOf(options), capabilities, bond_ogt: bond, max_concurrent_jobs: maxJobs });
-      return show(options.wait ? await waitUntil(() => c.oonNodeStatus(), (s) => s.status !== 'pending') : registered);
+      return show(options.wait ? await registrationWait(options, 'oon', { noun: 'registration transaction', id: registered.txHash }, () => waitUntil(() => c.oonNodeStatus(), (s) => s.status !== 'pending')) : registered);
     }
     if (action === 'status') return show(await c.oonNodeStatus());
     if (action === 'unregister') {
       const status = await c.oonUnregisterNode();
-      return show(options.wait ? await waitUntil(() => c.oonNodeStatus(), (s) => s.releaseAt !== null || s.status === 'unregistered') : status);
+      return show(options.wait ? await registrationWait(options, 'oon', { noun: 'unbonding of operator', id: status.operator }, () => waitUntil(() => c.oonNodeStatus(), (s) => s.releaseAt !== null || s.status === 'unregistered')) : status);
     }
     if (action === 'providers') {
       const providers = await c.oonListProviders();
@@ -337,12 +355,12 @@ cli
       const bond = bondOption(options.bond);
       const capacity = positiveNumberOption(options.capacityGb, '--capacity-gb');
       const registered = await c.ompRegisterStorageNode({ operator: await operatorOf(options), storage_capacity_gb: capacity, bond_ogt: bond, supported_formats: formats });
-      return show(options.wait ? await waitUntil(() => c.ompStorageStatus(), (s) => s.status !== 'pending') : registered);
+      return show(options.wait ? await registrationWait(options, 'omp', { noun: 'registration transaction', id: registered.txHash }, () => waitUntil(() => c.ompStorageStatus(), (s) => s.status !== 'pending')) : registered);
     }
     if (action === 'status') return show(await c.ompStorageStatus());
     if (action === 'unregister') {
       const status = await c.ompUnregisterStorageNode();
-      return show(options.wait ? await waitUntil(() => c.ompStorageStatus(), (s) => s.releaseAt !== null || s.status === 'unregistered') : status);
+      return show(options.wait ? await registrationWait(options, 'omp', { noun: 'unbonding of operator', id: status.operator }, () => waitUntil(() => c.ompStorageStatus(), (s) => s.releaseAt !== null || s.status === 'unregistered')) : status);
     }
     if (action === 'providers') {
       const providers = await c.ompListProviders();
@@ -376,9 +394,9 @@ cli
     print(options, record, () => `address     ${record.address}\npublic key  ${record.publicKey}\nsecret key  ${record.secretKey}`);
   });
 
-addJobCommand(cli, { client, urlOf, signer, print });
-addContractCommand(cli, { client, signer, print });
-addValidatorCommand(cli, { client, urlOf, signer, print });
+addJobCommand(cli, { client, urlOf, urlFlag, signer, print });
+addContractCommand(cli, { client, signer, print, urlFlag });
+addValidatorCommand(cli, { client, urlOf, urlFlag, signer, print });
 
 cli.help();
 cli.version(VERSION);

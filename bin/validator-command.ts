@@ -1,6 +1,7 @@
 import type { CAC } from 'cac';
 import type { StakingStatus, ValidatorSetView } from '../sdk/index.js';
 import { amountOption, optionText, UsageError } from './cli-args.js';
+import { waitingFor } from './wait-for.js';
 import type { JobCommandContext as CommandContext } from './job-command.js';
 
 type ValidatorOptions = { stake?: unknown; moniker?: unknown; consensusKey?: unknown; amount?: unknown; wait?: boolean; keyFile?: unknown; devAccount?: unknown };
@@ -27,7 +28,7 @@ function describeStatus(status: StakingStatus): string {
 }
 
 function describeSet(set: ValidatorSetView): string {
-  const rows = set.validators.map((v) => `${v.operator}  ${v.power} OGT  priority ${v.proposerPriority}  ${v.moniker ?? (v.genesis ? '(genesis)' : '')}`.trimEnd());
+  const rows = set.validators.map((v) => `${v.operator}  ${v.power} OGT  ${v.status}  priority ${v.proposerPriority}  ${v.moniker ?? (v.genesis ? '(genesis)' : '')}`.trimEnd());
   return [`${set.validators.length} validator(s), ${set.totalPower} OGT of power at block ${set.height}; next proposer ${set.nextProposer}; the set next changes at block ${set.nextChangeAt}`, ...rows].join('\n');
 }
 
@@ -47,7 +48,7 @@ export function addValidatorCommand<O extends object>(cli: CAC, ctx: CommandCont
       const send = async (tx: Promise<{ hash: string }>, operator: string): Promise<void> => {
         const { hash } = await tx;
         if (!options.wait) return ctx.print(options, { txHash: hash }, () => hash);
-        const receipt = await c.waitForTransaction(hash);
+        const receipt = await waitingFor({ noun: 'transaction', id: hash, followUp: `svc receipt ${hash}${ctx.urlFlag(options)}` }, () => c.waitForTransaction(hash));
         if (receipt.status !== 'success') {
           process.exitCode = 1;
           return ctx.print(options, receipt, () => `failed: ${receipt.error?.name}: ${receipt.error?.reason}`);

@@ -269,13 +269,18 @@ export abstract class SvcApi {
     return this.rpcCall<JobEstimate>('svc_oonEstimate', [{ runtime, ...(codeCid !== undefined ? { codeCid } : { code }), input, args, gasLimit }]);
   }
 
-  /** Resolves with the job once it is finalized, failed or expired; rejects after `timeoutMs`. */
-  async waitForJob(jobId: string, options: { timeoutMs?: number; pollMs?: number } = {}): Promise<JobView> {
+  /** Resolves with the job once it is finalized, failed or expired; rejects after `timeoutMs`. `onStatus` sees the job each time its status changes. */
+  async waitForJob(jobId: string, options: { timeoutMs?: number; pollMs?: number; onStatus?: (job: JobView) => void } = {}): Promise<JobView> {
     const deadline = Date.now() + (options.timeoutMs ?? 120_000);
     // The job exists once its submission is mined; a submission that failed says why.
     await this.minedOrThrow(jobId, 'the job submission failed', { jobId }, options);
+    let seen: string | undefined;
     for (;;) {
       const job = await this.getJob(jobId);
+      if (job.status !== seen) {
+        seen = job.status;
+        options.onStatus?.(job);
+      }
       if (job.status === 'finalized' || job.status === 'failed' || job.status === 'expired') return job;
       if (Date.now() > deadline) throw new RpcError(DOMAIN_ERRORS.not_found.code, 'not_found', { reason: `job ${jobId} is still ${job.status} after ${options.timeoutMs ?? 120_000} ms${job.reason ? ` (${job.reason})` : ''}`, jobId });
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 250));

@@ -5,6 +5,10 @@ import { AddressSchema } from '../../chain/schemas.js';
 import { optionalParam, param, type MethodFactory, type RpcMethod } from '../../kernel/plugin.js';
 import type { StakingService } from './service.js';
 
+const ValidatorStatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('active'), Type.Literal('unbonding'), Type.Literal('jailed'), Type.Literal('tombstoned')], {
+  description: 'pending: in the set from the next epoch; active: in the set (or joining it at the next epoch); unbonding: leaving, stake returns at releaseAt; jailed: out of the set for missing blocks, `staking.unjail` from jailedUntil; tombstoned: double-signed, slashed and out for good',
+});
+
 const SetSchema = Type.Object(
   {
     height: Type.Integer({ description: 'the head the answer is for' }),
@@ -20,6 +24,7 @@ const SetSchema = Type.Object(
           moniker: Type.Union([Type.String(), Type.Null()]),
           power: Type.String({ description: 'voting power: the stake, in OGT' }),
           proposerPriority: Type.String({ description: 'its proposer priority after the head (integer; the highest proposes next)' }),
+          status: ValidatorStatusSchema,
           genesis: Type.Boolean({ description: 'the genesis validator (in the set without a stake)' }),
         },
         { additionalProperties: false },
@@ -35,9 +40,7 @@ const StatusSchema = Type.Object(
     consensusKey: Type.String(),
     moniker: Type.String(),
     stake: Type.String({ description: 'OGT (0 for the genesis validator, in the set without a stake)' }),
-    status: Type.Union([Type.Literal('pending'), Type.Literal('active'), Type.Literal('unbonding'), Type.Literal('jailed'), Type.Literal('tombstoned')], {
-      description: 'pending: in the set from the next epoch; active: in the set (or joining it at the next epoch); unbonding: leaving, stake returns at releaseAt; jailed: out of the set for missing blocks, `staking.unjail` from jailedUntil; tombstoned: double-signed, slashed and out for good',
-    }),
+    status: ValidatorStatusSchema,
     inSet: Type.Boolean({ description: 'in the set in force now' }),
     genesis: Type.Boolean({ description: 'the genesis validator' }),
     createdAt: Type.Integer(),
@@ -98,7 +101,7 @@ export function stakingMethods(method: MethodFactory<StakingService>): RpcMethod
     }),
     method({
       name: 'svc_validators',
-      summary: 'The validator set in force at the head: each validator with its power (stake, OGT), proposer priority and whether it is the genesis validator; the next proposer and when the set next changes.',
+      summary: 'The validator set in force at the head: each validator with its power (stake, OGT), status, proposer priority and whether it is the genesis validator; the next proposer and when the set next changes.',
       params: [optionalParam('blockTag', Type.Union([Type.Literal('latest'), Type.Literal('finalized')], { description: '"latest" (default) or "finalized": the same under instant finality' }))],
       result: SetSchema,
       errors: ['invalid_params'],

@@ -80,6 +80,8 @@ export class StakingService {
         moniker: this.record(v.operator)?.moniker ?? null,
         power: formatAmountShort(v.power),
         proposerPriority: (priority.get(v.operator) ?? v.priority).toString(),
+        // In the set in force, its record may say otherwise already (jailed, unbonding, tombstoned: it leaves at the epoch's end).
+        status: this.status(v.operator)?.status ?? 'active',
         genesis: v.operator === this.chain.genesis.validator && v.consensusKey === this.chain.genesis.validatorKey,
       })),
     };
