@@ -127,6 +127,13 @@ export interface TxContext<P = unknown> {
  */
 export type BlockContext = Omit<TxContext<never>, 'tx' | 'payload'>;
 
+/** Why a payload fails its kind's schema: the field (a JSON pointer without the leading slash), the schema keyword that failed, the message. */
+export interface PayloadProblem {
+  readonly field: string;
+  readonly keyword: string;
+  readonly reason: string;
+}
+
 export interface TxKindSpec<Svc, P extends TSchema> {
   /** `<plugin>.<action>`, or `transfer` for the core. */
   readonly kind: string;
@@ -141,6 +148,11 @@ export interface TxKindSpec<Svc, P extends TSchema> {
    * error becomes the submitter's domain error), so what could never execute is refused at submission.
    */
   admit?(payload: Static<P>, service: Svc): void;
+  /**
+   * The domain error a payload that fails its schema is refused with, when not `invalid_transaction`
+   * (the jobs answer the way their own methods do: `invalid_params`, or `job_rejected` over a limit).
+   */
+  payloadRefusal?(problem: PayloadProblem): { readonly error: DomainErrorName; readonly data?: Readonly<Record<string, unknown>> };
   /**
    * Gas the transaction may use at most, for a chain with a block gas limit (`params/blockGasLimit`):
    * a block producer leaves out what no longer fits, and a block whose transactions may use more is
@@ -178,6 +190,7 @@ export interface TxKind {
   authorize?(tx: SignedTransaction, payload: unknown, service: unknown): string | undefined;
   debits?(payload: unknown, service: unknown): { asset: Asset; amount: bigint }[];
   admit?(payload: unknown, service: unknown): void;
+  payloadRefusal?(problem: PayloadProblem): { readonly error: DomainErrorName; readonly data?: Readonly<Record<string, unknown>> };
   gasLimit?(payload: unknown): number;
   readonly managesNonce?: boolean;
   execute(ctx: TxContext<unknown>, service: unknown): void | TxOutcome | Promise<void | TxOutcome>;

@@ -107,7 +107,10 @@ export class Mempool {
 
   private admitChecked(tx: SignedTransaction): void {
     const checked = this.deps.kinds.check(tx);
-    if ('reason' in checked) throw domainError('invalid_transaction', checked.reason, { field: checked.field });
+    if ('reason' in checked) {
+      const refusal = checked.payload?.kind.spec.payloadRefusal?.(checked.payload.problem);
+      throw domainError(refusal?.error ?? 'invalid_transaction', checked.reason, { field: checked.field, ...refusal?.data });
+    }
     try {
       checked.kind.spec.admit?.(tx.payload, checked.kind.service());
     } catch (error) {

@@ -1,7 +1,7 @@
 import { Compile, type Validator } from 'typebox/compile';
 import type { SignedTransaction } from '../sdk/transaction.js';
 import type { PluginEntry } from '../kernel/plugin.js';
-import { pluginTxKinds, type BlockContext, type TxKind } from './contract.js';
+import { pluginTxKinds, type BlockContext, type PayloadProblem, type TxKind } from './contract.js';
 
 export interface BlockHook {
   readonly owner: string;
@@ -59,12 +59,14 @@ export class TxKindRegistry {
   }
 
   /** The transaction's kind, once its payload and signer pass; otherwise why not (and the field at fault). */
-  check(tx: SignedTransaction): { kind: RegisteredTxKind } | { reason: string; field: string } {
+  check(tx: SignedTransaction): { kind: RegisteredTxKind } | { reason: string; field: string; payload?: { kind: RegisteredTxKind; problem: PayloadProblem } } {
     const kind = this.kinds.get(tx.kind);
     if (!kind) return { reason: `unknown transaction kind "${tx.kind}"`, field: 'kind' };
     if (!kind.payload.Check(tx.payload)) {
-      const error = kind.payload.Errors(tx.payload)[0] as { instancePath?: string; message?: string } | undefined;
-      return { reason: `payload of ${tx.kind}: ${error?.instancePath || '/'} ${error?.message ?? 'is invalid'}`, field: error?.instancePath?.slice(1) || 'payload' };
+      const error = kind.payload.Errors(tx.payload)[0] as { instancePath?: string; message?: string; keyword?: string } | undefined;
+      const field = error?.instancePath?.slice(1) || 'payload';
+      const reason = `payload of ${tx.kind}: ${error?.instancePath || '/'} ${error?.message ?? 'is invalid'}`;
+      return { reason, field, payload: { kind, problem: { field, keyword: error?.keyword ?? '', reason } } };
     }
     const refused = kind.spec.authorize?.(tx, tx.payload, kind.service());
     return refused ? { reason: refused, field: 'signer' } : { kind };

@@ -128,6 +128,31 @@ describe('compute jobs on a three-node devnet', () => {
     expect(garbage.message).toBe('invalid_transaction');
   });
 
+  it('refuses the same faulty job with the same contract-listed error on svc_oonSubmitJob, svc_sendRawTransaction and svc_oonEstimate', async () => {
+    const chainId = (await v.chainInfo()).chainId;
+    const nonce = await v.getNonce(requester.address);
+    const good = jobPayload(upper('faults')) as Record<string, unknown>;
+    const cases: { fault: string; payload: Record<string, unknown>; error: string; data: Record<string, unknown>; estimable: boolean }[] = [
+      { fault: 'an unknown runtime', payload: { ...good, runtime: 'python' }, error: 'invalid_params', data: { field: 'runtime' }, estimable: true },
+      { fault: 'code that is not hex', payload: { ...good, code: '0xzz' }, error: 'invalid_params', data: { field: 'code' }, estimable: true },
+      { fault: 'replicas outside 1-2', payload: { ...good, replicas: 3 }, error: 'invalid_params', data: { field: 'replicas' }, estimable: false },
+      { fault: 'an input over the size limit', payload: { ...good, input: `0x${'00'.repeat(64 * 1024 + 1)}` }, error: 'job_rejected', data: { field: 'input', limit: 'input' }, estimable: true },
+    ];
+    for (const { fault, payload, error, data, estimable } of cases) {
+      const raw = rawTransaction(signTransaction({ chainId, kind: 'oon.submitJob', nonce, payload: payload as never }, requester));
+      const answers = [await failure(v.rpcCall('svc_oonSubmitJob', [raw]), fault), await failure(v.rpcCall('svc_sendRawTransaction', [raw]), fault)];
+      if (estimable) {
+        const { runtime, code, input, args, gasLimit } = payload;
+        answers.push(await failure(v.rpcCall('svc_oonEstimate', [{ runtime, code, input, args, gasLimit }]), fault));
+      }
+      for (const answer of answers) {
+        expect(answer.message, fault).toBe(error);
+        expect(answer.data, fault).toMatchObject(data);
+      }
+    }
+    expect(await v.getNonce(requester.address)).toBe(nonce);
+  });
+
   it('refuses a module with a refused feature at submission, naming it, and escrows nothing', async () => {
     const before = await v.getBalance(requester.address);
     const error = await failure(v.submitJob(requester, { runtime: 'wasm', code: fixture('simd'), gasLimit: 1000n, gasPrice: 1n }), 'SIMD job');
@@ -218,7 +243,8 @@ describe('compute jobs on a three-node devnet', () => {
     const code = join(dir, 'upper.wasm');
     writeFileSync(code, fixture('upper'));
     const submitted = await run(SVC, ['--url', validator.url, 'job', 'submit', '--code', code, '--input', 'from the cli', '--gas-limit', '1000000', '--dev-account', '2', '--wait', '--json']);
-    expect(submitted.stderr).toBe('');
+    // Only the line that names what it waits for.
+    expect(submitted.stderr).toMatch(/^(transaction|job|deal) \S+ submitted; waiting \(Ctrl-C stops waiting, not the (transaction|job|deal)\)\n$/);
     const job = JSON.parse(submitted.stdout) as JobView;
     expect(job).toMatchObject({ status: 'finalized', exit: 'exit:0' });
     const output = await run(SVC, ['--url', validator.url, 'job', 'output', job.jobId]);

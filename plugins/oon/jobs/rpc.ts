@@ -12,7 +12,7 @@ import type { OonService } from '../service.js';
 import { reportOf } from './end-block.js';
 import { JOB_PARAMS } from './params.js';
 import { ALL_INDEX, providerIndex, readIndexed, requesterIndex, type JobStatus } from './state.js';
-import { SubmitJobPayload } from './tx-kinds.js';
+import { jobLimitProblem, jobPayloadRefusal, SubmitJobPayload } from './tx-kinds.js';
 import { checkJobCode } from './validate.js';
 import { canonicalCid, CODE_FETCH_TIMEOUT_MS, codeDeal, codeFromObject } from './code.js';
 import { jobView, JobViewSchema } from './view.js';
@@ -27,13 +27,15 @@ const ListFilter = Type.Object(
   },
   { additionalProperties: false },
 );
+/** Hex without a size: a job's size limits are checked by the handler, to refuse them as a submission is (`job_rejected`). */
+const unboundedHex = (description: string) => Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', description });
 const EstimateSchema = Type.Object(
   {
     runtime: SubmitJobPayload.properties.runtime,
-    code: SubmitJobPayload.properties.code,
+    code: Type.Optional(unboundedHex('the WASI module or the EVM runtime bytecode, inline (or codeCid)')),
     codeCid: SubmitJobPayload.properties.codeCid,
-    input: Type.Optional(SubmitJobPayload.properties.input),
-    args: Type.Optional(SubmitJobPayload.properties.args),
+    input: Type.Optional(unboundedHex('stdin of a WASM job, calldata of an EVM job')),
+    args: Type.Optional(Type.Array(Type.String())),
     gasLimit: SubmitJobPayload.properties.gasLimit,
   },
   { additionalProperties: false },
@@ -112,6 +114,11 @@ export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
       result: Type.Object({ gasUsed: Type.String(), exit: Type.String(), outputHash: Type.String(), outputSize: Type.Integer(), output: Type.String({ description: '0x hex, cut at 64 KiB' }) }, { additionalProperties: false }),
       errors: ['invalid_params', 'job_rejected'],
       handler: async ([job], { service }) => {
+        const overLimit = jobLimitProblem(job);
+        if (overLimit) {
+          const refusal = jobPayloadRefusal(overLimit);
+          throw domainError(refusal.error, overLimit.reason, { field: overLimit.field, ...refusal.data });
+        }
         const gasLimit = BigInt(job.gasLimit);
         let code: Uint8Array;
         try {

@@ -1,8 +1,9 @@
 import Type, { type Static } from 'typebox';
+import { Compile } from 'typebox/compile';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { formatAmountShort } from '../../../sdk/amount.js';
 import { fromHex, toHex, utf8 } from '../../../sdk/bytes.js';
-import { TxFailure, type TxContext, type TxKind, type TxKindFactory } from '../../../chain/contract.js';
+import { TxFailure, type PayloadProblem, type TxContext, type TxKind, type TxKindFactory } from '../../../chain/contract.js';
 import { resultCommitment, type ReportedResult } from './commitment.js';
 import { deadlineAfter, describeDeadline, isPast, JOB_PARAMS } from './params.js';
 import { addLoad, ALL_INDEX, appendIndexed, codeKey, INCOMING_INDEX, readJob, requesterIndex, TOUCHED_INDEX, writeJob, type JobRecord } from './state.js';
@@ -30,6 +31,31 @@ export const SubmitJobPayload = Type.Object(
   { additionalProperties: false },
 );
 export type SubmitJob = Static<typeof SubmitJobPayload>;
+
+/** Schema keywords that are a job's limits (sizes, counts): a job over one is `job_rejected`. */
+const LIMIT_KEYWORDS = new Set(['maxLength', 'maxItems', 'maximum', 'maxProperties']);
+
+/**
+ * How a job whose fields fail their schema is refused, the same on every method that takes one
+ * (svc_oonSubmitJob, svc_sendRawTransaction, svc_oonEstimate): over a limit, `job_rejected` with the
+ * field in `data.limit`; any other fault, `invalid_params` with `data.field`.
+ */
+export function jobPayloadRefusal(problem: PayloadProblem): { error: 'job_rejected' | 'invalid_params'; data?: Record<string, unknown> } {
+  return LIMIT_KEYWORDS.has(problem.keyword) ? { error: 'job_rejected', data: { limit: problem.field } } : { error: 'invalid_params' };
+}
+
+/** The limits of a job's code, input and args, for methods whose params schema leaves them out to refuse them as jobs are. */
+const JobLimits = Compile(
+  Type.Object({ code: SubmitJobPayload.properties.code, input: Type.Optional(SubmitJobPayload.properties.input), args: Type.Optional(SubmitJobPayload.properties.args) }),
+);
+
+/** A job's fields over their limits, refused as a submission would be; undefined when within them. */
+export function jobLimitProblem(job: { code?: string; input?: string; args?: string[] }): PayloadProblem | undefined {
+  if (JobLimits.Check(job)) return undefined;
+  const error = JobLimits.Errors(job)[0] as { instancePath?: string; message?: string; keyword?: string } | undefined;
+  const field = error?.instancePath?.slice(1).replace(/\//g, '.') || 'job';
+  return { field, keyword: error?.keyword ?? '', reason: `${field} ${error?.message ?? 'is over its limit'}` };
+}
 
 const ResultFields = {
   outputHash: Hash,
@@ -143,6 +169,7 @@ export function jobTxKinds(factory: TxKindFactory<ProviderRegistry>): TxKind[] {
       kind: 'oon.submitJob',
       summary: 'submits a compute job, escrowing gasLimit × gasPrice × replicas OMC; the job id is this transaction\'s hash',
       payload: SubmitJobPayload,
+      payloadRefusal: jobPayloadRefusal,
       debits: (payload) => [{ asset: 'OMC', amount: jobEscrow(payload) }],
       admit: (payload, service) => {
         checkSubmission(payload);
