@@ -29,6 +29,7 @@ import { NO_FINALITY_RULES, type FinalityRules } from './finality.js';
 import type { SubmitOptions } from './capabilities.js';
 import type { JournalRecord, TxJournal } from './tx-journal.js';
 import { CHAIN_RULES_VERSION, rulesVersionMismatch } from './rules-version.js';
+import { BlockActivity } from './block-activity.js';
 
 /** What replaying the journal at start did with its records. */
 export interface JournalReplay {
@@ -130,6 +131,8 @@ export class Chain {
   private finality: FinalityRules = NO_FINALITY_RULES;
   /** Where acknowledged transactions are made durable (none on a throw-away node). */
   private journal: TxJournal | undefined;
+  /** Blocks committed since the last summary line. */
+  readonly activity = new BlockActivity();
 
   constructor(private readonly options: ChainOptions) {}
 
@@ -713,9 +716,10 @@ export class Chain {
     this.headCommit = certificate;
     this.options.mempool.afterBlock(txs);
     this.journal?.compact((hash) => this.options.mempool.has(hash)).catch((error: unknown) => this.options.log.error({ err: error }, 'compacting the transaction journal failed'));
-    // One line a block while following the head; while catching up, the sync's progress lines say it.
+    // A line a block at debug; at info, the summary every few seconds (chain/block-activity.ts) says it.
     const ms = Number((performance.now() - how.started).toFixed(1));
-    this.options.log[how.quiet ? 'debug' : 'info']({ height: block.height, transactions: txs.length, hash: block.hash, ms }, `${how.source} block ${block.height}: ${txs.length} tx, ${block.hash.slice(0, 10)}…, ${ms} ms`);
+    this.options.log.debug({ height: block.height, transactions: txs.length, hash: block.hash, ms }, `${how.source} block ${block.height}: ${txs.length} tx, ${block.hash.slice(0, 10)}…, ${ms} ms`);
+    this.activity.count(how.source, txs.length, ms);
     this.options.events.emit('chain:block', { height: block.height, hash: block.hash, timestamp: block.timestamp, transactions: txs.length, block, receipts, rawTransactions: raws, commit: certificate });
     return block;
   }

@@ -20,6 +20,7 @@ import { AddressSchema, BalanceSchema, RawTransactionSchema, BlockSchema, BlockT
 import { TxKindRegistry } from './tx-kinds.js';
 import { submitFromClient } from './client-submit.js';
 import { TxJournal } from './tx-journal.js';
+import { SUMMARY_EVERY_MS } from './block-activity.js';
 
 declare module '../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -90,6 +91,12 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
         }
       }
       ctx.log.info({ height: chain.head.height, hash: chain.head.hash, stateEntries: state.size }, 'chain open');
+      const summary = setInterval(() => chain.activity.report(ctx.log, chain.head.height), SUMMARY_EVERY_MS);
+      summary.unref();
+      ctx.signal.addEventListener('abort', () => {
+        clearInterval(summary);
+        chain.activity.report(ctx.log, chain.head.height);
+      });
       return chain;
     },
     async recover(chain, ctx) {

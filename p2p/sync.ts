@@ -138,6 +138,9 @@ export class Syncer {
       }
     }
     const imported = deps.head() - this.start;
-    if (imported > 0) deps.log.info({ head: deps.head(), imported, seconds: Number(((performance.now() - began) / 1000).toFixed(1)) }, 'caught up with peers');
+    // A state change worth a line at info only after a real sync (a follower fetches a block or two by
+    // range all the time: the chain's summary line counts those).
+    const caughtUp = imported > FAR_BEHIND || performance.now() - began >= PROGRESS_EVERY_MS;
+    if (imported > 0) deps.log[caughtUp ? 'info' : 'debug']({ head: deps.head(), imported, seconds: Number(((performance.now() - began) / 1000).toFixed(1)) }, 'caught up with peers');
   }
 }

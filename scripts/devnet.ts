@@ -4,7 +4,7 @@
 // transaction, so that from the next epoch N validators make blocks by consensus. Prints their URLs;
 // Ctrl-C stops them all, each with one clean shutdown.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scriptArgs } from './script-args.js';
@@ -46,6 +46,11 @@ function startNode(name: string, args: string[]): Promise<Running> {
     });
     names.set(child, name);
     children.push(child);
+    // Everything each node says, kept beside its data (the terminal shows only warnings and state changes).
+    const log = createWriteStream(join(root, `${name}.log`), { flags: 'a' });
+    child.stdout!.pipe(log, { end: false });
+    child.stderr!.pipe(log, { end: false });
+    child.once('close', () => log.end());
     let rpcUrl: string | undefined;
     let p2p: string | undefined;
     let buffered = '';
@@ -69,8 +74,13 @@ function startNode(name: string, args: string[]): Promise<Running> {
     });
     let errors = '';
     child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before it was up: ${errors.trim()}`)));
+    child.once('exit', (code, signal) => reject(new Error(`${name} ${exitText(code, signal)} before it was up: ${errors.trim()}`)));
   });
+}
+
+/** How a node ended: its exit code, or the signal that killed it. */
+function exitText(code: number | null, signal: NodeJS.Signals | null): string {
+  return code === null ? `killed by ${signal ?? 'a signal'}` : `exited with ${code}`;
 }
 
 let stopping: Promise<boolean> | undefined;
@@ -83,7 +93,7 @@ function stopAll(): Promise<boolean> {
         new Promise<boolean>((done) => {
           const report = (): void => {
             const ok = child.exitCode === 0;
-            process.stdout.write(`[${names.get(child)}] ${ok ? 'stopped cleanly' : `exited with ${child.exitCode ?? child.signalCode}`}\n`);
+            process.stdout.write(`[${names.get(child)}] ${ok ? 'stopped cleanly' : exitText(child.exitCode, child.signalCode)}\n`);
             done(ok);
           };
           if (child.exitCode !== null || child.signalCode !== null) return report();
@@ -149,14 +159,14 @@ try {
   const width = Math.max(...nodes.map((node) => node.name.length));
   process.stdout.write(
     [
-      `devnet up (data in ${root}; ${validatorCount} validator(s); Ctrl-C stops all ${nodes.length})`,
+      `devnet up (data and each node's log in ${root}; ${validatorCount} validator(s), a block every ${blockTime} ms; Ctrl-C stops all ${nodes.length})`,
       ...nodes.map((node) => `  ${node.name.padEnd(width)} rpc ${node.rpcUrl}  ws ${node.rpcUrl.replace(/^http/, 'ws')}  p2p ${node.p2p}`),
       '',
     ].join('\n'),
   );
   for (const node of nodes) {
-    node.child.once('exit', (code) => {
-      if (!stopping) process.stdout.write(`[${node.name}] exited with ${code}; the others keep running\n`);
+    node.child.once('exit', (code, signal) => {
+      if (!stopping) process.stdout.write(`[${node.name}] ${exitText(code, signal)}; the others keep running (its log: ${join(root, `${node.name}.log`)})\n`);
     });
   }
 } catch (error) {

@@ -216,7 +216,7 @@ export class ConsensusDriver {
   /** One piece of chain work at a time (a proposal built, checked or committed). */
   private serial<T>(work: () => Promise<T>): Promise<T> {
     const run = this.work.then(work, work);
-    this.work = run.catch((error: unknown) => this.options.log.warn({ err: error }, 'consensus step failed'));
+    this.work = run.catch((error: unknown) => this.options.log.warn({ err: error }, `consensus step failed: ${(error as Error).message}`));
     return run;
   }
 

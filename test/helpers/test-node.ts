@@ -23,11 +23,11 @@ export { tempDir } from './temp-dirs.js';
 export const syncStatus = (node: TestNode): SyncStatus => node.node.service<SyncStatus>('sync-status');
 
 /** A real node on 127.0.0.1:0 with a temp data dir; `stop` also removes the dir unless it was given. */
-export async function startTestNode(config: RawConfig = {}, plugins: AnyPlugin[] = [], options: { baseDir?: string } = {}): Promise<TestNode> {
+export async function startTestNode(config: RawConfig = {}, plugins: AnyPlugin[] = [], options: { baseDir?: string; logLevel?: 'debug' | 'info' } = {}): Promise<TestNode> {
   const ownDir = config.dataDir === undefined;
   const dataDir = (config.dataDir as string | undefined) ?? tempDir();
   const raw = mergeConfig({ role: 'validator', storage: 'rocksdb', dataDir, rpc: { bind: '127.0.0.1:0', validateResults: true }, p2p: { host: '127.0.0.1', port: 0 }, validator: { blockTime: 100 } }, config);
-  const logs = captureLog();
+  const logs = captureLog(options.logLevel);
   const node = await SvcNode.create({ config: resolveConfig(raw), catalog, log: logs.log, plugins, baseDir: options.baseDir });
   await node.start();
   const url = node.rpcUrl;

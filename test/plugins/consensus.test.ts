@@ -97,6 +97,13 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
     }
     const state = await new SvcClient(others[0]!.url).rpcCall<Record<string, unknown>>('svc_consensusState');
     expect(state).toMatchObject({ mode: 'consensus', onlinePower: '80', totalPower: '80', lockedRound: expect.any(Number), step: expect.stringMatching(/^(propose|prevote|precommit)$/) });
+    // The logs at info: no line a block, a summary every few seconds; "caught up" only after a real sync.
+    for (const node of [genesis, ...others]) {
+      const lines = node.output().split('\n');
+      expect(lines.filter((line) => /"msg":"(produced|imported) block/.test(line))).toEqual([]);
+      expect(lines.filter((line) => /"msg":"caught up with peers"/.test(line)).length).toBeLessThanOrEqual(2);
+    }
+    await waitFor(() => genesis.output(), (out) => /"msg":"head \d+: \d+ blocks? in \d+ s \(/.test(out), 20_000, 'a summary line');
   });
 
   let victim: RunningNode;

@@ -27,7 +27,7 @@ const block = async (url: string, height: number): Promise<Block> => (await rpc<
 
 describe('validator plugin', () => {
   it('produces signed, linked blocks at the block time from the devnet genesis', async () => {
-    running = await startTestNode({ validator: { blockTime: 50 } });
+    running = await startTestNode({ validator: { blockTime: 50 } }, [], { logLevel: 'debug' });
     await waitFor(() => head(running!.url), (h) => h >= 5, 15_000, 'height 5');
     const genesis = await block(running.url, 0);
     expect(genesis.hash).toBe(genesisHash(devnetGenesis()));
@@ -41,9 +41,9 @@ describe('validator plugin', () => {
       expect((await rpc<Block>(running.url, 'svc_getBlockByHash', [b.hash])).body.result).toEqual(b);
       parent = b;
     }
-    // One info line a block: height, transactions, hash prefix and time taken.
+    // One debug line a block: height, transactions, hash prefix and time taken (info has the summary).
     const line = running.logs.lines.find((l) => l.height === 3 && String(l.msg).startsWith('produced block 3:'));
-    expect(line).toMatchObject({ level: 30, transactions: 0, hash: (await block(running.url, 3)).hash });
+    expect(line).toMatchObject({ level: 20, transactions: 0, hash: (await block(running.url, 3)).hash });
     expect(line!.msg).toMatch(/^produced block 3: 0 tx, 0x[0-9a-f]{8}…, \d+(\.\d)? ms$/);
     expect((await rpc(running.url, 'svc_getBlockByNumber', ['latest'])).body.result).toMatchObject({ height: expect.any(Number) });
     expect((await rpc(running.url, 'svc_getBlockByNumber', [10_000_000])).body.error).toMatchObject({ code: -32030, message: 'not_found' });
