@@ -14,6 +14,7 @@ import { ASSETS, devnetKey, formatAmountShort, generateKeyPair, RpcError, SvcCli
 import { DEVNET_ACCOUNTS } from '../chain/genesis.js';
 import { VERSION } from '../kernel/version.js';
 import { waitingFor, type Submitted } from './wait-for.js';
+import { speaksTls } from './tls-probe.js';
 
 interface GlobalOptions {
   url?: unknown;
@@ -409,12 +410,22 @@ try {
   if (!cli.matchedCommand && !cli.options.help && !cli.options.version) cli.outputHelp();
   await cli.runMatchedCommand();
 } catch (error) {
+  const usage = error instanceof UsageError || (error instanceof Error && error.name === 'CACError');
+  const json = process.argv.includes('--json');
   if (error instanceof RpcError) {
-    process.stderr.write(`svc: ${error.message} (${error.code}): ${error.data?.reason ?? ''}\n`);
-    process.exit(1);
+    // Refused by the SDK before anything was sent (`data.given`): an argument typed wrong, exit 2.
+    const typed = error.data?.given;
+    if (json) process.stderr.write(`${JSON.stringify({ error: error.toJSON() })}\n`);
+    else process.stderr.write(`svc: ${error.message} (${error.code}): ${error.data?.reason ?? ''}${typed === undefined ? '' : `, got "${String(typed)}"`}\n`);
+    process.exit(typed === undefined ? 1 : 2);
   }
   const message = (error as Error).message;
-  const untrusted = /^cannot reach https:.*certificate is not trusted/.test(message);
-  process.stderr.write(`svc: ${message}${untrusted ? ' (trust the node\'s certificate authority with --ca-file <file> or SVC_CA_FILE)' : ''}\n`);
-  process.exit(error instanceof UsageError || (error instanceof Error && error.name === 'CACError') ? 2 : 1);
+  let hint = '';
+  if (/^cannot reach https:.*certificate is not trusted/.test(message)) hint = "trust the node's certificate authority with --ca-file <file> or SVC_CA_FILE";
+  // A TLS port hangs up on plain HTTP: say so, rather than leave "other side closed".
+  const url = /^cannot reach (http:\/\/\S+?): /.exec(message)?.[1];
+  if (url && (await speaksTls(url))) hint = `${new URL(url).host} speaks HTTPS: use --url ${url.replace(/^http:/, 'https:')}`;
+  if (json) process.stderr.write(`${JSON.stringify({ error: { message, kind: usage ? 'usage' : 'failure', ...(hint ? { hint } : {}) } })}\n`);
+  else process.stderr.write(`svc: ${message}${hint ? ` (${hint})` : ''}\n`);
+  process.exit(usage ? 2 : 1);
 }

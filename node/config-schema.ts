@@ -14,7 +14,7 @@ export const NodeConfigSchema = Type.Object(
     genesis: Type.Optional(Type.String({ minLength: 1, description: 'genesis file, required for networks other than devnet' })),
     role: Type.Union([Type.Literal('validator'), Type.Literal('compute'), Type.Literal('full')], { default: 'full', description: 'validator, compute or full' }),
     dataDir: Type.String({ minLength: 1, default: './data', description: 'all persistent state lives here' }),
-    storage: Type.Union([Type.Literal('rocksdb'), Type.Literal('memory')], { default: 'rocksdb', description: 'rocksdb, or memory for throw-away nodes' }),
+    storage: Type.Union([Type.Literal('rocksdb'), Type.Literal('memory')], { default: 'rocksdb', description: 'rocksdb, or memory for a throw-away node: nothing is written under the data dir (its keys and objects in transit live in a temp dir removed at stop)' }),
     plugins: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'extra plugins: first-party names, npm package names or file paths' }),
     passphraseFile: Type.Optional(Type.String({ minLength: 1, description: 'file whose first line seals the operator key files (else SVC_KEY_PASSPHRASE; else they are plain, mode 0600)' })),
     rpc: Type.Object(

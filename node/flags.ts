@@ -92,7 +92,7 @@ export const START_FLAGS: readonly StartFlag[] = [
   { flag: '--p2p-host', placeholder: '<ip>', path: 'p2p.host', description: 'libp2p listen address (default 0.0.0.0)', parse: ipAddress },
   { flag: '--rpc-max-body', placeholder: '<bytes>', path: 'rpc.maxBody', description: 'largest JSON-RPC body or WebSocket message (default 1048576)', parse: integer(1024, 64 * 1024 * 1024) },
   { flag: '--rpc-max-batch', placeholder: '<n>', path: 'rpc.maxBatch', description: 'most calls in one batch (default 100)', parse: integer(1, 10000) },
-  { flag: '--storage', placeholder: '<backend>', path: 'storage', description: 'rocksdb, or memory for throw-away nodes (default rocksdb)', parse: oneOf(['rocksdb', 'memory']) },
+  { flag: '--storage', placeholder: '<backend>', path: 'storage', description: 'rocksdb, or memory for a throw-away node that writes nothing under --data-dir (keys, objects in transit: a temp dir removed at stop) (default rocksdb)', parse: oneOf(['rocksdb', 'memory']) },
   { flag: '--bootstrap-peers', placeholder: '<multiaddrs>', path: 'p2p.bootstrapPeers', description: '/ip4/<ip>/tcp/<port>/p2p/<peer_id>; comma-separated or repeated', parse: multiaddrs, repeatable: true },
   { flag: '--receipt-archive', placeholder: '<bool>', path: 'chain.receiptArchive', description: 'archive: keep every receipt and historical state (default false)', parse: boolean },
   { flag: '--history-blocks', placeholder: '<n>', path: 'chain.historyBlocks', description: 'without archive: recent blocks of history kept (default 10000)', parse: integer(1, Number.MAX_SAFE_INTEGER) },

@@ -1,3 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Type from 'typebox';
 import { devnetBaseGenesis, readGenesisFile, type GenesisSpec } from '../chain/genesis.js';
 import type { P2pService } from '../p2p/service.js';
@@ -37,6 +41,8 @@ export class SvcNode {
   private constructor(
     readonly host: PluginHost,
     readonly genesis: GenesisSpec,
+    /** A throw-away node's own working dir, removed when it stops (see `create`). */
+    private readonly scratchDir?: string,
   ) {}
 
   static async create(options: NodeOptions): Promise<SvcNode> {
@@ -65,7 +71,11 @@ export class SvcNode {
       definition,
       config: checkConfig(definition.config ?? Type.Object({}, { additionalProperties: false }), sliceOf(definition) ?? {}, definition.name, origins),
     }));
-    const settings: NodeSettings = { network: node.network, role: node.role, dataDir: node.dataDir, version: VERSION };
+    // A throw-away node (storage memory) keeps nothing: what it must put on disk (its lock, its keys,
+    // objects in transit) goes to a dir of its own under the OS temp dir, made at start and removed at
+    // stop; --data-dir is not touched.
+    const scratchDir = node.storage === 'memory' ? join(tmpdir(), `svc-memory-${randomUUID()}`) : undefined;
+    const settings: NodeSettings = { network: node.network, role: node.role, dataDir: scratchDir ?? node.dataDir, version: VERSION };
     let created: SvcNode | undefined;
     const host = new PluginHost({
       settings,
@@ -93,7 +103,7 @@ export class SvcNode {
       log: options.log,
       methods: () => [nodeInfoMethod(() => created!.info())],
     });
-    created = new SvcNode(host, genesis);
+    created = new SvcNode(host, genesis, scratchDir);
     return created;
   }
 
@@ -141,8 +151,9 @@ export class SvcNode {
     return this.host.start();
   }
 
-  stop(): Promise<void> {
-    return this.host.stop();
+  async stop(): Promise<void> {
+    await this.host.stop();
+    if (this.scratchDir) rmSync(this.scratchDir, { recursive: true, force: true });
   }
 
   /** `svc_nodeInfo`. */

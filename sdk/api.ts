@@ -9,13 +9,16 @@ import { toHex } from './bytes.js';
 import type { ContractCall, ContractView, DeployRequest, Log } from './contracts.js';
 import { accountAddress } from './address.js';
 
+/** What a refused argument was, as given (cut to 100 characters): refused here, before anything was sent, the error carries it as `data.given`. */
+const given = (value: unknown): string => String(value).slice(0, 100);
+
 function checkAddress(value: string, field = 'address'): Address {
-  if (!isValidAddress(value)) throw new RpcError(DOMAIN_ERRORS.invalid_address.code, 'invalid_address', { reason: `${field} is not a valid address (svc1 followed by 40 hex characters)`, field });
+  if (!isValidAddress(value)) throw new RpcError(DOMAIN_ERRORS.invalid_address.code, 'invalid_address', { reason: `${field} is not a valid address (svc1 followed by 40 hex characters)`, field, given: given(value) });
   return normalizeAddress(value);
 }
 
 function checkHash(value: string, field = 'hash'): string {
-  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(value)) throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', { reason: `${field} must be a 32-byte 0x hex hash`, field });
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(value)) throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', { reason: `${field} must be a 32-byte 0x hex hash`, field, given: given(value) });
   return value.toLowerCase();
 }
 

@@ -32,6 +32,15 @@ describe('svc-node start', () => {
     expect(await second.stop('SIGTERM')).toBe(0);
   });
 
+  it('--storage memory writes nothing under the data dir, from start to stop', async () => {
+    const dataDir = join(dir(), 'never-made');
+    const node = await startNodeProcess(['--role', 'validator', '--storage', 'memory', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--block-time', '100']);
+    await waitFor(() => height(node.url), (h) => h >= 2, 15_000, 'height 2');
+    expect(existsSync(dataDir)).toBe(false);
+    expect(await node.stop('SIGINT')).toBe(0);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
   it('refuses a second node on the same data dir with one line naming --data-dir', async () => {
     const dataDir = dir();
     const first = await startNodeProcess(['--role', 'validator', '--data-dir', dataDir, '--bind', '127.0.0.1:0']);

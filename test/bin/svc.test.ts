@@ -73,9 +73,21 @@ describe('svc client CLI', () => {
     const badAmount = await svc('transfer', '--to', devnetKey('account', 1).address, '--amount', '1.2.3', '--dev-account', '0');
     expect(badAmount.code).toBe(2);
     expect(badAmount.stderr).toContain('--amount');
+    expect(badAmount.stderr).toContain('got "1.2.3"');
+    // Refused before anything is sent: exit 2, and what was typed is echoed.
     const badAddress = await svc('balance', 'svc1xyz');
-    expect(badAddress.code).toBe(1);
-    expect(badAddress.stderr).toContain('invalid_address (-32602)');
+    expect(badAddress.code).toBe(2);
+    expect(badAddress.stderr).toBe('svc: invalid_address (-32602): address is not a valid address (svc1 followed by 40 hex characters), got "svc1xyz"\n');
+    const badHash = await svc('receipt', '0x12');
+    expect(badHash.code).toBe(2);
+    expect(badHash.stderr).toContain('got "0x12"');
+    // With --json, errors are JSON too (on stderr; stdout stays for results).
+    const asJson = await svc('balance', 'svc1xyz', '--json');
+    expect(asJson.code).toBe(2);
+    expect(JSON.parse(asJson.stderr)).toEqual({ error: { code: -32602, message: 'invalid_address', data: { reason: 'address is not a valid address (svc1 followed by 40 hex characters)', field: 'address', given: 'svc1xyz' } } });
+    const usageJson = await svc('transfer', '--to', devnetKey('account', 1).address, '--amount', '1.2.3', '--dev-account', '0', '--json');
+    expect(usageJson.code).toBe(2);
+    expect(JSON.parse(usageJson.stderr)).toMatchObject({ error: { kind: 'usage', message: expect.stringContaining('got "1.2.3"') } });
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', () => resolve()));
     const port = (closed.address() as { port: number }).port;

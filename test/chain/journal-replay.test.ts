@@ -72,16 +72,20 @@ describe('replaying the journal at start', () => {
     }
   }, 30_000);
 
-  it('keeps no journal on a throw-away node (storage memory)', async () => {
+  it('writes nothing under the data dir of a throw-away node (storage memory): no journal, keys, objects or lock', async () => {
     const dataDir = tempDir('svc-journal-memory-');
     const node = await startTestNode({ dataDir, storage: 'memory', ...STALLED });
+    const scratch = node.node.settings.dataDir;
     try {
       const client = new SvcClient(node.url);
       await client.sendTransaction(transfer(await client.getNonce(devnetKey('account', 0).address)));
       expect(existsSync(join(dataDir, JOURNAL))).toBe(false);
-      expect(readdirSync(dataDir)).not.toContain(JOURNAL);
+      expect(readdirSync(dataDir)).toEqual([]);
+      expect(scratch).not.toBe(dataDir);
     } finally {
       await node.stop();
     }
+    // Its own working dir (keys, the lock) is gone with it.
+    expect(existsSync(scratch)).toBe(false);
   }, 30_000);
 });

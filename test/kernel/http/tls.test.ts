@@ -51,6 +51,11 @@ describe('TLS (--tls-cert/--tls-key)', () => {
     const untrusted = await run(SVC, ['block-number', '--url', node.url], { SVC_CA_FILE: '' });
     expect(untrusted.code).toBe(1);
     expect(untrusted.stderr).toContain('trust the node\'s certificate authority with --ca-file <file> or SVC_CA_FILE');
+    // http:// to the TLS port: the node hangs up on plain HTTP; svc says the port speaks HTTPS.
+    const plain = node.url.replace(/^https:/, 'http:');
+    const wrongScheme = await run(SVC, ['block-number', '--url', plain]);
+    expect(wrongScheme.code).toBe(1);
+    expect(wrongScheme.stderr).toContain(`speaks HTTPS: use --url ${node.url}`);
     const missing = await run(SVC, ['block-number', '--url', node.url, '--ca-file', '/nonexistent/ca.pem']);
     expect({ code: missing.code, stderr: missing.stderr }).toEqual({ code: 2, stderr: 'svc: --ca-file /nonexistent/ca.pem: cannot read it (ENOENT)\n' });
   });
