@@ -46,14 +46,17 @@ export function transactionHash(tx: UnsignedTransaction): Hex {
 }
 
 /** Transactions `signTransaction` made in this process: signed with the key itself, right by construction. */
-const signedHere = new WeakSet<SignedTransaction>();
+/** What each transaction signed in this process was signed as: its signature, key and hash. */
+const signedHere = new WeakMap<SignedTransaction, { signature: string; publicKey: string; from: string; hash: string }>();
 
 export function signTransaction(tx: Omit<UnsignedTransaction, 'publicKey'>, key: KeyPair): SignedTransaction {
   const unsigned: UnsignedTransaction = { ...tx, publicKey: toHex(key.publicKey) };
   const bytes = encodeUnsigned(unsigned);
   const digest = hash(bytes);
-  const signed: SignedTransaction = { ...unsigned, from: key.address, signature: toHex(signWith(key, digest)), hash: toHex(digest) };
-  signedHere.add(signed);
+  // Frozen (its fields can't be reassigned), and remembered as signed: a node trusts it without
+  // verifying the signature only while it still is exactly what was signed.
+  const signed: SignedTransaction = Object.freeze({ ...unsigned, payload: deepFreeze(structuredClone(unsigned.payload)), from: key.address, signature: toHex(signWith(key, digest)), hash: toHex(digest) });
+  signedHere.set(signed, { signature: signed.signature, publicKey: signed.publicKey, from: signed.from, hash: signed.hash });
   return signed;
 }
 
@@ -62,7 +65,17 @@ export function signTransaction(tx: Omit<UnsignedTransaction, 'publicKey'>, key:
  * signature of what it signed itself (a provider's reports, a faucet grant: one verification each).
  */
 export function signedInThisProcess(tx: SignedTransaction): boolean {
-  return signedHere.has(tx);
+  const signed = signedHere.get(tx);
+  if (!signed || signed.signature !== tx.signature || signed.publicKey !== tx.publicKey || signed.from !== tx.from || signed.hash !== tx.hash) return false;
+  // Byte arrays in a payload can't be frozen: what they hold now must still hash to what was signed.
+  return toHex(hash(encodeUnsigned(tx))) === signed.hash;
+}
+
+/** Freezes plain objects and arrays all the way down (byte arrays can't be frozen; `signedInThisProcess` re-hashes for them). */
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
+  for (const inner of Object.values(value as object)) deepFreeze(inner);
+  return Object.freeze(value);
 }
 
 export function rawTransaction(tx: SignedTransaction): Hex {

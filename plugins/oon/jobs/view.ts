@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { toHex } from '../../../sdk/bytes.js';
 import type { JobRecord } from './state.js';
+import { sameResult } from './commitment.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const Units = Type.String({ description: 'base units, decimal' });
@@ -39,6 +40,16 @@ export const JobViewSchema = Type.Object(
 );
 export type JobView = Static<typeof JobViewSchema>;
 
+/**
+ * The providers a job has: once finalized, the paid ones — those whose result is the job's (a
+ * replica whose result lost a re-execution stays among the assignments, slashed, not paid).
+ */
+function paidOrAssigned(job: JobRecord): string[] {
+  const result = job.result;
+  if (job.status !== 'finalized' || !result) return job.assignments.map((a) => a.provider);
+  return job.assignments.filter((a) => a.reveal && sameResult(a.reveal, result)).map((a) => a.provider);
+}
+
 export function jobView(job: JobRecord): JobView {
   const output = job.result?.output;
   const open = job.assignments.filter((a) => !a.commitment).map((a) => a.commitBy).sort((a, b) => a.height - b.height);
@@ -49,7 +60,7 @@ export function jobView(job: JobRecord): JobView {
     codeCid: job.codeCid ?? null,
     requester: job.requester,
     replicas: job.replicas,
-    providers: job.assignments.map((a) => a.provider),
+    providers: paidOrAssigned(job),
     gasLimit: job.gasLimit,
     gasPrice: job.gasPrice,
     gasUsed: job.result?.gasUsed ?? null,
