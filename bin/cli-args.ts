@@ -2,7 +2,7 @@ import type { CAC } from 'cac';
 import { readFileSync } from 'node:fs';
 import { fromHex, isHex } from '../sdk/bytes.js';
 import { keyPairFromSecret, type KeyPair } from '../sdk/keys.js';
-import { parseAmount } from '../sdk/amount.js';
+import { formatAmountShort, parseAmount } from '../sdk/amount.js';
 
 /** A mistake in what the user typed: one line, exit 2. */
 export class UsageError extends Error {
@@ -116,5 +116,10 @@ export function amountOption(value: unknown, flag: string, unit: string): bigint
     throw new UsageError(`${flag}: expected an amount of ${unit} like 1.5, with at most 18 fractional digits and no sign, got "${text}"`);
   }
   if (amount <= 0n) throw new UsageError(`${flag}: must be more than 0 ${unit}`);
+  // The chain takes amounts of at most 78 digits of base units: said here, not as a schema pattern from the node.
+  if (amount > MAX_AMOUNT_UNITS) throw new UsageError(`${flag}: ${text} ${unit} is more than the largest amount the chain takes (${formatAmountShort(MAX_AMOUNT_UNITS)} ${unit})`);
   return amount;
 }
+
+/** The largest amount a transaction carries: 78 decimal digits of base units. */
+const MAX_AMOUNT_UNITS = 10n ** 78n - 1n;

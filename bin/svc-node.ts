@@ -12,6 +12,7 @@ import { devnetGenesisHash } from '../node/genesis.js';
 import { importOperatorKey, keyPassphrase, loadOrCreateNodeKeys } from '../keys/node-keys.js';
 
 import { createLogger } from '../kernel/log.js';
+import { stdoutDestination } from '../node/log-destination.js';
 import { SvcNode } from '../node/node.js';
 import { pruneDataDir } from '../chain/prune.js';
 import { describePlugins } from '../node/describe.js';
@@ -41,7 +42,8 @@ function buildConfig(options: Record<string, unknown>): { raw: RawConfig; origin
 async function start(options: Record<string, unknown>): Promise<void> {
   const { raw, origins, baseDir } = buildConfig(options);
   const config = resolveConfig(raw, origins);
-  const log = createLogger({ level: config.node.log.level, format: config.node.log.format ?? (process.stdout.isTTY ? 'pretty' : 'json') });
+  const format = config.node.log.format ?? (process.stdout.isTTY ? 'pretty' : 'json');
+  const log = createLogger({ level: config.node.log.level, format, ...(format === 'json' ? { destination: stdoutDestination() } : {}) });
   const node = await SvcNode.create({ config, catalog, log, baseDir });
   let signals = 0;
   const shutdown = (signal: string): void => {

@@ -10,7 +10,7 @@ import { addJobCommand } from './job-command.js';
 import { addContractCommand } from './contract-command.js';
 import WebSocket from 'ws';
 import { SvcWsClient, type WebSocketConstructor } from '../sdk/ws-client.js';
-import { ASSETS, devnetKey, formatAmountShort, generateKeyPair, RpcError, SvcClient, toHex, type Asset, type DealView, type KeyPair } from '../sdk/index.js';
+import { ASSETS, devnetKey, formatAmountShort, payloadInTokens, generateKeyPair, RpcError, SvcClient, toHex, type Asset, type DealView, type KeyPair } from '../sdk/index.js';
 import { DEVNET_ACCOUNTS } from '../chain/genesis.js';
 import { VERSION } from '../kernel/version.js';
 import { waitingFor, type Submitted } from './wait-for.js';
@@ -155,7 +155,8 @@ cli
 
 cli.command('tx <hash>', 'a transaction, pending or mined').action(async (hash: string, options: GlobalOptions) => {
   const tx = await client(options).getTransaction(String(hash));
-  print(options, tx, () => describeRecord(tx));
+  // Amounts in tokens for a person; --json keeps base units.
+  print(options, tx, () => describeRecord({ ...tx, payload: payloadInTokens(tx.kind, tx.payload) }));
 });
 
 cli

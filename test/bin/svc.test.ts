@@ -48,7 +48,9 @@ describe('svc client CLI', () => {
     expect(sent.code).toBe(0);
     const { hash, receipt } = JSON.parse(sent.stdout) as { hash: string; receipt: { status: string } };
     expect(receipt.status).toBe('success');
-    expect(JSON.parse((await svc('tx', hash, '--json')).stdout)).toMatchObject({ hash, status: 'mined', from: devnetKey('account', 3).address });
+    expect(JSON.parse((await svc('tx', hash, '--json')).stdout)).toMatchObject({ hash, status: 'mined', from: devnetKey('account', 3).address, payload: { amount: '2500000000000000000' } });
+    // A person reads the amount in tokens; --json keeps base units.
+    expect((await svc('tx', hash)).stdout).toMatch(/^payload +to svc1[0-9a-f]{40}, asset OMC, amount 2\.5 OMC$/m);
     expect(JSON.parse((await svc('receipt', hash, '--json')).stdout)).toMatchObject({ transactionHash: hash, status: 'success' });
 
     const back = await svc('transfer', '--to', devnetKey('account', 3).address, '--amount', '1', '--key-file', keyFile, '--wait');
@@ -110,6 +112,7 @@ describe('svc client CLI', () => {
 
   it.each([
     [['transfer', '--amount', '1.0000000000000000001'], '--amount: expected an amount of OMC like 1.5, with at most 18 fractional digits and no sign, got "1.0000000000000000001"'],
+    [['transfer', '--amount', '1'.padEnd(61, '0')], `--amount: ${'1'.padEnd(61, '0')} OMC is more than the largest amount the chain takes (${'9'.repeat(60)}.999999999999999999 OMC)`],
     [['transfer', '--amount', '-1'], '--amount: expected an amount of OMC like 1.5, with at most 18 fractional digits and no sign, got "-1"'],
     [['transfer', '--amount', '1e-18'], '--amount: expected an amount of OMC like 1.5, with at most 18 fractional digits and no sign, got "1e-18"'],
     [['transfer', '--amount', '0'], '--amount: must be more than 0 OMC'],

@@ -74,6 +74,8 @@ describe('the explorer page', { timeout: 60_000 }, () => {
       await search(tx.hash);
       await page.getByRole('heading', { name: 'Transaction' }).waitFor();
       await page.getByText('success', { exact: true }).waitFor();
+      // Its payload's amount in tokens, as a person reads it.
+      expect(await page.getByTestId('tx-payload').textContent()).toContain('"amount": "7 OMC"');
       await page.screenshot({ path: join(SCREENSHOTS, `transaction-${name}.png`), fullPage: true });
       await search(to);
       await page.getByRole('heading', { name: 'Account' }).waitFor();

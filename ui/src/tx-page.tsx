@@ -1,3 +1,4 @@
+import { payloadInTokens } from '../../sdk/index.js';
 import { http } from './node.js';
 import { useLoad } from './load.js';
 import { NotLoaded } from './not-loaded.js';
@@ -37,7 +38,7 @@ export function TxPage({ hash }: { hash: string }) {
         </>
       )}
       <h3>Payload</h3>
-      <pre class="payload">{JSON.stringify(tx.payload, null, 2)}</pre>
+      <pre class="payload" data-testid="tx-payload">{JSON.stringify(payloadInTokens(tx.kind, tx.payload), null, 2)}</pre>
     </>
   );
 }
