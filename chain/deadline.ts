@@ -17,4 +17,12 @@ export function isPast(now: { readonly height: number; readonly timestamp: numbe
   return now.height > deadline.height && now.timestamp > deadline.time;
 }
 
+/**
+ * Whether `now` is the deadline's block or later: the last block in which what the deadline allows may
+ * still land (it is not past yet), so what waits for the window to close can settle at its end.
+ */
+export function isReached(now: { readonly height: number; readonly timestamp: number }, deadline: Deadline): boolean {
+  return now.height >= deadline.height && now.timestamp >= deadline.time;
+}
+
 export const describeDeadline = (deadline: Deadline): string => `block ${deadline.height} (and ${new Date(deadline.time).toISOString()})`;

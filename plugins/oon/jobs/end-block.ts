@@ -6,7 +6,7 @@ import type { JobOutcome } from '../../../jobs/outcome.js';
 import type { JobSpec } from '../../../jobs/spec.js';
 import { readProviders, slashBond, type ProviderKind } from '../../providers/registry.js';
 import { sameResult, type ReportedResult } from './commitment.js';
-import { commitWindowFor, deadlineAfter, describeDeadline, isPast, JOB_PARAMS, type Deadline } from './params.js';
+import { commitWindowFor, deadlineAfter, describeDeadline, isPast, isReached, JOB_PARAMS, type Deadline } from './params.js';
 import { codeCidKey, runFromObject } from './code.js';
 import {
   addLoad,
@@ -195,7 +195,9 @@ async function settleResults(ctx: BlockContext, kind: ProviderKind, job: JobReco
     return scheduleAt(read, write, job.challengeBy.time, job.jobId);
   }
   if (job.challenge) return settleByReexecution(ctx, kind, job, reexecute, read, write);
-  if (!isPast(ctx, job.challengeBy)) return scheduleAt(read, write, Math.max(ctx.timestamp + 1000, job.challengeBy.time), job.jobId);
+  // The window's last block may still carry a challenge (applied above, before this step): the result
+  // is unchallenged once that block is reached, not a block later.
+  if (!isReached(ctx, job.challengeBy)) return scheduleAt(read, write, Math.max(ctx.timestamp + 1000, job.challengeBy.time), job.jobId);
   finalize(ctx, job, revealed, revealed[0]!.reveal!, 'unchallenged');
 }
 

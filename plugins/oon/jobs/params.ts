@@ -35,8 +35,12 @@ export const JOB_PARAMS = {
   nsPerGas: { wasm: 8n, evm: 250n } as const,
   /** How long, after the last commit, every replica has to reveal. */
   revealWindow: { blocks: 10, ms: 10_000 },
-  /** How long a single replica's result stays open to challenge. */
-  challengeWindow: { blocks: 10, ms: 3_000 },
+  /**
+   * How long a single replica's result stays open to challenge: 3 s of block time, and at least the
+   * block after the reveal's to land a challenge in (a window of 10 blocks made a job on 3 s blocks
+   * wait 30 s for nothing: the time is what gives a challenger its chance, not the count).
+   */
+  challengeWindow: { blocks: 1, ms: 3_000 },
   /** How long a job may wait in the queue for a provider before it expires (refunded). */
   queueWindow: { blocks: 600, ms: 600_000 },
   /** Assignments a job gets (the first and reassignments after missed deadlines) before it fails, refunded. */
@@ -56,7 +60,7 @@ export const JOB_PARAMS = {
 export const JOB_RECORD_BLOCKS_KEY = 'params/jobRecordBlocks';
 export const DEFAULT_JOB_RECORD_BLOCKS = 10_000;
 
-export { deadlineAfter, describeDeadline, isPast, type Deadline } from '../../../chain/deadline.js';
+export { deadlineAfter, describeDeadline, isPast, isReached, type Deadline } from '../../../chain/deadline.js';
 
 /** The commit window of a job: the base window, plus the time its gas limit may take to run. */
 export function commitWindowFor(runtime: 'wasm' | 'evm', gasLimit: bigint): { blocks: number; ms: number } {
