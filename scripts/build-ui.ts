@@ -29,6 +29,8 @@ await build({
 copyFileSync(join(root, 'ui/index.html'), join(out, 'index.html'));
 copyFileSync(join(root, 'ui/icon.svg'), join(out, 'icon.svg'));
 copyFileSync(join(root, 'ui/src/styles.css'), join(out, 'styles.css'));
+// The charts' library stylesheet (uPlot), served beside ours: the page loads nothing from elsewhere.
+copyFileSync(join(root, 'node_modules/uplot/dist/uPlot.min.css'), join(out, 'uplot.css'));
 if (process.env.UI_BUILD_REPORT) {
   for (const file of ['index.html', 'app.js', 'styles.css', 'icon.svg']) {
     const path = join(out, file);

@@ -75,6 +75,9 @@ describe('the explorer pages for validators, compute, storage and the node', { t
     const row = page.getByTestId('jobs').locator('tr').filter({ has: page.getByTitle(jobId) });
     // Live over the `jobs` subscription: no reload between the statuses.
     await row.getByTestId('job-status').filter({ hasText: 'finalized' }).waitFor({ timeout: 30_000 });
+    // Jobs over time, sampled while the page is open: a chart drawn on a canvas, its latest values told in words.
+    await page.getByTestId('chart-jobs').locator('canvas').waitFor();
+    await waitFor(() => page.getByTestId('chart-jobs').getByRole('img').getAttribute('aria-label'), (label) => /finalized now [1-9]/.test(label ?? ''), 10_000, 'the jobs chart to count the job');
     await page.screenshot({ path: join(SCREENSHOTS, 'compute-desktop.png'), fullPage: true });
     await row.getByTitle(jobId).click();
     await page.getByRole('heading', { name: 'Job' }).waitFor();
@@ -96,6 +99,7 @@ describe('the explorer pages for validators, compute, storage and the node', { t
     for (const [name, size] of Object.entries(WIDTHS)) {
       const { page, errors } = await open('/ui/#/storage', size);
       await page.getByTestId('storage-providers').getByText('image, video').waitFor();
+      await page.getByTestId('chart-stored').locator('canvas').waitFor();
       const thumbnail = page.getByTestId('objects').getByRole('img', { name: `Stored image ${image} (image/png)` });
       await thumbnail.waitFor();
       // Decoded by the browser from the bytes the node served: its real size.
@@ -134,6 +138,9 @@ describe('the explorer pages for validators, compute, storage and the node', { t
       const headShown = async (): Promise<number> => Number(/head\s*(\d+)/.exec((await page.getByLabel('Health details').textContent())!)?.[1]);
       const before = await headShown();
       await waitFor(headShown, (head) => head > before, 10_000, 'the node page to refresh');
+      // The mempool and the peers over time, drawn once two samples are in.
+      await page.getByTestId('chart-node').locator('canvas').waitFor();
+      expect(await page.getByTestId('chart-node').getByRole('img').getAttribute('aria-label')).toMatch(/pending transactions now \d+, peers now 1$/);
       await page.screenshot({ path: join(SCREENSHOTS, `node-${name}.png`), fullPage: true });
       expect(await fitsWidth(page)).toBe(true);
       expect(errors).toEqual([]);

@@ -49,6 +49,10 @@ describe('the explorer page', { timeout: 60_000 }, () => {
       // A transaction mined while the page is open joins the latest transactions, live.
       const tx = await new SvcClient(node.url).transfer(devnetKey('account', 5), generateKeyPair().address, 'OMC', UNIT);
       await page.getByTestId('latest-transactions').getByTitle(tx.hash).waitFor({ timeout: 15_000 });
+      // Charts of the last few hundred blocks, kept live: the block-time chart's words name a block at or past the head seen.
+      await page.getByTestId('chart-transactions').locator('canvas').waitFor();
+      const latestCharted = async (): Promise<number> => Number(/at block (\d+)$/.exec((await page.getByTestId('chart-block-time').getByRole('img').getAttribute('aria-label')) ?? '')?.[1] ?? 0);
+      await waitFor(latestCharted, (height) => height >= first + 3, 15_000, 'the charts to follow the head');
       await page.screenshot({ path: join(SCREENSHOTS, `home-${name}.png`), fullPage: true });
       expect(await fitsWidth(page)).toBe(true);
       expect(errors).toEqual([]);

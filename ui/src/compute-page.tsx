@@ -6,12 +6,18 @@ import { NotLoaded } from './not-loaded.js';
 import { AccountLink, amount, short } from './fields.js';
 import { href } from './route.js';
 import { Table } from './table.js';
+import { SampledChart, useSamples } from './samples.js';
 
 const JOBS = 20;
 
 /** Compute providers, and the latest jobs with their status kept live over the `jobs` subscription. */
 export function ComputePage() {
   const providers = useLoad('compute providers', () => http.oonListProviders());
+  const jobs = useSamples(async () => {
+    const { jobs } = await http.listJobs({ limit: 500 });
+    const count = (...statuses: string[]) => jobs.filter((job) => statuses.includes(job.status)).length;
+    return { waiting: count('queued'), running: count('assigned', 'committed'), finalized: count('finalized') };
+  });
   return (
     <>
       <h2>Compute providers</h2>
@@ -34,6 +40,7 @@ export function ComputePage() {
           ))}
         </Table>
       )}
+      <SampledChart title="Jobs (of the latest 500) while this page is open" samples={jobs} testId="chart-jobs" />
       <h2>Latest jobs</h2>
       <LiveJobs />
     </>

@@ -4,6 +4,7 @@ import { http, ws } from './node.js';
 import { BlockRow, type BlockSummary } from './block-row.js';
 import { TxTable } from './tx-table.js';
 import { Table } from './table.js';
+import { BlockCharts } from './block-charts.js';
 
 const LATEST = 10;
 
@@ -85,6 +86,7 @@ export function Home() {
           <dd>{info ? info.pendingTransactions : '…'}</dd>
         </div>
       </dl>
+      <BlockCharts />
       <h2>Latest blocks</h2>
       <Table columns={['Height', 'Hash', ['Proposer', 'wide'], 'Transactions', 'Time']} testId="latest-blocks">
         {blocks.map((block) => (

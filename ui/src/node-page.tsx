@@ -3,6 +3,7 @@ import { usePolled } from './load.js';
 import { NotLoaded } from './not-loaded.js';
 import { AccountLink, Fields, short } from './fields.js';
 import { Table } from './table.js';
+import { SampledChart, useSamples } from './samples.js';
 
 const REFRESH_MS = 2000;
 
@@ -16,6 +17,10 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : JS
 
 /** This node: who it is, its health, its sync, its peers; read again every 2 s. */
 export function NodePage() {
+  const samples = useSamples(async () => {
+    const [{ details }, peers] = await Promise.all([health(), http.peers()]);
+    return { 'pending transactions': Number(details.pendingTransactions ?? 0), peers: peers.length };
+  });
   const loaded = usePolled(async () => {
     const [info, status, syncing, peers] = await Promise.all([http.nodeInfo(), health(), http.syncing(), http.peers()]);
     return { info, status, syncing, peers };
@@ -39,6 +44,7 @@ export function NodePage() {
           ['Plugins', info.plugins.map((p) => p.name).join(', ')],
         ]}
       />
+      <SampledChart title="Mempool and peers while this page is open" samples={samples} testId="chart-node" />
       <h3>Details</h3>
       <Fields label="Health details" rows={Object.entries(details).map(([name, value]) => [name, <span class="hash">{text(value)}</span>] as const)} />
       <h3>Peers ({peers.length})</h3>

@@ -5,11 +5,16 @@ import { AccountLink, short } from './fields.js';
 import { Media } from './media.js';
 import { href } from './route.js';
 import { Table } from './table.js';
+import { SampledChart, useSamples } from './samples.js';
 
 const OBJECTS = 24;
 
 /** Storage providers, and the latest objects kept under deals (images shown). */
 export function StoragePage() {
+  const stored = useSamples(async () => {
+    const status = await http.ompStorageStatus();
+    return { 'bytes stored here': status.usedBytes };
+  });
   const loaded = useLoad('storage', async () => {
     const [providers, objects] = await Promise.all([http.ompListProviders(), http.listObjects({ limit: OBJECTS })]);
     return { providers, objects: objects.objects };
@@ -36,6 +41,7 @@ export function StoragePage() {
           ))}
         </Table>
       )}
+      <SampledChart title="Bytes this node stores, while this page is open" samples={stored} testId="chart-stored" />
       <h2>Latest objects</h2>
       {objects.length === 0 ? (
         <p>No object is kept under a deal yet.</p>
