@@ -1,16 +1,8 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/ports.js';
 import { SVC_NODE } from '../helpers/cli.js';
 import { rpc, tempDir, waitFor } from '../helpers/test-node.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('logs', () => {
   it('a node whose stdout reader stops reading keeps going (logs are written asynchronously), and every line is there once the reader reads again', async () => {

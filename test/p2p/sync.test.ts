@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../helpers/ports.js';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { devnetKey, rawTransaction, signTransaction, SvcClient, transferPayload, UNIT } from '../../sdk/index.js';
@@ -26,14 +26,6 @@ const address = (node: TestNode): string => p2p(node).listenAddresses[0]!;
 
 function follower(validator: TestNode, extra: Parameters<typeof startTestNode>[0] = {}): Promise<TestNode> {
   return start({ role: 'compute', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [address(validator)] }, ...extra });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe('peer-to-peer sync', () => {
