@@ -293,7 +293,7 @@ async function waitUntil<T>(read: () => Promise<T>, done: (status: T) => boolean
   }
 }
 
-/** A registration change's `--wait` (its transaction, or the operator that unbonds), followed up by the provider status. */
+/** A registration change's `--wait` (its transaction), followed up by the provider status. */
 function registrationWait<T>(options: GlobalOptions, group: 'oon' | 'omp', what: { noun: string; id: string | null }, wait: () => Promise<T>): Promise<T> {
   return waitingFor({ noun: what.noun, id: what.id ?? '', followUp: `svc ${group} status${urlFlag(options)}` }, wait);
 }
@@ -325,7 +325,7 @@ cli
     if (action === 'status') return show(await c.oonNodeStatus());
     if (action === 'unregister') {
       const status = await c.oonUnregisterNode();
-      return show(options.wait ? await registrationWait(options, 'oon', { noun: 'unbonding of operator', id: status.operator }, () => waitUntil(() => c.oonNodeStatus(), (s) => s.releaseAt !== null || s.status === 'unregistered')) : status);
+      return show(options.wait ? await registrationWait(options, 'oon', { noun: 'unregistration transaction', id: status.unregisterTxHash }, () => waitUntil(() => c.oonNodeStatus(), (s) => s.releaseAt !== null || s.status === 'unregistered')) : status);
     }
     if (action === 'providers') {
       const providers = await c.oonListProviders();
@@ -362,7 +362,7 @@ cli
     if (action === 'status') return show(await c.ompStorageStatus());
     if (action === 'unregister') {
       const status = await c.ompUnregisterStorageNode();
-      return show(options.wait ? await registrationWait(options, 'omp', { noun: 'unbonding of operator', id: status.operator }, () => waitUntil(() => c.ompStorageStatus(), (s) => s.releaseAt !== null || s.status === 'unregistered')) : status);
+      return show(options.wait ? await registrationWait(options, 'omp', { noun: 'unregistration transaction', id: status.unregisterTxHash }, () => waitUntil(() => c.ompStorageStatus(), (s) => s.releaseAt !== null || s.status === 'unregistered')) : status);
     }
     if (action === 'providers') {
       const providers = await c.ompListProviders();

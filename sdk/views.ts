@@ -174,6 +174,8 @@ interface RegistrationCommon {
   bond_ogt: string;
   peerId: string | null;
   txHash: string | null;
+  /** The unregistration transaction, once the node sent one. */
+  unregisterTxHash: string | null;
   /** While unbonding: the block at which the bond returns. */
   releaseAt: number | null;
 }

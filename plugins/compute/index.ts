@@ -64,6 +64,7 @@ export default providerCapabilityPlugin({
       dedicated: role === 'compute',
       peerId: registration?.peerId ?? null,
       txHash: registration?.txHash ?? null,
+      unregisterTxHash: registration?.unregisterTxHash ?? null,
       releaseAt: releaseAt ?? null,
     };
   },

@@ -48,6 +48,7 @@ export default providerCapabilityPlugin({
       objects,
       peerId: registration?.peerId ?? null,
       txHash: registration?.txHash ?? null,
+      unregisterTxHash: registration?.unregisterTxHash ?? null,
       releaseAt: releaseAt ?? null,
     };
   },

@@ -32,5 +32,6 @@ export const RegistrationBaseSchema = {
   bond_ogt: Type.String({ description: 'bonded OGT, decimal ("0" when unregistered)' }),
   peerId: Type.Union([Type.String(), Type.Null()]),
   txHash: Type.Union([Type.String(), Type.Null()], { description: 'the registration transaction' }),
+  unregisterTxHash: Type.Union([Type.String(), Type.Null()], { description: 'the unregistration transaction, once this node sent one' }),
   releaseAt: Type.Union([Type.Integer(), Type.Null()], { description: 'while unbonding: the block at which the bond returns' }),
 };

@@ -108,22 +108,32 @@ describe('contracts across a crash', () => {
       // A stream of transfers, each to its own recipient, and the node killed while they come.
       const nonce = await publicClient.getTransactionCount({ address: account.address });
       const signed = await Promise.all(Array.from({ length: 40 }, (_, i) => wallet.signTransaction({ to: token, data: encodeFunctionData({ abi, functionName: 'transfer', args: [`0x${(i + 1).toString(16).padStart(40, '0')}`, 10n] }), gas: 100_000n, nonce: nonce + i, maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 0n })));
+      let acknowledged = 0;
       const sending = (async () => {
-        for (const tx of signed) await publicClient.sendRawTransaction({ serializedTransaction: tx }).catch(() => undefined);
+        for (const tx of signed) {
+          await publicClient.sendRawTransaction({ serializedTransaction: tx }).then(
+            () => acknowledged++,
+            () => undefined,
+          );
+        }
       })();
       await waitFor(() => publicClient.getTransactionCount({ address: account.address }), (n) => n >= nonce + 5, 10_000, 'some transfers mined');
       await node.stop('SIGKILL');
       await sending;
       node = await startNodeProcess(['--role', 'validator', '--network', 'devnet', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--block-time', '100']);
       const after = createPublicClient({ chain: chainAt(node.url), transport: http(node.url), pollingInterval: 20 });
-      const mined = await after.getTransactionCount({ address: account.address });
-      // Every mined transfer is there, in the state and in eth_getLogs (the index caught up), and nothing else.
-      const logs = await after.getContractEvents({ address: token, abi, eventName: 'Transfer', fromBlock: 0n });
+      // Every transfer acknowledged before the kill is mined after it (the journal replays those that were pending).
+      await waitFor(() => after.getTransactionCount({ address: account.address }), (n) => n >= nonce + acknowledged, 15_000, 'every acknowledged transfer mined');
+      // Every mined transfer is there, in the state and in eth_getLogs (the index caught up), and nothing else: read at one block.
+      const height = await after.getBlockNumber();
+      const mined = await after.getTransactionCount({ address: account.address, blockNumber: height });
+      const logs = await after.getContractEvents({ address: token, abi, eventName: 'Transfer', fromBlock: 0n, toBlock: height });
       expect(logs).toHaveLength(1 + (mined - nonce));
       const spent = BigInt(mined - nonce) * 10n;
-      expect(await after.readContract({ address: token, abi, functionName: 'balanceOf', args: [account.address] })).toBe(1_000_000n - spent);
-      // And it goes on: the next transfer is mined after the restart.
-      const hash = await after.sendRawTransaction({ serializedTransaction: await account.signTransaction({ chainId: CHAIN_ID, to: token, data: encodeFunctionData({ abi, functionName: 'transfer', args: [TEST_ADDRESS_1, 1n] }), gas: 100_000n, nonce: mined, maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 0n }) });
+      expect(await after.readContract({ address: token, abi, functionName: 'balanceOf', args: [account.address], blockNumber: height })).toBe(1_000_000n - spent);
+      // And it goes on: the next transfer (after any still pending) is mined after the restart.
+      const next = await after.getTransactionCount({ address: account.address, blockTag: 'pending' });
+      const hash = await after.sendRawTransaction({ serializedTransaction: await account.signTransaction({ chainId: CHAIN_ID, to: token, data: encodeFunctionData({ abi, functionName: 'transfer', args: [TEST_ADDRESS_1, 1n] }), gas: 100_000n, nonce: next, maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 0n }) });
       expect((await after.waitForTransactionReceipt({ hash })).status).toBe('success');
     } finally {
       await node.stop();
