@@ -20,6 +20,8 @@ let bootstrap: string;
 const computeDir = tempDir();
 let compute: RunningNode | undefined;
 const requester = generateKeyPair();
+/** A second wasm provider played by this test (its own key): it never runs a job it is not told to report. */
+const M = generateKeyPair();
 
 async function startCompute(): Promise<RunningNode> {
   // At debug level: the test watches for the line a job's start writes (`running job …`).
@@ -54,7 +56,6 @@ describe('a compute provider that crashes', { timeout: 90_000 }, () => {
   it('opens a commitment it sent after a restart that lost its copy of the result: it runs the job again', async () => {
     // A second replica played by this test (its own key) holds the job in `assigned` after the compute
     // node commits, so the node can be killed between its commitment and its reveal.
-    const M = generateKeyPair();
     await v.waitForTransaction((await v.transfer(devnetKey('account', 3), M.address, 'OGT', 2000n * UNIT)).hash);
     const registered = await v.waitForTransaction((await v.signAndSend(M, 'oon.register', { peerId: 'test-signer', bond: (1000n * UNIT).toString(), details: { capabilities: ['wasm'], maxConcurrentJobs: 1 } } as never)).hash);
     expect(registered.status).toBe('success');
@@ -99,6 +100,9 @@ describe('a compute provider that crashes', { timeout: 90_000 }, () => {
   });
 
   it('reassigns the job of a provider killed mid-run after its deadline; the dead provider loses 1%', async () => {
+    // The test's own provider leaves first (an unbonding provider takes no job): the job may then only go
+    // to the second node, which waits in the queue for it if the deadline passes before it registers.
+    expect((await v.waitForTransaction((await v.signAndSend(M, 'oon.unregister', {})).hash)).status).toBe('success');
     const operator = (await new SvcClient(compute!.url).nodeInfo()).operator;
     const bondBefore = (await v.getBalance(operator)).bonded.compute!;
     // Long enough to be killed while it runs (a second or so of metered WASM).
