@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPair } from '../../sdk/index.js';
 import { SVC } from '../helpers/cli.js';
-import { startTestNode, tempDir, type TestNode } from '../helpers/test-node.js';
+import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
 
 // A validator that makes no block for an hour: every --wait waits until it is interrupted.
 let node: TestNode;
@@ -52,5 +52,26 @@ describe('--wait', () => {
     expect(id, stderr).toBeDefined();
     expect(exit, stderr).toBe(130);
     expect(stderr).toContain(`stopped waiting: job ${id} stands; follow it up with\n  svc job status ${id} --wait --url ${node.url}`);
+  }, 60_000);
+
+  it('on a terminal, shows each state the job reaches while it waits (in a pipe it says nothing of them: the oon-jobs CLI test finds one stderr line)', async () => {
+    // A node that makes blocks but has no compute provider: the job is mined and stays queued.
+    const moving = await startTestNode({ validator: { blockTime: 100 } });
+    try {
+      const code = join(tempDir('svc-wait-tty-'), 'return-one.hex');
+      writeFileSync(code, '0x600160005260206000f3');
+      const command = [process.execPath, SVC, 'job', 'submit', '--runtime', 'evm', '--code', code, '--gas-limit', '100000', '--dev-account', '3', '--wait', '--url', moving.url];
+      // util-linux `script` runs the command on a pseudo-terminal: stderr is a TTY.
+      const tty = spawn('script', ['-qfec', command.join(' '), '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      tty.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      const exited = new Promise((resolve) => tty.once('exit', resolve));
+      await waitFor(() => out, (text) => /^\s+queued \(waiting: no active provider offers evm\) after \d+\.\d s/m.test(text), 20_000, 'the queued state on the terminal');
+      expect(out).toMatch(/job 0x[0-9a-f]{64} submitted; waiting/);
+      tty.kill('SIGKILL');
+      await exited;
+    } finally {
+      await moving.stop();
+    }
   }, 60_000);
 });
