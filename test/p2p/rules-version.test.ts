@@ -61,13 +61,13 @@ afterAll(async () => {
 });
 
 describe('chain-rules versions', () => {
-  it('two nodes of different rules versions refuse each other, each with one log line naming both versions', async () => {
-    await waitFor(() => refusals(v1), (lines) => lines.length >= 1, 20_000, 'the version-1 node to refuse its peer');
-    await waitFor(() => refusals(v2), (lines) => lines.length >= 1, 20_000, 'the version-2 node to refuse its peer');
-    const [line1] = refusals(v1);
-    expect(JSON.parse(line1!).msg).toMatch(/it runs chain rules version 2; this node runs chain rules version 1/);
-    expect(JSON.parse(refusals(v2)[0]!).msg).toMatch(/it runs chain rules version 1; this node runs chain rules version 2/);
-    expect((await rpc<unknown[]>(v1.url, 'svc_peers')).body.result).toEqual([]);
+  it('two nodes of different rules versions refuse each other, with one log line naming both versions', async () => {
+    // Whichever side finishes the status exchange first refuses and hangs up; the other may never read
+    // the status it would refuse. At least one says why, naming both versions, and neither keeps the other.
+    await waitFor(() => [...refusals(v1), ...refusals(v2)], (lines) => lines.length >= 1, 20_000, 'a node to refuse its peer');
+    const said = [...refusals(v1).map((line) => ({ line, ours: 1, theirs: 2 })), ...refusals(v2).map((line) => ({ line, ours: 2, theirs: 1 }))];
+    for (const { line, ours, theirs } of said) expect(JSON.parse(line).msg).toMatch(new RegExp(`it runs chain rules version ${theirs}; this node runs chain rules version ${ours}$`));
+    for (const node of [v1, v2]) expect((await rpc<unknown[]>(node.url, 'svc_peers')).body.result).toEqual([]);
   });
 
   it('svc_nodeInfo, svc_chainInfo and /health?verbose show the rules version', async () => {
@@ -82,8 +82,9 @@ describe('chain-rules versions', () => {
 
   it("a data dir written under another version is refused at start, naming both; so is a genesis of a version this release does not implement", async () => {
     // By now the bootstrap peer has been dialled again: the refusal stands, and is not logged again.
-    expect(refusals(v1)).toHaveLength(1);
-    expect(refusals(v2)).toHaveLength(1);
+    expect(refusals(v1).length).toBeLessThanOrEqual(1);
+    expect(refusals(v2).length).toBeLessThanOrEqual(1);
+    for (const node of [v1, v2]) expect((await rpc<unknown[]>(node.url, 'svc_peers')).body.result).toEqual([]);
     expect(await v2.stop()).toBe(0);
     const reopened = await run(SVC_NODE, ['start', '--log-format', 'json', '--p2p-port', '0', ...nodeArgs(genesisFile(1), dir2)]);
     expect(reopened.code).not.toBe(0);
