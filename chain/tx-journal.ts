@@ -140,8 +140,10 @@ export class TxJournal {
       this.live.delete(hash);
       this.liveBytes -= bytes.length;
     }
-    if (!force && this.fileBytes < 2 * this.liveBytes + 1024 * 1024) return;
+    if (this.closed || (!force && this.fileBytes < 2 * this.liveBytes + 1024 * 1024)) return;
     await this.exclusive(async () => {
+      // Closed while this waited its turn: the file stays as it is.
+      if (this.closed) return;
       let waiting: Waiter[] = [];
       const temp = `${this.path}.compacting`;
       try {
@@ -169,8 +171,8 @@ export class TxJournal {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.exclusive(async () => undefined);
-    await this.handle.close();
+    // Inside the turn, so a compaction waiting for one finds the journal closed, not its file.
+    await this.exclusive(() => this.handle.close());
   }
 
   /** Runs `work` once no write is under way, with none starting until it ends. */

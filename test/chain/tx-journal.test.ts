@@ -79,4 +79,16 @@ describe('journal of acknowledged transactions', () => {
     expect(() => journal.checkRoom(100)).not.toThrow();
     await journal.close();
   });
+
+  it('a compaction that comes when the journal is closing leaves the file as it is', async () => {
+    const path = journalPath();
+    const { journal } = await TxJournal.open(path, { maxBytes: 1 << 20 }, captureLog().log);
+    for (let i = 0; i < 4; i++) await journal.append(`h${i}`, raw(i), i);
+    const before = readFileSync(path);
+    // Both asked at once, the close first: the compaction must not reopen (and leak) the file.
+    await Promise.all([journal.close(), journal.compact(() => false, true)]);
+    expect(readFileSync(path).equals(before)).toBe(true);
+    await journal.compact(() => false, true);
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
 });
