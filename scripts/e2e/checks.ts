@@ -215,7 +215,7 @@ export function finality({ collected, history }: CheckInput): CheckResult {
 export function healthy({ collected, exits, problems }: CheckInput): CheckResult {
   const failures = [...problems];
   for (const node of collected.nodes) if (node.healthStatus !== 200) failures.push(`${node.name}: /health answered ${node.healthStatus} ${node.health}`);
-  for (const [name, list] of exits) for (const exit of list) if (!exit.expected) failures.push(`${name} exited on its own at ${new Date(exit.at).toISOString()} (${exit.code ?? exit.signal})`);
+  for (const [name, list] of exits) for (const exit of list) if (!exit.expected) failures.push(`${name} exited on its own at ${new Date(exit.at).toISOString()} (${exit.code ?? exit.signal})${exit.lastWords ? `: ${exit.lastWords}` : ''}`);
   return result('every node healthy', failures, `${collected.nodes.length} nodes answer /health 200; no node exited unasked`);
 }
 

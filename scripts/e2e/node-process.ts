@@ -23,7 +23,13 @@ export interface NodeExit {
   readonly signal: NodeJS.Signals | null;
   /** The runner sent the signal that ended it (a perturbation, or the run's end). */
   readonly expected: boolean;
+  /** Its last error-level log line or stderr output: why it ended, when it ended on its own. */
+  readonly lastWords?: string;
 }
+
+/** Log levels (pino's numbers) at which a line may say why a process is about to end. */
+const ERROR_LEVEL = 50;
+const LAST_WORDS_CHARS = 1_000;
 
 /**
  * One `svc-node start` of the testnet, as a process: started, stopped (cleanly or not), paused and
@@ -88,10 +94,14 @@ export class NodeProcess {
     return new Promise<void>((resolve, reject) => {
       let seen = '';
       let started = false;
+      // Why it might end: the last error it logged, then whatever it wrote on stderr (a stack trace).
+      let lastError = '';
+      let stderrTail = '';
       const timer = setTimeout(() => {
         if (!started) child.kill('SIGKILL');
       }, START_TIMEOUT_MS);
       const onLine = (line: string): void => {
+        if (line.includes('"level":50') || line.includes('"level":60')) lastError = errorLine(line) || lastError;
         if (started) return;
         seen = (seen + line).slice(-20_000);
         const rpc = /rpc listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(line);
@@ -123,12 +133,14 @@ export class NodeProcess {
       });
       child.stderr!.on('data', (chunk: Buffer) => {
         this.log.write(chunk);
+        stderrTail = (stderrTail + chunk.toString()).slice(-LAST_WORDS_CHARS);
         if (!started) seen += chunk.toString();
       });
       child.once('exit', (code, signal) => {
         live.delete(child);
         clearTimeout(timer);
-        this.exits.push({ at: Date.now(), code, signal, expected: this.expectingExit });
+        const lastWords = [lastError, stderrTail.trim()].filter((s) => s !== '').join(' | ');
+        this.exits.push({ at: Date.now(), code, signal, expected: this.expectingExit, ...(lastWords ? { lastWords } : {}) });
         this.log.write(`${JSON.stringify({ e2e: 'exited', at: Date.now(), code, signal, expected: this.expectingExit })}\n`);
         if (this.child === child) {
           this.child = undefined;
@@ -172,5 +184,17 @@ export class NodeProcess {
   async close(): Promise<void> {
     await this.stop('SIGKILL');
     await new Promise<void>((resolve) => this.log.end(resolve));
+  }
+}
+
+/** A JSON log line at error level, as one short line: its message and the error's. */
+function errorLine(line: string): string {
+  try {
+    const entry = JSON.parse(line) as { level?: number; msg?: unknown; err?: { message?: unknown } };
+    if ((entry.level ?? 0) < ERROR_LEVEL) return '';
+    const error = typeof entry.err?.message === 'string' ? `: ${entry.err.message}` : '';
+    return `${String(entry.msg ?? '')}${error}`.slice(0, LAST_WORDS_CHARS);
+  } catch {
+    return '';
   }
 }

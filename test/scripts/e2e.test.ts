@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -21,13 +21,21 @@ function keptDir(stdout: string): string | undefined {
   return /logs and data dirs kept in (\S+)/.exec(stdout)?.[1];
 }
 
+/** The nodes' logs of a run that should have passed, kept where CI keeps artifacts (the run's dir is removed). */
+function keepLogs(dir: string): string {
+  const into = resolve('test-results/e2e');
+  mkdirSync(into, { recursive: true });
+  for (const file of readdirSync(dir)) if (/\.(log|json)$/.test(file)) cpSync(join(dir, file), join(into, file));
+  return into;
+}
+
 describe('the end-to-end runner', () => {
   it('passes every check on the 60-second profile: four validators and a follower, every operation and perturbation', { timeout: 600_000 }, async () => {
     const result = await run(E2E, ['--manifest', 'config/e2e/short.jsonc']);
     const dir = keptDir(result.stdout);
     if (dir) kept.push(dir);
     // On failure the whole report shows: which check, what it found, what was perturbed when.
-    if (result.code !== 0) console.log(`${result.stdout}\n${result.stderr}`);
+    if (result.code !== 0) console.log(`${result.stdout}\n${result.stderr}${dir ? `\nnode logs copied to ${keepLogs(dir)}` : ''}`);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^8 passed, 0 failed$/m);
     expect(result.stdout).toMatch(/perturbations \(/);

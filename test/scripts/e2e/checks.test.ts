@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { acknowledgedMined, faucetCooldown, finality, matchesModel, type CheckInput } from '../../../scripts/e2e/checks.js';
+import { acknowledgedMined, faucetCooldown, finality, healthy, matchesModel, type CheckInput } from '../../../scripts/e2e/checks.js';
 import type { Collected, MinedTx, NodeReport, ReportedBalance } from '../../../scripts/e2e/collect.js';
 import { History } from '../../../scripts/e2e/history.js';
 import { loadManifest } from '../../../scripts/e2e/manifest.js';
@@ -101,6 +101,17 @@ describe('the e2e checks', () => {
     const result = finality(input([], history, [node]));
     expect(result.passed).toBe(false);
     expect(result.details.join('\n')).toContain('two finalized blocks at 4');
+  });
+
+  it('name a node that exited on its own with its last words, and not one the runner ended', () => {
+    const node: NodeReport = { name: 'v3', head: 4, blocks: new Map(), balances: new Map(), tokenBalances: new Map(), healthStatus: 200, health: 'healthy' };
+    const exits = new Map([
+      ['v3', [{ at: T0, code: 1, signal: null, expected: false, lastWords: 'Error: boom\n    at tick (chain.js:1:1)' }]],
+      ['v2', [{ at: T0, code: null, signal: 'SIGKILL' as const, expected: true }]],
+    ]);
+    const result = healthy({ ...input([], new History(), [node]), exits });
+    expect(result.passed).toBe(false);
+    expect(result.details).toEqual([`v3 exited on its own at ${new Date(T0).toISOString()} (1): Error: boom\n    at tick (chain.js:1:1)`]);
   });
 
   it('compare every node\'s balances with the model, and a slashed bond only against what its beneficiaries gained', () => {
