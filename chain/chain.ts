@@ -466,9 +466,13 @@ export class Chain {
       });
     }
     const superseded: SignedTransaction[] = [];
-    for (const tx of done) {
-      if (mempool.has(tx.hash) || (await this.options.blocks.transaction(tx.hash))) mined++;
-      else superseded.push(tx);
+    for (let i = 0; i < done.length; i += CHUNK) {
+      const chunk = done.slice(i, i + CHUNK);
+      const stored = await Promise.all(chunk.map((tx) => (mempool.has(tx.hash) ? true : this.options.blocks.transaction(tx.hash))));
+      chunk.forEach((tx, j) => {
+        if (stored[j]) mined++;
+        else superseded.push(tx);
+      });
     }
     await journal.compact((hash) => mempool.has(hash), true);
     this.journal = journal;

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { domainError } from '../sdk/errors.js';
 import type { Logger } from '../kernel/log.js';
+import { syncDirectory } from '../kernel/storage/sync-directory.js';
 
 /**
  * The journal of acknowledged transactions: every transaction the node acknowledges is appended here
@@ -135,6 +136,8 @@ export class TxJournal {
    * the file is mostly such dead records, rewrites it with the live ones only.
    */
   async compact(isPending: (hash: string) => boolean, force = false): Promise<void> {
+    // A walk over every live record rather than the block's hashes: a record also dies when the
+    // mempool drops its transaction (expired, replaced, its nonce taken), which no block names.
     for (const [hash, bytes] of this.live) {
       if (isPending(hash)) continue;
       this.live.delete(hash);
@@ -219,16 +222,6 @@ async function writeDurably(path: string, bytes: Buffer): Promise<void> {
   const handle = await open(path, 'w');
   try {
     await handle.write(bytes);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Makes a rename in `dir` durable. */
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
     await handle.sync();
   } finally {
     await handle.close();

@@ -8,6 +8,7 @@ import type { Table } from '../kernel/storage/layout.js';
 import { ingest, type IngestRules } from './ingest.js';
 import type { DagNodes } from './profile.js';
 import type { MediaFormat } from './sniff.js';
+import { syncDirectory } from '../kernel/storage/sync-directory.js';
 
 /** What a node keeps of an object besides its bytes (the file `blobs/<cid>`). */
 export interface ObjectRecord {
@@ -177,7 +178,7 @@ export class ObjectStore {
         return { summary: known, created: false };
       }
       await rename(partial, this.path(ingested.cid));
-      await syncDir(this.blobs);
+      await syncDirectory(this.blobs);
       const record: ObjectRecord = { ...ingested, storedAt: Date.now() };
       await this.table.putNow(record.cid, record);
       this.remember(record);
@@ -212,14 +213,4 @@ export class ObjectStore {
 function freeBytes(dir: string): number {
   const stats = statfsSync(dir);
   return Number(stats.bavail) * Number(stats.bsize);
-}
-
-/** A rename is durable once its directory is synced. */
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
