@@ -28,14 +28,23 @@ export function describe(error: unknown): string {
 /** What `load` gives, read again `everyMs` after each answer; the last answer stays on screen while the next one loads. */
 export function usePolled<T>(load: () => Promise<T>, everyMs: number): Loaded<T> {
   const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
+  usePoll(load, everyMs, (value) => setLoaded({ state: 'done', value }), (error) => setLoaded({ state: 'failed', message: describe(error) }));
+  return loaded;
+}
+
+/**
+ * Calls `load` while the component is mounted, again `everyMs` after each answer (never two at once),
+ * and hands each answer or error on; nothing arrives after unmount.
+ */
+export function usePoll<T>(load: () => Promise<T>, everyMs: number, onValue: (value: T) => void, onError: (error: unknown) => void = () => undefined): void {
   useEffect(() => {
     let current = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const read = (): void => {
       load()
         .then(
-          (value) => current && setLoaded({ state: 'done', value }),
-          (error: unknown) => current && setLoaded({ state: 'failed', message: describe(error) }),
+          (value) => current && onValue(value),
+          (error: unknown) => current && onError(error),
         )
         .finally(() => {
           if (current) timer = setTimeout(read, everyMs);
@@ -47,5 +56,4 @@ export function usePolled<T>(load: () => Promise<T>, everyMs: number): Loaded<T>
       clearTimeout(timer);
     };
   }, []);
-  return loaded;
 }

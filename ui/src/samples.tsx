@@ -1,5 +1,6 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { Chart } from './chart.js';
+import { usePoll } from './load.js';
 
 /** Samples kept per chart: ten minutes of 2 s samples. */
 const KEEP = 300;
@@ -16,29 +17,12 @@ export interface Samples {
  */
 export function useSamples(read: () => Promise<Record<string, number>>, everyMs = 2000): Samples {
   const [samples, setSamples] = useState<Samples>({ times: [], values: {} });
-  useEffect(() => {
-    let current = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const take = (): void => {
-      read()
-        .then((value) => {
-          if (!current) return;
-          setSamples((known) => ({
-            times: [...known.times, Date.now() / 1000].slice(-KEEP),
-            values: Object.fromEntries(Object.entries(value).map(([name, v]) => [name, [...(known.values[name] ?? []), v].slice(-KEEP)])),
-          }));
-        })
-        .catch(() => undefined)
-        .finally(() => {
-          if (current) timer = setTimeout(take, everyMs);
-        });
-    };
-    take();
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, []);
+  usePoll(read, everyMs, (value) =>
+    setSamples((known) => ({
+      times: [...known.times, Date.now() / 1000].slice(-KEEP),
+      values: Object.fromEntries(Object.entries(value).map(([name, v]) => [name, [...(known.values[name] ?? []), v].slice(-KEEP)])),
+    })),
+  );
   return samples;
 }
 
