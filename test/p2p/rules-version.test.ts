@@ -42,6 +42,7 @@ function genesisFile(rulesVersion: number): string {
 
 const nodeArgs = (genesis: string, dataDir: string, extra: string[] = []): string[] => ['--role', 'full', '--network', 'rulesnet', '--genesis', genesis, '--data-dir', dataDir, '--bind', '127.0.0.1:0', ...extra];
 const p2pOf = (node: RunningNode): string => /p2p listening on (\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/\w+)/.exec(node.output())![1]!;
+const logLines = (node: RunningNode): { time: number; msg: string }[] => node.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { time: number; msg: string });
 const refusals = (node: RunningNode): string[] => node.output().split('\n').filter((line) => line.includes('refusing peer'));
 
 let release2: string;
@@ -81,7 +82,13 @@ describe('chain-rules versions', () => {
   });
 
   it("a data dir written under another version is refused at start, naming both; so is a genesis of a version this release does not implement", async () => {
-    // By now the bootstrap peer has been dialled again: the refusal stands, and is not logged again.
+    // The version-2 node dials its bootstrap peer again after being hung up on, unless it refused that
+    // peer itself (then it dials no more): once it has, the refusal stands and is not said again.
+    if (refusals(v2).length === 0) {
+      const refusedAt = (JSON.parse(refusals(v1)[0]!) as { time: number }).time;
+      const redials = (): unknown[] => logLines(v2).filter((entry) => entry.time > refusedAt && /bootstrap peer/.test(entry.msg));
+      await waitFor(redials, (lines) => lines.length >= 1, 15_000, 'the version-2 node to dial its bootstrap peer again');
+    }
     expect(refusals(v1).length).toBeLessThanOrEqual(1);
     expect(refusals(v2).length).toBeLessThanOrEqual(1);
     for (const node of [v1, v2]) expect((await rpc<unknown[]>(node.url, 'svc_peers')).body.result).toEqual([]);
