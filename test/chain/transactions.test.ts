@@ -91,10 +91,15 @@ describe('signed transfers', () => {
   });
 
   it('refuses a replay of a mined transaction and a second transaction with a pending nonce', async () => {
-    const tx = await client.transfer(alice, bob.address, 'OGT', 3n);
+    // One nonce ahead of the account's, so it stays pending (a block could take it at once otherwise)
+    // until the gap is filled below.
+    const next = await client.getNonce(alice.address);
+    const tx = transfer(alice, bob.address, 3n, { nonce: next + 1 });
+    await client.sendTransaction(tx);
     expect(await failure(client.sendTransaction(tx))).toMatchObject({ code: -32076, message: 'already_known' });
     const sameNonce = transfer(alice, bob.address, 4n, { nonce: tx.nonce });
     expect(await failure(client.sendTransaction(sameNonce))).toMatchObject({ code: -32075, message: 'nonce_conflict' });
+    await client.sendTransaction(transfer(alice, bob.address, 5n, { nonce: next }));
     await client.waitForTransaction(tx.hash, { pollMs: 25 });
     expect(await failure(client.sendTransaction(tx))).toMatchObject({ message: 'already_known' });
     expect(await failure(client.sendTransaction(sameNonce))).toMatchObject({ message: 'nonce_too_low' });
