@@ -4,7 +4,6 @@ import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { domainError } from '../sdk/errors.js';
 import type { Logger } from '../kernel/log.js';
-import { syncDirectory } from '../kernel/storage/sync-directory.js';
 
 /**
  * The journal of acknowledged transactions: every transaction the node acknowledges is appended here
@@ -222,6 +221,16 @@ async function writeDurably(path: string, bytes: Buffer): Promise<void> {
   const handle = await open(path, 'w');
   try {
     await handle.write(bytes);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A rename is durable once its directory is synced. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
     await handle.sync();
   } finally {
     await handle.close();

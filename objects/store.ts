@@ -8,7 +8,6 @@ import type { Table } from '../kernel/storage/layout.js';
 import { ingest, type IngestRules } from './ingest.js';
 import type { DagNodes } from './profile.js';
 import type { MediaFormat } from './sniff.js';
-import { syncDirectory } from '../kernel/storage/sync-directory.js';
 
 /** What a node keeps of an object besides its bytes (the file `blobs/<cid>`). */
 export interface ObjectRecord {
@@ -213,4 +212,14 @@ export class ObjectStore {
 function freeBytes(dir: string): number {
   const stats = statfsSync(dir);
   return Number(stats.bavail) * Number(stats.bsize);
+}
+
+/** A rename is durable once its directory is synced. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
