@@ -51,6 +51,12 @@ declare module '../kernel/plugin.js' {
      * compute the same genesis.
      */
     genesis?(network: GenesisParameters): Iterable<readonly [string, Uint8Array]>;
+    /**
+     * Plugins whose transaction kinds and end-of-block steps may write this plugin's state keys on its
+     * behalf: a host that runs this plugin's rules inside its own transactions (the EVM running this
+     * plugin's precompiles, and calling contracts back for it). Nobody else may.
+     */
+    readonly stateDelegates?: readonly string[];
   }
 }
 
@@ -116,7 +122,7 @@ export interface TxContext<P = unknown> {
   debit(address: Address, asset: Asset, amount: bigint): void;
   /** Any consensus state key. */
   readState(key: string): Uint8Array | undefined;
-  /** Only keys under `<plugin name>/`. */
+  /** Only keys under `<plugin name>/`, or under the prefix of a plugin that names this one among its `stateDelegates`. */
   writeState(key: string, value: Uint8Array | undefined): void;
 }
 

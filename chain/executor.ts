@@ -59,6 +59,7 @@ class BlockScope implements BlockContext {
     protected readonly state: StateOverlay,
     readonly env: BlockEnv,
     readonly owner: string,
+    private readonly kinds: Pick<TxKindRegistry, 'mayWrite'>,
   ) {}
 
   get chainId(): string {
@@ -111,7 +112,7 @@ class BlockScope implements BlockContext {
   }
 
   writeState(key: string, value: Uint8Array | undefined): void {
-    if (!key.startsWith(`${this.owner}/`)) throw new Error(`plugin "${this.owner}" may only write state keys under "${this.owner}/", not "${key}"`);
+    if (!this.kinds.mayWrite(this.owner, key)) throw new Error(`plugin "${this.owner}" may only write state keys under "${this.owner}/" (or of a plugin that names it in stateDelegates), not "${key}"`);
     if (value === undefined) this.state.delete(key);
     else this.state.set(key, value);
   }
@@ -123,8 +124,9 @@ class Context extends BlockScope implements TxContext<unknown> {
     env: BlockEnv,
     readonly tx: SignedTransaction,
     owner: string,
+    kinds: Pick<TxKindRegistry, 'mayWrite'>,
   ) {
-    super(state, env, owner);
+    super(state, env, owner, kinds);
   }
 
   get payload(): unknown {
@@ -190,7 +192,7 @@ export async function executeTransactions(
     const scratch = overlay.child();
     try {
       if (!kind.spec.managesNonce) bumpNonce(scratch);
-      const returned = kind.spec.execute(new Context(scratch, env, tx, kind.owner), kind.service());
+      const returned = kind.spec.execute(new Context(scratch, env, tx, kind.owner, kinds), kind.service());
       const outcome = (isPromise<void | TxOutcome>(returned) ? await returned : returned) ?? undefined;
       scratch.mergeInto(overlay);
       const receipt: PendingReceipt = { transactionHash: tx.hash, blockNumber: env.height, index, from: tx.from, kind: tx.kind, status: outcome?.failed ? 'failed' : 'success' };
@@ -210,6 +212,6 @@ export async function executeTransactions(
   }
   // End-of-block steps may be asynchronous (re-running a disputed job on a worker); they run one after another.
   // A replay of the transactions before a traced one stops short of them (endBlock false).
-  if (endBlock) for (const hook of kinds.endBlockHooks) await hook.run(new BlockScope(overlay, env, hook.owner));
+  if (endBlock) for (const hook of kinds.endBlockHooks) await hook.run(new BlockScope(overlay, env, hook.owner, kinds));
   return { overlay, included, receipts, rejected };
 }

@@ -5,7 +5,9 @@
  * declares the version it runs in its genesis (`rulesVersion`; the devnet: this one), where it is part
  * of block 0's state; a node refuses a genesis, a data dir and a peer of another version, naming both.
  */
-export const CHAIN_RULES_VERSION = 1;
+// 1: the first recorded. 2: contracts call the OON precompile (jobs paid by a contract, called
+// back at the end of the block that settles them), the OMP precompile and the OGT view.
+export const CHAIN_RULES_VERSION = 2;
 
 /** Block 0's state key holding the network's rules version. */
 export const RULES_VERSION_KEY = 'params/rulesVersion';

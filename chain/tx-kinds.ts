@@ -29,6 +29,8 @@ export class TxKindRegistry {
     const registry = new TxKindRegistry();
     for (const { definition, service } of plugins) {
       for (const kind of pluginTxKinds(definition)) registry.add(kind, definition.name, service);
+      const delegates = definition.stateDelegates as readonly string[] | undefined;
+      if (delegates && delegates.length > 0) registry.delegates.set(definition.name, new Set(delegates));
       const endBlock = definition.endBlock as ((ctx: BlockContext, service: unknown) => void | Promise<void>) | undefined;
       if (endBlock) registry.addEndBlock(definition.name, (ctx) => endBlock(ctx, service()));
     }
@@ -37,6 +39,16 @@ export class TxKindRegistry {
 
   private readonly kinds = new Map<string, RegisteredTxKind>();
   private readonly hooks: BlockHook[] = [];
+  /** Plugin -> the plugins it lets write its state keys (`stateDelegates`). */
+  private readonly delegates = new Map<string, ReadonlySet<string>>();
+
+  /** Whether plugin `writer` may write `key`: its own prefix, or one whose plugin names it a delegate. */
+  mayWrite(writer: string, key: string): boolean {
+    const slash = key.indexOf('/');
+    if (slash <= 0) return false;
+    const owner = key.slice(0, slash);
+    return owner === writer || this.delegates.get(owner)?.has(writer) === true;
+  }
 
   /** An end-of-block step; they run in plugin order. */
   addEndBlock(owner: string, run: (ctx: BlockContext) => void | Promise<void>): void {

@@ -275,8 +275,16 @@ export abstract class SvcApi {
   /** Resolves with the job once it is finalized, failed or expired; rejects after `timeoutMs`. `onStatus` sees the job each time its status changes. */
   async waitForJob(jobId: string, options: { timeoutMs?: number; pollMs?: number; onStatus?: (job: JobView) => void } = {}): Promise<JobView> {
     const deadline = Date.now() + (options.timeoutMs ?? 120_000);
-    // The job exists once its submission is mined; a submission that failed says why.
-    await this.minedOrThrow(jobId, 'the job submission failed', { jobId }, options);
+    // A signed submission's job exists once that transaction is mined (a failed one says why); a
+    // contract's job (its id is no transaction's hash) exists from the call that made it.
+    const exists = await this.getJob(jobId).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof RpcError && error.message === 'not_found') return false;
+        throw error;
+      },
+    );
+    if (!exists) await this.minedOrThrow(jobId, 'the job submission failed', { jobId }, options);
     let seen: string | undefined;
     for (;;) {
       const job = await this.getJob(jobId);

@@ -270,6 +270,17 @@ export interface JobView {
   commitBy: { height: number; time: number } | null;
   revealBy: { height: number; time: number } | null;
   challengeBy: { height: number; time: number } | null;
+  /** A job a contract submitted (its requester): the call the chain makes back to it once the job is over, and how it went (status null until then). */
+  callback: JobCallbackView | null;
+}
+
+export interface JobCallbackView {
+  selector: string;
+  gasLimit: string;
+  status: 'success' | 'reverted' | 'out_of_gas' | 'failed' | 'no_code' | null;
+  gasUsed: string | null;
+  revert: string | null;
+  calledAt: number | null;
 }
 
 /** `svc_oonEstimate`: one run on the node, nothing changed. */

@@ -15,6 +15,8 @@ import { TraceApi } from './eth/trace-api.js';
 import { ethSubscriptions } from './eth/subscriptions.js';
 import { svcEvmMethods, svcLogsSubscription } from './svc-methods.js';
 import type { EvmPlugin } from './plugin-service.js';
+import { collectPrecompiles } from './precompiles.js';
+import { PrecompileHost } from './precompile-host.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -35,13 +37,16 @@ export default definePlugin({
   description: 'contracts on chain: the EVM (Osaka) over the world state, Ethereum transactions, the Ethereum JSON-RPC',
   requires: ['chain', 'sync-status'],
   provides: ['evm'],
+  // Plugins whose precompiles call contracts back settle their work first: a callback runs in the block that settled it.
+  after: ['oon', 'omp'],
   namespaces: [ETH_BLOCKS, ETH_META],
   async init(ctx): Promise<EvmPlugin> {
     const chain = ctx.use('chain');
     const params = readEvmParams((key) => chain.state.get(key));
     const unpatched = await speedUpInterpreter();
     if (unpatched) ctx.log.warn({ reason: unpatched }, 'the EVM analyses contract code on every call (slower, same results)');
-    const runner = await EvmRunner.create(params, async (height) => (await chain.getBlock(height))?.hash);
+    const precompiles = new PrecompileHost(collectPrecompiles(ctx.plugins));
+    const runner = await EvmRunner.create(params, async (height) => (await chain.getBlock(height))?.hash, { chainId: chain.genesis.chainId, precompiles });
     const rules = new EvmService(runner, chain);
     const index = new EthBlockIndex(ctx.table(ETH_BLOCKS), ctx.table(ETH_META), ctx.log);
     await index.catchUp(chain.head.height, async (height) => {
@@ -55,10 +60,11 @@ export default definePlugin({
     ctx.events.on('chain:pendingTransaction', ({ hash, kind }) => {
       if (kind === ETHEREUM_KIND) filters.pending(hash);
     });
-    ctx.log.info({ evmChainId: params.chainId, blockGasLimit: params.blockGasLimit, baseFee: params.baseFee.toString() }, `EVM at Osaka, chain id ${params.chainId} (0x${params.chainId.toString(16)})`);
+    ctx.log.info({ evmChainId: params.chainId, blockGasLimit: params.blockGasLimit, baseFee: params.baseFee.toString(), precompiles: precompiles.precompiles.map((p) => `${p.spec.name} ${p.spec.address}`) }, `EVM at Osaka, chain id ${params.chainId} (0x${params.chainId.toString(16)})`);
     return { rules, eth, filters, trace: new TraceApi(rules, eth), sync: ctx.use('sync-status'), syncStart: chain.head.height };
   },
   txKinds: (kind) => evmTxKinds(kind),
+  endBlock: (ctx, service) => service.rules.runCallbacks(ctx),
   genesis: (parameters) => evmGenesis(parameters),
   rpc: (method) => [...ethMethods(method), ...debugMethods(method), ...svcEvmMethods(method)],
   subscriptions: (kind) => [...ethSubscriptions(kind), svcLogsSubscription(kind)],

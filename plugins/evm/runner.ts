@@ -13,6 +13,8 @@ import { revertReason } from './revert-reason.js';
 import { MAX_TRANSACTION_GAS } from './admission.js';
 import type { Tracer } from './trace/tracer.js';
 import { speedUpCommon } from './vm-speedups.js';
+import { PrecompileHost, type PrecompileFrame } from './precompile-host.js';
+import type { CallbackResult, ContractCallback, RegisteredPrecompile } from './precompiles.js';
 
 /** The block a transaction or call runs in, as the EVM sees it. */
 export interface EvmBlockEnv {
@@ -83,6 +85,16 @@ function failureOf(result: RunTxResult): EvmOutcome['failure'] {
 interface VmSlot {
   readonly vm: VM;
   readonly state: WorldStateManager;
+  /** What its precompiles read of the run under way. */
+  readonly frame: PrecompileFrame;
+}
+
+/** What the runner needs beyond the EVM's parameters. */
+export interface RunnerOptions {
+  /** The chain's id (what precompiles see of the block). */
+  readonly chainId: string;
+  /** Plugins' precompiles, run at their addresses. */
+  readonly precompiles: PrecompileHost;
 }
 
 /**
@@ -101,20 +113,23 @@ export class EvmRunner {
     readonly params: EvmParams,
     readonly common: Common,
     private readonly hashes: BlockHashes,
+    private readonly options: RunnerOptions,
   ) {
     this.txCommon = transactionCommon(params.chainId);
   }
 
-  static async create(params: EvmParams, hashes: BlockHashes): Promise<EvmRunner> {
+  static async create(params: EvmParams, hashes: BlockHashes, options: RunnerOptions = { chainId: '', precompiles: new PrecompileHost([]) }): Promise<EvmRunner> {
     const common = evmCommon(params.chainId);
     speedUpCommon(common);
-    const runner = new EvmRunner(params, common, hashes);
-    runner.idle.push(await EvmRunner.newVm(common, hashes));
+    const runner = new EvmRunner(params, common, hashes, options);
+    runner.idle.push(await runner.newVm());
     return runner;
   }
 
-  private static async newVm(common: Common, hashes: BlockHashes): Promise<VmSlot> {
+  private async newVm(): Promise<VmSlot> {
+    const { common, hashes } = this;
     const state = new WorldStateManager();
+    const frame: PrecompileFrame = { state, block: undefined, message: undefined };
     const blockchain = {
       async getBlock(height: number) {
         const hash = await hashes(height);
@@ -126,22 +141,52 @@ export class EvmRunner {
         return this;
       },
     };
-    const vm = await createVM({ common, stateManager: state, blockchain: blockchain as never });
-    return { vm, state };
+    const precompiles = this.options.precompiles;
+    const vm = await createVM({ common, stateManager: state, blockchain: blockchain as never, evmOpts: { customPrecompiles: precompiles.customPrecompiles(frame) } });
+    precompiles.watch(vm.evm.events!, frame);
+    return { vm, state, frame };
   }
 
-  /** Runs `work` on a VM bound to `read`, with the tracer attached for that run only. */
-  private async withVm<T>(read: StateRead, creation: CreationContext | undefined, tracer: Tracer | undefined, work: (slot: VmSlot) => Promise<T>): Promise<T> {
-    const slot = (tracer ? undefined : this.idle.pop()) ?? (await EvmRunner.newVm(this.common, this.hashes));
+  /** Runs `work` on a VM bound to `read` in block `env`, with the tracer attached for that run only. */
+  private async withVm<T>(read: StateRead, env: EvmBlockEnv, creation: CreationContext | undefined, tracer: Tracer | undefined, work: (slot: VmSlot) => Promise<T>): Promise<T> {
+    const slot = (tracer ? undefined : this.idle.pop()) ?? (await this.newVm());
     slot.state.bind(read, creation);
+    slot.frame.block = { chainId: this.options.chainId, height: env.height, timestamp: env.timestamp, parentHash: env.parentHash, proposer: env.proposer };
     const detach = tracer?.attach(slot.vm.evm);
     try {
       return await work(slot);
     } finally {
       detach?.();
       slot.state.bind(() => undefined);
+      slot.frame.block = undefined;
+      slot.frame.message = undefined;
       if (!tracer && this.idle.length < 4) this.idle.push(slot);
     }
+  }
+
+  /**
+   * Makes a plugin's callback to a contract at the end of a block: a call from the precompile's
+   * address with no fees of its own (its gas is paid by whoever asked for it), its changes kept
+   * unless it reverts. An address without code is not called.
+   */
+  async runCallback(callback: ContractCallback, read: StateRead, sink: StateSink, env: EvmBlockEnv): Promise<CallbackResult> {
+    return this.withVm(read, env, { creator: callback.from, height: env.height }, undefined, async ({ vm, state }): Promise<CallbackResult> => {
+      if ((await state.getCodeSize(evmAddress(callback.to))) === 0) return { status: 'no_code' as const, gasUsed: 0n, reason: `${callback.to} has no code (never deployed, or self-destructed)` };
+      await vm.evm.journal.cleanup();
+      const result = await vm.evm.runCall({ caller: evmAddress(callback.from), to: evmAddress(callback.to), data: callback.data, gasLimit: callback.gasLimit, value: 0n, skipNonceIncrement: true, block: this.block(env) });
+      state.finish(sink);
+      const gasUsed = result.execResult.executionGasUsed;
+      const error = result.execResult.exceptionError?.error;
+      if (error === undefined) return { status: 'success' as const, gasUsed };
+      if (error === 'revert') return { status: 'reverted' as const, gasUsed, reason: revertReason(result.execResult.returnValue) };
+      if (error === 'out of gas') return { status: 'out_of_gas' as const, gasUsed, reason: `out of gas (${callback.gasLimit} gas)` };
+      return { status: 'failed' as const, gasUsed, reason: `the EVM stopped: ${error}` };
+    });
+  }
+
+  /** Plugins' precompiles this runner runs. */
+  get precompiles(): readonly RegisteredPrecompile[] {
+    return this.options.precompiles.precompiles;
   }
 
   /** The most gas a call may have: the block gas limit, within EIP-7825's cap on a transaction. */
@@ -178,7 +223,7 @@ export class EvmRunner {
    * intrinsic gas, fee below the base fee).
    */
   async runTransaction(tx: TypedTransaction, read: StateRead, sink: StateSink, env: EvmBlockEnv, creation: CreationContext, tracer?: Tracer): Promise<EvmOutcome> {
-    return this.withVm(read, creation, tracer, async ({ vm, state }) => {
+    return this.withVm(read, env, creation, tracer, async ({ vm, state }) => {
       const result = await runTx(vm, { tx, block: this.block(env), skipHardForkValidation: true, skipBlockGasLimitValidation: true });
       state.finish(sink);
       return this.outcome(tx, result);
@@ -191,7 +236,7 @@ export class EvmRunner {
    * has it); its nonce is not checked.
    */
   async call(request: CallRequest, read: StateRead, env: EvmBlockEnv, gasCap = this.callGasCap, tracer?: Tracer): Promise<EvmOutcome> {
-    return this.withVm(read, undefined, tracer, async ({ vm, state }) => {
+    return this.withVm(read, env, undefined, tracer, async ({ vm, state }) => {
       const account = await state.getAccount(evmAddress(request.from));
       const tx = unsignedTransaction(this.txCommon, request, request.nonce ?? account?.nonce ?? 0n);
       const block = this.block(env, Math.max(gasCap, Number(request.gasLimit)), request.maxFeePerGas === 0n ? 0n : this.params.baseFee);

@@ -2,7 +2,7 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { accountAddress, type Address } from '../../sdk/address.js';
 import type { SignedTransaction } from '../../sdk/transaction.js';
 import { fromHex } from '../../sdk/bytes.js';
-import { isTxFailure, TxFailure, type TxContext, type TxOutcome } from '../../chain/contract.js';
+import { isTxFailure, TxFailure, type BlockContext, type TxContext, type TxOutcome } from '../../chain/contract.js';
 import { ETHEREUM_KIND, parseEthereumTransaction, type EthereumPayload } from '../../chain/ethereum-envelope.js';
 import type { Chain } from '../../chain/chain.js';
 import { checkAdmission } from './admission.js';
@@ -97,5 +97,20 @@ export class EvmService {
       throw new TxFailure(/funds|balance/i.test(message) ? 'insufficient_funds' : /base ?fee/i.test(message) ? 'fee_too_low' : 'invalid_transaction', message.slice(0, 300));
     }
     return { gasUsed: outcome.gasUsed, receipt: outcome.receipt, ...(outcome.failure ? { failed: outcome.failure } : {}) };
+  }
+
+  /**
+   * The end of a block: the contract calls plugins' precompiles ask for (callbacks), in plugin
+   * order, each recorded by its owner in this block. Runs after their own end steps.
+   */
+  async runCallbacks(ctx: BlockContext): Promise<void> {
+    const env = { height: ctx.height, timestamp: ctx.timestamp, proposer: ctx.proposer, parentHash: ctx.parentHash };
+    const sink = { setAccount: ctx.setAccount.bind(ctx), writeState: ctx.writeState.bind(ctx) };
+    for (const { spec, service } of this.runner.precompiles) {
+      for (const callback of spec.callbacks?.(ctx, service()) ?? []) {
+        const result = await this.runner.runCallback(callback, (key) => ctx.readState(key), sink, env);
+        callback.done(result, ctx);
+      }
+    }
   }
 }

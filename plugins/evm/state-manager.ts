@@ -80,6 +80,38 @@ export class WorldStateManager implements StateManagerInterface {
     this.layers = [newLayer()];
   }
 
+  /**
+   * A value as the running transaction sees it, synchronously when it can be: from the open layers,
+   * then `fetched` (values read earlier from the state), else the state's read (a promise for a past
+   * block's state). For precompiles, whose rules read synchronously.
+   */
+  peek(key: string, fetched: ReadonlyMap<string, Uint8Array | undefined>): Uint8Array | undefined | Promise<Uint8Array | undefined> {
+    for (let i = this.layers.length - 1; i >= 0; i--) {
+      const keys = this.layers[i]!.keys;
+      if (keys.has(key)) return keys.get(key);
+    }
+    return fetched.has(key) ? fetched.get(key) : this.read(key);
+  }
+
+  /** An account changed by the running transaction (a copy), or undefined when it has not changed it. */
+  changedAccount(address: Address): Account | undefined {
+    for (let i = this.layers.length - 1; i >= 0; i--) {
+      const found = this.layers[i]!.accounts.get(address);
+      if (found) return copyAccount(found);
+    }
+    return undefined;
+  }
+
+  /** Writes a key in the current layer (undone with it). */
+  put(key: string, value: Uint8Array | undefined): void {
+    this.set(key, value);
+  }
+
+  /** Writes an account in the current layer (undone with it). */
+  putAccountRecord(address: Address, account: Account): void {
+    this.setAccountRecord(address, copyAccount(account));
+  }
+
   private async get(key: string): Promise<Uint8Array | undefined> {
     for (let i = this.layers.length - 1; i >= 0; i--) {
       const keys = this.layers[i]!.keys;

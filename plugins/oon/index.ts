@@ -9,6 +9,7 @@ import { jobsGenesis } from './jobs/genesis.js';
 import { jobTxKinds } from './jobs/tx-kinds.js';
 import type { ObjectSource } from './jobs/code.js';
 import { formatAmountShort, UNIT } from '../../sdk/amount.js';
+import { oonPrecompile } from './precompile.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -63,6 +64,8 @@ export default definePlugin({
   description: 'compute (OON) chain rules on every node: provider registry (oon.register / oon.unregister, bond release) and jobs (oon.submitJob, commit, reveal, challenge; assignment, deadlines, payment, re-execution of disputes)',
   requires: ['chain-reader', 'tx-submitter', 'omp-storage'],
   provides: ['oon-registry'],
+  // The EVM runs the OON precompile and calls contracts back: what they change of jobs is written in its transactions and end step.
+  stateDelegates: ['evm'],
   init(ctx) {
     const service = new OonService(OON, ctx.use('chain-reader'), ctx.use('tx-submitter'));
     // The node's storage capability reads code named by CID (for svc_oonEstimate); chain rules never run it.
@@ -73,6 +76,7 @@ export default definePlugin({
   },
   stop: (service) => service.close(),
   txKinds: (kind) => [...providerTxKinds(OON, kind), ...jobTxKinds(kind)],
+  precompiles: (precompile) => [oonPrecompile(precompile)],
   async endBlock(ctx, service) {
     releaseBonds(ctx, OON);
     await jobsEndBlock(ctx, OON, (spec) => service.run(spec));

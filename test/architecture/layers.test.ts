@@ -45,6 +45,11 @@ describe('module layers', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('the EVM plugin runs precompiles without knowing them: it imports nothing of the plugins that declare them', () => {
+    const wrong = sources('plugins/evm').flatMap((file) => imports(file).filter((target) => /^plugins\/(oon|omp|staking)\//.test(target)).map((target) => `${file} imports ${target}`));
+    expect(wrong).toEqual([]);
+  });
+
   it('the SDK uses no Node built-ins, so it runs in browsers', () => {
     const builtins = sources('sdk').filter((file) => /from ['"]node:/.test(readFileSync(file, 'utf8')));
     expect(builtins).toEqual([]);

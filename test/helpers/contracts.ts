@@ -3,8 +3,8 @@ import { compileSolidity, type Artifacts } from '../../scripts/solidity.js';
 
 export type { Artifact, Artifacts } from '../../scripts/solidity.js';
 
-/** The example contracts users get (examples/contracts) and the tests' own (test/fixtures/contracts). */
-const SOURCES = ['examples/contracts', 'test/fixtures/contracts'];
+/** The precompiles' interfaces and example (contracts), the example contracts users get (examples/contracts) and the tests' own (test/fixtures/contracts). */
+const SOURCES = ['contracts', 'examples/contracts', 'test/fixtures/contracts'];
 
 /** Compiles the contracts the tests deploy: once per test run (the global setup). */
 export function compileFixtures(): Promise<Artifacts> {

@@ -8,11 +8,12 @@ import { rpc, startTestNode } from '../helpers/test-node.js';
 
 /**
  * The devnet's block 0, byte for byte: changing it makes every existing devnet data dir refuse to
- * open. It changed three times: when headers began to carry their parent's commit certificate, when
- * the state root's tree became 16-ary, and when the EVM came (the test-mnemonic accounts and the
- * EVM's parameters: chain id, block gas limit, base fee).
+ * open. It changed when headers began to carry their parent's commit certificate, when
+ * the state root's tree became 16-ary, when the EVM came (the test-mnemonic accounts and the
+ * EVM's parameters: chain id, block gas limit, base fee), and with each chain-rules version (block 0
+ * holds it).
  */
-const DEVNET_GENESIS_HASH = '0xdb953d0b3a81ebbadd9a765c75f09e1350e0e5e56fc2c9a782a313e7ec462e38';
+const DEVNET_GENESIS_HASH = '0xb2d6d343f51af620502377b097bc8313534889c4b075094930fe48625e52c0b0';
 
 const entry = (key: string, value: number) => [key, new Uint8Array([value])] as const;
 

@@ -4,9 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetKey, SvcClient, toHex } from '../../sdk/index.js';
 import { run, startNodeProcess, SVC_NODE, type RunningNode } from '../helpers/cli.js';
 import { rpc, tempDir, waitFor } from '../helpers/test-node.js';
+import { CHAIN_RULES_VERSION } from '../../chain/rules-version.js';
 
-// Two releases of svc-node: this build (chain rules version 1), and a copy of it whose rules version
-// is 2 — what a release that changes how state roots come out would be. Each runs a network whose
+/** This build's rules version, and the next release's. */
+const OURS = CHAIN_RULES_VERSION;
+const NEXT = OURS + 1;
+
+// Two releases of svc-node: this build (chain rules version OURS), and a copy of it whose rules version
+// is NEXT — what a release that changes how state roots come out would be. Each runs a network whose
 // genesis file declares the version it implements; otherwise the two genesis files are the same.
 const root = tempDir('svc-rules-');
 
@@ -51,10 +56,10 @@ let v2: RunningNode;
 const dir2 = join(root, 'data-v2');
 
 beforeAll(async () => {
-  release2 = releaseWithRulesVersion(2);
-  v1 = await startNodeProcess(nodeArgs(genesisFile(1), join(root, 'data-v1')));
-  await waitFor(() => v1.output(), (out) => /p2p listening on/.test(out), 15_000, 'the version-1 node');
-  v2 = await startNodeProcess(nodeArgs(genesisFile(2), dir2, ['--bootstrap-peers', p2pOf(v1)]), release2);
+  release2 = releaseWithRulesVersion(NEXT);
+  v1 = await startNodeProcess(nodeArgs(genesisFile(OURS), join(root, 'data-v1')));
+  await waitFor(() => v1.output(), (out) => /p2p listening on/.test(out), 15_000, 'this build\'s node');
+  v2 = await startNodeProcess(nodeArgs(genesisFile(NEXT), dir2, ['--bootstrap-peers', p2pOf(v1)]), release2);
 }, 60_000);
 
 afterAll(async () => {
@@ -66,13 +71,13 @@ describe('chain-rules versions', () => {
     // Whichever side finishes the status exchange first refuses and hangs up; the other may never read
     // the status it would refuse. At least one says why, naming both versions, and neither keeps the other.
     await waitFor(() => [...refusals(v1), ...refusals(v2)], (lines) => lines.length >= 1, 20_000, 'a node to refuse its peer');
-    const said = [...refusals(v1).map((line) => ({ line, ours: 1, theirs: 2 })), ...refusals(v2).map((line) => ({ line, ours: 2, theirs: 1 }))];
+    const said = [...refusals(v1).map((line) => ({ line, ours: OURS, theirs: NEXT })), ...refusals(v2).map((line) => ({ line, ours: NEXT, theirs: OURS }))];
     for (const { line, ours, theirs } of said) expect(JSON.parse(line).msg).toMatch(new RegExp(`it runs chain rules version ${theirs}; this node runs chain rules version ${ours}$`));
     for (const node of [v1, v2]) expect((await rpc<unknown[]>(node.url, 'svc_peers')).body.result).toEqual([]);
   });
 
   it('svc_nodeInfo, svc_chainInfo and /health?verbose show the rules version', async () => {
-    for (const [node, version] of [[v1, 1], [v2, 2]] as const) {
+    for (const [node, version] of [[v1, OURS], [v2, NEXT]] as const) {
       const client = new SvcClient(node.url);
       expect((await rpc<{ rulesVersion: number }>(node.url, 'svc_nodeInfo')).body.result!.rulesVersion).toBe(version);
       expect((await client.chainInfo()).rulesVersion).toBe(version);
@@ -82,22 +87,22 @@ describe('chain-rules versions', () => {
   });
 
   it("a data dir written under another version is refused at start, naming both; so is a genesis of a version this release does not implement", async () => {
-    // The version-2 node dials its bootstrap peer again after being hung up on, unless it refused that
+    // The next release's node dials its bootstrap peer again after being hung up on, unless it refused that
     // peer itself (then it dials no more): once it has, the refusal stands and is not said again.
     if (refusals(v2).length === 0) {
       const refusedAt = (JSON.parse(refusals(v1)[0]!) as { time: number }).time;
       const redials = (): unknown[] => logLines(v2).filter((entry) => entry.time > refusedAt && /bootstrap peer/.test(entry.msg));
-      await waitFor(redials, (lines) => lines.length >= 1, 15_000, 'the version-2 node to dial its bootstrap peer again');
+      await waitFor(redials, (lines) => lines.length >= 1, 15_000, 'the next release\'s node to dial its bootstrap peer again');
     }
     expect(refusals(v1).length).toBeLessThanOrEqual(1);
     expect(refusals(v2).length).toBeLessThanOrEqual(1);
     for (const node of [v1, v2]) expect((await rpc<unknown[]>(node.url, 'svc_peers')).body.result).toEqual([]);
     expect(await v2.stop()).toBe(0);
-    const reopened = await run(SVC_NODE, ['start', '--log-format', 'json', '--p2p-port', '0', ...nodeArgs(genesisFile(1), dir2)]);
+    const reopened = await run(SVC_NODE, ['start', '--log-format', 'json', '--p2p-port', '0', ...nodeArgs(genesisFile(OURS), dir2)]);
     expect(reopened.code).not.toBe(0);
-    expect(reopened.stdout + reopened.stderr).toMatch(/the data dir runs chain rules version 2; this node runs chain rules version 1/);
-    const newer = await run(SVC_NODE, ['start', '--log-format', 'json', '--p2p-port', '0', ...nodeArgs(genesisFile(2), join(root, 'data-fresh'))]);
+    expect(reopened.stdout + reopened.stderr).toMatch(new RegExp(`the data dir runs chain rules version ${NEXT}; this node runs chain rules version ${OURS}`));
+    const newer = await run(SVC_NODE, ['start', '--log-format', 'json', '--p2p-port', '0', ...nodeArgs(genesisFile(NEXT), join(root, 'data-fresh'))]);
     expect(newer.code).not.toBe(0);
-    expect(newer.stdout + newer.stderr).toMatch(/the genesis runs chain rules version 2; this node runs chain rules version 1: run the svc-node release that implements version 2/);
+    expect(newer.stdout + newer.stderr).toMatch(new RegExp(`the genesis runs chain rules version ${NEXT}; this node runs chain rules version ${OURS}: run the svc-node release that implements version ${NEXT}`));
   }, 30_000);
 });

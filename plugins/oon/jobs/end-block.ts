@@ -10,6 +10,7 @@ import { commitWindowFor, deadlineAfter, describeDeadline, isPast, isReached, JO
 import { codeCidKey, runFromObject } from './code.js';
 import {
   addLoad,
+  CALLBACKS_DUE_INDEX,
   CHANGED_KEY,
   appendIndexed,
   codeKey,
@@ -103,12 +104,17 @@ export async function jobsEndBlock(ctx: BlockContext, kind: ProviderKind, reexec
 
 const isOver = (job: JobRecord): boolean => job.status === 'finalized' || job.status === 'failed' || job.status === 'expired';
 
-/** A job settled in this block: its record goes `jobRecordBlocks` later. */
+/** A job settled in this block: its record goes `jobRecordBlocks` later; a contract's job is called back at this block's end. */
 function settledNow(ctx: BlockContext, job: JobRecord): void {
   job.finalizedAt = ctx.height;
   const read = (key: string): Uint8Array | undefined => ctx.readState(key);
-  appendIndexed(read, (key, value) => ctx.writeState(key, value), forgetIndex(ctx.height + jobRecordBlocks(read)), job.jobId);
+  const write = (key: string, value: Uint8Array | undefined): void => ctx.writeState(key, value);
+  appendIndexed(read, write, forgetIndex(ctx.height + jobRecordBlocks(read)), job.jobId);
+  if (job.callback && job.callback.status === undefined) appendIndexed(read, write, CALLBACKS_DUE_INDEX, job.jobId);
 }
+
+/** OMC of a job's escrow held for its callback until the call is made (the rest is settled with the job). */
+const heldForCallback = (job: JobRecord): bigint => (job.callback && job.callback.status === undefined ? BigInt(job.callback.reserve) : 0n);
 
 /** When a job that waits for providers gives up: `queueWindow` after its submission. */
 const queueDeadline = (job: JobRecord): Deadline => deadlineAfter({ height: job.submittedAt, timestamp: job.submittedTime }, JOB_PARAMS.queueWindow);
@@ -139,8 +145,9 @@ function releaseSlots(read: ReadState, write: WriteState, assignments: readonly 
 /** Ends a job without a result: what is left in escrow goes back to the requester. */
 function refund(ctx: BlockContext, job: JobRecord, status: 'failed' | 'expired', reason: string, read: ReadState, write: WriteState): void {
   releaseSlots(read, write, job.assignments);
-  ctx.credit(job.requester as never, 'OMC', BigInt(job.escrow));
-  job.escrow = '0';
+  const held = heldForCallback(job);
+  ctx.credit(job.requester as never, 'OMC', BigInt(job.escrow) - held);
+  job.escrow = held.toString();
   job.status = status;
   job.reason = reason;
   job.assignments = [];
@@ -247,11 +254,12 @@ function finalize(ctx: BlockContext, job: JobRecord, payees: readonly Assignment
     ctx.credit(payee.provider as never, 'OMC', fee);
     escrow -= fee;
   }
-  ctx.credit(job.requester as never, 'OMC', escrow);
+  const held = heldForCallback(job);
+  ctx.credit(job.requester as never, 'OMC', escrow - held);
   const output = result.output ?? payees.find((p) => p.reveal?.output)?.reveal?.output;
   job.result = { outputHash: result.outputHash, exit: result.exit, gasUsed: result.gasUsed, outputSize: result.outputSize, ...(output ? { output } : {}), settledBy };
   job.fee = (fee * BigInt(payees.length)).toString();
-  job.escrow = '0';
+  job.escrow = held.toString();
   job.status = 'finalized';
   job.reason = undefined;
   settledNow(ctx, job);

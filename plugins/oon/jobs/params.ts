@@ -50,6 +50,10 @@ export const JOB_PARAMS = {
   /** Share of its compute bond a provider loses for a missed deadline (per mille), and for a wrong result. */
   missSlashPerMille: 10n,
   wrongSlashPerMille: 100n,
+  /** Most gas a contract's callback may be given (paid at the job's gas price from its escrow). */
+  maxCallbackGas: 2_000_000n,
+  /** Longest output a callback carries; a longer one is passed empty (the contract has its hash, and jobStatus returns it). */
+  maxCallbackOutput: 16 * 1024,
 } as const;
 
 /**

@@ -86,6 +86,25 @@ export interface JobRecord {
   /** OMC paid to providers, decimal. */
   fee?: string;
   finalizedAt?: number;
+  /** A contract's job: the function the chain calls back when the job is over, and how that went (once it has). */
+  callback?: JobCallback;
+}
+
+/** The callback of a job a contract submitted through the OON precompile. */
+export interface JobCallback {
+  /** The 4-byte selector of the contract's function, `0x` and 8 hex digits. */
+  readonly selector: string;
+  /** Gas the call may use, decimal; paid at the job's gas price. */
+  readonly gasLimit: string;
+  /** OMC held in the job's escrow for it (gasLimit × gasPrice), decimal. */
+  readonly reserve: string;
+  /** How the call went; absent until the job is over and the call made. Never made twice. */
+  status?: 'success' | 'reverted' | 'out_of_gas' | 'failed' | 'no_code';
+  gasUsed?: string;
+  /** Why it reverted or failed. */
+  revert?: string;
+  /** The block it was made in. */
+  calledAt?: number;
 }
 
 export const jobKey = (jobId: string): string => `oon/jobs/${jobId}`;
@@ -97,6 +116,8 @@ export const INCOMING_INDEX = 'oon/incoming';
 export const ALL_INDEX = 'oon/all';
 export const TOUCHED_INDEX = 'oon/touched';
 export const CHANGED_KEY = 'oon/changed';
+/** Jobs of contracts settled in this block whose callback the EVM makes at its end. */
+export const CALLBACKS_DUE_INDEX = 'oon/callbacks-due';
 export const forgetIndex = (height: number): string => `oon/forget/${height}`;
 export const loadKey = (provider: string): string => `oon/load/${provider}`;
 export const requesterIndex = (address: string): string => `oon/by-requester/${address}`;

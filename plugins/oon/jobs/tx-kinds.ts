@@ -3,7 +3,7 @@ import { Compile } from 'typebox/compile';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { formatAmountShort } from '../../../sdk/amount.js';
 import { fromHex, toHex, utf8 } from '../../../sdk/bytes.js';
-import { TxFailure, type PayloadProblem, type TxContext, type TxKind, type TxKindFactory } from '../../../chain/contract.js';
+import { TxFailure, type BlockContext, type PayloadProblem, type TxContext, type TxKind, type TxKindFactory } from '../../../chain/contract.js';
 import { resultCommitment, type ReportedResult } from './commitment.js';
 import { deadlineAfter, describeDeadline, isPast, JOB_PARAMS } from './params.js';
 import { addLoad, ALL_INDEX, appendIndexed, codeKey, INCOMING_INDEX, readJob, requesterIndex, TOUCHED_INDEX, writeJob, type JobRecord } from './state.js';
@@ -11,6 +11,7 @@ import { checkJobCode } from './validate.js';
 import type { ProviderRegistry } from '../../providers/registry-service.js';
 import { canonicalCid, codeCidKey, codeDeal } from './code.js';
 import { cidOfBytes } from '../../../objects/small-cid.js';
+import type { Address } from '../../../sdk/address.js';
 
 const Units = Type.String({ pattern: '^[1-9][0-9]{0,77}$', description: 'a positive whole number of base units, decimal' });
 const hexBytes = (max: number, description: string) => Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', maxLength: 2 + 2 * max, description });
@@ -81,7 +82,7 @@ const ChallengePayload = Type.Object({ jobId: JobId }, { additionalProperties: f
 const SupplyCodePayload = Type.Object({ jobId: JobId, code: hexBytes(JOB_PARAMS.maxCodeBytesByCid, "the bytes of the object the job's codeCid names") }, { additionalProperties: false });
 
 /** Exactly one of inline code and a CID; a CID job's code is checked when it runs (refused code gives a `trap:code refused` result). */
-function checkSubmission(payload: SubmitJob): void {
+export function checkSubmission(payload: SubmitJob): void {
   if ((payload.code === undefined) === (payload.codeCid === undefined)) throw new TxFailure('invalid_params', 'a job gives its code inline (code) or by the CID of a stored object (codeCid): one of the two');
   if (payload.code !== undefined) checkJobCode(payload.runtime, fromHex(payload.code), BigInt(payload.gasLimit));
   else {
@@ -94,8 +95,62 @@ function checkSubmission(payload: SubmitJob): void {
 /** What a job escrows: its whole gas limit at its price, once per replica. */
 export const jobEscrow = (job: Pick<SubmitJob, 'gasLimit' | 'gasPrice' | 'replicas'>): bigint => BigInt(job.gasLimit) * BigInt(job.gasPrice) * BigInt(job.replicas);
 
-const reader = (ctx: TxContext<unknown>) => (key: string) => ctx.readState(key);
-const writer = (ctx: TxContext<unknown>) => (key: string, value: Uint8Array | undefined) => ctx.writeState(key, value);
+/** A contract's request to be called back when its job is over: the function, the gas it may use, and the OMC held for that gas. */
+export interface CallbackRequest {
+  readonly selector: string;
+  readonly gasLimit: bigint;
+}
+
+/**
+ * Creates a job: the one path of a signed `oon.submitJob` and of a contract's call to the OON
+ * precompile. Escrows the job's gas (and its callback's, at the job's gas price) from the requester.
+ */
+export function createJob(ctx: BlockContext, requester: Address, jobId: string, payload: SubmitJob, callback?: CallbackRequest): JobRecord {
+  checkSubmission(payload);
+  if (readJob(reader(ctx), jobId)) throw new TxFailure('invalid_params', `job ${jobId} exists already`);
+  let code: { codeHash: string } | { codeCid: string };
+  let codeSize: number;
+  if (payload.code !== undefined) {
+    const bytes = fromHex(payload.code);
+    code = { codeHash: toHex(sha256(bytes)) };
+    codeSize = bytes.length;
+    if (!ctx.readState(codeKey(code.codeHash))) ctx.writeState(codeKey(code.codeHash), bytes);
+  } else {
+    const cid = canonicalCid(payload.codeCid!);
+    codeSize = codeDeal(reader(ctx), cid).size;
+    code = { codeCid: cid };
+  }
+  const reserve = callback ? callback.gasLimit * BigInt(payload.gasPrice) : 0n;
+  const escrow = jobEscrow(payload) + reserve;
+  ctx.debit(requester, 'OMC', escrow);
+  const job: JobRecord = {
+    jobId,
+    requester,
+    runtime: payload.runtime,
+    ...code,
+    codeSize,
+    input: fromHex(payload.input),
+    args: payload.args,
+    gasLimit: payload.gasLimit,
+    gasPrice: payload.gasPrice,
+    replicas: payload.replicas,
+    escrow: escrow.toString(),
+    status: 'queued',
+    reason: 'waiting for the end of the block to be assigned',
+    submittedAt: ctx.height,
+    submittedTime: ctx.timestamp,
+    attempts: 0,
+    assignments: [],
+    excluded: [],
+    ...(callback ? { callback: { selector: callback.selector, gasLimit: callback.gasLimit.toString(), reserve: reserve.toString() } } : {}),
+  };
+  writeJob(writer(ctx), job);
+  for (const index of [INCOMING_INDEX, ALL_INDEX, requesterIndex(job.requester)]) appendIndexed(reader(ctx), writer(ctx), index, job.jobId);
+  return job;
+}
+
+const reader = (ctx: BlockContext) => (key: string) => ctx.readState(key);
+const writer = (ctx: BlockContext) => (key: string, value: Uint8Array | undefined) => ctx.writeState(key, value);
 
 function jobOf(ctx: TxContext<unknown>, jobId: string): JobRecord {
   const job = readJob(reader(ctx), jobId);
@@ -176,44 +231,8 @@ export function jobTxKinds(factory: TxKindFactory<ProviderRegistry>): TxKind[] {
         // At the head too, so a submission naming code no deal keeps is refused, not mined as a failure.
         if (payload.codeCid !== undefined) codeDeal((key) => service.chain.state.get(key), canonicalCid(payload.codeCid));
       },
-      execute(ctx) {
-        checkSubmission(ctx.payload);
-        let code: { codeHash: string } | { codeCid: string };
-        let codeSize: number;
-        if (ctx.payload.code !== undefined) {
-          const bytes = fromHex(ctx.payload.code);
-          code = { codeHash: toHex(sha256(bytes)) };
-          codeSize = bytes.length;
-          if (!ctx.readState(codeKey(code.codeHash))) ctx.writeState(codeKey(code.codeHash), bytes);
-        } else {
-          const cid = canonicalCid(ctx.payload.codeCid!);
-          codeSize = codeDeal(reader(ctx), cid).size;
-          code = { codeCid: cid };
-        }
-        const escrow = jobEscrow(ctx.payload);
-        ctx.debit(ctx.tx.from, 'OMC', escrow);
-        const job: JobRecord = {
-          jobId: ctx.tx.hash,
-          requester: ctx.tx.from,
-          runtime: ctx.payload.runtime,
-          ...code,
-          codeSize,
-          input: fromHex(ctx.payload.input),
-          args: ctx.payload.args,
-          gasLimit: ctx.payload.gasLimit,
-          gasPrice: ctx.payload.gasPrice,
-          replicas: ctx.payload.replicas,
-          escrow: escrow.toString(),
-          status: 'queued',
-          reason: 'waiting for the end of the block to be assigned',
-          submittedAt: ctx.height,
-          submittedTime: ctx.timestamp,
-          attempts: 0,
-          assignments: [],
-          excluded: [],
-        };
-        writeJob(writer(ctx), job);
-        for (const index of [INCOMING_INDEX, ALL_INDEX, requesterIndex(job.requester)]) appendIndexed(reader(ctx), writer(ctx), index, job.jobId);
+      execute: (ctx) => {
+        createJob(ctx, ctx.tx.from, ctx.tx.hash, ctx.payload);
       },
     }),
     factory({

@@ -35,6 +35,19 @@ export const JobViewSchema = Type.Object(
     commitBy: Nullable(DeadlineSchema),
     revealBy: Nullable(DeadlineSchema),
     challengeBy: Nullable(DeadlineSchema),
+    callback: Nullable(
+      Type.Object(
+        {
+          selector: Type.String({ description: 'the 4-byte selector of the function called back' }),
+          gasLimit: Units,
+          status: Nullable(Type.Union([Type.Literal('success'), Type.Literal('reverted'), Type.Literal('out_of_gas'), Type.Literal('failed'), Type.Literal('no_code')], { description: 'how the call went; null until the job is over' })),
+          gasUsed: Nullable(Units),
+          revert: Nullable(Type.String({ description: 'why it reverted or failed' })),
+          calledAt: Nullable(Type.Integer({ description: 'the block it was made in' })),
+        },
+        { additionalProperties: false, description: 'a job submitted by a contract (its requester): the call the chain makes back to it once the job is over, once' },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -80,5 +93,8 @@ export function jobView(job: JobRecord): JobView {
     commitBy: job.status === 'assigned' && open.length > 0 ? open[0]! : null,
     revealBy: job.status === 'committed' ? (job.revealBy ?? null) : null,
     challengeBy: job.status === 'committed' ? (job.challengeBy ?? null) : null,
+    callback: job.callback
+      ? { selector: job.callback.selector, gasLimit: job.callback.gasLimit, status: job.callback.status ?? null, gasUsed: job.callback.gasUsed ?? null, revert: job.callback.revert ?? null, calledAt: job.callback.calledAt ?? null }
+      : null,
   };
 }

@@ -1,0 +1,123 @@
+import type { Address } from '../../sdk/address.js';
+import { formatAmountShort, type Asset } from '../../sdk/amount.js';
+import { TxFailure, type BlockContext, type LastCommit } from '../../chain/contract.js';
+import { accountKey, assetField, decodeAccount, type Account } from '../../chain/state/accounts.js';
+import type { WorldStateManager } from './state-manager.js';
+
+/** The block a precompile call runs in. */
+export interface PrecompileBlock {
+  readonly chainId: string;
+  readonly height: number;
+  readonly timestamp: number;
+  readonly parentHash: string;
+  readonly proposer: Address;
+}
+
+/**
+ * A value the state gives only asynchronously (a past block's, from disk): the call is run again
+ * from the start once it is read. Rules read synchronously; a precompile's reads are few.
+ */
+export class MustRead extends Error {
+  override name = 'MustRead';
+  constructor(
+    readonly key: string,
+    readonly pending: Promise<Uint8Array | undefined>,
+  ) {
+    super(`state key ${key} must be read first`);
+  }
+}
+
+const copy = (account: Account): Account => ({ ...account, bonded: { ...account.bonded } });
+
+function isPromise<T>(value: unknown): value is Promise<T> {
+  return typeof value === 'object' && value !== null && typeof (value as Promise<T>).then === 'function';
+}
+
+/**
+ * Accounts and consensus state as a precompile call sees them, over the EVM's state for the
+ * transaction: reads through its open layers, writes kept here until the call succeeds (`apply`),
+ * so a refused call leaves nothing. The same write rule as a plugin's own transactions: its keys.
+ */
+export class PrecompileScope implements BlockContext {
+  private readonly keys = new Map<string, Uint8Array | undefined>();
+  private readonly accounts = new Map<Address, Account>();
+
+  constructor(
+    private readonly state: WorldStateManager,
+    /** Values already read from the state for this call: kept across its runs. */
+    private readonly fetched: Map<string, Uint8Array | undefined>,
+    private readonly block: PrecompileBlock,
+    private readonly owner: string,
+  ) {}
+
+  get chainId(): string {
+    return this.block.chainId;
+  }
+  get height(): number {
+    return this.block.height;
+  }
+  get timestamp(): number {
+    return this.block.timestamp;
+  }
+  get parentHash(): string {
+    return this.block.parentHash;
+  }
+  /** Not known inside the EVM's view of a block; no precompile's rules read it. */
+  get lastCommit(): LastCommit | null {
+    return null;
+  }
+  get proposer(): Address {
+    return this.block.proposer;
+  }
+
+  private base(key: string): Uint8Array | undefined {
+    const value = this.state.peek(key, this.fetched);
+    if (isPromise<Uint8Array | undefined>(value)) throw new MustRead(key, value);
+    return value;
+  }
+
+  account(address: Address): Account {
+    const changed = this.accounts.get(address) ?? this.state.changedAccount(address);
+    return changed ? copy(changed) : decodeAccount(this.base(accountKey(address)));
+  }
+
+  setAccount(address: Address, account: Account): void {
+    this.accounts.set(address, copy(account));
+  }
+
+  credit(address: Address, asset: Asset, amount: bigint): void {
+    if (amount < 0n) throw new Error('credit of a negative amount');
+    const account = this.account(address);
+    account[assetField(asset)] += amount;
+    this.setAccount(address, account);
+  }
+
+  debit(address: Address, asset: Asset, amount: bigint): void {
+    if (amount < 0n) throw new Error('debit of a negative amount');
+    const account = this.account(address);
+    const field = assetField(asset);
+    if (account[field] < amount) throw new TxFailure('insufficient_funds', `${address} holds ${formatAmountShort(account[field])} ${asset}, needs ${formatAmountShort(amount)} ${asset}`);
+    account[field] -= amount;
+    this.setAccount(address, account);
+  }
+
+  readState(key: string): Uint8Array | undefined {
+    return this.keys.has(key) ? this.keys.get(key) : this.base(key);
+  }
+
+  writeState(key: string, value: Uint8Array | undefined): void {
+    if (!key.startsWith(`${this.owner}/`)) throw new Error(`a precompile of plugin "${this.owner}" may only write state keys under "${this.owner}/", not "${key}"`);
+    this.keys.set(key, value);
+  }
+
+  /** How many keys and accounts the call changed. */
+  get changes(): number {
+    return this.keys.size + this.accounts.size;
+  }
+
+  /** Hands what the call changed to the EVM's state (into its current layer: undone if a caller reverts). */
+  apply(): void {
+    for (const [key, value] of this.keys) this.state.put(key, value);
+    for (const [address, account] of this.accounts) this.state.putAccountRecord(address, account);
+  }
+}
