@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, defineChain, http, toHex as viemHex, type Abi, type Address, type Chain, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, decodeErrorResult, defineChain, http, toFunctionSelector, toHex as viemHex, type Abi, type Address, type Chain, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { accountAddress, devnetKey, SvcClient, UNIT } from '../../sdk/index.js';
 import type { P2pService } from '../../p2p/service.js';
 import { startTestNode, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
+import { expectFollowerAgrees } from '../helpers/follower.js';
 import { contracts } from '../helpers/contracts.js';
 import { fixture } from '../helpers/wat.js';
 import { TEST_KEY_0 } from '../helpers/foundry.js';
@@ -22,10 +23,10 @@ const clients = () => ({
   wallet: createWalletClient({ chain, transport: http(validator.url), account: privateKeyToAccount(TEST_KEY_0) }),
 });
 
-async function deploy(name: string, value = 0n): Promise<Address> {
+async function deploy(name: string, value = 0n, args: unknown[] = []): Promise<Address> {
   const { publicClient, wallet } = clients();
   const { abi, bytecode } = artifact(name);
-  const hash = await wallet.deployContract({ abi, bytecode, value });
+  const hash = await wallet.deployContract({ abi, bytecode, value, args });
   const receipt = await publicClient.waitForTransactionReceipt({ hash });
   expect(receipt.status).toBe('success');
   return receipt.contractAddress!;
@@ -85,5 +86,88 @@ describe('the OON precompile', { timeout: 120_000 }, () => {
       fee: job.fee,
       output: job.output,
     });
+  });
+
+  /** Sends a call of the probe and waits for it to be mined. */
+  async function probeCall(address: Address, functionName: string, args: unknown[]): Promise<void> {
+    const { publicClient, wallet } = clients();
+    const hash = await wallet.writeContract({ address, abi: artifact('JobProbe').abi, functionName, args });
+    expect((await publicClient.waitForTransactionReceipt({ hash })).status).toBe('success');
+  }
+  const read = <T>(address: Address, functionName: string, args: unknown[] = []): Promise<T> => clients().publicClient.readContract({ address, abi: artifact('JobProbe').abi, functionName, args }) as Promise<T>;
+  const ON_DONE = toFunctionSelector('onDone(bytes32,uint8,string,bytes32,bytes)');
+  const upper = viemHex(fixture('upper'));
+
+  it('records a callback that reverts, runs out of gas or finds no such function, and a contract with no code left; calls none of them twice; refunds the rest of the escrow', async () => {
+    // One after another: one wallet's transactions take its nonces in turn.
+    const reverting = await deploy('JobProbe', UNIT);
+    const burning = await deploy('JobProbe', UNIT);
+    const noFunction = await deploy('JobProbe', UNIT);
+    await probeCall(reverting, 'setMode', [1]);
+    await probeCall(burning, 'setMode', [2]);
+    const before = await Promise.all([reverting, burning, noFunction].map(async (a) => (await v.getBalance(accountAddress(a))).omc));
+    await probeCall(reverting, 'submit', [upper, '0x61', 1_000_000n, GAS_PRICE, 1, ON_DONE, 100_000n]);
+    await probeCall(burning, 'submit', [upper, '0x62', 1_000_000n, GAS_PRICE, 1, ON_DONE, 100_000n]);
+    await probeCall(noFunction, 'submit', [upper, '0x63', 1_000_000n, GAS_PRICE, 1, '0xdeadbeef', 100_000n]);
+    // Its constructor submits a job and self-destructs in the same transaction.
+    const oneShot = await clients().wallet.deployContract({ abi: artifact('OneShot').abi, bytecode: artifact('OneShot').bytecode, args: [upper], value: UNIT });
+    const deployed = await clients().publicClient.waitForTransactionReceipt({ hash: oneShot });
+    expect(deployed.status).toBe('success');
+    const ids = await Promise.all([reverting, burning, noFunction].map((a) => read<Hex>(a, 'lastJob')));
+    // The address it was created at, though no code stays there.
+    const oneShotJob = (await v.listJobs({ requester: accountAddress(deployed.contractAddress!) })).jobs[0]!.jobId;
+    const done = await Promise.all([...ids, oneShotJob].map((id) => v.waitForJob(id, { timeoutMs: 60_000 })));
+    for (const job of done) expect(job.status).toBe('finalized');
+    expect(done.map((job) => job.callback!.status)).toEqual(['reverted', 'out_of_gas', 'reverted', 'no_code']);
+    expect(done[0]!.callback!.revert).toContain('probe says no');
+    expect(done[1]!.callback!.gasUsed).toBe('100000');
+    expect(done[3]!.callback!.gasUsed).toBe('0');
+    for (const job of done) expect(job.callback!.calledAt).toBe(job.finalizedAt);
+    // The chain goes on, and nothing is called again.
+    const height = await v.blockNumber();
+    await waitFor(() => v.blockNumber(), (h) => h >= height + 5, 20_000, 'five more blocks');
+    for (const job of done) expect((await v.getJob(job.jobId)).callback).toEqual(job.callback);
+    for (const probe of [reverting, burning, noFunction]) expect(await read<bigint>(probe, 'calls')).toBe(0n);
+    // What each paid: the job's fee and its callback's gas at the job's price; the rest of the escrow came back.
+    for (const [i, probe] of [reverting, burning, noFunction].entries()) {
+      const job = done[i]!;
+      expect((await v.getBalance(accountAddress(probe))).omc).toBe(before[i]! - BigInt(job.fee!) - BigInt(job.callback!.gasUsed!) * GAS_PRICE);
+    }
+  });
+
+  it('lets a callback submit another job, which is called back in turn; stops a contract that submits jobs in a loop when its OMC runs out; reverts a malformed call with a reason', async () => {
+    const chaining = await deploy('JobProbe', UNIT);
+    await probeCall(chaining, 'setMode', [3]);
+    await probeCall(chaining, 'submit', [upper, viemHex(new TextEncoder().encode('first')), 1_000_000n, GAS_PRICE, 1, ON_DONE, 1_000_000n]);
+    const first = await v.waitForJob(await read<Hex>(chaining, 'lastJob'), { timeoutMs: 60_000 });
+    expect(first.callback!.status).toBe('success');
+    const chained = await read<Hex>(chaining, 'chained');
+    expect(chained).not.toBe(`0x${'0'.repeat(64)}`);
+    // The second job's input is the first one's output; its callback ran once, and submitted nothing more.
+    const second = await v.waitForJob(chained, { timeoutMs: 60_000 });
+    expect(second).toMatchObject({ status: 'finalized', requester: accountAddress(chaining), callback: { status: 'success' } });
+    expect(Buffer.from(second.output!.slice(2), 'hex').toString()).toBe('FIRST');
+    expect(await read<bigint>(chaining, 'calls')).toBe(2n);
+    expect(await read<Hex>(chaining, 'chained')).toBe(chained);
+
+    // Funded for five and a half jobs' escrows: five are made, then the loop stops at the refusal.
+    const escrow = 1_000_000n * GAS_PRICE;
+    const looping = await deploy('JobProbe', escrow * 5n + escrow / 2n);
+    await probeCall(looping, 'submitMany', [upper, 1_000_000n, GAS_PRICE, 1000n]);
+    const { jobs } = await v.listJobs({ requester: accountAddress(looping) });
+    expect(jobs).toHaveLength(5);
+    expect((await v.getBalance(accountAddress(looping))).omc).toBe(escrow / 2n);
+
+    // Bytes that are no call of the precompile, and a submission the job rules refuse: reverted, with why.
+    const { result } = await clients().publicClient.simulateContract({ address: looping, abi: artifact('JobProbe').abi, functionName: 'raw', args: ['0x12345678'], account: privateKeyToAccount(TEST_KEY_0) });
+    const [ok, data] = result as [boolean, Hex];
+    expect(ok).toBe(false);
+    expect(decodeErrorResult({ abi: [{ type: 'error', name: 'Error', inputs: [{ name: 'message', type: 'string' }] }], data }).args[0]).toMatch(/^OON: invalid_params: the input is not a call of submitJob/);
+    const refused = await clients().publicClient.simulateContract({ address: chaining, abi: artifact('JobProbe').abi, functionName: 'submit', args: ['0x0061736d', '0x', 1_000_000n, GAS_PRICE, 3, ON_DONE, 100_000n], account: privateKeyToAccount(TEST_KEY_0) }).catch((error: Error) => error);
+    expect(String(refused)).toMatch(/OON: invalid_params: replicas/);
+  });
+
+  it('brings a node synced from genesis to the same state root: contract jobs, their escrows and callbacks re-executed alike', async () => {
+    await expectFollowerAgrees(validator);
   });
 });
