@@ -219,6 +219,22 @@ export abstract class SvcApi {
     throw new RpcError(DOMAIN_ERRORS[name]?.code ?? DOMAIN_ERRORS.invalid_transaction.code, name, { reason: receipt.error?.reason ?? fallback, ...data });
   }
 
+  /**
+   * Waits until a job or deal exists: one a signed transaction made exists once that transaction is
+   * mined (a failed one is thrown as its error); one a contract made (its id is no transaction's
+   * hash) exists from the call that made it, so it is looked up first.
+   */
+  private async createdOrMined(get: () => Promise<unknown>, id: string, fallback: string, data: Record<string, string>, options: { timeoutMs?: number; pollMs?: number }): Promise<void> {
+    const exists = await get().then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof RpcError && error.message === 'not_found') return false;
+        throw error;
+      },
+    );
+    if (!exists) await this.minedOrThrow(id, fallback, data, options);
+  }
+
   /** Signs an `omp.createDeal` for an uploaded object with `key` (the client) and sends it; the deal id is the transaction's hash. */
   async createDeal(key: KeyPair, deal: DealRequest, options: { nonce?: number; chainId?: string } = {}): Promise<{ dealId: string }> {
     const tx = await this.signAndSend(key, 'omp.createDeal', dealPayload(deal), options);
@@ -241,7 +257,7 @@ export abstract class SvcApi {
   /** Resolves with the deal once it is no longer pending (active, or failed and refunded); rejects after `timeoutMs`. */
   async waitForDeal(dealId: string, options: { timeoutMs?: number; pollMs?: number } = {}): Promise<DealView> {
     const deadline = Date.now() + (options.timeoutMs ?? 120_000);
-    await this.minedOrThrow(dealId, 'the deal was not created', { dealId }, options);
+    await this.createdOrMined(() => this.getDeal(dealId), dealId, 'the deal was not created', { dealId }, options);
     for (;;) {
       const deal = await this.getDeal(dealId);
       if (deal.status !== 'pending') return deal;
@@ -275,16 +291,7 @@ export abstract class SvcApi {
   /** Resolves with the job once it is finalized, failed or expired; rejects after `timeoutMs`. `onStatus` sees the job each time its status changes. */
   async waitForJob(jobId: string, options: { timeoutMs?: number; pollMs?: number; onStatus?: (job: JobView) => void } = {}): Promise<JobView> {
     const deadline = Date.now() + (options.timeoutMs ?? 120_000);
-    // A signed submission's job exists once that transaction is mined (a failed one says why); a
-    // contract's job (its id is no transaction's hash) exists from the call that made it.
-    const exists = await this.getJob(jobId).then(
-      () => true,
-      (error: unknown) => {
-        if (error instanceof RpcError && error.message === 'not_found') return false;
-        throw error;
-      },
-    );
-    if (!exists) await this.minedOrThrow(jobId, 'the job submission failed', { jobId }, options);
+    await this.createdOrMined(() => this.getJob(jobId), jobId, 'the job submission failed', { jobId }, options);
     let seen: string | undefined;
     for (;;) {
       const job = await this.getJob(jobId);

@@ -17,6 +17,7 @@ import { svcEvmMethods, svcLogsSubscription } from './svc-methods.js';
 import type { EvmPlugin } from './plugin-service.js';
 import { collectPrecompiles } from './precompiles.js';
 import { PrecompileHost } from './precompile-host.js';
+import { ogtPrecompile } from './ogt-precompile.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -65,6 +66,7 @@ export default definePlugin({
   },
   txKinds: (kind) => evmTxKinds(kind),
   endBlock: (ctx, service) => service.rules.runCallbacks(ctx),
+  precompiles: (precompile) => [ogtPrecompile(precompile)],
   genesis: (parameters) => evmGenesis(parameters),
   rpc: (method) => [...ethMethods(method), ...debugMethods(method), ...svcEvmMethods(method)],
   subscriptions: (kind) => [...ethSubscriptions(kind), svcLogsSubscription(kind)],

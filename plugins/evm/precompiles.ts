@@ -133,7 +133,7 @@ export function collectPrecompiles(plugins: readonly PluginEntry[]): RegisteredP
       if (!ADDRESS.test(spec.address)) throw new Error(`plugin "${definition.name}": precompile ${spec.name} has address "${spec.address}"; it must be 0x and 40 lowercase hex digits`);
       const taken = found.get(spec.address);
       if (taken) throw new Error(`plugin "${definition.name}": precompile ${spec.name} at ${spec.address} is already ${taken.spec.name} of plugin "${taken.owner}"`);
-      if (!(definition.stateDelegates as readonly string[] | undefined)?.includes('evm')) throw new Error(`plugin "${definition.name}" declares precompiles but does not name "evm" in stateDelegates: their writes could not be kept`);
+      if (definition.name !== 'evm' && !(definition.stateDelegates as readonly string[] | undefined)?.includes('evm')) throw new Error(`plugin "${definition.name}" declares precompiles but does not name "evm" in stateDelegates: their writes could not be kept`);
       found.set(spec.address, { spec, owner: definition.name, service });
     }
   }

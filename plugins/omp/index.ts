@@ -6,6 +6,7 @@ import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 import { dealTxKinds } from './deals/tx-kinds.js';
 import { dealsEndBlock } from './deals/end-block.js';
 import { dealMethods } from './deals/rpc.js';
+import { ompPrecompile } from './precompile.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -51,8 +52,11 @@ export default definePlugin({
   description: 'storage (OMP) chain rules on every node: provider registry (omp.register / omp.unregister, bond release) and deals (omp.createDeal, omp.acceptDeal; refunds, closing at the end of the term); deal and object queries',
   requires: ['chain-reader'],
   provides: ['omp-registry'],
+  // The EVM runs the OMP precompile: the deals contracts make are written in its transactions.
+  stateDelegates: ['evm'],
   init: (ctx) => new ProviderRegistry(OMP, ctx.use('chain-reader')),
   txKinds: (kind) => [...providerTxKinds(OMP, kind), ...dealTxKinds(kind, OMP)],
+  precompiles: (precompile) => [ompPrecompile(precompile, OMP)],
   endBlock(ctx) {
     releaseBonds(ctx, OMP);
     dealsEndBlock(ctx, OMP);

@@ -1,9 +1,10 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { fromHex, toHex, utf8 } from '../../../sdk/bytes.js';
 import { SEGMENT_BYTES, verifySegment } from '../../../objects/commitment.js';
 import { encode } from '../../../sdk/encoding.js';
-import { TxFailure, type TxContext, type TxKind, type TxKindFactory } from '../../../chain/contract.js';
+import { TxFailure, type BlockContext, type TxContext, type TxKind, type TxKindFactory } from '../../../chain/contract.js';
+import type { Address } from '../../../sdk/address.js';
 import { deadlineAfter, describeDeadline, isPast } from '../../../chain/deadline.js';
 import { appendIndexed, type ReadState, type WriteState } from '../../../chain/state/indexed.js';
 import { readProviders, type ProviderKind, type ProviderRecord } from '../../providers/registry.js';
@@ -64,6 +65,59 @@ function room(read: ReadState, record: ProviderRecord): number {
   return Math.floor(Number(details.capacityGb) * BYTES_PER_GB) - readCommitted(read, record.operator);
 }
 
+/**
+ * Creates a deal: the one path of a signed `omp.createDeal` and of a contract's call to the OMP
+ * precompile. Escrows price × replicas from the client; the other providers are ranked by the parent
+ * block's hash and the deal id.
+ */
+export function createDeal(ctx: BlockContext, kind: ProviderKind, client: Address, dealId: string, payload: Static<typeof CreateDealPayload>): DealRecord {
+  const read: ReadState = (key) => ctx.readState(key);
+  const write: WriteState = (key, value) => ctx.writeState(key, value);
+  if (readDeal(read, dealId)) throw new TxFailure('invalid_params', `deal ${dealId} exists already`);
+  const offering = readProviders(read, kind).filter((p) => p.releaseAt === undefined && (p.details as unknown as StorageDetails).formats.includes(payload.format));
+  const primary = offering.find((p) => p.operator === payload.provider);
+  if (!primary) throw new TxFailure('invalid_params', `${payload.provider} is not an active storage provider of ${payload.format} objects`);
+  if (room(read, primary) < payload.size) throw new TxFailure('capacity_exceeded', `${payload.provider} has ${room(read, primary)} bytes of room left, not ${payload.size}`);
+  const rank = (p: ProviderRecord): string => toHex(sha256(utf8(`${ctx.parentHash}|${dealId}|${p.operator}`)));
+  const others = offering
+    .filter((p) => p !== primary && room(read, p) >= payload.size)
+    .sort((a, b) => (rank(a) < rank(b) ? -1 : 1))
+    .slice(0, payload.replicas - 1);
+  if (others.length < payload.replicas - 1) {
+    throw new TxFailure('capacity_exceeded', `${payload.replicas} replicas need ${payload.replicas - 1} more providers of ${payload.format} with ${payload.size} bytes of room; there are ${others.length}`);
+  }
+  const escrow = BigInt(payload.price) * BigInt(payload.replicas);
+  ctx.debit(client, 'OMC', escrow);
+  const deal: DealRecord = {
+    dealId,
+    client,
+    cid: payload.cid,
+    size: payload.size,
+    root: payload.root,
+    format: payload.format,
+    mediaType: payload.mediaType,
+    replicas: payload.replicas,
+    durationBlocks: payload.durationBlocks,
+    price: payload.price,
+    escrow: escrow.toString(),
+    paid: '0',
+    providers: [primary, ...others].map((p) => ({ provider: p.operator })),
+    status: 'pending',
+    reason: 'waiting for every provider to accept',
+    createdAt: ctx.height,
+    acceptBy: deadlineAfter(ctx, DEAL_PARAMS.acceptWindow),
+  };
+  writeDeal(write, deal);
+  for (const replica of deal.providers) {
+    addCommitted(read, write, replica.provider, deal.size);
+    appendIndexed(read, write, providerDealIndex(replica.provider), deal.dealId);
+  }
+  for (const index of [ALL_DEALS, clientIndex(deal.client)]) appendIndexed(read, write, index, deal.dealId);
+  ctx.writeState(objectDealsKey(deal.cid), encode([...objectDeals(read, deal.cid), deal.dealId]));
+  dealSchedule.scheduleAt(read, write, deal.acceptBy.time, deal.dealId);
+  return deal;
+}
+
 /** `omp.createDeal`, `omp.acceptDeal`. */
 export function dealTxKinds<Svc>(factory: TxKindFactory<Svc>, kind: ProviderKind): TxKind[] {
   return [
@@ -72,50 +126,8 @@ export function dealTxKinds<Svc>(factory: TxKindFactory<Svc>, kind: ProviderKind
       summary: 'stores an uploaded object for a term: escrows price × replicas OMC; the uploading provider and providers the chain chooses (format and room, ranked by the parent block hash) must accept; the deal id is this transaction\'s hash',
       payload: CreateDealPayload,
       debits: (payload) => [{ asset: 'OMC', amount: BigInt(payload.price) * BigInt(payload.replicas) }],
-      execute(ctx) {
-        const read = reader(ctx);
-        const { payload } = ctx;
-        const offering = readProviders(read, kind).filter((p) => p.releaseAt === undefined && (p.details as unknown as StorageDetails).formats.includes(payload.format));
-        const primary = offering.find((p) => p.operator === payload.provider);
-        if (!primary) throw new TxFailure('invalid_params', `${payload.provider} is not an active storage provider of ${payload.format} objects`);
-        if (room(read, primary) < payload.size) throw new TxFailure('capacity_exceeded', `${payload.provider} has ${room(read, primary)} bytes of room left, not ${payload.size}`);
-        const rank = (p: ProviderRecord): string => toHex(sha256(utf8(`${ctx.parentHash}|${ctx.tx.hash}|${p.operator}`)));
-        const others = offering
-          .filter((p) => p !== primary && room(read, p) >= payload.size)
-          .sort((a, b) => (rank(a) < rank(b) ? -1 : 1))
-          .slice(0, payload.replicas - 1);
-        if (others.length < payload.replicas - 1) {
-          throw new TxFailure('capacity_exceeded', `${payload.replicas} replicas need ${payload.replicas - 1} more providers of ${payload.format} with ${payload.size} bytes of room; there are ${others.length}`);
-        }
-        const escrow = BigInt(payload.price) * BigInt(payload.replicas);
-        ctx.debit(ctx.tx.from, 'OMC', escrow);
-        const deal: DealRecord = {
-          dealId: ctx.tx.hash,
-          client: ctx.tx.from,
-          cid: payload.cid,
-          size: payload.size,
-          root: payload.root,
-          format: payload.format,
-          mediaType: payload.mediaType,
-          replicas: payload.replicas,
-          durationBlocks: payload.durationBlocks,
-          price: payload.price,
-          escrow: escrow.toString(),
-          paid: '0',
-          providers: [primary, ...others].map((p) => ({ provider: p.operator })),
-          status: 'pending',
-          reason: 'waiting for every provider to accept',
-          createdAt: ctx.height,
-          acceptBy: deadlineAfter(ctx, DEAL_PARAMS.acceptWindow),
-        };
-        writeDeal(writer(ctx), deal);
-        for (const replica of deal.providers) {
-          addCommitted(read, writer(ctx), replica.provider, deal.size);
-          appendIndexed(read, writer(ctx), providerDealIndex(replica.provider), deal.dealId);
-        }
-        for (const index of [ALL_DEALS, clientIndex(deal.client)]) appendIndexed(read, writer(ctx), index, deal.dealId);
-        ctx.writeState(objectDealsKey(deal.cid), encode([...objectDeals(read, deal.cid), deal.dealId]));
-        dealSchedule.scheduleAt(read, writer(ctx), deal.acceptBy.time, deal.dealId);
+      execute: (ctx) => {
+        createDeal(ctx, kind, ctx.tx.from, ctx.tx.hash, ctx.payload);
       },
     }),
     factory({

@@ -10,13 +10,16 @@ import { fixture } from '../helpers/wat.js';
 import { TEST_KEY_0 } from '../helpers/foundry.js';
 import { OON_ABI, OON_PRECOMPILE_ADDRESS } from '../../plugins/oon/precompile.js';
 
-// A validator and a compute provider, as real nodes; contracts deployed and called with viem.
+// A validator (also a storage provider) and a compute provider, as real nodes; contracts deployed and
+// called with viem use the OON, OMP and OGT precompiles.
 let validator: TestNode;
 let compute: TestNode;
 let v: SvcClient;
 let chain: Chain;
 const artifact = (name: string): { abi: Abi; bytecode: Hex } => contracts()[name] as unknown as { abi: Abi; bytecode: Hex };
 const GAS_PRICE = 1_000n;
+/** The CID of the job module `upper`, stored on the validator under a deal. */
+let upperCid: string;
 
 const clients = () => ({
   publicClient: createPublicClient({ chain, transport: http(validator.url), pollingInterval: 50 }),
@@ -44,21 +47,29 @@ beforeAll(async () => {
   await waitFor(() => c.getBalance(operator).then((b) => b.ogt), (ogt) => ogt >= 2000n * UNIT, 20_000, 'the operator funds to reach the compute node');
   await c.oonRegisterNode({ operator, capabilities: ['wasm', 'evm'], bond_ogt: 1000, max_concurrent_jobs: 2 });
   await waitFor(() => c.oonNodeStatus(), (status) => status.status === 'active', 20_000, 'the registration to be mined');
+  // The validator stores objects too: the job's module is one, kept under a deal.
+  const storageOperator = validator.node.keys.operator.address;
+  await v.waitForTransaction((await v.transfer(devnetKey('account', 0), storageOperator, 'OGT', 1000n * UNIT)).hash);
+  await v.ompRegisterStorageNode({ operator: storageOperator, storage_capacity_gb: 1, bond_ogt: 500, supported_formats: ['document'] });
+  await waitFor(() => v.ompStorageStatus(), (status) => status.status === 'active', 20_000, 'the storage registration');
+  const object = await v.uploadObject(fixture('upper'));
+  const { dealId } = await v.createDeal(devnetKey('account', 1), { object, provider: storageOperator, replicas: 1, durationBlocks: 10_000, price: 1n });
+  expect((await v.waitForDeal(dealId, { timeoutMs: 30_000 })).status).toBe('active');
+  upperCid = object.cid;
 }, 120_000);
 afterAll(async () => {
   await compute?.stop();
   await validator?.stop();
 });
 
-describe('the OON precompile', { timeout: 120_000 }, () => {
-  it("lets a contract pay for a WASM job from its OMC; the chain calls it back with the verified output, and eth_call reads it", async () => {
+describe('the OON, OMP and OGT precompiles', { timeout: 120_000 }, () => {
+  it("lets a contract pay for a WASM job stored as an object from its OMC; the chain calls it back with the verified output, and eth_call reads it", async () => {
     const { publicClient, wallet } = clients();
     const { abi } = artifact('WordCount');
     const contract = await deploy('WordCount', 10n * UNIT);
     const svcContract = accountAddress(contract);
     const before = (await v.getBalance(svcContract)).omc;
-    const code = viemHex(fixture('upper'));
-    const hash = await wallet.writeContract({ address: contract, abi, functionName: 'count', args: ['', code, viemHex(new TextEncoder().encode('count me')), 1_000_000n, GAS_PRICE, 1] });
+    const hash = await wallet.writeContract({ address: contract, abi, functionName: 'count', args: [upperCid, '0x', viemHex(new TextEncoder().encode('count me')), 1_000_000n, GAS_PRICE, 1] });
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
     expect(receipt.status).toBe('success');
     const jobId = (await publicClient.readContract({ address: contract, abi, functionName: 'lastJob' })) as Hex;
@@ -67,7 +78,7 @@ describe('the OON precompile', { timeout: 120_000 }, () => {
     expect((await v.getBalance(svcContract)).omc).toBe(before - escrow);
     expect(await v.getJob(jobId)).toMatchObject({ requester: svcContract, escrow: escrow.toString(), callback: { selector: expect.stringMatching(/^0x[0-9a-f]{8}$/), gasLimit: '200000', status: null } });
     const job = await v.waitForJob(jobId, { timeoutMs: 60_000 });
-    expect(job).toMatchObject({ status: 'finalized', exit: 'exit:0', escrow: '0' });
+    expect(job).toMatchObject({ status: 'finalized', exit: 'exit:0', escrow: '0', codeCid: upperCid, providers: [compute.node.keys.operator.address] });
     // The callback ran in the block that finalized the job, and kept the output.
     expect(job.callback).toMatchObject({ status: 'success', calledAt: job.finalizedAt, revert: null });
     const answer = (await publicClient.readContract({ address: contract, abi, functionName: 'answers', args: [jobId] })) as Hex;
@@ -167,7 +178,60 @@ describe('the OON precompile', { timeout: 120_000 }, () => {
     expect(String(refused)).toMatch(/OON: invalid_params: replicas/);
   });
 
-  it('brings a node synced from genesis to the same state root: contract jobs, their escrows and callbacks re-executed alike', async () => {
+  it('answers objectInfo, dealStatus and ogtBalanceOf to a contract as svc_ompGetObject, svc_ompGetDeal and svc_getBalance do; a deal a contract makes is accepted, proven and paid like any other, and still answered once closed', async () => {
+    const { abi } = artifact('StorageProbe');
+    const probe = await deploy('StorageProbe', UNIT);
+    const { publicClient, wallet } = clients();
+    const read = <T>(functionName: string, args: unknown[]): Promise<T> => publicClient.readContract({ address: probe, abi, functionName, args }) as Promise<T>;
+    const evm = (address: string): string => `0x${address.slice(4)}`;
+    const object = await v.getObject(upperCid);
+    const [size, mediaType, format, deals, providers] = await read<[bigint, string, string, Hex[], Address[]]>('object', [upperCid]);
+    expect({ size: Number(size), mediaType, format, deals, providers: providers.map((p) => p.toLowerCase()) }).toEqual({ size: object.size, mediaType: object.mediaType, format: object.format, deals: object.deals, providers: object.providers.map(evm) });
+    await expect(read('object', ['bafkreiaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'])).rejects.toThrow(/OMP: not_found/);
+
+    // A deal the contract makes for an object uploaded to the validator, paid from its OMC.
+    const uploaded = await v.uploadObject(new TextEncoder().encode('a document the contract keeps alive'));
+    const before = (await v.getBalance(accountAddress(probe))).omc;
+    const request = { cid: uploaded.cid, size: BigInt(uploaded.size), root: uploaded.root as Hex, format: uploaded.format, mediaType: uploaded.mediaType, replicas: 1, durationBlocks: 20n, price: 1_000_000n, provider: evm(validator.node.keys.operator.address) as Address };
+    const hash = await wallet.writeContract({ address: probe, abi, functionName: 'store', args: [request] });
+    expect((await publicClient.waitForTransactionReceipt({ hash })).status).toBe('success');
+    const dealId = await read<Hex>('lastDeal', []);
+    expect((await v.getBalance(accountAddress(probe))).omc).toBe(before - 1_000_000n);
+    const active = await v.waitForDeal(dealId, { timeoutMs: 60_000 });
+    expect(active).toMatchObject({ status: 'active', client: accountAddress(probe), cid: uploaded.cid });
+    const status = async () => {
+      const [code, client, cid, dealSize, replicas, startBlock, endBlock, price, escrow, paid] = await read<[number, Address, string, bigint, number, bigint, bigint, bigint, bigint, bigint]>('deal', [dealId]);
+      const deal = await v.getDeal(dealId);
+      expect({ client: client.toLowerCase(), cid, size: Number(dealSize), replicas, startBlock: Number(startBlock), endBlock: Number(endBlock), price: price.toString(), escrow: escrow.toString(), paid: paid.toString() }).toEqual({
+        client: probe.toLowerCase(),
+        cid: deal.cid,
+        size: deal.size,
+        replicas: deal.replicas,
+        startBlock: deal.startBlock,
+        endBlock: deal.endBlock,
+        price: deal.price,
+        escrow: deal.escrow,
+        paid: deal.paid,
+      });
+      return { code, deal };
+    };
+    expect((await status()).code).toBe(2);
+    // Proven and paid through its term, then closed: the precompile still answers it.
+    await waitFor(() => v.getDeal(dealId), (deal) => deal.status === 'closed', 60_000, 'the contract\'s deal to close');
+    const closed = await status();
+    expect(closed.code).toBe(3);
+    expect(closed.deal).toMatchObject({ paid: '1000000', escrow: '0' });
+    expect(closed.deal.lastProof).not.toBeNull();
+
+    // OGT: the compute provider's bond gates; an account with none is refused.
+    const operator = compute.node.keys.operator.address;
+    const balance = await v.getBalance(operator);
+    const [ogt, bonded, stake] = await read<[bigint, bigint, bigint]>('gate', [evm(operator), 1000n * UNIT]);
+    expect({ ogt, bonded, stake }).toEqual({ ogt: balance.ogt, bonded: balance.bonded.compute, stake: 0n });
+    await expect(read('gate', [evm(accountAddress(probe)), 1n])).rejects.toThrow(/not bonded enough/);
+  });
+
+  it('brings a node synced from genesis to the same state root: contract jobs, their escrows and callbacks, contract deals re-executed alike', async () => {
     await expectFollowerAgrees(validator);
   });
 });

@@ -1,0 +1,46 @@
+import { decodeFunctionData, encodeFunctionResult, parseAbi, type Hex } from 'viem';
+import type { Address } from '../../sdk/address.js';
+import { fromHex, toHex } from '../../sdk/bytes.js';
+import { PrecompileRevert, type Precompile, type PrecompileFactory } from './precompiles.js';
+
+/** The OGT view's address. */
+export const OGT_PRECOMPILE_ADDRESS = '0x0000000000000000000000000000000000000802';
+
+export const OGT_ABI = parseAbi([
+  'function ogtBalanceOf(address account) view returns (uint256 balance, uint256 bonded)',
+  'function bondOf(address account, string purpose) view returns (uint256 bonded)',
+]);
+
+/** What a read costs: about a cold account read (EIP-2929). */
+export const OGT_GAS = 2_600n;
+
+/**
+ * OGT for contracts, which see only OMC as the EVM's balance: an account's liquid OGT and what it has
+ * bonded (staked as a validator, bonded as a compute or storage provider), to gate on stake or bonds.
+ */
+export function ogtPrecompile<Svc>(precompile: PrecompileFactory<Svc>): Precompile {
+  return precompile({
+    address: OGT_PRECOMPILE_ADDRESS,
+    name: 'OGT',
+    summary: "an account's OGT, which the EVM's BALANCE does not show: liquid, and bonded (validator stake, compute and storage bonds)",
+    revertGas: OGT_GAS,
+    functions: [
+      { signature: 'function ogtBalanceOf(address account) view returns (uint256 balance, uint256 bonded)', gas: `${OGT_GAS}`, summary: 'liquid OGT, and OGT bonded for every purpose together (base units)' },
+      { signature: 'function bondOf(address account, string purpose) view returns (uint256 bonded)', gas: `${OGT_GAS}`, summary: 'OGT bonded for one purpose: "stake", "compute" or "storage"' },
+    ],
+    run(call) {
+      let decoded;
+      try {
+        decoded = decodeFunctionData({ abi: OGT_ABI, data: toHex(call.input) as Hex });
+      } catch {
+        throw new PrecompileRevert('invalid_params: the input is not a call of ogtBalanceOf(address) or bondOf(address,string)', OGT_GAS);
+      }
+      const account = call.ctx.account(`svc1${decoded.args[0].slice(2).toLowerCase()}` as Address);
+      const output =
+        decoded.functionName === 'ogtBalanceOf'
+          ? encodeFunctionResult({ abi: OGT_ABI, functionName: 'ogtBalanceOf', result: [account.ogt, Object.values(account.bonded).reduce((sum, amount) => sum + amount, 0n)] })
+          : encodeFunctionResult({ abi: OGT_ABI, functionName: 'bondOf', result: account.bonded[decoded.args[1]] ?? 0n });
+      return { gas: OGT_GAS, output: fromHex(output) };
+    },
+  });
+}

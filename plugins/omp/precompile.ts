@@ -1,0 +1,124 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { Compile } from 'typebox/compile';
+import { decodeFunctionData, encodeFunctionResult, parseAbi, type Hex } from 'viem';
+import type { Address } from '../../sdk/address.js';
+import { decode, encode } from '../../sdk/encoding.js';
+import { fromHex, toHex, utf8 } from '../../sdk/bytes.js';
+import type { ProviderKind } from '../providers/registry.js';
+import { PrecompileRevert, type Precompile, type PrecompileCall, type PrecompileFactory } from '../evm/precompiles.js';
+import { createDeal, CreateDealPayload } from './deals/tx-kinds.js';
+import { objectDeals, readDeal, type DealRecord, type DealStatus } from './deals/state.js';
+import { objectView } from './deals/view.js';
+
+/** The OMP precompile's address. */
+export const OMP_PRECOMPILE_ADDRESS = '0x0000000000000000000000000000000000000801';
+
+export const OMP_ABI = parseAbi([
+  'struct DealRequest { string cid; uint64 size; bytes32 root; string format; string mediaType; uint8 replicas; uint64 durationBlocks; uint256 price; address provider; }',
+  'function objectInfo(string cid) view returns (uint64 size, string mediaType, string format, bytes32[] deals, address[] providers)',
+  'function dealStatus(bytes32 dealId) view returns (uint8 status, address client, string cid, uint64 size, uint8 replicas, uint64 startBlock, uint64 endBlock, uint256 price, uint256 escrow, uint256 paid)',
+  'function createDeal(DealRequest request) returns (bytes32 dealId)',
+]);
+
+/** A deal's status as the precompile answers it (0: no such deal). */
+export const DEAL_STATUS_CODES: Readonly<Record<DealStatus, number>> = { pending: 1, active: 2, closed: 3, failed: 4 };
+
+export const OMP_GAS = {
+  objectInfo: 3_000n,
+  /** Per deal of the object read. */
+  objectInfoPerDeal: 500n,
+  dealStatus: 3_000n,
+  createDeal: 60_000n,
+  refused: 3_000n,
+} as const;
+
+const checkPayload = Compile(CreateDealPayload);
+const contractDealsKey = (contract: Address): string => `omp/contract-deals/${contract}`;
+const evmAddressOf = (address: string): Hex => `0x${address.slice(4)}`;
+
+interface DealRequest {
+  cid: string;
+  size: bigint;
+  root: Hex;
+  format: string;
+  mediaType: string;
+  replicas: number;
+  durationBlocks: bigint;
+  price: bigint;
+  provider: Hex;
+}
+
+function dealsOf(call: PrecompileCall, cid: string): DealRecord[] {
+  const read = (key: string): Uint8Array | undefined => call.ctx.readState(key);
+  return objectDeals(read, cid).map((id) => readDeal(read, id)!);
+}
+
+function objectInfo(call: PrecompileCall, cid: string): { gas: bigint; output: Uint8Array } {
+  const deals = dealsOf(call, cid);
+  const view = objectView(cid, deals);
+  const gas = OMP_GAS.objectInfo + OMP_GAS.objectInfoPerDeal * BigInt(deals.length);
+  if (!view) throw new PrecompileRevert(`not_found: no deal stores ${cid}`, gas);
+  const output = encodeFunctionResult({ abi: OMP_ABI, functionName: 'objectInfo', result: [BigInt(view.size), view.mediaType, view.format, view.deals as Hex[], view.providers.map(evmAddressOf)] });
+  return { gas, output: fromHex(output) };
+}
+
+function dealStatus(call: PrecompileCall, dealId: Hex): { gas: bigint; output: Uint8Array } {
+  const deal = readDeal((key) => call.ctx.readState(key), dealId.toLowerCase());
+  const result = deal
+    ? ([DEAL_STATUS_CODES[deal.status], evmAddressOf(deal.client), deal.cid, BigInt(deal.size), deal.replicas, BigInt(deal.startBlock ?? 0), BigInt(deal.endBlock ?? 0), BigInt(deal.price), BigInt(deal.escrow), BigInt(deal.paid)] as const)
+    : ([0, `0x${'0'.repeat(40)}` as Hex, '', 0n, 0, 0n, 0n, 0n, 0n, 0n] as const);
+  return { gas: OMP_GAS.dealStatus, output: fromHex(encodeFunctionResult({ abi: OMP_ABI, functionName: 'dealStatus', result: result as never })) };
+}
+
+function createDealFromContract(call: PrecompileCall, kind: ProviderKind, request: DealRequest): Uint8Array {
+  if (call.delegated) throw new PrecompileRevert('createDeal is called directly: through DELEGATECALL or CALLCODE it would not know which contract pays', OMP_GAS.refused);
+  if (call.value > 0n) throw new PrecompileRevert("send no OMC with createDeal: the escrow is taken from the calling contract's balance", OMP_GAS.refused);
+  const payload = {
+    cid: request.cid,
+    size: Number(request.size),
+    root: request.root.toLowerCase(),
+    format: request.format,
+    mediaType: request.mediaType,
+    replicas: request.replicas,
+    durationBlocks: Number(request.durationBlocks),
+    price: request.price.toString(),
+    provider: `svc1${request.provider.slice(2).toLowerCase()}`,
+  };
+  if (!checkPayload.Check(payload)) {
+    const error = checkPayload.Errors(payload)[0] as { instancePath?: string; message?: string } | undefined;
+    throw new PrecompileRevert(`invalid_params: ${error?.instancePath?.slice(1) || 'request'} ${error?.message ?? 'is invalid'}`, OMP_GAS.refused);
+  }
+  const { ctx } = call;
+  const raw = ctx.readState(contractDealsKey(call.caller));
+  const n = raw ? decode<number>(raw) : 0;
+  const dealId = toHex(sha256(utf8(`omp-contract-deal|${call.caller}|${n}`)));
+  ctx.writeState(contractDealsKey(call.caller), encode(n + 1));
+  createDeal(ctx, kind, call.caller, dealId, payload as never);
+  return fromHex(encodeFunctionResult({ abi: OMP_ABI, functionName: 'createDeal', result: dealId as Hex }));
+}
+
+/** The OMP precompile: contracts read objects and deals, and make deals paid from their OMC by the rules of omp.createDeal. */
+export function ompPrecompile<Svc>(precompile: PrecompileFactory<Svc>, kind: ProviderKind): Precompile {
+  return precompile({
+    address: OMP_PRECOMPILE_ADDRESS,
+    name: 'OMP',
+    summary: 'storage from contracts: read an object and its deals, and make a deal paid from the calling contract exactly as omp.createDeal does',
+    revertGas: OMP_GAS.refused,
+    functions: [
+      { signature: 'function objectInfo(string cid) view returns (uint64 size, string mediaType, string format, bytes32[] deals, address[] providers)', gas: `${OMP_GAS.objectInfo} + ${OMP_GAS.objectInfoPerDeal} per deal of the object`, summary: 'what svc_ompGetObject answers; reverts not_found for an object no deal stores' },
+      { signature: 'function dealStatus(bytes32 dealId) view returns (uint8 status, address client, string cid, uint64 size, uint8 replicas, uint64 startBlock, uint64 endBlock, uint256 price, uint256 escrow, uint256 paid)', gas: `${OMP_GAS.dealStatus}`, summary: 'a deal as svc_ompGetDeal shows it: status 0 none, 1 pending, 2 active, 3 closed, 4 failed (start and end 0 until active)' },
+      { signature: 'function createDeal(DealRequest request) returns (bytes32 dealId)', gas: `${OMP_GAS.createDeal}`, summary: 'a deal for an uploaded object, escrowing price × replicas from the calling contract' },
+    ],
+    run(call) {
+      let decoded;
+      try {
+        decoded = decodeFunctionData({ abi: OMP_ABI, data: toHex(call.input) as Hex });
+      } catch {
+        throw new PrecompileRevert('invalid_params: the input is not a call of objectInfo(string), dealStatus(bytes32) or createDeal(DealRequest)', OMP_GAS.refused);
+      }
+      if (decoded.functionName === 'objectInfo') return objectInfo(call, decoded.args[0]);
+      if (decoded.functionName === 'dealStatus') return dealStatus(call, decoded.args[0]);
+      return { gas: OMP_GAS.createDeal, output: createDealFromContract(call, kind, decoded.args[0] as DealRequest) };
+    },
+  });
+}
