@@ -5,7 +5,7 @@ import type { Address } from '../../sdk/address.js';
 import { encode, decode } from '../../sdk/encoding.js';
 import { fromHex, toHex, utf8 } from '../../sdk/bytes.js';
 import type { BlockContext } from '../../chain/contract.js';
-import { drainIndexed } from '../../chain/state/indexed.js';
+import { appendIndexed, drainIndexed } from '../../chain/state/indexed.js';
 import { PrecompileRevert, type ContractCallback, type Precompile, type PrecompileCall, type PrecompileFactory } from '../evm/precompiles.js';
 import { createJob, SubmitJobPayload, type SubmitJob } from './jobs/tx-kinds.js';
 import { CALLBACKS_DUE_INDEX, readJob, writeJob, type JobRecord, type JobStatus } from './jobs/state.js';
@@ -175,8 +175,24 @@ export function oonPrecompile<Svc>(precompile: PrecompileFactory<Svc>): Precompi
     },
     callbacks(ctx) {
       const read = (key: string): Uint8Array | undefined => ctx.readState(key);
-      const due = drainIndexed(read, (key, value) => ctx.writeState(key, value), CALLBACKS_DUE_INDEX);
-      return due.map((jobId) => readJob(read, jobId)).filter((job): job is JobRecord => job?.callback !== undefined && job.callback.status === undefined).map(callbackOf);
+      const write = (key: string, value: Uint8Array | undefined): void => ctx.writeState(key, value);
+      const due = drainIndexed(read, write, CALLBACKS_DUE_INDEX)
+        .map((jobId) => readJob(read, jobId))
+        .filter((job): job is JobRecord => job?.callback !== undefined && job.callback.status === undefined);
+      // Within the block's callback gas, oldest first; the rest wait for the next block, in order.
+      let budget = JOB_PARAMS.callbackGasPerBlock;
+      let deferring = false;
+      const now: JobRecord[] = [];
+      for (const job of due) {
+        const gas = BigInt(job.callback!.gasLimit);
+        deferring ||= gas > budget;
+        if (deferring) appendIndexed(read, write, CALLBACKS_DUE_INDEX, job.jobId);
+        else {
+          budget -= gas;
+          now.push(job);
+        }
+      }
+      return now.map(callbackOf);
     },
   });
 }

@@ -52,6 +52,11 @@ export const JOB_PARAMS = {
   wrongSlashPerMille: 100n,
   /** Most gas a contract's callback may be given (paid at the job's gas price from its escrow). */
   maxCallbackGas: 2_000_000n,
+  /**
+   * Gas of the callbacks one block's end makes at most (their gas limits together): callbacks run
+   * outside the block gas limit, so this bounds the work. Those past it wait for the next block, in order.
+   */
+  callbackGasPerBlock: 30_000_000n,
   /** Longest output a callback carries; a longer one is passed empty (the contract has its hash, and jobStatus returns it). */
   maxCallbackOutput: 16 * 1024,
 } as const;
