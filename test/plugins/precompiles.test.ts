@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, decodeErrorResult, defineChain, http, toFunctionSelector, toHex as viemHex, type Abi, type Address, type Chain, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { accountAddress, devnetKey, SvcClient, UNIT } from '../../sdk/index.js';
+import { randomBytes } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { accountAddress, devnetKey, generateKeyPair, SvcClient, toHex, UNIT } from '../../sdk/index.js';
+import type { Chain as SvcChain } from '../../chain/chain.js';
+import { readJob } from '../../plugins/oon/jobs/state.js';
+import { resultCommitment, type ReportedResult } from '../../plugins/oon/jobs/commitment.js';
 import type { P2pService } from '../../p2p/service.js';
 import { startTestNode, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
 import { expectFollowerAgrees } from '../helpers/follower.js';
@@ -229,6 +234,33 @@ describe('the OON, OMP and OGT precompiles', { timeout: 120_000 }, () => {
     const [ogt, bonded, stake] = await read<[bigint, bigint, bigint]>('gate', [evm(operator), 1000n * UNIT]);
     expect({ ogt, bonded, stake }).toEqual({ ogt: balance.ogt, bonded: balance.bonded.compute, stake: 0n });
     await expect(read('gate', [evm(accountAddress(probe)), 1n])).rejects.toThrow(/not bonded enough/);
+  });
+
+  it('settles a contract job whose two replicas disagree (a wrong provider played by the test) by re-execution, and calls the contract back once with the right output', async () => {
+    const M = generateKeyPair();
+    await v.waitForTransaction((await v.transfer(devnetKey('account', 2), M.address, 'OGT', 2000n * UNIT)).hash);
+    const registered = await v.waitForTransaction((await v.signAndSend(M, 'oon.register', { peerId: 'test-signer', bond: (1000n * UNIT).toString(), details: { capabilities: ['wasm'], maxConcurrentJobs: 4 } } as never)).hash);
+    expect(registered.status).toBe('success');
+    const { publicClient, wallet } = clients();
+    const { abi } = artifact('WordCount');
+    const contract = await deploy('WordCount', 10n * UNIT);
+    const hash = await wallet.writeContract({ address: contract, abi, functionName: 'count', args: [upperCid, '0x', viemHex(new TextEncoder().encode('who is right')), 1_000_000n, GAS_PRICE, 2] });
+    expect((await publicClient.waitForTransactionReceipt({ hash })).status).toBe('success');
+    const jobId = (await publicClient.readContract({ address: contract, abi, functionName: 'lastJob' })) as Hex;
+    const record = () => readJob((key) => validator.node.service<SvcChain>('chain').state.get(key), jobId);
+    await waitFor(record, (job) => job?.assignments.length === 2, 20_000, 'both replicas assigned');
+    const wrong: ReportedResult = { outputHash: toHex(sha256(new TextEncoder().encode('wrong'))), exit: 'exit:0', gasUsed: '1000', outputSize: 5 };
+    const salt = toHex(randomBytes(32));
+    const send = async (kind: string, payload: Record<string, unknown>) => (await v.waitForTransaction((await v.signAndSend(M, kind, payload as never)).hash)).status;
+    expect(await send('oon.commitResult', { jobId, commitment: resultCommitment(jobId, M.address, wrong, salt) })).toBe('success');
+    await waitFor(() => record()?.status, (status) => status === 'committed', 20_000, 'both commitments');
+    expect(await send('oon.revealResult', { jobId, ...wrong, salt, output: toHex(new TextEncoder().encode('wrong')) })).toBe('success');
+    const done = await v.waitForJob(jobId, { timeoutMs: 60_000 });
+    expect(done).toMatchObject({ status: 'finalized', settledBy: 're-execution', providers: [compute.node.keys.operator.address], callback: { status: 'success', calledAt: done.finalizedAt } });
+    const answer = (await publicClient.readContract({ address: contract, abi, functionName: 'answers', args: [jobId] })) as Hex;
+    expect(Buffer.from(answer.slice(2), 'hex').toString()).toBe('WHO IS RIGHT');
+    expect(await publicClient.readContract({ address: contract, abi, functionName: 'statuses', args: [jobId] })).toBe(4);
+    expect(await send('oon.unregister', {})).toBe('success');
   });
 
   it('brings a node synced from genesis to the same state root: contract jobs, their escrows and callbacks, contract deals re-executed alike', async () => {

@@ -11,9 +11,9 @@ function stateContext(): BlockContext & { keys: Map<string, Uint8Array> } {
   const keys = new Map<string, Uint8Array>();
   return {
     keys,
-    readState: (key) => keys.get(key),
-    writeState: (key, value) => (value === undefined ? keys.delete(key) : keys.set(key, value)),
-  } as BlockContext & { keys: Map<string, Uint8Array> };
+    readState: (key: string) => keys.get(key),
+    writeState: (key: string, value: Uint8Array | undefined) => (value === undefined ? keys.delete(key) : keys.set(key, value)),
+  } as unknown as BlockContext & { keys: Map<string, Uint8Array> };
 }
 
 const id = (n: number): string => `0x${n.toString(16).padStart(64, '0')}`;
