@@ -22,7 +22,7 @@ export function ogtPrecompile<Svc>(precompile: PrecompileFactory<Svc>): Precompi
   return precompile({
     address: OGT_PRECOMPILE_ADDRESS,
     name: 'OGT',
-    summary: "an account's OGT, which the EVM's BALANCE does not show: liquid, and bonded (validator stake, compute and storage bonds)",
+    summary: "An account's OGT, which the EVM's BALANCE does not show: liquid, and bonded (validator stake, compute and storage bonds)",
     revertGas: OGT_GAS,
     functions: [
       { signature: 'function ogtBalanceOf(address account) view returns (uint256 balance, uint256 bonded)', gas: `${OGT_GAS}`, summary: 'liquid OGT, and OGT bonded for every purpose together (base units)' },

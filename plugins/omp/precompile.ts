@@ -102,7 +102,7 @@ export function ompPrecompile<Svc>(precompile: PrecompileFactory<Svc>, kind: Pro
   return precompile({
     address: OMP_PRECOMPILE_ADDRESS,
     name: 'OMP',
-    summary: 'storage from contracts: read an object and its deals, and make a deal paid from the calling contract exactly as omp.createDeal does',
+    summary: 'Storage from contracts: read an object and its deals, and make a deal paid from the calling contract exactly as omp.createDeal does',
     revertGas: OMP_GAS.refused,
     functions: [
       { signature: 'function objectInfo(string cid) view returns (uint64 size, string mediaType, string format, bytes32[] deals, address[] providers)', gas: `${OMP_GAS.objectInfo} + ${OMP_GAS.objectInfoPerDeal} per deal of the object`, summary: 'what svc_ompGetObject answers; reverts not_found for an object no deal stores' },

@@ -147,7 +147,7 @@ export function oonPrecompile<Svc>(precompile: PrecompileFactory<Svc>): Precompi
   return precompile({
     address: OON_PRECOMPILE_ADDRESS,
     name: 'OON',
-    summary: 'compute jobs from contracts: submitJob escrows from the calling contract exactly as oon.submitJob does, and the chain calls the contract back when the job is over',
+    summary: 'Compute jobs from contracts: submitJob escrows from the calling contract exactly as oon.submitJob does, and the chain calls the contract back when the job is over',
     revertGas: OON_GAS.refused,
     functions: [
       {

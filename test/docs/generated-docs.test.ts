@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { catalog } from '../../node/catalog.js';
 import { renderErrorTable, renderRpcReference } from '../../node/docs/reference.js';
+import { renderPrecompileReference } from '../../node/docs/precompiles.js';
 
 describe('generated docs', () => {
   it('docs/rpc.md matches the registered methods and their schemas (run `npm run docs` after changing them)', async () => {
@@ -10,5 +11,9 @@ describe('generated docs', () => {
 
   it('docs/errors.md matches the error table (run `npm run docs`)', () => {
     expect(readFileSync('docs/errors.md', 'utf8')).toBe(renderErrorTable());
+  });
+
+  it('docs/precompiles.md matches the precompiles the plugins declare (run `npm run docs`)', async () => {
+    expect(readFileSync('docs/precompiles.md', 'utf8')).toBe(await renderPrecompileReference(catalog));
   });
 });
