@@ -10,6 +10,7 @@ import { resultCommitment, type ReportedResult } from '../../plugins/oon/jobs/co
 import type { P2pService } from '../../p2p/service.js';
 import { startTestNode, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
 import { expectFollowerAgrees } from '../helpers/follower.js';
+import { launchBrowser, openPage, WIDTHS } from '../helpers/browser.js';
 import { contracts } from '../helpers/contracts.js';
 import { fixture } from '../helpers/wat.js';
 import { TEST_KEY_0 } from '../helpers/foundry.js';
@@ -25,6 +26,8 @@ const artifact = (name: string): { abi: Abi; bytecode: Hex } => contracts()[name
 const GAS_PRICE = 1_000n;
 /** The CID of the job module `upper`, stored on the validator under a deal. */
 let upperCid: string;
+/** The first test's contract job and its contract. */
+let wordCountJob: { jobId: Hex; contract: Address } | undefined;
 
 const clients = () => ({
   publicClient: createPublicClient({ chain, transport: http(validator.url), pollingInterval: 50 }),
@@ -91,6 +94,7 @@ describe('the OON, OMP and OGT precompiles', { timeout: 120_000 }, () => {
     // The job's fee and the callback's gas left the contract; the rest came back.
     const callbackFee = BigInt(job.callback!.gasUsed!) * GAS_PRICE;
     expect((await v.getBalance(svcContract)).omc).toBe(before - BigInt(job.fee!) - callbackFee);
+    wordCountJob = { jobId, contract };
     // jobStatus from eth_call answers what svc_oonGetJob does.
     const [status, requester, exit, outputHash, gasUsed, fee, output] = (await publicClient.readContract({ address: OON_PRECOMPILE_ADDRESS, abi: OON_ABI, functionName: 'jobStatus', args: [jobId] })) as [number, Address, string, Hex, bigint, bigint, Hex];
     expect({ status, requester: requester.toLowerCase(), exit, outputHash, gasUsed: gasUsed.toString(), fee: fee.toString(), output }).toEqual({
@@ -261,6 +265,22 @@ describe('the OON, OMP and OGT precompiles', { timeout: 120_000 }, () => {
     expect(Buffer.from(answer.slice(2), 'hex').toString()).toBe('WHO IS RIGHT');
     expect(await publicClient.readContract({ address: contract, abi, functionName: 'statuses', args: [jobId] })).toBe(4);
     expect(await send('oon.unregister', {})).toBe('success');
+  });
+
+  it("shows a contract's job in the explorer with its contract and how the callback went", async () => {
+    expect(wordCountJob).toBeDefined();
+    const browser = await launchBrowser();
+    try {
+      const { page, errors } = await openPage(browser, `${validator.url}/ui/#/job/${wordCountJob!.jobId}`, WIDTHS.desktop);
+      await page.getByTestId('job-callback').filter({ hasText: 'succeeded' }).waitFor({ timeout: 15_000 });
+      expect(await page.getByTestId('job-callback').textContent()).toMatch(/^0x[0-9a-f]{8} with up to 200000 gas: succeeded, \d+ gas, in block \d+$/);
+      await page.getByText('Requester (a contract)').waitFor();
+      await page.getByTitle(accountAddress(wordCountJob!.contract)).click();
+      await page.getByTestId('code-size').waitFor();
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 
   it('brings a node synced from genesis to the same state root: contract jobs, their escrows and callbacks, contract deals re-executed alike', async () => {

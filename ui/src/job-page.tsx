@@ -15,6 +15,14 @@ function shown(hex: string): string {
   return /[\u0000-\u0008\u000e-\u001f\ufffd]/.test(text) ? hex : text;
 }
 
+/** How the chain's call back to a contract went, or that it waits for the job to be over. */
+function describeCallback(callback: NonNullable<JobView['callback']>): string {
+  const call = `${callback.selector} with up to ${callback.gasLimit} gas`;
+  if (callback.status === null) return `${call}: made once the job is over`;
+  const how = callback.status === 'success' ? 'succeeded' : callback.status === 'no_code' ? 'not made: no code at the contract\'s address' : `${callback.status.replace(/_/g, ' ')}${callback.revert ? ` (${callback.revert})` : ''}`;
+  return `${call}: ${how}, ${callback.gasUsed} gas, in block ${callback.calledAt}`;
+}
+
 /** A compute job: its record, its status kept live until it settles, its output. */
 export function JobPage({ id }: { id: string }) {
   const loaded = useLoad(`job ${id}`, () => http.getJob(id));
@@ -52,7 +60,8 @@ export function JobPage({ id }: { id: string }) {
           ...(job.reason ? ([['Why', job.reason]] as const) : []),
           ['Runtime', job.runtime],
           ['Code', job.codeCid ? <a href={href.object(job.codeCid)} class="hash">{job.codeCid}</a> : 'inline'],
-          ['Requester', <AccountLink address={job.requester} full />],
+          [job.callback ? 'Requester (a contract)' : 'Requester', <AccountLink address={job.requester} full />],
+          ...(job.callback ? ([['Callback', <span data-testid="job-callback">{describeCallback(job.callback)}</span>]] as const) : []),
           ['Providers', job.providers.length === 0 ? 'none yet' : job.providers.map((p) => <AccountLink key={p} address={p} />)],
           ['Submitted in block', <a href={href.block(job.submittedAt)}>{job.submittedAt}</a>],
           ['Assigned in block', job.assignedAt === null ? '—' : <a href={href.block(job.assignedAt)}>{job.assignedAt}</a>],
