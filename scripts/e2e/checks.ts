@@ -31,6 +31,8 @@ export interface CheckInput {
   readonly accounts: readonly string[];
   readonly exits: ReadonlyMap<string, readonly NodeExit[]>;
   readonly problems: readonly string[];
+  /** The creation code of the workload's job contract (WordCount): creates of it are job contracts, not tokens. */
+  readonly jobContractCode?: string;
 }
 
 /** One block hash and one state root per height, on every node, up to the compared height. */
@@ -125,10 +127,11 @@ export function acknowledgedMined({ collected, history }: CheckInput): CheckResu
 }
 
 /** Balances, bonds, stakes and escrows on every node, and the accounts' nonces, against the reference model. */
-export function matchesModel({ collected, faucet, accounts }: CheckInput): CheckResult {
-  const model = new ReferenceModel(collected.genesis, faucet, collected.baseFee);
+export function matchesModel({ collected, faucet, accounts, jobContractCode }: CheckInput): CheckResult {
+  const model = new ReferenceModel(collected.genesis, faucet, collected.baseFee, jobContractCode);
   for (const tx of collected.txs) model.apply(tx, collected.deals);
-  model.settle(collected.jobs, collected.deals);
+  const reference = collected.nodes.find((n) => n.name === collected.reference)!;
+  model.settle(collected.jobs, collected.deals, (height) => reference.blocks.get(height)?.proposer);
   const failures = [...model.problems];
   const show = (v: bigint): string => v.toString();
   for (const node of collected.nodes) {
@@ -163,10 +166,11 @@ export function matchesModel({ collected, faucet, accounts }: CheckInput): Check
   }
   const jobs = model.jobs.size;
   const deals = model.deals.size;
+  const contractJobs = [...model.jobs.values()].filter((job) => job.callbackReserve !== undefined).length;
   return result(
     'balances, nonces, bonds, stakes, escrows and token balances equal the reference model',
     failures,
-    `${collected.nodes.length} nodes × ${collected.nodes[0]?.balances.size ?? 0} accounts at block ${collected.height}, ${accounts.length} nonces, ${jobs} job and ${deals} deal escrows, ${model.tokens.size} ERC-20 contracts × ${accounts.length} holders (${model.evm.transactions} EVM transactions: ${model.evm.ethereum} Ethereum, ${model.evm.failed} failed)`,
+    `${collected.nodes.length} nodes × ${collected.nodes[0]?.balances.size ?? 0} accounts at block ${collected.height}, ${accounts.length} nonces, ${jobs} job (${contractJobs} of ${model.jobContracts.size} job contracts, called back) and ${deals} deal escrows, ${model.tokens.size} ERC-20 contracts × ${accounts.length} holders (${model.evm.transactions} EVM transactions: ${model.evm.ethereum} Ethereum, ${model.evm.failed} failed)`,
   );
 }
 

@@ -143,6 +143,8 @@ export interface CollectOptions {
   readonly addresses: readonly string[];
   readonly accounts: readonly string[];
   readonly validators: readonly string[];
+  /** The job contract's creation code: contracts created with it are no tokens (no balanceOf to read). */
+  readonly jobContractCode?: string;
 }
 
 export async function collect(options: CollectOptions): Promise<Collected> {
@@ -168,12 +170,17 @@ export async function collect(options: CollectOptions): Promise<Collected> {
     ...(receipts[i]!.gasUsed !== undefined ? { gasUsed: receipts[i]!.gasUsed, effectiveGasPrice: BigInt(receipts[i]!.effectiveGasPrice ?? '0') } : {}),
     ...(receipts[i]!.contractAddress ? { contractAddress: receipts[i]!.contractAddress } : {}),
   }));
-  const tokens = txs.filter((tx) => tx.status === 'success' && tx.contractAddress).map((tx) => tx.contractAddress!);
+  const isJobContract = (tx: MinedTx): boolean => tx.kind === 'evm.create' && typeof tx.payload.code === 'string' && tx.payload.code.toLowerCase() === options.jobContractCode?.toLowerCase();
+  const tokens = txs.filter((tx) => tx.status === 'success' && tx.contractAddress && !isJobContract(tx)).map((tx) => tx.contractAddress!);
   const baseFee = BigInt((await ref.rpcCall<string>('eth_gasPrice')) ?? '0');
   const addresses = [...new Set([...options.addresses, ...options.validators, ...txs.flatMap(addressesIn)])].sort();
   const genesis = await balancesAt(options.archive?.client(60_000) ?? ref, addresses, 0);
 
-  const jobIds = txs.filter((tx) => tx.kind === 'oon.submitJob' && tx.status === 'success').map((tx) => tx.hash);
+  const signedJobs = txs.filter((tx) => tx.kind === 'oon.submitJob' && tx.status === 'success').map((tx) => tx.hash);
+  // Contracts' jobs have no transaction of their own: listed by requester, for every contract a create made.
+  const created = [...new Set(txs.filter((tx) => tx.status === 'success' && tx.contractAddress).map((tx) => tx.contractAddress!))];
+  const contractJobs = (await Promise.all(created.map((address) => jobsOf(ref, address, height)))).flat();
+  const jobIds = [...signedJobs, ...contractJobs];
   const dealIds = txs.filter((tx) => tx.kind === 'omp.createDeal' && tx.status === 'success').map((tx) => tx.hash);
   const jobs = await batchAll<JobView>(ref, jobIds.map((id) => ({ method: 'svc_oonGetJob', params: [id, height] })));
   const deals = await batchAll<DealView>(ref, dealIds.map((id) => ({ method: 'svc_ompGetDeal', params: [id, height] })));
@@ -210,4 +217,16 @@ export async function collect(options: CollectOptions): Promise<Collected> {
     validators,
     baseFee,
   };
+}
+
+/** The jobs a requester submitted up to `height` (newest first from the head, all pages). */
+async function jobsOf(client: SvcClient, requester: string, height: number): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: number | undefined;
+  for (;;) {
+    const page = await client.listJobs({ requester, limit: 200, ...(cursor !== undefined ? { cursor } : {}) });
+    ids.push(...page.jobs.filter((job) => job.submittedAt <= height).map((job) => job.jobId));
+    if (page.cursor === null) return ids;
+    cursor = page.cursor;
+  }
 }

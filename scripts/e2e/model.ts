@@ -1,10 +1,15 @@
-import { getContractAddress, parseTransaction, type Hex } from 'viem';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { decodeFunctionData, getContractAddress, parseAbi, parseTransaction, type Hex } from 'viem';
 import type { DealView, JobView } from '../../sdk/index.js';
 import { accountAddress, toEthAddress } from '../../sdk/address.js';
 import type { MinedTx, ReportedBalance } from './collect.js';
 
 /** ERC-20 `transfer(address,uint256)`: the one call of the workload's tokens the model follows. */
 const TRANSFER_SELECTOR = '0xa9059cbb';
+
+/** The job contract's one call the model follows (contracts/WordCount.sol), and the callback gas it asks for. */
+const JOB_CONTRACT_ABI = parseAbi(['function count(string codeCid, bytes code, bytes input, uint64 gasLimit, uint256 gasPrice, uint8 replicas) returns (bytes32)']);
+const JOB_CONTRACT_CALLBACK_GAS = 200_000n;
 
 /** Blocks between a deal's proofs of storage (a chain constant: each period's challenge is issued at its start). */
 const PROOF_PERIOD_BLOCKS = 10;
@@ -16,10 +21,12 @@ export interface ModelAccount {
   nonce: number;
 }
 
-interface ModelJob {
+export interface ModelJob {
   readonly requester: string;
   escrow: bigint;
   readonly gasPrice: bigint;
+  /** A contract's job: OMC held for its callback until the call is made. */
+  readonly callbackReserve?: bigint;
 }
 
 interface ModelDeal {
@@ -57,6 +64,8 @@ export class ReferenceModel {
   private readonly lastGrant = new Map<string, number>();
   /** The ERC-20 contracts mined creates made (the workload deploys only its example token): holders' balances. */
   readonly tokens = new Map<string, Map<string, bigint>>();
+  /** Job contracts mined creates made, with how many jobs each has submitted. */
+  readonly jobContracts = new Map<string, number>();
   /** EVM transactions replayed: how many, how many came as Ethereum transactions, how many failed (reverted or out of gas). */
   readonly evm = { transactions: 0, ethereum: 0, failed: 0 };
 
@@ -65,6 +74,8 @@ export class ReferenceModel {
     private readonly faucet: string,
     /** The EVM's base fee: burned from every EVM transaction's fee (what is paid above it goes to the proposer). */
     private readonly baseFee = 0n,
+    /** The workload's job contract's creation code: its creates make job contracts, not tokens. */
+    private readonly jobContractCode?: string,
   ) {}
 
   /** A holder's balance of a token the model knows. */
@@ -119,12 +130,30 @@ export class ReferenceModel {
     const address = accountAddress(getContractAddress({ from: toEthAddress(tx.from), nonce: BigInt(tx.nonce) }));
     if (tx.contractAddress !== address) this.problems.push(`${tx.hash} (block ${tx.height}): the create made ${tx.contractAddress}, the model expects ${address} (sender and nonce)`);
     this.move(tx.from, address, 'OMC', value);
-    this.tokens.set(address, new Map([[tx.from, BigInt(`0x${code.slice(-64)}`)]]));
+    if (this.jobContractCode !== undefined && code.toLowerCase() === this.jobContractCode.toLowerCase()) this.jobContracts.set(address, 0);
+    else this.tokens.set(address, new Map([[tx.from, BigInt(`0x${code.slice(-64)}`)]]));
+  }
+
+  /**
+   * A job contract's `count`: the contract pays the job's escrow and its callback's (the job's gas
+   * price) as a signed submission would, under the id of its n-th job.
+   */
+  private contractJob(contract: string, data: string): void {
+    const { args } = decodeFunctionData({ abi: JOB_CONTRACT_ABI, data: data as Hex });
+    const [, , , gasLimit, gasPrice, replicas] = args;
+    const reserve = JOB_CONTRACT_CALLBACK_GAS * gasPrice;
+    const escrow = gasLimit * gasPrice * BigInt(replicas) + reserve;
+    const n = this.jobContracts.get(contract)!;
+    this.jobContracts.set(contract, n + 1);
+    const jobId = `0x${Buffer.from(sha256(new TextEncoder().encode(`oon-contract-job|${contract}|${n}`))).toString('hex')}`;
+    this.move(contract, undefined, 'OMC', escrow);
+    this.jobs.set(jobId, { requester: contract, escrow, gasPrice, callbackReserve: reserve });
   }
 
   /** A call: the OMC it carries moves; a token transfer moves the amount (the verdict was judged); a call to no token does nothing else. */
   private call(tx: MinedTx, to: string, data: string, value: bigint): void {
     this.move(tx.from, accountAddress(to), 'OMC', value);
+    if (this.jobContracts.has(accountAddress(to)) && tx.status === 'success') return this.contractJob(accountAddress(to), data);
     const token = this.tokens.get(accountAddress(to));
     const transfer = ReferenceModel.tokenTransfer(data);
     if (!token || !transfer) return;
@@ -224,6 +253,7 @@ export class ReferenceModel {
   private judge(tx: MinedTx): 'success' | 'failed' | undefined {
     const p = tx.payload;
     const call = tx.kind === 'evm.call' ? { to: p.to as string, data: p.data as string, value: BigInt(p.value as string) } : tx.kind === 'evm.ethereum' ? ReferenceModel.ethereumCall(tx) : undefined;
+    if (call?.to !== undefined && this.jobContracts.has(accountAddress(call.to))) return undefined;
     if (call?.to !== undefined && call.value === 0n) {
       const token = this.tokens.get(accountAddress(call.to));
       const transfer = ReferenceModel.tokenTransfer(call.data);
@@ -250,7 +280,7 @@ export class ReferenceModel {
    * What the ends of blocks did up to the compared height, from the records there: settled jobs pay
    * their providers and refund the rest, closed or failed deals return what is left in escrow.
    */
-  settle(jobs: ReadonlyMap<string, JobView>, deals: ReadonlyMap<string, DealView>): void {
+  settle(jobs: ReadonlyMap<string, JobView>, deals: ReadonlyMap<string, DealView>, proposerOf: (height: number) => string | undefined = () => undefined): void {
     for (const [jobId, job] of this.jobs) {
       const record = jobs.get(jobId);
       if (!record) {
@@ -267,10 +297,20 @@ export class ReferenceModel {
         if (record.fee !== paid.toString()) this.problems.push(`job ${jobId}: fee ${record.fee}, but gas used ${record.gasUsed} × gas price ${job.gasPrice} × ${record.providers.length} provider(s) is ${paid}`);
         if (record.settledBy === 're-execution') this.problems.push(`job ${jobId}: settled by re-execution, so some provider reported a wrong result (no provider of this run is dishonest)`);
         for (const provider of record.providers) this.account(provider).omc += each;
-        this.account(job.requester).omc += job.escrow - paid;
-        job.escrow = 0n;
+        this.account(job.requester).omc += job.escrow - paid - (job.callbackReserve ?? 0n);
+        job.escrow = job.callbackReserve ?? 0n;
       } else if (record.status === 'failed' || record.status === 'expired') {
-        this.account(job.requester).omc += job.escrow;
+        this.account(job.requester).omc += job.escrow - (job.callbackReserve ?? 0n);
+        job.escrow = job.callbackReserve ?? 0n;
+      }
+      // A contract's job: once settled, the chain called the contract back (in that block's end, or a
+      // later one's): its gas at the job's price to that block's proposer, the rest of the reserve back.
+      if (job.callbackReserve !== undefined && record.callback?.status != null && record.callback.calledAt !== null) {
+        const fee = BigInt(record.callback.gasUsed ?? '0') * job.gasPrice;
+        const proposer = proposerOf(record.callback.calledAt);
+        if (proposer === undefined) this.problems.push(`job ${jobId}: called back in block ${record.callback.calledAt}, whose proposer the model was not given`);
+        else this.account(proposer).omc += fee;
+        this.account(job.requester).omc += job.callbackReserve - fee;
         job.escrow = 0n;
       }
       if (record.escrow !== job.escrow.toString()) this.problems.push(`job ${jobId} (${record.status}): escrow ${record.escrow} on chain, ${job.escrow} in the model`);

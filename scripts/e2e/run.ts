@@ -10,7 +10,7 @@ import type { NodeProcess } from './node-process.js';
 import { Perturber, setDenied } from './perturbations.js';
 import { Random } from './random.js';
 import { Testnet, until } from './testnet.js';
-import { jobCode, tokenArtifact, Workload } from './workload.js';
+import { jobCode, contractArtifacts, Workload } from './workload.js';
 
 /**
  * The runner's own test-only faults, to show that the checks can fail. Neither touches a node: `balance`
@@ -106,7 +106,8 @@ export async function runE2e(options: RunOptions): Promise<RunReport> {
     testnet = await Testnet.start(manifest, dir, history, say);
     const v0 = testnet.validators[0]!;
     const chainId = (await v0.client().chainInfo()).chainId;
-    const workload = new Workload({ manifest, testnet, history, random: workloadRandom, chainId, evmChainId: Number(await v0.client().rpcCall<string>('eth_chainId')), code: await jobCode(), token: await tokenArtifact(), dropOneTransfer: faults.has('drop-tx') });
+    const artifacts = await contractArtifacts();
+    const workload = new Workload({ manifest, testnet, history, random: workloadRandom, chainId, evmChainId: Number(await v0.client().rpcCall<string>('eth_chainId')), code: await jobCode(), ...artifacts, dropOneTransfer: faults.has('drop-tx') });
     const perturber = new Perturber(testnet, history, perturbRandom, manifest, say);
     const stopWatching = watchFinality(testnet, history);
     const started = Date.now();
@@ -135,7 +136,7 @@ export async function runE2e(options: RunOptions): Promise<RunReport> {
     const validators = testnet.validatorKeys.map((k) => k.address);
     const archive = testnet.followers.find((_f, i) => manifest.followers[i]!.archive)?.node;
     const identities = [...testnet.accounts.map((a) => a.address), ...testnet.ethAccounts.map((a) => accountAddress(a.address))];
-    collected = await collect({ nodes: testnet.nodes, reference: v0, ...(archive ? { archive } : {}), height, addresses: [...identities, ...providers], accounts: identities, validators });
+    collected = await collect({ nodes: testnet.nodes, reference: v0, ...(archive ? { archive } : {}), height, addresses: [...identities, ...providers], accounts: identities, validators, jobContractCode: artifacts.jobContract.bytecode });
     if (faults.has('balance')) {
       // The runner's test-only fault: one node's reported balance of one account, off by one base unit.
       const node = collected.nodes.at(-1)!;
@@ -145,7 +146,7 @@ export async function runE2e(options: RunOptions): Promise<RunReport> {
       say(`fault injected: ${node.name}'s reported OMC of ${address} raised by one base unit`);
     }
     const exits = new Map(testnet.nodes.map((n) => [n.name, n.exits] as const));
-    const input = { manifest, collected, history, faucet: devnetKey('faucet', 0).address, accounts: identities, exits, problems: perturber.problems };
+    const input = { manifest, collected, history, faucet: devnetKey('faucet', 0).address, accounts: identities, exits, problems: perturber.problems, jobContractCode: artifacts.jobContract.bytecode };
     results = CHECKS.map((check) => check(input));
   } catch (error) {
     failure = error as Error;

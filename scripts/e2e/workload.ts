@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import wabtFactory from 'wabt';
 import { dealPayload, jobPayload, rawTransaction, RpcError, signTransaction, transferPayload, UNIT, type KeyPair, type Payload, type SignedTransaction } from '../../sdk/index.js';
-import { encodeDeployData, encodeFunctionData, keccak256, type Abi, type Hex } from 'viem';
+import { encodeDeployData, encodeFunctionData, keccak256, toHex as toHexBytes, type Abi, type Hex } from 'viem';
 import type { HDAccount } from 'viem/accounts';
 import { contractAddressOf } from '../../sdk/contracts.js';
 import { accountAddress, toEthAddress } from '../../sdk/address.js';
@@ -45,9 +45,16 @@ interface TokenTransfer {
   readonly data: Hex;
 }
 
-/** Compiles the example token with solc-js (a dev dependency, as wabt is). */
-export async function tokenArtifact(): Promise<Artifact> {
-  return (await compileSolidity([CONTRACTS_DIR.pathname]))['Token']!;
+/** The package's contracts (the precompiles' interfaces and WordCount, which pays for jobs). */
+const PACKAGE_CONTRACTS_DIR = new URL(import.meta.url.endsWith('.ts') ? '../../contracts/' : '../../../contracts/', import.meta.url);
+/** What a job contract is deployed with: OMC for its jobs' escrows. */
+export const JOB_CONTRACT_FUNDS = 10n ** 15n;
+const JOB_CALL_GAS_LIMIT = 400_000;
+
+/** Compiles the example token and the package's WordCount with solc-js (a dev dependency, as wabt is). */
+export async function contractArtifacts(): Promise<{ token: Artifact; jobContract: Artifact }> {
+  const artifacts = await compileSolidity([CONTRACTS_DIR.pathname, PACKAGE_CONTRACTS_DIR.pathname]);
+  return { token: artifacts['Token']!, jobContract: artifacts['WordCount']! };
 }
 
 /** Compiles the job's WAT to WASM (wabt, a dev dependency: the runner is a developer's tool). */
@@ -77,6 +84,8 @@ export interface WorkloadOptions {
   readonly code: Uint8Array;
   /** The ERC-20 the `contract` operations deploy. */
   readonly token: Artifact;
+  /** The contract some `contract` operations deploy and call to submit jobs through the OON precompile (WordCount). */
+  readonly jobContract: Artifact;
   /** The EVM chain id Ethereum transactions are signed for. */
   readonly evmChainId: number;
   /**
@@ -105,6 +114,8 @@ export class Workload {
   private readonly holdings = new Map<string, Map<string, bigint>>();
   /** Ethereum identities whose next nonce must be asked of a node before they send again. */
   private readonly ethResync = new Set<string>();
+  /** The job contract each identity deployed (acknowledged): the calls that submit jobs go to it. */
+  private readonly jobContracts = new Map<string, string>();
 
   constructor(private readonly options: WorkloadOptions) {}
 
@@ -328,6 +339,19 @@ export class Workload {
         return advance(await this.send(operation, node, tx));
       }
       case 'contract': {
+        // Now and then a contract that pays for jobs: deployed once per identity, then called.
+        if (random.chance(0.3)) {
+          const contract = this.jobContracts.get(account.address);
+          const { abi, bytecode } = this.options.jobContract as unknown as { abi: Abi; bytecode: Hex };
+          if (!contract) {
+            const entry = await this.send(operation, node, this.sign(account, 'evm.create', { code: bytecode, value: JOB_CONTRACT_FUNDS.toString(), gasLimit: DEPLOY_GAS_LIMIT }));
+            if (entry.outcome === 'acknowledged') this.jobContracts.set(account.address, contractAddressOf(account.address, nonce));
+            return advance(entry);
+          }
+          const input = toHexBytes(new TextEncoder().encode(random.pick(words)));
+          const data = encodeFunctionData({ abi, functionName: 'count', args: ['', toHexBytes(this.options.code), input, 1_000_000n, 1n, 1] });
+          return advance(await this.send(operation, node, this.sign(account, 'evm.call', { to: contract, data, value: '0', gasLimit: JOB_CALL_GAS_LIMIT })));
+        }
         if (this.deploys(random, account.address)) {
           const { supply, code } = this.tokenDeploy(random);
           const entry = await this.send(operation, node, this.sign(account, 'evm.create', { code, value: '0', gasLimit: DEPLOY_GAS_LIMIT }));

@@ -5,6 +5,8 @@ import { ReferenceModel } from '../../../scripts/e2e/model.js';
 import { contractAddressOf } from '../../../sdk/contracts.js';
 import { accountAddress, toEthAddress } from '../../../sdk/address.js';
 import { privateKeyToAccount } from 'viem/accounts';
+import { encodeFunctionData, parseAbi } from 'viem';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { TEST_KEY_0 as TEST_KEY } from '../../helpers/foundry.js';
 
 const A = `svc1${'a'.repeat(40)}`;
@@ -66,6 +68,25 @@ describe('the e2e reference model', () => {
     wrong.apply({ ...submit }, new Map());
     wrong.settle(new Map([[submit.hash, { ...record, fee: '13' }]]), new Map());
     expect(wrong.problems).toEqual([expect.stringContaining('fee 13')]);
+  });
+
+  it("has a job contract pay its job's escrow and callback reserve, and from the settled record pays the providers, the callback's gas to the proposer of its block, and refunds the rest", () => {
+    const CODE = '0x6080';
+    const model = new ReferenceModel(new Map([[A, { omc: 10_000_000n, ogt: 0n, bonded: {} }]]), FAUCET, 0n, CODE);
+    const contract = accountAddress(contractAddressOf(A, 0));
+    const create = { ...tx(A, 0, 'evm.create', { code: CODE, value: '5000000' }), contractAddress: contract };
+    model.apply(create, new Map());
+    const data = encodeFunctionData({ abi: parseAbi(['function count(string codeCid, bytes code, bytes input, uint64 gasLimit, uint256 gasPrice, uint8 replicas) returns (bytes32)']), functionName: 'count', args: ['', '0x00', '0x', 1000n, 2n, 1] });
+    model.apply(tx(A, 1, 'evm.call', { to: contract, data, value: '0' }), new Map());
+    // The job's gas and the callback's 200,000 at the job's price.
+    expect(model.account(contract).omc).toBe(5_000_000n - 2_000n - 400_000n);
+    const jobId = `0x${Buffer.from(sha256(new TextEncoder().encode(`oon-contract-job|${contract}|0`))).toString('hex')}`;
+    expect([...model.jobs.keys()]).toEqual([jobId]);
+    const CALLED_IN = 77;
+    const proposer = `svc1${'d'.repeat(40)}`;
+    const record = { status: 'finalized', providers: [P], gasUsed: '100', fee: '200', escrow: '0', attempts: 0, missedBy: [], settledBy: 'unchallenged', callback: { status: 'success', gasUsed: '30000', calledAt: CALLED_IN } } as unknown as JobView;
+    model.settle(new Map([[jobId, record]]), new Map(), (height) => (height === CALLED_IN ? proposer : undefined));
+    expect([model.account(contract).omc, model.account(P).omc, model.account(proposer).omc, model.problems]).toEqual([5_000_000n - 200n - 60_000n, 200n, 60_000n, []]);
   });
 
   it('pays each passed proof its period\'s share, so a term pays exactly its price, and refunds what a closed deal kept', () => {
