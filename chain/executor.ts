@@ -1,14 +1,15 @@
 import type { Address } from '../sdk/address.js';
-import { formatAmountShort, type Asset } from '../sdk/amount.js';
+import type { Asset } from '../sdk/amount.js';
 import type { SignedTransaction } from '../sdk/transaction.js';
 import type { Logger } from '../kernel/log.js';
 import { decode } from '../sdk/encoding.js';
-import { isTxFailure, TxFailure, type BlockContext, type LastCommit, type TxContext, type TxOutcome } from './contract.js';
-import { accountKey, assetField, decodeAccount, encodeAccount, type Account } from './state/accounts.js';
+import { isTxFailure, type BlockContext, type LastCommit, type TxContext, type TxOutcome } from './contract.js';
+import { accountKey, decodeAccount, encodeAccount, type Account } from './state/accounts.js';
 import { StateOverlay, type StateReader } from './state/overlay.js';
 import type { PendingReceipt } from './receipts.js';
 import type { RegisteredTxKind, TxKindRegistry } from './tx-kinds.js';
 import type { Pacer } from './pacer.js';
+import { creditAccount, debitAccount } from './balance-changes.js';
 
 export interface BlockEnv {
   readonly chainId: string;
@@ -92,19 +93,11 @@ class BlockScope implements BlockContext {
   }
 
   credit(address: Address, asset: Asset, amount: bigint): void {
-    if (amount < 0n) throw new Error('credit of a negative amount');
-    const account = this.account(address);
-    account[assetField(asset)] += amount;
-    this.setAccount(address, account);
+    creditAccount(this, address, asset, amount);
   }
 
   debit(address: Address, asset: Asset, amount: bigint): void {
-    if (amount < 0n) throw new Error('debit of a negative amount');
-    const account = this.account(address);
-    const field = assetField(asset);
-    if (account[field] < amount) throw new TxFailure('insufficient_funds', `${address} holds ${formatAmountShort(account[field])} ${asset}, needs ${formatAmountShort(amount)} ${asset}`);
-    account[field] -= amount;
-    this.setAccount(address, account);
+    debitAccount(this, address, asset, amount);
   }
 
   readState(key: string): Uint8Array | undefined {

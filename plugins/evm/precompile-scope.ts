@@ -1,8 +1,9 @@
 import type { Address } from '../../sdk/address.js';
-import { formatAmountShort, type Asset } from '../../sdk/amount.js';
-import { TxFailure, type BlockContext, type LastCommit } from '../../chain/contract.js';
-import { accountKey, assetField, decodeAccount, type Account } from '../../chain/state/accounts.js';
+import type { Asset } from '../../sdk/amount.js';
+import type { BlockContext, LastCommit } from '../../chain/contract.js';
+import { accountKey, decodeAccount, type Account } from '../../chain/state/accounts.js';
 import type { WorldStateManager } from './state-manager.js';
+import { creditAccount, debitAccount } from '../../chain/balance-changes.js';
 
 /** The block a precompile call runs in. */
 export interface PrecompileBlock {
@@ -86,19 +87,11 @@ export class PrecompileScope implements BlockContext {
   }
 
   credit(address: Address, asset: Asset, amount: bigint): void {
-    if (amount < 0n) throw new Error('credit of a negative amount');
-    const account = this.account(address);
-    account[assetField(asset)] += amount;
-    this.setAccount(address, account);
+    creditAccount(this, address, asset, amount);
   }
 
   debit(address: Address, asset: Asset, amount: bigint): void {
-    if (amount < 0n) throw new Error('debit of a negative amount');
-    const account = this.account(address);
-    const field = assetField(asset);
-    if (account[field] < amount) throw new TxFailure('insufficient_funds', `${address} holds ${formatAmountShort(account[field])} ${asset}, needs ${formatAmountShort(amount)} ${asset}`);
-    account[field] -= amount;
-    this.setAccount(address, account);
+    debitAccount(this, address, asset, amount);
   }
 
   readState(key: string): Uint8Array | undefined {
