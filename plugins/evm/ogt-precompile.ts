@@ -1,7 +1,7 @@
-import { decodeFunctionData, encodeFunctionResult, parseAbi, type Hex } from 'viem';
+import { encodeFunctionResult, parseAbi } from 'viem';
 import type { Address } from '../../sdk/address.js';
-import { fromHex, toHex } from '../../sdk/bytes.js';
-import { PrecompileRevert, type Precompile, type PrecompileFactory } from './precompiles.js';
+import { fromHex } from '../../sdk/bytes.js';
+import { decodePrecompileCall, type Precompile, type PrecompileFactory } from './precompiles.js';
 
 /** The OGT view's address. */
 export const OGT_PRECOMPILE_ADDRESS = '0x0000000000000000000000000000000000000802';
@@ -29,12 +29,7 @@ export function ogtPrecompile<Svc>(precompile: PrecompileFactory<Svc>): Precompi
       { signature: 'function bondOf(address account, string purpose) view returns (uint256 bonded)', gas: `${OGT_GAS}`, summary: 'OGT bonded for one purpose: "stake", "compute" or "storage"' },
     ],
     run(call) {
-      let decoded;
-      try {
-        decoded = decodeFunctionData({ abi: OGT_ABI, data: toHex(call.input) as Hex });
-      } catch {
-        throw new PrecompileRevert('invalid_params: the input is not a call of ogtBalanceOf(address) or bondOf(address,string)', OGT_GAS);
-      }
+      const decoded = decodePrecompileCall(OGT_ABI, call.input, OGT_GAS);
       const account = call.ctx.account(`svc1${decoded.args[0].slice(2).toLowerCase()}` as Address);
       const output =
         decoded.functionName === 'ogtBalanceOf'

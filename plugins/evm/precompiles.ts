@@ -1,4 +1,6 @@
 import type { TSchema } from 'typebox';
+import { decodeFunctionData, type Abi, type DecodeFunctionDataReturnType, type Hex } from 'viem';
+import { toHex } from '../../sdk/bytes.js';
 import type { Address } from '../../sdk/address.js';
 import type { PluginEntry } from '../../kernel/plugin.js';
 import type { BlockContext } from '../../chain/contract.js';
@@ -52,6 +54,16 @@ export class PrecompileRevert extends Error {
     readonly gas: bigint,
   ) {
     super(reason);
+  }
+}
+
+/** A call's input decoded by the precompile's ABI; input that is no call of it reverts, naming the functions there are. */
+export function decodePrecompileCall<const A extends Abi>(abi: A, input: Uint8Array, refusedGas: bigint): DecodeFunctionDataReturnType<A> {
+  try {
+    return decodeFunctionData({ abi, data: toHex(input) as Hex });
+  } catch {
+    const names = abi.filter((item) => item.type === 'function').map((item) => `${item.name}(${item.inputs.map((input) => input.type).join(',')})`);
+    throw new PrecompileRevert(`invalid_params: the input is not a call of ${names.join(', ')}`, refusedGas);
   }
 }
 

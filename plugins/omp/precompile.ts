@@ -1,11 +1,11 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { Compile } from 'typebox/compile';
-import { decodeFunctionData, encodeFunctionResult, parseAbi, type Hex } from 'viem';
+import { encodeFunctionResult, parseAbi, type Hex } from 'viem';
 import type { Address } from '../../sdk/address.js';
 import { decode, encode } from '../../sdk/encoding.js';
 import { fromHex, toHex, utf8 } from '../../sdk/bytes.js';
 import type { ProviderKind } from '../providers/registry.js';
-import { PrecompileRevert, type Precompile, type PrecompileCall, type PrecompileFactory } from '../evm/precompiles.js';
+import { decodePrecompileCall, PrecompileRevert, type Precompile, type PrecompileCall, type PrecompileFactory } from '../evm/precompiles.js';
 import { createDeal, CreateDealPayload } from './deals/tx-kinds.js';
 import { objectDeals, readDeal, type DealRecord, type DealStatus } from './deals/state.js';
 import { objectView } from './deals/view.js';
@@ -110,12 +110,7 @@ export function ompPrecompile<Svc>(precompile: PrecompileFactory<Svc>, kind: Pro
       { signature: 'function createDeal(DealRequest request) returns (bytes32 dealId)', gas: `${OMP_GAS.createDeal}`, summary: 'a deal for an uploaded object, escrowing price × replicas from the calling contract' },
     ],
     run(call) {
-      let decoded;
-      try {
-        decoded = decodeFunctionData({ abi: OMP_ABI, data: toHex(call.input) as Hex });
-      } catch {
-        throw new PrecompileRevert('invalid_params: the input is not a call of objectInfo(string), dealStatus(bytes32) or createDeal(DealRequest)', OMP_GAS.refused);
-      }
+      const decoded = decodePrecompileCall(OMP_ABI, call.input, OMP_GAS.refused);
       if (decoded.functionName === 'objectInfo') return objectInfo(call, decoded.args[0]);
       if (decoded.functionName === 'dealStatus') return dealStatus(call, decoded.args[0]);
       return { gas: OMP_GAS.createDeal, output: createDealFromContract(call, kind, decoded.args[0] as DealRequest) };

@@ -1,12 +1,12 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { Compile } from 'typebox/compile';
-import { decodeFunctionData, encodeAbiParameters, encodeFunctionResult, parseAbi, type Hex } from 'viem';
+import { encodeAbiParameters, encodeFunctionResult, parseAbi, type Hex } from 'viem';
 import type { Address } from '../../sdk/address.js';
 import { encode, decode } from '../../sdk/encoding.js';
 import { fromHex, toHex, utf8 } from '../../sdk/bytes.js';
 import type { BlockContext } from '../../chain/contract.js';
 import { appendIndexed, drainIndexed } from '../../chain/state/indexed.js';
-import { PrecompileRevert, type ContractCallback, type Precompile, type PrecompileCall, type PrecompileFactory } from '../evm/precompiles.js';
+import { decodePrecompileCall, PrecompileRevert, type ContractCallback, type Precompile, type PrecompileCall, type PrecompileFactory } from '../evm/precompiles.js';
 import { createJob, SubmitJobPayload, type SubmitJob } from './jobs/tx-kinds.js';
 import { CALLBACKS_DUE_INDEX, readJob, writeJob, type JobRecord, type JobStatus } from './jobs/state.js';
 import { JOB_PARAMS } from './jobs/params.js';
@@ -162,12 +162,7 @@ export function oonPrecompile<Svc>(precompile: PrecompileFactory<Svc>): Precompi
       },
     ],
     run(call) {
-      let decoded;
-      try {
-        decoded = decodeFunctionData({ abi: OON_ABI, data: toHex(call.input) as Hex });
-      } catch {
-        throw new PrecompileRevert('invalid_params: the input is not a call of submitJob(JobRequest) or jobStatus(bytes32)', OON_GAS.refused);
-      }
+      const decoded = decodePrecompileCall(OON_ABI, call.input, OON_GAS.refused);
       if (decoded.functionName === 'jobStatus') return jobStatus(call, decoded.args[0]);
       const request = decoded.args[0] as JobRequest;
       const bytes = fromHex(request.code).length + fromHex(request.input).length + request.args.reduce((sum, arg) => sum + utf8(arg).length, 0);

@@ -209,8 +209,10 @@ describe('the OON, OMP and OGT precompiles', { timeout: 120_000 }, () => {
     const active = await v.waitForDeal(dealId, { timeoutMs: 60_000 });
     expect(active).toMatchObject({ status: 'active', client: accountAddress(probe), cid: uploaded.cid });
     const status = async () => {
-      const [code, client, cid, dealSize, replicas, startBlock, endBlock, price, escrow, paid] = await read<[number, Address, string, bigint, number, bigint, bigint, bigint, bigint, bigint]>('deal', [dealId]);
-      const deal = await v.getDeal(dealId);
+      // Both at one block: a proof may be paid between two reads at the head.
+      const at = await v.blockNumber();
+      const [code, client, cid, dealSize, replicas, startBlock, endBlock, price, escrow, paid] = (await publicClient.readContract({ address: probe, abi, functionName: 'deal', args: [dealId], blockNumber: BigInt(at) })) as [number, Address, string, bigint, number, bigint, bigint, bigint, bigint, bigint];
+      const deal = await v.getDeal(dealId, at);
       expect({ client: client.toLowerCase(), cid, size: Number(dealSize), replicas, startBlock: Number(startBlock), endBlock: Number(endBlock), price: price.toString(), escrow: escrow.toString(), paid: paid.toString() }).toEqual({
         client: probe.toLowerCase(),
         cid: deal.cid,
