@@ -5,7 +5,10 @@ import { randomBytes } from 'node:crypto';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { accountAddress, devnetKey, generateKeyPair, SvcClient, toHex, UNIT } from '../../sdk/index.js';
 import type { Chain as SvcChain } from '../../chain/chain.js';
-import { readJob } from '../../plugins/oon/jobs/state.js';
+import { decodeAccount } from '../../chain/state/accounts.js';
+import { decode } from '../../sdk/encoding.js';
+import type { DealRecord } from '../../plugins/omp/deals/state.js';
+import { readJob, type JobRecord } from '../../plugins/oon/jobs/state.js';
 import { resultCommitment, type ReportedResult } from '../../plugins/oon/jobs/commitment.js';
 import type { P2pService } from '../../p2p/service.js';
 import { startTestNode, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
@@ -26,6 +29,18 @@ const artifact = (name: string): { abi: Abi; bytecode: Hex } => contracts()[name
 const GAS_PRICE = 1_000n;
 /** The CID of the job module `upper`, stored on the validator under a deal. */
 let upperCid: string;
+/** OMC on the validator after each block: in accounts, and held in job and deal escrows; and each block's transactions. */
+const supply = new Map<number, { total: bigint; txs: { hash: string; kind: string; status: string; gasUsed?: number }[] }>();
+
+function omcHeld(node: TestNode): bigint {
+  const state = node.node.service<SvcChain>('chain').state;
+  let total = 0n;
+  for (const [, bytes] of state.entriesUnder('accounts/')) total += decodeAccount(bytes).omc;
+  for (const [, bytes] of state.entriesUnder('oon/jobs/')) total += BigInt(decode<JobRecord>(bytes).escrow);
+  for (const [, bytes] of state.entriesUnder('omp/deals/')) total += BigInt(decode<DealRecord>(bytes).escrow);
+  return total;
+}
+
 /** The first test's contract job and its contract. */
 let wordCountJob: { jobId: Hex; contract: Address } | undefined;
 
@@ -46,6 +61,9 @@ async function deploy(name: string, value = 0n, args: unknown[] = []): Promise<A
 beforeAll(async () => {
   validator = await startTestNode({ validator: { blockTime: 200 } });
   v = new SvcClient(validator.url);
+  validator.node.events.on('chain:block', ({ height, receipts }) => {
+    supply.set(height, { total: omcHeld(validator), txs: receipts.map((r) => ({ hash: r.transactionHash, kind: r.kind, status: r.status, ...(r.gasUsed !== undefined ? { gasUsed: r.gasUsed } : {}) })) });
+  });
   chain = defineChain({ id: 0x737663, name: 'svc devnet', nativeCurrency: { name: 'OMC', symbol: 'OMC', decimals: 18 }, rpcUrls: { default: { http: [validator.url] } } });
   compute = await startTestNode({ role: 'compute', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] } });
   await waitFor(() => syncStatus(compute).synced, Boolean, 20_000, 'the compute node to sync');
@@ -283,6 +301,25 @@ describe('the OON, OMP and OGT precompiles', { timeout: 120_000 }, () => {
     } finally {
       await browser.close();
     }
+  });
+
+  it('conserves OMC in every block: what accounts and escrows hold changes only by faucet mints and the EVM base fee burned', async () => {
+    const baseFee = BigInt((await v.rpcCall<string>('eth_gasPrice'))!);
+    const heights = [...supply.keys()].sort((a, b) => a - b);
+    expect(heights.length).toBeGreaterThan(50);
+    const wrong: string[] = [];
+    for (const height of heights.slice(1)) {
+      const before = supply.get(height - 1);
+      const after = supply.get(height)!;
+      if (!before) continue;
+      let expected = before.total;
+      for (const tx of after.txs) {
+        if (tx.kind === 'faucet.mint' && tx.status === 'success') expected += BigInt(((await v.getTransaction(tx.hash)).payload as { omc: string }).omc);
+        if (tx.gasUsed !== undefined && tx.kind.startsWith('evm.')) expected -= BigInt(tx.gasUsed) * baseFee;
+      }
+      if (after.total !== expected) wrong.push(`block ${height}: ${after.total} OMC held, ${expected} expected (${after.total - expected} more)`);
+    }
+    expect(wrong).toEqual([]);
   });
 
   it('brings a node synced from genesis to the same state root: contract jobs, their escrows and callbacks, contract deals re-executed alike', async () => {
