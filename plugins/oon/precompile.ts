@@ -65,6 +65,7 @@ interface JobRequest {
 
 function submitJob(call: PrecompileCall, request: JobRequest): Uint8Array {
   const { ctx } = call;
+  if (call.isStatic) throw new PrecompileRevert('submitJob changes state: it cannot be called in a static context (STATICCALL or a view)', OON_GAS.refused);
   if (call.delegated) throw new PrecompileRevert('submitJob is called directly: through DELEGATECALL or CALLCODE it would not know which contract pays', OON_GAS.refused);
   if (call.value > 0n) throw new PrecompileRevert('send no OMC with submitJob: the escrow is taken from the calling contract\'s balance', OON_GAS.refused);
   const payload = {

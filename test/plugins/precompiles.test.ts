@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, decodeErrorResult, defineChain, http, toFunctionSelector, toHex as viemHex, type Abi, type Address, type Chain, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, decodeErrorResult, defineChain, encodeFunctionData, http, toFunctionSelector, toHex as viemHex, type Abi, type Address, type Chain, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { randomBytes } from 'node:crypto';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -201,6 +201,15 @@ describe('the OON, OMP and OGT precompiles', { timeout: 120_000 }, () => {
     const [ok, data] = result as [boolean, Hex];
     expect(ok).toBe(false);
     expect(decodeErrorResult({ abi: [{ type: 'error', name: 'Error', inputs: [{ name: 'message', type: 'string' }] }], data }).args[0]).toMatch(/^OON: invalid_params: the input is not a call of submitJob/);
+    // A submission through STATICCALL or DELEGATECALL: refused, saying why.
+    const submission = encodeFunctionData({ abi: OON_ABI, functionName: 'submitJob', args: [{ runtime: 'wasm', code: upper, codeCid: '', input: '0x', args: [], gasLimit: 1_000_000n, gasPrice: GAS_PRICE, replicas: 1, callback: '0x00000000', callbackGasLimit: 0n }] });
+    const reason = (data: Hex): string => decodeErrorResult({ abi: [{ type: 'error', name: 'Error', inputs: [{ name: 'message', type: 'string' }] }], data }).args[0] as string;
+    const [staticOk, staticResult] = (await clients().publicClient.readContract({ address: looping, abi: artifact('JobProbe').abi, functionName: 'staticRaw', args: [submission] })) as [boolean, Hex];
+    expect(staticOk).toBe(false);
+    expect(reason(staticResult)).toMatch(/^OON: submitJob changes state: it cannot be called in a static context/);
+    const { result: delegated } = await clients().publicClient.simulateContract({ address: looping, abi: artifact('JobProbe').abi, functionName: 'delegateRaw', args: [submission], account: privateKeyToAccount(TEST_KEY_0) });
+    expect((delegated as [boolean, Hex])[0]).toBe(false);
+    expect(reason((delegated as [boolean, Hex])[1])).toMatch(/^OON: submitJob is called directly/);
     const refused = await clients().publicClient.simulateContract({ address: chaining, abi: artifact('JobProbe').abi, functionName: 'submit', args: ['0x0061736d', '0x', 1_000_000n, GAS_PRICE, 3, ON_DONE, 100_000n], account: privateKeyToAccount(TEST_KEY_0) }).catch((error: Error) => error);
     expect(String(refused)).toMatch(/OON: invalid_params: replicas/);
   });
