@@ -6,8 +6,10 @@ import { WASI_FUNCTIONS } from './wasi-names.js';
  * A deterministic WASI preview 1 for jobs: stdin is the job's input, stdout its output, stderr its
  * log, args its args; there is no environment, no filesystem (no preopened directories) and no
  * network; both clocks read the block time of assignment; `random_get` is a SHA-256 stream seeded
- * from the job id; `poll_oneoff` reports every subscription ready at once (a sleep returns at
- * once: time does not pass inside a job). Everything else answers ENOSYS. Host calls pay gas.
+ * from the job id; `poll_oneoff` reports stdin readable and stdout and stderr writable at once, and
+ * a clock only when no descriptor was asked for (the earliest: a sleep returns at once, time does not
+ * pass inside a job); sockets answer ENOTSOCK for stdio and EBADF for any other descriptor.
+ * Everything else answers ENOSYS. Host calls pay gas.
  */
 
 const SUCCESS = 0;
@@ -15,6 +17,7 @@ const EBADF = 8;
 const EFAULT = 21;
 const EINVAL = 28;
 const ENOSYS = 52;
+const ENOTSOCK = 57;
 const ESPIPE = 70;
 
 /** Gas a host call pays, plus one per 2^3 bytes it moves. */
@@ -202,6 +205,11 @@ export class DeterministicWasi {
       proc_exit: (code: number) => {
         throw new ProcExit(code);
       },
+      // No sockets: stdin, stdout and stderr are not sockets, any other descriptor is not open.
+      sock_accept: (fd: number) => (fd <= 2 ? ENOTSOCK : EBADF),
+      sock_recv: (fd: number) => (fd <= 2 ? ENOTSOCK : EBADF),
+      sock_send: (fd: number) => (fd <= 2 ? ENOTSOCK : EBADF),
+      sock_shutdown: (fd: number) => (fd <= 2 ? ENOTSOCK : EBADF),
       sched_yield: () => SUCCESS,
       random_get: (pointer: number, length: number) => {
         this.pay(BigInt(length) >> 3n);
@@ -209,15 +217,28 @@ export class DeterministicWasi {
         return SUCCESS;
       },
       poll_oneoff: (inPtr: number, outPtr: number, count: number, eventsPtr: number) => {
+        if (count === 0) return EINVAL;
         const view = this.view();
-        for (let i = 0; i < count; i++) {
-          const sub = inPtr + i * 48;
+        const subs = Array.from({ length: count }, (_, i) => {
+          const at = inPtr + i * 48;
+          return { userdata: view.getBigUint64(at, true), tag: view.getUint8(at + 8), fd: view.getUint32(at + 16, true), timeout: view.getBigUint64(at + 24, true) };
+        });
+        // Deterministic readiness: stdin always readable, stdout and stderr always writable, so a poll
+        // with any of those returns them at once; a clock fires only when nothing else can (the
+        // earliest one: time does not pass inside a job, so waiting for it is instant).
+        const ready = subs.filter((sub) => sub.tag === 1 || sub.tag === 2);
+        const fired = ready.length > 0 ? ready : [subs.filter((sub) => sub.tag === 0).reduce((earliest, sub) => (sub.timeout < earliest.timeout ? sub : earliest))];
+        fired.forEach((sub, i) => {
           const event = outPtr + i * 32;
           this.bytes(event, 32).fill(0);
-          view.setBigUint64(event, view.getBigUint64(sub, true), true);
-          view.setUint8(event + 10, view.getUint8(sub + 8));
-        }
-        view.setUint32(eventsPtr, count, true);
+          view.setBigUint64(event, sub.userdata, true);
+          const readable = sub.tag === 1 && sub.fd === 0;
+          const writable = sub.tag === 2 && (sub.fd === 1 || sub.fd === 2);
+          if (sub.tag !== 0 && !readable && !writable) view.setUint16(event + 8, EBADF, true);
+          view.setUint8(event + 10, sub.tag);
+          if (readable) view.setBigUint64(event + 16, BigInt(this.job.stdin.length - this.stdinOffset), true);
+        });
+        view.setUint32(eventsPtr, fired.length, true);
         return SUCCESS;
       },
     };

@@ -33,6 +33,19 @@ describe('a metered WASI job', () => {
     expect(outcome.gasUsed).toBeGreaterThan(0n);
   });
 
+  it('answers poll_oneoff with the ready descriptors, and with the earliest clock only when none was asked for; sockets are refused as WASI says', () => {
+    const out = Buffer.from(run(fixture('poll')).output);
+    expect({
+      firstPollEvents: out.readUInt32LE(0),
+      clocksOnlyEvents: out.readUInt32LE(4),
+      shutdownStdout: out.readUInt32LE(8),
+      shutdownUnopened: out.readUInt32LE(12),
+      firstEvent: out.readBigUInt64LE(16),
+      firstEventError: out.readUInt32LE(24),
+      clockEvent: out.readBigUInt64LE(28),
+    }).toEqual({ firstPollEvents: 1, clocksOnlyEvents: 1, shutdownStdout: 57, shutdownUnopened: 8, firstEvent: 22n, firstEventError: 0, clockEvent: 33n });
+  });
+
   it('gives one output and one gasUsed on every run', () => {
     const code = fixture('upper');
     const input = 'the quick brown fox '.repeat(200);
