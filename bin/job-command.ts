@@ -29,6 +29,7 @@ type JobOptions = {
   codeCid?: unknown;
   input?: unknown;
   args?: unknown;
+  arg?: unknown;
   gasLimit?: unknown;
   gasPrice?: unknown;
   replicas?: unknown;
@@ -92,6 +93,30 @@ function describeJob(job: JobView): string {
   return lines.join('\n');
 }
 
+/**
+ * A job's args after the program name, as typed: each `--arg` exactly (repeated for more), or
+ * `--args` as a JSON array of strings, or comma-separated (then no arg can hold a comma).
+ */
+export function jobArgs(options: { arg?: unknown; args?: unknown }): string[] {
+  if (options.arg !== undefined && options.args !== undefined) throw new UsageError('--arg and --args: give the args one way (repeated --arg, or --args)');
+  if (options.arg !== undefined) {
+    const values = Array.isArray(options.arg) ? options.arg : [options.arg];
+    if (values.some((value) => typeof value !== 'string')) throw new UsageError('--arg: needs a value');
+    return values as string[];
+  }
+  const text = optionText(options.args, '--args');
+  if (text === undefined) return [];
+  if (!text.trimStart().startsWith('[')) return text.split(',');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UsageError(`--args: "${text}" starts like a JSON array but is not one`);
+  }
+  if (!Array.isArray(parsed) || parsed.some((value) => typeof value !== 'string')) throw new UsageError(`--args: a JSON array of strings, not ${text}`);
+  return parsed as string[];
+}
+
 /** `svc job submit|status|output|list|estimate`. */
 export function addJobCommand<O extends object>(cli: CAC, ctx: JobCommandContext<O & JobOptions>): void {
   cli
@@ -100,7 +125,8 @@ export function addJobCommand<O extends object>(cli: CAC, ctx: JobCommandContext
     .option('--code <file>', 'submit/estimate: the WASI .wasm module, or EVM runtime bytecode (binary or 0x hex)')
     .option('--code-cid <cid>', 'submit/estimate: instead of --code, the CID of a stored object with an active deal (the module, or the bytecode as hex text)')
     .option('--input <data>', 'submit/estimate: stdin (wasm) or calldata (evm): text, 0x hex, or @file')
-    .option('--args <list>', 'submit/estimate: WASM args after the program name, comma-separated')
+    .option('--arg <value>', 'submit/estimate: one WASM arg after the program name, exactly as typed (repeat for more)')
+    .option('--args <list>', 'submit/estimate: the WASM args after the program name: a JSON array of strings (["a,b", "c"]), or comma-separated when none has a comma')
     .option('--gas-limit <n>', 'submit/estimate: most gas the job may use')
     .option('--gas-price <units>', 'submit: OMC base units per gas (default 1)')
     .option('--replicas <n>', 'submit: 1, or 2 to compare two providers (default 1)')
@@ -122,8 +148,7 @@ export function addJobCommand<O extends object>(cli: CAC, ctx: JobCommandContext
       };
       const request = (): JobRun => {
         const runtime = runtimeOf();
-        const argsText = optionText(options.args, '--args');
-        return { runtime, ...codeOf(options, runtime), input: inputOf(options), args: ['job', ...(argsText ? argsText.split(',') : [])], gasLimit: wholeNumber(options.gasLimit, '--gas-limit') };
+        return { runtime, ...codeOf(options, runtime), input: inputOf(options), args: ['job', ...jobArgs(options)], gasLimit: wholeNumber(options.gasLimit, '--gas-limit') };
       };
       const needId = (): string => {
         if (!jobId || !/^0x[0-9a-fA-F]{64}$/.test(String(jobId))) throw new UsageError(`job ${action} <jobId>: a job id is 0x and 64 hex characters`);
