@@ -1,3 +1,4 @@
+export { SDK_VERSION } from './version.js';
 export { SvcClient, type SvcClientOptions, type BatchCall, type BatchResult } from './client.js';
 export { newNonce, authHeaders, authProtocols, WS_PROTOCOL } from './wire.js';
 export { SvcApi, jobPayload, dealPayload, type BlockTag } from './api.js';
