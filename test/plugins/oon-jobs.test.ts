@@ -158,6 +158,10 @@ describe('compute jobs on a three-node devnet', () => {
     const error = await failure(v.submitJob(requester, { runtime: 'wasm', code: fixture('simd'), gasLimit: 1000n, gasPrice: 1n }), 'SIMD job');
     expect(error.message).toBe('job_rejected');
     expect(JSON.stringify(error.data)).toMatch(/SIMD/);
+    // Named as svc_oonEstimate names it: the feature in data.
+    const estimated = await failure(v.estimateJob({ runtime: 'wasm', code: fixture('simd'), gasLimit: 1000n }), 'SIMD estimate');
+    expect((error.data as { feature?: string }).feature).toBe((estimated.data as { feature?: string }).feature);
+    expect((error.data as { feature?: string }).feature).toBeTruthy();
     expect((await v.getBalance(requester.address)).omc).toBe(before.omc);
   });
 

@@ -43,7 +43,7 @@ const EstimateSchema = Type.Object(
 
 /** A job_rejected domain error from a runtime refusal, naming the feature. */
 function rejected(error: unknown): never {
-  if (isTxFailure(error)) throw domainError(error.error, error.message);
+  if (isTxFailure(error)) throw domainError(error.error, error.message, error.data);
   if (error instanceof ModuleRejectedError) throw domainError('job_rejected', error.message, { feature: error.feature });
   throw error;
 }

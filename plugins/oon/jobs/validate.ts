@@ -33,5 +33,5 @@ export function checkJobCode(runtime: Runtime, code: Uint8Array, gasLimit: bigin
     if (checked.size >= MAX_REMEMBERED) checked.delete(checked.keys().next().value!);
     checked.set(key, verdict);
   }
-  if (verdict) throw new TxFailure('job_rejected', `${verdict.reason} [${verdict.feature}]`);
+  if (verdict) throw new TxFailure('job_rejected', `${verdict.reason} [${verdict.feature}]`, { feature: verdict.feature });
 }
