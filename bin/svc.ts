@@ -209,6 +209,14 @@ cli.command('node-info [field]', 'role, plugins, peer id, operator of the node; 
   print(options, value, () => (typeof value === 'object' && value !== null && !Array.isArray(value) ? describeRecord(value) : String(Array.isArray(value) ? value.join('\n') : value)));
 });
 
+/** `omp put`'s price without --price: 0.001 OMC per MB (10^6 bytes) per 1,000 blocks of the term, at least 0.000001 OMC. */
+const DEFAULT_PRICE_WORDS = '0.001 OMC per MB per 1,000 blocks, at least 0.000001 OMC';
+function defaultDealPrice(bytes: number, durationBlocks: number): bigint {
+  // 10^15 base units / (10^6 bytes × 10^3 blocks) = 10^6 base units per byte-block.
+  const price = BigInt(bytes) * BigInt(durationBlocks) * 1_000_000n;
+  return price > 1_000_000_000_000n ? price : 1_000_000_000_000n;
+}
+
 type ObjectOptions = { replicas?: unknown; duration?: unknown; price?: unknown; keyFile?: unknown; devAccount?: unknown; out?: unknown };
 
 function describeDeal(deal: DealView): string {
@@ -240,12 +248,17 @@ async function objectAction(c: SvcClient, action: 'put' | 'get' | 'deal', target
   if (!existsSync(target)) throw new UsageError(`omp put ${target}: no such file`);
   const wantsDeal = options.replicas !== undefined || options.duration !== undefined || options.price !== undefined;
   // Checked before the upload, so a mistyped flag costs no transfer.
-  const deal = wantsDeal ? { replicas: integerText(options.replicas ?? '1', '--replicas', 1, 3), durationBlocks: integerText(options.duration, '--duration', 10, 10_000_000), price: amountOption(options.price, '--price', 'OMC'), key: signer(options) } : undefined;
+  const deal = wantsDeal ? { replicas: integerText(options.replicas ?? '1', '--replicas', 1, 3), durationBlocks: integerText(options.duration, '--duration', 10, 10_000_000), price: options.price === undefined ? undefined : amountOption(options.price, '--price', 'OMC'), key: signer(options) } : undefined;
   const object = await c.uploadObject(Readable.toWeb(createReadStream(target)) as ReadableStream<Uint8Array>);
   if (!deal) return print(options, object, () => `${object.cid}  ${object.size} bytes  ${object.mediaType}`);
+  if (deal.price === undefined) {
+    deal.price = defaultDealPrice(object.size, deal.durationBlocks);
+    // Said before the deal is signed: what it will cost, and how to choose otherwise.
+    process.stderr.write(`price ${formatAmountShort(deal.price)} OMC per replica (the default: ${DEFAULT_PRICE_WORDS}; --price to choose)\n`);
+  }
   const { operator } = await c.ompStorageStatus();
   if (!operator) throw new UsageError('the node is not a storage provider: upload to a registered storage node');
-  const { dealId } = await c.createDeal(deal.key, { object, provider: operator, replicas: deal.replicas, durationBlocks: deal.durationBlocks, price: deal.price });
+  const { dealId } = await c.createDeal(deal.key, { object, provider: operator, replicas: deal.replicas, durationBlocks: deal.durationBlocks, price: deal.price! });
   if (!options.wait) return print(options, { ...object, dealId }, () => `${object.cid}  ${object.size} bytes  ${object.mediaType}\ndeal ${dealId}`);
   const settled = await dealWait(dealId);
   print(options, { ...object, deal: settled }, () => `${object.cid}  ${object.size} bytes  ${object.mediaType}\n${describeDeal(settled)}`);
@@ -339,7 +352,7 @@ cli
   .option('--operator <address>', 'operator account (default: the node\'s own operator key)')
   .option('--replicas <n>', 'put: make a deal of this many replicas (1-3) for the object')
   .option('--duration <blocks>', 'put: the deal\'s term, blocks')
-  .option('--price <omc>', 'put: OMC per replica for the whole term')
+  .option('--price <omc>', 'put: OMC per replica for the whole term (default: 0.001 OMC per MB per 1,000 blocks, at least 0.000001 OMC; printed before the deal is signed)')
   .option('--key-file <file>', 'put: the paying client\'s key file')
   .option('--dev-account <index>', 'put: pay with a devnet dev account (0-9)')
   .option('-o, --out <file>', 'get: write the object to a file instead of stdout')

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetKey, generateKeyPair, SvcClient, UNIT } from '../../sdk/index.js';
+import { devnetKey, formatAmountShort, generateKeyPair, SvcClient, UNIT } from '../../sdk/index.js';
 import type { P2pService } from '../../p2p/service.js';
 import { media } from '../helpers/media.js';
 import { startTestNode, syncStatus, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
@@ -119,5 +119,14 @@ describe('replicated objects', { timeout: 90_000 }, () => {
     const shown = await run(SVC, ['--url', validator.url, 'omp', 'deal', stored.deal.dealId]);
     expect(shown.stdout).toMatch(new RegExp(`^deal ${stored.deal.dealId}: active$`, 'm'));
     expect(shown.stdout).toMatch(/^price {5}0\.5 OMC per replica/m);
+    // Without --price: the documented default for its size and term, said before the deal is signed.
+    const small = join(dir, 'small.png');
+    writeFileSync(small, media.png(50_000));
+    const cheap = await run(SVC, ['--url', a.url, 'omp', 'put', small, '--duration', '200', '--dev-account', '3', '--json']);
+    expect(cheap.code).toBe(0);
+    const made = JSON.parse(cheap.stdout) as { size: number; dealId: string };
+    const expected = BigInt(made.size) * 200n * 1_000_000n;
+    expect(cheap.stderr).toContain(`price ${formatAmountShort(expected)} OMC per replica (the default: 0.001 OMC per MB per 1,000 blocks, at least 0.000001 OMC; --price to choose)`);
+    expect((await new SvcClient(validator.url).getDeal(made.dealId)).price).toBe(expected.toString());
   });
 });
