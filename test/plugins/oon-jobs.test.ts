@@ -136,6 +136,7 @@ describe('compute jobs on a three-node devnet', () => {
       { fault: 'an unknown runtime', payload: { ...good, runtime: 'python' }, error: 'invalid_params', data: { field: 'runtime' }, estimable: true },
       { fault: 'code that is not hex', payload: { ...good, code: '0xzz' }, error: 'invalid_params', data: { field: 'code' }, estimable: true },
       { fault: 'replicas outside 1-2', payload: { ...good, replicas: 3 }, error: 'invalid_params', data: { field: 'replicas' }, estimable: false },
+      { fault: 'inline code over the size limit', payload: { ...good, code: `0x${'00'.repeat(192 * 1024 + 1)}` }, error: 'job_rejected', data: { field: 'code', limit: 'code' }, estimable: true },
       { fault: 'an input over the size limit', payload: { ...good, input: `0x${'00'.repeat(64 * 1024 + 1)}` }, error: 'job_rejected', data: { field: 'input', limit: 'input' }, estimable: true },
     ];
     for (const { fault, payload, error, data, estimable } of cases) {
