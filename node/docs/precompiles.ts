@@ -1,6 +1,6 @@
 import { devnetBaseGenesis } from '../../chain/genesis.js';
 import type { AnyPlugin } from '../../kernel/plugin.js';
-import type { Precompile } from '../../plugins/evm/precompiles.js';
+import { pluginPrecompiles, type Precompile } from '../../plugins/evm/precompiles.js';
 import { resolveConfig } from '../config.js';
 import { alwaysLoadedPlugins, type PluginCatalog } from '../presets.js';
 
@@ -10,8 +10,7 @@ export async function renderPrecompileReference(catalog: PluginCatalog): Promise
   for (const load of Object.values(catalog.plugins)) plugins.push(await load());
   const found: { owner: string; spec: Precompile }[] = [];
   for (const plugin of plugins) {
-    const declare = plugin.precompiles as ((factory: (spec: unknown) => Precompile) => readonly Precompile[]) | undefined;
-    for (const spec of declare?.((s) => s as Precompile) ?? []) found.push({ owner: plugin.name, spec });
+    for (const spec of pluginPrecompiles(plugin)) found.push({ owner: plugin.name, spec });
   }
   found.sort((a, b) => (a.spec.address < b.spec.address ? -1 : 1));
   const lines = [

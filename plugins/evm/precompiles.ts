@@ -136,12 +136,17 @@ export interface RegisteredPrecompile {
 
 const ADDRESS = /^0x[0-9a-f]{40}$/;
 
+/** A plugin's precompiles, read from its definition without running it. */
+export function pluginPrecompiles(plugin: PluginEntry['definition']): readonly Precompile[] {
+  const declare = plugin.precompiles as ((factory: (spec: unknown) => Precompile) => readonly Precompile[]) | undefined;
+  return declare?.((spec) => spec as Precompile) ?? [];
+}
+
 /** Every enabled plugin's precompiles, refusing a malformed or taken address and one whose owner did not delegate its keys to the EVM. */
 export function collectPrecompiles(plugins: readonly PluginEntry[]): RegisteredPrecompile[] {
   const found = new Map<string, RegisteredPrecompile>();
   for (const { definition, service } of plugins) {
-    const declare = definition.precompiles as ((factory: (spec: unknown) => Precompile) => readonly Precompile[]) | undefined;
-    for (const spec of declare?.((s) => s as Precompile) ?? []) {
+    for (const spec of pluginPrecompiles(definition)) {
       if (!ADDRESS.test(spec.address)) throw new Error(`plugin "${definition.name}": precompile ${spec.name} has address "${spec.address}"; it must be 0x and 40 lowercase hex digits`);
       const taken = found.get(spec.address);
       if (taken) throw new Error(`plugin "${definition.name}": precompile ${spec.name} at ${spec.address} is already ${taken.spec.name} of plugin "${taken.owner}"`);

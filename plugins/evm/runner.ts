@@ -13,7 +13,7 @@ import { revertReason } from './revert-reason.js';
 import { MAX_TRANSACTION_GAS } from './admission.js';
 import type { Tracer } from './trace/tracer.js';
 import { speedUpCommon } from './vm-speedups.js';
-import { PrecompileHost, type PrecompileFrame } from './precompile-host.js';
+import type { PrecompileFrame, PrecompileHost } from './precompile-host.js';
 import type { CallbackResult, ContractCallback, RegisteredPrecompile } from './precompiles.js';
 
 /** The block a transaction or call runs in, as the EVM sees it. */
@@ -118,7 +118,7 @@ export class EvmRunner {
     this.txCommon = transactionCommon(params.chainId);
   }
 
-  static async create(params: EvmParams, hashes: BlockHashes, options: RunnerOptions = { chainId: '', precompiles: new PrecompileHost([]) }): Promise<EvmRunner> {
+  static async create(params: EvmParams, hashes: BlockHashes, options: RunnerOptions): Promise<EvmRunner> {
     const common = evmCommon(params.chainId);
     speedUpCommon(common);
     const runner = new EvmRunner(params, common, hashes, options);

@@ -97,14 +97,14 @@ function submitJob(call: PrecompileCall, request: JobRequest): Uint8Array {
 }
 
 /** The exit, output hash and output a job's callback and status carry (empty until it is finalized). */
-function resultOf(job: JobRecord): { exit: string; outputHash: Hex; gasUsed: bigint; output: Uint8Array } {
-  if (job.status !== 'finalized' || !job.result) return { exit: '', outputHash: ZERO_HASH, gasUsed: 0n, output: new Uint8Array(0) };
+function resultOf(job: JobRecord | undefined): { exit: string; outputHash: Hex; gasUsed: bigint; output: Uint8Array } {
+  if (job?.status !== 'finalized' || !job.result) return { exit: '', outputHash: ZERO_HASH, gasUsed: 0n, output: new Uint8Array(0) };
   return { exit: job.result.exit, outputHash: job.result.outputHash as Hex, gasUsed: BigInt(job.result.gasUsed), output: job.result.output ?? new Uint8Array(0) };
 }
 
 function jobStatus(call: PrecompileCall, jobId: Hex): { gas: bigint; output: Uint8Array } {
   const job = readJob((key) => call.ctx.readState(key), jobId.toLowerCase());
-  const result = job ? resultOf(job) : { exit: '', outputHash: ZERO_HASH, gasUsed: 0n, output: new Uint8Array(0) };
+  const result = resultOf(job);
   const requester = job ? (`0x${job.requester.slice(4)}` as Hex) : (`0x${'0'.repeat(40)}` as Hex);
   const encoded = encodeFunctionResult({
     abi: OON_ABI,
