@@ -18,6 +18,7 @@ import { pruneDataDir } from '../chain/prune.js';
 import { describePlugins } from '../node/describe.js';
 import { VERSION } from '../kernel/version.js';
 import { devnetKey } from '../sdk/keys.js';
+import { initTestnetCommand, type TestnetOptions } from './testnet-command.js';
 import { exitQuietlyOnClosedPipe, integerText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
 
 
@@ -68,7 +69,7 @@ async function start(options: Record<string, unknown>): Promise<void> {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
-  if (config.node.network === 'devnet') {
+  if (config.node.network === 'devnet' && config.node.genesis === undefined) {
     log.info({ validator: devnetKey('validator', 0).address }, 'devnet: built-in genesis and dev validator key (public test keys; never hold value with them)');
   }
   await node.start();
@@ -88,10 +89,22 @@ function passphraseOf(options: { passphraseFile?: unknown }): string | undefined
 
 
 cli
-  .command('init', 'create a data dir and its keys, and print them')
+  .command('init', 'create a data dir and its keys, and print them; with --validators N, a whole network: its genesis, and a data dir and config per node')
   .option('--data-dir <path>', 'data dir (default ./data)')
   .option('--passphrase-file <file>', 'seal the operator key with the first line of this file (else SVC_KEY_PASSPHRASE)')
-  .action(async (options: { dataDir?: unknown; passphraseFile?: unknown }) => {
+  .option('--validators <n>', 'a network of n validators: the first is the genesis validator, the others are in the set from block 1 with their stake bonded')
+  .option('--followers <n>', 'with --validators: full nodes besides them (default 0)')
+  .option('--out <dir>', 'with --validators: an empty dir for genesis.json, each node\'s data dir and <node>.json config')
+  .option('--hosts <list>', 'with --validators: each node\'s IPv4 address, comma-separated, validators first; or one for all, ports counting up (default 127.0.0.1)')
+  .option('--network <name>', 'with --validators: the network name (default devnet: the faucet and dev accounts)')
+  .option('--chain-id <id>', 'with --validators: default svc-<network>-<6 random hex>')
+  .option('--stake <OGT>', 'with --validators: each staked validator\'s stake (15 to 28, default 20)')
+  .option('--block-time <ms>', 'with --validators: default 1000')
+  .option('--rpc-port <port>', 'with --validators: default 8545')
+  .option('--p2p-port <port>', 'with --validators: default 30333')
+  .option('--json', 'with --validators: the nodes as JSON')
+  .action(async (options: TestnetOptions & { dataDir?: unknown; passphraseFile?: unknown }) => {
+    if (options.validators !== undefined) return initTestnetCommand(options);
     const dataDir = String(options.dataDir ?? './data');
     const keys = await loadOrCreateNodeKeys(dataDir, passphraseOf(options));
     process.stdout.write(`data dir   ${resolve(dataDir)}\npeer id    ${keys.peerId}\noperator   ${keys.operator.address}\ngenesis    ${devnetGenesisHash()} (devnet)\n`);

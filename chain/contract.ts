@@ -60,10 +60,24 @@ declare module '../kernel/plugin.js' {
   }
 }
 
-/** What a genesis hook reads: the network's name and the genesis file's parameters (devnet: none). */
+/**
+ * What a genesis hook reads: the network's name, the genesis file's parameters (devnet: none), the
+ * genesis validator and the accounts of block 0 (what they hold and have bonded).
+ */
 export interface GenesisParameters {
   readonly network: string;
   readonly params: Readonly<Record<string, unknown>>;
+  readonly validator: string;
+  readonly validatorKey: string;
+  readonly accounts: readonly GenesisAccountView[];
+}
+
+/** An account of block 0 as genesis hooks see it: base units per asset, and OGT bonded per purpose. */
+export interface GenesisAccountView {
+  readonly address: string;
+  readonly omc: bigint;
+  readonly ogt: bigint;
+  readonly bonded?: Readonly<Record<string, bigint>>;
 }
 
 /** A committed block as events carry it (the chain's wire shape). */

@@ -19,6 +19,8 @@ export interface GenesisAccount {
   readonly address: Address;
   readonly omc: bigint;
   readonly ogt: bigint;
+  /** OGT bonded per purpose in block 0 (a genesis validator's `stake`), besides `ogt`. */
+  readonly bonded?: Readonly<Record<string, bigint>>;
 }
 
 /** What a network starts from; every node of the network computes the same genesis hash from it. */
@@ -88,8 +90,9 @@ export function devnetBaseGenesis(): GenesisSpec {
 
 /**
  * A genesis file: `{ "chainId", "rulesVersion" (default: this node's), "timestamp" (unix ms), "validatorKey" (0x hex public key), "validator"
- * (its svc1 address), "accounts": [{ "address", "omc", "ogt" }], ... }`, amounts as decimal token
- * strings; other keys are parameters for the plugins' genesis hooks (e.g. `"unbondingBlocks"`).
+ * (its svc1 address), "accounts": [{ "address", "omc", "ogt", "bonded"?: { purpose: amount } }], ... }`,
+ * amounts as decimal token strings; other keys are parameters for the plugins' genesis hooks (e.g.
+ * `"unbondingBlocks"`, `"validators"`).
  */
 export function readGenesisFile(path: string, network: string): GenesisSpec {
   let raw: Record<string, unknown>;
@@ -108,10 +111,12 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
   if (!isHex(validatorKey, 32)) bad('"validatorKey" must be a 32-byte 0x hex public key');
   if (!isValidAddress(validator)) bad('"validator" must be an svc1 address');
   if (!Array.isArray(accounts)) bad('"accounts" must be an array');
-  const parsed = (accounts as { address?: unknown; omc?: unknown; ogt?: unknown }[]).map((a, i) => {
+  const parsed = (accounts as { address?: unknown; omc?: unknown; ogt?: unknown; bonded?: unknown }[]).map((a, i): GenesisAccount => {
     if (!isValidAddress(a.address)) bad(`accounts[${i}].address must be an svc1 address`);
+    if (a.bonded !== undefined && (typeof a.bonded !== 'object' || a.bonded === null || Array.isArray(a.bonded))) bad(`accounts[${i}].bonded must be an object of purpose: OGT amount`);
     try {
-      return { address: normalizeAddress(a.address as string), omc: parseAmount(String(a.omc ?? '0')), ogt: parseAmount(String(a.ogt ?? '0')) };
+      const bonded = Object.entries((a.bonded ?? {}) as Record<string, unknown>).map(([purpose, amount]) => [purpose, parseAmount(String(amount))] as const);
+      return { address: normalizeAddress(a.address as string), omc: parseAmount(String(a.omc ?? '0')), ogt: parseAmount(String(a.ogt ?? '0')), ...(bonded.length > 0 ? { bonded: Object.fromEntries(bonded) } : {}) };
     } catch (error) {
       return bad(`accounts[${i}]: ${(error as Error).message}`);
     }
@@ -133,7 +138,7 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
 export function genesisState(spec: GenesisSpec): StateChanges {
   const changes = new Map<string, Uint8Array>();
   changes.set(RULES_VERSION_KEY, encode(spec.rulesVersion));
-  for (const account of spec.accounts) changes.set(accountKey(account.address), encodeAccount({ omc: account.omc, ogt: account.ogt, nonce: 0, bonded: {} }));
+  for (const account of spec.accounts) changes.set(accountKey(account.address), encodeAccount({ omc: account.omc, ogt: account.ogt, nonce: 0, bonded: { ...account.bonded } }));
   for (const [key, value] of spec.entries) changes.set(key, value);
   return changes;
 }
@@ -189,7 +194,7 @@ export function withPluginGenesis(spec: GenesisSpec, plugins: readonly AnyPlugin
   const entries = new Map(spec.entries);
   const owners = new Map<string, string>();
   for (const plugin of plugins) {
-    for (const [key, value] of plugin.genesis?.({ network: spec.network, params: spec.params }) ?? []) {
+    for (const [key, value] of plugin.genesis?.({ network: spec.network, params: spec.params, validator: spec.validator, validatorKey: spec.validatorKey, accounts: spec.accounts }) ?? []) {
       if (!key.startsWith(`${plugin.name}/`) && !key.startsWith('params/')) throw new GenesisError(`plugin "${plugin.name}": genesis key "${key}" must start with "${plugin.name}/" or "params/"`);
       const existing = entries.get(key);
       if (existing && !(key.startsWith('params/') && Buffer.from(existing).equals(Buffer.from(value)))) {

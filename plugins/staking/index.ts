@@ -1,6 +1,7 @@
 import { definePlugin } from '../../kernel/plugin.js';
 import { stakingEndBlock } from './end-block.js';
 import { stakingGenesis } from './params.js';
+import { genesisValidatorEntries } from './genesis-validators.js';
 import { stakingMethods } from './rpc.js';
 import { StakingService } from './service.js';
 import { stakingFinality } from './finality.js';
@@ -16,7 +17,8 @@ declare module '../../kernel/plugin.js' {
  * Staking as chain rules, on every node: validators join by staking 15 to 28 OGT
  * (`staking.createValidator`), add stake, and unbond; the set, with stake as voting power and CometBFT's
  * proposer priorities, changes only at the end of an epoch. The genesis validator is in the set
- * without a stake, so a devnet starts with it alone.
+ * without a stake, so a devnet starts with it alone; a genesis file may name more validators, in the
+ * set from block 1 (`"validators"`, as `svc-node init --validators N` writes).
  */
 export default definePlugin({
   name: 'staking',
@@ -33,6 +35,6 @@ export default definePlugin({
   },
   txKinds: (kind) => stakingTxKinds(kind),
   endBlock: (ctx, service) => stakingEndBlock(ctx, service.chain.genesis),
-  genesis: stakingGenesis,
+  genesis: (parameters) => [...stakingGenesis(parameters), ...genesisValidatorEntries(parameters)],
   rpc: (method) => stakingMethods(method),
 });

@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { devnetBaseGenesis, genesisHash, readGenesisFile, withPluginGenesis } from '../chain/genesis.js';
+import { CHAIN_RULES_VERSION } from '../chain/rules-version.js';
+import { formatAmountShort, UNIT } from '../sdk/amount.js';
+import { toHex } from '../sdk/bytes.js';
+import { generateKeyPair } from '../sdk/keys.js';
+import { loadOrCreateNodeKeys } from '../keys/node-keys.js';
+import { DEVNET_GENESIS_PLUGINS } from './genesis.js';
+
+/** What `svc-node init --validators N --out DIR` is asked for. */
+export interface TestnetPlan {
+  readonly out: string;
+  readonly validators: number;
+  /** Non-validator nodes (role full) besides the validators. */
+  readonly followers: number;
+  /** Each node's address, in order (validators first): what it binds and announces. One address for all: ports count up from the bases. */
+  readonly hosts: readonly string[];
+  readonly network: string;
+  readonly chainId?: string;
+  /** OGT each validator but the genesis validator has bonded in block 0. */
+  readonly stakeOgt: bigint;
+  readonly blockTimeMs: number;
+  readonly rpcPort: number;
+  readonly p2pPort: number;
+}
+
+export interface TestnetNode {
+  readonly name: string;
+  readonly role: 'validator' | 'full';
+  readonly config: string;
+  readonly dataDir: string;
+  readonly peerId: string;
+  readonly rpc: string;
+  readonly p2p: string;
+  /** The validator's operator (its consensus key's address); undefined for a follower. */
+  readonly operator?: string;
+}
+
+export interface Testnet {
+  readonly genesis: string;
+  readonly genesisHash: string;
+  readonly chainId: string;
+  readonly nodes: readonly TestnetNode[];
+}
+
+/** What each validator's operator holds besides its stake: fees, and OGT to stake more or pay a bond. */
+const VALIDATOR_OMC = 1_000n * UNIT;
+const VALIDATOR_OGT = 100n * UNIT;
+
+/**
+ * Writes a network of `validators` validators and `followers` full nodes under `out`, as other BFT
+ * chains' testnet commands do: `genesis.json` (the devnet's accounts, the first validator as the genesis
+ * validator and the others in the set from block 1 with their stakes bonded), and per node a data dir
+ * with its keys (a validator's consensus key in `validator.key`, mode 0600) and a config file
+ * (`<name>.json`) that names the genesis, binds its host and dials every other node.
+ */
+export async function initTestnet(plan: TestnetPlan): Promise<Testnet> {
+  const out = resolve(plan.out);
+  if (existsSync(out) && readdirSync(out).length > 0) throw new Error(`--out ${plan.out}: not empty (init never overwrites keys)`);
+  if (plan.hosts.length !== 1 && plan.hosts.length !== plan.validators + plan.followers) throw new Error(`--hosts: give one address, or one per node (${plan.validators + plan.followers})`);
+  mkdirSync(out, { recursive: true });
+  const count = plan.validators + plan.followers;
+  const shared = plan.hosts.length === 1;
+  const place = (i: number) => ({ host: plan.hosts[shared ? 0 : i]!, rpcPort: plan.rpcPort + (shared ? i : 0), p2pPort: plan.p2pPort + (shared ? i : 0) });
+  const names = Array.from({ length: count }, (_, i) => (i < plan.validators ? `validator${i}` : `follower${i - plan.validators}`));
+  const consensusKeys = Array.from({ length: plan.validators }, () => generateKeyPair());
+  const peers = await Promise.all(names.map((name) => loadOrCreateNodeKeys(join(out, name))));
+  const chainId = plan.chainId ?? `svc-${plan.network}-${randomBytes(3).toString('hex')}`;
+
+  const base = devnetBaseGenesis();
+  const [genesisValidator, ...staked] = consensusKeys;
+  const stake = formatAmountShort(plan.stakeOgt);
+  const genesisFile = {
+    chainId,
+    rulesVersion: CHAIN_RULES_VERSION,
+    timestamp: Date.now(),
+    validatorKey: toHex(genesisValidator!.publicKey),
+    validator: genesisValidator!.address,
+    accounts: [
+      ...consensusKeys.map((key, i) => ({ address: key.address, omc: formatAmountShort(VALIDATOR_OMC), ogt: formatAmountShort(VALIDATOR_OGT), ...(i > 0 ? { bonded: { stake } } : {}) })),
+      ...base.accounts.map((a) => ({ address: a.address, omc: formatAmountShort(a.omc), ogt: formatAmountShort(a.ogt) })),
+    ],
+    ...(staked.length > 0 ? { validators: staked.map((key, i) => ({ operator: key.address, consensusKey: toHex(key.publicKey), stake, moniker: names[i + 1]! })) } : {}),
+  };
+  const genesisPath = join(out, 'genesis.json');
+  writeFileSync(genesisPath, `${JSON.stringify(genesisFile, null, 2)}\n`);
+  // Read back as every node will, with the chain rules' genesis hooks: a bad plan fails here, not at start.
+  const hash = genesisHash(withPluginGenesis(readGenesisFile(genesisPath, plan.network), DEVNET_GENESIS_PLUGINS));
+
+  const p2pAddress = (i: number): string => `/ip4/${place(i).host}/tcp/${place(i).p2pPort}/p2p/${peers[i]!.peerId}`;
+  const nodes = names.map((name, i): TestnetNode => {
+    const { host, rpcPort, p2pPort } = place(i);
+    const dataDir = join(out, name);
+    const validator = i < plan.validators;
+    const config: Record<string, unknown> = {
+      network: plan.network,
+      genesis: genesisPath,
+      role: validator ? 'validator' : 'full',
+      dataDir,
+      rpc: { bind: `${host}:${rpcPort}` },
+      p2p: { host, port: p2pPort, bootstrapPeers: names.map((_, j) => j).filter((j) => j !== i).map(p2pAddress) },
+    };
+    if (validator) {
+      const keyFile = join(dataDir, 'validator.key');
+      writeFileSync(keyFile, `${toHex(consensusKeys[i]!.secretKey)}\n`, { mode: 0o600 });
+      config.validator = { keyFile, blockTime: plan.blockTimeMs };
+    }
+    const configPath = join(out, `${name}.json`);
+    writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);
+    return { name, role: validator ? 'validator' : 'full', config: configPath, dataDir, peerId: peers[i]!.peerId, rpc: `http://${host}:${rpcPort}`, p2p: p2pAddress(i), ...(validator ? { operator: consensusKeys[i]!.address } : {}) };
+  });
+  return { genesis: genesisPath, genesisHash: hash, chainId, nodes };
+}
