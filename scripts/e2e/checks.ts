@@ -235,4 +235,30 @@ export function exercised({ manifest, history, collected }: CheckInput): CheckRe
   return result('the workload was exercised', failures, Object.entries(tally).map(([operation, counts]) => `${operation} ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join('/')}`).join(', '));
 }
 
+/**
+ * On test hosts: every node answered at its host's address and reached its peers at theirs, never
+ * at 127.0.0.1; followers, given only the first validator to dial, found each other by peer exchange.
+ */
+export function onHosts({ collected }: CheckInput): CheckResult {
+  const failures: string[] = [];
+  const hostOf = (address: string): string | undefined => /^\/ip4\/([\d.]+)\//.exec(address)?.[1] ?? /^https?:\/\/([\d.]+):/.exec(address)?.[1];
+  const nodeHosts = new Map(collected.nodes.map((n) => [n.name, hostOf(n.url)]));
+  const known = new Set(nodeHosts.values());
+  for (const node of collected.nodes) {
+    if (nodeHosts.get(node.name)?.startsWith('127.')) failures.push(`${node.name} answers on loopback (${node.url})`);
+    for (const peer of node.peers) for (const address of peer.addresses) if (!known.has(hostOf(address))) failures.push(`${node.name} reaches peer ${peer.peerId} at ${address}, no test host's address`);
+  }
+  const followers = collected.nodes.filter((n) => n.name.startsWith('f'));
+  const reachedHosts = new Map(collected.nodes.map((n) => [n.name, n.peers.flatMap((p) => p.addresses.map(hostOf))]));
+  for (const follower of followers) {
+    const reached = followers.filter((other) => other !== follower && reachedHosts.get(follower.name)!.includes(nodeHosts.get(other.name)));
+    if (followers.length > 1 && reached.length === 0) failures.push(`${follower.name} is connected to no other follower: peer exchange found none`);
+  }
+  const links = collected.nodes.reduce((n, node) => n + node.peers.length, 0);
+  return result('nodes reach each other at their hosts\' addresses, never at 127.0.0.1', failures, `${collected.nodes.length} hosts, ${links} connections, all between host addresses; followers found each other by peer exchange`);
+}
+
 export const CHECKS = [agreement, noDoubleInclusion, acknowledgedMined, matchesModel, faucetCooldown, finality, healthy, exercised] as const;
+
+/** The checks a run is judged by: on test hosts, also how the nodes reached each other. */
+export const checksFor = (manifest: Manifest): readonly ((input: CheckInput) => CheckResult)[] => (manifest.hosts ? [...CHECKS, onHosts] : CHECKS);

@@ -1,4 +1,4 @@
-import { RpcError, type BatchCall, type DealView, type JobView, type SvcClient } from '../../sdk/index.js';
+import { RpcError, type BatchCall, type DealView, type JobView, type PeerInfo, type SvcClient } from '../../sdk/index.js';
 import { encodeFunctionData, parseAbi } from 'viem';
 import { toEthAddress } from '../../sdk/address.js';
 import type { NodeProcess } from './node-process.js';
@@ -50,6 +50,9 @@ export interface NodeReport {
   readonly tokenBalances: Map<string, bigint>;
   readonly healthStatus: number;
   readonly health: string;
+  /** Its RPC address, and the peers it is connected to (`svc_peers`) once the run has settled. */
+  readonly url: string;
+  readonly peers: PeerInfo[];
 }
 
 /** Everything read from the testnet once it has settled, for a height every node has. */
@@ -202,6 +205,8 @@ export async function collect(options: CollectOptions): Promise<Collected> {
         tokenBalances: await tokenBalancesAt(client, tokens, options.accounts, height),
         healthStatus: health.status,
         health: health.text,
+        url: node.url,
+        peers: await client.peers(),
       };
     }),
   );

@@ -5,8 +5,10 @@ import { checkConfig, ConfigError } from '../../kernel/config/errors.js';
 
 const Weight = (description: string) => Type.Integer({ minimum: 0, maximum: 1000, default: 0, description });
 
-export const PERTURBATIONS = ['kill', 'terminate', 'pause', 'restart', 'cut'] as const;
+export const PERTURBATIONS = ['kill', 'terminate', 'pause', 'restart', 'cut', 'link'] as const;
 export type PerturbationKind = (typeof PERTURBATIONS)[number];
+/** What a run on loopback draws from by default; `link` (a host's link cut) needs `hosts`. */
+const LOOPBACK_PERTURBATIONS: PerturbationKind[] = ['kill', 'terminate', 'pause', 'restart', 'cut'];
 
 /**
  * What an end-to-end run starts, does and perturbs. Every number a run draws (which operation, which
@@ -19,9 +21,13 @@ export const ManifestSchema = Type.Object(
     seed: Type.Integer({ minimum: 0, default: 1, description: 'the seed of every random choice (--seed)' }),
     seconds: Type.Number({ minimum: 1, maximum: 86_400, default: 60, description: 'how long the workload and the perturbations run (--minutes sets it in minutes)' }),
     blockTime: Type.Integer({ minimum: 50, maximum: 10_000, default: 300, description: 'ms between blocks' }),
+    hosts: Type.Boolean({
+      default: false,
+      description: "each node on a test host of its own (a network namespace with its own address on a bridge the runner makes; needs root), the network made by `svc-node init`; else every node on 127.0.0.1",
+    }),
     validators: Type.Object(
       {
-        count: Type.Integer({ minimum: 1, maximum: 10, default: 4, description: 'validator nodes: the genesis validator and count - 1 that stake by transaction' }),
+        count: Type.Integer({ minimum: 1, maximum: 10, default: 4, description: 'validator nodes: the genesis validator and count - 1 that stake by transaction (with hosts: all in the genesis)' }),
         stake: Type.Integer({ minimum: 15, maximum: 28, default: 20, description: 'OGT each staking validator bonds' }),
       },
       { additionalProperties: false, default: {} },
@@ -60,7 +66,7 @@ export const ManifestSchema = Type.Object(
     ),
     perturbations: Type.Object(
       {
-        kinds: Type.Array(Type.Union(PERTURBATIONS.map((kind) => Type.Literal(kind))), { default: [...PERTURBATIONS], description: 'which perturbations to draw from; [] for none' }),
+        kinds: Type.Array(Type.Union(PERTURBATIONS.map((kind) => Type.Literal(kind))), { default: LOOPBACK_PERTURBATIONS, description: 'which perturbations to draw from; [] for none; link needs hosts' }),
         everySeconds: Type.Number({ minimum: 1, maximum: 3600, default: 6, description: 'mean time between perturbations (one at a time)' }),
         maxSeconds: Type.Number({ minimum: 0.5, maximum: 600, default: 3, description: 'longest a node stays down, paused or cut' }),
       },
@@ -85,5 +91,6 @@ export function loadManifest(file: string | undefined, overrides: { seed?: numbe
   if (manifest.workload.mix.job > 0 && !followers.some((f) => f.compute)) throw new ConfigError('manifest key "workload.mix.job": jobs need a follower with "compute": true');
   if (manifest.workload.mix.deal > 0 && !followers.some((f) => f.storage)) throw new ConfigError('manifest key "workload.mix.deal": deals need a follower with "storage": true');
   if (Object.values(manifest.workload.mix).every((weight) => weight === 0)) throw new ConfigError('manifest key "workload.mix": every weight is 0: nothing to do');
+  if ((manifest.perturbations.kinds as readonly string[]).includes('link') && !manifest.hosts) throw new ConfigError('manifest key "perturbations.kinds": link cuts a test host\'s link: it needs "hosts": true');
   return manifest;
 }

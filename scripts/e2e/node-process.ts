@@ -4,11 +4,20 @@ import { fileURLToPath } from 'node:url';
 import { SvcClient } from '../../sdk/index.js';
 
 // From dist/ the node's entry sits two levels up; run from the TypeScript sources, the build's copy.
-const SVC_NODE = fileURLToPath(import.meta.url.endsWith('.ts') ? new URL('../../dist/bin/svc-node.js', import.meta.url) : new URL('../../bin/svc-node.js', import.meta.url));
+export const SVC_NODE = fileURLToPath(import.meta.url.endsWith('.ts') ? new URL('../../dist/bin/svc-node.js', import.meta.url) : new URL('../../bin/svc-node.js', import.meta.url));
 /** How long a node may take from spawn to `node started` (a restart replays nothing, but a busy machine is slow). */
 const START_TIMEOUT_MS = 60_000;
 
 export type NodeState = 'down' | 'up' | 'paused';
+
+/** Where a node runs: loopback on free ports by default; on a test host, its address and fixed ports, its command wrapped to run there. */
+export interface NodePlacement {
+  readonly host?: string;
+  readonly rpcPort?: number;
+  readonly p2pPort?: number;
+  /** The argv prefix that runs the node on its host (`ip netns exec <ns>`). */
+  readonly wrap?: readonly string[];
+}
 
 // Nodes must not outlive the runner, however it ends (a check failing, Ctrl-C, a test's timeout).
 const live = new Set<ChildProcess>();
@@ -47,13 +56,19 @@ export class NodeProcess {
   p2p = '';
   readonly exits: NodeExit[] = [];
 
+  private readonly host: string;
+
   constructor(
     readonly name: string,
     readonly dataDir: string,
     private readonly args: readonly string[],
     logFile: string,
+    private readonly placement: NodePlacement = {},
   ) {
     this.log = createWriteStream(logFile, { flags: 'a' });
+    this.host = placement.host ?? '127.0.0.1';
+    this.rpcPort = placement.rpcPort ?? 0;
+    this.p2pPort = placement.p2pPort ?? 0;
   }
 
   get peerId(): string {
@@ -75,8 +90,9 @@ export class NodeProcess {
     try {
       await this.spawn(bootstrap);
     } catch (error) {
-      // Its old port taken meanwhile (rare): take any, and let it find its peers through the bootstrap list.
-      if (!/EADDRINUSE/.test((error as Error).message) || (this.rpcPort === 0 && this.p2pPort === 0)) throw error;
+      // Its old port taken meanwhile (rare, on loopback): take any, and let it find its peers through the
+      // bootstrap list. A test host's ports are its own.
+      if (!/EADDRINUSE/.test((error as Error).message) || (this.rpcPort === 0 && this.p2pPort === 0) || this.placement.rpcPort !== undefined) throw error;
       this.rpcPort = 0;
       this.p2pPort = 0;
       await this.spawn(bootstrap);
@@ -84,9 +100,10 @@ export class NodeProcess {
   }
 
   private spawn(bootstrap: readonly string[]): Promise<void> {
-    const argv = [SVC_NODE, 'start', '--data-dir', this.dataDir, '--bind', `127.0.0.1:${this.rpcPort}`, '--p2p-host', '127.0.0.1', '--p2p-port', String(this.p2pPort), '--log-format', 'json', ...this.args];
+    const argv = [SVC_NODE, 'start', '--data-dir', this.dataDir, '--bind', `${this.host}:${this.rpcPort}`, '--p2p-host', this.host, '--p2p-port', String(this.p2pPort), '--log-format', 'json', ...this.args];
     if (bootstrap.length > 0) argv.push('--bootstrap-peers', bootstrap.join(','));
-    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const [command, ...prefix] = [...(this.placement.wrap ?? []), process.execPath];
+    const child = spawn(command!, [...prefix, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
     live.add(child);
     this.child = child;
     this.expectingExit = false;
@@ -104,12 +121,12 @@ export class NodeProcess {
         if (line.includes('"level":50') || line.includes('"level":60')) lastError = errorLine(line) || lastError;
         if (started) return;
         seen = (seen + line).slice(-20_000);
-        const rpc = /rpc listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(line);
+        const rpc = /rpc listening on (http:\/\/[\d.]+:(\d+))/.exec(line);
         if (rpc) {
           this.url = rpc[1]!;
           this.rpcPort = Number(rpc[2]);
         }
-        const p2p = /p2p listening on (\/ip4\/127\.0\.0\.1\/tcp\/(\d+)\/p2p\/\w+)/.exec(line);
+        const p2p = /p2p listening on (\/ip4\/[\d.]+\/tcp\/(\d+)\/p2p\/\w+)/.exec(line);
         if (p2p) {
           this.p2p = p2p[1]!;
           this.p2pPort = Number(p2p[2]);

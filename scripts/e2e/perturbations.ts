@@ -11,8 +11,9 @@ export async function setDenied(nodes: readonly NodeProcess[], denied: (node: No
 
 /**
  * Perturbs the testnet one thing at a time, as drawn from the seed: a node SIGKILLed or SIGTERMed
- * and started again on its data dir after a while, SIGSTOPped then SIGCONTed, restarted at once, or
- * the network cut in two (through every node's deny list) and healed. Everything is recorded.
+ * and started again on its data dir after a while, SIGSTOPped then SIGCONTed, restarted at once, the
+ * network cut in two (through every node's deny list) and healed, or (on test hosts) a host's link
+ * taken down and up again. Everything is recorded.
  */
 export class Perturber {
   private stopped = false;
@@ -90,6 +91,12 @@ export class Perturber {
         node.pause();
         await new Promise((resolve) => setTimeout(resolve, ms));
         node.resume();
+        break;
+      case 'link':
+        // The host's link down: no packet to or from it, as when a machine's network fails.
+        this.testnet.setLink(node, false);
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        this.testnet.setLink(node, true);
         break;
       case 'cut': {
         // The network in two: this node and a random part of the rest on one side.

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accountAddress, devnetKey } from '../../sdk/index.js';
-import { CHECKS, type CheckResult } from './checks.js';
+import { checksFor, type CheckResult } from './checks.js';
 import { collect, type Collected } from './collect.js';
 import { History } from './history.js';
 import type { Manifest } from './manifest.js';
@@ -64,6 +64,7 @@ function watchFinality(testnet: Testnet, history: History): () => Promise<void> 
 
 /** Every node back: started, resumed, and no cut in force. */
 async function heal(testnet: Testnet): Promise<void> {
+  testnet.restoreLinks();
   for (const node of testnet.nodes) if (node.state === 'paused') node.resume();
   await Promise.all(testnet.nodes.filter((n) => n.state === 'down').map((node) => node.start(testnet.bootstrapFor(node))));
   await setDenied(testnet.nodes, () => []);
@@ -147,7 +148,7 @@ export async function runE2e(options: RunOptions): Promise<RunReport> {
     }
     const exits = new Map(testnet.nodes.map((n) => [n.name, n.exits] as const));
     const input = { manifest, collected, history, faucet: devnetKey('faucet', 0).address, accounts: identities, exits, problems: perturber.problems, jobContractCode: artifacts.jobContract.bytecode };
-    results = CHECKS.map((check) => check(input));
+    results = checksFor(manifest).map((check) => check(input));
   } catch (error) {
     failure = error as Error;
     results.push({ name: 'the run completed', passed: false, details: [failure.message] });

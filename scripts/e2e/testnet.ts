@@ -1,11 +1,14 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
-import { devnetKey, generateKeyPair, rawTransaction, RpcError, signTransaction, toHex, transferPayload, UNIT, type KeyPair, type SignedTransaction, type SvcClient } from '../../sdk/index.js';
+import { devnetKey, fromHex, generateKeyPair, keyPairFromSecret, rawTransaction, RpcError, signTransaction, toHex, transferPayload, UNIT, type KeyPair, type SignedTransaction, type SvcClient } from '../../sdk/index.js';
+import type { Testnet as InitTestnet } from '../../node/testnet-init.js';
+import { HostNetwork } from './hosts.js';
 import type { History } from './history.js';
 import type { Manifest } from './manifest.js';
-import { NodeProcess } from './node-process.js';
+import { NodeProcess, SVC_NODE, type NodePlacement } from './node-process.js';
 
 // Nodes load the built plugin, also when the runner itself runs from the TypeScript sources.
 const CUT_PLUGIN = fileURLToPath(import.meta.url.endsWith('.ts') ? new URL('../../dist/scripts/e2e/cut-plugin.js', import.meta.url) : new URL('./cut-plugin.js', import.meta.url));
@@ -63,8 +66,10 @@ export class Testnet {
    */
   readonly ethAccounts: HDAccount[];
   private readonly stakerKeys: KeyPair[];
-  /** Every validator's operator key: the devnet's genesis validator's, and each staker's. */
-  readonly validatorKeys: KeyPair[] = [devnetKey('validator', 0)];
+  /** Every validator's operator key: the devnet's genesis validator's, and each staker's (on hosts: those `svc-node init` made). */
+  readonly validatorKeys: KeyPair[] = [];
+  /** The test hosts, when the manifest places nodes on hosts. */
+  private hostNetwork: HostNetwork | undefined;
 
   private constructor(
     private readonly manifest: Manifest,
@@ -74,8 +79,9 @@ export class Testnet {
   ) {
     this.accounts = Array.from({ length: manifest.workload.accounts }, () => generateKeyPair());
     this.ethAccounts = Array.from({ length: Math.min(10, manifest.workload.accounts) }, (_, i) => mnemonicToAccount(TEST_MNEMONIC, { addressIndex: i }));
-    this.stakerKeys = Array.from({ length: manifest.validators.count - 1 }, () => generateKeyPair());
-    this.validatorKeys.push(...this.stakerKeys);
+    // On hosts every validator is in the genesis `svc-node init` writes; on loopback they stake by transaction.
+    this.stakerKeys = manifest.hosts ? [] : Array.from({ length: manifest.validators.count - 1 }, () => generateKeyPair());
+    if (!manifest.hosts) this.validatorKeys.push(devnetKey('validator', 0), ...this.stakerKeys);
   }
 
   get nodes(): NodeProcess[] {
@@ -112,13 +118,24 @@ export class Testnet {
     return file;
   }
 
-  private process(name: string, args: string[]): NodeProcess {
-    const dataDir = join(this.dir, name);
+  private process(name: string, args: string[], dataDir = join(this.dir, name), placement: NodePlacement = {}): NodeProcess {
     mkdirSync(dataDir, { recursive: true });
-    return new NodeProcess(name, dataDir, args, join(this.dir, `${name}.log`));
+    return new NodeProcess(name, dataDir, args, join(this.dir, `${name}.log`), placement);
+  }
+
+  /** Takes a node's host link down or up (hosts only). */
+  setLink(node: NodeProcess, up: boolean): void {
+    if (!this.hostNetwork) throw new Error('link: the nodes are not on hosts');
+    this.hostNetwork.setLink(this.nodes.indexOf(node), up);
+  }
+
+  /** Every host link up again (hosts only; nothing on loopback). */
+  restoreLinks(): void {
+    for (let i = 0; i < (this.hostNetwork?.count ?? 0); i++) this.hostNetwork!.setLink(i, true);
   }
 
   private async launch(): Promise<void> {
+    if (this.manifest.hosts) return this.launchOnHosts();
     const blockTime = String(this.manifest.blockTime);
     const genesis = this.process('v0', ['--role', 'validator', '--block-time', blockTime, '--config', this.config('v0')]);
     this.validators.push(genesis);
@@ -142,6 +159,44 @@ export class Testnet {
     await this.stake(client);
     const genesisOperator = (await client.validators()).validators.find((v) => v.genesis)?.operator;
     if (genesisOperator !== this.validatorKeys[0]!.address) throw new Error(`the genesis validator's operator is ${genesisOperator}, not the devnet's validator key ${this.validatorKeys[0]!.address}`);
+  }
+
+  /**
+   * The network as an operator deploys one: `svc-node init` writes the genesis (every validator in
+   * the set from block 1) and each node's config for its host's address; each node runs on its own
+   * test host. Followers are given the first validator alone to dial: they find the others by peer
+   * exchange.
+   */
+  private async launchOnHosts(): Promise<void> {
+    const { followers, blockTime } = this.manifest;
+    const validators = this.manifest.validators.count;
+    this.hostNetwork = HostNetwork.create(validators + followers.length);
+    const hosts = this.hostNetwork;
+    const out = join(this.dir, 'net');
+    const init = ['init', '--validators', String(validators), '--followers', String(followers.length), '--out', out, '--hosts', hosts.addresses.join(','), '--block-time', String(blockTime), '--stake', String(this.manifest.validators.stake), '--chain-id', 'svc-e2e-hosts', '--json'];
+    const net = JSON.parse(execFileSync(process.execPath, [SVC_NODE, ...init], { encoding: 'utf8' })) as InitTestnet;
+    this.say(`svc-node init: ${net.nodes.length} nodes on ${hosts.addresses[0]}–${hosts.addresses.at(-1)} (network namespaces ${hosts.namespace(0)}–${hosts.namespace(hosts.count - 1)}), genesis ${net.genesisHash}`);
+    for (const [i, node] of net.nodes.entries()) {
+      const initConfig = JSON.parse(readFileSync(node.config, 'utf8')) as { validator?: { keyFile: string } };
+      const placement = { host: hosts.addresses[i]!, rpcPort: 8545, p2pPort: 30333, wrap: hosts.exec(i) };
+      if (i < validators) {
+        this.validatorKeys.push(keyPairFromSecret(fromHex(readFileSync(initConfig.validator!.keyFile, 'utf8').trim())));
+        this.validators.push(this.process(`v${i}`, ['--config', this.config(`v${i}`, initConfig)], node.dataDir, placement));
+        continue;
+      }
+      const f = followers[i - validators]!;
+      const args = ['--config', this.config(`f${i - validators}`, initConfig), '--role', f.compute ? 'compute' : 'full'];
+      if (f.archive) args.push('--receipt-archive', 'true');
+      this.followers.push({ node: this.process(`f${i - validators}`, args, node.dataDir, placement), compute: f.compute, storage: f.storage, operator: '' });
+    }
+    const first = net.nodes[0]!.p2p;
+    await Promise.all([...this.validators.map((v) => v.start()), ...this.followers.map((f) => f.node.start([first]))]);
+    this.say(`${this.nodes.length} nodes up, each on its own host`);
+    const client = this.validators[0]!.client(30_000);
+    for (const follower of this.followers) follower.operator = (await follower.node.client().nodeInfo()).operator;
+    await this.fund(client);
+    const set = await client.validators();
+    if (set.validators.length !== validators) throw new Error(`the genesis set has ${set.validators.length} validators, not ${validators}`);
   }
 
   /** Signs and sends a setup transaction to the genesis validator, recording it as any other. */
@@ -200,5 +255,6 @@ export class Testnet {
   /** Stops every node (SIGKILL: the run is judged, nothing more is asked of them) and closes their logs. */
   async close(): Promise<void> {
     await Promise.all(this.nodes.map((node) => node.close()));
+    this.hostNetwork?.remove();
   }
 }

@@ -76,6 +76,9 @@ describe('the end-to-end runner', () => {
     writeFileSync(file, JSON.stringify({ validators: { count: 11 } }));
     const tooMany = await run(E2E, ['--manifest', file]);
     expect({ code: tooMany.code, stderr: tooMany.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('manifest key "validators.count"') });
+    writeFileSync(file, JSON.stringify({ perturbations: { kinds: ['link'] } }));
+    const linkOnLoopback = await run(E2E, ['--manifest', file]);
+    expect({ code: linkOnLoopback.code, stderr: linkOnLoopback.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('link cuts a test host\'s link: it needs "hosts": true') });
     const missing = await run(E2E, ['--manifest', 'no/such/manifest.json']);
     expect({ code: missing.code, stderr: missing.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('no/such/manifest.json') });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { acknowledgedMined, faucetCooldown, finality, healthy, matchesModel, type CheckInput } from '../../../scripts/e2e/checks.js';
+import { acknowledgedMined, faucetCooldown, finality, healthy, matchesModel, onHosts, type CheckInput } from '../../../scripts/e2e/checks.js';
 import type { Collected, MinedTx, NodeReport, ReportedBalance } from '../../../scripts/e2e/collect.js';
 import { History } from '../../../scripts/e2e/history.js';
 import { loadManifest } from '../../../scripts/e2e/manifest.js';
@@ -97,14 +97,25 @@ describe('the e2e checks', () => {
   it('fail on two finalized hashes seen at one height', () => {
     const history = new History();
     history.sightings.push({ node: 'v0', at: T0, height: 4, hash: hash(1) }, { node: 'v1', at: T0, height: 4, hash: hash(2) });
-    const node: NodeReport = { name: 'v0', head: 4, blocks: new Map([[4, { hash: hash(1), stateRoot: hash(0), timestamp: T0, proposer: A, transactions: [] }]]), balances: new Map(), tokenBalances: new Map(), healthStatus: 200, health: 'healthy' };
+    const node: NodeReport = { name: 'v0', head: 4, blocks: new Map([[4, { hash: hash(1), stateRoot: hash(0), timestamp: T0, proposer: A, transactions: [] }]]), balances: new Map(), tokenBalances: new Map(), healthStatus: 200, health: 'healthy', url: 'http://127.0.0.1:8545', peers: [] };
     const result = finality(input([], history, [node]));
     expect(result.passed).toBe(false);
     expect(result.details.join('\n')).toContain('two finalized blocks at 4');
   });
 
+  it('on test hosts, fail a node that answers or reaches a peer at 127.0.0.1, and a follower that found no other follower', () => {
+    const peer = (host: string) => ({ peerId: `12D3KooW${host}`, addresses: [`/ip4/${host}/tcp/30333`], direction: 'outbound' as const, head: null });
+    const node = (name: string, host: string, peers: string[]): NodeReport => ({ name, head: 4, blocks: new Map(), balances: new Map(), tokenBalances: new Map(), healthStatus: 200, health: 'healthy', url: `http://${host}:8545`, peers: peers.map(peer) });
+    const good = [node('v0', '10.1.1.10', ['10.1.1.11', '10.1.1.12']), node('f0', '10.1.1.11', ['10.1.1.10', '10.1.1.12']), node('f1', '10.1.1.12', ['10.1.1.10', '10.1.1.11'])];
+    expect(onHosts(input([], new History(), good)).passed).toBe(true);
+    const loopback = [good[0]!, node('f0', '10.1.1.11', ['10.1.1.10', '10.1.1.12', '127.0.0.1']), good[2]!];
+    expect(onHosts(input([], new History(), loopback)).details).toEqual([`f0 reaches peer 12D3KooW127.0.0.1 at /ip4/127.0.0.1/tcp/30333, no test host's address`]);
+    const apart = [good[0]!, node('f0', '10.1.1.11', ['10.1.1.10']), node('f1', '10.1.1.12', ['10.1.1.10'])];
+    expect(onHosts(input([], new History(), apart)).details).toEqual(['f0 is connected to no other follower: peer exchange found none', 'f1 is connected to no other follower: peer exchange found none']);
+  });
+
   it('name a node that exited on its own with its last words, and not one the runner ended', () => {
-    const node: NodeReport = { name: 'v3', head: 4, blocks: new Map(), balances: new Map(), tokenBalances: new Map(), healthStatus: 200, health: 'healthy' };
+    const node: NodeReport = { name: 'v3', head: 4, blocks: new Map(), balances: new Map(), tokenBalances: new Map(), healthStatus: 200, health: 'healthy', url: 'http://127.0.0.1:8545', peers: [] };
     const exits = new Map([
       ['v3', [{ at: T0, code: 1, signal: null, expected: false, lastWords: 'Error: boom\n    at tick (chain.js:1:1)' }]],
       ['v2', [{ at: T0, code: null, signal: 'SIGKILL' as const, expected: true }]],
@@ -116,7 +127,7 @@ describe('the e2e checks', () => {
 
   it('compare every node\'s balances with the model, and a slashed bond only against what its beneficiaries gained', () => {
     const balance = (omc: bigint): ReportedBalance => ({ omc, ogt: 0n, bonded: {} });
-    const node = (omc: bigint): NodeReport => ({ name: 'v0', head: 10, blocks: new Map(), balances: new Map([[A, balance(omc)]]), tokenBalances: new Map(), healthStatus: 200, health: 'healthy' });
+    const node = (omc: bigint): NodeReport => ({ name: 'v0', head: 10, blocks: new Map(), balances: new Map([[A, balance(omc)]]), tokenBalances: new Map(), healthStatus: 200, health: 'healthy', url: 'http://127.0.0.1:8545', peers: [] });
     const base = input([], new History(), [node(7n)]);
     const withGenesis = (n: NodeReport): CheckInput => ({ ...base, collected: { ...base.collected, nodes: [n], genesis: new Map([[A, balance(7n)]]) } });
     expect(matchesModel(withGenesis(node(7n))).passed).toBe(true);
