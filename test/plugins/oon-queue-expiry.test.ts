@@ -38,7 +38,9 @@ async function submitUnassignable(nonce: number): Promise<{ jobId: string; at: n
   return { jobId: tx.hash, at, height: chain.head.height };
 }
 
-describe('a job no provider takes', () => {
+// Each test makes over 600 blocks itself: CPU work of a known size, which a busy machine does slowly; a
+// test cut off by its timeout would go on making blocks under the next one.
+describe('a job no provider takes', { timeout: 180_000 }, () => {
   it('waits, saying why, until both the blocks and the time of its queue window have passed, then expires with its escrow refunded', async () => {
     const before = (await client.getBalance(requester.address)).omc;
     const { jobId, at, height } = await submitUnassignable(0);
