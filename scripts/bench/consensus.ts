@@ -1,7 +1,8 @@
 // Consensus cost: the transfers benchmark (scripts/bench/transfers) against one validator alone, then
 // against the genesis validator of four validator processes at equal stake, at the same block time on
 // the same machine; and proposal-to-commit latency from the four validators' metrics: idle, under
-// that flood, and under a steady load below it (BENCH_STEADY_RATE). Prints one
+// that flood, and under a steady load below it (BENCH_STEADY_RATE); and the CPU each validator process
+// spent per committed transfer (from /proc), against the lone validator's. Prints one
 // JSON line. Usage: node dist/scripts/bench/consensus.js  (BENCH_BLOCK_TIME, default 1000 ms;
 // BENCH_NODE_ARGS, Node options for the node processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -200,6 +201,12 @@ try {
       replicaBudgetMicrosPerTransfer: Math.round(replicaBudgetMicros),
       verifyMicrosPerTransfer: Math.round(verifyMicros),
       fourCpuSeconds: cpu.map((c) => Math.round(c * 10) / 10),
+      // What each process spent per committed transfer, and against the lone validator's: the figure
+      // that carries over to a network of one machine per validator. Targets: the genesis validator
+      // (it takes the submissions) at most 1.2, each other validator at most 1.0.
+      singleCpuMicrosPerTransfer: Math.round((singleCpu / single.transfers) * 1e6),
+      fourCpuMicrosPerTransfer: cpu.map((c) => Math.round((c / four.transfers) * 1e6)),
+      fourCpuRatioToSingle: cpu.map((c) => Math.round((c / four.transfers / (singleCpu / single.transfers)) * 100) / 100),
       balanceP99MsSingle: single.balanceP99Ms,
       balanceP99MsFour: four.balanceP99Ms,
     })}\n`,
