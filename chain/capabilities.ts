@@ -32,6 +32,8 @@ export interface ChainReader {
   /** The state after a past block, for methods that take a `blockNumber` (throws `not_found` past the head; reads reject with `pruned` before the history window). */
   stateAt(height: number): (key: string) => Promise<Uint8Array | undefined>;
   getReceipt(hash: string): Promise<Receipt | undefined>;
+  /** A transaction by hash: mined (with its block and index; kept for good) or pending. */
+  getTransaction(hash: string): Promise<{ tx: SignedTransaction; height?: number; index?: number } | undefined>;
   /** The certificate a block was committed with here (undefined for block 0). */
   getCommit(height: number): Promise<CommitCertificate | undefined>;
 }

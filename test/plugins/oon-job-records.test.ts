@@ -66,11 +66,13 @@ describe('job records', () => {
     for (const node of [archive, windowed]) expect(await new SvcClient(node.url).getJob(tx.hash)).toEqual(settled);
     expect((await new SvcClient(windowed.url).listJobs({ requester: requester.address })).jobs).toEqual([settled]);
 
-    // Past the windowed node's history: it no longer knows the job, and says why; the archive does.
+    // Past the windowed node's history: it says the record was pruned (its submission is still there); the archive answers.
     while (chains[0]!.head.height < settledAt + RECORD_BLOCKS + HISTORY_BLOCKS + 1) await block(chains[0]!.head.timestamp + 1000);
     const gone = await failure(new SvcClient(windowed.url).getJob(tx.hash), 'a job past the history window');
-    expect(gone.message).toBe('not_found');
-    expect(gone.data?.reason).toMatch(/leaves the state 5 blocks after it settles; an archive node keeps it/);
+    expect({ code: gone.code, message: gone.message, data: gone.data }).toMatchObject({ code: -32031, message: 'pruned', data: { jobId: tx.hash, submittedAt: settled.submittedAt } });
+    expect(gone.data?.reason).toMatch(/has left the state \(a settled job's record leaves it 5 blocks after it settles\) and this node's history: an archive node keeps it/);
+    // An id no job ever had is still not_found.
+    expect((await failure(new SvcClient(windowed.url).getJob(`0x${'ab'.repeat(32)}`))).message).toBe('not_found');
     expect(await new SvcClient(archive.url).getJob(tx.hash)).toEqual(settled);
   });
 

@@ -68,7 +68,7 @@ export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
     method({
       name: 'svc_oonGetJob',
       summary: 'A job by id: status, providers, gas, fee, escrow, exit, output hash (and the output when small), why it waits or failed, and its blocks; at the head, or as it was after a past block.',
-      description: 'A past blockNumber is answered within the history window (any block on an archive node); older ones answer `pruned`.',
+      description: 'A past blockNumber is answered within the history window (any block on an archive node); older ones answer `pruned`. A settled job whose record has left the state and the history window answers `pruned` too (the transaction that submitted it is kept); an archive node keeps every record.',
       params: [param('jobId', HashSchema), optionalParam('blockNumber', BlockTagSchema)],
       result: JobViewSchema,
       errors: ['invalid_params', 'not_found', 'pruned'],
@@ -76,7 +76,15 @@ export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
         const height = tag === undefined ? undefined : service.chain.heightOf(tag);
         const job = await service.jobRecord(jobId.toLowerCase(), height);
         if (!job && height !== undefined) throw domainError('not_found', `no job ${jobId} at block ${height}`, { jobId, blockNumber: height });
-        if (!job) throw domainError('not_found', `no job ${jobId} in this node's state or history (a settled job's record leaves the state ${service.jobRecordBlocks()} blocks after it settles; an archive node keeps it)`, { jobId });
+        if (!job) {
+          // A job signed as a transaction is that transaction, which every node keeps: the job was real,
+          // and its record is gone from this node's state and history.
+          const submission = await service.chain.getTransaction(jobId.toLowerCase());
+          if (submission?.tx.kind === 'oon.submitJob' && submission.height !== undefined) {
+            throw domainError('pruned', `job ${jobId}, submitted in block ${submission.height}, has left the state (a settled job's record leaves it ${service.jobRecordBlocks()} blocks after it settles) and this node's history: an archive node keeps it`, { jobId, submittedAt: submission.height });
+          }
+          throw domainError('not_found', `no job ${jobId} in this node's state or history (a settled job's record leaves the state ${service.jobRecordBlocks()} blocks after it settles; an archive node keeps it)`, { jobId });
+        }
         return jobView(job);
       },
     }),
