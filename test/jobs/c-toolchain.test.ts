@@ -93,6 +93,7 @@ describe.skipIf(missing !== null && !process.env.CI)("a C program built with Deb
     const inputFile = join(dir, 'input.txt');
     writeFileSync(inputFile, 'one two  three\nfour, five');
     const submitted = await run(SVC, ['--url', node.url, 'job', 'submit', '--code', join(dir, 'words.wasm'), '--input', `@${inputFile}`, '--arg', 'first', '--arg', 'second, with a comma', '--gas-limit', '10000000', '--dev-account', '2', '--wait', '--json']);
+    expect(submitted.code, `svc job submit: ${submitted.stderr}`).toBe(0);
     const plain = JSON.parse(submitted.stdout) as JobView;
     expect(plain).toMatchObject({ status: 'finalized', exit: 'exit:0' });
     expect(Buffer.from(plain.output!.slice(2), 'hex').toString()).toBe('5 words, 3 args, last "second, with a comma"\n');

@@ -127,6 +127,9 @@ describe('replicated objects', { timeout: 90_000 }, () => {
     const made = JSON.parse(cheap.stdout) as { size: number; dealId: string };
     const expected = BigInt(made.size) * 200n * 1_000_000n;
     expect(cheap.stderr).toContain(`price ${formatAmountShort(expected)} OMC per replica (the default: 0.001 OMC per MB per 1,000 blocks, at least 0.000001 OMC; --price to choose)`);
-    expect((await new SvcClient(validator.url).getDeal(made.dealId)).price).toBe(expected.toString());
+    // Acknowledged by node a without --wait: mined, then read from the validator.
+    const v = new SvcClient(validator.url);
+    await v.waitForTransaction(made.dealId);
+    expect((await v.getDeal(made.dealId)).price).toBe(expected.toString());
   });
 });

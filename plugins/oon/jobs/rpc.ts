@@ -77,11 +77,15 @@ export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
         const job = await service.jobRecord(jobId.toLowerCase(), height);
         if (!job && height !== undefined) throw domainError('not_found', `no job ${jobId} at block ${height}`, { jobId, blockNumber: height });
         if (!job) {
-          // A job signed as a transaction is that transaction, which every node keeps: the job was real,
-          // and its record is gone from this node's state and history.
+          // A job signed as a transaction is that transaction, which every node keeps. Mined longer ago
+          // than a settled record stays in the state, and not failed (as far as this node still keeps
+          // its receipt), the job was real and its record is gone from this node's state and history.
+          // (Younger, it is a record not readable yet: a block being committed shows its transactions a
+          // moment before its state.)
           const submission = await service.chain.getTransaction(jobId.toLowerCase());
-          if (submission?.tx.kind === 'oon.submitJob' && submission.height !== undefined) {
-            throw domainError('pruned', `job ${jobId}, submitted in block ${submission.height}, has left the state (a settled job's record leaves it ${service.jobRecordBlocks()} blocks after it settles) and this node's history: an archive node keeps it`, { jobId, submittedAt: submission.height });
+          const old = submission?.height !== undefined && submission.height + service.jobRecordBlocks() <= service.chain.head.height;
+          if (submission?.tx.kind === 'oon.submitJob' && old && (await service.chain.getReceipt(jobId.toLowerCase()))?.status !== 'failed') {
+            throw domainError('pruned', `job ${jobId}, submitted in block ${submission.height!}, has left the state (a settled job's record leaves it ${service.jobRecordBlocks()} blocks after it settles) and this node's history: an archive node keeps it`, { jobId, submittedAt: submission.height! });
           }
           throw domainError('not_found', `no job ${jobId} in this node's state or history (a settled job's record leaves the state ${service.jobRecordBlocks()} blocks after it settles; an archive node keeps it)`, { jobId });
         }
