@@ -1,6 +1,7 @@
 import { isIPv4 } from 'node:net';
 import { parseAmount } from '../sdk/amount.js';
 import { initTestnet, type Testnet } from '../node/testnet-init.js';
+import { NETWORK_NAME_PATTERN } from '../node/config-schema.js';
 import { integerText, optionText, UsageError } from './cli-args.js';
 
 export interface TestnetOptions {
@@ -24,7 +25,7 @@ export async function initTestnetCommand(options: TestnetOptions): Promise<void>
   const hosts = (optionText(options.hosts, '--hosts') ?? '127.0.0.1').split(',').map((h) => h.trim());
   for (const host of hosts) if (!isIPv4(host)) throw new UsageError(`--hosts: "${host}" is not an IPv4 address`);
   const network = optionText(options.network, '--network') ?? 'devnet';
-  if (!/^[a-z][a-z0-9-]{0,31}$/.test(network)) throw new UsageError(`--network: "${network}" is not a network name (a-z, 0-9, -; 32 at most)`);
+  if (!new RegExp(NETWORK_NAME_PATTERN).test(network)) throw new UsageError(`--network: "${network}" is not a network name (a-z, 0-9, -; 32 at most)`);
   const chainId = optionText(options.chainId, '--chain-id');
   if (chainId !== undefined && !/^[a-z0-9-]{1,64}$/.test(chainId)) throw new UsageError(`--chain-id: "${chainId}" must be 1-64 of [a-z0-9-]`);
   const stakeText = optionText(options.stake, '--stake') ?? '20';

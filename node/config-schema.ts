@@ -7,10 +7,13 @@ export type Role = (typeof ROLES)[number];
 /** `/ip4/<ip>/tcp/<port>/p2p/<peer id>` (also /ip6, /dns4, /dns6). Values are checked further when parsed. */
 export const MULTIADDR_PATTERN = '^/(ip4|ip6|dns4|dns6)/[^/]+/tcp/[0-9]{1,5}/p2p/[1-9A-HJ-NP-Za-km-z]{32,128}$';
 
+/** A network's name (`--network`), as the config and `svc-node init` take it. */
+export const NETWORK_NAME_PATTERN = '^[a-z][a-z0-9-]{0,31}$';
+
 /** The node's own settings. Each plugin's settings live beside them, under the plugin's name. */
 export const NodeConfigSchema = Type.Object(
   {
-    network: Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}$', default: 'devnet', description: 'network name; devnet has a built-in genesis' }),
+    network: Type.String({ pattern: NETWORK_NAME_PATTERN, default: 'devnet', description: 'network name; devnet has a built-in genesis' }),
     genesis: Type.Optional(Type.String({ minLength: 1, description: 'genesis file, required for networks other than devnet' })),
     role: Type.Union([Type.Literal('validator'), Type.Literal('compute'), Type.Literal('full')], { default: 'full', description: 'validator, compute or full' }),
     dataDir: Type.String({ minLength: 1, default: './data', description: 'all persistent state lives here' }),

@@ -21,7 +21,7 @@ export function renderCompose(manifest: Manifest): string {
   const followers = manifest.followers;
   const names = [...Array.from({ length: validators }, (_, i) => `validator${i}`), ...followers.map((_, i) => `follower${i}`)];
   const init = [
-    'svc-node init',
+    'init',
     `--validators ${validators}`,
     `--followers ${followers.length}`,
     '--out /data/net',
@@ -36,7 +36,7 @@ export function renderCompose(manifest: Manifest): string {
       build: { context: '..', dockerfile: 'deploy/Dockerfile' },
       // Once: a volume that already holds the network keeps its keys and genesis.
       entrypoint: ['sh', '-c'],
-      command: [`test -f /data/net/genesis.json || exec node dist/bin/${init.replace('svc-node ', 'svc-node.js ')}`],
+      command: [`test -f /data/net/genesis.json || exec node dist/bin/svc-node.js ${init}`],
       volumes: ['devnet-data:/data'],
       networks: { devnet: { ipv4_address: `${SUBNET}.5` } },
     },

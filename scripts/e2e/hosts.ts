@@ -58,7 +58,7 @@ export class HostNetwork {
     return ['ip', 'netns', 'exec', this.namespace(i)];
   }
 
-  /** Takes host `i`'s link down (`cut: true`) or up again: no packet crosses it meanwhile. */
+  /** Takes host `i`'s link down, or up again: while it is down no packet crosses it. */
   setLink(i: number, up: boolean): void {
     ip('link', 'set', this.link(i), up ? 'up' : 'down');
   }

@@ -23,7 +23,8 @@ async function startFrom(config: string): Promise<TestNode> {
 }
 
 beforeAll(async () => {
-  testnet = await initTestnet({ out: join(tempDir(), 'net'), validators: 3, followers: 1, hosts: ['127.0.0.1'], network: 'devnet', stakeOgt: 20n * UNIT, blockTimeMs: 200, rpcPort: 8545, p2pPort: 30333 });
+  // The ports written into the configs are never listened on here: each node starts on port 0 (startFrom).
+  testnet = await initTestnet({ out: join(tempDir(), 'net'), validators: 3, followers: 1, hosts: ['127.0.0.1'], network: 'devnet', stakeOgt: 20n * UNIT, blockTimeMs: 200, rpcPort: 18545, p2pPort: 31333 });
   for (const node of testnet.nodes) await startFrom(node.config);
 }, 120_000);
 afterAll(async () => {
@@ -58,9 +59,9 @@ describe('svc-node init --validators', () => {
   it('gives each node a config that binds its host, dials every other node and names the genesis; validator keys are private', () => {
     const [v0, v1] = testnet.nodes;
     const config = JSON.parse(readFileSync(v1!.config, 'utf8')) as { rpc: { bind: string }; p2p: { host: string; port: number; bootstrapPeers: string[] }; genesis: string; validator: { keyFile: string } };
-    expect(config).toMatchObject({ rpc: { bind: '127.0.0.1:8546' }, p2p: { host: '127.0.0.1', port: 30334 }, genesis: testnet.genesis });
+    expect(config).toMatchObject({ rpc: { bind: '127.0.0.1:18546' }, p2p: { host: '127.0.0.1', port: 31334 }, genesis: testnet.genesis });
     expect(config.p2p.bootstrapPeers).toEqual(testnet.nodes.filter((n) => n !== v1).map((n) => n.p2p));
-    expect(v0!.p2p).toBe(`/ip4/127.0.0.1/tcp/30333/p2p/${v0!.peerId}`);
+    expect(v0!.p2p).toBe(`/ip4/127.0.0.1/tcp/31333/p2p/${v0!.peerId}`);
     expect(readFileSync(config.validator.keyFile, 'utf8')).toMatch(/^0x[0-9a-f]{64}\n$/);
     expect(statSync(config.validator.keyFile).mode & 0o777).toBe(0o600);
   });

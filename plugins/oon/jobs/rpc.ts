@@ -82,12 +82,13 @@ export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
           // its receipt), the job was real and its record is gone from this node's state and history.
           // (Younger, it is a record not readable yet: a block being committed shows its transactions a
           // moment before its state.)
+          const recordBlocks = service.jobRecordBlocks();
           const submission = await service.chain.getTransaction(jobId.toLowerCase());
-          const old = submission?.height !== undefined && submission.height + service.jobRecordBlocks() <= service.chain.head.height;
+          const old = submission?.height !== undefined && submission.height + recordBlocks <= service.chain.head.height;
           if (submission?.tx.kind === 'oon.submitJob' && old && (await service.chain.getReceipt(jobId.toLowerCase()))?.status !== 'failed') {
-            throw domainError('pruned', `job ${jobId}, submitted in block ${submission.height!}, has left the state (a settled job's record leaves it ${service.jobRecordBlocks()} blocks after it settles) and this node's history: an archive node keeps it`, { jobId, submittedAt: submission.height! });
+            throw domainError('pruned', `job ${jobId}, submitted in block ${submission.height!}, has left the state (a settled job's record leaves it ${recordBlocks} blocks after it settles) and this node's history: an archive node keeps it`, { jobId, submittedAt: submission.height! });
           }
-          throw domainError('not_found', `no job ${jobId} in this node's state or history (a settled job's record leaves the state ${service.jobRecordBlocks()} blocks after it settles; an archive node keeps it)`, { jobId });
+          throw domainError('not_found', `no job ${jobId} in this node's state or history (a settled job's record leaves the state ${recordBlocks} blocks after it settles; an archive node keeps it)`, { jobId });
         }
         return jobView(job);
       },
