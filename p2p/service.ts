@@ -18,7 +18,8 @@ import {
   BLOCKS_PROTOCOL,
   decodeBundle,
   decodeTransactionBatch,
-  encodeBundle,
+  encodeGossipBlock,
+  peekGossipBlock,
   encodeTransactionBatch,
   GOSSIP_TX_BATCH_BYTES,
   MAX_GOSSIP_BLOCK_BYTES,
@@ -489,7 +490,11 @@ export class P2pService implements SyncStatus {
   private async onGossipBlock(peer: string, data: Uint8Array): Promise<TopicValidatorResult> {
     let bundle: BlockBundle;
     try {
-      bundle = decodeBundle(data);
+      const gossiped = peekGossipBlock(data);
+      // Committed here already (by consensus, on a validator): nothing to check or relay.
+      if (gossiped.height <= this.chain.head.height) return TopicValidatorResult.Ignore;
+      bundle = decodeBundle(gossiped.bundle);
+      if (bundle.block.height !== gossiped.height) throw new Error(`it says height ${gossiped.height} for block ${bundle.block.height}`);
     } catch (error) {
       this.refuse(peer, `gossiped an undecodable block: ${(error as Error).message}`);
       return TopicValidatorResult.Reject;
@@ -568,7 +573,7 @@ export class P2pService implements SyncStatus {
     // Sized before encoding: a big block's encoding is large work, and it would not be sent anyway.
     let rawBytes = 0;
     for (const raw of bundle.raws ?? []) rawBytes += raw.length;
-    const data = encodeBundle(rawBytes + 200 * bundle.block.transactions.length > MAX_GOSSIP_BLOCK_BYTES ? { ...bundle, raws: null } : bundle);
+    const data = encodeGossipBlock(rawBytes + 200 * bundle.block.transactions.length > MAX_GOSSIP_BLOCK_BYTES ? { ...bundle, raws: null } : bundle);
     this.publish(this.topics.blocks, data);
   }
 

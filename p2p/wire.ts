@@ -38,7 +38,7 @@ export const MAX_GOSSIP_BLOCK_BYTES = 900 * 1024;
 
 /** Gossip topics are per chain and genesis, so nodes of other networks never share a mesh. */
 export function topics(chainId: string, genesisHash: string): { blocks: string; transactions: string } {
-  return { blocks: topicName(chainId, genesisHash, 'blocks/1'), transactions: topicName(chainId, genesisHash, 'transactions/2') };
+  return { blocks: topicName(chainId, genesisHash, 'blocks/2'), transactions: topicName(chainId, genesisHash, 'transactions/2') };
 }
 
 /** A gossip topic of this chain and genesis: `/svc/<chain id>/<genesis hash prefix>/<name>`. */
@@ -113,6 +113,18 @@ export function decodeBundle(bytes: Uint8Array): BlockBundle {
   if (raws !== null && (!Array.isArray(raws) || !raws.every((raw) => raw instanceof Uint8Array))) throw new WireError('block transactions must be byte strings');
   if (raws !== null && raws.length !== block.transactions.length) throw new WireError('block carries a different number of transactions than it lists');
   return { block, raws, commit: commit as CommitCertificate | null };
+}
+
+/**
+ * A committed block as gossiped: `[height, bundle bytes]`. Validators commit a block by consensus
+ * before its proposer's gossip of it arrives; the height up front lets them ignore it without
+ * decoding a block of thousands of transactions they already hold.
+ */
+export const encodeGossipBlock = (bundle: BlockBundle): Uint8Array => encode([bundle.block.height, encodeBundle(bundle)]);
+export function peekGossipBlock(bytes: Uint8Array): { readonly height: number; readonly bundle: Uint8Array } {
+  const value = decodeOrThrow(bytes, 'gossiped block');
+  if (!Array.isArray(value) || value.length !== 2 || !Number.isSafeInteger(value[0]) || (value[0] as number) < 1 || !(value[1] instanceof Uint8Array)) throw new WireError('a gossiped block is [height, block message]');
+  return { height: value[0] as number, bundle: value[1] };
 }
 
 export const encodeTransactionBatch = (raws: readonly Uint8Array[]): Uint8Array => encode(raws);

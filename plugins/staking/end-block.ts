@@ -27,7 +27,7 @@ export function genesisSet(genesis: GenesisSpec): StoredSet {
 }
 
 /** The set that governed block `height` (the head, or the block after it), from the stored set. */
-export function setGoverning(stored: StoredSet, height: number): PrioritizedValidator[] {
+export function setGoverning(stored: StoredSet, height: number): readonly PrioritizedValidator[] {
   return height <= stored.since ? stored.previous : stored.validators;
 }
 

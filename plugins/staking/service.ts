@@ -50,7 +50,7 @@ export class StakingService {
   }
 
   /** The set that governed the head block (its certificate is judged by it). */
-  headSet(): PrioritizedValidator[] {
+  headSet(): readonly PrioritizedValidator[] {
     return setGoverning(this.currentSet(), this.chain.head.height);
   }
 

@@ -55,21 +55,32 @@ export function writeOperators(write: WriteState, operators: readonly string[]):
 /** A set of validators and the block after which it is in force. */
 export interface StoredSet {
   readonly since: number;
-  readonly validators: PrioritizedValidator[];
+  readonly validators: readonly PrioritizedValidator[];
   /** The set it replaced: the one that governed block `since`. */
-  readonly previous: PrioritizedValidator[];
+  readonly previous: readonly PrioritizedValidator[];
 }
 
 type Row = [string, string, string, string];
 const fromRows = (rows: Row[]): PrioritizedValidator[] => rows.map(([operator, consensusKey, power, priority]) => ({ operator, consensusKey, power: BigInt(power), priority: BigInt(priority) }));
 const toRows = (set: readonly PrioritizedValidator[]): Row[] => set.map((v) => [v.operator, v.consensusKey, v.power.toString(), v.priority.toString()]);
 
+/**
+ * Sets decoded, by the stored bytes they came from: the set is read for every vote and proposal a
+ * validator receives, and a write always stores new bytes, so the same bytes are the same set.
+ */
+const decodedSets = new WeakMap<Uint8Array, StoredSet>();
+
 /** The stored set and the block it took over after; undefined while the genesis validator is alone. */
 export function readSet(read: ReadState): StoredSet | undefined {
   const raw = read(SET_KEY);
   if (!raw) return undefined;
-  const [since, rows, previous] = decode<[number, Row[], Row[]]>(raw);
-  return { since, validators: fromRows(rows), previous: fromRows(previous) };
+  let set = decodedSets.get(raw);
+  if (!set) {
+    const [since, rows, previous] = decode<[number, Row[], Row[]]>(raw);
+    set = Object.freeze({ since, validators: Object.freeze(fromRows(rows)), previous: Object.freeze(fromRows(previous)) });
+    decodedSets.set(raw, set);
+  }
+  return set;
 }
 
 export function writeSet(write: WriteState, since: number, validators: readonly PrioritizedValidator[], previous: readonly PrioritizedValidator[]): void {

@@ -7,8 +7,9 @@ import { signedCommit } from '../helpers/commits.js';
 import { toHex, type Hex } from '../../sdk/bytes.js';
 import { devnetKey } from '../../sdk/keys.js';
 import { createNetwork, type SvcLibp2p } from '../../p2p/network.js';
-import { BLOCKS_PROTOCOL, decodeRange, decodeStatus, encodeBundle, encodeStatus, encodeTransactionBatch, STATUS_PROTOCOL, topics } from '../../p2p/wire.js';
+import { BLOCKS_PROTOCOL, decodeRange, decodeStatus, encodeBundle, encodeGossipBlock, encodeStatus, encodeTransactionBatch, STATUS_PROTOCOL, topics } from '../../p2p/wire.js';
 import { encodeSigned, signTransaction, transferPayload } from '../../sdk/transaction.js';
+import { encode } from '../../sdk/encoding.js';
 import type { Block } from '../../chain/schemas.js';
 import type { Chain } from '../../chain/chain.js';
 import type { P2pService } from '../../p2p/service.js';
@@ -137,13 +138,29 @@ describe('a hostile peer', () => {
     const topic = topics(honest.head.chainId, honest.genesisHash).blocks;
     await waitFor(() => hostile.services.pubsub.getSubscribers(topic).map(String), (ids) => ids.includes(full.node.keys.peerId), 10_000, 'the node to subscribe');
     const real = (await honest.blockWithTransactions(honest.head.height))!;
-    const forged = { ...real.block, height: real.block.height + 1, signature: toHex(new Uint8Array(64).fill(9)) };
-    await hostile.services.pubsub.publish(topic, encodeBundle({ block: forged, raws: real.raws, commit: real.commit }));
+    // Far ahead: a block at a height the node has committed meanwhile is ignored unread, whatever it holds.
+    const forged = { ...real.block, height: real.block.height + 1000, signature: toHex(new Uint8Array(64).fill(9)) };
+    await hostile.services.pubsub.publish(topic, encodeGossipBlock({ block: forged, raws: real.raws, commit: real.commit }));
     const refusal = await waitFor(() => full.logs.lines.find((line) => String(line.msg).startsWith('refusing peer') && line.peer === hostile.peerId.toString()), Boolean, 10_000, 'the gossiper to be refused');
     expect(String(refusal!.reason)).toMatch(/header hash does not match|bad proposer signature/);
     await waitFor(() => hostile.getConnections().length, (n) => n === 0, 10_000, 'the gossiper to be disconnected');
     const after = chain.head.height;
     await waitFor(() => chain.head.height, (h) => h >= after + 3, 10_000, 'the node to keep following the validator');
+  });
+
+  it('that gossips a block under a height it is not is refused and disconnected', async () => {
+    const validator = await start({ validator: { blockTime: 50 } });
+    const honest = validator.node.service<Chain>('chain');
+    await waitFor(() => honest.head.height, (h) => h >= 2, 10_000, 'a block to copy');
+    const hostile = await startHostilePeer(honest, 0);
+    const full = await start({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [hostile.getMultiaddrs()[0]!.toString()] } });
+    const topic = topics(honest.head.chainId, honest.genesisHash).blocks;
+    await waitFor(() => hostile.services.pubsub.getSubscribers(topic).map(String), (ids) => ids.includes(full.node.keys.peerId), 10_000, 'the node to subscribe');
+    const real = (await honest.blockWithTransactions(1))!;
+    await hostile.services.pubsub.publish(topic, encode([1000, encodeBundle({ block: real.block, raws: real.raws, commit: real.commit })]));
+    const refusal = await waitFor(() => full.logs.lines.find((line) => String(line.msg).startsWith('refusing peer') && line.peer === hostile.peerId.toString()), Boolean, 10_000, 'the gossiper to be refused');
+    expect(String(refusal!.reason)).toMatch(/it says height 1000 for block 1/);
+    await waitFor(() => hostile.getConnections().length, (n) => n === 0, 10_000, 'the gossiper to be disconnected');
   });
 
   it('that gossips a batch of transactions with a badly signed one: each is checked on its own: the good ones are admitted, the forged one never', async () => {
