@@ -6,8 +6,9 @@
  * of block 0's state; a node refuses a genesis, a data dir and a peer of another version, naming both.
  */
 // 1: the first recorded. 2: contracts call the OON precompile (jobs paid by a contract, called
-// back at the end of the block that settles them), the OMP precompile and the OGT view.
-export const CHAIN_RULES_VERSION = 2;
+// back at the end of the block that settles them), the OMP precompile and the OGT view. 3: closed
+// and failed deals leave the state `dealRecordBlocks` after they end (and their objects' lists).
+export const CHAIN_RULES_VERSION = 3;
 
 /** Block 0's state key holding the network's rules version. */
 export const RULES_VERSION_KEY = 'params/rulesVersion';

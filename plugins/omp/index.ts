@@ -6,6 +6,7 @@ import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 import { dealTxKinds } from './deals/tx-kinds.js';
 import { dealsEndBlock } from './deals/end-block.js';
 import { dealMethods } from './deals/rpc.js';
+import { dealRetention } from './deals/state.js';
 import { ompPrecompile } from './precompile.js';
 
 declare module '../../kernel/plugin.js' {
@@ -61,7 +62,7 @@ export default definePlugin({
     releaseBonds(ctx, OMP);
     dealsEndBlock(ctx, OMP);
   },
-  genesis: unbondingGenesis,
+  genesis: (parameters) => [...unbondingGenesis(parameters), ...dealRetention.genesis(parameters)],
   rpc: (method) => [
     ...dealMethods(method),
     method({

@@ -107,7 +107,7 @@ export function ompPrecompile<Svc>(precompile: PrecompileFactory<Svc>, kind: Pro
     revertGas: OMP_GAS.refused,
     functions: [
       { signature: 'function objectInfo(string cid) view returns (uint64 size, string mediaType, string format, bytes32[] deals, address[] providers)', gas: `${OMP_GAS.objectInfo} + ${OMP_GAS.objectInfoPerDeal} per deal of the object`, summary: 'what svc_ompGetObject answers; reverts not_found for an object no deal stores' },
-      { signature: 'function dealStatus(bytes32 dealId) view returns (uint8 status, address client, string cid, uint64 size, uint8 replicas, uint64 startBlock, uint64 endBlock, uint256 price, uint256 escrow, uint256 paid)', gas: `${OMP_GAS.dealStatus}`, summary: 'a deal as svc_ompGetDeal shows it: status 0 none, 1 pending, 2 active, 3 closed, 4 failed (start and end 0 until active)' },
+      { signature: 'function dealStatus(bytes32 dealId) view returns (uint8 status, address client, string cid, uint64 size, uint8 replicas, uint64 startBlock, uint64 endBlock, uint256 price, uint256 escrow, uint256 paid)', gas: `${OMP_GAS.dealStatus}`, summary: 'a deal as the chain holds it: status 0 none (or its record has left the state, dealRecordBlocks after it ended), 1 pending, 2 active, 3 closed, 4 failed (start and end 0 until active)' },
       { signature: 'function createDeal(DealRequest request) returns (bytes32 dealId)', gas: `${OMP_GAS.createDeal}`, summary: 'a deal for an uploaded object, escrowing price × replicas from the calling contract' },
     ],
     run(call) {

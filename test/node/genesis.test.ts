@@ -13,7 +13,7 @@ import { rpc, startTestNode } from '../helpers/test-node.js';
  * EVM's parameters: chain id, block gas limit, base fee), and with each chain-rules version (block 0
  * holds it).
  */
-const DEVNET_GENESIS_HASH = '0xb2d6d343f51af620502377b097bc8313534889c4b075094930fe48625e52c0b0';
+const DEVNET_GENESIS_HASH = '0x42c3542d55ab4b350f0c191df7200467b71c32c710c6afafeb0738806ee886e3';
 
 const entry = (key: string, value: number) => [key, new Uint8Array([value])] as const;
 

@@ -6,7 +6,8 @@ import { appendIndexed, drainIndexed, type ReadState, type WriteState } from '..
 import { segmentCount } from '../../../objects/commitment.js';
 import { slashBond, type ProviderKind } from '../../providers/registry.js';
 import { DEAL_PARAMS } from './params.js';
-import { addCommitted, boundaryIndex, dealSchedule, readDeal, writeDeal, type DealRecord, type DealReplica } from './state.js';
+import { encode } from '../../../sdk/encoding.js';
+import { addCommitted, boundaryIndex, dealRetention, dealSchedule, objectDeals, objectDealsKey, readDeal, writeDeal, type DealRecord, type DealReplica } from './state.js';
 
 /**
  * The deals' end of block, on every node:
@@ -16,11 +17,18 @@ import { addCommitted, boundaryIndex, dealSchedule, readDeal, writeDeal, type De
  *   replica is faulty — then each replica gets a new challenge: segments drawn from the parent block
  *   hash, the deal, the provider and the period;
  * - at the last boundary, the end of the term, the deal closes: what is left in escrow (the pay of
- *   failed periods) returns to the client and the providers' room is freed.
+ *   failed periods) returns to the client and the providers' room is freed;
+ * - a deal that ended `dealRecordBlocks` ago leaves the state, and its object's list of deals.
  */
 export function dealsEndBlock(ctx: BlockContext, kind: ProviderKind): void {
   const read: ReadState = (key) => ctx.readState(key);
   const write: WriteState = (key, value) => ctx.writeState(key, value);
+  dealRetention.forgetDue(read, write, ctx.height, (dealId) => {
+    const cid = readDeal(read, dealId)?.cid;
+    if (cid === undefined) return;
+    const others = objectDeals(read, cid).filter((id) => id !== dealId);
+    write(objectDealsKey(cid), others.length > 0 ? encode(others) : undefined);
+  });
   for (const dealId of new Set(dealSchedule.drainDue(read, write, ctx.timestamp))) {
     const deal = readDeal(read, dealId);
     if (!deal || deal.status !== 'pending') continue;
@@ -77,4 +85,5 @@ function release(ctx: BlockContext, deal: DealRecord, status: 'failed' | 'closed
   deal.status = status;
   deal.reason = reason;
   deal.closedAt = ctx.height;
+  dealRetention.settled(read, write, ctx.height, deal.dealId);
 }

@@ -14,3 +14,10 @@ export const DEAL_PARAMS = {
   minDurationBlocks: 10,
   maxDurationBlocks: 10_000_000,
 } as const;
+
+/**
+ * Blocks a closed or failed deal's record stays in the state: `params/dealRecordBlocks` (CBOR uint),
+ * set by a genesis file's `"dealRecordBlocks"`, else this default (about 8 hours of 3 s blocks). After
+ * that the record is history: an archive node answers for it always, others within their history window.
+ */
+export const DEFAULT_DEAL_RECORD_BLOCKS = 10_000;

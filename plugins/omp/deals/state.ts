@@ -1,6 +1,8 @@
 import { decode, encode } from '../../../sdk/encoding.js';
 import type { Deadline } from '../../../chain/deadline.js';
 import { addToNumber, readNumber, secondSchedule, withoutUndefined, type ReadState, type WriteState } from '../../../chain/state/indexed.js';
+import { RecordRetention } from '../../../chain/state/record-retention.js';
+import { DEFAULT_DEAL_RECORD_BLOCKS } from './params.js';
 
 /**
  * Deals as consensus state, under the `omp/` prefix:
@@ -12,6 +14,8 @@ import { addToNumber, readNumber, secondSchedule, withoutUndefined, type ReadSta
  * - `omp/due/<second>/<n>` (and `omp/due-from`): lists of deals (up to 32 each) whose acceptance window ends in the second before it (or on it)
  * - `omp/boundaries/<height>/<n>`: deals with a period boundary at that height (challenges settled
  *   and issued; the last boundary is the end of the term)
+ * - `omp/forget/<height>/<n>`: deals closed or failed `dealRecordBlocks` before that height: their
+ *   records leave the state in that block, and their objects' lists (the numbered indexes keep the id)
  */
 
 export type DealStatus = 'pending' | 'active' | 'closed' | 'failed';
@@ -69,6 +73,9 @@ export const clientIndex = (address: string): string => `omp/by-client/${address
 export const providerDealIndex = (address: string): string => `omp/by-provider/${address}`;
 export const boundaryIndex = (height: number): string => `omp/boundaries/${height}`;
 export const dealSchedule = secondSchedule('omp/due');
+
+/** Closed and failed deals' records leave the state `dealRecordBlocks` (a genesis parameter) after they end. */
+export const dealRetention = new RecordRetention('dealRecordBlocks', 'omp', (dealId) => dealKey(dealId), DEFAULT_DEAL_RECORD_BLOCKS);
 
 export function readDeal(read: ReadState, dealId: string): DealRecord | undefined {
   const raw = read(dealKey(dealId));

@@ -18,9 +18,7 @@ import {
   drainDue,
   drainIndexed,
   enqueue,
-  forgetIndex,
-  jobKey,
-  jobRecordBlocks,
+  jobRetention,
   INCOMING_INDEX,
   providerIndex,
   queuedJobs,
@@ -76,7 +74,7 @@ export async function jobsEndBlock(ctx: BlockContext, kind: ProviderKind, reexec
   const read = (key: string): Uint8Array | undefined => ctx.readState(key);
   const write = unchangedSkipped(read, (key, value) => ctx.writeState(key, value));
   // Records of jobs settled `jobRecordBlocks` ago leave the state (history keeps them).
-  for (const jobId of drainIndexed(read, write, forgetIndex(ctx.height))) write(jobKey(jobId), undefined);
+  jobRetention.forgetDue(read, write, ctx.height);
   const incoming = drainIndexed(read, write, INCOMING_INDEX);
   // Only jobs a transaction touched in this block, or whose deadline came, can change: the others are not read.
   const touched = drainIndexed(read, write, TOUCHED_INDEX);
@@ -109,7 +107,7 @@ function settledNow(ctx: BlockContext, job: JobRecord): void {
   job.finalizedAt = ctx.height;
   const read = (key: string): Uint8Array | undefined => ctx.readState(key);
   const write = (key: string, value: Uint8Array | undefined): void => ctx.writeState(key, value);
-  appendIndexed(read, write, forgetIndex(ctx.height + jobRecordBlocks(read)), job.jobId);
+  jobRetention.settled(read, write, ctx.height, job.jobId);
   if (job.callback && job.callback.status === undefined) appendIndexed(read, write, CALLBACKS_DUE_INDEX, job.jobId);
 }
 

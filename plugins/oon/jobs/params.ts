@@ -66,7 +66,6 @@ export const JOB_PARAMS = {
  * genesis file's `"jobRecordBlocks"`, else this default (about 8 hours of 3 s blocks). After that the
  * record is history: an archive node answers for it always, others within their history window.
  */
-export const JOB_RECORD_BLOCKS_KEY = 'params/jobRecordBlocks';
 export const DEFAULT_JOB_RECORD_BLOCKS = 10_000;
 
 export { deadlineAfter, describeDeadline, isPast, isReached, type Deadline } from '../../../chain/deadline.js';

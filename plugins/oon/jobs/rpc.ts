@@ -11,7 +11,7 @@ import { ModuleRejectedError } from '../../../jobs/wasm/binary.js';
 import type { OonService } from '../service.js';
 import { reportOf } from './end-block.js';
 import { JOB_PARAMS } from './params.js';
-import { ALL_INDEX, providerIndex, readIndexed, requesterIndex, type JobStatus } from './state.js';
+import { ALL_INDEX, jobRetention, providerIndex, readIndexed, requesterIndex, type JobStatus } from './state.js';
 import { jobLimitProblem, jobPayloadRefusal, SubmitJobPayload } from './tx-kinds.js';
 import { checkJobCode } from './validate.js';
 import { canonicalCid, CODE_FETCH_TIMEOUT_MS, codeDeal, codeFromObject } from './code.js';
@@ -77,16 +77,11 @@ export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
         const job = await service.jobRecord(jobId.toLowerCase(), height);
         if (!job && height !== undefined) throw domainError('not_found', `no job ${jobId} at block ${height}`, { jobId, blockNumber: height });
         if (!job) {
-          // A job signed as a transaction is that transaction, which every node keeps. Mined longer ago
-          // than a settled record stays in the state, and not failed (as far as this node still keeps
-          // its receipt), the job was real and its record is gone from this node's state and history.
-          // (Younger, it is a record not readable yet: a block being committed shows its transactions a
-          // moment before its state.)
+          // A job signed as a transaction is that transaction, which every node keeps: it tells a pruned record from an id no job had.
           const recordBlocks = service.jobRecordBlocks();
-          const submission = await service.chain.getTransaction(jobId.toLowerCase());
-          const old = submission?.height !== undefined && submission.height + recordBlocks <= service.chain.head.height;
-          if (submission?.tx.kind === 'oon.submitJob' && old && (await service.chain.getReceipt(jobId.toLowerCase()))?.status !== 'failed') {
-            throw domainError('pruned', `job ${jobId}, submitted in block ${submission.height!}, has left the state (a settled job's record leaves it ${recordBlocks} blocks after it settles) and this node's history: an archive node keeps it`, { jobId, submittedAt: submission.height! });
+          const submittedAt = await jobRetention.prunedSince(service.chain, jobId.toLowerCase(), 'oon.submitJob');
+          if (submittedAt !== undefined) {
+            throw domainError('pruned', `job ${jobId}, submitted in block ${submittedAt}, has left the state (a settled job's record leaves it ${recordBlocks} blocks after it settles) and this node's history: an archive node keeps it`, { jobId, submittedAt });
           }
           throw domainError('not_found', `no job ${jobId} in this node's state or history (a settled job's record leaves the state ${recordBlocks} blocks after it settles; an archive node keeps it)`, { jobId });
         }

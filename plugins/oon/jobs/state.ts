@@ -4,7 +4,8 @@ import { addToNumber, appendIndexed, drainIndexed, indexCount, readIndexed, read
 export { appendIndexed, drainIndexed, indexCount, readIndexed, unchangedSkipped, type ReadState, type WriteState };
 import type { Runtime } from '../../../jobs/spec.js';
 import type { ReportedResult } from './commitment.js';
-import { DEFAULT_JOB_RECORD_BLOCKS, JOB_RECORD_BLOCKS_KEY, type Deadline } from './params.js';
+import { RecordRetention } from '../../../chain/state/record-retention.js';
+import { DEFAULT_JOB_RECORD_BLOCKS, type Deadline } from './params.js';
 
 /**
  * Jobs as consensus state, under the `oon/` prefix:
@@ -118,7 +119,6 @@ export const TOUCHED_INDEX = 'oon/touched';
 export const CHANGED_KEY = 'oon/changed';
 /** Jobs of contracts settled in this block whose callback the EVM makes at its end. */
 export const CALLBACKS_DUE_INDEX = 'oon/callbacks-due';
-export const forgetIndex = (height: number): string => `oon/forget/${height}`;
 export const loadKey = (provider: string): string => `oon/load/${provider}`;
 export const requesterIndex = (address: string): string => `oon/by-requester/${address}`;
 export const providerIndex = (address: string): string => `oon/by-provider/${address}`;
@@ -170,11 +170,11 @@ export function* queuedJobs(read: ReadState, write: WriteState): Generator<strin
   }
 }
 
-/** How many blocks a settled job's record stays in the state (a genesis parameter). */
-export function jobRecordBlocks(read: ReadState): number {
-  const raw = read(JOB_RECORD_BLOCKS_KEY);
-  return raw ? decode<number>(raw) : DEFAULT_JOB_RECORD_BLOCKS;
-}
+/** Settled jobs' records leave the state `jobRecordBlocks` (a genesis parameter) after they settle. */
+export const jobRetention = new RecordRetention('jobRecordBlocks', 'oon', (jobId) => jobKey(jobId), DEFAULT_JOB_RECORD_BLOCKS);
+
+/** How many blocks a settled job's record stays in the state. */
+export const jobRecordBlocks = (read: ReadState): number => jobRetention.blocks(read);
 
 export const readLoad = (read: ReadState, provider: string): number => readNumber(read, loadKey(provider));
 
