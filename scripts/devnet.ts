@@ -3,11 +3,10 @@
 // more validator nodes whose operators are funded from dev accounts and stake 20 OGT each by
 // transaction, so that from the next epoch N validators make blocks by consensus. Prints their URLs;
 // Ctrl-C stops them all, each with one clean shutdown.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { scriptArgs } from './script-args.js';
+import { NodeProcess } from './node-process.js';
 import { devnetKey, fromHex, generateKeyPair, keyPairFromSecret, RpcError, SvcClient, toHex, UNIT, type KeyPair } from '../sdk/index.js';
 
 const { values, usage } = scriptArgs('devnet', 'usage: npm run devnet -- [--dir <path>] [--fresh] [--block-time <ms>] [--validators <1-10>]', {
@@ -23,59 +22,33 @@ const validatorCount = Number(values.validators);
 const root = resolve(values.dir);
 if (values.fresh) rmSync(root, { recursive: true, force: true });
 mkdirSync(root, { recursive: true });
-const svcNode = fileURLToPath(new URL('../bin/svc-node.js', import.meta.url));
 
-interface Running {
-  readonly name: string;
-  readonly child: ChildProcess;
-  readonly rpcUrl: string;
-  readonly p2p: string;
-}
+const nodes: NodeProcess[] = [];
 
-const children: ChildProcess[] = [];
-const names = new Map<ChildProcess, string>();
-
-/** Starts one node and resolves with its RPC URL and first p2p address, read from its log. */
-function startNode(name: string, args: string[]): Promise<Running> {
-  return new Promise((resolveNode, reject) => {
+/** Starts one node (its whole log kept beside its data) and resolves once it is up. */
+async function startNode(name: string, args: string[]): Promise<NodeProcess> {
+  const node = new NodeProcess({
+    name,
+    dataDir: join(root, name),
+    args,
+    logFile: join(root, `${name}.log`),
     // Each node in a process group of its own: a terminal's Ctrl-C reaches only this script, which
     // then stops every node exactly once (a node that gets SIGINT twice exits without a clean shutdown).
-    const child = spawn(process.execPath, [svcNode, 'start', '--data-dir', join(root, name), '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--log-format', 'json', ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    names.set(child, name);
-    children.push(child);
-    // Everything each node says, kept beside its data (the terminal shows only warnings and state changes).
-    const log = createWriteStream(join(root, `${name}.log`), { flags: 'a' });
-    child.stdout!.pipe(log, { end: false });
-    child.stderr!.pipe(log, { end: false });
-    child.once('close', () => log.end());
-    let rpcUrl: string | undefined;
-    let p2p: string | undefined;
-    let buffered = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        let record: { msg?: string; level?: number };
-        try {
-          record = JSON.parse(line) as { msg?: string; level?: number };
-        } catch {
-          continue;
-        }
-        rpcUrl ??= /rpc listening on (\S+)/.exec(record.msg ?? '')?.[1];
-        p2p ??= /p2p listening on (\S+)/.exec(record.msg ?? '')?.[1];
-        if ((record.level ?? 0) >= 40 || /caught up|refusing/.test(record.msg ?? '')) process.stdout.write(`[${name}] ${record.msg}\n`);
-        if (rpcUrl && p2p && record.msg === 'node started') resolveNode({ name, child, rpcUrl, p2p });
+    detached: true,
+    // The terminal shows only warnings and state changes.
+    onLine: (line) => {
+      let record: { msg?: string; level?: number };
+      try {
+        record = JSON.parse(line) as { msg?: string; level?: number };
+      } catch {
+        return;
       }
-    });
-    let errors = '';
-    child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-    child.once('exit', (code, signal) => reject(new Error(`${name} ${exitText(code, signal)} before it was up: ${errors.trim()}`)));
+      if ((record.level ?? 0) >= 40 || /caught up|refusing/.test(record.msg ?? '')) process.stdout.write(`[${name}] ${record.msg}\n`);
+    },
   });
+  nodes.push(node);
+  await node.start();
+  return node;
 }
 
 /** How a node ended: its exit code, or the signal that killed it. */
@@ -88,19 +61,13 @@ let stopping: Promise<boolean> | undefined;
 /** Stops every node once (SIGINT: a clean shutdown); true when all of them exited 0. */
 function stopAll(): Promise<boolean> {
   stopping ??= Promise.all(
-    children.map(
-      (child) =>
-        new Promise<boolean>((done) => {
-          const report = (): void => {
-            const ok = child.exitCode === 0;
-            process.stdout.write(`[${names.get(child)}] ${ok ? 'stopped cleanly' : exitText(child.exitCode, child.signalCode)}\n`);
-            done(ok);
-          };
-          if (child.exitCode !== null || child.signalCode !== null) return report();
-          child.once('exit', report);
-          child.kill('SIGINT');
-        }),
-    ),
+    nodes.map(async (node) => {
+      const code = await node.stop('SIGINT');
+      const exit = node.exits.at(-1);
+      const ok = code === 0;
+      process.stdout.write(`[${node.name}] ${ok ? 'stopped cleanly' : exitText(exit?.code ?? null, exit?.signal ?? null)}\n`);
+      return ok;
+    }),
   ).then((results) => results.every(Boolean));
   return stopping;
 }
@@ -109,10 +76,6 @@ function stopAll(): Promise<boolean> {
 const onSignal = (): void => void stopAll().then((clean) => process.exit(clean ? 0 : 1));
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
-// Should this script die another way, its nodes (in their own process groups) must not outlive it.
-process.on('exit', () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
 
 /** A staker's key, kept in the devnet dir so a restart runs the same validators. */
 function stakerKey(name: string): { key: KeyPair; config: string } {
@@ -154,18 +117,18 @@ try {
     startNode('full', ['--role', 'full', '--bootstrap-peers', validator.p2p]),
     ...stakers.map((staker) => startNode(staker.name, ['--role', 'validator', '--block-time', blockTime, '--config', staker.config, '--bootstrap-peers', validator.p2p])),
   ]);
-  if (stakers.length > 0) await stake(new SvcClient(validator.rpcUrl), stakers);
-  const nodes = [validator, ...stakerNodes, compute, full];
+  if (stakers.length > 0) await stake(new SvcClient(validator.url), stakers);
+  const up = [validator, ...stakerNodes, compute, full];
   const width = Math.max(...nodes.map((node) => node.name.length));
   process.stdout.write(
     [
-      `devnet up (data and each node's log in ${root}; ${validatorCount} validator(s), a block every ${blockTime} ms; Ctrl-C stops all ${nodes.length})`,
-      ...nodes.map((node) => `  ${node.name.padEnd(width)} rpc ${node.rpcUrl}  ws ${node.rpcUrl.replace(/^http/, 'ws')}  p2p ${node.p2p}`),
+      `devnet up (data and each node's log in ${root}; ${validatorCount} validator(s), a block every ${blockTime} ms; Ctrl-C stops all ${up.length})`,
+      ...up.map((node) => `  ${node.name.padEnd(width)} rpc ${node.url}  ws ${node.url.replace(/^http/, 'ws')}  p2p ${node.p2p}`),
       '',
     ].join('\n'),
   );
-  for (const node of nodes) {
-    node.child.once('exit', (code, signal) => {
+  for (const node of up) {
+    node.process?.once('exit', (code, signal) => {
       if (!stopping) process.stdout.write(`[${node.name}] ${exitText(code, signal)}; the others keep running (its log: ${join(root, `${node.name}.log`)})\n`);
     });
   }

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NodeProcess } from '../node-process.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../../..');
@@ -51,10 +52,10 @@ const httpRate = async (url: string): Promise<number> =>
 const wsRate = async (url: string): Promise<number> =>
   ((await json([join(here, 'ws-load.js'), url.replace('http', 'ws'), '4', '64', String(seconds)])) as { callsPerSecond: number }).callsPerSecond;
 
-async function node(tree: string): Promise<{ child: ChildProcess; url: string; dir: string }> {
+async function node(tree: string): Promise<{ node: NodeProcess; url: string; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-compare-'));
-  const args = [join(tree, 'dist/bin/svc-node.js'), 'start', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--role', 'validator', '--data-dir', dir, '--bind', '127.0.0.1:0', '--log-format', 'json', '--log-level', 'info'];
-  return { ...(await start(args, /rpc listening on (http:\/\/[0-9.:]+)/)), dir };
+  const node = await NodeProcess.start({ name: tree, bin: join(tree, 'dist/bin/svc-node.js'), dataDir: dir, args: ['--role', 'validator', '--log-level', 'info'] });
+  return { node, url: node.url, dir };
 }
 
 const ceiling = await start([join(here, 'ceiling.js')], /listening (\d+)/);
@@ -72,8 +73,7 @@ try {
         results[name]!.http.push(await httpRate(started.url));
         results[name]!.ws.push(await wsRate(started.url));
       } finally {
-        started.child.kill('SIGTERM');
-        await new Promise((done) => started.child.once('exit', done));
+        await started.node.stop('SIGTERM');
         rmSync(started.dir, { recursive: true, force: true });
       }
     }

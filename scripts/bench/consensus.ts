@@ -5,49 +5,24 @@
 // spent per committed transfer (from /proc), against the lone validator's. Prints one
 // JSON line. Usage: node dist/scripts/bench/consensus.js  (BENCH_BLOCK_TIME, default 1000 ms;
 // BENCH_NODE_ARGS, Node options for the node processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { devnetKey, fromHex, generateKeyPair, signTransaction, SvcClient, toHex, transferPayload, UNIT } from '../../sdk/index.js';
 import { verifyEd25519 } from '../../chain/signatures.js';
 import { withNativeSigner } from '../../keys/native-signer.js';
-import { cpuSeconds } from './node-process.js';
+import { benchDir, cleanUp, cpuSeconds, startNode, type NodeProcess } from './node-process.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const svcNode = join(here, '../../bin/svc-node.js');
 const blockTime = process.env.BENCH_BLOCK_TIME ?? '1000';
 const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-const dirs: string[] = [];
-const running: ChildProcess[] = [];
+let running: NodeProcess[] = [];
 
-interface Node {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly p2p: string;
-}
-
-function startNode(args: string[]): Promise<Node> {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-consensus-'));
-  dirs.push(dir);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, svcNode, 'start', '--data-dir', join(dir, 'data'), '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--log-format', 'json', '--block-time', blockTime, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-    running.push(child);
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const url = /rpc listening on (http:\/\/[0-9.:]+)/.exec(out)?.[1];
-      const p2p = /p2p listening on (\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/\w+)/.exec(out)?.[1];
-      if (url && p2p && out.includes('"node started"')) {
-        // The node logs a line a block from here on: nothing more to read.
-        child.stdout!.removeAllListeners('data');
-        child.stdout!.resume();
-        resolve({ child, url, p2p });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`svc-node exited with ${code}: ${out.slice(-2000)}`)));
-  });
+async function startValidator(args: string[]): Promise<NodeProcess> {
+  const node = await startNode(['--role', 'validator', '--data-dir', join(benchDir(), 'data'), '--block-time', blockTime, ...args], nodeArgs);
+  running.push(node);
+  return node;
 }
 
 function transfersAgainst(url: string, env: Record<string, string> = {}): Promise<{ transfersPerSecond: number; transfers: number; blocks: number; balanceP99Ms: number }> {
@@ -66,7 +41,8 @@ function transfersAgainst(url: string, env: Record<string, string> = {}): Promis
 }
 
 async function stopAll(): Promise<void> {
-  await Promise.all(running.splice(0).map((child) => new Promise((done) => (child.exitCode !== null ? done(undefined) : (child.once('exit', done), child.kill('SIGTERM'))))));
+  await Promise.all(running.map((node) => node.stop('SIGTERM')));
+  running = [];
 }
 
 /** Quantile from Prometheus histogram buckets (cumulative), interpolated inside the bucket as histogram_quantile does. */
@@ -106,22 +82,21 @@ const since = (before: [number, number][], after: [number, number][]): [number, 
 
 try {
   // 1. One validator, alone: the default devnet.
-  const alone = await startNode(['--role', 'validator']);
-  const singleCpuBefore = cpuSeconds(alone.child);
+  const alone = await startValidator([]);
+  const singleCpuBefore = cpuSeconds(alone);
   const single = await transfersAgainst(alone.url);
-  const singleCpu = cpuSeconds(alone.child) - singleCpuBefore;
+  const singleCpu = cpuSeconds(alone) - singleCpuBefore;
   await stopAll();
 
   // 2. Four validators at equal stake: the genesis validator and three stakers funded from dev accounts.
-  const genesis = await startNode(['--role', 'validator']);
+  const genesis = await startValidator([]);
   const stakers = [generateKeyPair(), generateKeyPair(), generateKeyPair()];
   const stakerNodes = await Promise.all(
     stakers.map((key) => {
-      const dir = mkdtempSync(join(tmpdir(), 'svc-bench-consensus-key-'));
-      dirs.push(dir);
+      const dir = benchDir();
       writeFileSync(join(dir, 'validator.key'), toHex(key.secretKey));
       writeFileSync(join(dir, 'config.json'), JSON.stringify({ validator: { keyFile: join(dir, 'validator.key') } }));
-      return startNode(['--role', 'validator', '--config', join(dir, 'config.json'), '--bootstrap-peers', genesis.p2p]);
+      return startValidator(['--config', join(dir, 'config.json'), '--bootstrap-peers', genesis.p2p]);
     }),
   );
   const client = new SvcClient(genesis.url);
@@ -147,9 +122,9 @@ try {
   const idleLater = (await laterRoundCommits(urls)) - idleLaterStart;
   const before = await commitLatencyBuckets(urls);
   const laterBefore = await laterRoundCommits(urls);
-  const cpuBefore = nodes.map((n) => cpuSeconds(n.child));
+  const cpuBefore = nodes.map((n) => cpuSeconds(n));
   const four = await transfersAgainst(genesis.url);
-  const cpu = nodes.map((n, i) => cpuSeconds(n.child) - cpuBefore[i]!);
+  const cpu = nodes.map((n, i) => cpuSeconds(n) - cpuBefore[i]!);
   const after = await commitLatencyBuckets(urls);
   const later = (await laterRoundCommits(urls)) - laterBefore;
   // Only the commits made during the measured run.
@@ -212,6 +187,5 @@ try {
     })}\n`,
   );
 } finally {
-  await stopAll();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  await cleanUp();
 }

@@ -68,7 +68,7 @@ try {
 
   // CPU per job: a batch of each, the idle block production of the same time taken out.
   const processes: [string, NodeProcess][] = [['validator', validator], ['compute', compute]];
-  const cpu = (): number[] => processes.map(([, p]) => cpuSeconds(p.child));
+  const cpu = (): number[] => processes.map(([, p]) => cpuSeconds(p));
   const idleStart = cpu();
   const idleAt = performance.now();
   await new Promise((resolve) => setTimeout(resolve, 5_000));
@@ -97,5 +97,5 @@ try {
     `| ${blockTime} ms blocks | direct ${result.blocksToSettle.medianDirect} blocks | contract ${result.blocksToSettle.medianContract} blocks (to the callback) | callback ${result.callbackGas} gas, count() ${result.contractCallGas} gas | CPU ms/job validator ${result.cpuMsPerJob.validator!.direct} → ${result.cpuMsPerJob.validator!.contract}, compute ${result.cpuMsPerJob.compute!.direct} → ${result.cpuMsPerJob.compute!.contract} |\n`,
   );
 } finally {
-  cleanUp();
+  await cleanUp();
 }

@@ -56,7 +56,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 const say = (what: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${what}\n`);
 
-async function measure(url: string, token: { abi: Abi; bytecode: Hex }, server: ChildProcess): Promise<Record<string, number | null>> {
+async function measure(url: string, token: { abi: Abi; bytecode: Hex }, server: { readonly pid?: number | undefined }): Promise<Record<string, number | null>> {
   const reply = (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })).json()) as { result: string };
   const chainId = Number(BigInt(reply.result));
   const chain = defineChain({ id: chainId, name: 'bench', nativeCurrency: { name: 'ETH', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } });
@@ -140,7 +140,7 @@ try {
   const anvilResult = await measure(anvil.url, token, anvil.child);
   anvil.child.kill('SIGKILL');
   const node = await startNode(['--role', 'validator', '--network', 'devnet', '--data-dir', benchDir(), '--block-time', '1000']);
-  const svcResult = await measure(node.url, token, node.child);
+  const svcResult = await measure(node.url, token, node);
   await stopNode(node);
   console.log(
     JSON.stringify({
@@ -152,5 +152,5 @@ try {
     }),
   );
 } finally {
-  cleanUp();
+  await cleanUp();
 }

@@ -149,5 +149,5 @@ try {
   process.stderr.write(`job-throughput: ${(error as Error).message}\n`);
   process.exitCode = 1;
 } finally {
-  cleanUp();
+  await cleanUp();
 }

@@ -68,5 +68,5 @@ try {
     })}\n`,
   );
 } finally {
-  cleanUp();
+  await cleanUp();
 }

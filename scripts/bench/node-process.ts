@@ -1,55 +1,32 @@
-// Nodes and data dirs a benchmark starts, as processes, removed when it ends; and batch submission.
-// Every node started here takes BENCH_CPU_PROF=<dir> (a CPU profile each) and BENCH_NODE_FLAGS (Node
-// options, e.g. "--max-semi-space-size=64"); BENCH_NODE_LOG=1 passes its log through.
-import { spawn, type ChildProcess } from 'node:child_process';
+// Nodes and data dirs a benchmark starts, as processes (the shared NodeProcess), removed when it ends;
+// and batch submission. Every node started here takes BENCH_CPU_PROF=<dir> (a CPU profile each) and
+// BENCH_NODE_FLAGS (Node options, e.g. "--max-semi-space-size=64"); BENCH_NODE_LOG=1 passes its log
+// through. Each node's log is a file beside its data dirs (removed with them).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { SvcClient } from '../../sdk/index.js';
+import { NodeProcess } from '../node-process.js';
 
-const svcNode = fileURLToPath(new URL('../../bin/svc-node.js', import.meta.url));
+export type { NodeProcess };
 const dirs: string[] = [];
-const children = new Set<ChildProcess>();
+const nodes = new Set<NodeProcess>();
 
-export interface NodeProcess {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly p2p: string;
-  readonly log: () => string;
+/** Node options every benchmark node takes from the environment. */
+export function benchNodeOptions(): string[] {
+  return [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])];
 }
 
 /** `svc-node start` on free ports; resolves once it has started. */
-export function startNode(args: string[]): Promise<NodeProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), svcNode, 'start', '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--log-format', 'json', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-    children.add(child);
-    child.once('exit', () => children.delete(child));
-    let out = '';
-    let started = false;
-    // Read the node's output all along (a pipe nobody drains would stall its logging), keep it only until it is up.
-    child.stdout!.on('data', (d: Buffer) => {
-      if (process.env.BENCH_NODE_LOG) process.stderr.write(d);
-      if (started) return;
-      out += d.toString();
-      const url = /rpc listening on (http:\/\/[0-9.:]+)/.exec(out)?.[1];
-      const p2p = /p2p listening on (\S+?)"/.exec(out)?.[1];
-      if (url && p2p && out.includes('"node started"')) {
-        started = true;
-        resolve({ child, url, p2p, log: () => out });
-      }
-    });
-    child.once('exit', (code, signal) => {
-      if (started && code !== 0 && signal !== 'SIGKILL') process.stderr.write(`svc-node ${args.join(' ')} exited with ${code ?? signal}\n`);
-      reject(new Error(`svc-node exited with ${code}: ${out.slice(-2000)}`));
-    });
-  });
+export async function startNode(args: string[], nodeOptions: readonly string[] = []): Promise<NodeProcess> {
+  const node = new NodeProcess({ name: `svc-node ${args.join(' ')}`, args, logFile: join(benchDir(), 'node.log'), nodeOptions: [...benchNodeOptions(), ...nodeOptions], echo: Boolean(process.env.BENCH_NODE_LOG) });
+  nodes.add(node);
+  await node.start();
+  return node;
 }
 
 export async function stopNode(node: NodeProcess): Promise<void> {
-  const exited = new Promise((resolve) => node.child.once('exit', resolve));
-  node.child.kill('SIGINT');
-  await exited;
+  await node.stop('SIGINT');
 }
 
 export function benchDir(): string {
@@ -58,9 +35,9 @@ export function benchDir(): string {
   return dir;
 }
 
-/** Kills what is left and removes the data dirs. */
-export function cleanUp(): void {
-  for (const child of children) child.kill(process.env.BENCH_CPU_PROF ? 'SIGINT' : 'SIGKILL');
+/** Ends what is left (cleanly when profiling: a profile is written at exit) and removes the data dirs. */
+export async function cleanUp(): Promise<void> {
+  await Promise.all([...nodes].map((node) => (process.env.BENCH_CPU_PROF ? node.stop('SIGINT') : node.close())));
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
 
@@ -96,7 +73,7 @@ export async function submitPaced(client: SvcClient, raws: string[], rate: numbe
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc: where the work of a run went. */
-export function cpuSeconds(child: ChildProcess): number {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+export function cpuSeconds(process: { readonly pid?: number | undefined }): number {
+  const fields = readFileSync(`/proc/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }

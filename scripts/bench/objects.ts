@@ -203,6 +203,6 @@ try {
   process.stderr.write(`objects: ${(error as Error).stack}\n`);
   process.exitCode = 1;
 } finally {
-  cleanUp();
+  await cleanUp();
   rmSync(dir, { recursive: true, force: true });
 }

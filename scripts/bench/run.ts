@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { devnetKey } from '../../sdk/index.js';
+import { NodeProcess } from '../node-process.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../../..');
@@ -69,10 +70,7 @@ const batch = JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 const ceiling = await startProcess([join(here, 'ceiling.js')], /listening (\d+)/);
-const node = await startProcess(
-  [join(root, 'dist/bin/svc-node.js'), 'start', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--role', 'validator', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--log-format', 'json', '--log-level', 'info'],
-  /rpc listening on (http:\/\/[0-9.:]+)/,
-);
+const node = await NodeProcess.start({ name: 'validator', dataDir, args: ['--role', 'validator', '--log-level', 'info'] });
 try {
   process.stderr.write(`bench: ${duration}s per run, ${connections} connections\n`);
   const rows: { name: string; svc: number; ceiling: number; unit: string; ratio: number; target: string; extra?: string }[] = [];
@@ -104,15 +102,8 @@ try {
   // other load by now, which made it slower than a fresh one and the comparison unfair).
   const token = 'bench-token-0123456789abcdef';
   const guardedDir = mkdtempSync(join(tmpdir(), 'svc-bench-guarded-'));
-  const plainNode = await startProcess(
-    [join(root, 'dist/bin/svc-node.js'), 'start', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--role', 'validator', '--data-dir', join(guardedDir, 'plain'), '--bind', '127.0.0.1:0', '--log-format', 'json'],
-    /rpc listening on (http:\/\/[0-9.:]+)/,
-  );
-  const guarded = await startProcess(
-    [join(root, 'dist/bin/svc-node.js'), 'start', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--role', 'validator', '--data-dir', join(guardedDir, 'guarded'), '--bind', '127.0.0.1:0', '--log-format', 'json', '--guardrails', 'true', '--rate-limit', '1000000000', '--rate-limit-burst', '0'],
-    /rpc listening on (http:\/\/[0-9.:]+)/,
-    { SVC_RPC_TOKENS: token },
-  );
+  const plainNode = await NodeProcess.start({ name: 'without guardrails', dataDir: join(guardedDir, 'plain'), args: ['--role', 'validator'] });
+  const guarded = await NodeProcess.start({ name: 'with guardrails', dataDir: join(guardedDir, 'guarded'), args: ['--role', 'validator', '--guardrails', 'true', '--rate-limit', '1000000000', '--rate-limit-burst', '0'], env: { SVC_RPC_TOKENS: token } });
   try {
     const authedLoad = join(here, 'authed-load.js');
     // Alternating runs, averaged: this machine's speed drifts by more than the effect measured.
@@ -137,10 +128,7 @@ try {
       extra: `"ceiling" here is a fresh node without guardrails; p99 ${withGuardrails.p99Ms} ms; refused ${withGuardrails.errors + withGuardrails.non2xx}`,
     });
   } finally {
-    for (const started of [guarded, plainNode]) {
-      started.child.kill('SIGTERM');
-      await new Promise((r) => started.child.once('exit', r));
-    }
+    for (const started of [guarded, plainNode]) await started.stop('SIGTERM');
     rmSync(guardedDir, { recursive: true, force: true });
   }
 
@@ -148,10 +136,7 @@ try {
   const subscriberDir = mkdtempSync(join(tmpdir(), 'svc-bench-subscribers-'));
   const subscriberConfig = join(subscriberDir, 'config.json');
   writeFileSync(subscriberConfig, JSON.stringify({ rpc: { maxWsConnections: 5000, maxWsConnectionsPerClient: 5000 } }));
-  const subscriberNode = await startProcess(
-    [join(root, 'dist/bin/svc-node.js'), 'start', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--config', subscriberConfig, '--role', 'validator', '--data-dir', join(subscriberDir, 'data'), '--bind', '127.0.0.1:0', '--block-time', '200', '--log-format', 'json'],
-    /rpc listening on (http:\/\/[0-9.:]+)/,
-  );
+  const subscriberNode = await NodeProcess.start({ name: 'subscribers', dataDir: join(subscriberDir, 'data'), args: ['--config', subscriberConfig, '--role', 'validator', '--block-time', '200'] });
   try {
     const fanout = (await runJson([join(here, 'subscribers.js'), subscriberNode.url.replace('http', 'ws'), '1000', '30'])) as { subscribers: number; blocks: number; p50Ms: number; p99Ms: number; maxMs: number };
     rows.push({
@@ -164,24 +149,19 @@ try {
       extra: `p50 ${fanout.p50Ms} ms, max ${fanout.maxMs} ms; includes building and committing the block`,
     });
   } finally {
-    subscriberNode.child.kill('SIGTERM');
-    await new Promise((r) => subscriberNode.child.once('exit', r));
+    await subscriberNode.stop('SIGTERM');
     rmSync(subscriberDir, { recursive: true, force: true });
   }
 
   // Transfers run against a fresh node of their own, so the chain above doesn't carry their state.
   const transferDir = mkdtempSync(join(tmpdir(), 'svc-bench-transfers-'));
   const blockTime = process.env.BENCH_BLOCK_TIME ?? '1000';
-  const transferNode = await startProcess(
-    [join(root, 'dist/bin/svc-node.js'), 'start', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--role', 'validator', '--data-dir', transferDir, '--bind', '127.0.0.1:0', '--block-time', blockTime, '--log-format', 'json'],
-    /rpc listening on (http:\/\/[0-9.:]+)/,
-  );
+  const transferNode = await NodeProcess.start({ name: 'transfers', dataDir: transferDir, args: ['--role', 'validator', '--block-time', blockTime] });
   let transfers: { transfersPerSecond: number; transfers: number; accounts: number; balanceP99Ms: number; balanceP50Ms: number; balanceCalls: number; inclusionSeconds: number };
   try {
     transfers = (await runJson([join(here, 'transfers.js'), transferNode.url])) as typeof transfers;
   } finally {
-    transferNode.child.kill('SIGTERM');
-    await new Promise((r) => transferNode.child.once('exit', r));
+    await transferNode.stop('SIGTERM');
     rmSync(transferDir, { recursive: true, force: true });
   }
   rows.push({
@@ -281,8 +261,7 @@ try {
   mkdirSync(join(root, '.bench'), { recursive: true });
   writeFileSync(join(root, '.bench/results.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, duration, rows }, null, 2)}\n`);
 } finally {
-  node.child.kill('SIGTERM');
   ceiling.child.kill('SIGTERM');
-  await new Promise((r) => node.child.once('exit', r));
+  await node.stop('SIGTERM');
   rmSync(dataDir, { recursive: true, force: true });
 }

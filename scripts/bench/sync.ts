@@ -59,5 +59,5 @@ try {
   await stop(validator);
   process.stdout.write(`${JSON.stringify({ blocks: height, transfers, seconds, blocksPerSecond: height / seconds, transfersPerSecond: transfers / seconds, sameStateRoot: sameRoot })}\n`);
 } finally {
-  cleanUp();
+  await cleanUp();
 }

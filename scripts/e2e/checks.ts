@@ -2,7 +2,7 @@ import type { Collected, MinedTx } from './collect.js';
 import type { History, Submission } from './history.js';
 import type { Manifest } from './manifest.js';
 import { ReferenceModel } from './model.js';
-import type { NodeExit } from './node-process.js';
+import type { NodeExit } from '../node-process.js';
 
 export interface CheckResult {
   readonly name: string;

@@ -1,7 +1,7 @@
 import { RpcError, type BatchCall, type DealView, type JobView, type PeerInfo, type SvcClient } from '../../sdk/index.js';
 import { encodeFunctionData, parseAbi } from 'viem';
 import { toEthAddress } from '../../sdk/address.js';
-import type { NodeProcess } from './node-process.js';
+import type { NodeProcess } from '../node-process.js';
 
 const BALANCE_OF = parseAbi(['function balanceOf(address) view returns (uint256)']);
 

@@ -1,6 +1,6 @@
 import type { History } from './history.js';
 import type { Manifest, PerturbationKind } from './manifest.js';
-import type { NodeProcess } from './node-process.js';
+import type { NodeProcess } from '../node-process.js';
 import type { Random } from './random.js';
 import type { Testnet } from './testnet.js';
 

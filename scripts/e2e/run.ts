@@ -6,7 +6,7 @@ import { checksFor, type CheckResult } from './checks.js';
 import { collect, type Collected } from './collect.js';
 import { History } from './history.js';
 import type { Manifest } from './manifest.js';
-import type { NodeProcess } from './node-process.js';
+import type { NodeProcess } from '../node-process.js';
 import { Perturber, setDenied } from './perturbations.js';
 import { Random } from './random.js';
 import { Testnet, until } from './testnet.js';

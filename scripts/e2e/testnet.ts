@@ -8,7 +8,7 @@ import type { Testnet as InitTestnet } from '../../node/testnet-init.js';
 import { HostNetwork } from './hosts.js';
 import type { History } from './history.js';
 import type { Manifest } from './manifest.js';
-import { NodeProcess, SVC_NODE, type NodePlacement } from './node-process.js';
+import { NodeProcess, SVC_NODE, type NodePlacement } from '../node-process.js';
 
 // Nodes load the built plugin, also when the runner itself runs from the TypeScript sources.
 const CUT_PLUGIN = fileURLToPath(import.meta.url.endsWith('.ts') ? new URL('../../dist/scripts/e2e/cut-plugin.js', import.meta.url) : new URL('./cut-plugin.js', import.meta.url));
@@ -120,7 +120,7 @@ export class Testnet {
 
   private process(name: string, args: string[], dataDir = join(this.dir, name), placement: NodePlacement = {}): NodeProcess {
     mkdirSync(dataDir, { recursive: true });
-    return new NodeProcess(name, dataDir, args, join(this.dir, `${name}.log`), placement);
+    return new NodeProcess({ name, dataDir, args, logFile: join(this.dir, `${name}.log`), placement });
   }
 
   /** Takes a node's host link down or up (hosts only). */

@@ -8,7 +8,7 @@ import { accountAddress, toEthAddress } from '../../sdk/address.js';
 import { compileSolidity, type Artifact } from '../solidity.js';
 import type { History, OperationKind, Submission } from './history.js';
 import type { Manifest } from './manifest.js';
-import type { NodeProcess } from './node-process.js';
+import type { NodeProcess } from '../node-process.js';
 import type { Random } from './random.js';
 import { COMPUTE_BOND_OGT, STORAGE_BOND_OGT, type Follower, type Testnet } from './testnet.js';
 

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run, SVC, SVC_NODE } from '../helpers/cli.js';
 import { tempDir } from '../helpers/test-node.js';
-import { spawn } from 'node:child_process';
+import { NodeProcess } from '../../scripts/node-process.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -22,18 +22,7 @@ describe('guardrails from the command line', () => {
     const dataDir = tempDir();
     dirs.push(dataDir);
     const token = 'cli-token-0123456789abcdef';
-    const node = await new Promise<{ url: string; stop: () => Promise<number | null> }>((resolve, reject) => {
-      const child = spawn(process.execPath, [SVC_NODE, 'start', '--log-format', 'json', '--role', 'validator', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--guardrails', 'true', '--block-time', '100'], {
-        env: { ...process.env, SVC_RPC_TOKENS: token },
-      });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const match = /rpc listening on (http:\/\/[0-9.:]+)/.exec(out);
-        if (match) resolve({ url: match[1]!, stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGINT'))) });
-      });
-      child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
-    });
+    const node = await NodeProcess.start({ name: 'guarded', dataDir, args: ['--role', 'validator', '--guardrails', 'true', '--block-time', '100'], env: { SVC_RPC_TOKENS: token } });
     try {
       for (let i = 0; i < 3; i++) {
         const ok = await run(SVC, ['block-number', '--url', node.url], { SVC_RPC_TOKEN: token });
@@ -43,7 +32,7 @@ describe('guardrails from the command line', () => {
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain('unauthorized (-32001)');
     } finally {
-      expect(await node.stop()).toBe(0);
+      expect(await node.stop('SIGINT')).toBe(0);
     }
   });
 });

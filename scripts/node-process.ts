@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { SvcClient } from '../../sdk/index.js';
+import { SvcClient } from '../sdk/index.js';
 
-// From dist/ the node's entry sits two levels up; run from the TypeScript sources, the build's copy.
-export const SVC_NODE = fileURLToPath(import.meta.url.endsWith('.ts') ? new URL('../../dist/bin/svc-node.js', import.meta.url) : new URL('../../bin/svc-node.js', import.meta.url));
+// From dist/ the node's entry sits one level up; run from the TypeScript sources, the build's copy.
+export const SVC_NODE = fileURLToPath(import.meta.url.endsWith('.ts') ? new URL('../dist/bin/svc-node.js', import.meta.url) : new URL('../bin/svc-node.js', import.meta.url));
 /** How long a node may take from spawn to `node started` (a restart replays nothing, but a busy machine is slow). */
 const START_TIMEOUT_MS = 60_000;
 
@@ -40,14 +40,45 @@ export interface NodeExit {
 const ERROR_LEVEL = 50;
 const LAST_WORDS_CHARS = 1_000;
 
+export interface NodeProcessOptions {
+  /** What the runner, a benchmark or a test calls it (in its errors). */
+  readonly name: string;
+  /** Its `svc-node start` flags (role, config, genesis, ...). */
+  readonly args?: readonly string[];
+  /** Its data dir (`--data-dir`), when `args` do not name one. */
+  readonly dataDir?: string;
+  readonly placement?: NodePlacement;
+  /** One log file over all its lives; without one its output is kept in memory (`output()`). */
+  readonly logFile?: string;
+  /** Another build's `svc-node` entry (a release before this one). */
+  readonly bin?: string;
+  /** Node's own flags, before the entry (`--cpu-prof`, heap sizes). */
+  readonly nodeOptions?: readonly string[];
+  /** Environment variables it gets besides this process's (`SVC_RPC_TOKENS`). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** In a process group of its own: a terminal's Ctrl-C reaches only the script, which stops each node once. */
+  readonly detached?: boolean;
+  /** Each line it writes on stdout (its JSON log), as it comes. */
+  readonly onLine?: (line: string) => void;
+  /** Its output also goes to this process's stderr (to watch a benchmark's node). */
+  readonly echo?: boolean;
+  /**
+   * When `start` resolves: once it says `node started` (default), or once its RPC listens (a node
+   * whose start waits on something, e.g. a peer, is reachable before that).
+   */
+  readonly readyAt?: 'started' | 'rpc';
+}
+
 /**
- * One `svc-node start` of the testnet, as a process: started, stopped (cleanly or not), paused and
- * started again on the same data dir and the same ports, so the addresses its peers hold stay good.
- * Its output goes to one log file over all its lives.
+ * One `svc-node start`, as a process — the one way the e2e runner, the benchmarks, the devnet script
+ * and the tests run a node: started, stopped (cleanly or not), paused and started again on the same
+ * data dir and the same ports, so the addresses its peers hold stay good. Its output goes to one log
+ * over all its lives (a file, or memory).
  */
 export class NodeProcess {
   private child: ChildProcess | undefined;
-  private log: WriteStream;
+  private readonly log: WriteStream | undefined;
+  private kept = '';
   private rpcPort = 0;
   private p2pPort = 0;
   private expectingExit = false;
@@ -55,20 +86,44 @@ export class NodeProcess {
   url = '';
   p2p = '';
   readonly exits: NodeExit[] = [];
-
+  readonly name: string;
+  readonly dataDir: string | undefined;
+  private readonly args: readonly string[];
+  private readonly placement: NodePlacement;
   private readonly host: string;
 
-  constructor(
-    readonly name: string,
-    readonly dataDir: string,
-    private readonly args: readonly string[],
-    logFile: string,
-    private readonly placement: NodePlacement = {},
-  ) {
-    this.log = createWriteStream(logFile, { flags: 'a' });
-    this.host = placement.host ?? '127.0.0.1';
-    this.rpcPort = placement.rpcPort ?? 0;
-    this.p2pPort = placement.p2pPort ?? 0;
+  constructor(private readonly options: NodeProcessOptions) {
+    this.name = options.name;
+    this.dataDir = options.dataDir;
+    this.args = options.args ?? [];
+    this.placement = options.placement ?? {};
+    this.log = options.logFile === undefined ? undefined : createWriteStream(options.logFile, { flags: 'a' });
+    this.host = this.placement.host ?? '127.0.0.1';
+    this.rpcPort = this.placement.rpcPort ?? 0;
+    this.p2pPort = this.placement.p2pPort ?? 0;
+  }
+
+  /** Starts `svc-node start` with these options and resolves once it is up. */
+  static async start(options: NodeProcessOptions, bootstrap: readonly string[] = []): Promise<NodeProcess> {
+    const node = new NodeProcess(options);
+    await node.start(bootstrap);
+    return node;
+  }
+
+  /** The running process (undefined while down). */
+  get process(): ChildProcess | undefined {
+    return this.child;
+  }
+
+  /** Everything it wrote over all its lives, when it has no log file. */
+  output(): string {
+    return this.kept;
+  }
+
+  private write(chunk: Buffer | string): void {
+    if (this.log) this.log.write(chunk);
+    else this.kept += chunk.toString();
+    if (this.options.echo) process.stderr.write(chunk);
   }
 
   get peerId(): string {
@@ -99,15 +154,27 @@ export class NodeProcess {
     }
   }
 
-  private spawn(bootstrap: readonly string[]): Promise<void> {
-    const argv = [SVC_NODE, 'start', '--data-dir', this.dataDir, '--bind', `${this.host}:${this.rpcPort}`, '--p2p-host', this.host, '--p2p-port', String(this.p2pPort), '--log-format', 'json', ...this.args];
+  /** `start` and the flags it adds to `args`: data dir, RPC and p2p addresses (each unless `args` name it), JSON logs. */
+  private argv(bootstrap: readonly string[]): string[] {
+    const named = (flag: string): boolean => this.args.includes(flag);
+    const argv = ['start'];
+    if (this.dataDir !== undefined && !named('--data-dir')) argv.push('--data-dir', this.dataDir);
+    if (!named('--bind')) argv.push('--bind', `${this.host}:${this.rpcPort}`);
+    if (!named('--p2p-port')) argv.push('--p2p-host', this.host, '--p2p-port', String(this.p2pPort));
+    if (!named('--log-format')) argv.push('--log-format', 'json');
+    argv.push(...this.args);
     if (bootstrap.length > 0) argv.push('--bootstrap-peers', bootstrap.join(','));
+    return argv;
+  }
+
+  private spawn(bootstrap: readonly string[]): Promise<void> {
+    const argv = this.argv(bootstrap);
     const [command, ...prefix] = [...(this.placement.wrap ?? []), process.execPath];
-    const child = spawn(command!, [...prefix, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command!, [...prefix, ...(this.options.nodeOptions ?? []), this.options.bin ?? SVC_NODE, ...argv], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...this.options.env }, detached: this.options.detached === true });
     live.add(child);
     this.child = child;
     this.expectingExit = false;
-    this.log.write(`${JSON.stringify({ e2e: 'spawned', at: Date.now(), pid: child.pid, argv: argv.slice(1) })}\n`);
+    if (this.log) this.log.write(`${JSON.stringify({ e2e: 'spawned', at: Date.now(), pid: child.pid, argv })}\n`);
     return new Promise<void>((resolve, reject) => {
       let seen = '';
       let started = false;
@@ -118,10 +185,11 @@ export class NodeProcess {
         if (!started) child.kill('SIGKILL');
       }, START_TIMEOUT_MS);
       const onLine = (line: string): void => {
+        this.options.onLine?.(line);
         if (line.includes('"level":50') || line.includes('"level":60')) lastError = errorLine(line) || lastError;
         if (started) return;
         seen = (seen + line).slice(-20_000);
-        const rpc = /rpc listening on (http:\/\/[\d.]+:(\d+))/.exec(line);
+        const rpc = /rpc listening on (https?:\/\/(?:\[[0-9a-f:]+\]|[\d.]+):(\d+))/.exec(line);
         if (rpc) {
           this.url = rpc[1]!;
           this.rpcPort = Number(rpc[2]);
@@ -131,7 +199,7 @@ export class NodeProcess {
           this.p2p = p2p[1]!;
           this.p2pPort = Number(p2p[2]);
         }
-        if (line.includes('"msg":"node started"')) {
+        if (line.includes('"msg":"node started"') || (this.options.readyAt === 'rpc' && rpc)) {
           started = true;
           clearTimeout(timer);
           this.state = 'up';
@@ -140,7 +208,7 @@ export class NodeProcess {
       };
       let partial = '';
       child.stdout!.on('data', (chunk: Buffer) => {
-        this.log.write(chunk);
+        this.write(chunk);
         partial += chunk.toString();
         let newline: number;
         while ((newline = partial.indexOf('\n')) >= 0) {
@@ -149,7 +217,7 @@ export class NodeProcess {
         }
       });
       child.stderr!.on('data', (chunk: Buffer) => {
-        this.log.write(chunk);
+        this.write(chunk);
         stderrTail = (stderrTail + chunk.toString()).slice(-LAST_WORDS_CHARS);
         if (!started) seen += chunk.toString();
       });
@@ -158,7 +226,7 @@ export class NodeProcess {
         clearTimeout(timer);
         const lastWords = [lastError, stderrTail.trim()].filter((s) => s !== '').join(' | ');
         this.exits.push({ at: Date.now(), code, signal, expected: this.expectingExit, ...(lastWords ? { lastWords } : {}) });
-        this.log.write(`${JSON.stringify({ e2e: 'exited', at: Date.now(), code, signal, expected: this.expectingExit })}\n`);
+        if (this.log) this.log.write(`${JSON.stringify({ e2e: 'exited', at: Date.now(), code, signal, expected: this.expectingExit })}\n`);
         if (this.child === child) {
           this.child = undefined;
           this.state = 'down';
@@ -168,17 +236,21 @@ export class NodeProcess {
     });
   }
 
-  /** Ends it with `signal` (SIGKILL: a crash; SIGTERM/SIGINT: a clean shutdown) and waits for the exit. */
-  async stop(signal: NodeJS.Signals): Promise<void> {
+  /**
+   * Ends it with `signal` (SIGKILL: a crash; SIGTERM/SIGINT: a clean shutdown), waits for the exit
+   * (SIGKILL after 30 s) and resolves with its exit code.
+   */
+  async stop(signal: NodeJS.Signals = 'SIGINT'): Promise<number | null> {
     const child = this.child;
-    if (!child) return;
+    if (!child) return this.exits.at(-1)?.code ?? null;
     if (this.state === 'paused') child.kill('SIGCONT');
     this.expectingExit = true;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill(signal);
     const timeout = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    await exited;
+    const code = await exited;
     clearTimeout(timeout);
+    return code;
   }
 
   pause(): void {
@@ -195,12 +267,13 @@ export class NodeProcess {
 
   /** Writes a line of the runner's own into this node's log (what was done to it, and when). */
   note(what: Record<string, unknown>): void {
-    this.log.write(`${JSON.stringify({ e2e: 'runner', at: Date.now(), ...what })}\n`);
+    this.write(`${JSON.stringify({ e2e: 'runner', at: Date.now(), ...what })}\n`);
   }
 
   async close(): Promise<void> {
     await this.stop('SIGKILL');
-    await new Promise<void>((resolve) => this.log.end(resolve));
+    const log = this.log;
+    if (log) await new Promise<void>((resolve) => log.end(resolve));
   }
 }
 
