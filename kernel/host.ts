@@ -195,7 +195,7 @@ export class PluginHost {
       this.events.emit('node:started', { rpcUrl: url });
       log.info({ network: settings.network, role: settings.role, plugins: this.plugins.map((p) => p.definition.name) }, 'node started');
     } catch (error) {
-      await this.teardown();
+      await this.teardown().catch((failed: unknown) => this.options.log.error({ err: failed }, 'tearing down after a failed start'));
       this.currentState = 'stopped';
       if (newDataDir) rmSync(settings.dataDir, { recursive: true, force: true });
       throw error;
@@ -211,8 +211,7 @@ export class PluginHost {
       }
       this.currentState = 'stopping';
       this.events.emit('node:stopping', {});
-      await this.teardown();
-      this.currentState = 'stopped';
+      await this.teardown().finally(() => (this.currentState = 'stopped'));
       this.options.log.info('node stopped');
     })();
     return this.stopping;
@@ -233,8 +232,9 @@ export class PluginHost {
       }
       plugin.events?.dispose();
     }
-    await this.store?.close().catch((error: unknown) => log.error({ err: error }, 'closing the database failed'));
+    const failed = await this.store?.close().then(() => undefined, (error: unknown) => error as Error);
     this.store = undefined;
+    if (failed) throw new Error(`closing the database failed (the data dir stays locked until this process exits): ${failed.message}`);
     this.lock?.release();
     this.lock = undefined;
   }
