@@ -7,6 +7,9 @@ export interface CapturedLog {
   text(): string;
 }
 
+/** Every log captured in this test file: a failed test prints their warnings and errors (test/setup.ts). */
+export const capturedLogs: CapturedLog[] = [];
+
 /** A JSON logger whose lines are kept for assertions. */
 export function captureLog(level: 'debug' | 'info' | 'warn' = 'info'): CapturedLog {
   const lines: Record<string, unknown>[] = [];
@@ -18,5 +21,7 @@ export function captureLog(level: 'debug' | 'info' | 'warn' = 'info'): CapturedL
       done();
     },
   });
-  return { log: createLogger({ level, format: 'json', destination: stream }), lines, text: () => raw };
+  const captured = { log: createLogger({ level, format: 'json', destination: stream }), lines, text: () => raw };
+  capturedLogs.push(captured);
+  return captured;
 }
