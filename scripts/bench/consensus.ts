@@ -9,9 +9,8 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { devnetKey, fromHex, generateKeyPair, signTransaction, SvcClient, toHex, transferPayload, UNIT } from '../../sdk/index.js';
-import { verifyEd25519 } from '../../chain/signatures.js';
-import { withNativeSigner } from '../../keys/native-signer.js';
+import { devnetKey, generateKeyPair, SvcClient, toHex, UNIT } from '../../sdk/index.js';
+import { ed25519VerifyMicros } from './verify-rate.js';
 import { benchDir, cleanUp, cpuSeconds, startNode, type NodeProcess } from './node-process.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -145,11 +144,7 @@ try {
   // cost of verifying one transfer's signature here (each validator checks every transaction it executes).
   const singleSeconds = single.transfers / single.transfersPerSecond;
   const replicaBudgetMicros = ((2 * 1.25 * singleSeconds - singleCpu) / 3 / single.transfers) * 1e6;
-  const sender = withNativeSigner(generateKeyPair());
-  const signed = Array.from({ length: 10_000 }, (_, nonce) => signTransaction({ chainId: 'svc-devnet-1', kind: 'transfer', nonce, payload: transferPayload(sender.address, 'OMC', 1n) }, sender));
-  const verifyStarted = performance.now();
-  for (const tx of signed) if (!verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), sender.publicKey)) throw new Error('a signature did not verify');
-  const verifyMicros = ((performance.now() - verifyStarted) / signed.length) * 1000;
+  const verifyMicros = ed25519VerifyMicros();
   process.stdout.write(
     `${JSON.stringify({
       blockTimeMs: Number(blockTime),
