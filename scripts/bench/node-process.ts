@@ -13,7 +13,7 @@ const dirs: string[] = [];
 const nodes = new Set<NodeProcess>();
 
 /** Node options every benchmark node takes from the environment. */
-export function benchNodeOptions(): string[] {
+function benchNodeOptions(): string[] {
   return [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])];
 }
 
@@ -73,7 +73,7 @@ export async function submitPaced(client: SvcClient, raws: string[], rate: numbe
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc: where the work of a run went. */
-export function cpuSeconds(process: { readonly pid?: number | undefined }): number {
-  const fields = readFileSync(`/proc/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+export function cpuSeconds(node: { readonly pid?: number | undefined }): number {
+  const fields = readFileSync(`/proc/${node.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }

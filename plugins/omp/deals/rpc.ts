@@ -37,10 +37,11 @@ export function dealMethods(method: MethodFactory<ProviderRegistry>): RpcMethod[
       errors: ['invalid_params', 'not_found', 'pruned'],
       handler: async ([dealId, tag], { service }) => {
         const id = dealId.toLowerCase();
-        const raw = tag === undefined ? await service.chain.state.lastKnownValue(dealKey(id)) : await service.chain.stateAt(service.chain.heightOf(tag))(dealKey(id));
+        const height = tag === undefined ? undefined : service.chain.heightOf(tag);
+        const raw = height === undefined ? await service.chain.state.lastKnownValue(dealKey(id)) : await service.chain.stateAt(height)(dealKey(id));
         const deal = raw ? decode<DealRecord>(raw) : undefined;
         if (deal) return dealView(deal);
-        if (tag !== undefined) throw domainError('not_found', `no deal ${dealId} at block ${service.chain.heightOf(tag)}`, { dealId });
+        if (height !== undefined) throw domainError('not_found', `no deal ${dealId} at block ${height}`, { dealId });
         const recordBlocks = dealRetention.blocks((key) => service.chain.state.get(key));
         const createdAt = await dealRetention.prunedSince(service.chain, id, 'omp.createDeal');
         if (createdAt !== undefined) {
