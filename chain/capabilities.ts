@@ -68,7 +68,8 @@ export interface TxSubmitter {
 export interface BlockProduction {
   readonly head: Block;
   readonly genesis: GenesisSpec;
-  produceBlock(key: KeyPair, timestamp: number): Promise<Block>;
+  /** `executionBudgetMs`: how long transactions may keep starting (what does not fit waits for the next block). */
+  produceBlock(key: KeyPair, timestamp: number, executionBudgetMs?: number): Promise<Block>;
 }
 
 /**

@@ -500,10 +500,10 @@ export class Chain {
    * Builds, signs and commits the next block from the mempool's ready transactions: what the only
    * validator of the set does, its own precommit the block's certificate.
    */
-  produceBlock(key: KeyPair, timestamp: number): Promise<Block> {
+  produceBlock(key: KeyPair, timestamp: number, executionBudgetMs?: number): Promise<Block> {
     return this.serialized(async () => {
       this.discardOutstanding();
-      const prepared = await this.build(key, timestamp);
+      const prepared = await this.build(key, timestamp, undefined, executionBudgetMs);
       let certificate: CommitCertificate;
       try {
         certificate = this.finality.soleCommit(prepared.block, key);
@@ -520,10 +520,10 @@ export class Chain {
    * until `commitProposal` (when consensus decides it) or dropped by the next proposal checked or
    * built, or by `discardProposal`.
    */
-  proposeBlock(key: KeyPair, timestamp: number, maxBytes?: number): Promise<Block> {
+  proposeBlock(key: KeyPair, timestamp: number, maxBytes?: number, executionBudgetMs?: number): Promise<Block> {
     return this.serialized(async () => {
       this.discardOutstanding();
-      const prepared = await this.build(key, timestamp, maxBytes);
+      const prepared = await this.build(key, timestamp, maxBytes, executionBudgetMs);
       this.outstanding = prepared;
       return prepared.block;
     });
@@ -565,7 +565,8 @@ export class Chain {
     this.outstanding = undefined;
   }
 
-  private async build(key: KeyPair, timestamp: number, maxBytes?: number): Promise<Prepared> {
+  /** Executes what the mempool has ready into a signed block; transactions stop starting `executionBudgetMs` after it began. */
+  private async build(key: KeyPair, timestamp: number, maxBytes?: number, executionBudgetMs?: number): Promise<Prepared> {
     const started = performance.now();
     const head = this.head;
     if (head.height >= 1 && !this.headCommit) throw new Error(`head block ${head.height} has no commit certificate to carry`);
@@ -573,7 +574,8 @@ export class Chain {
     const env = { chainId: head.chainId, height: head.height + 1, timestamp, parentHash: head.hash, lastCommit: signersOf(lastCommit), proposer: key.address };
     const candidates = this.options.mempool.ready(this.options.maxBlockTransactions, maxBytes);
     const pacer = new Pacer();
-    const result = await executeTransactions(candidates, env, this.options.state, this.options.kinds, this.options.log, false, pacer);
+    const deadline = executionBudgetMs === undefined ? undefined : started + executionBudgetMs;
+    const result = await executeTransactions(candidates, env, this.options.state, this.options.kinds, this.options.log, false, pacer, deadline === undefined ? {} : { deadline });
     for (const rejected of result.rejected) this.options.log.debug({ tx: rejected.hash, reason: rejected.message }, 'left a transaction out of the block');
     const hashes = result.included.map((tx) => tx.hash);
     const changes = result.overlay.changes;

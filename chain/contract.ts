@@ -138,6 +138,21 @@ export interface TxContext<P = unknown> {
   readState(key: string): Uint8Array | undefined;
   /** Only keys under `<plugin name>/`, or under the prefix of a plugin that names this one among its `stateDelegates`. */
   writeState(key: string, value: Uint8Array | undefined): void;
+  /**
+   * When the block's producer wants this transaction done (performance.now() ms), if it does: a
+   * kind whose work may run long (the EVM) stops at it and throws TxPostponed, and the transaction
+   * waits for a later block. Undefined when the transaction must run to its end (a block being
+   * imported, the first transaction of a block).
+   */
+  readonly deadline?: number;
+}
+
+/**
+ * Thrown by a kind that stopped at its TxContext's deadline: the transaction is left out of the
+ * block being produced (nothing of it is kept, its nonce does not move) and stays pending.
+ */
+export class TxPostponed extends Error {
+  override name = 'TxPostponed';
 }
 
 /**

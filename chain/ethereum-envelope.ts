@@ -24,6 +24,8 @@ export const EVM_HARDFORK = Hardfork.Osaka;
 export interface EnvelopeContext {
   readonly chainId: string;
   readonly evmChainId?: number;
+  /** The EVM's hardfork: the chain's own (EVM_HARDFORK) but in a conformance run at another fork's vectors. */
+  readonly hardfork?: Hardfork;
 }
 
 /** What the native envelope starts with (a CBOR array of two); every Ethereum envelope starts otherwise. */
@@ -33,19 +35,20 @@ export function isEthereumEnvelope(raw: Uint8Array): boolean {
   return raw.length > 0 && raw[0] !== CBOR_PAIR;
 }
 
-const commons = new Map<number, Common>();
+const commons = new Map<string, Common>();
 
 /** The EVM's rules for a chain id (cached: building one costs a millisecond). */
-export function evmCommon(evmChainId: number): Common {
-  let common = commons.get(evmChainId);
+export function evmCommon(evmChainId: number, hardfork: Hardfork = EVM_HARDFORK): Common {
+  const key = `${evmChainId}:${hardfork}`;
+  let common = commons.get(key);
   if (!common) {
-    common = createCustomCommon({ chainId: evmChainId, name: `svc-${evmChainId}` }, Mainnet, { hardfork: EVM_HARDFORK });
-    commons.set(evmChainId, common);
+    common = createCustomCommon({ chainId: evmChainId, name: `svc-${evmChainId}` }, Mainnet, { hardfork });
+    commons.set(key, common);
   }
   return common;
 }
 
-const txCommons = new Map<number, Common>();
+const txCommons = new Map<string, Common>();
 
 /**
  * The rules transactions are built with: one shared instance per chain id. Each transaction object
@@ -54,13 +57,14 @@ const txCommons = new Map<number, Common>();
  * Common, so this one has every transaction parameter from the start and its copies are itself.
  * The VM runs on `evmCommon`'s, never on this one.
  */
-export function transactionCommon(evmChainId: number): Common {
-  let common = txCommons.get(evmChainId);
+export function transactionCommon(evmChainId: number, hardfork: Hardfork = EVM_HARDFORK): Common {
+  const key = `${evmChainId}:${hardfork}`;
+  let common = txCommons.get(key);
   if (!common) {
-    const shared = createCustomCommon({ chainId: evmChainId, name: `svc-${evmChainId}` }, Mainnet, { hardfork: EVM_HARDFORK });
+    const shared = createCustomCommon({ chainId: evmChainId, name: `svc-${evmChainId}` }, Mainnet, { hardfork });
     shared.updateParams(paramsTx);
     Object.assign(shared, { copy: () => shared, updateParams: () => undefined });
-    txCommons.set(evmChainId, shared);
+    txCommons.set(key, shared);
     common = shared;
   }
   return common;
@@ -89,15 +93,18 @@ export interface EthereumPayload extends Payload {
   readonly rlp: Uint8Array;
 }
 
+/** Half the secp256k1 group order: EIP-2's bound on a signature's s. */
+const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
+
 const SUPPORTED = new Set<number>([TransactionType.Legacy, TransactionType.AccessListEIP2930, TransactionType.FeeMarketEIP1559]);
 
 /**
  * Parses an Ethereum transaction without checking its signature (the bytes of a stored one were
  * checked when it was admitted): the ethereumjs object, for execution and views.
  */
-export function parseEthereumTransaction(raw: Uint8Array, evmChainId: number): TypedTransaction {
+export function parseEthereumTransaction(raw: Uint8Array, evmChainId: number, hardfork: Hardfork = EVM_HARDFORK): TypedTransaction {
   try {
-    return createTxFromRLP(raw, { common: transactionCommon(evmChainId), freeze: false });
+    return createTxFromRLP(raw, { common: transactionCommon(evmChainId, hardfork), freeze: false });
   } catch (error) {
     const message = (error as Error).message.split('\n')[0]!.replace(/ \(tx type=.*$/, '').slice(0, 200);
     if (/chain ?id/i.test(message)) throw new EnvelopeError('wrong_chain_id', `invalid chain id: this network's EVM chain id is ${evmChainId}`);
@@ -122,12 +129,14 @@ export function decodeEthereumEnvelope(raw: Uint8Array, context: EnvelopeContext
   if (first === TransactionType.BlobEIP4844 || first === TransactionType.EOACodeEIP7702) {
     throw new EnvelopeError('invalid_transaction', `transaction type ${first} is not supported (this network takes legacy, EIP-2930 and EIP-1559 transactions)`);
   }
-  const tx = parseEthereumTransaction(raw, evmChainId);
+  const tx = parseEthereumTransaction(raw, evmChainId, context.hardfork);
   if (!SUPPORTED.has(tx.type)) throw new EnvelopeError('invalid_transaction', `transaction type ${tx.type} is not supported`);
   if (tx.type === TransactionType.Legacy && !tx.supports(Capability.EIP155ReplayProtection)) {
     throw new EnvelopeError('invalid_transaction', 'only replay-protected (EIP-155) transactions are accepted: sign a legacy transaction with the chain id');
   }
   if (!tx.isSigned()) throw new EnvelopeError('invalid_signature', 'the transaction is not signed');
+  // EIP-2, for every type: ethereumjs refuses a high s as it builds a typed transaction but not a legacy one.
+  if ((tx.s ?? 0n) > SECP256K1_HALF_N) throw new EnvelopeError('invalid_signature', 'invalid sender: the signature\'s s is in the upper half of the curve order (EIP-2 allows only s <= n/2)');
   if (!equalBytes(tx.serialize(), raw)) throw new EnvelopeError('invalid_transaction', 'the bytes are not the canonical encoding of the transaction');
   if (tx.nonce > BigInt(Number.MAX_SAFE_INTEGER)) throw new EnvelopeError('invalid_transaction', `nonce ${tx.nonce} is out of range`);
   let publicKey: Uint8Array | undefined;

@@ -3,7 +3,7 @@ import type { Asset } from '../sdk/amount.js';
 import type { SignedTransaction } from '../sdk/transaction.js';
 import type { Logger } from '../kernel/log.js';
 import { decode } from '../sdk/encoding.js';
-import { isTxFailure, type BlockContext, type LastCommit, type TxContext, type TxOutcome } from './contract.js';
+import { isTxFailure, TxPostponed, type BlockContext, type LastCommit, type TxContext, type TxOutcome } from './contract.js';
 import { accountKey, decodeAccount, encodeAccount, type Account } from './state/accounts.js';
 import { StateOverlay, type StateReader } from './state/overlay.js';
 import type { PendingReceipt } from './receipts.js';
@@ -118,6 +118,7 @@ class Context extends BlockScope implements TxContext<unknown> {
     readonly tx: SignedTransaction,
     owner: string,
     kinds: Pick<TxKindRegistry, 'mayWrite'>,
+    readonly deadline: number | undefined,
   ) {
     super(state, env, owner, kinds);
   }
@@ -145,7 +146,10 @@ function isPromise<T>(value: unknown): value is Promise<T> {
  * `failed` keeps its writes: the fees it paid). With `strict`, an invalid transaction rejects the
  * whole block (import); otherwise it is left out (production). Transactions that use gas share the
  * block gas limit: one whose gas limit no longer fits is left out, or rejects the block on import.
- * The block's end steps run after the last transaction unless `endBlock` is false.
+ * A producer's `deadline` (performance.now() ms) keeps the block's rhythm: once past it no further
+ * transaction starts, and one still running then is left out (the first of a block always runs to
+ * its end, so every block makes progress). The block's end steps run after the last transaction
+ * unless `endBlock` is false.
  */
 export async function executeTransactions(
   txs: readonly SignedTransaction[],
@@ -155,8 +159,9 @@ export async function executeTransactions(
   log: Logger,
   strict: boolean,
   pacer?: Pacer,
-  { endBlock = true }: { endBlock?: boolean } = {},
+  { endBlock = true, deadline }: { endBlock?: boolean; deadline?: number } = {},
 ): Promise<ExecutionResult> {
+  if (strict && deadline !== undefined) throw new Error('a block being imported runs every transaction to its end: no deadline');
   const overlay = new StateOverlay(state);
   const included: SignedTransaction[] = [];
   const receipts: PendingReceipt[] = [];
@@ -165,6 +170,7 @@ export async function executeTransactions(
   let gasUsed = 0;
   for (const tx of txs) {
     await pacer?.step();
+    if (deadline !== undefined && included.length > 0 && performance.now() > deadline) break;
     let kind;
     try {
       kind = checkIncludable(tx, overlay, kinds, env.chainId);
@@ -176,32 +182,37 @@ export async function executeTransactions(
       continue;
     }
     const index = included.length;
-    included.push(tx);
     const bumpNonce = (target: StateOverlay): void => {
       const sender = decodeAccount(target.get(accountKey(tx.from)));
       sender.nonce += 1;
       target.set(accountKey(tx.from), encodeAccount(sender));
     };
     const scratch = overlay.child();
+    let outcome: TxOutcome | undefined;
     try {
       if (!kind.spec.managesNonce) bumpNonce(scratch);
-      const returned = kind.spec.execute(new Context(scratch, env, tx, kind.owner, kinds), kind.service());
-      const outcome = (isPromise<void | TxOutcome>(returned) ? await returned : returned) ?? undefined;
-      scratch.mergeInto(overlay);
-      const receipt: PendingReceipt = { transactionHash: tx.hash, blockNumber: env.height, index, from: tx.from, kind: tx.kind, status: outcome?.failed ? 'failed' : 'success' };
-      if (outcome?.failed) receipt.error = { name: outcome.failed.name, reason: outcome.failed.reason };
-      if (outcome?.gasUsed !== undefined) {
-        gasUsed += outcome.gasUsed;
-        Object.assign(receipt, outcome.receipt, { gasUsed: outcome.gasUsed, cumulativeGasUsed: gasUsed });
-      }
-      receipts.push(receipt);
+      const returned = kind.spec.execute(new Context(scratch, env, tx, kind.owner, kinds, index > 0 ? deadline : undefined), kind.service());
+      outcome = (isPromise<void | TxOutcome>(returned) ? await returned : returned) ?? undefined;
     } catch (error) {
+      // Stopped at the producer's deadline: left out whole, and nothing after it starts.
+      if (error instanceof TxPostponed && !strict) break;
+      included.push(tx);
       bumpNonce(overlay);
       const failure = isTxFailure(error)
           ? { name: error.error, reason: error.message }
           : (log.error({ err: error, tx: tx.hash, kind: tx.kind }, 'transaction kind threw; the transaction fails'), { name: 'internal_error', reason: 'the transaction kind failed' });
       receipts.push({ transactionHash: tx.hash, blockNumber: env.height, index, from: tx.from, kind: tx.kind, status: 'failed', error: failure });
+      continue;
     }
+    included.push(tx);
+    scratch.mergeInto(overlay);
+    const receipt: PendingReceipt = { transactionHash: tx.hash, blockNumber: env.height, index, from: tx.from, kind: tx.kind, status: outcome?.failed ? 'failed' : 'success' };
+    if (outcome?.failed) receipt.error = { name: outcome.failed.name, reason: outcome.failed.reason };
+    if (outcome?.gasUsed !== undefined) {
+      gasUsed += outcome.gasUsed;
+      Object.assign(receipt, outcome.receipt, { gasUsed: outcome.gasUsed, cumulativeGasUsed: gasUsed });
+    }
+    receipts.push(receipt);
   }
   // End-of-block steps may be asynchronous (re-running a disputed job on a worker); they run one after another.
   // A replay of the transactions before a traced one stops short of them (endBlock false).

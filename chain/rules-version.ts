@@ -8,7 +8,9 @@
 // 1: the first recorded. 2: contracts call the OON precompile (jobs paid by a contract, called
 // back at the end of the block that settles them), the OMP precompile and the OGT view. 3: closed
 // and failed deals leave the state `dealRecordBlocks` after they end (and their objects' lists).
-export const CHAIN_RULES_VERSION = 3;
+// 4: Ethereum's test vectors: a legacy transaction with a high s (EIP-2) is refused, the
+// point-evaluation precompile (0x0a) runs, the OMP precompile's objectInfo lists active deals only.
+export const CHAIN_RULES_VERSION = 4;
 
 /** Block 0's state key holding the network's rules version. */
 export const RULES_VERSION_KEY = 'params/rulesVersion';

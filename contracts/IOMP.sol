@@ -23,7 +23,9 @@ interface IOMP {
         address provider;
     }
 
-    /// What svc_ompGetObject answers; reverts "OMP: not_found: ..." for an object no deal stores.
+    /// The object, its active deals and the providers keeping it (svc_ompGetObject also lists its
+    /// pending, closed and failed deals: read those with dealStatus); reverts "OMP: not_found: ..."
+    /// for an object no deal stores.
     function objectInfo(string calldata cid)
         external
         view

@@ -3,6 +3,8 @@ import { ETHEREUM_KIND } from '../../chain/ethereum-envelope.js';
 import type { CommittedReceipt } from '../../chain/contract.js';
 import { EvmRunner } from './runner.js';
 import { speedUpInterpreter } from './vm-speedups.js';
+import { paceInterpreter } from './run-control.js';
+import { EvmConfigSchema } from './config.js';
 import { EvmService } from './service.js';
 import { evmGenesis, readEvmParams } from './params.js';
 import { evmTxKinds } from './tx-kinds.js';
@@ -37,6 +39,7 @@ export default definePlugin({
   version: '1.0.0',
   description: 'contracts on chain: the EVM (Osaka) over the world state, Ethereum transactions, the Ethereum JSON-RPC',
   requires: ['chain', 'sync-status'],
+  config: EvmConfigSchema,
   provides: ['evm'],
   // Plugins whose precompiles call contracts back settle their work first: a callback runs in the block that settled it.
   after: ['oon', 'omp'],
@@ -46,8 +49,10 @@ export default definePlugin({
     const params = readEvmParams((key) => chain.state.get(key));
     const unpatched = await speedUpInterpreter();
     if (unpatched) ctx.log.warn({ reason: unpatched }, 'the EVM analyses contract code on every call (slower, same results)');
+    const unpaced = await paceInterpreter();
+    if (unpaced) ctx.log.error({ reason: unpaced }, 'the EVM cannot pause: a long call or block holds the node until it ends, and calls have no time budget');
     const precompiles = new PrecompileHost(collectPrecompiles(ctx.plugins));
-    const runner = await EvmRunner.create(params, async (height) => (await chain.getBlock(height))?.hash, { chainId: chain.genesis.chainId, precompiles });
+    const runner = await EvmRunner.create(params, async (height) => (await chain.getBlock(height))?.hash, { chainId: chain.genesis.chainId, precompiles, callBudgetMs: ctx.config.callTimeoutMs });
     const rules = new EvmService(runner, chain);
     const index = new EthBlockIndex(ctx.table(ETH_BLOCKS), ctx.table(ETH_META), ctx.log);
     await index.catchUp(chain.head.height, async (height) => {

@@ -1,18 +1,20 @@
 import { createBlock, type Block as EvmBlock } from '@ethereumjs/block';
-import type { Common } from '@ethereumjs/common';
-import { createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
+import type { Common, Hardfork } from '@ethereumjs/common';
+import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address as EvmAddress } from '@ethereumjs/util';
 import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { Address } from '../../sdk/address.js';
 import { fromHex, toHex } from '../../sdk/bytes.js';
 import type { Log, ReceiptDetails } from '../../chain/receipts.js';
-import { evmCommon, transactionCommon } from '../../chain/ethereum-envelope.js';
+import { EVM_HARDFORK, evmCommon, transactionCommon } from '../../chain/ethereum-envelope.js';
 import { WorldStateManager, type CreationContext, type StateRead, type StateSink } from './state-manager.js';
 import type { EvmParams } from './params.js';
 import { revertReason } from './revert-reason.js';
 import { MAX_TRANSACTION_GAS } from './admission.js';
 import type { Tracer } from './trace/tracer.js';
 import { speedUpCommon } from './vm-speedups.js';
+import { withKzg } from './kzg.js';
+import { setDeadline } from './run-control.js';
 import type { PrecompileFrame, PrecompileHost } from './precompile-host.js';
 import type { CallbackResult, ContractCallback, RegisteredPrecompile } from './precompiles.js';
 
@@ -41,6 +43,14 @@ export interface CallRequest {
   readonly maxFeePerGas: bigint;
   readonly maxPriorityFeePerGas: bigint;
   readonly nonce?: bigint;
+  /** EIP-2930: accounts and slots warm from the start (each costs its intrinsic gas, as in the transaction). */
+  readonly accessList?: readonly AccessListEntry[];
+}
+
+/** One account of an access list, with the storage slots of it to warm (0x hex). */
+export interface AccessListEntry {
+  readonly address: string;
+  readonly storageKeys: readonly string[];
 }
 
 /** How a run ended. */
@@ -65,10 +75,11 @@ export function withSender<T extends TypedTransaction>(tx: T, sender: Address, h
 /** An unsigned EIP-1559 transaction from a native envelope's fields, sent by `from`. */
 export function unsignedTransaction(common: Common, request: CallRequest, nonce: bigint, hash?: Uint8Array): TypedTransaction {
   const fields = { nonce, to: request.to ? evmAddress(request.to) : undefined, value: request.value, data: request.data, gasLimit: request.gasLimit };
-  const tx =
-    request.maxFeePerGas === 0n
-      ? createLegacyTx({ ...fields, gasPrice: 0n }, { common, freeze: false })
-      : createFeeMarket1559Tx({ ...fields, maxFeePerGas: request.maxFeePerGas, maxPriorityFeePerGas: request.maxPriorityFeePerGas, chainId: common.chainId() }, { common, freeze: false });
+  const accessList = request.accessList?.map(({ address, storageKeys }) => ({ address: address as `0x${string}`, storageKeys: storageKeys as `0x${string}`[] }));
+  let tx: TypedTransaction;
+  if (request.maxFeePerGas !== 0n) tx = createFeeMarket1559Tx({ ...fields, maxFeePerGas: request.maxFeePerGas, maxPriorityFeePerGas: request.maxPriorityFeePerGas, chainId: common.chainId(), ...(accessList ? { accessList } : {}) }, { common, freeze: false });
+  else if (accessList) tx = createAccessList2930Tx({ ...fields, gasPrice: 0n, accessList, chainId: common.chainId() }, { common, freeze: false });
+  else tx = createLegacyTx({ ...fields, gasPrice: 0n }, { common, freeze: false });
   return withSender(tx, request.from, hash);
 }
 
@@ -95,7 +106,14 @@ export interface RunnerOptions {
   readonly chainId: string;
   /** Plugins' precompiles, run at their addresses. */
   readonly precompiles: PrecompileHost;
+  /** The EVM's hardfork: the chain's own (EVM_HARDFORK) but in a conformance run at another fork's vectors. */
+  readonly hardfork?: Hardfork;
+  /** How long a call (eth_call, estimates, svc_call) may run, in ms of wall-clock time (default DEFAULT_CALL_BUDGET_MS). */
+  readonly callBudgetMs?: number;
 }
+
+/** geth's default for the same (its RPCEVMTimeout). */
+export const DEFAULT_CALL_BUDGET_MS = 5_000;
 
 /**
  * Runs transactions and calls in the EVM (@ethereumjs/vm at the chain's hardfork) over the world
@@ -115,11 +133,16 @@ export class EvmRunner {
     private readonly hashes: BlockHashes,
     private readonly options: RunnerOptions,
   ) {
-    this.txCommon = transactionCommon(params.chainId);
+    this.txCommon = transactionCommon(params.chainId, options.hardfork);
+  }
+
+  /** The hardfork the EVM runs at. */
+  get hardfork(): Hardfork {
+    return this.options.hardfork ?? EVM_HARDFORK;
   }
 
   static async create(params: EvmParams, hashes: BlockHashes, options: RunnerOptions): Promise<EvmRunner> {
-    const common = evmCommon(params.chainId);
+    const common = await withKzg(evmCommon(params.chainId, options.hardfork));
     speedUpCommon(common);
     const runner = new EvmRunner(params, common, hashes, options);
     runner.idle.push(await runner.newVm());
@@ -147,21 +170,34 @@ export class EvmRunner {
     return { vm, state, frame };
   }
 
-  /** Runs `work` on a VM bound to `read` in block `env`, with the tracer attached for that run only. */
-  private async withVm<T>(read: StateRead, env: EvmBlockEnv, creation: CreationContext | undefined, tracer: Tracer | undefined, work: (slot: VmSlot) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` on a VM bound to `read` in block `env`, with the tracer attached and the deadline set
+   * for that run only. A VM whose run was stopped midway (a deadline, a thrown error) is dropped.
+   */
+  private async withVm<T>(read: StateRead, env: EvmBlockEnv, creation: CreationContext | undefined, tracer: Tracer | undefined, work: (slot: VmSlot) => Promise<T>, budgetMs?: number): Promise<T> {
     const slot = (tracer ? undefined : this.idle.pop()) ?? (await this.newVm());
     slot.state.bind(read, creation);
     slot.frame.block = { chainId: this.options.chainId, height: env.height, timestamp: env.timestamp, parentHash: env.parentHash, proposer: env.proposer };
     const detach = tracer?.attach(slot.vm.evm);
+    setDeadline(slot.vm.evm, budgetMs);
+    let completed = false;
     try {
-      return await work(slot);
+      const result = await work(slot);
+      completed = true;
+      return result;
     } finally {
       detach?.();
+      setDeadline(slot.vm.evm, undefined);
       slot.state.bind(() => undefined);
       slot.frame.block = undefined;
       slot.frame.message = undefined;
-      if (!tracer && this.idle.length < 4) this.idle.push(slot);
+      if (completed && !tracer && this.idle.length < 4) this.idle.push(slot);
     }
+  }
+
+  /** How long a call may run (ms). */
+  get callBudgetMs(): number {
+    return this.options.callBudgetMs ?? DEFAULT_CALL_BUDGET_MS;
   }
 
   /**
@@ -196,7 +232,7 @@ export class EvmRunner {
 
   /** The EVM's view of a block (cached: a block's transactions share it). */
   block(env: EvmBlockEnv, gasLimit = this.params.blockGasLimit, baseFee = this.params.baseFee): EvmBlock {
-    const key = `${env.height}:${env.timestamp}:${env.proposer}:${gasLimit}:${baseFee}`;
+    const key = `${env.height}:${env.timestamp}:${env.proposer}:${env.parentHash}:${gasLimit}:${baseFee}`;
     if (this.lastBlock?.key === key) return this.lastBlock.block;
     const block = createBlock(
       {
@@ -220,14 +256,14 @@ export class EvmRunner {
    * Runs a transaction of a block on its state: the sender's nonce moves, fees are paid (the base
    * fee burned, the priority fee to the proposer), what it changed goes to `sink`. Throws what
    * makes it unable to run at all (runTx's checks: nonce, funds for gas × price + value,
-   * intrinsic gas, fee below the base fee).
+   * intrinsic gas, fee below the base fee), and EvmDeadlineError when `budgetMs` runs out first.
    */
-  async runTransaction(tx: TypedTransaction, read: StateRead, sink: StateSink, env: EvmBlockEnv, creation: CreationContext, tracer?: Tracer): Promise<EvmOutcome> {
+  async runTransaction(tx: TypedTransaction, read: StateRead, sink: StateSink, env: EvmBlockEnv, creation: CreationContext, tracer?: Tracer, budgetMs?: number): Promise<EvmOutcome> {
     return this.withVm(read, env, creation, tracer, async ({ vm, state }) => {
       const result = await runTx(vm, { tx, block: this.block(env), skipHardForkValidation: true, skipBlockGasLimitValidation: true });
       state.finish(sink);
       return this.outcome(tx, result);
-    });
+    }, budgetMs);
   }
 
   /**
@@ -235,14 +271,14 @@ export class EvmRunner {
    * funds for a call without a gas price, which runs with no base fee (BASEFEE reads 0, as geth
    * has it); its nonce is not checked.
    */
-  async call(request: CallRequest, read: StateRead, env: EvmBlockEnv, gasCap = this.callGasCap, tracer?: Tracer): Promise<EvmOutcome> {
+  async call(request: CallRequest, read: StateRead, env: EvmBlockEnv, gasCap = this.callGasCap, tracer?: Tracer, budgetMs = this.callBudgetMs): Promise<EvmOutcome> {
     return this.withVm(read, env, undefined, tracer, async ({ vm, state }) => {
       const account = await state.getAccount(evmAddress(request.from));
       const tx = unsignedTransaction(this.txCommon, request, request.nonce ?? account?.nonce ?? 0n);
       const block = this.block(env, Math.max(gasCap, Number(request.gasLimit)), request.maxFeePerGas === 0n ? 0n : this.params.baseFee);
       const result = await runTx(vm, { tx, block, skipNonce: true, skipBalance: true, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
       return this.outcome(tx, result);
-    });
+    }, budgetMs);
   }
 
   private outcome(tx: TypedTransaction, result: RunTxResult): EvmOutcome {

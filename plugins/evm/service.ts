@@ -2,7 +2,8 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { accountAddress, type Address } from '../../sdk/address.js';
 import type { SignedTransaction } from '../../sdk/transaction.js';
 import { fromHex } from '../../sdk/bytes.js';
-import { isTxFailure, TxFailure, type BlockContext, type TxContext, type TxOutcome } from '../../chain/contract.js';
+import { isTxFailure, TxFailure, TxPostponed, type BlockContext, type TxContext, type TxOutcome } from '../../chain/contract.js';
+import { EvmDeadlineError } from './run-control.js';
 import { ETHEREUM_KIND, parseEthereumTransaction, type EthereumPayload } from '../../chain/ethereum-envelope.js';
 import type { Chain } from '../../chain/chain.js';
 import { checkAdmission } from './admission.js';
@@ -24,16 +25,14 @@ export interface NativeEvmFields {
 export const nativeFields = (payload: NativeEvmFields): NativeEvmFields => (payload.to ? { ...payload, to: accountAddress(payload.to) } : payload);
 
 /**
- * The EVM chain rules' service: the runner, the parameters, and the transactions of payloads
- * (parsed once per payload object: admission and execution on the node that admitted it share it).
+ * The EVM's chain rules: the runner, the parameters, and the transactions of payloads (parsed once
+ * per payload object: admission and execution on the node that admitted it share it). What the
+ * transaction kinds run, on a node or in the conformance runner (scripts/conformance/).
  */
-export class EvmService {
+export class EvmRules {
   private readonly parsed = new WeakMap<object, TypedTransaction>();
 
-  constructor(
-    readonly runner: EvmRunner,
-    readonly chain: Chain,
-  ) {}
+  constructor(readonly runner: EvmRunner) {}
 
   get params(): EvmParams {
     return this.runner.params;
@@ -43,7 +42,7 @@ export class EvmService {
   ethereumTx(payload: EthereumPayload, sender?: Address, hash?: Uint8Array): TypedTransaction {
     let tx = this.parsed.get(payload);
     if (!tx) {
-      tx = parseEthereumTransaction(payload.rlp, this.params.chainId);
+      tx = parseEthereumTransaction(payload.rlp, this.params.chainId, this.runner.hardfork);
       this.parsed.set(payload, tx);
     }
     return sender ? withSender(tx, sender, hash) : tx;
@@ -89,9 +88,12 @@ export class EvmService {
         { setAccount: (address, account) => ctx.setAccount(address, account), writeState: (key, value) => ctx.writeState(key, value) },
         { height: ctx.height, timestamp: ctx.timestamp, proposer: ctx.proposer, parentHash: ctx.parentHash },
         { creator: ctx.tx.from, height: ctx.height },
+        undefined,
+        ctx.deadline === undefined ? undefined : Math.max(0, ctx.deadline - performance.now()),
       );
     } catch (error) {
       if (isTxFailure(error)) throw error;
+      if (error instanceof EvmDeadlineError) throw new TxPostponed(`still running at the block's deadline: ${error.message}`);
       // runTx's own refusals: it could not run at all (funds gone since admission, a fee cap now below the base fee).
       const message = (error as Error).message.split('\n')[0]!.replace(/ \(.*$/, '');
       throw new TxFailure(/funds|balance/i.test(message) ? 'insufficient_funds' : /base ?fee/i.test(message) ? 'fee_too_low' : 'invalid_transaction', message.slice(0, 300));
@@ -112,5 +114,15 @@ export class EvmService {
         callback.done(result, ctx);
       }
     }
+  }
+}
+
+/** The EVM plugin's service: its chain rules, and the chain the Ethereum JSON-RPC reads. */
+export class EvmService extends EvmRules {
+  constructor(
+    runner: EvmRunner,
+    readonly chain: Chain,
+  ) {
+    super(runner);
   }
 }

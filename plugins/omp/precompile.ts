@@ -58,7 +58,9 @@ function objectInfo(call: PrecompileCall, cid: string): { gas: bigint; output: U
   const view = objectView(cid, deals);
   const gas = OMP_GAS.objectInfo + OMP_GAS.objectInfoPerDeal * BigInt(deals.length);
   if (!view) throw new PrecompileRevert(`not_found: no deal stores ${cid}`, gas);
-  const output = encodeFunctionResult({ abi: OMP_ABI, functionName: 'objectInfo', result: [BigInt(view.size), view.mediaType, view.format, view.deals as Hex[], view.providers.map(evmAddressOf)] });
+  // A contract gets the deals that keep the object now; dealStatus reads any deal, closed ones too.
+  const active = deals.filter((deal) => deal.status === 'active').map((deal) => deal.dealId as Hex);
+  const output = encodeFunctionResult({ abi: OMP_ABI, functionName: 'objectInfo', result: [BigInt(view.size), view.mediaType, view.format, active, view.providers.map(evmAddressOf)] });
   return { gas, output: fromHex(output) };
 }
 
@@ -106,7 +108,7 @@ export function ompPrecompile<Svc>(precompile: PrecompileFactory<Svc>, kind: Pro
     summary: 'Storage from contracts: read an object and its deals, and make a deal paid from the calling contract exactly as omp.createDeal does',
     revertGas: OMP_GAS.refused,
     functions: [
-      { signature: 'function objectInfo(string cid) view returns (uint64 size, string mediaType, string format, bytes32[] deals, address[] providers)', gas: `${OMP_GAS.objectInfo} + ${OMP_GAS.objectInfoPerDeal} per deal of the object`, summary: 'what svc_ompGetObject answers; reverts not_found for an object no deal stores' },
+      { signature: 'function objectInfo(string cid) view returns (uint64 size, string mediaType, string format, bytes32[] deals, address[] providers)', gas: `${OMP_GAS.objectInfo} + ${OMP_GAS.objectInfoPerDeal} per deal of the object`, summary: 'the object and its active deals, with the providers keeping it (svc_ompGetObject also lists its other deals); reverts not_found for an object no deal stores' },
       { signature: 'function dealStatus(bytes32 dealId) view returns (uint8 status, address client, string cid, uint64 size, uint8 replicas, uint64 startBlock, uint64 endBlock, uint256 price, uint256 escrow, uint256 paid)', gas: `${OMP_GAS.dealStatus}`, summary: 'a deal as the chain holds it: status 0 none (or its record has left the state, dealRecordBlocks after it ended), 1 pending, 2 active, 3 closed, 4 failed (start and end 0 until active)' },
       { signature: 'function createDeal(DealRequest request) returns (bytes32 dealId)', gas: `${OMP_GAS.createDeal}`, summary: 'a deal for an uploaded object, escrowing price × replicas from the calling contract' },
     ],

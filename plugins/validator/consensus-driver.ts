@@ -17,6 +17,7 @@ import type { Vote } from '../../consensus/vote-set.js';
 import { certificateOf, commitProblem, proposalSignBytes, proposalSigned, voteSignBytes, voteSigned, type CommitCertificate, type SignedProposal, type SignedVote } from '../../consensus/messages.js';
 import { DoubleSignRefused, SignState } from '../../consensus/sign-state.js';
 import type { StakingService } from '../staking/service.js';
+import { executionBudget } from './producer.js';
 
 /**
  * A proposal travels whole on the consensus topic (gossip takes messages up to 2 MiB): its block's
@@ -285,7 +286,7 @@ export class ConsensusDriver {
     await this.carryLatePrecommits();
     let held: { block: Block; raws: readonly Uint8Array[] } | undefined = validValue ? this.blocks.get(validValue) : undefined;
     if (!held) {
-      const block = await this.options.chain.proposeBlock(this.options.key, Math.max(Date.now(), this.options.chain.head.timestamp + 1), MAX_PROPOSAL_BYTES);
+      const block = await this.options.chain.proposeBlock(this.options.key, Math.max(Date.now(), this.options.chain.head.timestamp + 1), MAX_PROPOSAL_BYTES, executionBudget(this.options.blockTime));
       held = { block, raws: block.transactions.map((hash) => this.options.chain.rawTransaction(this.options.chain.pendingTransaction(hash)!)) };
       this.blocks.set(block.hash, held);
       this.validity.set(block.hash, true);

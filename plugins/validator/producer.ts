@@ -13,6 +13,13 @@ export interface ProducerOptions {
  * Produces a block every `blockTime` ms after the head's timestamp, also when empty. After a long
  * stop it produces one block at once and resumes the rhythm from there, rather than catching up.
  */
+/**
+ * How long a producer runs transactions into a block: a third of the block time, so a block full of
+ * slow contract work still leaves the rest of the interval to commit it and to answer requests;
+ * what does not fit waits for the next block.
+ */
+export const executionBudget = (blockTime: number): number => blockTime / 3;
+
 export class BlockProducer {
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
@@ -57,7 +64,7 @@ export class BlockProducer {
     const { chain, key, log, blockTime } = this.options;
     const timestamp = Math.max(Date.now(), chain.head.timestamp + blockTime);
     try {
-      await chain.produceBlock(key, timestamp);
+      await chain.produceBlock(key, timestamp, executionBudget(blockTime));
       this.produced++;
     } catch (error) {
       log.error({ err: error, height: chain.head.height + 1 }, 'block production failed; retrying next interval');

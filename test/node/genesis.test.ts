@@ -13,7 +13,7 @@ import { rpc, startTestNode } from '../helpers/test-node.js';
  * EVM's parameters: chain id, block gas limit, base fee), and with each chain-rules version (block 0
  * holds it).
  */
-const DEVNET_GENESIS_HASH = '0x42c3542d55ab4b350f0c191df7200467b71c32c710c6afafeb0738806ee886e3';
+const DEVNET_GENESIS_HASH = '0xbebf121e15b54091fbc6e776b56d8f79c87dd3da6291607afb0ba8bbb5e311ac';
 
 const entry = (key: string, value: number) => [key, new Uint8Array([value])] as const;
 

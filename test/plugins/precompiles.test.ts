@@ -222,7 +222,10 @@ describe('the OON, OMP and OGT precompiles', { timeout: 120_000 }, () => {
     const evm = (address: string): string => `0x${address.slice(4)}`;
     const object = await v.getObject(upperCid);
     const [size, mediaType, format, deals, providers] = await read<[bigint, string, string, Hex[], Address[]]>('object', [upperCid]);
-    expect({ size: Number(size), mediaType, format, deals, providers: providers.map((p) => p.toLowerCase()) }).toEqual({ size: object.size, mediaType: object.mediaType, format: object.format, deals: object.deals, providers: object.providers.map(evm) });
+    // A contract sees the active deals only (svc_ompGetObject lists them all).
+    const statuses = await Promise.all(object.deals.map(async (id) => (await v.getDeal(id)).status));
+    const activeDeals = object.deals.filter((_, i) => statuses[i] === 'active');
+    expect({ size: Number(size), mediaType, format, deals, providers: providers.map((p) => p.toLowerCase()) }).toEqual({ size: object.size, mediaType: object.mediaType, format: object.format, deals: activeDeals, providers: object.providers.map(evm) });
     await expect(read('object', ['bafkreiaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'])).rejects.toThrow(/OMP: not_found/);
 
     // A deal the contract makes for an object uploaded to the validator, paid from its OMC.
@@ -254,12 +257,17 @@ describe('the OON, OMP and OGT precompiles', { timeout: 120_000 }, () => {
       return { code, deal };
     };
     expect((await status()).code).toBe(2);
+    const dealsOf = async (cid: string) => (await read<[bigint, string, string, Hex[], Address[]]>('object', [cid]))[3];
+    expect(await dealsOf(uploaded.cid)).toEqual([dealId]);
     // Proven and paid through its term, then closed: the precompile still answers it.
     await waitFor(() => v.getDeal(dealId), (deal) => deal.status === 'closed', 60_000, 'the contract\'s deal to close');
     const closed = await status();
     expect(closed.code).toBe(3);
     expect(closed.deal).toMatchObject({ paid: '1000000', escrow: '0' });
     expect(closed.deal.lastProof).not.toBeNull();
+    // Closed: no longer among the object's deals for a contract, though svc_ompGetObject still lists it.
+    expect(await dealsOf(uploaded.cid)).toEqual([]);
+    expect((await v.getObject(uploaded.cid)).deals).toContain(dealId);
 
     // OGT: the compute provider's bond gates; an account with none is refused.
     const operator = compute.node.keys.operator.address;

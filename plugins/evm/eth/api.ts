@@ -19,6 +19,7 @@ import { blockView, logView, receiptView, transactionView } from './views.js';
 import { qty, type Quantity } from './quantity.js';
 import { withOverrides, type StateOverrides } from './state-overrides.js';
 import { TraceAbortedError, type Tracer } from '../trace/tracer.js';
+import { EvmDeadlineError } from '../run-control.js';
 
 /** A call object as tools send it (`eth_call`, `eth_estimateGas`): every field optional. */
 export interface EthCallObject {
@@ -32,6 +33,7 @@ export interface EthCallObject {
   readonly data?: string;
   readonly input?: string;
   readonly nonce?: string;
+  readonly accessList?: readonly { readonly address: string; readonly storageKeys: readonly string[] }[];
 }
 
 /** A log filter (`eth_getLogs`, `eth_newFilter`, the `logs` subscription). */
@@ -137,16 +139,18 @@ export class EthApi {
       maxFeePerGas: feeCap,
       maxPriorityFeePerGas: BigInt(call.maxPriorityFeePerGas ?? '0'),
       ...(call.nonce !== undefined ? { nonce: BigInt(call.nonce) } : {}),
+      ...(call.accessList ? { accessList: call.accessList.map(({ address, storageKeys }) => ({ address: address.toLowerCase(), storageKeys })) } : {}),
     };
   }
 
   /** Runs a call on a block's state; answers as tools expect a revert (code 3) or another halt (-32000). */
-  async simulate(call: EthCallObject, block: BlockParam | undefined, overrides?: StateOverrides): Promise<EvmOutcome> {
-    return (await this.simulateTraced(call, block, undefined, overrides)).outcome;
+  /** A call's outcome; it may run `budgetMs` (default: the node's call budget), then fails with geth's "execution aborted". */
+  async simulate(call: EthCallObject, block: BlockParam | undefined, overrides?: StateOverrides, budgetMs?: number): Promise<EvmOutcome> {
+    return (await this.simulateTraced(call, block, undefined, overrides, budgetMs)).outcome;
   }
 
   /** A call as `simulate` runs it, with a tracer attached (debug_traceCall), and the request it made of the call object. */
-  async simulateTraced(call: EthCallObject, block: BlockParam | undefined, tracer: Tracer | undefined, overrides?: StateOverrides): Promise<{ outcome: EvmOutcome; request: CallRequest }> {
+  async simulateTraced(call: EthCallObject, block: BlockParam | undefined, tracer: Tracer | undefined, overrides?: StateOverrides, budgetMs?: number): Promise<{ outcome: EvmOutcome; request: CallRequest }> {
     const height = await stateHeight(this.chain, block);
     const read = await withOverrides(this.reader(height), overrides).catch((error: Error) => {
       throw new EthRpcError(-32602, `invalid state override: ${error.message}`);
@@ -154,7 +158,7 @@ export class EthApi {
     const cap = this.evm.runner.callGasCap;
     const env = await this.env(height);
     const request = this.request(call, cap);
-    const outcome = await this.evm.runner.call(request, read, env, cap, tracer).catch((error: unknown) => {
+    const outcome = await this.evm.runner.call(request, read, env, cap, tracer, budgetMs).catch((error: unknown) => {
       if (isRpcError(error) || error instanceof TraceAbortedError) throw error;
       // runTx's refusals (a fee cap below the base fee, funds for a call with a price): geth's -32000.
       throw new EthRpcError(-32000, (error as Error).message.split('\n')[0]!.replace(/ \(vm hf=.*$/, ''));
@@ -175,11 +179,20 @@ export class EthApi {
    */
   async estimateGas(call: EthCallObject, block: BlockParam | undefined): Promise<Quantity> {
     const cap = call.gas === undefined ? BigInt(this.evm.runner.callGasCap) : BigInt(call.gas);
-    const run = (gas: bigint) => this.simulate({ ...call, gas: qty(gas) }, block);
+    // One budget for the whole search, as for one call: an estimate runs the call a dozen times.
+    const budget = this.evm.runner.callBudgetMs;
+    const deadline = performance.now() + budget;
+    const run = (gas: bigint) => {
+      const left = deadline - performance.now();
+      if (left <= 0) throw new EthRpcError(-32000, new EvmDeadlineError(budget).message);
+      return this.simulate({ ...call, gas: qty(gas) }, block, undefined, left);
+    };
     const first = await run(cap);
     if (first.failure?.name === 'execution_reverted') throw revertError(first.result.execResult.returnValue);
     if (first.failure) throw new EthRpcError(-32000, first.failure.name === 'out_of_gas' ? `gas required exceeds allowance (${cap})` : first.failure.reason);
-    let lo = BigInt(first.gasUsed) - 1n;
+    // What it used is often exactly what it needs (a plain transfer: 21000, as every node answers); else it needs more (refunds, the 63/64 rule).
+    if (BigInt(first.gasUsed) < cap && !(await run(BigInt(first.gasUsed))).failure) return qty(first.gasUsed);
+    let lo = BigInt(first.gasUsed);
     let hi = cap;
     const optimistic = ((BigInt(first.gasUsed) + first.result.gasRefund + 2300n) * 64n) / 63n;
     if (optimistic < hi) {

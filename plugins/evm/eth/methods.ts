@@ -21,8 +21,9 @@ export const CallObject = Type.Object(
     data: Type.Optional(DataSchema),
     input: Type.Optional(DataSchema),
     nonce: Type.Optional(QuantitySchema),
+    accessList: Type.Optional(Type.Array(Type.Object({ address: Address, storageKeys: Type.Array(Hash32Schema) }, { additionalProperties: false }), { maxItems: 1_000 })),
   },
-  // Tools send more (type, chainId, accessList): what a call does not use is ignored.
+  // Tools send more (type, chainId): what a call does not use is ignored.
   { additionalProperties: true },
 );
 const Topic = Type.Union([Hash32Schema, Type.Null(), Type.Array(Hash32Schema)]);

@@ -51,6 +51,16 @@ describe('bad Ethereum input: a clear error, nothing admitted, nothing changed',
     const highS = `0x${(secp256k1.Point.CURVE().n - BigInt(signed.s!)).toString(16).padStart(64, '0')}` as Hex;
     await refused(serializeTransaction({ ...base, nonce: n }, { r: signed.r!, s: highS, yParity: signed.yParity === 0 ? 1 : 0 }), /invalid sender/);
     await refused(serializeTransaction({ ...base, nonce: n }, { r: '0x0', s: signed.s!, yParity: signed.yParity! }), /invalid sender/);
+    // The same for a legacy (EIP-155) and an EIP-2930 transaction: ethereumjs refuses a high s only as it builds a typed one.
+    const legacy = { chainId: CHAIN_ID, type: 'legacy' as const, gasPrice: 2_000_000_000n, gas: 21_000n, to: TEST_ADDRESS_1 as Hex, value: 1n, nonce: n };
+    const legacySigned = parseTransaction(await account.signTransaction(legacy));
+    const legacyHighS = `0x${(secp256k1.Point.CURVE().n - BigInt(legacySigned.s!)).toString(16).padStart(64, '0')}` as Hex;
+    const flippedV = legacySigned.v! % 2n === 0n ? legacySigned.v! - 1n : legacySigned.v! + 1n;
+    await refused(serializeTransaction(legacy, { r: legacySigned.r!, s: legacyHighS, v: flippedV }), /invalid sender/);
+    const accessList = { ...legacy, type: 'eip2930' as const, accessList: [] };
+    const accessListSigned = parseTransaction(await account.signTransaction(accessList));
+    const accessListHighS = `0x${(secp256k1.Point.CURVE().n - BigInt(accessListSigned.s!)).toString(16).padStart(64, '0')}` as Hex;
+    await refused(serializeTransaction(accessList, { r: accessListSigned.r!, s: accessListHighS, yParity: accessListSigned.yParity === 0 ? 1 : 0 }), /invalid sender/);
   });
 
   it('refuses intrinsic gas too low, gas over the block limit or EIP-7825\'s cap, a fee cap under the base fee, and init code over EIP-3860', async () => {

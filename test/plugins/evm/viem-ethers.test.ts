@@ -66,6 +66,30 @@ describe('viem and ethers v6 against a node, unchanged', () => {
     expect(await publicClient.getContractEvents({ address: token, abi, eventName: 'Transfer', args: { to: probe }, fromBlock: 0n })).toEqual([]);
   });
 
+  it('an ERC-20 transfer goes through as type 0, 1 and 2 (the typed ones with an access list) with exactly the gas eth_estimateGas gives', async () => {
+    const { publicClient, wallet } = clients();
+    const { abi } = artifact('Token');
+    const gasPrice = 2n * (await publicClient.getGasPrice());
+    const accessList = [{ address: token, storageKeys: [] as Hex[] }];
+    const before = (await publicClient.readContract({ address: token, abi, functionName: 'balanceOf', args: [TEST_ADDRESS_1] })) as bigint;
+    const variants = [{ type: 'legacy' as const, gasPrice }, { type: 'eip2930' as const, gasPrice, accessList }, { type: 'eip1559' as const, maxFeePerGas: gasPrice, maxPriorityFeePerGas: 0n, accessList }];
+    for (const fees of variants) {
+      const request = { address: token, abi, functionName: 'transfer', args: [TEST_ADDRESS_1, 5n], account: wallet.account, ...fees } as const;
+      const gas = await publicClient.estimateContractGas(request);
+      const hash = await wallet.writeContract({ ...request, gas });
+      const receipt = await publicClient.waitForTransactionReceipt({ hash });
+      expect([receipt.type, receipt.status], fees.type).toEqual([fees.type, 'success']);
+      expect(receipt.gasUsed).toBeLessThanOrEqual(gas);
+    }
+    expect(await publicClient.readContract({ address: token, abi, functionName: 'balanceOf', args: [TEST_ADDRESS_1] })).toBe(before + 15n);
+  });
+
+  it('eth_estimateGas of a plain value transfer to an account without code answers 21000, as every Ethereum node does', async () => {
+    const { publicClient, wallet } = clients();
+    expect(await publicClient.estimateGas({ account: wallet.account, to: TEST_ADDRESS_1 as Address, value: 1n })).toBe(21_000n);
+    expect(await publicClient.estimateGas({ account: wallet.account, to: privateKeyToAccount(TEST_KEY_1).address, value: 0n })).toBe(21_000n);
+  });
+
   it('viem watches contract events over WebSocket (eth_subscribe logs)', async () => {
     const { wallet } = clients();
     const { abi } = artifact('Token');
