@@ -13,8 +13,9 @@ import { revertReason } from './revert-reason.js';
 import { MAX_TRANSACTION_GAS } from './admission.js';
 import type { Tracer } from './trace/tracer.js';
 import { speedUpCommon } from './vm-speedups.js';
-import { withKzg } from './kzg.js';
+import { withNodeCrypto } from './native-crypto.js';
 import { setDeadline } from './run-control.js';
+import { PrecompileOffload } from './precompile-offload.js';
 import type { PrecompileFrame, PrecompileHost } from './precompile-host.js';
 import type { CallbackResult, ContractCallback, RegisteredPrecompile } from './precompiles.js';
 
@@ -126,6 +127,8 @@ export class EvmRunner {
   /** What transactions are built with (shared and read-only: see transactionCommon). */
   readonly txCommon: Common;
   private lastBlock: { key: string; block: EvmBlock } | undefined;
+  /** Where the long-running standard precompiles run: off the event loop. */
+  private readonly offload: PrecompileOffload;
 
   private constructor(
     readonly params: EvmParams,
@@ -134,6 +137,7 @@ export class EvmRunner {
     private readonly options: RunnerOptions,
   ) {
     this.txCommon = transactionCommon(params.chainId, options.hardfork);
+    this.offload = new PrecompileOffload(params.chainId, options.hardfork ?? EVM_HARDFORK);
   }
 
   /** The hardfork the EVM runs at. */
@@ -142,7 +146,7 @@ export class EvmRunner {
   }
 
   static async create(params: EvmParams, hashes: BlockHashes, options: RunnerOptions): Promise<EvmRunner> {
-    const common = await withKzg(evmCommon(params.chainId, options.hardfork));
+    const common = await withNodeCrypto(evmCommon(params.chainId, options.hardfork));
     speedUpCommon(common);
     const runner = new EvmRunner(params, common, hashes, options);
     runner.idle.push(await runner.newVm());
@@ -165,7 +169,8 @@ export class EvmRunner {
       },
     };
     const precompiles = this.options.precompiles;
-    const vm = await createVM({ common, stateManager: state, blockchain: blockchain as never, evmOpts: { customPrecompiles: precompiles.customPrecompiles(frame) } });
+    const customPrecompiles = [...precompiles.customPrecompiles(frame), ...this.offload.customPrecompiles(common)];
+    const vm = await createVM({ common, stateManager: state, blockchain: blockchain as never, evmOpts: { customPrecompiles } });
     precompiles.watch(vm.evm.events!, frame);
     return { vm, state, frame };
   }
