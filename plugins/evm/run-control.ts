@@ -1,4 +1,5 @@
 import { Pacer } from '../../chain/pacer.js';
+import { interpreterPrototype } from './vm-speedups.js';
 
 /*
  * The EVM's interpreter runs a contract's opcodes one after another without ever letting the event
@@ -51,8 +52,7 @@ let patched: Promise<string | undefined> | undefined;
 /** Makes the interpreter pause for waiting work and honour deadlines; undefined when done, else why it was not. */
 export function paceInterpreter(): Promise<string | undefined> {
   patched ??= (async () => {
-    const module = (await import(new URL('./interpreter.js', import.meta.resolve('@ethereumjs/evm')).href)) as { Interpreter?: { prototype: InterpreterLike } };
-    const proto = module.Interpreter?.prototype;
+    const proto = await interpreterPrototype<InterpreterLike>();
     const runStep = proto?.runStep;
     if (!proto || typeof runStep !== 'function') return 'the installed @ethereumjs/evm has no Interpreter.runStep';
     // One pacer for all runs: what matters is how long EVM work of any kind has held the loop.

@@ -43,13 +43,21 @@ export function speedUpCommon(common: Common): void {
   });
 }
 
+/**
+ * The interpreter's prototype, loaded by the URL the package's own entry uses (the module instance
+ * the EVM runs; the package does not export it); undefined when it is not there.
+ */
+export async function interpreterPrototype<T>(): Promise<T | undefined> {
+  const module = (await import(new URL('./interpreter.js', import.meta.resolve('@ethereumjs/evm')).href)) as { Interpreter?: { prototype: T } };
+  return module.Interpreter?.prototype;
+}
+
 let interpreterPatched: Promise<string | undefined> | undefined;
 
 /** Keeps the interpreter's code analysis per code object; undefined when done, else why it was not. */
 export function speedUpInterpreter(): Promise<string | undefined> {
   interpreterPatched ??= (async () => {
-    const module = (await import(new URL('./interpreter.js', import.meta.resolve('@ethereumjs/evm')).href)) as { Interpreter?: { prototype: InterpreterLike } };
-    const proto = module.Interpreter?.prototype;
+    const proto = await interpreterPrototype<InterpreterLike>();
     const analyse = proto?._getValidJumpDestinations;
     if (!proto || typeof analyse !== 'function') return 'the installed @ethereumjs/evm has no Interpreter._getValidJumpDestinations';
     const byTable = new WeakMap<OpcodeMap, WeakMap<Uint8Array, Analysis>>();
