@@ -348,13 +348,13 @@ export class Chain {
    * The state inside committed block `height` after its first `count` transactions (on the parent's
    * state, within the history window), for tracers: see chain/replay.ts.
    */
-  async replayPrefix(height: number, count: number): Promise<BlockReplay> {
+  async replayPrefix(height: number, count: number, deadline?: number): Promise<BlockReplay> {
     const stored = height >= 1 && height <= this.head.height ? await this.blockWithTransactions(height) : undefined;
     if (!stored) throw domainError('not_found', `block ${height} is not committed here`, { blockNumber: height });
     const { block } = stored;
     const env: BlockEnv = { chainId: block.chainId, height, timestamp: block.timestamp, parentHash: block.parentHash, lastCommit: signersOf(block.lastCommit), proposer: block.proposer as Address };
     const txs = stored.raws.map((raw) => decodeStored(raw, this.options.envelope));
-    return replayTransactions(txs.slice(0, count), txs, env, this.stateAt(height - 1), this.options.kinds, this.options.log);
+    return replayTransactions(txs.slice(0, count), txs, env, this.stateAt(height - 1), this.options.kinds, this.options.log, deadline);
   }
 
   /** A receipt of a block up to the head (one in a block being written is not there yet). */

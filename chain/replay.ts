@@ -50,12 +50,21 @@ class PrefetchedState implements StateReader {
  * and the transactions run again until a pass misses nothing (a few passes: each fetches what the
  * values found so far lead to). The last pass is the block's own execution of them, which it checks.
  */
-export async function replayTransactions(txs: readonly SignedTransaction[], all: readonly SignedTransaction[], env: BlockEnv, parent: AsyncStateRead, kinds: TxKindRegistry, log: Logger): Promise<BlockReplay> {
+/** A replay for a request that ran out of the request's time. */
+export class ReplayDeadlineError extends Error {
+  override name = 'ReplayDeadlineError';
+  constructor(height: number) {
+    super(`execution aborted: replaying block ${height} up to the transaction took longer than the request may run`);
+  }
+}
+
+export async function replayTransactions(txs: readonly SignedTransaction[], all: readonly SignedTransaction[], env: BlockEnv, parent: AsyncStateRead, kinds: TxKindRegistry, log: Logger, deadline?: number): Promise<BlockReplay> {
   const state = new PrefetchedState(parent);
   // A pass on missing values can make a kind fail in ways the block never did: say nothing of those.
   const quiet = log.child({ replay: env.height }, { level: 'silent' });
   for (let pass = 1; pass <= MAX_PASSES; pass++) {
-    const result = await executeTransactions(txs, env, state, kinds, quiet, false, undefined, { endBlock: false });
+    const result = await executeTransactions(txs, env, state, kinds, quiet, false, undefined, { endBlock: false, ...(deadline === undefined ? {} : { deadline }) });
+    if (deadline !== undefined && result.included.length < txs.length && performance.now() > deadline) throw new ReplayDeadlineError(env.height);
     if (state.missed.size > 0) {
       await state.fetchMissed();
       continue;

@@ -8,6 +8,11 @@ import { interpreterPrototype } from './vm-speedups.js';
  * Pacer whether it has held the loop for a slice (2 ms) and, if so, lets waiting work in before it
  * goes on; and a run with a deadline (a call or an estimate) is stopped once past it.
  *
+ * Runs are of two classes. The chain's (a block's transactions and callbacks, proposed or
+ * checked) go first: while one is under way, a request's run (eth_call, an estimate, a trace)
+ * waits at its next pause instead of sharing the thread, so any number of calls cannot slow a
+ * block down — they share what the chain leaves, and their own deadline keeps counting.
+ *
  * Pausing changes nothing a run computes: its state is its VM's own (the runner gives each run a VM
  * of its own), and a block's transactions already pause between each other the same way.
  */
@@ -23,23 +28,55 @@ export class EvmDeadlineError extends Error {
   }
 }
 
-interface Deadline {
-  readonly at: number;
-  readonly budgetMs: number;
+/** Whose run it is: the chain's own work, or a request's (which gives way to the chain's). */
+export type RunClass = 'chain' | 'request';
+
+export interface RunControl {
+  readonly runClass: RunClass;
+  /** Wall-clock time the run may take (ms); undefined: no limit. */
+  readonly budgetMs?: number | undefined;
 }
 
-/** Runs under way with a deadline, by the EVM running them (a VM runs one run at a time). */
-const deadlines = new WeakMap<object, Deadline>();
-
-/** Stops what `evm` runs after `budgetMs` from now (undefined: no deadline). */
-export function setDeadline(evm: object, budgetMs: number | undefined): void {
-  if (budgetMs === undefined) deadlines.delete(evm);
-  else deadlines.set(evm, { at: performance.now() + budgetMs, budgetMs });
+interface ActiveRun {
+  readonly runClass: RunClass;
+  readonly deadline?: { readonly at: number; readonly budgetMs: number };
 }
 
-function checkDeadline(evm: object): void {
-  const deadline = deadlines.get(evm);
-  if (deadline && performance.now() > deadline.at) throw new EvmDeadlineError(deadline.budgetMs);
+/** Runs under way, by the EVM running them (a VM runs one run at a time). */
+const active = new WeakMap<object, ActiveRun>();
+
+/** The chain's runs under way, and what requests' runs wait on until there are none. */
+let chainRuns = 0;
+let chainIdle: { promise: Promise<void>; resolve: () => void } | undefined;
+
+function waitForChain(): Promise<void> {
+  if (!chainIdle) {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    chainIdle = { promise, resolve };
+  }
+  return chainIdle.promise;
+}
+
+/** Starts a run on `evm` under `control`; call what it returns when the run ends, however it ends. */
+export function beginRun(evm: object, control: RunControl): () => void {
+  const { runClass, budgetMs } = control;
+  active.set(evm, { runClass, ...(budgetMs === undefined ? {} : { deadline: { at: performance.now() + budgetMs, budgetMs } }) });
+  if (runClass === 'chain') chainRuns++;
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    active.delete(evm);
+    if (runClass === 'chain' && --chainRuns === 0 && chainIdle) {
+      chainIdle.resolve();
+      chainIdle = undefined;
+    }
+  };
+}
+
+function checkDeadline(run: ActiveRun | undefined): void {
+  if (run?.deadline && performance.now() > run.deadline.at) throw new EvmDeadlineError(run.deadline.budgetMs);
 }
 
 interface InterpreterLike {
@@ -49,7 +86,7 @@ interface InterpreterLike {
 
 let patched: Promise<string | undefined> | undefined;
 
-/** Makes the interpreter pause for waiting work and honour deadlines; undefined when done, else why it was not. */
+/** Makes the interpreter pause for waiting work, give way to the chain's runs and honour deadlines; undefined when done, else why it was not. */
 export function paceInterpreter(): Promise<string | undefined> {
   patched ??= (async () => {
     const proto = await interpreterPrototype<InterpreterLike>();
@@ -61,11 +98,12 @@ export function paceInterpreter(): Promise<string | undefined> {
     proto.runStep = function (this: InterpreterLike, opcode?: unknown): Promise<void> {
       if (++steps < STEPS_PER_CHECK) return runStep.call(this, opcode);
       steps = 0;
-      checkDeadline(this._evm);
-      const pause = pacer.step();
+      const run = active.get(this._evm);
+      checkDeadline(run);
+      const pause = run?.runClass === 'request' && chainRuns > 0 ? waitForChain() : pacer.step();
       if (!pause) return runStep.call(this, opcode);
       return pause.then(() => {
-        checkDeadline(this._evm);
+        checkDeadline(run);
         return runStep.call(this, opcode);
       });
     };

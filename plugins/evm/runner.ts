@@ -14,7 +14,7 @@ import { MAX_TRANSACTION_GAS } from './admission.js';
 import type { Tracer } from './trace/tracer.js';
 import { speedUpCommon } from './vm-speedups.js';
 import { withNodeCrypto } from './native-crypto.js';
-import { setDeadline } from './run-control.js';
+import { beginRun, type RunControl } from './run-control.js';
 import { PrecompileOffload } from './precompile-offload.js';
 import type { PrecompileFrame, PrecompileHost } from './precompile-host.js';
 import type { CallbackResult, ContractCallback, RegisteredPrecompile } from './precompiles.js';
@@ -176,15 +176,15 @@ export class EvmRunner {
   }
 
   /**
-   * Runs `work` on a VM bound to `read` in block `env`, with the tracer attached and the deadline set
-   * for that run only. A VM whose run was stopped midway (a deadline, a thrown error) is dropped.
+   * Runs `work` on a VM bound to `read` in block `env`, with the tracer attached, as a run of
+   * `control`'s class and deadline. A VM whose run was stopped midway (a deadline, a thrown error) is dropped.
    */
-  private async withVm<T>(read: StateRead, env: EvmBlockEnv, creation: CreationContext | undefined, tracer: Tracer | undefined, work: (slot: VmSlot) => Promise<T>, budgetMs?: number): Promise<T> {
+  private async withVm<T>(read: StateRead, env: EvmBlockEnv, creation: CreationContext | undefined, tracer: Tracer | undefined, control: RunControl, work: (slot: VmSlot) => Promise<T>): Promise<T> {
     const slot = (tracer ? undefined : this.idle.pop()) ?? (await this.newVm());
     slot.state.bind(read, creation);
     slot.frame.block = { chainId: this.options.chainId, height: env.height, timestamp: env.timestamp, parentHash: env.parentHash, proposer: env.proposer };
     const detach = tracer?.attach(slot.vm.evm);
-    setDeadline(slot.vm.evm, budgetMs);
+    const endRun = beginRun(slot.vm.evm, control);
     let completed = false;
     try {
       const result = await work(slot);
@@ -192,7 +192,7 @@ export class EvmRunner {
       return result;
     } finally {
       detach?.();
-      setDeadline(slot.vm.evm, undefined);
+      endRun();
       slot.state.bind(() => undefined);
       slot.frame.block = undefined;
       slot.frame.message = undefined;
@@ -211,7 +211,7 @@ export class EvmRunner {
    * unless it reverts. An address without code is not called.
    */
   async runCallback(callback: ContractCallback, read: StateRead, sink: StateSink, env: EvmBlockEnv): Promise<CallbackResult> {
-    return this.withVm(read, env, { creator: callback.from, height: env.height }, undefined, async ({ vm, state }): Promise<CallbackResult> => {
+    return this.withVm(read, env, { creator: callback.from, height: env.height }, undefined, { runClass: 'chain' }, async ({ vm, state }): Promise<CallbackResult> => {
       if ((await state.getCodeSize(evmAddress(callback.to))) === 0) return { status: 'no_code' as const, gasUsed: 0n, reason: `${callback.to} has no code (never deployed, or self-destructed)` };
       await vm.evm.journal.cleanup();
       const result = await vm.evm.runCall({ caller: evmAddress(callback.from), to: evmAddress(callback.to), data: callback.data, gasLimit: callback.gasLimit, value: 0n, skipNonceIncrement: true, block: this.block(env) });
@@ -261,14 +261,15 @@ export class EvmRunner {
    * Runs a transaction of a block on its state: the sender's nonce moves, fees are paid (the base
    * fee burned, the priority fee to the proposer), what it changed goes to `sink`. Throws what
    * makes it unable to run at all (runTx's checks: nonce, funds for gas × price + value,
-   * intrinsic gas, fee below the base fee), and EvmDeadlineError when `budgetMs` runs out first.
+   * intrinsic gas, fee below the base fee), and EvmDeadlineError when the control's budget runs out
+   * first. A block's run by default; a replay for a request (a trace) says so.
    */
-  async runTransaction(tx: TypedTransaction, read: StateRead, sink: StateSink, env: EvmBlockEnv, creation: CreationContext, tracer?: Tracer, budgetMs?: number): Promise<EvmOutcome> {
-    return this.withVm(read, env, creation, tracer, async ({ vm, state }) => {
+  async runTransaction(tx: TypedTransaction, read: StateRead, sink: StateSink, env: EvmBlockEnv, creation: CreationContext, tracer?: Tracer, control: RunControl = { runClass: 'chain' }): Promise<EvmOutcome> {
+    return this.withVm(read, env, creation, tracer, control, async ({ vm, state }) => {
       const result = await runTx(vm, { tx, block: this.block(env), skipHardForkValidation: true, skipBlockGasLimitValidation: true });
       state.finish(sink);
       return this.outcome(tx, result);
-    }, budgetMs);
+    });
   }
 
   /**
@@ -277,13 +278,13 @@ export class EvmRunner {
    * has it); its nonce is not checked.
    */
   async call(request: CallRequest, read: StateRead, env: EvmBlockEnv, gasCap = this.callGasCap, tracer?: Tracer, budgetMs = this.callBudgetMs): Promise<EvmOutcome> {
-    return this.withVm(read, env, undefined, tracer, async ({ vm, state }) => {
+    return this.withVm(read, env, undefined, tracer, { runClass: 'request', budgetMs }, async ({ vm, state }) => {
       const account = await state.getAccount(evmAddress(request.from));
       const tx = unsignedTransaction(this.txCommon, request, request.nonce ?? account?.nonce ?? 0n);
       const block = this.block(env, Math.max(gasCap, Number(request.gasLimit)), request.maxFeePerGas === 0n ? 0n : this.params.baseFee);
       const result = await runTx(vm, { tx, block, skipNonce: true, skipBalance: true, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
       return this.outcome(tx, result);
-    }, budgetMs);
+    });
   }
 
   private outcome(tx: TypedTransaction, result: RunTxResult): EvmOutcome {

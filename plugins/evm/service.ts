@@ -89,7 +89,7 @@ export class EvmRules {
         { height: ctx.height, timestamp: ctx.timestamp, proposer: ctx.proposer, parentHash: ctx.parentHash },
         { creator: ctx.tx.from, height: ctx.height },
         undefined,
-        ctx.deadline === undefined ? undefined : Math.max(0, ctx.deadline - performance.now()),
+        { runClass: 'chain', budgetMs: ctx.deadline === undefined ? undefined : Math.max(0, ctx.deadline - performance.now()) },
       );
     } catch (error) {
       if (isTxFailure(error)) throw error;

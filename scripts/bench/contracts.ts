@@ -10,16 +10,14 @@
 //     second and p99, while nothing else runs.
 // Prints one JSON line with both and the ratios. Env: BENCH_TRANSFERS (4000), BENCH_CONNECTIONS (16),
 // BENCH_CALLERS (16), BENCH_CALL_SECONDS (5), BENCH_BLOCK_GAS (Anvil's block gas limit: svc's, 60M).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPublicClient, createWalletClient, defineChain, encodeFunctionData, http, type Abi, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { benchDir, cleanUp, cpuSeconds, startNode, stopNode } from './node-process.js';
 import { compileSolidity } from '../solidity.js';
+import { startAnvil } from './anvil.js';
 
-const require = createRequire(import.meta.url);
 const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 4000);
 const SENDERS = 40;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -32,24 +30,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 async function compileToken(): Promise<{ abi: Abi; bytecode: Hex }> {
   const { Token } = await compileSolidity([join(root, 'examples/contracts')]);
   return Token as unknown as { abi: Abi; bytecode: Hex };
-}
-
-function startAnvil(): Promise<{ child: ChildProcess; url: string }> {
-  const binary = join(dirname(require.resolve(`@foundry-rs/anvil-linux-${process.arch === 'x64' ? 'amd64' : process.arch}/package.json`)), 'bin', 'anvil');
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, ['--host', '127.0.0.1', '--port', '0', '--block-time', '1', '--gas-limit', BLOCK_GAS], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    // Anvil logs every request; keep only what finds its port.
-    const onData = (d: Buffer) => {
-      if (out.includes('Listening')) return;
-      out += d.toString();
-      const port = /Listening on 127\.0\.0\.1:(\d+)/.exec(out)?.[1];
-      if (port) resolve({ child, url: `http://127.0.0.1:${port}` });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`anvil exited with ${code}: ${out}`)));
-  });
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
@@ -136,7 +116,7 @@ async function measure(url: string, token: { abi: Abi; bytecode: Hex }, server: 
 
 try {
   const token = await compileToken();
-  const anvil = await startAnvil();
+  const anvil = await startAnvil(['--block-time', '1', '--gas-limit', BLOCK_GAS]);
   const anvilResult = await measure(anvil.url, token, anvil.child);
   anvil.child.kill('SIGKILL');
   const node = await startNode(['--role', 'validator', '--network', 'devnet', '--data-dir', benchDir(), '--block-time', '1000']);

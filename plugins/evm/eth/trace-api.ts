@@ -7,6 +7,8 @@ import { DEFAULT_TRACE_LIMITS, TraceAbortedError, type Tracer, type TracedRun } 
 import type { BlockParam } from './block-tag.js';
 import type { EthApi, EthCallObject } from './api.js';
 import { EthRpcError } from './errors.js';
+import { EvmDeadlineError } from '../run-control.js';
+import { ReplayDeadlineError } from '../../../chain/replay.js';
 
 /** geth's trace options: no `tracer` for the struct logger, `callTracer` for the call tree. */
 export interface TraceConfig extends StructLoggerOptions {
@@ -43,7 +45,7 @@ async function traced(tracer: Tracer, run: () => Promise<{ outcome: EvmOutcome; 
     const done = await run();
     return tracer.result(done.outcome, done.run);
   } catch (error) {
-    if (error instanceof TraceAbortedError) throw new EthRpcError(-32000, error.message);
+    if (error instanceof TraceAbortedError || error instanceof EvmDeadlineError || error instanceof ReplayDeadlineError) throw new EthRpcError(-32000, error.message);
     throw error;
   }
 }
@@ -65,7 +67,11 @@ export class TraceApi {
     const chain = this.evm.chain;
     const stored = await chain.getRawTransaction(hash);
     if (!stored) throw new EthRpcError(-32000, `transaction ${hash} not found`);
-    const replay = await chain.replayPrefix(stored.height, stored.index);
+    // The trace's timeout covers replaying the block's earlier transactions too.
+    const deadline = performance.now() + timeoutOf(config?.timeout);
+    const replay = await chain.replayPrefix(stored.height, stored.index, deadline).catch((error: unknown) => {
+      throw error instanceof ReplayDeadlineError ? new EthRpcError(-32000, error.message) : error;
+    });
     const signed = replay.txs[stored.index]!;
     const tx = this.evm.transactionOf(signed);
     if (!tx) throw new EthRpcError(-32000, `transaction ${hash} is a ${signed.kind} transaction, which does not run in the EVM: nothing to trace`);
@@ -78,6 +84,7 @@ export class TraceApi {
         { height: env.height, timestamp: env.timestamp, proposer: env.proposer, parentHash: env.parentHash },
         { creator: signed.from, height: env.height },
         tracer,
+        { runClass: 'request', budgetMs: Math.max(0, deadline - performance.now()) },
       ),
       run: { from: tx.getSenderAddress().toString(), ...(tx.to ? { to: tx.to.toString() } : {}), value: tx.value, gasLimit: tx.gasLimit, input: tx.data },
     }));
