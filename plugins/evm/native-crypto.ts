@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import type { Common } from '@ethereumjs/common';
 import { bytesToBigInt, ecrecover as jsEcrecover } from '@ethereumjs/util';
 import { recoverPublicKey } from '../../chain/secp256k1-recover.js';
@@ -7,21 +8,38 @@ type CustomCrypto = Common['customCrypto'];
 
 let kzgLoading: Promise<NonNullable<CustomCrypto['kzg']>> | undefined;
 
-interface KeccakNative {
-  (algorithm: 'keccak256'): { update(data: Buffer): { digest(): Buffer } };
+interface KeccakState {
+  initialize(rate: number, capacity: number): void;
+  absorb(data: Buffer): void;
+  absorbLastFewBits(bits: number): void;
+  squeeze(length: number): Buffer;
 }
 
-/** The `keccak` package's prebuilt binary (shipped in the npm package), undefined where it does not load. */
-const keccakNative: KeccakNative | undefined = (() => {
+/**
+ * The `keccak` package's prebuilt sponge (shipped in the npm package), undefined where it does not
+ * load. Used bare: the package's own hasher is a stream, whose construction cost more than hashing
+ * 32 bytes.
+ */
+const keccakState: KeccakState | undefined = (() => {
   try {
-    return createRequire(import.meta.url)('keccak/bindings') as KeccakNative;
+    const keccakPackage = createRequire(import.meta.url).resolve('keccak/package.json');
+    // node-gyp-build as keccak itself loads it (its dependency, wherever npm put it).
+    const State = (createRequire(keccakPackage)('node-gyp-build') as (dir: string) => new () => KeccakState)(dirname(keccakPackage));
+    return new State();
   } catch {
     return undefined;
   }
 })();
 
-/** Keccak-256 in native code: 10× faster than JavaScript over a contract's KECCAK256 of kilobytes. */
-const keccak256 = keccakNative ? (message: Uint8Array): Uint8Array => keccakNative('keccak256').update(Buffer.from(message.buffer, message.byteOffset, message.byteLength)).digest() : undefined;
+/** Keccak-256 (rate 1088, capacity 512, Keccak's padding bit 0x01) on the one sponge: a hash runs to its end synchronously, so runs never share it midway. */
+const keccak256 = keccakState
+  ? (message: Uint8Array): Uint8Array => {
+      keccakState.initialize(1088, 512);
+      keccakState.absorb(Buffer.from(message.buffer, message.byteOffset, message.byteLength));
+      keccakState.absorbLastFewBits(0x01);
+      return keccakState.squeeze(32);
+    }
+  : undefined;
 
 /**
  * ECRECOVER with libsecp256k1 (~40 µs where JavaScript takes ~2 ms: the precompile was the EVM's

@@ -7,7 +7,7 @@ import type { ReadState } from '../../chain/state/indexed.js';
 /** The devnet's EVM chain id: 0x737663, "svc" in ASCII. What `eth_chainId` answers and wallets sign for. */
 export const DEVNET_EVM_CHAIN_ID = 0x737663;
 /** Gas a devnet block may use in all. */
-export const DEVNET_BLOCK_GAS_LIMIT = 60_000_000;
+export const DEVNET_BLOCK_GAS_LIMIT = 12_000_000;
 /** The devnet's base fee per gas, in OMC base units (1 gwei): a 1,000,000-gas deploy costs 0.001 OMC. */
 export const DEVNET_BASE_FEE = 1_000_000_000n;
 

@@ -64,8 +64,11 @@ export class PrecompileOffload {
   private async remote(address: string, input: PrecompileInput): Promise<ExecResult> {
     const id = this.nextId++;
     const reply = await new Promise<OffloadReply>((resolve) => {
+      const worker = this.workerOf();
+      // Held while it has work in hand (a script waiting on it must not exit), not otherwise.
+      if (this.waiting.size === 0) worker.ref();
       this.waiting.set(id, resolve);
-      this.workerOf().postMessage({ id, address, data: input.data, gasLimit: input.gasLimit } satisfies OffloadRequest);
+      worker.postMessage({ id, address, data: input.data, gasLimit: input.gasLimit } satisfies OffloadRequest);
     });
     if ('thrown' in reply) throw new Error(`precompile 0x${address} failed on its worker: ${reply.thrown}`);
     return { executionGasUsed: reply.gasUsed, returnValue: reply.returnValue, ...(reply.error !== undefined ? { exceptionError: new EVMError(reply.error as never) } : {}) };
@@ -74,15 +77,16 @@ export class PrecompileOffload {
   private workerOf(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(WORKER_URL, { workerData: { chainId: this.chainId, hardfork: this.hardfork } });
-    // It must not keep a process alive that has nothing else to do.
-    worker.unref();
     worker.on('message', (reply: OffloadReply) => {
       const resolve = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
+      if (this.waiting.size === 0) worker.unref();
       resolve?.(reply);
     });
     worker.on('error', (error) => this.fail(worker, error.message));
     worker.on('exit', (code) => this.fail(worker, `the worker exited (code ${code})`));
+    // Idle, it must not keep a process alive that has nothing else to do (unref'd after the listeners: adding one refs its port again).
+    worker.unref();
     this.worker = worker;
     return worker;
   }

@@ -9,7 +9,7 @@
 //  3. eth_call of balanceOf from BENCH_CALLERS concurrent callers for BENCH_CALL_SECONDS: calls per
 //     second and p99, while nothing else runs.
 // Prints one JSON line with both and the ratios. Env: BENCH_TRANSFERS (4000), BENCH_CONNECTIONS (16),
-// BENCH_CALLERS (16), BENCH_CALL_SECONDS (5), BENCH_BLOCK_GAS (Anvil's block gas limit: svc's, 60M).
+// BENCH_CALLERS (16), BENCH_CALL_SECONDS (5), BENCH_BLOCK_GAS (Anvil's block gas limit: svc's devnet's).
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPublicClient, createWalletClient, defineChain, encodeFunctionData, http, type Abi, type Address, type Hex, type PublicClient } from 'viem';
@@ -17,13 +17,14 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { benchDir, cleanUp, cpuSeconds, startNode, stopNode } from './node-process.js';
 import { compileSolidity } from '../solidity.js';
 import { startAnvil } from './anvil.js';
+import { DEVNET_BLOCK_GAS_LIMIT } from '../../plugins/evm/params.js';
 
 const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 4000);
 const SENDERS = 40;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const CALLERS = Number(process.env.BENCH_CALLERS ?? 16);
 const CALL_SECONDS = Number(process.env.BENCH_CALL_SECONDS ?? 5);
-const BLOCK_GAS = process.env.BENCH_BLOCK_GAS ?? '60000000';
+const BLOCK_GAS = process.env.BENCH_BLOCK_GAS ?? String(DEVNET_BLOCK_GAS_LIMIT);
 const KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 

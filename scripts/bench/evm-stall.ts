@@ -1,6 +1,6 @@
 // Can a paying user stall the chain? A devnet validator with 1 s blocks, and Anvil (--block-time 1)
 // in the same run, each given:
-//  - eight transactions of BENCH_STALL_GAS (15,000,000) gas to a contract that loops until its gas
+//  - eight transactions of BENCH_STALL_GAS (the devnet's block gas limit, 12,000,000) gas to a contract that loops until its gas
 //    runs out, signed by one sender and sent at once;
 //  - two clients calling the same loop with eth_call (no gas given: the node's cap) without pause;
 //  - a third reading eth_blockNumber every 50 ms.
@@ -12,9 +12,10 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
 import { benchDir, cleanUp, startNode, stopNode } from './node-process.js';
 import { startAnvil } from './anvil.js';
+import { DEVNET_BLOCK_GAS_LIMIT } from '../../plugins/evm/params.js';
 
 const TXS = 8;
-const GAS = BigInt(process.env.BENCH_STALL_GAS ?? 15_000_000);
+const GAS = BigInt(process.env.BENCH_STALL_GAS ?? DEVNET_BLOCK_GAS_LIMIT);
 const TAIL_MS = Number(process.env.BENCH_STALL_TAIL_MS ?? 3_000);
 const POLL_MS = 50;
 const KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
@@ -127,7 +128,7 @@ async function measure(url: string): Promise<Record<string, number>> {
 }
 
 try {
-  const anvil = await startAnvil(['--block-time', '1', '--gas-limit', '60000000']);
+  const anvil = await startAnvil(['--block-time', '1', '--gas-limit', String(DEVNET_BLOCK_GAS_LIMIT)]);
   const anvilResult = await measure(anvil.url);
   anvil.child.kill('SIGKILL');
   const node = await startNode(['--role', 'validator', '--network', 'devnet', '--data-dir', benchDir(), '--block-time', '1000']);

@@ -13,7 +13,7 @@ import { rpc, startTestNode } from '../helpers/test-node.js';
  * EVM's parameters: chain id, block gas limit, base fee), and with each chain-rules version (block 0
  * holds it).
  */
-const DEVNET_GENESIS_HASH = '0xbebf121e15b54091fbc6e776b56d8f79c87dd3da6291607afb0ba8bbb5e311ac';
+const DEVNET_GENESIS_HASH = '0xf5d14d36675ba08738b014b9cd913036388c3b3507ac728289f21b232b28fd86';
 
 const entry = (key: string, value: number) => [key, new Uint8Array([value])] as const;
 
