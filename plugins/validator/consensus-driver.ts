@@ -286,7 +286,7 @@ export class ConsensusDriver {
     await this.carryLatePrecommits();
     let held: { block: Block; raws: readonly Uint8Array[] } | undefined = validValue ? this.blocks.get(validValue) : undefined;
     if (!held) {
-      const block = await this.options.chain.proposeBlock(this.options.key, Math.max(Date.now(), this.options.chain.head.timestamp + 1), MAX_PROPOSAL_BYTES, executionBudget(this.options.blockTime));
+      const block = await this.options.chain.proposeBlock(this.options.key, Math.max(Date.now(), this.options.chain.head.timestamp + 1), MAX_PROPOSAL_BYTES, executionBudget(this.options.blockTime, 'consensus'));
       held = { block, raws: block.transactions.map((hash) => this.options.chain.rawTransaction(this.options.chain.pendingTransaction(hash)!)) };
       this.blocks.set(block.hash, held);
       this.validity.set(block.hash, true);

@@ -9,12 +9,14 @@
 //  3. eth_call of balanceOf from BENCH_CALLERS concurrent callers for BENCH_CALL_SECONDS: calls per
 //     second and p99, while nothing else runs.
 // Prints one JSON line with both and the ratios. Env: BENCH_TRANSFERS (4000), BENCH_CONNECTIONS (16),
-// BENCH_CALLERS (16), BENCH_CALL_SECONDS (5), BENCH_BLOCK_GAS (Anvil's block gas limit: svc's devnet's).
+// BENCH_CALLERS (16), BENCH_CALL_SECONDS (5), BENCH_BLOCK_GAS (both sides' block gas limit, default the
+// devnet's; another makes svc-node a one-validator network of its own with that limit in its genesis),
+// BENCH_SVC_BIN (another build's svc-node entry).
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPublicClient, createWalletClient, defineChain, encodeFunctionData, http, type Abi, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { benchDir, cleanUp, cpuSeconds, startNode, stopNode } from './node-process.js';
+import { benchDir, cleanUp, cpuSeconds, startNetworkWith, startNode, stopNode } from './node-process.js';
 import { compileSolidity } from '../solidity.js';
 import { startAnvil } from './anvil.js';
 import { DEVNET_BLOCK_GAS_LIMIT } from '../../plugins/evm/params.js';
@@ -120,7 +122,8 @@ try {
   const anvil = await startAnvil(['--block-time', '1', '--gas-limit', BLOCK_GAS]);
   const anvilResult = await measure(anvil.url, token, anvil.child);
   anvil.child.kill('SIGKILL');
-  const node = await startNode(['--role', 'validator', '--network', 'devnet', '--data-dir', benchDir(), '--block-time', '1000']);
+  // Another block gas limit than the devnet's needs a network of its own (the limit is a genesis parameter).
+  const node = BLOCK_GAS === String(DEVNET_BLOCK_GAS_LIMIT) ? await startNode(['--role', 'validator', '--network', 'devnet', '--data-dir', benchDir(), '--block-time', '1000']) : await startNetworkWith({ blockGasLimit: Number(BLOCK_GAS) }, 1000);
   const svcResult = await measure(node.url, token, node);
   await stopNode(node);
   console.log(

@@ -2,11 +2,12 @@
 // and batch submission. Every node started here takes BENCH_CPU_PROF=<dir> (a CPU profile each) and
 // BENCH_NODE_FLAGS (Node options, e.g. "--max-semi-space-size=64"); BENCH_NODE_LOG=1 passes its log
 // through. Each node's log is a file beside its data dirs (removed with them).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SvcClient } from '../../sdk/index.js';
-import { NodeProcess } from '../node-process.js';
+import { NodeProcess, SVC_NODE } from '../node-process.js';
 
 export type { NodeProcess };
 const dirs: string[] = [];
@@ -17,12 +18,35 @@ function benchNodeOptions(): string[] {
   return [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])];
 }
 
+/** The svc-node entry benchmarks start: this build's, or another's (BENCH_SVC_BIN, for alternating runs of two builds). */
+export const benchSvcBin = (): string => process.env.BENCH_SVC_BIN ?? SVC_NODE;
+
 /** `svc-node start` on free ports; resolves once it has started. */
 export async function startNode(args: string[], nodeOptions: readonly string[] = []): Promise<NodeProcess> {
-  const node = new NodeProcess({ name: `svc-node ${args.join(' ')}`, args, logFile: join(benchDir(), 'node.log'), nodeOptions: [...benchNodeOptions(), ...nodeOptions], echo: Boolean(process.env.BENCH_NODE_LOG) });
+  const node = new NodeProcess({ name: `svc-node ${args.join(' ')}`, args, bin: benchSvcBin(), logFile: join(benchDir(), 'node.log'), nodeOptions: [...benchNodeOptions(), ...nodeOptions], echo: Boolean(process.env.BENCH_NODE_LOG) });
   nodes.add(node);
   await node.start();
   return node;
+}
+
+/**
+ * A lone validator of a network of its own, made by `svc-node init` (the devnet's accounts and
+ * parameters) with the genesis parameters `params` besides, e.g. another block gas limit.
+ */
+export async function startNetworkWith(params: Record<string, unknown>, blockTime: number): Promise<NodeProcess> {
+  const out = join(benchDir(), 'network');
+  execFileSync(process.execPath, [benchSvcBin(), 'init', '--validators', '1', '--out', out, '--block-time', String(blockTime)], { stdio: 'ignore' });
+  const patch = <T>(file: string, change: (json: T) => void) => {
+    const json = JSON.parse(readFileSync(join(out, file), 'utf8')) as T;
+    change(json);
+    writeFileSync(join(out, file), JSON.stringify(json, null, 2));
+  };
+  patch<Record<string, unknown>>('genesis.json', (genesis) => Object.assign(genesis, params));
+  patch<{ rpc: { bind: string }; p2p: { port: number } }>('validator0.json', (config) => {
+    config.rpc.bind = '127.0.0.1:0';
+    config.p2p.port = 0;
+  });
+  return startNode(['--config', join(out, 'validator0.json')]);
 }
 
 export async function stopNode(node: NodeProcess): Promise<void> {

@@ -112,7 +112,7 @@ describe('a node under endless loops: calls have a budget, blocks keep their rhy
   const receipt = async (hash: string): Promise<Receipt> => (await waitFor(async () => (await rpc<Receipt | null>(node.url, 'eth_getTransactionReceipt', [hash])).body.result, Boolean, 60_000, `receipt of ${hash}`))!;
 
   beforeAll(async () => {
-    // 300 ms blocks: a producer stops starting transactions 100 ms in. Calls may run 300 ms.
+    // 300 ms blocks: a lone producer stops starting transactions 240 ms in. Calls may run 300 ms.
     node = await startTestNode({ validator: { blockTime: 300 }, evm: { callTimeoutMs: 300 } });
     chainId = Number(BigInt((await rpc<string>(node.url, 'eth_chainId')).body.result!));
     const deploy = async (data: Hex) => (await receipt((await rpc<string>(node.url, 'eth_sendRawTransaction', [await account.signTransaction({ chainId, data, gas: 100_000n, nonce: await nonce(), ...fees })])).body.result!)).contractAddress;
