@@ -11,7 +11,8 @@ import { interpreterPrototype } from './vm-speedups.js';
  * Runs are of two classes. The chain's (a block's transactions and callbacks, proposed or
  * checked) go first: while one is under way, a request's run (eth_call, an estimate, a trace)
  * waits at its next pause instead of sharing the thread, so any number of calls cannot slow a
- * block down — they share what the chain leaves, and their own deadline keeps counting.
+ * block down — they share what the chain leaves. The time a run waits so is not counted against
+ * its deadline: a node importing a backlog of blocks would otherwise fail every call it is asked.
  *
  * Pausing changes nothing a run computes: its state is its VM's own (the runner gives each run a VM
  * of its own), and a block's transactions already pause between each other the same way.
@@ -39,7 +40,8 @@ export interface RunControl {
 
 interface ActiveRun {
   readonly runClass: RunClass;
-  readonly deadline?: { readonly at: number; readonly budgetMs: number };
+  /** `at` moves later by the time the run waits for the chain: a budget measures the run, not the chain's work. */
+  readonly deadline?: { at: number; readonly budgetMs: number };
 }
 
 /** Runs under way, by the EVM running them (a VM runs one run at a time). */
@@ -79,6 +81,14 @@ function checkDeadline(run: ActiveRun | undefined): void {
   if (run?.deadline && performance.now() > run.deadline.at) throw new EvmDeadlineError(run.deadline.budgetMs);
 }
 
+/** `wait`, with the time it takes added to `run`'s deadline. */
+function waitedFor(run: ActiveRun, wait: Promise<void>): Promise<void> {
+  const parked = performance.now();
+  return wait.then(() => {
+    if (run.deadline) run.deadline.at += performance.now() - parked;
+  });
+}
+
 interface InterpreterLike {
   runStep(opcode?: unknown): Promise<void>;
   _evm: object;
@@ -100,7 +110,7 @@ export function paceInterpreter(): Promise<string | undefined> {
       steps = 0;
       const run = active.get(this._evm);
       checkDeadline(run);
-      const pause = run?.runClass === 'request' && chainRuns > 0 ? waitForChain() : pacer.step();
+      const pause = run?.runClass === 'request' && chainRuns > 0 ? waitedFor(run, waitForChain()) : pacer.step();
       if (!pause) return runStep.call(this, opcode);
       return pause.then(() => {
         checkDeadline(run);

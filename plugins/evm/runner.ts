@@ -14,6 +14,7 @@ import { MAX_TRANSACTION_GAS } from './admission.js';
 import type { Tracer } from './trace/tracer.js';
 import { speedUpCommon } from './vm-speedups.js';
 import { withNodeCrypto } from './native-crypto.js';
+import pLimit from 'p-limit';
 import { beginRun, type RunControl } from './run-control.js';
 import { PrecompileOffload } from './precompile-offload.js';
 import type { PrecompileFrame, PrecompileHost } from './precompile-host.js';
@@ -117,6 +118,13 @@ export interface RunnerOptions {
 export const DEFAULT_CALL_BUDGET_MS = 5_000;
 
 /**
+ * Calls, estimates' runs and traces run this many at a time; more wait their turn. Runs under way
+ * share the one thread, so each one's wall-clock budget also pays for the others': a batch of
+ * hundreds of calls run all at once would time out together on a busy machine, though each is small.
+ */
+const REQUEST_RUNS_AT_ONCE = 4;
+
+/**
  * Runs transactions and calls in the EVM (@ethereumjs/vm at the chain's hardfork) over the world
  * state. Each run takes a VM of its own from a small pool (a block's transactions run one after
  * another and reuse one), so a call or a trace never sees a block half-executed. A traced run gets
@@ -129,6 +137,8 @@ export class EvmRunner {
   private lastBlock: { key: string; block: EvmBlock } | undefined;
   /** Where the long-running standard precompiles run: off the event loop. */
   private readonly offload: PrecompileOffload;
+  /** Requests' runs under way at once (the rest queue, their budgets not yet started). */
+  private readonly requestRuns = pLimit(REQUEST_RUNS_AT_ONCE);
 
   private constructor(
     readonly params: EvmParams,
@@ -180,6 +190,11 @@ export class EvmRunner {
    * `control`'s class and deadline. A VM whose run was stopped midway (a deadline, a thrown error) is dropped.
    */
   private async withVm<T>(read: StateRead, env: EvmBlockEnv, creation: CreationContext | undefined, tracer: Tracer | undefined, control: RunControl, work: (slot: VmSlot) => Promise<T>): Promise<T> {
+    if (control.runClass === 'request') return this.requestRuns(() => this.onVm(read, env, creation, tracer, control, work));
+    return this.onVm(read, env, creation, tracer, control, work);
+  }
+
+  private async onVm<T>(read: StateRead, env: EvmBlockEnv, creation: CreationContext | undefined, tracer: Tracer | undefined, control: RunControl, work: (slot: VmSlot) => Promise<T>): Promise<T> {
     const slot = (tracer ? undefined : this.idle.pop()) ?? (await this.newVm());
     slot.state.bind(read, creation);
     slot.frame.block = { chainId: this.options.chainId, height: env.height, timestamp: env.timestamp, parentHash: env.parentHash, proposer: env.proposer };

@@ -69,6 +69,20 @@ describe('the EVM runner: pauses, a chain-first order and deadlines', () => {
     expect(finished).toEqual(['chain out_of_gas', 'request']);
   });
 
+  it("does not count the time a request's run waits for the chain against its budget", async () => {
+    const chain = runner.runCallback({ to: CONTRACT, from: CALLER, data: new Uint8Array(), gasLimit: 10_000_000n, done: () => undefined }, read, { setAccount: () => undefined, writeState: () => undefined }, env);
+    // About 40 ms of its own work, behind some 400 ms of the chain's: within 150 ms only if the wait is not counted.
+    const outcome = await call(1_000_000n, 150);
+    expect(outcome.failure?.name).toBe('out_of_gas');
+    await chain;
+  });
+
+  it("runs a batch of calls a few at a time, so each one's budget measures its own run", async () => {
+    // Eighty calls of some 20 ms each: all at once, each would take the whole batch's time (over a second).
+    const outcomes = await Promise.all(Array.from({ length: 80 }, () => call(500_000n, 500)));
+    expect(outcomes.map((outcome) => outcome.failure?.name)).toEqual(Array(80).fill('out_of_gas'));
+  });
+
   it("leaves a block's transactions after its deadline out, whole, but always runs the first", async () => {
     const path = await NodePath.create(EVM_HARDFORK, { evmChainId: DEVNET_EVM_CHAIN_ID, baseFee: DEVNET_BASE_FEE, blockGasLimit: DEVNET_BLOCK_GAS_LIMIT });
     const signer = privateKeyToAccount(TEST_KEY_0);
