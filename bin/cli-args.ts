@@ -1,3 +1,4 @@
+import { accountAddress, isValidEthAddress } from '../sdk/address.js';
 import type { CAC } from 'cac';
 import { readFileSync } from 'node:fs';
 import { fromHex, isHex } from '../sdk/bytes.js';
@@ -123,3 +124,12 @@ export function amountOption(value: unknown, flag: string, unit: string): bigint
 
 /** The largest amount a transaction carries: 78 decimal digits of base units. */
 const MAX_AMOUNT_UNITS = 10n ** 78n - 1n;
+
+/**
+ * An account as typed: `0x…` (EIP-55 checked when mixed-case) becomes the `svc1…` name of the same
+ * account; anything else goes to the node as typed, refused there in the node's words.
+ */
+export function accountText(value: unknown): string {
+  const text = String(value);
+  return isValidEthAddress(text) ? accountAddress(text) : text;
+}

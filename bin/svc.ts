@@ -3,7 +3,7 @@ import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:
 import { Readable } from 'node:stream';
 import { cac } from 'cac';
 import { printActionHelp } from './action-help.js';
-import { amountOption, exitQuietlyOnClosedPipe, integerText, optionText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
+import { accountText, amountOption, exitQuietlyOnClosedPipe, integerText, optionText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
 import { addValidatorCommand } from './validator-command.js';
 import { describeRecord } from './human.js';
 import { addJobCommand } from './job-command.js';
@@ -107,7 +107,7 @@ cli
   .command('balance <address>', 'OMC and OGT balances')
   .option('--block <n>', 'at a past block')
   .action(async (address: string, options: GlobalOptions & { block?: unknown }) => {
-    const balance = await client(options).getBalance(String(address), options.block === undefined ? undefined : integerText(options.block, '--block'));
+    const balance = await client(options).getBalance(accountText(address), options.block === undefined ? undefined : integerText(options.block, '--block'));
     const bonds = Object.entries(balance.bonded).map(([purpose, units]) => `${purpose} ${formatAmountShort(units)}`);
     print(options, balance, () =>
       [`${balance.address} at block ${balance.blockNumber}`, `  OMC ${balance.balanceOMC}`, `  OGT ${balance.balanceOGT}`, ...(bonds.length ? [`  bonded OGT ${balance.bondedOGT} (${bonds.join(', ')})`] : [])].join('\n'),
@@ -115,7 +115,7 @@ cli
   });
 
 cli.command('nonce <address>', 'the nonce the next transaction should carry').action(async (address: string, options: GlobalOptions) => {
-  const nonce = await client(options).getNonce(String(address));
+  const nonce = await client(options).getNonce(accountText(address));
   print(options, nonce, () => String(nonce));
 });
 
@@ -124,7 +124,7 @@ cli
   .option('--wait', 'wait until a block includes the grant')
   .action(async (address: string, options: GlobalOptions & { wait?: boolean }) => {
     const c = client(options);
-    const grant = await c.faucetRequest(String(address));
+    const grant = await c.faucetRequest(accountText(address));
     const receipt = options.wait ? await waitingFor(submittedTx(options, grant.txHash), () => c.waitForTransaction(grant.txHash)) : undefined;
     print(options, { ...grant, ...(receipt ? { receipt } : {}) }, () => `funded: ${grant.omcMinted} OMC + ${grant.ogtMinted} OGT (tx ${grant.txHash}${receipt ? `, block ${receipt.blockNumber}` : ', in the next block'})`);
   });
@@ -143,12 +143,13 @@ cli
     const amount = amountOption(options.amount, '--amount', asset);
     const key = signer(options);
     const c = client(options);
-    const tx = await c.transfer(key, String(options.to), asset as Asset, amount);
+    const to = accountText(optionText(options.to, '--to'));
+    const tx = await c.transfer(key, to, asset as Asset, amount);
     const receipt = options.wait ? await waitingFor(submittedTx(options, tx.hash), () => c.waitForTransaction(tx.hash)) : undefined;
     print(options, { hash: tx.hash, from: tx.from, nonce: tx.nonce, ...(receipt ? { receipt } : {}) }, () =>
       receipt
-        ? `${receipt.status === 'success' ? 'sent' : `failed (${receipt.error?.name}: ${receipt.error?.reason})`}: ${formatAmountShort(amount)} ${asset} to ${String(options.to)} in block ${receipt.blockNumber} (tx ${tx.hash})`
-        : `submitted: ${formatAmountShort(amount)} ${asset} to ${String(options.to)} (tx ${tx.hash})`,
+        ? `${receipt.status === 'success' ? 'sent' : `failed (${receipt.error?.name}: ${receipt.error?.reason})`}: ${formatAmountShort(amount)} ${asset} to ${to} in block ${receipt.blockNumber} (tx ${tx.hash})`
+        : `submitted: ${formatAmountShort(amount)} ${asset} to ${to} (tx ${tx.hash})`,
     );
     if (receipt?.status === 'failed') process.exitCode = 1;
   });
@@ -164,7 +165,7 @@ cli
   .option('--limit <n>', 'how many (at most 100)', { default: 25 })
   .option('--cursor <cursor>', 'the next page: the cursor a previous listing printed')
   .action(async (address: string, options: GlobalOptions & { limit: number; cursor?: string }) => {
-    const page = await client(options).listTransactions(String(address), { limit: Number(options.limit), ...(options.cursor !== undefined ? { cursor: String(options.cursor) } : {}) });
+    const page = await client(options).listTransactions(accountText(address), { limit: Number(options.limit), ...(options.cursor !== undefined ? { cursor: String(options.cursor) } : {}) });
     print(options, page, () => {
       const lines = page.transactions.map((tx) => `${tx.blockNumber}\t${tx.hash}\t${tx.kind}\tfrom ${tx.from}`);
       if (lines.length === 0) lines.push('no transactions');
@@ -288,7 +289,7 @@ function positiveNumberOption(value: unknown, flag: string): number {
 
 /** The operator to register: --operator, else the node's own operator key. */
 async function operatorOf(options: ProviderOptions): Promise<string> {
-  return options.operator === undefined ? (await client(options).nodeInfo()).operator : String(options.operator);
+  return options.operator === undefined ? (await client(options).nodeInfo()).operator : accountText(options.operator);
 }
 
 /** A bond as the decimal text typed (the node converts it without floating point). */

@@ -68,6 +68,22 @@ describe('svc client CLI', () => {
     expect(overdraft.stderr).toContain('insufficient_funds (-32021)');
   });
 
+  it('takes an 0x address wherever it takes an svc1 one, as the same account', async () => {
+    const key = generateKeyPair();
+    const eth = `0x${key.address.slice(4).toUpperCase()}`;
+    const funded = await svc('faucet', eth, '--wait');
+    expect(funded.code, funded.stderr).toBe(0);
+    const sent = await svc('transfer', '--to', eth, '--amount', '1', '--dev-account', '4', '--wait');
+    expect(sent.stdout).toMatch(new RegExp(`^sent: 1 OMC to ${key.address} in block`));
+    expect(JSON.parse((await svc('balance', eth, '--json')).stdout)).toMatchObject({ address: key.address, balanceOMC: '11.000000000000000000' });
+    expect((await svc('nonce', eth)).stdout.trim()).toBe('0');
+    expect(JSON.parse((await svc('txs', eth, '--json')).stdout).transactions).toHaveLength(2);
+    // A mixed-case address with a wrong EIP-55 checksum is a typo: refused, not converted.
+    const typo = await svc('balance', '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92267');
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('invalid_address');
+  });
+
   it('refuses bad input with a clear line and exit 2', async () => {
     const noSigner = await svc('transfer', '--to', devnetKey('account', 1).address, '--amount', '1');
     expect(noSigner.code).toBe(2);

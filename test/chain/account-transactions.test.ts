@@ -49,6 +49,10 @@ describe('an account\'s transactions (svc_listTransactions)', () => {
   it('answers an empty list for an account nothing named, and refuses a bad address, limit or cursor', async () => {
     expect(await client.listTransactions(generateKeyPair().address)).toEqual({ transactions: [], cursor: null, indexedFrom: 0 });
     expect(await failure(client.rpcCall('svc_listTransactions', [{ address: 'svc1nothex' }]))).toMatchObject({ message: 'invalid_address' });
+    // svc_ methods take svc1 names only; for an 0x one the error names the same account's svc1 form.
+    const eth = `0x${recipient.address.slice(4)}`;
+    expect(await failure(client.rpcCall('svc_listTransactions', [{ address: eth }]))).toMatchObject({ message: 'invalid_address', data: { field: 'address', reason: `address is not a valid address (svc1 followed by 40 hex characters); ${eth} is the account ${recipient.address}` } });
+    expect(await failure(client.rpcCall('svc_getBalance', [eth]))).toMatchObject({ data: { reason: expect.stringContaining(`is the account ${recipient.address}`) } });
     expect(await failure(client.rpcCall('svc_listTransactions', [{ address: recipient.address, limit: 101 }]))).toMatchObject({ message: 'invalid_params', data: { field: 'limit' } });
     expect(await failure(client.rpcCall('svc_listTransactions', [{ address: recipient.address, cursor: 'tomorrow' }]))).toMatchObject({ message: 'invalid_params' });
     expect(await failure(client.rpcCall('svc_listTransactions', [{ address: recipient.address, extra: 1 }]))).toMatchObject({ message: 'invalid_params' });

@@ -88,6 +88,15 @@ describe('the explorer page', { timeout: 60_000 }, () => {
       await page.getByTestId('account-transactions').getByTitle(tx.hash).waitFor();
       await page.screenshot({ path: join(SCREENSHOTS, `account-${name}.png`), fullPage: true });
       expect(await fitsWidth(page)).toBe(true);
+      // The same account by its 0x name, from the search box and by URL: shown under its svc1 name.
+      await page.goto(`${node.url}/ui/#/`);
+      await search(`0x${to.slice(4).toUpperCase()}`);
+      await page.getByTestId('account-transactions').getByTitle(tx.hash).waitFor();
+      expect(await page.getByTestId('balance-omc').textContent()).toBe('7');
+      await page.goto(`${node.url}/ui/#/`);
+      await page.goto(`${node.url}/ui/#/account/0x${to.slice(4)}`);
+      await page.getByTestId('account-transactions').getByTitle(tx.hash).waitFor();
+      expect(await page.getByTestId('balance-omc').textContent()).toBe('7');
       await search('svc1nothex');
       expect(await page.getByRole('alert').textContent()).toMatch(/^Type a block number, a hash .* or an address/);
       expect(await page.getByLabel('Search').getAttribute('aria-invalid')).toBe('true');
@@ -102,7 +111,7 @@ describe('the explorer page', { timeout: 60_000 }, () => {
     const { page, errors } = await open('/ui/#/faucet', WIDTHS.phone);
     const field = page.getByLabel('Address to fund');
     await field.fill('svc1 not an address');
-    expect(await page.getByRole('alert').textContent()).toBe('Not an address: an address is svc1 followed by 40 hex digits.');
+    expect(await page.getByRole('alert').textContent()).toBe('Not an address: an address is svc1 or 0x followed by 40 hex digits.');
     expect(await page.getByRole('button', { name: 'Request devnet tokens' }).isDisabled()).toBe(true);
     const address = generateKeyPair().address;
     await field.fill(address);

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { accountAddress, isValidEthAddress } from '../../sdk/index.js';
 
 /** Pages by the location's hash (`#/block/12`), so the node serves one file and links stay shareable. */
 export type Route =
@@ -29,7 +30,8 @@ export function parseRoute(hash: string): Route {
   const value = id ? decodeURIComponent(id) : '';
   if (page === 'block' && value) return { page, id: value };
   if (page === 'tx' && value) return { page, hash: value };
-  if (page === 'account' && value) return { page, address: value };
+  // An 0x address names the same account: the page shows it under its svc1 name.
+  if (page === 'account' && value) return { page, address: isValidEthAddress(value) ? accountAddress(value) : value };
   if (page === 'job' && value) return { page, id: value };
   if (page === 'object' && value) return { page, cid: value };
   if (page === 'validators' || page === 'compute' || page === 'storage' || page === 'node' || page === 'faucet') return { page };

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { isValidAddress } from '../../sdk/index.js';
+import { accountAddress, isValidAddress, isValidEthAddress } from '../../sdk/index.js';
 import { http } from './node.js';
 import { describe } from './load.js';
 import { href } from './route.js';
@@ -10,7 +10,8 @@ const HASH = /^0x[0-9a-fA-F]{64}$/;
 async function resolve(query: string): Promise<string> {
   if (/^\d+$/.test(query)) return href.block(query);
   if (isValidAddress(query)) return href.account(query);
-  if (!HASH.test(query)) throw new Error('Type a block number, a hash (0x and 64 hex digits) or an address (svc1 and 40 hex digits).');
+  if (isValidEthAddress(query)) return href.account(accountAddress(query));
+  if (!HASH.test(query)) throw new Error('Type a block number, a hash (0x and 64 hex digits) or an address (svc1 or 0x, then 40 hex digits).');
   const hash = query.toLowerCase();
   const tx = await http.getTransaction(hash).catch(() => undefined);
   if (tx) return href.tx(hash);
