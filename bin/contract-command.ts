@@ -163,6 +163,12 @@ export function addContractCommand<O extends object>(cli: CAC, ctx: ContractComm
         const fn = functionOf(viem, signature);
         const call = { address, abi: [fn] as Abi, functionName: fn.name, args: argumentsOf(fn.inputs, argTexts, fn.name) };
         if (action === 'call') {
+          if (fn.outputs.length === 0) {
+            // No return types given: the bytes as they came, as cast prints them (decoding them as nothing would print "undefined").
+            const { output } = await api.rpcCall<{ output: string }>('svc_call', [{ to: address, data: viem.encodeFunctionData(call) }]);
+            ctx.print(options, { result: output }, () => output);
+            return;
+          }
           const result = await api.readContract(call);
           ctx.print(options, { result: plain(result) }, () => (Array.isArray(result) ? result.map((r) => String(plain(r))).join('\n') : String(plain(result))));
           return;

@@ -38,6 +38,9 @@ describe('svc contract deploy|call|send|logs', () => {
   it('calls with cast\'s way of writing a function, sends a transfer, and lists the decoded logs', async () => {
     const owner = devnetKey('account', 0).address;
     expect((await svc('contract', 'call', address, 'balanceOf(address)(uint256)', owner)).stdout).toBe('1000\n');
+    // Without return types: the returned bytes, raw.
+    const raw = await svc('contract', 'call', address, 'balanceOf(address)', owner);
+    expect([raw.code, raw.stdout]).toEqual([0, `0x${(1000).toString(16).padStart(64, '0')}\n`]);
     const sent = await svc('contract', 'send', address, 'transfer(address,uint256)', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '250', '--dev-account', '0', '--wait');
     expect(sent.code, sent.stderr).toBe(0);
     expect(sent.stdout).toMatch(/mined in block \d+, \d+ gas, 1 logs/);
