@@ -24,6 +24,7 @@ type ContractOptions = {
   toBlock?: unknown;
   keyFile?: unknown;
   devAccount?: unknown;
+  abi?: unknown;
 };
 
 const plain = (value: unknown): unknown => (typeof value === 'bigint' ? value.toString() : Array.isArray(value) ? value.map(plain) : value);
@@ -45,6 +46,36 @@ function readContractFile(path: string): { bytecode: `0x${string}`; abi?: Abi } 
   const code = typeof artifact.bytecode === 'string' ? artifact.bytecode : artifact.bytecode?.object;
   if (!code) throw new UsageError(`${path}: the artifact has no "bytecode"`);
   return { bytecode: (code.startsWith('0x') ? code : `0x${code}`) as `0x${string}`, ...(artifact.abi ? { abi: artifact.abi } : {}) };
+}
+
+/** An ABI from `--abi`: a compiler artifact's `abi`, or a JSON ABI array. */
+function readAbiFile(path: string): Abi {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`--abi ${path}: cannot read it as JSON (${(error as NodeJS.ErrnoException).code ?? (error as Error).message.split('\n')[0]})`);
+  }
+  const abi = Array.isArray(parsed) ? parsed : (parsed as { abi?: unknown } | null)?.abi;
+  if (!Array.isArray(abi)) throw new UsageError(`--abi ${path}: expected a JSON ABI array, or an artifact with "abi"`);
+  return abi as Abi;
+}
+
+/**
+ * The function a signature names: with an ABI, its entry there (a bare name will do when the ABI has
+ * one function of that name and argument count) — which brings the return types; else as written.
+ */
+function functionIn(viem: Viem, signature: string, abi: Abi | undefined, argCount: number): AbiFunction {
+  const functions = (abi ?? []).filter((item): item is AbiFunction => item.type === 'function');
+  if (/^\s*\w+\s*$/.test(signature) && abi) {
+    const named = functions.filter((f) => f.name === signature.trim());
+    const fitting = named.length > 1 ? named.filter((f) => f.inputs.length === argCount) : named;
+    if (fitting.length === 1) return fitting[0]!;
+    throw new UsageError(named.length === 0 ? `the ABI has no function "${signature.trim()}"` : `the ABI has ${named.length} functions "${signature.trim()}": write the signature, e.g. "${signature.trim()}(${named[0]!.inputs.map((i) => i.type).join(',')})"`);
+  }
+  const written = functionOf(viem, signature);
+  const types = (f: AbiFunction) => f.inputs.map((i) => i.type).join(',');
+  return functions.find((f) => f.name === written.name && types(f) === types(written)) ?? written;
 }
 
 /** viem's ABI parsing, loaded by the contract commands only (every other `svc` command starts without it). */
@@ -117,6 +148,7 @@ export function addContractCommand<O extends object>(cli: CAC, ctx: ContractComm
     .option('--event <signature>', 'logs: decode with this event, e.g. "Transfer(address indexed,address indexed,uint256)" (also filters by it)')
     .option('--from-block <n>', 'logs: first block (default 0)')
     .option('--to-block <n>', 'logs: last block (default the head)')
+    .option('--abi <file>', 'call and send: the contract\'s ABI (a compiler artifact or a JSON ABI array): return values and custom errors decoded with it, and a function named by its name alone')
     .option('--key-file <file>', 'deploy and send: the signer\'s key file')
     .option('--dev-account <index>', 'deploy and send: sign with devnet dev account 0-9')
     .example('svc contract deploy Token.json --args \'["1000000"]\' --dev-account 0 --wait')
@@ -124,10 +156,13 @@ export function addContractCommand<O extends object>(cli: CAC, ctx: ContractComm
     .action(async (action: string, rest: unknown[], options: ContractOptions & O) => {
       const api = ctx.client(options);
       const viem = await import('viem');
+      const { withDecodedRevert } = await import('../sdk/contracts.js');
       const texts = rest.map(String);
       const wait = async (hash: string) => (options.wait ? waitingFor({ noun: 'transaction', id: hash, followUp: `svc receipt ${hash}${ctx.urlFlag(options)}` }, () => api.waitForTransaction(hash)) : undefined);
-      const failed = (receipt: { status: string; error?: { reason: string } } | undefined) => {
-        if (receipt?.status === 'failed') throw new RpcError(-32080, 'execution_reverted', { reason: receipt.error?.reason ?? 'the transaction failed' });
+      const failed = (receipt: { status: string; error?: { reason: string }; revert?: string } | undefined, abi: Abi = []) => {
+        if (receipt?.status !== 'failed') return;
+        const error = new RpcError(-32080, 'execution_reverted', { reason: receipt.error?.reason ?? 'the transaction failed', ...(receipt.revert ? { revert: receipt.revert } : {}) });
+        throw withDecodedRevert(error, abi);
       };
       if (action === 'deploy') {
         const [file, ...extra] = texts;
@@ -160,8 +195,11 @@ export function addContractCommand<O extends object>(cli: CAC, ctx: ContractComm
         const [target, signature, ...argTexts] = texts;
         if (signature === undefined) throw new UsageError(`usage: svc contract ${action} <address> "<signature>" [args...]`);
         const address = addressArgument(target);
-        const fn = functionOf(viem, signature);
-        const call = { address, abi: [fn] as Abi, functionName: fn.name, args: argumentsOf(fn.inputs, argTexts, fn.name) };
+        const abi = options.abi === undefined ? undefined : readAbiFile(optionText(options.abi, '--abi')!);
+        const fn = functionIn(viem, signature, abi, argTexts.length);
+        // The ABI's errors go along: a revert with a custom error is decoded by name.
+        const errors = (abi ?? []).filter((item) => item.type === 'error');
+        const call = { address, abi: [fn, ...errors] as Abi, functionName: fn.name, args: argumentsOf(fn.inputs, argTexts, fn.name) };
         if (action === 'call') {
           if (fn.outputs.length === 0) {
             // No return types given: the bytes as they came, as cast prints them (decoding them as nothing would print "undefined").
@@ -175,7 +213,7 @@ export function addContractCommand<O extends object>(cli: CAC, ctx: ContractComm
         }
         const tx = await api.callContract(ctx.signer(options), { ...call, ...valueOption(options), ...gasOption(options) });
         const receipt = await wait(tx.hash);
-        failed(receipt);
+        failed(receipt, call.abi);
         ctx.print(options, { txHash: tx.hash, ...(receipt ? { blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, logs: receipt.logs?.length ?? 0 } : {}) }, () =>
           receipt ? `transaction ${tx.hash} mined in block ${receipt.blockNumber}, ${receipt.gasUsed} gas, ${receipt.logs?.length ?? 0} logs` : `transaction ${tx.hash} sent (--wait for its receipt)`,
         );

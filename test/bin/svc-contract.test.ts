@@ -59,4 +59,17 @@ describe('svc contract deploy|call|send|logs', () => {
     expect(revert.code).not.toBe(0);
     expect(revert.stderr).toMatch(/execution_reverted.*custom error 0x[0-9a-f]{8}/);
   });
+
+  it('decodes return values and custom errors with --abi, and takes a function by its name alone', async () => {
+    const owner = devnetKey('account', 0).address;
+    expect((await svc('contract', 'call', address, 'balanceOf', owner, '--abi', artifact)).stdout).toBe('750\n');
+    // Refused at the estimate, and mined failed with --gas-limit: the error by its name and arguments either way.
+    const estimated = await svc('contract', 'send', address, 'transfer', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '99999', '--dev-account', '0', '--abi', artifact);
+    expect(estimated.stderr).toMatch(/execution_reverted.*InsufficientBalance\(0x[0-9a-fA-F]{40}, 750, 99999\)/);
+    const mined = await svc('contract', 'send', address, 'transfer(address,uint256)', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '99999', '--dev-account', '0', '--gas-limit', '100000', '--wait', '--abi', artifact);
+    expect(mined.code).not.toBe(0);
+    expect(mined.stderr).toMatch(/execution_reverted.*InsufficientBalance\(0x[0-9a-fA-F]{40}, 750, 99999\)/);
+    const unknown = await svc('contract', 'call', address, 'balanceOff', owner, '--abi', artifact);
+    expect([unknown.code, unknown.stderr.trim()]).toEqual([2, 'svc: the ABI has no function "balanceOff"']);
+  });
 });
