@@ -1,3 +1,4 @@
+import { accountAddress, isValidEthAddress } from './address.js';
 /**
  * The wire's error table: JSON-RPC 2.0 standard errors and the node's domain errors.
  * A domain error travels with `message` = its snake_case name and a stable `code`; `data.reason`
@@ -85,4 +86,9 @@ export function domainError(name: DomainErrorName, reason: string, extra?: Recor
 
 export function isRpcError(value: unknown): value is RpcError {
   return value instanceof RpcError;
+}
+
+/** Why `value` is refused as the address `field`; for an `0x…` address, with the same account's `svc1` name. */
+export function invalidAddressReason(field: string, value: unknown): string {
+  return `${field} is not a valid address (svc1 followed by 40 hex characters)${isValidEthAddress(value) ? `; ${value} is the account ${accountAddress(value)}` : ''}`;
 }

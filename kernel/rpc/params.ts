@@ -1,7 +1,6 @@
 import { Compile, type Validator } from 'typebox/compile';
 import type { TSchema } from 'typebox';
-import { domainError, type DomainErrorName, type RpcError } from '../../sdk/errors.js';
-import { accountAddress, isValidEthAddress } from '../../sdk/address.js';
+import { domainError, invalidAddressReason, type DomainErrorName, type RpcError } from '../../sdk/errors.js';
 import type { ParamSpec } from '../plugin.js';
 
 /** The JSON schema of a positional parameter list: a tuple with an optional tail. */
@@ -65,20 +64,9 @@ export class ParamsValidator {
     const allowed = schema ? allowedValues(schema) : undefined;
     if (allowed && error.keyword !== 'additionalProperties') reason = `${field} must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
     const name: DomainErrorName = schema?.['x-error'] === 'invalid_address' ? 'invalid_address' : 'invalid_params';
-    if (name === 'invalid_address') reason = `${field} is not a valid address (svc1 followed by 40 hex characters)${ethHint(valueAt(values, segments))}`;
+    if (name === 'invalid_address') reason = invalidAddressReason(field, segments.reduce<unknown>((at, key) => (at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined), values));
     return domainError(name, reason, { field });
   }
-}
-
-/** For an Ethereum-style address where an svc1 one is expected: the same account's svc1 name. */
-function ethHint(value: unknown): string {
-  return isValidEthAddress(value) ? `; ${value} is the account ${accountAddress(value)}` : '';
-}
-
-function valueAt(values: unknown[], segments: readonly string[]): unknown {
-  let current: unknown = values;
-  for (const segment of segments) current = current !== null && typeof current === 'object' ? (current as Record<string, unknown>)[segment] : undefined;
-  return current;
 }
 
 function depth(path: string): number {
