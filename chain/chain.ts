@@ -370,7 +370,7 @@ export class Chain {
   submit(tx: SignedTransaction): Promise<void> {
     const raw = rawOf(tx);
     this.journal?.checkRoom(raw.length);
-    this.options.mempool.add(tx);
+    this.replacing(tx, this.options.mempool.add(tx));
     return this.persisted(tx, raw);
   }
 
@@ -400,12 +400,17 @@ export class Chain {
     const { tx } = decoded;
     options.accept?.(tx);
     rememberRaw(tx, raw);
-    this.options.mempool.addVerified(tx);
+    this.replacing(tx, this.options.mempool.addVerified(tx));
     this.recentRaws.set(digest, tx.hash);
     if (this.recentRaws.size > MAX_RECENT_RAWS) this.recentRaws.delete(this.recentRaws.keys().next().value!);
     if (fromPeer) this.announce(tx, options.viaGossip ?? false);
     else await this.persisted(tx, raw);
     return tx;
+  }
+
+  /** A replaced transaction leaves the journal at its next compaction (it compacts to what is pending). */
+  private replacing(tx: SignedTransaction, replaced: SignedTransaction | undefined): void {
+    if (replaced) this.options.log.debug({ tx: tx.hash, replaced: replaced.hash, from: tx.from, nonce: tx.nonce }, 'a pending transaction was replaced by one with higher fees');
   }
 
   /** Journals an admitted transaction, then announces it (also when the write failed: it is pending, and peers keep it too). */
@@ -476,8 +481,10 @@ export class Chain {
     }
     await journal.compact((hash) => mempool.has(hash), true);
     this.journal = journal;
-    this.options.events.emit('chain:journalReplayed', { pending, superseded });
-    return { replayed: pending.length, mined, superseded: superseded.length, expired, invalid };
+    // A later record may have replaced an earlier one (a fee bump): only what is still pending counts.
+    const stillPending = pending.filter((tx) => mempool.has(tx.hash));
+    this.options.events.emit('chain:journalReplayed', { pending: stillPending, superseded });
+    return { replayed: stillPending.length, mined, superseded: superseded.length, expired, invalid };
   }
 
   /** Stops journaling: what is queued is written, later acknowledgements are refused. */

@@ -169,6 +169,12 @@ export interface PayloadProblem {
   readonly reason: string;
 }
 
+/** Per gas, in base units: the most a transaction pays, and the most of that its proposer gets. */
+export interface TxFees {
+  readonly maxFeePerGas: bigint;
+  readonly maxPriorityFeePerGas: bigint;
+}
+
 export interface TxKindSpec<Svc, P extends TSchema> {
   /** `<plugin>.<action>`, or `transfer` for the core. */
   readonly kind: string;
@@ -194,6 +200,12 @@ export interface TxKindSpec<Svc, P extends TSchema> {
    * invalid. Kinds without gas weigh nothing.
    */
   gasLimit?(payload: Static<P>): number;
+  /**
+   * What it pays per gas, for the mempool's replacement rule: a pending transaction is replaced by one
+   * of the same sender and nonce whose fee cap and priority fee are both at least 10% higher. Kinds
+   * without fees are never replaced.
+   */
+  fees?(payload: Static<P>, service: Svc): TxFees;
   /**
    * The kind moves the sender's nonce itself when it succeeds or returns `failed` (the EVM does, as
    * part of running a transaction); the chain still moves it when `execute` throws.
@@ -227,6 +239,7 @@ export interface TxKind {
   admit?(payload: unknown, service: unknown): void;
   payloadRefusal?(problem: PayloadProblem): { readonly error: DomainErrorName; readonly data?: Readonly<Record<string, unknown>> };
   gasLimit?(payload: unknown): number;
+  fees?(payload: unknown, service: unknown): TxFees;
   readonly managesNonce?: boolean;
   execute(ctx: TxContext<unknown>, service: unknown): void | TxOutcome | Promise<void | TxOutcome>;
 }

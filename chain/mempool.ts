@@ -3,7 +3,7 @@ import type { Address } from '../sdk/address.js';
 import { formatAmountShort, type Asset } from '../sdk/amount.js';
 import { fromHex } from '../sdk/bytes.js';
 import { domainError } from '../sdk/errors.js';
-import { isTxFailure } from './contract.js';
+import { isTxFailure, type TxFees } from './contract.js';
 import { signedInThisProcess, type SignedTransaction } from '../sdk/transaction.js';
 import { accountKey, assetField, decodeAccount } from './state/accounts.js';
 import type { StateReader } from './state/overlay.js';
@@ -29,7 +29,17 @@ interface Entry {
   readonly tx: SignedTransaction;
   readonly addedAt: number;
   readonly debits: readonly { asset: Asset; amount: bigint }[];
+  readonly fees: TxFees | undefined;
 }
+
+/** How much both fees of a replacement must rise, in percent (geth's `--txpool.pricebump`). */
+const PRICE_BUMP_PERCENT = 10n;
+
+/** The least a replacement's fee may be: 10% more (rounded down, as geth does) and more than before. */
+const bumped = (fee: bigint) => {
+  const threshold = (fee * (100n + PRICE_BUMP_PERCENT)) / 100n;
+  return threshold > fee ? threshold : fee + 1n;
+};
 
 export interface MempoolDeps {
   readonly state: StateReader;
@@ -39,14 +49,15 @@ export interface MempoolDeps {
   readonly now?: () => number;
 }
 
-/**
- * Pending transactions, checked on entry (signature, chain id, kind, payload, signer, nonce, funds
- * counting what the sender already has pending), ordered by sender nonce, bounded in size, never
- * replacing a pending transaction, and dropping entries once stale.
- */
 /** A transaction hash in a block's list, as it travels (0x hex in CBOR). */
 const TX_LIST_BYTES = 70;
 
+/**
+ * Pending transactions, checked on entry (signature, chain id, kind, payload, signer, nonce, funds
+ * counting what the sender already has pending), ordered by sender nonce, bounded in size, and
+ * dropping entries once stale. A pending transaction is replaced by one of the same sender and nonce
+ * whose fees are both at least 10% higher (geth's rule); kinds without fees are never replaced.
+ */
 export class Mempool {
   private readonly byHash = new Map<string, Entry>();
   private readonly bySender = new Map<Address, Map<number, Entry>>();
@@ -87,17 +98,20 @@ export class Mempool {
     return nonce;
   }
 
-  /** Admits a transaction (its signature verified inline, unless signed in this process) or throws the domain error that says why not. */
-  add(tx: SignedTransaction): void {
+  /**
+   * Admits a transaction (its signature verified inline, unless signed in this process) or throws the
+   * domain error that says why not. Returns the pending transaction it replaced, if any.
+   */
+  add(tx: SignedTransaction): SignedTransaction | undefined {
     this.precheck(tx);
     if (!signedInThisProcess(tx) && !verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), fromHex(tx.publicKey))) throw invalidSignature();
-    this.admitChecked(tx);
+    return this.admitChecked(tx);
   }
 
   /** Like `add`, for a transaction whose signature the caller has verified (off the main loop). */
-  addVerified(tx: SignedTransaction): void {
+  addVerified(tx: SignedTransaction): SignedTransaction | undefined {
     this.precheck(tx);
-    this.admitChecked(tx);
+    return this.admitChecked(tx);
   }
 
   private precheck(tx: SignedTransaction): void {
@@ -105,7 +119,7 @@ export class Mempool {
     if (tx.chainId !== this.deps.chainId) throw domainError('wrong_chain_id', `signed for chain ${tx.chainId}, this is ${this.deps.chainId}`, { expected: this.deps.chainId });
   }
 
-  private admitChecked(tx: SignedTransaction): void {
+  private admitChecked(tx: SignedTransaction): SignedTransaction | undefined {
     const checked = this.deps.kinds.check(tx);
     if ('reason' in checked) {
       const refusal = checked.payload?.kind.spec.payloadRefusal?.(checked.payload.problem);
@@ -124,21 +138,42 @@ export class Mempool {
       throw domainError('nonce_gap', `nonce ${tx.nonce} is more than ${this.deps.options.maxNonceAhead} ahead of the account nonce ${account.nonce}`, { expected: this.nextNonce(tx.from) });
     }
     const pending = this.bySender.get(tx.from);
-    if (pending?.has(tx.nonce)) throw domainError('nonce_conflict', `a pending transaction of ${tx.from} already has nonce ${tx.nonce}; nothing is replaced`, { expected: this.nextNonce(tx.from) });
+    const fees = kind.spec.fees?.(tx.payload, kind.service());
+    const replaced = pending?.get(tx.nonce);
+    if (replaced) this.checkReplacement(replaced, tx, fees);
     const debits = kind.spec.debits?.(tx.payload, kind.service()) ?? [];
     for (const { asset, amount } of debits) {
       let committed = 0n;
-      for (const entry of pending?.values() ?? []) for (const d of entry.debits) if (d.asset === asset) committed += d.amount;
+      for (const entry of pending?.values() ?? []) if (entry !== replaced) for (const d of entry.debits) if (d.asset === asset) committed += d.amount;
       const balance = account[assetField(asset)];
       if (committed + amount > balance) {
         throw domainError('insufficient_funds', `${tx.from} holds ${formatAmountShort(balance)} ${asset}${committed > 0n ? ` with ${formatAmountShort(committed)} ${asset} already pending` : ''}, needs ${formatAmountShort(amount)} ${asset}`, { asset, balance: balance.toString(), needed: amount.toString() });
       }
     }
-    if (this.byHash.size >= this.deps.options.maxSize) throw domainError('mempool_full', `the mempool holds ${this.byHash.size} transactions; retry later`);
-    const entry: Entry = { tx, addedAt: this.now(), debits };
+    if (!replaced && this.byHash.size >= this.deps.options.maxSize) throw domainError('mempool_full', `the mempool holds ${this.byHash.size} transactions; retry later`);
+    if (replaced) this.drop(replaced.tx);
+    const entry: Entry = { tx, addedAt: this.now(), debits, fees };
     this.byHash.set(tx.hash, entry);
-    if (pending) pending.set(tx.nonce, entry);
+    const senderPending = this.bySender.get(tx.from);
+    if (senderPending) senderPending.set(tx.nonce, entry);
     else this.bySender.set(tx.from, new Map([[tx.nonce, entry]]));
+    return replaced?.tx;
+  }
+
+  /** Refuses a transaction that takes a pending one's nonce without paying enough more to replace it. */
+  private checkReplacement(pending: Entry, tx: SignedTransaction, fees: TxFees | undefined): void {
+    const conflict = `a pending transaction of ${tx.from} (${pending.tx.hash}) already has nonce ${tx.nonce}`;
+    const expected = { expected: this.nextNonce(tx.from) };
+    if (!pending.fees || !fees) throw domainError('nonce_conflict', `${conflict}; it has no fees to raise, so nothing replaces it`, expected);
+    const cap = bumped(pending.fees.maxFeePerGas);
+    const tip = bumped(pending.fees.maxPriorityFeePerGas);
+    if (fees.maxFeePerGas < cap || fees.maxPriorityFeePerGas < tip) {
+      throw domainError('nonce_conflict', `${conflict}; a replacement must raise both fees by at least ${PRICE_BUMP_PERCENT}%: maxFeePerGas ≥ ${cap} and maxPriorityFeePerGas ≥ ${tip} (this one: ${fees.maxFeePerGas} and ${fees.maxPriorityFeePerGas})`, {
+        ...expected,
+        minMaxFeePerGas: cap.toString(),
+        minMaxPriorityFeePerGas: tip.toString(),
+      });
+    }
   }
 
   /** Up to `limit` transactions that can run now: for each sender, its run of consecutive nonces. */

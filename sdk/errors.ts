@@ -42,7 +42,7 @@ export const DOMAIN_ERRORS = {
   wrong_chain_id: { code: -32072, description: "the transaction is signed for another chain id" },
   nonce_too_low: { code: -32073, description: 'the nonce was already used by a mined transaction; `data.expected`' },
   nonce_gap: { code: -32074, description: 'the nonce is too far ahead of the account nonce; `data.expected`' },
-  nonce_conflict: { code: -32075, description: 'another pending transaction of the sender has this nonce (nothing is replaced)' },
+  nonce_conflict: { code: -32075, description: 'another pending transaction of the sender has this nonce, and this one does not raise both its fees by 10% to replace it (a kind without fees is never replaced)' },
   already_known: { code: -32076, description: 'this transaction is already pending or mined' },
   mempool_full: { code: -32077, description: 'the mempool holds as many transactions as it may; retry later' },
   execution_reverted: { code: -32080, description: 'an EVM call reverted; `data.revert` holds the revert bytes, `data.reason` the decoded Error(string), Panic or custom error when known' },

@@ -47,6 +47,12 @@ export const EthereumEnvelopePayload = Type.Object(
 /** The most OMC a transaction may take: its value and its whole gas limit at its fee cap. */
 const worstCase = (value: string, gasLimit: string | number, feeCap: bigint) => [{ asset: 'OMC' as const, amount: BigInt(value) + BigInt(gasLimit) * feeCap }];
 
+/** A native payload's fees: the base fee and no tip unless it names them (what the runner charges). */
+const nativeFees = (payload: { maxFeePerGas?: string; maxPriorityFeePerGas?: string }, baseFee: bigint) => ({
+  maxFeePerGas: payload.maxFeePerGas === undefined || payload.maxFeePerGas === '0' ? baseFee : BigInt(payload.maxFeePerGas),
+  maxPriorityFeePerGas: payload.maxPriorityFeePerGas === undefined ? 0n : BigInt(payload.maxPriorityFeePerGas),
+});
+
 /** A refusal of the payload at submission, in the words of the admission check. */
 function admitting(run: () => void): void {
   try {
@@ -73,6 +79,7 @@ export function evmTxKinds(kind: TxKindFactory<EvmPlugin>): TxKind[] {
       authorize: (tx) => (tx.publicKey.length === 2 + 128 ? undefined : 'an evm.ethereum transaction comes only as an Ethereum envelope (eth_sendRawTransaction)'),
       debits: (payload) => worstCase(payload.value, payload.gasLimit, BigInt(payload.maxFeePerGas)),
       gasLimit: (payload) => Number(payload.gasLimit),
+      fees: (payload) => ({ maxFeePerGas: BigInt(payload.maxFeePerGas), maxPriorityFeePerGas: BigInt(payload.maxPriorityFeePerGas) }),
       admit: (payload, service) => admitting(() => service.rules.admit(service.rules.ethereumTx(payload as EthereumPayload))),
       execute: (ctx, service) => service.rules.execute(ctx, service.rules.transactionOf(ctx.tx)!),
     }),
@@ -83,6 +90,7 @@ export function evmTxKinds(kind: TxKindFactory<EvmPlugin>): TxKind[] {
       managesNonce: true,
       debits: (payload, service) => worstCase(payload.value, payload.gasLimit, payload.maxFeePerGas === undefined ? service.rules.params.baseFee : BigInt(payload.maxFeePerGas)),
       gasLimit: (payload) => payload.gasLimit,
+      fees: (payload, service) => nativeFees(payload, service.rules.params.baseFee),
       admit: (payload, service) => admitting(() => service.rules.admit(service.rules.nativeTx(payload, 'svc10000000000000000000000000000000000000000', 0))),
       execute: (ctx, service) => service.rules.execute(ctx, service.rules.transactionOf(ctx.tx)!),
     }),
@@ -94,6 +102,7 @@ export function evmTxKinds(kind: TxKindFactory<EvmPlugin>): TxKind[] {
       authorize: (_tx, payload) => (payload.to.startsWith('0x') && !isValidEthAddress(payload.to) ? 'payload of evm.call: "to" has a wrong EIP-55 checksum' : undefined),
       debits: (payload, service) => worstCase(payload.value, payload.gasLimit, payload.maxFeePerGas === undefined ? service.rules.params.baseFee : BigInt(payload.maxFeePerGas)),
       gasLimit: (payload) => payload.gasLimit,
+      fees: (payload, service) => nativeFees(payload, service.rules.params.baseFee),
       admit: (payload, service) => admitting(() => service.rules.admit(service.rules.nativeTx(nativeFields(payload), 'svc10000000000000000000000000000000000000000', 0))),
       execute: (ctx, service) => service.rules.execute(ctx, service.rules.transactionOf(ctx.tx)!),
     }),
