@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import { join, resolve } from 'node:path';
 import { generateKeyPair, privateKeyFromProtobuf, privateKeyToProtobuf } from '@libp2p/crypto/keys';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
+import type { DevnetIdentity } from './devnet-identity.js';
 import type { PrivateKey } from '@libp2p/interface';
 import { isValidAddress, type Address } from '../sdk/address.js';
 import { generateKeyPair as generateAccountKey, type KeyPair } from '../sdk/keys.js';
@@ -92,14 +93,15 @@ export function keyPassphrase(passphraseFile: string | undefined, env: NodeJS.Pr
  * - `keys/operators/<address>.json`: imported operator keys
  * Account key files are JSON, mode 0600, sealed with the passphrase when one is given (docs/keys.md).
  */
-export async function loadOrCreateNodeKeys(dataDir: string, passphrase?: string): Promise<NodeKeys> {
+export async function loadOrCreateNodeKeys(dataDir: string, passphrase?: string, identity?: DevnetIdentity): Promise<NodeKeys> {
   const dir = keysDir(dataDir);
   const peerPath = join(dir, 'p2p.key');
   let peerKey: PrivateKey;
   if (existsSync(peerPath)) {
     peerKey = privateKeyFromProtobuf(readFileSync(peerPath));
   } else {
-    peerKey = await generateKeyPair('Ed25519');
+    // A new data dir of the devnet's validator takes the devnet's validator identity (what its genesis names).
+    peerKey = identity?.peerKey ?? (await generateKeyPair('Ed25519'));
     writePrivate(peerPath, privateKeyToProtobuf(peerKey));
   }
   const operatorPath = join(dir, 'operator.json');
@@ -121,7 +123,7 @@ export async function loadOrCreateNodeKeys(dataDir: string, passphrase?: string)
     const path = join(importedDir, `${address}.json`);
     return existsSync(path) ? readKeyFile(path, passphrase) : undefined;
   };
-  return { peerKey, peerId: peerIdFromPrivateKey(peerKey).toString(), operator, operators: new OperatorKeys([operator, ...imported], importedLater) };
+  return { peerKey, peerId: peerIdFromPrivateKey(peerKey).toString(), operator, operators: new OperatorKeys([operator, ...imported, ...(identity ? [identity.operator] : [])], importedLater) };
 }
 
 /** Adds an operator key to the data dir's keystore (sealed with the passphrase when given); returns its address. */

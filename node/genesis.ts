@@ -1,4 +1,5 @@
-import { devnetBaseGenesis, genesisHash, withPluginGenesis, type GenesisSpec } from '../chain/genesis.js';
+import { genesisHash, withPluginGenesis, type GenesisSpec } from '../chain/genesis.js';
+import { devnetGenesisSpec } from './devnet-genesis-spec.js';
 import type { AnyPlugin } from '../kernel/plugin.js';
 import omp from '../plugins/omp/index.js';
 import oon from '../plugins/oon/index.js';
@@ -10,7 +11,7 @@ export const DEVNET_GENESIS_PLUGINS: readonly AnyPlugin[] = [oon as AnyPlugin, o
 
 /** The built-in devnet genesis as every devnet node computes it: the devnet's own part and the chain rules' entries. */
 export function devnetGenesis(): GenesisSpec {
-  return withPluginGenesis(devnetBaseGenesis(), DEVNET_GENESIS_PLUGINS);
+  return withPluginGenesis(devnetGenesisSpec(), DEVNET_GENESIS_PLUGINS);
 }
 
 /** The devnet's genesis hash (what `svc-node init` prints). */

@@ -3,7 +3,8 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Type from 'typebox';
-import { devnetBaseGenesis, readGenesisFile, type GenesisSpec } from '../chain/genesis.js';
+import { readGenesisFile, type GenesisSpec } from '../chain/genesis.js';
+import { devnetGenesisSpec } from './devnet-genesis-spec.js';
 import type { P2pService } from '../p2p/service.js';
 import { bootstrapAddressProblem } from '../p2p/addresses.js';
 import type { NodeKeys } from '../keys/node-keys.js';
@@ -51,9 +52,9 @@ export class SvcNode {
       const problem = bootstrapAddressProblem(address);
       if (problem) throw new ConfigError(`p2p.bootstrapPeers[${i}]: "${address}" ${problem}`);
     });
-    const genesis = node.network === 'devnet' && !node.genesis ? devnetBaseGenesis() : readGenesisFile(node.genesis!, node.network);
+    const genesis = node.network === 'devnet' && !node.genesis ? devnetGenesisSpec() : readGenesisFile(node.genesis!, node.network);
     const configured = await loadPlugins(pluginRequests(node, options.catalog), options.catalog, options.baseDir ?? process.cwd(), options.log);
-    const all = orderPlugins([...alwaysLoadedPlugins(node, genesis), ...configured, ...(options.plugins ?? [])]);
+    const all = orderPlugins([...alwaysLoadedPlugins(node, genesis, (slices.validator as { keyFile?: string } | undefined)?.keyFile), ...configured, ...(options.plugins ?? [])]);
     const enabled = new Set(all.map((p) => p.name));
     for (const key of Object.keys(slices)) {
       if (enabled.has(key)) continue;

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { chainPlugin } from '../chain/plugin.js';
 import type { GenesisSpec } from '../chain/genesis.js';
 import { keystorePlugin } from '../keys/plugin.js';
+import { devnetValidatorIdentity } from '../keys/devnet-identity.js';
 import { keyPassphrase } from '../keys/node-keys.js';
 import type { AnyPlugin } from '../kernel/plugin.js';
 import type { FirstPartyPlugins, PluginRequest } from '../kernel/plugins/load.js';
@@ -23,12 +24,14 @@ export interface PluginCatalog extends FirstPartyPlugins {
   readonly consensus?: readonly string[];
   /** Per-node capabilities every node offers, switched on at run time (provider registrations). */
   readonly capabilities?: readonly string[];
+  /** Plugins whose methods answer on every node, whatever its config (dev mode's, which refuse elsewhere). */
+  readonly everyNode?: readonly string[];
 }
 
 /** Which plugins the config asks for: the role's preset, then the shortcuts, then the config's list. */
 export function pluginRequests(node: NodeConfig, catalog: PluginCatalog): PluginRequest[] {
   const requests: PluginRequest[] = (catalog.consensus ?? []).map((spec) => ({ spec, reason: 'chain rules' }));
-  for (const spec of catalog.capabilities ?? []) requests.push({ spec, reason: 'every node' });
+  for (const spec of [...(catalog.capabilities ?? []), ...(catalog.everyNode ?? [])]) requests.push({ spec, reason: 'every node' });
   for (const spec of catalog.roles[node.role]) requests.push({ spec, reason: `role ${node.role}` });
   for (const spec of catalog.networks[node.network] ?? []) requests.push({ spec, reason: `network ${node.network}` });
   if (node.chain.receiptArchive) requests.push({ spec: 'archive', reason: '--receipt-archive true' });
@@ -43,6 +46,9 @@ export function pluginRequests(node: NodeConfig, catalog: PluginCatalog): Plugin
 }
 
 /** What every node runs, whatever its config: the keystore, the chain and the peer-to-peer network. */
-export function alwaysLoadedPlugins(node: NodeConfig, genesis: GenesisSpec): AnyPlugin[] {
-  return [keystorePlugin(() => keyPassphrase(node.passphraseFile)), chainPlugin(genesis, { historyBlocks: node.chain.historyBlocks, journal: journalSettings(node) }), p2pPlugin(node.p2p)] as AnyPlugin[];
+export function alwaysLoadedPlugins(node: NodeConfig, genesis: GenesisSpec, validatorKeyFile?: string): AnyPlugin[] {
+  // The built-in devnet's validator node (the devnet key, no key file of its own) is the devnet's
+  // compute and storage provider from block 0: it holds the identity its genesis registrations name.
+  const devnetValidator = node.network === 'devnet' && !node.genesis && node.role === 'validator' && validatorKeyFile === undefined;
+  return [keystorePlugin(() => keyPassphrase(node.passphraseFile), devnetValidator ? devnetValidatorIdentity : undefined), chainPlugin(genesis, { historyBlocks: node.chain.historyBlocks, journal: journalSettings(node) }), p2pPlugin(node.p2p)] as AnyPlugin[];
 }

@@ -1,4 +1,5 @@
-// A local devnet: the genesis validator, a compute node with --receipt-archive true, and a full node,
+// A local devnet: the genesis validator (the devnet's compute and storage provider from its genesis), a
+// compute node with --receipt-archive true that registers itself as a compute provider, and a full node,
 // on free ports with their own data dirs, bootstrapped from the validator; with --validators N, N - 1
 // more validator nodes whose operators are funded from dev accounts and stake 20 OGT each by
 // transaction, so that from the next epoch N validators make blocks by consensus. Prints their URLs;
@@ -109,6 +110,32 @@ async function stake(client: SvcClient, stakers: readonly { name: string; key: K
   }
 }
 
+/** The dev account that funds the compute node's bond: past the ten stakers' accounts (0 to 8). */
+const COMPUTE_FUNDER = 9;
+const COMPUTE_BOND_OGT = 1000;
+
+/**
+ * Registers the compute node as a dedicated compute provider (wasm and evm), its 1,000 OGT bond funded
+ * from a dev account; a restart finds it registered and leaves it so.
+ */
+async function registerCompute(validator: SvcClient, compute: SvcClient, operatorFile: string): Promise<void> {
+  const status = await compute.oonNodeStatus();
+  if (status.status !== 'unregistered') return;
+  const operator = (JSON.parse(readFileSync(operatorFile, 'utf8')) as { address: string }).address;
+  await validator.waitForTransaction((await validator.transfer(devnetKey('account', COMPUTE_FUNDER), operator, 'OGT', BigInt(COMPUTE_BOND_OGT) * UNIT)).hash);
+  // The funds reached the compute node: it has synced that far, so it may register.
+  for (;;) {
+    if ((await compute.getBalance(operator)).ogt >= BigInt(COMPUTE_BOND_OGT) * UNIT) break;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  await compute.oonRegisterNode({ operator, capabilities: ['wasm', 'evm'], bond_ogt: COMPUTE_BOND_OGT, max_concurrent_jobs: 4 });
+  for (;;) {
+    if ((await compute.oonNodeStatus()).status === 'active') break;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  process.stdout.write(`[compute] registered as a compute provider (${operator}, ${COMPUTE_BOND_OGT} OGT bonded)\n`);
+}
+
 try {
   const validator = await startNode('validator', ['--role', 'validator', '--block-time', blockTime]);
   const stakers = Array.from({ length: validatorCount - 1 }, (_, i) => ({ name: `validator-${i + 1}`, ...stakerKey(`validator-${i + 1}`) }));
@@ -118,6 +145,7 @@ try {
     ...stakers.map((staker) => startNode(staker.name, ['--role', 'validator', '--block-time', blockTime, '--config', staker.config, '--bootstrap-peers', validator.p2p])),
   ]);
   if (stakers.length > 0) await stake(new SvcClient(validator.url), stakers);
+  await registerCompute(new SvcClient(validator.url), new SvcClient(compute.url), join(root, 'compute', 'keys', 'operator.json'));
   const up = [validator, ...stakerNodes, compute, full];
   const width = Math.max(...nodes.map((node) => node.name.length));
   process.stdout.write(

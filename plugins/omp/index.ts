@@ -1,3 +1,4 @@
+import { genesisProviderEntries } from '../providers/genesis-providers.js';
 import Type from 'typebox';
 import { definePlugin } from '../../kernel/plugin.js';
 import { providerTxKinds, releaseBonds, unbondingGenesis, type ProviderKind } from '../providers/registry.js';
@@ -62,7 +63,7 @@ export default definePlugin({
     releaseBonds(ctx, OMP);
     dealsEndBlock(ctx, OMP);
   },
-  genesis: (parameters) => [...unbondingGenesis(parameters), ...dealRetention.genesis(parameters)],
+  genesis: (parameters) => [...unbondingGenesis(parameters), ...genesisProviderEntries(OMP, parameters), ...dealRetention.genesis(parameters)],
   rpc: (method) => [
     ...dealMethods(method),
     method({

@@ -1,3 +1,4 @@
+import { genesisProviderEntries } from '../providers/genesis-providers.js';
 import Type from 'typebox';
 import { definePlugin } from '../../kernel/plugin.js';
 import { providerTxKinds, releaseBonds, unbondingGenesis, type ProviderKind } from '../providers/registry.js';
@@ -81,7 +82,7 @@ export default definePlugin({
     releaseBonds(ctx, OON);
     await jobsEndBlock(ctx, OON, (spec) => service.run(spec));
   },
-  genesis: (parameters) => [...unbondingGenesis(parameters), ...jobsGenesis(parameters)],
+  genesis: (parameters) => [...unbondingGenesis(parameters), ...genesisProviderEntries(OON, parameters), ...jobsGenesis(parameters)],
   subscriptions: (kind) => [jobsSubscription(kind)],
   rpc: (method) => [
     ...jobMethods(method),

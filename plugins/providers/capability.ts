@@ -81,14 +81,15 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(s
     events: spec.extension?.events ?? {},
     health: (service) => (service.extension as CapabilityExtension | undefined)?.health?.() ?? {},
     async init(ctx) {
-      const p2p = ctx.use('p2p');
+      const keys = ctx.use('keys');
       const service = new ProviderService({
         kind: spec.kind,
         chain: ctx.use('chain-reader'),
         sync: ctx.use('sync-status'),
         submitter: ctx.use('tx-submitter'),
-        keys: ctx.use('keys').operators,
-        peerId: () => p2p.peerId,
+        keys: keys.operators,
+        // The keystore's: the same identity p2p runs as, known before p2p starts.
+        peerId: () => keys.peerId,
         store: ctx.table(registrationLayout),
         log: ctx.log,
         enabled: ctx.config.enabled,

@@ -58,8 +58,8 @@ export function registerPayloadSchema(kind: ProviderKind) {
 }
 const UnregisterPayload = Type.Object({}, { additionalProperties: false });
 
-const recordKey = (kind: ProviderKind, operator: string): string => `${kind.plugin}/providers/${operator}`;
-const indexKey = (kind: ProviderKind): string => `${kind.plugin}/index`;
+export const recordKey = (kind: ProviderKind, operator: string): string => `${kind.plugin}/providers/${operator}`;
+export const indexKey = (kind: ProviderKind): string => `${kind.plugin}/index`;
 const unbondingKey = (kind: ProviderKind): string => `${kind.plugin}/unbonding`;
 
 /** Reads a consensus state key (a block's context, or the node's world state at the head). */

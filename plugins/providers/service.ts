@@ -16,7 +16,8 @@ export interface LocalRegistration {
   readonly peerId: string;
   readonly bond: string;
   readonly details: Record<string, unknown>;
-  readonly txHash: string;
+  /** Absent for a registration of block 0 (the genesis made it: no transaction). */
+  readonly txHash?: string;
   readonly unregisterTxHash?: string;
 }
 
@@ -76,7 +77,23 @@ export class ProviderService {
   }
 
   async load(): Promise<void> {
-    this.registration = await this.store.get(REGISTRATION);
+    this.registration = (await this.store.get(REGISTRATION)) ?? this.registeredInGenesis();
+  }
+
+  /**
+   * A registration of block 0 by an operator whose key the node holds (the devnet validator's): this
+   * node's own, though no transaction of it made it.
+   */
+  private registeredInGenesis(): LocalRegistration | undefined {
+    for (const operator of this.keys.addresses) {
+      const record = readRecord((key) => this.chain.state.get(key), this.kind, operator);
+      if (!record || record.registeredAt !== 0) continue;
+      if (record.peerId !== this.peerId()) {
+        this.log.warn({ operator, genesisPeerId: record.peerId, peerId: this.peerId() }, `the genesis registers ${operator} as a ${this.kind.purpose} provider at another peer id than this node's (its data dir had keys before): it does the work, but peers cannot reach it by that id`);
+      }
+      return { operator, peerId: record.peerId, bond: record.bond, details: record.details };
+    }
+    return undefined;
   }
 
   private async save(registration: LocalRegistration | undefined): Promise<void> {
@@ -156,6 +173,10 @@ export class ProviderService {
     const record = readRecord((key) => this.chain.state.get(key), this.kind, registration.operator);
     if (record && record.peerId === registration.peerId) {
       return record.releaseAt === undefined ? { status: 'active', registration } : { status: 'unbonding', registration, releaseAt: record.releaseAt };
+    }
+    if (registration.txHash === undefined) {
+      await this.save(undefined);
+      return { status: 'unregistered', registration: undefined };
     }
     if (this.submitter.isPending(registration.txHash)) return { status: 'pending', registration };
     const receipt = await this.chain.getReceipt(registration.txHash);

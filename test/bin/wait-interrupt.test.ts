@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPair } from '../../sdk/index.js';
 import { SVC } from '../helpers/cli.js';
 import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
+import { plainDevnet } from '../helpers/plain-devnet.js';
 
 // A validator that makes no block for an hour: every --wait waits until it is interrupted.
 let node: TestNode;
@@ -56,7 +57,7 @@ describe('--wait', () => {
 
   it('on a terminal, shows each state the job reaches while it waits (in a pipe it says nothing of them: the oon-jobs CLI test finds one stderr line)', async () => {
     // A node that makes blocks but has no compute provider: the job is mined and stays queued.
-    const moving = await startTestNode({ validator: { blockTime: 100 } });
+    const moving = await startTestNode({ ...plainDevnet(), validator: { blockTime: 100 } });
     try {
       const code = join(tempDir('svc-wait-tty-'), 'return-one.hex');
       writeFileSync(code, '0x600160005260206000f3');

@@ -3,6 +3,7 @@ import type { Chain } from '../../chain/chain.js';
 import type { P2pService } from '../../p2p/service.js';
 import { SvcClient } from '../../sdk/index.js';
 import { startTestNode, waitFor, type TestNode } from './test-node.js';
+import type { RawConfig } from '../../kernel/config/load.js';
 
 /**
  * Starts a full node from genesis that follows `source` over libp2p, waits until it has the source's
@@ -10,8 +11,8 @@ import { startTestNode, waitFor, type TestNode } from './test-node.js';
  * same state, each imported only with a certificate it checked (and it holds one for every block).
  * Stops it after.
  */
-export async function expectFollowerAgrees(source: TestNode): Promise<void> {
-  const follower = await startTestNode({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [source.node.service<P2pService>('p2p').listenAddresses[0]!] } });
+export async function expectFollowerAgrees(source: TestNode, config: RawConfig = {}): Promise<void> {
+  const follower = await startTestNode({ ...config, role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [source.node.service<P2pService>('p2p').listenAddresses[0]!] } });
   try {
     const height = source.node.service<Chain>('chain').head.height;
     await waitFor(() => follower.node.service<Chain>('chain').head.height, (h) => h >= height, 30_000, 'the follower to reach the source').catch((error: unknown) => {

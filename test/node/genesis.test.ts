@@ -13,7 +13,7 @@ import { rpc, startTestNode } from '../helpers/test-node.js';
  * EVM's parameters: chain id, block gas limit, base fee), and with each chain-rules version (block 0
  * holds it).
  */
-const DEVNET_GENESIS_HASH = '0xf5d14d36675ba08738b014b9cd913036388c3b3507ac728289f21b232b28fd86';
+const DEVNET_GENESIS_HASH = '0x46e44d2c4f7b41975523c5d07f999213cdac14edb54fa07bc8eabdb7015055c1';
 
 const entry = (key: string, value: number) => [key, new Uint8Array([value])] as const;
 

@@ -6,6 +6,7 @@ import { devnetKey, generateKeyPair, SvcClient, UNIT } from '../../sdk/index.js'
 import { launchBrowser, openPage, SCREENSHOTS, WIDTHS } from '../helpers/browser.js';
 import { decodablePng } from '../helpers/media.js';
 import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
+import { plainDevnet } from '../helpers/plain-devnet.js';
 
 // The explorer on a node with guardrails, in a real Chromium: off unless the config lists it; then
 // the page's files load, and it asks for a token before it shows anything.
@@ -16,7 +17,7 @@ let browser: Browser;
 async function guardedNode(plugins: string[]): Promise<TestNode> {
   const tokenFile = join(tempDir(), 'tokens');
   writeFileSync(tokenFile, `${TOKEN}\n`);
-  const node = await startTestNode({ guardrails: true, auth: { tokenFile }, plugins, validator: { blockTime: 200 } });
+  const node = await startTestNode({ ...plainDevnet(),  guardrails: true, auth: { tokenFile }, plugins, validator: { blockTime: 200 } });
   nodes.push(node);
   return node;
 }

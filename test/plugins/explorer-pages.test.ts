@@ -8,6 +8,7 @@ import { fitsWidth, launchBrowser, openPage, SCREENSHOTS, WIDTHS } from '../help
 import { decodablePng, media } from '../helpers/media.js';
 import { startTestNode, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
 import { fixture } from '../helpers/wat.js';
+import { plainDevnet } from '../helpers/plain-devnet.js';
 
 // The explorer's validators, compute, storage and node pages in a real Chromium, against a validator
 // (200 ms blocks) that also offers compute (wasm) and storage (images and video), and a follower.
@@ -20,9 +21,9 @@ let video: string;
 const requester = generateKeyPair();
 
 beforeAll(async () => {
-  node = await startTestNode({ validator: { blockTime: 200 } });
+  node = await startTestNode({ ...plainDevnet(),  validator: { blockTime: 200 } });
   client = new SvcClient(node.url);
-  follower = await startTestNode({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [node.node.service<P2pService>('p2p').listenAddresses[0]!] } });
+  follower = await startTestNode({ ...plainDevnet(),  role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [node.node.service<P2pService>('p2p').listenAddresses[0]!] } });
   browser = await launchBrowser();
   mkdirSync(SCREENSHOTS, { recursive: true });
   const operator = node.node.keys.operator.address;

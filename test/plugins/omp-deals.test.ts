@@ -10,6 +10,7 @@ import { DEAL_PARAMS } from '../../plugins/omp/deals/params.js';
 import { failure } from '../helpers/rpc-failure.js';
 import { media } from '../helpers/media.js';
 import { startTestNode, waitFor, type TestNode } from '../helpers/test-node.js';
+import { plainDevnet } from '../helpers/plain-devnet.js';
 
 // A validator whose block timer never fires (an hour): the test makes each block itself, at the
 // times it chooses, so deal windows and terms pass in a moment. The node is its own storage provider.
@@ -52,7 +53,7 @@ async function untilClosed(dealId: string, answered: boolean): Promise<void> {
 }
 
 beforeAll(async () => {
-  node = await startTestNode({ validator: { blockTime: 3_600_000 } });
+  node = await startTestNode({ ...plainDevnet(),  validator: { blockTime: 3_600_000 } });
   chain = node.node.service<Chain>('chain');
   client = new SvcClient(node.url);
   operator = node.node.keys.operator.address;
@@ -190,7 +191,7 @@ describe('storage deals', () => {
   });
 
   it('a node synced from genesis reaches the same state root, deals and proofs included', async () => {
-    const follower = await startTestNode({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [node.node.service<P2pService>('p2p').listenAddresses[0]!] } });
+    const follower = await startTestNode({ ...plainDevnet(),  role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [node.node.service<P2pService>('p2p').listenAddresses[0]!] } });
     try {
       const followed = follower.node.service<Chain>('chain');
       await waitFor(() => followed.head.height, (height) => height === chain.head.height, 30_000, 'the follower to reach the head');

@@ -5,6 +5,7 @@ import { devnetKey, SvcClient, UNIT } from '../../sdk/index.js';
 import { startNodeProcess, type RunningNode } from '../helpers/cli.js';
 import { media } from '../helpers/media.js';
 import { tempDir, waitFor } from '../helpers/test-node.js';
+import { plainDevnetGenesisFile } from '../helpers/plain-devnet.js';
 
 // A validator that is also a storage provider, as its own process so it can be killed (SIGKILL) in
 // the middle of an upload and restarted on its data dir.
@@ -13,7 +14,7 @@ let running: RunningNode | undefined;
 let client: SvcClient;
 
 async function start(): Promise<void> {
-  running = await startNodeProcess(['--role', 'validator', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--block-time', '200']);
+  running = await startNodeProcess(['--genesis', plainDevnetGenesisFile(), '--role', 'validator', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--block-time', '200']);
   client = new SvcClient(running.url);
   await waitFor(async () => (await fetch(`${running!.url}/health`)).status, (status) => status === 200, 20_000, 'the node to be up');
 }

@@ -10,6 +10,7 @@ import { devnetKey, SvcClient, UNIT } from '../../sdk/index.js';
 import { media } from '../helpers/media.js';
 import { startTestNode, waitFor, type TestNode } from '../helpers/test-node.js';
 import { referenceCid } from '../helpers/unixfs-reference.js';
+import { plainDevnet } from '../helpers/plain-devnet.js';
 
 // One validator node that registers as a storage provider of images and documents with 20 MB of
 // capacity, and takes objects of at most 8 MiB.
@@ -18,7 +19,7 @@ let client: SvcClient;
 const MAX_OBJECT = 8 * 1_048_576;
 
 beforeAll(async () => {
-  node = await startTestNode({ 'omp-storage': { maxObjectBytes: MAX_OBJECT } });
+  node = await startTestNode({ ...plainDevnet(),  'omp-storage': { maxObjectBytes: MAX_OBJECT } });
   client = new SvcClient(node.url);
 }, 60_000);
 afterAll(async () => {

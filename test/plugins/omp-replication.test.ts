@@ -6,6 +6,7 @@ import type { P2pService } from '../../p2p/service.js';
 import { media } from '../helpers/media.js';
 import { startTestNode, syncStatus, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
 import { run, SVC } from '../helpers/cli.js';
+import { plainDevnet } from '../helpers/plain-devnet.js';
 
 // A real 3-node devnet: a validator and two storage providers (A and B), which know only the
 // validator (their bootstrap peer) and find each other through it.
@@ -29,10 +30,10 @@ let operatorA: string;
 let operatorB: string;
 
 beforeAll(async () => {
-  validator = await startTestNode({ validator: { blockTime: 150 } });
+  validator = await startTestNode({ ...plainDevnet(),  validator: { blockTime: 150 } });
   v = new SvcClient(validator.url);
   const bootstrap = [validator.node.service<P2pService>('p2p').listenAddresses[0]!];
-  const storage = () => startTestNode({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: bootstrap } });
+  const storage = () => startTestNode({ ...plainDevnet(),  role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: bootstrap } });
   [a, b] = await Promise.all([storage(), storage()]);
   await waitFor(() => syncStatus(a).synced && syncStatus(b).synced, Boolean, 20_000, 'the storage nodes to sync');
   operatorA = await register(a, 7);

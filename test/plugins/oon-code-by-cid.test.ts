@@ -14,6 +14,7 @@ import { failure } from '../helpers/rpc-failure.js';
 import { startTestNode, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
 import { fixture } from '../helpers/wat.js';
 import { run, SVC } from '../helpers/cli.js';
+import { plainDevnet } from '../helpers/plain-devnet.js';
 
 // A validator that is also a storage provider (it keeps the code objects, under deals), a compute
 // node A that offers wasm and fetches code from it over libp2p, and a provider M played by this test
@@ -47,9 +48,9 @@ const wrong: ReportedResult = { outputHash: toHex(sha256(text('wrong'))), exit: 
 let upperCid: string;
 
 beforeAll(async () => {
-  validator = await startTestNode({ validator: { blockTime: 200 } });
+  validator = await startTestNode({ ...plainDevnet(),  validator: { blockTime: 200 } });
   v = new SvcClient(validator.url);
-  computeA = await startTestNode({ role: 'compute', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] } });
+  computeA = await startTestNode({ ...plainDevnet(),  role: 'compute', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] } });
   operatorA = computeA.node.keys.operator.address;
   await waitFor(() => syncStatus(computeA).synced, Boolean, 20_000, 'compute node A to sync');
   const funder = devnetKey('account', 0);
@@ -154,6 +155,6 @@ describe('compute jobs whose code is a stored object', { timeout: 90_000 }, () =
   });
 
   it('brings a node synced from genesis to the same state root, jobs by CID and their re-execution included', async () => {
-    await expectFollowerAgrees(validator);
+    await expectFollowerAgrees(validator, plainDevnet());
   });
 });

@@ -12,6 +12,7 @@ import { JOB_PARAMS } from '../../plugins/oon/jobs/params.js';
 import { expectFollowerAgrees } from '../helpers/follower.js';
 import { startTestNode, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
 import { fixture } from '../helpers/wat.js';
+import { plainDevnet } from '../helpers/plain-devnet.js';
 
 // A validator, one honest compute node (A), and a provider M played by this test with its own key:
 // it stays silent, reports a wrong result, or copies A's commitment, as each test needs.
@@ -58,7 +59,7 @@ const bondOf = async (address: string): Promise<bigint> => (await v.getBalance(a
 const assignedTo = (jobId: string, provider: string) => waitFor(() => job(jobId), (record) => record?.assignments.some((a) => a.provider === provider) ?? false, 20_000, `job assigned to ${provider}`);
 
 beforeAll(async () => {
-  validator = await startTestNode({ validator: { blockTime: 200 } });
+  validator = await startTestNode({ ...plainDevnet(),  validator: { blockTime: 200 } });
   v = new SvcClient(validator.url);
   // The conservation check runs on every block the validator commits.
   validator.node.events.on('chain:block', () => {
@@ -66,7 +67,7 @@ beforeAll(async () => {
     totals ??= now;
     if (now.omc !== totals.omc || now.ogt !== totals.ogt) violations.push(`block ${chainOf(validator).head.height}: OMC ${now.omc} (was ${totals.omc}), OGT ${now.ogt} (was ${totals.ogt})`);
   });
-  computeA = await startTestNode({ role: 'compute', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] } });
+  computeA = await startTestNode({ ...plainDevnet(),  role: 'compute', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] } });
   operatorA = computeA.node.keys.operator.address;
   await waitFor(() => syncStatus(computeA).synced, Boolean, 20_000, 'compute node A to sync');
   const funder = devnetKey('account', 0);
@@ -186,6 +187,6 @@ describe('compute job disputes and faults', { timeout: 90_000 }, () => {
   });
 
   it('brings a node synced from genesis to the same state root, re-executed disputes included', async () => {
-    await expectFollowerAgrees(validator);
+    await expectFollowerAgrees(validator, plainDevnet());
   });
 });

@@ -13,6 +13,7 @@ import { run, SVC } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dirs.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { plainDevnet } from '../helpers/plain-devnet.js';
 
 // A real devnet: a validator and two compute nodes, each registered as a compute provider.
 let validator: TestNode;
@@ -32,10 +33,10 @@ async function registerProvider(node: TestNode, maxJobs: number): Promise<void> 
 }
 
 beforeAll(async () => {
-  validator = await startTestNode({ validator: { blockTime: 200 } });
+  validator = await startTestNode({ ...plainDevnet(),  validator: { blockTime: 200 } });
   v = new SvcClient(validator.url);
   const bootstrap = [validator.node.service<P2pService>('p2p').listenAddresses[0]!];
-  const computeNode = () => startTestNode({ role: 'compute', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: bootstrap } });
+  const computeNode = () => startTestNode({ ...plainDevnet(),  role: 'compute', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: bootstrap } });
   [computeA, computeB] = await Promise.all([computeNode(), computeNode()]);
   await waitFor(() => syncStatus(computeA).synced && syncStatus(computeB).synced, Boolean, 20_000, 'the compute nodes to sync');
   await registerProvider(computeA, 2);

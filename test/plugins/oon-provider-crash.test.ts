@@ -11,6 +11,7 @@ import { Table } from '../../kernel/storage/layout.js';
 import { startNodeProcess, type RunningNode } from '../helpers/cli.js';
 import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
 import { fixture } from '../helpers/wat.js';
+import { plainDevnet, plainDevnetGenesisFile } from '../helpers/plain-devnet.js';
 
 // A validator in this process and a compute node as its own process, so it can be killed (SIGKILL)
 // and restarted on its data dir; a second provider (in process) registers when a test needs one.
@@ -25,7 +26,7 @@ const M = generateKeyPair();
 
 async function startCompute(): Promise<RunningNode> {
   // At debug level: the test watches for the line a job's start writes (`running job …`).
-  compute = await startNodeProcess(['--role', 'compute', '--data-dir', computeDir, '--bind', '127.0.0.1:0', '--bootstrap-peers', bootstrap, '--log-level', 'debug']);
+  compute = await startNodeProcess(['--genesis', plainDevnetGenesisFile(), '--role', 'compute', '--data-dir', computeDir, '--bind', '127.0.0.1:0', '--bootstrap-peers', bootstrap, '--log-level', 'debug']);
   await waitFor(async () => (await fetch(`${compute!.url}/health`)).status, (status) => status === 200, 20_000, 'the compute node to sync');
   return compute;
 }
@@ -35,7 +36,7 @@ const lines = (node: RunningNode): string[] => node.output().split('\n');
 beforeAll(async () => {
   // 500 ms blocks: a commit window is 20 blocks (and 5 s), so ~10 s, which a compute node's restart
   // fits on a busy machine; at 200 ms a slow restart lost the race with the window, not the feature.
-  validator = await startTestNode({ validator: { blockTime: 500 } });
+  validator = await startTestNode({ ...plainDevnet(),  validator: { blockTime: 500 } });
   v = new SvcClient(validator.url);
   bootstrap = validator.node.service<P2pService>('p2p').listenAddresses[0]!;
   const node = await startCompute();
@@ -112,7 +113,7 @@ describe('a compute provider that crashes', { timeout: 90_000 }, () => {
     await compute!.stop('SIGKILL');
     compute = undefined;
     // Another provider takes the job once the first misses its deadline.
-    const other = await startTestNode({ role: 'compute', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [bootstrap] } });
+    const other = await startTestNode({ ...plainDevnet(),  role: 'compute', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [bootstrap] } });
     try {
       const o = new SvcClient(other.url);
       const otherOperator = other.node.keys.operator.address;

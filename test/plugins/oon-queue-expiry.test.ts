@@ -4,6 +4,7 @@ import type { Chain } from '../../chain/chain.js';
 import { JOB_PARAMS } from '../../plugins/oon/jobs/params.js';
 import { fixture } from '../helpers/wat.js';
 import { startTestNode, type TestNode } from '../helpers/test-node.js';
+import { plainDevnet } from '../helpers/plain-devnet.js';
 
 // A node without a block producer: the test makes each block itself with the dev validator key, at
 // the timestamps it chooses, so a ten-minute queue window passes in a few seconds.
@@ -18,7 +19,7 @@ async function block(timestamp: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  node = await startTestNode({ role: 'full' });
+  node = await startTestNode({ ...plainDevnet(),  role: 'full' });
   chain = node.node.service<Chain>('chain');
   client = new SvcClient(node.url);
   const funding = signTransaction({ chainId: chain.head.chainId, kind: 'transfer', nonce: 0, payload: transferPayload(requester.address, 'OMC', 100n * UNIT) }, devnetKey('account', 2));

@@ -18,6 +18,7 @@ import { contracts } from '../helpers/contracts.js';
 import { fixture } from '../helpers/wat.js';
 import { TEST_KEY_0 } from '../helpers/foundry.js';
 import { OON_ABI, OON_PRECOMPILE_ADDRESS } from '../../plugins/oon/precompile.js';
+import { plainDevnet } from '../helpers/plain-devnet.js';
 
 // A validator (also a storage provider) and a compute provider, as real nodes; contracts deployed and
 // called with viem use the OON, OMP and OGT precompiles.
@@ -59,13 +60,13 @@ async function deploy(name: string, value = 0n, args: unknown[] = []): Promise<A
 }
 
 beforeAll(async () => {
-  validator = await startTestNode({ validator: { blockTime: 200 } });
+  validator = await startTestNode({ ...plainDevnet(),  validator: { blockTime: 200 } });
   v = new SvcClient(validator.url);
   validator.node.events.on('chain:block', ({ height, receipts }) => {
     supply.set(height, { total: omcHeld(validator), txs: receipts.map((r) => ({ hash: r.transactionHash, kind: r.kind, status: r.status, ...(r.gasUsed !== undefined ? { gasUsed: r.gasUsed } : {}) })) });
   });
   chain = defineChain({ id: 0x737663, name: 'svc devnet', nativeCurrency: { name: 'OMC', symbol: 'OMC', decimals: 18 }, rpcUrls: { default: { http: [validator.url] } } });
-  compute = await startTestNode({ role: 'compute', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] } });
+  compute = await startTestNode({ ...plainDevnet(),  role: 'compute', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] } });
   await waitFor(() => syncStatus(compute).synced, Boolean, 20_000, 'the compute node to sync');
   const c = new SvcClient(compute.url);
   const operator = compute.node.keys.operator.address;
@@ -340,6 +341,6 @@ describe('the OON, OMP and OGT precompiles', { timeout: 120_000 }, () => {
   });
 
   it('brings a node synced from genesis to the same state root: contract jobs, their escrows and callbacks, contract deals re-executed alike', async () => {
-    await expectFollowerAgrees(validator);
+    await expectFollowerAgrees(validator, plainDevnet());
   });
 });

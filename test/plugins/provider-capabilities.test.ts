@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { run, SVC, SVC_NODE } from '../helpers/cli.js';
 import { startTestNode, tempDir, waitFor, type TestNode } from '../helpers/test-node.js';
 import { failure } from '../helpers/rpc-failure.js';
+import { plainDevnet } from '../helpers/plain-devnet.js';
 
 const SEED_METHODS = ['svc_oonRegisterNode', 'svc_oonNodeStatus', 'svc_ompRegisterStorageNode', 'svc_ompStorageStatus'];
 
@@ -13,7 +14,7 @@ afterEach(async () => {
 });
 
 async function start(config: Record<string, unknown>): Promise<TestNode> {
-  const node = await startTestNode({ storage: 'memory', ...config });
+  const node = await startTestNode({ ...plainDevnet(),  storage: 'memory', ...config });
   running.push(node);
   return node;
 }

@@ -5,6 +5,7 @@ import type { P2pService } from '../../p2p/service.js';
 import { run, SVC } from '../helpers/cli.js';
 import { startTestNode, tempDir, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
 import { failure } from '../helpers/rpc-failure.js';
+import { plainDevnet } from '../helpers/plain-devnet.js';
 
 // A real two-node devnet: a validator, and a compute node that follows it.
 let validator: TestNode;
@@ -23,9 +24,9 @@ function computeConfig(dataDir: string) {
 }
 
 beforeAll(async () => {
-  validator = await startTestNode({ validator: { blockTime: 50 } });
+  validator = await startTestNode({ ...plainDevnet(),  validator: { blockTime: 50 } });
   computeDir = tempDir();
-  compute = await startTestNode(computeConfig(computeDir));
+  compute = await startTestNode({ ...plainDevnet(), ...computeConfig(computeDir) });
   v = new SvcClient(validator.url);
   c = new SvcClient(compute.url);
   operator = compute.node.keys.operator.address;
@@ -98,7 +99,7 @@ describe('compute and storage registration on a two-node devnet', () => {
   });
 
   it('answers not_synced on a node that has not synced yet', async () => {
-    const lonely = await startTestNode({ role: 'compute', p2p: { host: '127.0.0.1', port: 0 } });
+    const lonely = await startTestNode({ ...plainDevnet(),  role: 'compute', p2p: { host: '127.0.0.1', port: 0 } });
     try {
       const client = new SvcClient(lonely.url);
       const error = await refusal('svc_oonRegisterNode', [computeRegistration({ operator: lonely.node.keys.operator.address })], client);
@@ -143,7 +144,7 @@ describe('compute and storage registration on a two-node devnet', () => {
 
   it('keeps the registrations across a restart of the compute node', async () => {
     await compute.stop();
-    compute = await startTestNode(computeConfig(computeDir));
+    compute = await startTestNode({ ...plainDevnet(), ...computeConfig(computeDir) });
     c = new SvcClient(compute.url);
     expect(compute.node.keys.operator.address).toBe(operator);
     expect(await c.rpcCall('svc_oonNodeStatus')).toMatchObject({ registered: true, status: 'active', operator, bond_ogt: '1000' });

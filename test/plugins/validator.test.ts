@@ -89,7 +89,10 @@ describe('validator plugin', () => {
     const first = await startTestNode({ validator: { blockTime: 100 } });
     try {
       await waitFor(() => first.node.service<Chain>('chain').head.height, (h) => h >= 3, 10_000, 'the first validator to produce');
-      running = await startTestNode({ validator: { blockTime: 100 }, p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [first.node.service<P2pService>('p2p').listenAddresses[0]!] } });
+      // Its key from a file: the built-in devnet validator's peer identity stays the first node's.
+      const keyFile = join(tempDir(), 'validator.key');
+      writeFileSync(keyFile, toHex(devnetKey('validator', 0).secretKey));
+      running = await startTestNode({ validator: { blockTime: 100, keyFile }, p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [first.node.service<P2pService>('p2p').listenAddresses[0]!] } });
       const second = running;
       const verbose = await waitFor(async () => (await (await fetch(`${second.url}/health?verbose`)).json()) as { mode?: string; produced?: number }, (h) => h.mode === 'refused', 20_000, 'the second validator to refuse');
       expect(verbose.produced).toBe(0);

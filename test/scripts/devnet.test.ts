@@ -26,6 +26,11 @@ describe('scripts/devnet', () => {
       const target = (await validator!.blockNumber()) + 2;
       await waitFor(() => Promise.all([compute!.blockNumber(), full!.blockNumber()]), (heights) => heights.every((h) => h >= target), 15_000, 'followers to follow');
       expect((await full!.peers()).map((p) => p.peerId)).toContain((await validator!.nodeInfo()).peerId);
+      // Both the validator (from the genesis) and the compute node (registered by the script) run jobs.
+      expect(out).toMatch(/\[compute\] registered as a compute provider/);
+      expect((await compute!.oonNodeStatus()).status).toBe('active');
+      expect((await validator!.oonNodeStatus()).status).toBe('active');
+      expect((await validator!.oonListProviders()).map((p) => p.operator).sort()).toEqual([(await validator!.oonNodeStatus()).operator, (await compute!.oonNodeStatus()).operator].sort());
     } finally {
       process.kill(-child.pid!, 'SIGINT');
     }
