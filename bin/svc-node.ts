@@ -78,7 +78,7 @@ async function start(options: Record<string, unknown>): Promise<void> {
 const cli = cac('svc-node');
 
 const startCommand = cli.command('start', 'run a node until SIGINT/SIGTERM').option('--config <file>', 'JSON config file (flags win over it)');
-for (const flag of START_FLAGS) startCommand.option(`${flag.flag} ${flag.placeholder}`, flag.description);
+for (const flag of START_FLAGS) startCommand.option(`${flag.flag}${flag.placeholder ? ` ${flag.placeholder}` : ''}`, flag.description);
 startCommand.action((options: Record<string, unknown>) => start(options));
 
 /** Key commands' passphrase: --passphrase-file, else SVC_KEY_PASSPHRASE. */

@@ -16,6 +16,7 @@ export const catalog: PluginCatalog = {
     compute: async () => (await import('../plugins/compute/index.js')).default,
     'omp-storage': async () => (await import('../plugins/omp-storage/index.js')).default,
     explorer: async () => (await import('../plugins/explorer/index.js')).default,
+    dev: async () => (await import('../plugins/dev/index.js')).default,
   },
   networks: {
     devnet: ['faucet'],
@@ -24,6 +25,8 @@ export const catalog: PluginCatalog = {
   consensus: ['oon', 'omp', 'staking', 'evm'],
   // Provider capabilities answer on every node; registering switches one on (a config may switch it off).
   capabilities: ['compute', 'omp-storage'],
+  // Answers on every node: dev mode's methods, or dev_mode_off.
+  everyNode: ['dev'],
   roles: {
     validator: ['validator', 'metrics'],
     compute: ['metrics'],

@@ -16,6 +16,7 @@ export const NodeConfigSchema = Type.Object(
     network: Type.String({ pattern: NETWORK_NAME_PATTERN, default: 'devnet', description: 'network name; devnet has a built-in genesis' }),
     genesis: Type.Optional(Type.String({ minLength: 1, description: 'genesis file, required for networks other than devnet' })),
     role: Type.Union([Type.Literal('validator'), Type.Literal('compute'), Type.Literal('full')], { default: 'full', description: 'validator, compute or full' }),
+    dev: Type.Boolean({ default: false, description: "dev mode: a devnet validator that is its whole validator set, with automine, mining on demand, a movable clock and Anvil's test methods (role validator; devnet only)" }),
     dataDir: Type.String({ minLength: 1, default: './data', description: 'all persistent state lives here' }),
     storage: Type.Union([Type.Literal('rocksdb'), Type.Literal('memory')], { default: 'rocksdb', description: 'rocksdb, or memory for a throw-away node: nothing is written under the data dir (its keys and objects in transit live in a temp dir removed at stop)' }),
     plugins: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'extra plugins: first-party names, npm package names or file paths' }),

@@ -97,6 +97,7 @@ export const START_FLAGS: readonly StartFlag[] = [
   { flag: '--receipt-archive', placeholder: '<bool>', path: 'chain.receiptArchive', description: 'archive: keep every receipt and historical state (default false)', parse: boolean },
   { flag: '--history-blocks', placeholder: '<n>', path: 'chain.historyBlocks', description: 'without archive: recent blocks of history kept (default 10000)', parse: integer(1, Number.MAX_SAFE_INTEGER) },
   { flag: '--tx-journal', placeholder: '<bool>', path: 'chain.txJournal', description: 'make acknowledged transactions durable before answering, replayed at start (default true)', parse: boolean },
+  { flag: '--dev', placeholder: '', path: 'dev', description: "dev mode: automine, mining on demand, a movable clock, Anvil's test methods (a devnet validator alone in its set)", parse: (value, flag) => (value === true ? true : boolean(value, flag)) },
   { flag: '--block-time', placeholder: '<ms>', path: 'validator.blockTime', description: 'validator block interval (default 3000)', parse: integer(10, 3_600_000) },
   { flag: '--guardrails', placeholder: '<bool>', path: 'guardrails', description: 'token + nonce auth on every JSON-RPC request (default false)', parse: boolean },
   { flag: '--rate-limit', placeholder: '<n>', path: 'rateLimit.limit', description: 'requests per window per key; 0 disables', parse: integer(0, Number.MAX_SAFE_INTEGER) },

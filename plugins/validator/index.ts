@@ -44,17 +44,19 @@ export default definePlugin({
   config: Type.Object(
     {
       blockTime: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 3000, description: 'block interval, ms (--block-time)' }),
+      dev: Type.Boolean({ default: false, description: 'dev mode (--dev, set from the node config): automine, mining on demand, a movable clock' }),
       keyFile: Type.Optional(Type.String({ minLength: 1, description: "hex secret key this validator signs blocks and votes with (its consensus key); devnet uses the genesis validator's built-in dev key" })),
     },
     { additionalProperties: false },
   ),
+  configFromNode: (node) => ({ dev: node.dev === true }),
   init(ctx) {
     const chain = ctx.use('chain');
     const key = loadKey(ctx.config.keyFile, ctx.node.network);
     const genesis = toHex(key.publicKey) === chain.genesis.validatorKey;
     ctx.log.info({ proposer: key.address, consensusKey: toHex(key.publicKey), blockTime: ctx.config.blockTime }, genesis ? 'validator key loaded (the genesis validator)' : 'validator key loaded (in the set once staked with this consensus key)');
     const staking = ctx.use('staking');
-    const role = new ValidatorRole({ chain, staking, p2p: ctx.use('p2p'), sync: ctx.use('sync-status'), events: ctx.events, key, blockTime: ctx.config.blockTime, dataDir: ctx.node.dataDir, log: ctx.log });
+    const role = new ValidatorRole({ chain, staking, p2p: ctx.use('p2p'), sync: ctx.use('sync-status'), events: ctx.events, key, blockTime: ctx.config.blockTime, dataDir: ctx.node.dataDir, log: ctx.log, dev: ctx.config.dev });
     // svc_consensusState (answered on every node by the staking rules) shows this validator's own round too.
     staking.attachValidator(() => role.consensusState());
     return role;

@@ -8,6 +8,7 @@ import type { SyncStatus } from '../../p2p/sync-status.js';
 import type { StakingService } from '../staking/service.js';
 import { ConsensusDriver, type ConsensusView } from './consensus-driver.js';
 import { BlockProducer } from './producer.js';
+import { DevMiner } from './dev-miner.js';
 
 export type ValidatorMode = 'producing' | 'consensus' | 'following' | 'refused';
 
@@ -21,6 +22,8 @@ export interface RoleOptions {
   readonly blockTime: number;
   readonly dataDir: string;
   readonly log: Logger;
+  /** Dev mode: blocks when transactions wait and on demand, a movable clock (see DevMiner). */
+  readonly dev?: boolean;
 }
 
 /**
@@ -30,7 +33,7 @@ export interface RoleOptions {
  * changes at epoch ends).
  */
 export class ValidatorRole {
-  private readonly producer: BlockProducer;
+  private readonly producer: BlockProducer | DevMiner;
   private driver: ConsensusDriver | undefined;
   private off: (() => void) | undefined;
   private readonly startedAt = Date.now();
@@ -40,7 +43,14 @@ export class ValidatorRole {
   mode: ValidatorMode = 'following';
 
   constructor(private readonly options: RoleOptions) {
-    this.producer = new BlockProducer({ chain: options.chain, key: options.key, blockTime: options.blockTime, log: options.log });
+    this.producer = options.dev
+      ? new DevMiner({ chain: options.chain, events: options.events, key: options.key, blockTime: options.blockTime, log: options.log })
+      : new BlockProducer({ chain: options.chain, key: options.key, blockTime: options.blockTime, log: options.log });
+  }
+
+  /** Dev mode's controls (mining, the clock), when the node runs in it. */
+  get devMiner(): DevMiner | undefined {
+    return this.producer instanceof DevMiner ? this.producer : undefined;
   }
 
   get blockTime(): number {
@@ -54,6 +64,7 @@ export class ValidatorRole {
   /** No block for 5 block times while this node should be making them, or refusing to sign at all. */
   get stalled(): boolean {
     if (this.mode === 'refused') return true;
+    if (this.devMiner) return false;
     return this.mode !== 'following' && Date.now() - this.options.chain.head.timestamp > 5 * this.options.blockTime;
   }
 
@@ -67,6 +78,12 @@ export class ValidatorRole {
   }
 
   start(): void {
+    if (this.options.dev) {
+      const { validators } = this.options.staking.currentSet();
+      if (validators.length !== 1 || validators[0]!.consensusKey !== toHex(this.options.key.publicKey)) {
+        throw new Error(`--dev: dev mode needs this node to be the whole validator set (the set has ${validators.length} validator(s)${validators.some((v) => v.consensusKey === toHex(this.options.key.publicKey)) ? '' : ', not this key'}); start it on a devnet data dir of its own`);
+      }
+    }
     this.off = this.options.events.on('chain:block', () => this.reconsider());
     this.updates = this.catchUp().then(() => this.update());
   }
@@ -147,6 +164,6 @@ export class ValidatorRole {
       this.driver = new ConsensusDriver({ chain: this.options.chain, staking: this.options.staking, p2p: this.options.p2p, events: this.options.events, key: this.options.key, dataDir: this.options.dataDir, blockTime: this.options.blockTime, log: this.options.log });
       this.driver.start();
     }
-    this.options.log.info({ from: was, to: wanted, height: this.options.chain.head.height }, wanted === 'following' ? 'this validator key is not in the validator set: following the chain' : wanted === 'producing' ? 'alone in the validator set: producing a block every block time' : 'in a validator set of several: running consensus');
+    this.options.log.info({ from: was, to: wanted, height: this.options.chain.head.height }, wanted === 'following' ? 'this validator key is not in the validator set: following the chain' : wanted === 'producing' ? (this.devMiner ? 'dev mode: a block as soon as transactions wait, on demand, and every block time when idle' : 'alone in the validator set: producing a block every block time') : 'in a validator set of several: running consensus');
   }
 }

@@ -1,0 +1,117 @@
+import Type from 'typebox';
+import { definePlugin, optionalParam, param } from '../../kernel/plugin.js';
+import { BLOCK_PRODUCER } from '../../chain/capabilities.js';
+import { domainError } from '../../sdk/errors.js';
+import type { ValidatorRole } from '../validator/role.js';
+import type { DevMiner } from '../validator/dev-miner.js';
+
+/** A number as Anvil's methods take it: a JSON number or a hex quantity (viem sends hex, `cast rpc` either). */
+const Count = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^0x[0-9a-fA-F]{1,16}$' })], { description: 'a number or a hex quantity' });
+const toNumber = (value: number | string): number => (typeof value === 'number' ? value : Number.parseInt(value.slice(2), 16));
+const Null = Type.Null();
+const MAX_MINE = 10_000;
+
+/** Where dev mode's controls are: the block producer's, when this node was started with --dev. */
+export interface DevControls {
+  miner(): DevMiner;
+}
+
+/**
+ * Anvil's and Hardhat's test methods on a dev-mode node (`svc-node start --dev`): mining on demand,
+ * automine, interval mining and the block clock, under Anvil's names and parameter shapes so viem's
+ * test client (`mode: 'anvil'`) and `cast rpc` drive them. Listed on every node, so that any other
+ * node answers `dev_mode_off` rather than "method not found".
+ */
+export default definePlugin({
+  name: 'dev',
+  version: '1.0.0',
+  description: "dev mode's test methods (evm_mine, anvil_mine, evm_setAutomine, evm_setIntervalMining, evm_increaseTime, evm_setNextBlockTimestamp): on a node started with --dev; dev_mode_off elsewhere",
+  requires: [],
+  init(ctx): DevControls {
+    const producer = ctx.plugins.find((entry) => (entry.definition.provides ?? []).includes(BLOCK_PRODUCER));
+    return {
+      miner() {
+        const miner = (producer?.service() as ValidatorRole | undefined)?.devMiner;
+        if (!miner) throw domainError('dev_mode_off', 'this node is not in dev mode: start a devnet validator with `svc-node start --dev` (or `npm run dev`) for mining on demand, the clock and state edits');
+        return miner;
+      },
+    };
+  },
+  rpc: (method) => [
+    method({
+      name: 'evm_mine',
+      summary: 'Mines one block now with what is pending (a timestamp in seconds, when given, is its time).',
+      params: [optionalParam('timestamp', Count)],
+      result: Type.Literal('0x0'),
+      errors: ['dev_mode_off', 'invalid_params'],
+      handler: async ([timestamp], { service }) => {
+        const miner = service.miner();
+        if (timestamp !== undefined) miner.setNextBlockTimestamp(toNumber(timestamp));
+        await miner.mine(1);
+        return '0x0' as const;
+      },
+    }),
+    method({
+      name: 'anvil_mine',
+      summary: 'Mines `count` blocks now (default 1), each `interval` seconds after the one before (default 1).',
+      params: [optionalParam('count', Count), optionalParam('interval', Count)],
+      result: Null,
+      errors: ['dev_mode_off', 'invalid_params'],
+      handler: async ([count, interval], { service }) => {
+        const blocks = count === undefined ? 1 : toNumber(count);
+        if (blocks < 1 || blocks > MAX_MINE) throw domainError('invalid_params', `anvil_mine: count must be 1 to ${MAX_MINE}, got ${blocks}`, { field: 'count' });
+        await service.miner().mine(blocks, interval === undefined ? 1 : toNumber(interval));
+        return null;
+      },
+    }),
+    method({
+      name: 'evm_setAutomine',
+      summary: 'Turns automine (a block as soon as transactions wait) on or off.',
+      params: [param('enabled', Type.Boolean())],
+      result: Null,
+      errors: ['dev_mode_off'],
+      handler: ([enabled], { service }) => {
+        service.miner().setAutomine(enabled);
+        return null;
+      },
+    }),
+    method({
+      name: 'anvil_getAutomine',
+      summary: 'Whether automine is on.',
+      params: [],
+      result: Type.Boolean(),
+      errors: ['dev_mode_off'],
+      handler: (_params, { service }) => service.miner().status.automine,
+    }),
+    method({
+      name: 'evm_setIntervalMining',
+      summary: 'Mines an empty block every `interval` seconds when idle (Anvil counts seconds); 0 turns it off.',
+      params: [param('interval', Count)],
+      result: Null,
+      errors: ['dev_mode_off'],
+      handler: ([interval], { service }) => {
+        service.miner().setInterval(toNumber(interval) * 1000);
+        return null;
+      },
+    }),
+    method({
+      name: 'evm_increaseTime',
+      summary: 'Moves the clock of the blocks to come forward by `seconds`; answers the whole offset in seconds.',
+      params: [param('seconds', Count)],
+      result: Type.String({ pattern: '^0x[0-9a-f]+$' }),
+      errors: ['dev_mode_off'],
+      handler: ([seconds], { service }) => `0x${service.miner().increaseTime(toNumber(seconds)).toString(16)}`,
+    }),
+    method({
+      name: 'evm_setNextBlockTimestamp',
+      summary: "The next block's time, in seconds: after the head's (a chain's time never goes back).",
+      params: [param('timestamp', Count)],
+      result: Null,
+      errors: ['dev_mode_off', 'invalid_params'],
+      handler: ([timestamp], { service }) => {
+        service.miner().setNextBlockTimestamp(toNumber(timestamp));
+        return null;
+      },
+    }),
+  ],
+});

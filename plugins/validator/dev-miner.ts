@@ -1,0 +1,153 @@
+import type { KeyPair } from '../../sdk/keys.js';
+import { domainError } from '../../sdk/errors.js';
+import type { Block } from '../../chain/schemas.js';
+import type { BlockProduction } from '../../chain/capabilities.js';
+import type { ScopedEvents } from '../../kernel/events.js';
+import type { Logger } from '../../kernel/log.js';
+import { executionBudget } from './producer.js';
+
+export interface DevMinerOptions {
+  readonly chain: BlockProduction & { readonly mempool: { readonly size: number } };
+  readonly events: ScopedEvents;
+  readonly key: KeyPair;
+  /** The interval of empty blocks when idle, ms (0: none). */
+  readonly blockTime: number;
+  readonly log: Logger;
+}
+
+/** How long automine waits for more transactions to batch into one block. */
+const BATCH_MS = 2;
+
+/**
+ * The block producer of dev mode (a devnet whose whole validator set is this node): a block as soon
+ * as transactions wait (automine), an empty block at the interval when idle, blocks on demand, and a
+ * clock that can be moved forward — what Anvil and Hardhat give a contract's tests. Every block is a
+ * real block, signed and committed: a follower replays them all.
+ */
+export class DevMiner {
+  produced = 0;
+  private automine = true;
+  private intervalMs: number;
+  /** Added to the wall clock for the next block's time (evm_increaseTime). */
+  private offsetMs = 0;
+  /** The next block's time, when set (evm_setNextBlockTimestamp). */
+  private nextTimestamp: number | undefined;
+  private running = false;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private batchTimer: NodeJS.Timeout | undefined;
+  private off: (() => void) | undefined;
+  /** Blocks are made one at a time, in call order. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: DevMinerOptions) {
+    this.intervalMs = options.blockTime;
+  }
+
+  get blockTime(): number {
+    return this.intervalMs;
+  }
+
+  /** Dev mode never stalls: without automine or an interval, blocks come only when asked for. */
+  get stalled(): boolean {
+    return false;
+  }
+
+  start(): void {
+    this.running = true;
+    this.off = this.options.events.on('chain:pendingTransaction', () => this.kick());
+    this.scheduleIdle();
+    if (this.options.chain.mempool.size > 0) this.kick();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.off?.();
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.batchTimer);
+    await this.queue.catch(() => undefined);
+  }
+
+  get status(): { automine: boolean; intervalMs: number; timeOffsetSeconds: number; nextTimestamp: number | null } {
+    return { automine: this.automine, intervalMs: this.intervalMs, timeOffsetSeconds: Math.round(this.offsetMs / 1000), nextTimestamp: this.nextTimestamp === undefined ? null : Math.floor(this.nextTimestamp / 1000) };
+  }
+
+  setAutomine(on: boolean): void {
+    this.automine = on;
+    if (on && this.options.chain.mempool.size > 0) this.kick();
+  }
+
+  /** Empty blocks every `ms` when idle; 0 turns them off. */
+  setInterval(ms: number): void {
+    this.intervalMs = ms;
+    this.scheduleIdle();
+  }
+
+  /** Moves the clock of the blocks to come forward by `seconds`; answers the whole offset, in seconds. */
+  increaseTime(seconds: number): number {
+    this.offsetMs += seconds * 1000;
+    return Math.round(this.offsetMs / 1000);
+  }
+
+  /** The next block's time in seconds: after the head's (a chain's time never goes back). */
+  setNextBlockTimestamp(seconds: number): void {
+    const head = this.options.chain.head.timestamp;
+    if (seconds * 1000 <= head) throw domainError('invalid_params', `the next block's time must be after the head's (${Math.floor(head / 1000)} s); got ${seconds}`, { field: 'timestamp', head: Math.floor(head / 1000) });
+    this.nextTimestamp = seconds * 1000;
+  }
+
+  /** Makes `count` blocks now, holding what is pending, each `intervalSeconds` after the one before (Anvil's `anvil_mine`). */
+  mine(count: number, intervalSeconds = 1): Promise<Block> {
+    return this.enqueue(async () => {
+      let block: Block | undefined;
+      for (let i = 0; i < count; i++) block = await this.produce(i === 0 ? undefined : this.options.chain.head.timestamp + intervalSeconds * 1000);
+      return block!;
+    });
+  }
+
+  private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private kick(): void {
+    if (!this.running || !this.automine || this.batchTimer) return;
+    this.batchTimer = setTimeout(() => {
+      this.batchTimer = undefined;
+      void this.enqueue(async () => {
+        // What arrived while a block was made is mined next; a transaction that cannot run yet (a nonce
+        // gap) leaves the loop after one block without it.
+        for (;;) {
+          const block = await this.produce();
+          if (!this.running || !this.automine || block.transactions.length === 0 || this.options.chain.mempool.size === 0) return;
+        }
+      }).catch((error: unknown) => this.options.log.error({ err: error }, 'dev mode: mining failed'));
+    }, BATCH_MS);
+  }
+
+  private scheduleIdle(): void {
+    clearTimeout(this.idleTimer);
+    if (!this.running || this.intervalMs <= 0) return;
+    const due = this.options.chain.head.timestamp - this.offsetMs + this.intervalMs;
+    this.idleTimer = setTimeout(() => {
+      void this.enqueue(() => this.produce())
+        .catch((error: unknown) => this.options.log.error({ err: error }, 'dev mode: mining failed'))
+        .finally(() => this.scheduleIdle());
+    }, Math.max(0, due - Date.now()));
+  }
+
+  /** One block at `at` (ms), or at the next block's time: the one set, else the moved clock, always after the head. */
+  private async produce(at?: number): Promise<Block> {
+    const { chain, key } = this.options;
+    const timestamp = Math.max(at ?? this.nextTimestamp ?? Date.now() + this.offsetMs, chain.head.timestamp + 1);
+    if (at === undefined && this.nextTimestamp !== undefined) {
+      // Later blocks keep the clock where this one put it.
+      this.offsetMs = this.nextTimestamp - Date.now();
+      this.nextTimestamp = undefined;
+    }
+    const block = await chain.produceBlock(key, timestamp, executionBudget(Math.max(this.intervalMs, 1000), 'alone'));
+    this.produced++;
+    this.scheduleIdle();
+    return block;
+  }
+}

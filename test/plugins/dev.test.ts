@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BaseError, createTestClient, defineChain, http, publicActions, walletActions, type Abi, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { contracts } from '../helpers/contracts.js';
+import { startNodeProcess, type RunningNode } from '../helpers/cli.js';
+import { startAnvil, TEST_ADDRESS_1, TEST_KEY_0 } from '../helpers/foundry.js';
+import { rpc, startTestNode, tempDir } from '../helpers/test-node.js';
+
+const artifact = (name: string): { abi: Abi; bytecode: Hex } => contracts()[name] as unknown as { abi: Abi; bytecode: Hex };
+const account = privateKeyToAccount(TEST_KEY_0);
+
+/** A contract test's dev loop with viem's test client in `anvil` mode: the same script for Anvil and for svc-node. */
+async function devLoop(url: string, chainId: number): Promise<Record<string, unknown>> {
+  const chain = defineChain({ id: chainId, name: 'dev', nativeCurrency: { name: 'ETH', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } });
+  const client = createTestClient({ mode: 'anvil', chain, transport: http(url), account, pollingInterval: 20 }).extend(publicActions).extend(walletActions);
+  const seen: Record<string, unknown> = {};
+
+  // Automine: a transaction's receipt comes at once, in a block of its own.
+  const before = await client.getBlockNumber({ cacheTime: 0 });
+  const transfer = await client.sendTransaction({ to: TEST_ADDRESS_1, value: 1n });
+  const mined = await client.waitForTransactionReceipt({ hash: transfer });
+  seen.automined = mined.status === 'success' && mined.blockNumber === before + 1n;
+
+  // mine(10) moves the head by 10.
+  const start = await client.getBlockNumber({ cacheTime: 0 });
+  await client.mine({ blocks: 10 });
+  seen.minedTen = (await client.getBlockNumber({ cacheTime: 0 })) - start;
+
+  // A time lock: refused before its time; after increaseTime(3600) and a block, withdrawn.
+  const { abi, bytecode } = artifact('TimeLock');
+  const deployed = await client.waitForTransactionReceipt({ hash: await client.deployContract({ abi, bytecode, args: [3600n], value: 10n ** 15n }) });
+  const lock = deployed.contractAddress!;
+  const early = await client.simulateContract({ address: lock, abi, functionName: 'withdraw' }).then(
+    () => 'ran',
+    (error: unknown) => (error instanceof BaseError ? (error.walk((e) => (e as { data?: { errorName?: string } }).data?.errorName !== undefined) as { data?: { errorName?: string } } | null)?.data?.errorName : String(error)),
+  );
+  seen.early = early;
+  const lockedAt = (await client.getBlock()).timestamp;
+  await client.increaseTime({ seconds: 3600 });
+  await client.mine({ blocks: 1 });
+  seen.clockMoved = (await client.getBlock()).timestamp - lockedAt >= 3600n;
+  const withdraw = await client.waitForTransactionReceipt({ hash: await client.writeContract({ address: lock, abi, functionName: 'withdraw' }) });
+  seen.withdrawn = withdraw.status;
+  seen.lockEmpty = await client.getBalance({ address: lock });
+
+  // Automine off: a transaction waits until a block is mined on demand.
+  await client.setAutomine(false);
+  seen.automineOff = (await client.request({ method: 'anvil_getAutomine' } as never)) === false;
+  const waiting = await client.sendTransaction({ to: TEST_ADDRESS_1, value: 2n });
+  const pending = await client.getTransactionReceipt({ hash: waiting }).then(
+    () => 'mined',
+    () => 'pending',
+  );
+  seen.waitedForMine = pending;
+  await client.mine({ blocks: 1 });
+  seen.minedOnDemand = (await client.waitForTransactionReceipt({ hash: waiting })).status;
+  await client.setAutomine(true);
+
+  // The next block's time, set.
+  const next = (await client.getBlock()).timestamp + 1000n;
+  await client.setNextBlockTimestamp({ timestamp: next });
+  await client.mine({ blocks: 1 });
+  seen.nextTimestamp = (await client.getBlock()).timestamp === next;
+  return seen;
+}
+
+const EXPECTED = {
+  automined: true,
+  minedTen: 10n,
+  early: 'TooEarly',
+  clockMoved: true,
+  withdrawn: 'success',
+  lockEmpty: 0n,
+  automineOff: true,
+  waitedForMine: 'pending',
+  minedOnDemand: 'success',
+  nextTimestamp: true,
+};
+
+describe('dev mode', () => {
+  let node: RunningNode;
+  beforeAll(async () => {
+    node = await startNodeProcess(['--dev', '--data-dir', tempDir('svc-dev-'), '--bind', '127.0.0.1:0', '--p2p-port', '0']);
+  });
+  afterAll(async () => {
+    await node?.stop();
+  });
+
+  it("runs the same viem test-client script as Anvil: automine, mine, the clock and a time lock, mining on demand", async () => {
+    const anvil = await startAnvil();
+    try {
+      expect(await devLoop(anvil.url, 31337)).toEqual(EXPECTED);
+    } finally {
+      await anvil.stop();
+    }
+    expect(await devLoop(node.url, 0x737663)).toEqual(EXPECTED);
+    // Honest about what it is.
+    expect((await rpc<string>(node.url, 'web3_clientVersion')).body.result).toMatch(/^svc-node\//);
+  }, 120_000);
+
+  it('answers bad parameters with a clear error and changes nothing', async () => {
+    const head = (await rpc<string>(node.url, 'eth_blockNumber')).body.result;
+    const block = (await rpc<{ timestamp: string }>(node.url, 'eth_getBlockByNumber', ['latest', false])).body.result!;
+    const back = await rpc(node.url, 'evm_setNextBlockTimestamp', [Number(block.timestamp) - 1]);
+    expect(back.body.error?.message).toBe('invalid_params');
+    expect(back.body.error?.data?.reason).toMatch(/after the head's/);
+    const tooMany = await rpc(node.url, 'anvil_mine', [100_000]);
+    expect(tooMany.body.error?.data?.reason).toMatch(/count must be 1 to 10000/);
+    expect((await rpc(node.url, 'evm_setAutomine', ['yes'])).body.error?.code).toBe(-32602);
+    expect((await rpc<string>(node.url, 'eth_blockNumber')).body.result).toBe(head);
+  });
+});
+
+describe('dev-mode methods elsewhere', () => {
+  it('a node not in dev mode lists them and answers dev_mode_off, and --dev is refused where it cannot hold', async () => {
+    const plain = await startTestNode({});
+    try {
+      for (const [method, params] of [['evm_mine', []], ['anvil_mine', [1]], ['evm_increaseTime', [60]], ['evm_setAutomine', [false]]] as const) {
+        const { body } = await rpc(plain.url, method, [...params]);
+        expect(body.error, method).toMatchObject({ code: -32027, message: 'dev_mode_off' });
+      }
+    } finally {
+      await plain.stop();
+    }
+    await expect(startTestNode({ dev: true, role: 'full' })).rejects.toThrow(/--dev: dev mode runs a validator; --role full contradicts it/);
+    await expect(startTestNode({ dev: true, network: 'testnet', genesis: '/nonexistent' })).rejects.toThrow(/--dev: dev mode runs only on the built-in devnet/);
+  });
+});
