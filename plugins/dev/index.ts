@@ -2,8 +2,12 @@ import Type from 'typebox';
 import { definePlugin, optionalParam, param } from '../../kernel/plugin.js';
 import { BLOCK_PRODUCER } from '../../chain/capabilities.js';
 import { domainError } from '../../sdk/errors.js';
+import { devnetKey } from '../../sdk/keys.js';
+import { signTransaction, type Payload } from '../../sdk/transaction.js';
+import { withNativeSigner } from '../../keys/native-signer.js';
 import type { ValidatorRole } from '../validator/role.js';
 import type { DevMiner } from '../validator/dev-miner.js';
+import { DEV_SET_KIND, type DevSet } from '../evm/dev-edits.js';
 
 /** A number as Anvil's methods take it: a JSON number or a hex quantity (viem sends hex, `cast rpc` either). */
 const Count = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^0x[0-9a-fA-F]{1,16}$' })], { description: 'a number or a hex quantity' });
@@ -11,9 +15,16 @@ const toNumber = (value: number | string): number => (typeof value === 'number' 
 const Null = Type.Null();
 const MAX_MINE = 10_000;
 
+const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'a 0x address' });
+const Word = Type.String({ pattern: '^0x[0-9a-fA-F]{1,64}$', description: 'a hex quantity of at most 32 bytes' });
+const Bytes = Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', description: 'hex bytes' });
+const word32 = (hex: string): string => `0x${hex.slice(2).toLowerCase().padStart(64, '0')}`;
+
 /** Where dev mode's controls are: the block producer's, when this node was started with --dev. */
 export interface DevControls {
   miner(): DevMiner;
+  /** Applies a state edit as a transaction signed by the devnet validator, in a block before it answers. */
+  edit(edit: Omit<DevSet, 'address'> & { address: string }): Promise<void>;
 }
 
 /**
@@ -25,17 +36,30 @@ export interface DevControls {
 export default definePlugin({
   name: 'dev',
   version: '1.0.0',
-  description: "dev mode's test methods (evm_mine, anvil_mine, evm_setAutomine, evm_setIntervalMining, evm_increaseTime, evm_setNextBlockTimestamp): on a node started with --dev; dev_mode_off elsewhere",
-  requires: [],
+  description: "dev mode's test methods (evm_mine, anvil_mine, evm_setAutomine, evm_setIntervalMining, evm_increaseTime, evm_setNextBlockTimestamp, anvil_setBalance, anvil_setNonce, anvil_setCode, anvil_setStorageAt): on a node started with --dev; dev_mode_off elsewhere",
+  requires: ['chain-reader', 'tx-submitter'],
   init(ctx): DevControls {
     const producer = ctx.plugins.find((entry) => (entry.definition.provides ?? []).includes(BLOCK_PRODUCER));
-    return {
+    const chain = ctx.use('chain-reader');
+    const submitter = ctx.use('tx-submitter');
+    const validator = withNativeSigner(devnetKey('validator', 0));
+    const controls: DevControls = {
       miner() {
         const miner = (producer?.service() as ValidatorRole | undefined)?.devMiner;
         if (!miner) throw domainError('dev_mode_off', 'this node is not in dev mode: start a devnet validator with `svc-node start --dev` (or `npm run dev`) for mining on demand, the clock and state edits');
         return miner;
       },
+      async edit(edit) {
+        const miner = controls.miner();
+        const payload = { ...edit, address: edit.address.toLowerCase() } as unknown as Payload;
+        const tx = signTransaction({ chainId: chain.head.chainId, kind: DEV_SET_KIND, nonce: submitter.nextNonce(validator.address), payload }, validator);
+        await submitter.submit(tx);
+        await miner.mineIncluding(tx.hash);
+        const receipt = await chain.getReceipt(tx.hash);
+        if (receipt?.status !== 'success') throw new Error(`the state edit ${tx.hash} was not applied: ${receipt ? `${receipt.error?.name}: ${receipt.error?.reason}` : 'not in a block'}`);
+      },
     };
+    return controls;
   },
   rpc: (method) => [
     method({
@@ -111,6 +135,50 @@ export default definePlugin({
       handler: ([timestamp], { service }) => {
         service.miner().setNextBlockTimestamp(toNumber(timestamp));
         return null;
+      },
+    }),
+    method({
+      name: 'anvil_setBalance',
+      summary: "Sets an account's OMC (wei), by a dev-mode transaction in a block of its own.",
+      params: [param('address', Address), param('balance', Word)],
+      result: Null,
+      errors: ['dev_mode_off'],
+      handler: async ([address, balance], { service }) => {
+        await service.edit({ address, balance: BigInt(balance).toString() });
+        return null;
+      },
+    }),
+    method({
+      name: 'anvil_setNonce',
+      summary: "Sets an account's nonce, by a dev-mode transaction in a block of its own.",
+      params: [param('address', Address), param('nonce', Count)],
+      result: Null,
+      errors: ['dev_mode_off'],
+      handler: async ([address, nonce], { service }) => {
+        await service.edit({ address, nonce: toNumber(nonce) });
+        return null;
+      },
+    }),
+    method({
+      name: 'anvil_setCode',
+      summary: "Sets an account's code (0x removes it), by a dev-mode transaction in a block of its own.",
+      params: [param('address', Address), param('code', Bytes)],
+      result: Null,
+      errors: ['dev_mode_off', 'invalid_transaction'],
+      handler: async ([address, code], { service }) => {
+        await service.edit({ address, code });
+        return null;
+      },
+    }),
+    method({
+      name: 'anvil_setStorageAt',
+      summary: "Sets one storage slot of an account (32-byte value), by a dev-mode transaction in a block of its own.",
+      params: [param('address', Address), param('slot', Word), param('value', Word)],
+      result: Type.Boolean(),
+      errors: ['dev_mode_off'],
+      handler: async ([address, slot, value], { service }) => {
+        await service.edit({ address, storage: [{ slot: word32(slot), value: word32(value) }] });
+        return true;
       },
     }),
   ],

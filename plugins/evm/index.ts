@@ -20,6 +20,7 @@ import type { EvmPlugin } from './plugin-service.js';
 import { collectPrecompiles } from './precompiles.js';
 import { PrecompileHost } from './precompile-host.js';
 import { ogtPrecompile } from './ogt-precompile.js';
+import { devEditKind } from './dev-edits.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -40,6 +41,7 @@ export default definePlugin({
   description: 'contracts on chain: the EVM (Osaka) over the world state, Ethereum transactions, the Ethereum JSON-RPC',
   requires: ['chain', 'sync-status'],
   config: EvmConfigSchema,
+  configFromNode: (node) => ({ dev: node.dev === true }),
   provides: ['evm'],
   // Plugins whose precompiles call contracts back settle their work first: a callback runs in the block that settled it.
   after: ['oon', 'omp'],
@@ -67,9 +69,9 @@ export default definePlugin({
       if (kind === ETHEREUM_KIND) filters.pending(hash);
     });
     ctx.log.info({ evmChainId: params.chainId, blockGasLimit: params.blockGasLimit, baseFee: params.baseFee.toString(), precompiles: precompiles.precompiles.map((p) => `${p.spec.name} ${p.spec.address}`) }, `EVM at Osaka, chain id ${params.chainId} (0x${params.chainId.toString(16)})`);
-    return { rules, eth, filters, trace: new TraceApi(rules, eth), sync: ctx.use('sync-status'), syncStart: chain.head.height };
+    return { rules, eth, filters, trace: new TraceApi(rules, eth), sync: ctx.use('sync-status'), syncStart: chain.head.height, dev: ctx.config.dev };
   },
-  txKinds: (kind) => evmTxKinds(kind),
+  txKinds: (kind) => [...evmTxKinds(kind), devEditKind(kind)],
   endBlock: (ctx, service) => service.rules.runCallbacks(ctx),
   precompiles: (precompile) => [ogtPrecompile(precompile)],
   genesis: (parameters) => evmGenesis(parameters),

@@ -13,4 +13,6 @@ export interface EvmPlugin {
   readonly sync: SyncStatus;
   /** The head when the node started: where `eth_syncing` says a sync began. */
   readonly syncStart: number;
+  /** Whether the node runs in dev mode (--dev): it admits dev-mode state edits. */
+  readonly dev: boolean;
 }

@@ -7,7 +7,7 @@ import type { Logger } from '../../kernel/log.js';
 import { executionBudget } from './producer.js';
 
 export interface DevMinerOptions {
-  readonly chain: BlockProduction & { readonly mempool: { readonly size: number } };
+  readonly chain: BlockProduction & { readonly mempool: { readonly size: number; has(hash: string): boolean } };
   readonly events: ScopedEvents;
   readonly key: KeyPair;
   /** The interval of empty blocks when idle, ms (0: none). */
@@ -104,6 +104,13 @@ export class DevMiner {
     });
   }
 
+  /** Makes a block now unless `hash` is already in one (automine may have taken it): what a state edit waits for. */
+  mineIncluding(hash: string): Promise<void> {
+    return this.enqueue(async () => {
+      if (this.options.chain.mempool.has(hash)) await this.produce();
+    });
+  }
+
   private enqueue<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(work);
     this.queue = run.catch(() => undefined);
@@ -118,6 +125,8 @@ export class DevMiner {
         // What arrived while a block was made is mined next; a transaction that cannot run yet (a nonce
         // gap) leaves the loop after one block without it.
         for (;;) {
+          // Another block (on demand, a state edit's) may have taken them since the kick.
+          if (this.options.chain.mempool.size === 0) return;
           const block = await this.produce();
           if (!this.running || !this.automine || block.transactions.length === 0 || this.options.chain.mempool.size === 0) return;
         }

@@ -4,7 +4,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { contracts } from '../helpers/contracts.js';
 import { startNodeProcess, type RunningNode } from '../helpers/cli.js';
 import { startAnvil, TEST_ADDRESS_1, TEST_KEY_0 } from '../helpers/foundry.js';
-import { rpc, startTestNode, tempDir } from '../helpers/test-node.js';
+import { rpc, startTestNode, tempDir, waitFor } from '../helpers/test-node.js';
+import { devnetKey, signTransaction, SvcClient } from '../../sdk/index.js';
 
 const artifact = (name: string): { abi: Abi; bytecode: Hex } => contracts()[name] as unknown as { abi: Abi; bytecode: Hex };
 const account = privateKeyToAccount(TEST_KEY_0);
@@ -56,6 +57,22 @@ async function devLoop(url: string, chainId: number): Promise<Record<string, unk
   seen.minedOnDemand = (await client.waitForTransactionReceipt({ hash: waiting })).status;
   await client.setAutomine(true);
 
+  // State edits read back.
+  const someone = '0x000000000000000000000000000000000000dEaD';
+  await client.setBalance({ address: someone, value: 12_345n });
+  seen.balance = await client.getBalance({ address: someone });
+  await client.setNonce({ address: someone, nonce: 7 });
+  seen.nonce = await client.getTransactionCount({ address: someone });
+  // Runtime code that returns the word 0xff.
+  const code = '0x60ff60005260206000f3';
+  await client.setCode({ address: someone, bytecode: code });
+  seen.code = await client.getCode({ address: someone });
+  seen.called = (await client.call({ to: someone })).data;
+  const slot = `0x${'00'.repeat(31)}01` as Hex;
+  const value = `0x${'ab'.repeat(32)}` as Hex;
+  await client.setStorageAt({ address: someone, index: slot, value });
+  seen.storage = await client.getStorageAt({ address: someone, slot });
+
   // The next block's time, set.
   const next = (await client.getBlock()).timestamp + 1000n;
   await client.setNextBlockTimestamp({ timestamp: next });
@@ -75,6 +92,11 @@ const EXPECTED = {
   waitedForMine: 'pending',
   minedOnDemand: 'success',
   nextTimestamp: true,
+  balance: 12_345n,
+  nonce: 7,
+  code: '0x60ff60005260206000f3',
+  called: `0x${'00'.repeat(31)}ff`,
+  storage: `0x${'ab'.repeat(32)}`,
 };
 
 describe('dev mode', () => {
@@ -86,7 +108,7 @@ describe('dev mode', () => {
     await node?.stop();
   });
 
-  it("runs the same viem test-client script as Anvil: automine, mine, the clock and a time lock, mining on demand", async () => {
+  it("runs the same viem test-client script as Anvil: automine, mine, the clock and a time lock, mining on demand, state edits", async () => {
     const anvil = await startAnvil();
     try {
       expect(await devLoop(anvil.url, 31337)).toEqual(EXPECTED);
@@ -97,6 +119,22 @@ describe('dev mode', () => {
     // Honest about what it is.
     expect((await rpc<string>(node.url, 'web3_clientVersion')).body.result).toMatch(/^svc-node\//);
   }, 120_000);
+
+  it('a follower synced from the dev node replays its edits, clock moves and mined blocks to the same state root', async () => {
+    const listening = /p2p listening on (\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/\w+)/;
+    const p2p = listening.exec(node.output())![1]!;
+    const head = Number((await rpc<string>(node.url, 'eth_blockNumber')).body.result);
+    const follower = await startTestNode({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [p2p] } });
+    try {
+      await waitFor(async () => Number((await rpc<string>(follower.url, 'eth_blockNumber')).body.result), (h) => h >= head, 30_000, 'the follower to reach the dev head');
+      const [mine, theirs] = await Promise.all([rpc<{ stateRoot: string; hash: string }>(follower.url, 'svc_getBlockByNumber', [head]), rpc<{ stateRoot: string; hash: string }>(node.url, 'svc_getBlockByNumber', [head])]);
+      expect(mine.body.result?.stateRoot).toBe(theirs.body.result?.stateRoot);
+      expect(mine.body.result?.hash).toBe(theirs.body.result?.hash);
+      expect((await rpc<string>(follower.url, 'eth_getBalance', ['0x000000000000000000000000000000000000dEaD', `0x${head.toString(16)}`])).body.result).toBe('0x3039');
+    } finally {
+      await follower.stop();
+    }
+  }, 60_000);
 
   it('answers bad parameters with a clear error and changes nothing', async () => {
     const head = (await rpc<string>(node.url, 'eth_blockNumber')).body.result;
@@ -121,6 +159,14 @@ describe('dev-mode methods elsewhere', () => {
       }
     } finally {
       await plain.stop();
+    }
+    // A state edit signed with the devnet validator's (public) key is refused by a node not in dev mode.
+    const again = await startTestNode({});
+    try {
+      const edit = signTransaction({ chainId: 'svc-devnet-1', kind: 'evm.devSet', nonce: 0, payload: { address: '0x000000000000000000000000000000000000dead', balance: '1' } }, devnetKey('validator', 0));
+      await expect(new SvcClient(again.url).sendTransaction(edit)).rejects.toMatchObject({ message: 'dev_mode_off' });
+    } finally {
+      await again.stop();
     }
     await expect(startTestNode({ dev: true, role: 'full' })).rejects.toThrow(/--dev: dev mode runs a validator; --role full contradicts it/);
     await expect(startTestNode({ dev: true, network: 'testnet', genesis: '/nonexistent' })).rejects.toThrow(/--dev: dev mode runs only on the built-in devnet/);
