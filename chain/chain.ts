@@ -131,6 +131,8 @@ export class Chain {
   private finality: FinalityRules = NO_FINALITY_RULES;
   /** Where acknowledged transactions are made durable (none on a throw-away node). */
   private journal: TxJournal | undefined;
+  /** What a client's submission waits for after it is journaled (dev mode's automine: its block). */
+  private settle: ((tx: SignedTransaction) => Promise<void>) | undefined;
   /** Blocks committed since the last summary line. */
   readonly activity = new BlockActivity();
 
@@ -375,6 +377,14 @@ export class Chain {
   }
 
   /**
+   * Makes a client's submission answer only once `settle` resolves for it (dev mode's automine: once
+   * its block is committed, as Anvil answers); undefined answers at the journal again.
+   */
+  settleSubmissionsWith(settle: ((tx: SignedTransaction) => Promise<void>) | undefined): void {
+    this.settle = settle;
+  }
+
+  /**
    * Admits a raw transaction from a client or a peer: decoded and signature-checked on a worker
    * thread, then checked against the mempool here, then (unless a peer sent it: its origin journals
    * it) written to the journal. Throws the domain error that says why not.
@@ -404,7 +414,10 @@ export class Chain {
     this.recentRaws.set(digest, tx.hash);
     if (this.recentRaws.size > MAX_RECENT_RAWS) this.recentRaws.delete(this.recentRaws.keys().next().value!);
     if (fromPeer) this.announce(tx, options.viaGossip ?? false);
-    else await this.persisted(tx, raw);
+    else {
+      await this.persisted(tx, raw);
+      await this.settle?.(tx);
+    }
     return tx;
   }
 

@@ -7,7 +7,10 @@ import type { Logger } from '../../kernel/log.js';
 import { executionBudget } from './producer.js';
 
 export interface DevMinerOptions {
-  readonly chain: BlockProduction & { readonly mempool: { readonly size: number; has(hash: string): boolean } };
+  readonly chain: BlockProduction & {
+    readonly mempool: { readonly size: number; has(hash: string): boolean };
+    settleSubmissionsWith(settle: ((tx: { hash: string }) => Promise<void>) | undefined): void;
+  };
   readonly events: ScopedEvents;
   readonly key: KeyPair;
   /** The interval of empty blocks when idle, ms (0: none). */
@@ -15,8 +18,6 @@ export interface DevMinerOptions {
   readonly log: Logger;
 }
 
-/** How long automine waits for more transactions to batch into one block. */
-const BATCH_MS = 2;
 
 /**
  * The block producer of dev mode (a devnet whose whole validator set is this node): a block as soon
@@ -34,10 +35,13 @@ export class DevMiner {
   private nextTimestamp: number | undefined;
   private running = false;
   private idleTimer: NodeJS.Timeout | undefined;
-  private batchTimer: NodeJS.Timeout | undefined;
+  private batchTimer: NodeJS.Immediate | undefined;
   private off: (() => void) | undefined;
   /** Blocks are made one at a time, in call order. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** The automine run a kick scheduled, until it has mined what was waiting. */
+  private run: Promise<void> | undefined;
+  private runDone: (() => void) | undefined;
 
   constructor(private readonly options: DevMinerOptions) {
     this.intervalMs = options.blockTime;
@@ -55,6 +59,9 @@ export class DevMiner {
   start(): void {
     this.running = true;
     this.off = this.options.events.on('chain:pendingTransaction', () => this.kick());
+    // Under automine a client's send answers once its block is committed, as Anvil's does: its
+    // receipt is there at the first look.
+    this.options.chain.settleSubmissionsWith(() => (this.automine ? (this.run ?? Promise.resolve()) : Promise.resolve()));
     this.scheduleIdle();
     if (this.options.chain.mempool.size > 0) this.kick();
   }
@@ -62,8 +69,11 @@ export class DevMiner {
   async stop(): Promise<void> {
     this.running = false;
     this.off?.();
+    this.options.chain.settleSubmissionsWith(undefined);
     clearTimeout(this.idleTimer);
-    clearTimeout(this.batchTimer);
+    if (this.batchTimer) clearImmediate(this.batchTimer);
+    // A send waiting for a run that will not come answers now (its transaction stays pending).
+    this.runDone?.();
     await this.queue.catch(() => undefined);
   }
 
@@ -119,7 +129,12 @@ export class DevMiner {
 
   private kick(): void {
     if (!this.running || !this.automine || this.batchTimer) return;
-    this.batchTimer = setTimeout(() => {
+    let done!: () => void;
+    const run = new Promise<void>((resolve) => (done = resolve));
+    this.run = run;
+    this.runDone = done;
+    // What arrives in the same turn of the event loop goes into one block.
+    this.batchTimer = setImmediate(() => {
       this.batchTimer = undefined;
       void this.enqueue(async () => {
         // What arrived while a block was made is mined next; a transaction that cannot run yet (a nonce
@@ -130,8 +145,13 @@ export class DevMiner {
           const block = await this.produce();
           if (!this.running || !this.automine || block.transactions.length === 0 || this.options.chain.mempool.size === 0) return;
         }
-      }).catch((error: unknown) => this.options.log.error({ err: error }, 'dev mode: mining failed'));
-    }, BATCH_MS);
+      })
+        .catch((error: unknown) => this.options.log.error({ err: error }, 'dev mode: mining failed'))
+        .finally(() => {
+          if (this.run === run) this.run = undefined;
+          done();
+        });
+    });
   }
 
   private scheduleIdle(): void {
