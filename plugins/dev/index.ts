@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { definePlugin, optionalParam, param } from '../../kernel/plugin.js';
 import { BLOCK_PRODUCER } from '../../chain/capabilities.js';
 import { domainError } from '../../sdk/errors.js';
@@ -7,7 +7,11 @@ import { signTransaction, type Payload } from '../../sdk/transaction.js';
 import { withNativeSigner } from '../../keys/native-signer.js';
 import type { ValidatorRole } from '../validator/role.js';
 import type { DevMiner } from '../validator/dev-miner.js';
-import { DEV_SET_KIND, type DevSet } from '../evm/dev-edits.js';
+import { DEV_IMPERSONATED_KIND, DEV_SET_KIND, type DevImpersonated, type DevSet } from '../evm/dev-edits.js';
+import { EthRpcError } from '../evm/eth/errors.js';
+import { CallObject } from '../evm/eth/methods.js';
+import type { Address as SvcAddress } from '../../sdk/address.js';
+import { decodeAccount, accountKey } from '../../chain/state/accounts.js';
 
 /** A number as Anvil's methods take it: a JSON number or a hex quantity (viem sends hex, `cast rpc` either). */
 const Count = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^0x[0-9a-fA-F]{1,16}$' })], { description: 'a number or a hex quantity' });
@@ -25,7 +29,14 @@ export interface DevControls {
   miner(): DevMiner;
   /** Applies a state edit as a transaction signed by the devnet validator, in a block before it answers. */
   edit(edit: Omit<DevSet, 'address'> & { address: string }): Promise<void>;
+  /** Lowercase 0x addresses `eth_sendTransaction` may send from unsigned. */
+  readonly impersonated: Set<string>;
+  autoImpersonate: boolean;
+  /** Sends an unsigned transaction as an impersonated account; its hash. */
+  sendAs(call: Static<typeof CallObject>): Promise<string>;
 }
+
+const NOT_SERVED = 'eth_sendTransaction is not served: this node holds no user keys; sign the transaction in your wallet or tool (cast send --private-key, a viem or ethers account) and send it with eth_sendRawTransaction (a node in dev mode also sends as an account impersonated with anvil_impersonateAccount)';
 
 /**
  * Anvil's and Hardhat's test methods on a dev-mode node (`svc-node start --dev`): mining on demand,
@@ -37,7 +48,7 @@ export default definePlugin({
   name: 'dev',
   version: '1.0.0',
   description: "dev mode's test methods (evm_mine, anvil_mine, evm_setAutomine, evm_setIntervalMining, evm_increaseTime, evm_setNextBlockTimestamp, anvil_setBalance, anvil_setNonce, anvil_setCode, anvil_setStorageAt): on a node started with --dev; dev_mode_off elsewhere",
-  requires: ['chain-reader', 'tx-submitter'],
+  requires: ['chain-reader', 'tx-submitter', 'evm'],
   init(ctx): DevControls {
     const producer = ctx.plugins.find((entry) => (entry.definition.provides ?? []).includes(BLOCK_PRODUCER));
     const chain = ctx.use('chain-reader');
@@ -58,7 +69,39 @@ export default definePlugin({
         const receipt = await chain.getReceipt(tx.hash);
         if (receipt?.status !== 'success') throw new Error(`the state edit ${tx.hash} was not applied: ${receipt ? `${receipt.error?.name}: ${receipt.error?.reason}` : 'not in a block'}`);
       },
+      impersonated: new Set<string>(),
+      autoImpersonate: false,
+      async sendAs(call) {
+        const miner = (producer?.service() as ValidatorRole | undefined)?.devMiner;
+        if (!miner) throw new EthRpcError(-32000, NOT_SERVED);
+        const from = call.from?.toLowerCase();
+        if (!from) throw new EthRpcError(-32602, 'eth_sendTransaction: "from" is required');
+        if (!controls.autoImpersonate && !controls.impersonated.has(from)) throw new EthRpcError(-32000, `eth_sendTransaction: ${from} is not impersonated; call anvil_impersonateAccount first, or sign the transaction and send it with eth_sendRawTransaction`);
+        const sender = `svc1${from.slice(2)}` as SvcAddress;
+        const stateNonce = decodeAccount(chain.state.get(accountKey(sender))).nonce;
+        const last = lastNonce.get(from);
+        const nonce = call.nonce !== undefined ? Number(BigInt(call.nonce)) : last !== undefined && last >= stateNonce ? last + 1 : stateNonce;
+        const gasLimit = call.gas !== undefined ? Number(BigInt(call.gas)) : Number(BigInt(await evm.eth.estimateGas({ ...call, nonce: undefined } as never, 'latest')));
+        const feeCap = call.maxFeePerGas ?? call.gasPrice;
+        const payload: DevImpersonated = {
+          from,
+          to: call.to ? call.to.toLowerCase() : null,
+          data: call.data ?? call.input ?? '0x',
+          value: BigInt(call.value ?? '0x0').toString(),
+          gasLimit,
+          nonce,
+          ...(feeCap !== undefined ? { maxFeePerGas: BigInt(feeCap).toString() } : {}),
+          ...(call.maxPriorityFeePerGas !== undefined ? { maxPriorityFeePerGas: BigInt(call.maxPriorityFeePerGas).toString() } : {}),
+        };
+        const tx = signTransaction({ chainId: chain.head.chainId, kind: DEV_IMPERSONATED_KIND, nonce: submitter.nextNonce(validator.address), payload: payload as unknown as Payload }, validator);
+        await submitter.submit(tx);
+        lastNonce.set(from, nonce);
+        if (miner.status.automine) await miner.mineIncluding(tx.hash);
+        return tx.hash;
+      },
     };
+    const evm = ctx.use('evm');
+    const lastNonce = new Map<string, number>();
     return controls;
   },
   rpc: (method) => [
@@ -180,6 +223,49 @@ export default definePlugin({
         await service.edit({ address, storage: [{ slot: word32(slot), value: word32(value) }] });
         return true;
       },
+    }),
+    method({
+      name: 'anvil_impersonateAccount',
+      summary: '`eth_sendTransaction` may send from this account, unsigned (dev mode).',
+      params: [param('address', Address)],
+      result: Null,
+      errors: ['dev_mode_off'],
+      handler: ([address], { service }) => {
+        service.miner();
+        service.impersonated.add(address.toLowerCase());
+        return null;
+      },
+    }),
+    method({
+      name: 'anvil_stopImpersonatingAccount',
+      summary: 'Ends the impersonation of an account.',
+      params: [param('address', Address)],
+      result: Null,
+      errors: ['dev_mode_off'],
+      handler: ([address], { service }) => {
+        service.miner();
+        service.impersonated.delete(address.toLowerCase());
+        return null;
+      },
+    }),
+    method({
+      name: 'anvil_autoImpersonateAccount',
+      summary: '`eth_sendTransaction` may send from any account, unsigned (dev mode), while on.',
+      params: [param('enabled', Type.Boolean())],
+      result: Null,
+      errors: ['dev_mode_off'],
+      handler: ([enabled], { service }) => {
+        service.miner();
+        service.autoImpersonate = enabled;
+        return null;
+      },
+    }),
+    method({
+      name: 'eth_sendTransaction',
+      summary: 'In dev mode, sends an unsigned transaction from an impersonated account (mined at once under automine); elsewhere refused: the node holds no user keys.',
+      params: [param('transaction', CallObject)],
+      result: Type.String({ pattern: '^0x[0-9a-f]{64}$' }),
+      handler: ([call], { service }) => service.sendAs(call),
     }),
   ],
 });

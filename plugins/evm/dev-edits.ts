@@ -23,6 +23,58 @@ export const DevSetPayload = Type.Object(
 export type DevSet = Static<typeof DevSetPayload>;
 
 export const DEV_SET_KIND = 'evm.devSet';
+export const DEV_IMPERSONATED_KIND = 'evm.devImpersonated';
+
+const Units = Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$' });
+export const DevImpersonatedPayload = Type.Object(
+  {
+    from: Type.String({ pattern: '^0x[0-9a-f]{40}$', description: 'the account it runs as (lowercase 0x), unsigned' }),
+    to: Type.Union([Type.String({ pattern: '^0x[0-9a-f]{40}$' }), Type.Null()], { description: 'the account called, or null to create a contract' }),
+    data: Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', maxLength: 2 + 2 * 1_000_000 }),
+    value: Units,
+    gasLimit: Type.Integer({ minimum: 21_000, maximum: 16_777_216 }),
+    nonce: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: "the impersonated account's nonce it uses" }),
+    maxFeePerGas: Type.Optional(Units),
+    maxPriorityFeePerGas: Type.Optional(Units),
+  },
+  { additionalProperties: false },
+);
+export type DevImpersonated = Static<typeof DevImpersonatedPayload>;
+
+/** Who may sign a dev-mode kind: the devnet's validator, on the devnet. */
+function devSigner(kindName: string) {
+  return (tx: { from: string }, _payload: unknown, service: EvmPlugin): string | undefined => {
+    const genesis = service.rules.chain.genesis;
+    return genesis.network === 'devnet' && tx.from === genesis.validator ? undefined : `${kindName} is a dev-mode transaction: only the devnet's validator signs one`;
+  };
+}
+
+function devOnly(kindName: string) {
+  return (_payload: unknown, service: EvmPlugin): void => {
+    if (!service.dev) throw new TxFailure('dev_mode_off', `${kindName}: this node is not in dev mode (svc-node start --dev)`);
+  };
+}
+
+/** The account an impersonated transaction runs as (svc1 form). */
+export const impersonatedSender = (payload: DevImpersonated): Address => `svc1${payload.from.slice(2)}` as Address;
+
+/**
+ * Dev mode's impersonation (`anvil_impersonateAccount`, then an unsigned `eth_sendTransaction`): the
+ * devnet validator signs a transaction that runs in the EVM as `from`, with `from`'s nonce, paying
+ * from `from`'s balance, as if `from` had signed it. Ethereum's views show it as `from`'s (its hash
+ * is the transaction's); the chain moves the validator's nonce for the envelope.
+ */
+export function devImpersonatedKind(kind: TxKindFactory<EvmPlugin>): TxKind {
+  return kind({
+    kind: DEV_IMPERSONATED_KIND,
+    summary: 'dev mode: an EVM transaction run as an impersonated account, unsigned by it (signed by the devnet validator)',
+    payload: DevImpersonatedPayload,
+    authorize: devSigner(DEV_IMPERSONATED_KIND),
+    admit: devOnly(DEV_IMPERSONATED_KIND),
+    gasLimit: (payload) => payload.gasLimit,
+    execute: (ctx, service) => service.rules.execute(ctx, service.rules.transactionOf(ctx.tx)!),
+  });
+}
 
 /**
  * Dev mode's state edits (`anvil_setBalance`, `setCode`, `setNonce`, `setStorageAt`) as a transaction
@@ -35,13 +87,8 @@ export function devEditKind(kind: TxKindFactory<EvmPlugin>): TxKind {
     kind: DEV_SET_KIND,
     summary: "dev mode: sets an account's balance, nonce, code or storage slots (signed by the devnet's validator)",
     payload: DevSetPayload,
-    authorize: (tx, _payload, service) => {
-      const genesis = service.rules.chain.genesis;
-      return genesis.network === 'devnet' && tx.from === genesis.validator ? undefined : `${DEV_SET_KIND} is a dev-mode state edit: only the devnet's validator signs one`;
-    },
-    admit: (_payload, service) => {
-      if (!service.dev) throw new TxFailure('dev_mode_off', `${DEV_SET_KIND}: this node is not in dev mode (svc-node start --dev)`);
-    },
+    authorize: devSigner(DEV_SET_KIND),
+    admit: devOnly(DEV_SET_KIND),
     async execute(ctx: TxContext<DevSet>) {
       const { payload } = ctx;
       const state = new WorldStateManager();

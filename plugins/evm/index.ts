@@ -20,7 +20,7 @@ import type { EvmPlugin } from './plugin-service.js';
 import { collectPrecompiles } from './precompiles.js';
 import { PrecompileHost } from './precompile-host.js';
 import { ogtPrecompile } from './ogt-precompile.js';
-import { devEditKind } from './dev-edits.js';
+import { devEditKind, devImpersonatedKind } from './dev-edits.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -71,7 +71,7 @@ export default definePlugin({
     ctx.log.info({ evmChainId: params.chainId, blockGasLimit: params.blockGasLimit, baseFee: params.baseFee.toString(), precompiles: precompiles.precompiles.map((p) => `${p.spec.name} ${p.spec.address}`) }, `EVM at Osaka, chain id ${params.chainId} (0x${params.chainId.toString(16)})`);
     return { rules, eth, filters, trace: new TraceApi(rules, eth), sync: ctx.use('sync-status'), syncStart: chain.head.height, dev: ctx.config.dev };
   },
-  txKinds: (kind) => [...evmTxKinds(kind), devEditKind(kind)],
+  txKinds: (kind) => [...evmTxKinds(kind), devEditKind(kind), devImpersonatedKind(kind)],
   endBlock: (ctx, service) => service.rules.runCallbacks(ctx),
   precompiles: (precompile) => [ogtPrecompile(precompile)],
   genesis: (parameters) => evmGenesis(parameters),

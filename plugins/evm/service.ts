@@ -5,6 +5,7 @@ import { fromHex } from '../../sdk/bytes.js';
 import { isTxFailure, TxFailure, TxPostponed, type BlockContext, type TxContext, type TxOutcome } from '../../chain/contract.js';
 import { EvmDeadlineError } from './run-control.js';
 import { ETHEREUM_KIND, parseEthereumTransaction, type EthereumPayload } from '../../chain/ethereum-envelope.js';
+import { DEV_IMPERSONATED_KIND, impersonatedSender, type DevImpersonated } from './dev-edits.js';
 import type { Chain } from '../../chain/chain.js';
 import { checkAdmission } from './admission.js';
 import type { EvmParams } from './params.js';
@@ -71,6 +72,10 @@ export class EvmRules {
   transactionOf(signed: SignedTransaction): TypedTransaction | undefined {
     if (signed.kind === ETHEREUM_KIND) return this.ethereumTx(signed.payload as EthereumPayload, signed.from, fromHex(signed.hash));
     if (signed.kind === 'evm.create' || signed.kind === 'evm.call') return this.nativeTx(nativeFields(signed.payload as unknown as NativeEvmFields), signed.from, signed.nonce, fromHex(signed.hash));
+    if (signed.kind === DEV_IMPERSONATED_KIND) {
+      const payload = signed.payload as unknown as DevImpersonated;
+      return this.nativeTx({ ...(payload.to ? { to: `svc1${payload.to.slice(2)}` } : {}), data: payload.data, value: payload.value, gasLimit: payload.gasLimit, maxFeePerGas: payload.maxFeePerGas, maxPriorityFeePerGas: payload.maxPriorityFeePerGas }, impersonatedSender(payload), payload.nonce, fromHex(signed.hash));
+    }
     return undefined;
   }
 

@@ -73,6 +73,21 @@ async function devLoop(url: string, chainId: number): Promise<Record<string, unk
   await client.setStorageAt({ address: someone, index: slot, value });
   seen.storage = await client.getStorageAt({ address: someone, slot });
 
+  // Impersonation: a funded account whose key no one here holds (a whale, a DAO) sends a transfer, unsigned.
+  const whale = '0x00000000000000000000000000000000000beef0';
+  const payee = '0x00000000000000000000000000000000000cafe0';
+  await client.setBalance({ address: whale, value: 10n ** 18n });
+  await client.impersonateAccount({ address: whale });
+  const asWhale = await client.sendTransaction({ account: whale, to: payee, value: 1_000n, chain });
+  const impersonated = await client.waitForTransactionReceipt({ hash: asWhale });
+  seen.impersonated = [impersonated.status, impersonated.from.toLowerCase() === whale.toLowerCase(), await client.getBalance({ address: payee })];
+  seen.impersonatedTx = (await client.getTransaction({ hash: asWhale })).from.toLowerCase() === whale.toLowerCase();
+  await client.stopImpersonatingAccount({ address: whale });
+  seen.stopped = await client.sendTransaction({ account: whale, to: payee, value: 1n, chain }).then(
+    () => 'sent',
+    () => 'refused',
+  );
+
   // The next block's time, set.
   const next = (await client.getBlock()).timestamp + 1000n;
   await client.setNextBlockTimestamp({ timestamp: next });
@@ -97,6 +112,9 @@ const EXPECTED = {
   code: '0x60ff60005260206000f3',
   called: `0x${'00'.repeat(31)}ff`,
   storage: `0x${'ab'.repeat(32)}`,
+  impersonated: ['success', true, 1_000n],
+  impersonatedTx: true,
+  stopped: 'refused',
 };
 
 describe('dev mode', () => {
@@ -108,7 +126,7 @@ describe('dev mode', () => {
     await node?.stop();
   });
 
-  it("runs the same viem test-client script as Anvil: automine, mine, the clock and a time lock, mining on demand, state edits", async () => {
+  it("runs the same viem test-client script as Anvil: automine, mine, the clock and a time lock, mining on demand, state edits, impersonation", async () => {
     const anvil = await startAnvil();
     try {
       expect(await devLoop(anvil.url, 31337)).toEqual(EXPECTED);

@@ -7,13 +7,15 @@ import type { Block } from '../../../chain/schemas.js';
 import { accountKey, decodeAccount } from '../../../chain/state/accounts.js';
 import { submitFromClient } from '../../../chain/client-submit.js';
 import { ETHEREUM_KIND, isEthereumEnvelope, parseEthereumTransaction, type EthereumPayload } from '../../../chain/ethereum-envelope.js';
+import { DEV_IMPERSONATED_KIND, impersonatedSender, type DevImpersonated } from '../dev-edits.js';
+import type { Receipt } from '../../../chain/receipts.js';
 import { decodeStored } from '../../../chain/decode-verified.js';
 import type { EvmService } from '../service.js';
 import type { CallRequest, EvmBlockEnv, EvmOutcome } from '../runner.js';
 import type { StateRead } from '../state-manager.js';
 import { codeKey, contractKey, decodeContract, storageKey } from '../state.js';
 import { blockAt, heightOf, stateHeight, type BlockParam } from './block-tag.js';
-import { ethLogs, gasOf, type EthBlockEntry, type EthBlockIndex, type IndexedLog } from './block-index.js';
+import { ETH_VISIBLE_KINDS, ethLogs, gasOf, type EthBlockEntry, type EthBlockIndex, type IndexedLog } from './block-index.js';
 import { EthRpcError, ethereumError, revertError } from './errors.js';
 import { blockView, logView, receiptView, transactionView } from './views.js';
 import { qty, type Quantity } from './quantity.js';
@@ -224,7 +226,13 @@ export class EthApi {
   /** An Ethereum transaction of the chain, with its sender (from its receipt when it has one: no signature recovery). */
   private async mined(hash: string): Promise<{ tx: TypedTransaction; from: string; height: number } | undefined> {
     const stored = await this.chain.getRawTransaction(hash);
-    if (!stored || !isEthereumEnvelope(stored.raw)) return undefined;
+    if (!stored) return undefined;
+    if (!isEthereumEnvelope(stored.raw)) {
+      // Dev mode's impersonated transactions are Ethereum transactions of the account they run as.
+      const signed = decodeStored(stored.raw, this.chain.envelope);
+      if (signed.kind !== DEV_IMPERSONATED_KIND) return undefined;
+      return { tx: this.evm.transactionOf(signed)!, from: impersonatedSender(signed.payload as unknown as DevImpersonated), height: stored.height };
+    }
     const receipt = await this.chain.getReceipt(hash);
     const from = receipt?.from ?? decodeStored(stored.raw, this.chain.envelope).from;
     return { tx: parseEthereumTransaction(stored.raw, this.evm.params.chainId), from, height: stored.height };
@@ -233,7 +241,11 @@ export class EthApi {
   async transactionByHash(rawHash: string): Promise<Record<string, unknown> | null> {
     const hash = rawHash.toLowerCase();
     const pending = this.chain.pendingTransaction(hash);
-    if (pending) return pending.kind === ETHEREUM_KIND ? transactionView(this.evm.ethereumTx(pending.payload as EthereumPayload), pending.from, hash, undefined, this.evm.params.baseFee) : null;
+    if (pending) {
+      if (pending.kind === ETHEREUM_KIND) return transactionView(this.evm.ethereumTx(pending.payload as EthereumPayload), pending.from, hash, undefined, this.evm.params.baseFee);
+      if (pending.kind === DEV_IMPERSONATED_KIND) return transactionView(this.evm.transactionOf(pending)!, impersonatedSender(pending.payload as unknown as DevImpersonated), hash, undefined, this.evm.params.baseFee);
+      return null;
+    }
     const found = await this.mined(hash);
     if (!found) return null;
     const [block, entry] = await Promise.all([blockAt(this.chain, found.height), this.index.get(found.height)]);
@@ -246,10 +258,10 @@ export class EthApi {
     if (receipt === 'pruned') {
       throw domainError('pruned', `the receipt of ${hash} is in a block older than this node's history window; ask an archive node`, { oldest: this.chain.state.oldestAvailable(this.chain.head.height) });
     }
-    if (!receipt || receipt.kind !== ETHEREUM_KIND) return null;
-    const stored = await this.chain.getRawTransaction(hash);
-    if (!stored) return null;
-    return receiptView(receipt, parseEthereumTransaction(stored.raw, this.evm.params.chainId), await this.index.get(receipt.blockNumber));
+    if (!receipt || !ETH_VISIBLE_KINDS.has(receipt.kind)) return null;
+    const found = await this.mined(hash);
+    if (!found) return null;
+    return receiptView({ ...receipt, from: found.from as Receipt['from'] }, found.tx, await this.index.get(receipt.blockNumber));
   }
 
   async blockByHeight(height: number | undefined, full: boolean): Promise<Record<string, unknown> | null> {

@@ -3,6 +3,7 @@ import { defineLayout, type Table } from '../../../kernel/storage/layout.js';
 import { u64Key } from '../../../kernel/storage/keys.js';
 import type { CommittedReceipt } from '../../../chain/contract.js';
 import { ETHEREUM_KIND } from '../../../chain/ethereum-envelope.js';
+import { DEV_IMPERSONATED_KIND } from '../dev-edits.js';
 import type { Logger } from '../../../kernel/log.js';
 
 /**
@@ -33,7 +34,9 @@ const EMPTY: EthBlockEntry = { transactions: [], gas: [], logs: [] };
 
 /** Gas of a block's Ethereum transactions, up to and including position `upTo`. */
 export const gasOf = (entry: EthBlockEntry, upTo = entry.gas.length - 1): number => entry.gas.slice(0, upTo + 1).reduce((sum, g) => sum + g, 0);
-const EVM_KINDS = new Set([ETHEREUM_KIND, 'evm.create', 'evm.call']);
+const EVM_KINDS = new Set([ETHEREUM_KIND, 'evm.create', 'evm.call', DEV_IMPERSONATED_KIND]);
+/** Kinds Ethereum's views list as transactions (the native ones show only their logs). */
+export const ETH_VISIBLE_KINDS: ReadonlySet<string> = new Set([ETHEREUM_KIND, DEV_IMPERSONATED_KIND]);
 
 /** The entry of a block from its receipts (undefined: no EVM transaction). */
 export function entryOf(receipts: readonly Pick<CommittedReceipt, 'kind' | 'transactionHash' | 'gasUsed' | 'logs'>[]): EthBlockEntry | undefined {
@@ -44,7 +47,7 @@ export function entryOf(receipts: readonly Pick<CommittedReceipt, 'kind' | 'tran
   for (const receipt of receipts) {
     if (!EVM_KINDS.has(receipt.kind)) continue;
     any = true;
-    const native = receipt.kind !== ETHEREUM_KIND;
+    const native = !ETH_VISIBLE_KINDS.has(receipt.kind);
     for (const log of receipt.logs ?? []) logs.push(native ? [-1, `0x${log.address.slice(4)}`, log.topics, log.data, receipt.transactionHash] : [transactions.length, `0x${log.address.slice(4)}`, log.topics, log.data]);
     if (native) continue;
     transactions.push(receipt.transactionHash);

@@ -3,7 +3,6 @@ import { optionalParam, param, type MethodFactory, type RpcMethod } from '../../
 import { VERSION } from '../../../kernel/version.js';
 import type { EvmPlugin } from '../plugin-service.js';
 import { BlockParamSchema, type BlockParam } from './block-tag.js';
-import { EthRpcError } from './errors.js';
 import { DataSchema, EthAddressSchema, EthResult, Hash32Schema, QuantitySchema, qty } from './quantity.js';
 import { StateOverridesSchema } from './state-overrides.js';
 import type { EthCallObject, LogFilter } from './api.js';
@@ -64,15 +63,6 @@ export function ethMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
     }),
     method({ name: 'eth_blockNumber', summary: 'The head height.', params: [], result: Quantity, handler: (_p, { service }) => qty(service.rules.chain.head.height) }),
     method({ name: 'eth_accounts', summary: 'Accounts this node signs for: none (it holds no user keys).', params: [], result: Type.Array(Type.String()), handler: () => [] }),
-    method({
-      name: 'eth_sendTransaction',
-      summary: 'Refused: the node holds no user keys.',
-      params: [param('transaction', CallObject)],
-      result: Hash32Schema,
-      handler: () => {
-        throw new EthRpcError(-32000, 'eth_sendTransaction is not served: this node holds no user keys; sign the transaction in your wallet or tool (cast send --private-key, a viem or ethers account) and send it with eth_sendRawTransaction');
-      },
-    }),
     method({ name: 'eth_getBalance', summary: 'OMC in base units (wei) at a block.', params: [param('address', Address), Block], result: Quantity, errors: ['pruned'], handler: ([a, b], { service }) => service.eth.balance(a, b) }),
     method({
       name: 'eth_getTransactionCount',
