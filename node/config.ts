@@ -10,6 +10,9 @@ export interface ResolvedConfig {
 }
 
 /** Splits the node's keys from the plugin slices and checks the node's part. */
+/** Dev mode's idle interval unless --block-time says otherwise. */
+const DEV_IDLE_BLOCK_MS = 1000;
+
 export function resolveConfig(raw: RawConfig, origins: FlagOrigins = new Map()): ResolvedConfig {
   const nodePart: RawConfig = {};
   const slices: Record<string, unknown> = {};
@@ -25,6 +28,8 @@ export function resolveConfig(raw: RawConfig, origins: FlagOrigins = new Map()):
     nodePart.role ??= 'validator';
     if (nodePart.role !== 'validator') throw new ConfigError(`--dev: dev mode runs a validator; --role ${String(nodePart.role)} contradicts it`);
     if ((slices.validator as { keyFile?: unknown } | undefined)?.keyFile !== undefined) throw new ConfigError("--dev: dev mode signs with the devnet's validator key; drop validator.keyFile");
+    // Automine makes the blocks transactions need; idle, a block a second moves time for what waits on it.
+    slices.validator = { blockTime: DEV_IDLE_BLOCK_MS, ...(slices.validator as object | undefined) };
   }
   const node = checkConfig<NodeConfig>(NodeConfigSchema, nodePart, '', origins);
   if (node.dev && (node.network !== 'devnet' || node.genesis)) throw new ConfigError(`--dev: dev mode runs only on the built-in devnet (not --network ${node.network}${node.genesis ? ` with --genesis ${node.genesis}` : ''}): a chain with consensus cannot mine on demand, move its clock or rewind`);

@@ -7,6 +7,7 @@ export const DEVNET_PROVIDER_BONDS = { compute: 1_000n * UNIT, storage: 500n * U
 /** Jobs the devnet validator runs at once, and the storage it offers: a laptop's share. */
 const DEVNET_MAX_CONCURRENT_JOBS = 4;
 const DEVNET_STORAGE_GB = '10';
+const DEVNET_CHALLENGE_WINDOW_MS = 500;
 
 /**
  * The built-in devnet's genesis before the chain rules add their entries: the devnet's accounts, and
@@ -24,6 +25,9 @@ export function devnetGenesisSpec(): GenesisSpec {
     accounts: [...base.accounts, { address: operator, omc: 0n, ogt: 0n, bonded: { ...DEVNET_PROVIDER_BONDS } }],
     params: {
       ...base.params,
+      // A devnet's jobs settle as fast as its blocks come: a single result is open to challenge for
+      // half a second (and a block), not the 3 s a network with outside challengers keeps.
+      jobChallengeWindowMs: DEVNET_CHALLENGE_WINDOW_MS,
       providers: {
         compute: [{ operator, peerId, bond: bond(DEVNET_PROVIDER_BONDS.compute), details: { capabilities: ['wasm', 'evm'], maxConcurrentJobs: DEVNET_MAX_CONCURRENT_JOBS } }],
         storage: [{ operator, peerId, bond: bond(DEVNET_PROVIDER_BONDS.storage), details: { capacityGb: DEVNET_STORAGE_GB, formats: ['image', 'video', 'document'] } }],

@@ -4,6 +4,7 @@ import { definePlugin, type AnyPlugin } from '../../kernel/plugin.js';
 import '../../chain/contract.js';
 import { catalog } from '../../node/catalog.js';
 import { DEVNET_GENESIS_PLUGINS, devnetGenesis } from '../../node/genesis.js';
+import { devnetGenesisSpec } from '../../node/devnet-genesis-spec.js';
 import { rpc, startTestNode } from '../helpers/test-node.js';
 
 /**
@@ -13,7 +14,7 @@ import { rpc, startTestNode } from '../helpers/test-node.js';
  * EVM's parameters: chain id, block gas limit, base fee), and with each chain-rules version (block 0
  * holds it).
  */
-const DEVNET_GENESIS_HASH = '0x46e44d2c4f7b41975523c5d07f999213cdac14edb54fa07bc8eabdb7015055c1';
+const DEVNET_GENESIS_HASH = '0x3379185e56bb0dfcce4ff3ae4c02d8c94598cc05e6f63bd0099c7030fa38a605';
 
 const entry = (key: string, value: number) => [key, new Uint8Array([value])] as const;
 
@@ -39,5 +40,17 @@ describe('genesis', () => {
     expect([...withPluginGenesis(base, [plugin('a', [entry('a/x', 1), entry('params/p', 2)]), plugin('b', [entry('params/p', 2)])]).entries.keys()]).toEqual(['a/x', 'params/p']);
     expect(() => withPluginGenesis(base, [plugin('a', [entry('b/x', 1)])])).toThrow('plugin "a": genesis key "b/x" must start with "a/" or "params/"');
     expect(() => withPluginGenesis(base, [plugin('a', [entry('params/p', 1)]), plugin('b', [entry('params/p', 2)])])).toThrow('genesis key "params/p" of plugin "b" is already set by plugin "a"');
+  });
+
+  it('a genesis registers providers only with their bond bonded in the accounts, at least the minimum, with valid details; and a challenge window in range', () => {
+    const spec = devnetGenesisSpec();
+    const compute = (spec.params.providers as { compute: Record<string, unknown>[] }).compute[0]!;
+    const withProviders = (providers: unknown, params: Record<string, unknown> = {}) => withPluginGenesis({ ...spec, params: { ...spec.params, providers, ...params } }, DEVNET_GENESIS_PLUGINS);
+    expect(() => withProviders({ compute: [{ ...compute, bond: '999' }] })).toThrow(/providers.compute"\[0\].bond is 999 OGT: a compute bond is at least 1000 OGT/);
+    expect(() => withProviders({ compute: [{ ...compute, bond: '2000' }] })).toThrow(/must have "bonded": \{ "compute": "2000" \}.*it has 1000 OGT bonded for compute/);
+    expect(() => withProviders({ compute: [{ ...compute, details: { capabilities: ['gpu'], maxConcurrentJobs: 1 } }] })).toThrow(/providers.compute"\[0\].details\/capabilities/);
+    expect(() => withProviders({ compute: [compute, compute] })).toThrow(/is listed twice/);
+    expect(() => withProviders({ compute: 'all' })).toThrow(/must be an array/);
+    expect(() => withProviders(spec.params.providers, { jobChallengeWindowMs: -1 })).toThrow(/"jobChallengeWindowMs" must be a whole number of ms from 0 to 600000/);
   });
 });

@@ -6,7 +6,7 @@ import type { JobOutcome } from '../../../jobs/outcome.js';
 import type { JobSpec } from '../../../jobs/spec.js';
 import { readProviders, slashBond, type ProviderKind } from '../../providers/registry.js';
 import { sameResult, type ReportedResult } from './commitment.js';
-import { commitWindowFor, deadlineAfter, describeDeadline, isPast, isReached, JOB_PARAMS, type Deadline } from './params.js';
+import { challengeWindowOf, commitWindowFor, deadlineAfter, describeDeadline, isPast, isReached, JOB_PARAMS, type Deadline } from './params.js';
 import { codeCidKey, runFromObject } from './code.js';
 import {
   addLoad,
@@ -196,7 +196,7 @@ async function settleResults(ctx: BlockContext, kind: ProviderKind, job: JobReco
     if (revealed.length > 1 && rest.every((a) => sameResult(a.reveal!, first!.reveal!))) return finalize(ctx, job, revealed, first!.reveal!, 'agreement');
     if (revealed.length > 1) return settleByReexecution(ctx, kind, job, reexecute, read, write);
     // One result: open for challenge before it is paid.
-    job.challengeBy = deadlineAfter(ctx, JOB_PARAMS.challengeWindow);
+    job.challengeBy = deadlineAfter(ctx, challengeWindowOf(read));
     return scheduleAt(read, write, job.challengeBy.time, job.jobId);
   }
   if (job.challenge) return settleByReexecution(ctx, kind, job, reexecute, read, write);

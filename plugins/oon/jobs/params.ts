@@ -1,4 +1,5 @@
 import { UNIT } from '../../../sdk/amount.js';
+import { decode } from '../../../sdk/encoding.js';
 import { DEFAULT_JOB_LIMITS, type JobLimits } from '../../../jobs/spec.js';
 
 /**
@@ -36,7 +37,8 @@ export const JOB_PARAMS = {
   /** How long, after the last commit, every replica has to reveal. */
   revealWindow: { blocks: 10, ms: 10_000 },
   /**
-   * How long a single replica's result stays open to challenge: 3 s of block time, and at least the
+   * How long a single replica's result stays open to challenge (a genesis may set the time:
+   * `"jobChallengeWindowMs"`): 3 s of block time, and at least the
    * block after the reveal's to land a challenge in (a window of 10 blocks made a job on 3 s blocks
    * wait 30 s for nothing: the time is what gives a challenger its chance, not the count).
    */
@@ -69,6 +71,15 @@ export const JOB_PARAMS = {
 export const DEFAULT_JOB_RECORD_BLOCKS = 10_000;
 
 export { deadlineAfter, describeDeadline, isPast, isReached, type Deadline } from '../../../chain/deadline.js';
+
+/** `params/jobChallengeWindowMs` (CBOR uint), from a genesis file's `"jobChallengeWindowMs"`: the challenge window's time. */
+export const CHALLENGE_WINDOW_KEY = 'params/jobChallengeWindowMs';
+
+/** A single replica's challenge window on this chain: the genesis's time when it set one, and at least one block. */
+export function challengeWindowOf(read: (key: string) => Uint8Array | undefined): { blocks: number; ms: number } {
+  const raw = read(CHALLENGE_WINDOW_KEY);
+  return raw ? { blocks: JOB_PARAMS.challengeWindow.blocks, ms: decode<number>(raw) } : JOB_PARAMS.challengeWindow;
+}
 
 /** The commit window of a job: the base window, plus the time its gas limit may take to run. */
 export function commitWindowFor(runtime: 'wasm' | 'evm', gasLimit: bigint): { blocks: number; ms: number } {
