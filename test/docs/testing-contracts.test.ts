@@ -1,0 +1,24 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNodeProcess, type RunningNode } from '../helpers/cli.js';
+import { foundryBinary } from '../helpers/foundry.js';
+import { tempDir } from '../helpers/test-node.js';
+import { bash, walkthrough } from '../helpers/walkthrough.js';
+
+describe('docs/testing-contracts.md', () => {
+  let node: RunningNode;
+  beforeAll(async () => {
+    node = await startNodeProcess(['--dev', '--storage', 'memory', '--data-dir', tempDir('svc-dev-docs-'), '--bind', '127.0.0.1:0', '--p2p-port', '0']);
+  });
+  afterAll(async () => {
+    await node?.stop();
+  });
+
+  it('its cast lines run against `svc-node start --dev` as written (but for the port)', async () => {
+    const script = walkthrough('docs/testing-contracts.md', 'cast').replaceAll('http://127.0.0.1:8545', node.url);
+    const result = await bash(`cast() { "${foundryBinary('cast')}" "$@"; }\n${script}`);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^1000000000000000000$/m);
+    expect(result.stdout.trim().split('\n').at(-1)).toBe('0x00000000000000000000000000000000000000000000000000000000000000ff');
+  }, 60_000);
+});
