@@ -3,6 +3,7 @@ import { optionalParam, param, type MethodFactory, type RpcMethod } from '../../
 import { VERSION } from '../../../kernel/version.js';
 import type { EvmPlugin } from '../plugin-service.js';
 import { BlockParamSchema, type BlockParam } from './block-tag.js';
+import { fillTransaction } from './fill-transaction.js';
 import { DataSchema, EthAddressSchema, EthResult, Hash32Schema, QuantitySchema, qty } from './quantity.js';
 import { StateOverridesSchema } from './state-overrides.js';
 import type { EthCallObject, LogFilter } from './api.js';
@@ -96,6 +97,13 @@ export function ethMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
       result: Quantity,
       errors: ['pruned'],
       handler: ([call, b], { service }) => service.eth.estimateGas(call as EthCallObject, b),
+    }),
+    method({
+      name: 'eth_fillTransaction',
+      summary: 'A call object completed for signing: the pending nonce, gas by estimate, fees (base fee plus tip as the cap), chain id; `{ raw, tx }` as geth answers (the unsigned RLP and its fields).',
+      params: [param('transaction', CallObject)],
+      result: EthResult('{ raw, tx }'),
+      handler: ([call], { service }) => fillTransaction(service.eth, service.rules, call),
     }),
     method({ name: 'eth_gasPrice', summary: 'A gas price that is included: the base fee (fixed on this network).', params: [], result: Quantity, handler: (_p, { service }) => qty(service.rules.params.baseFee) }),
     method({ name: 'eth_maxPriorityFeePerGas', summary: 'A priority fee that is included: 0 (blocks have room; the proposer takes what is offered).', params: [], result: Quantity, handler: () => '0x0' }),
