@@ -2,6 +2,8 @@ import Type, { type Static } from 'typebox';
 import { definePlugin, optionalParam, param } from '../../kernel/plugin.js';
 import { BLOCK_PRODUCER } from '../../chain/capabilities.js';
 import { domainError } from '../../sdk/errors.js';
+import { normalizeAddress } from '../../sdk/address.js';
+import { AddressSchema } from '../../chain/schemas.js';
 import { devnetKey } from '../../sdk/keys.js';
 import { signTransaction, type Payload } from '../../sdk/transaction.js';
 import { withNativeSigner } from '../../keys/native-signer.js';
@@ -22,6 +24,7 @@ const MAX_MINE = 10_000;
 const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'a 0x address' });
 const Word = Type.String({ pattern: '^0x[0-9a-fA-F]{1,64}$', description: 'a hex quantity of at most 32 bytes' });
 const Bytes = Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', description: 'hex bytes' });
+const Units = Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$', description: 'base units, decimal' });
 const word32 = (hex: string): string => `0x${hex.slice(2).toLowerCase().padStart(64, '0')}`;
 
 /** Where dev mode's controls are: the block producer's, when this node was started with --dev. */
@@ -47,7 +50,7 @@ const NOT_SERVED = 'eth_sendTransaction is not served: this node holds no user k
 export default definePlugin({
   name: 'dev',
   version: '1.0.0',
-  description: "dev mode's test methods (evm_mine, anvil_mine, evm_setAutomine, evm_setIntervalMining, evm_increaseTime, evm_setNextBlockTimestamp, anvil_setBalance, anvil_setNonce, anvil_setCode, anvil_setStorageAt): on a node started with --dev; dev_mode_off elsewhere",
+  description: "dev mode's test methods (evm_mine, anvil_mine, evm_setAutomine, evm_setIntervalMining, evm_increaseTime, evm_setNextBlockTimestamp, anvil_setBalance, svc_devSetBalance, anvil_setNonce, anvil_setCode, anvil_setStorageAt, impersonation): on a node started with --dev; dev_mode_off elsewhere",
   requires: ['chain-reader', 'tx-submitter', 'evm'],
   init(ctx): DevControls {
     const producer = ctx.plugins.find((entry) => (entry.definition.provides ?? []).includes(BLOCK_PRODUCER));
@@ -188,6 +191,17 @@ export default definePlugin({
       errors: ['dev_mode_off'],
       handler: async ([address, balance], { service }) => {
         await service.edit({ address, balance: BigInt(balance).toString() });
+        return null;
+      },
+    }),
+    method({
+      name: 'svc_devSetBalance',
+      summary: "Sets an account's OMC and OGT (base units, decimal), by a dev-mode transaction in a block of its own: Anvil's setBalance for both of the chain's assets.",
+      params: [param('address', AddressSchema), param('balances', Type.Object({ omc: Type.Optional(Units), ogt: Type.Optional(Units) }, { additionalProperties: false, minProperties: 1 }))],
+      result: Null,
+      errors: ['dev_mode_off', 'invalid_address', 'invalid_params'],
+      handler: async ([address, { omc, ogt }], { service }) => {
+        await service.edit({ address: `0x${normalizeAddress(address).slice(4)}`, ...(omc !== undefined ? { balance: omc } : {}), ...(ogt !== undefined ? { ogt } : {}) });
         return null;
       },
     }),

@@ -14,6 +14,7 @@ export const DevSetPayload = Type.Object(
   {
     address: Type.String({ pattern: '^0x[0-9a-f]{40}$', description: 'the account edited (lowercase 0x)' }),
     balance: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$', description: 'its OMC, in base units (wei)' })),
+    ogt: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$', description: 'its OGT, in base units' })),
     nonce: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
     code: Type.Optional(Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', maxLength: 2 + 2 * MAX_DEV_CODE_BYTES, description: 'its code (0x: none)' })),
     storage: Type.Optional(Type.Array(Type.Object({ slot: Hex32, value: Hex32 }, { additionalProperties: false }), { minItems: 1, maxItems: 1_000 })),
@@ -85,7 +86,7 @@ export function devImpersonatedKind(kind: TxKindFactory<EvmPlugin>): TxKind {
 export function devEditKind(kind: TxKindFactory<EvmPlugin>): TxKind {
   return kind({
     kind: DEV_SET_KIND,
-    summary: "dev mode: sets an account's balance, nonce, code or storage slots (signed by the devnet's validator)",
+    summary: "dev mode: sets an account's OMC, OGT, nonce, code or storage slots (signed by the devnet's validator)",
     payload: DevSetPayload,
     authorize: devSigner(DEV_SET_KIND),
     admit: devOnly(DEV_SET_KIND),
@@ -100,6 +101,10 @@ export function devEditKind(kind: TxKindFactory<EvmPlugin>): TxKind {
       if (payload.code !== undefined) await state.putCode(address, fromHex(payload.code));
       for (const { slot, value } of payload.storage ?? []) await state.putStorage(address, fromHex(slot), fromHex(value));
       state.finish({ setAccount: (a, account) => ctx.setAccount(a, account), writeState: (key, value) => ctx.writeState(key, value) });
+      if (payload.ogt !== undefined) {
+        const svc = `svc1${payload.address.slice(2)}` as Address;
+        ctx.setAccount(svc, { ...ctx.account(svc), ogt: BigInt(payload.ogt) });
+      }
     },
   });
 }

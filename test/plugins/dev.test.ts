@@ -154,6 +154,14 @@ describe('dev mode', () => {
     }
   }, 60_000);
 
+  it("sets an account's OGT and OMC through the svc side, in a block", async () => {
+    const address = 'svc1000000000000000000000000000000000000f00d';
+    expect((await rpc(node.url, 'svc_devSetBalance', [address, { omc: '5', ogt: '7000000000000000000' }])).body.error).toBeUndefined();
+    expect(await new SvcClient(node.url).getBalance(address)).toMatchObject({ omc: 5n, ogt: 7n * 10n ** 18n });
+    expect((await rpc(node.url, 'svc_devSetBalance', ['0x000000000000000000000000000000000000f00d', { ogt: '1' }])).body.error).toMatchObject({ message: 'invalid_address' });
+    expect((await rpc(node.url, 'svc_devSetBalance', [address, {}])).body.error?.code).toBe(-32602);
+  });
+
   it('answers bad parameters with a clear error and changes nothing', async () => {
     const head = (await rpc<string>(node.url, 'eth_blockNumber')).body.result;
     const block = (await rpc<{ timestamp: string }>(node.url, 'eth_getBlockByNumber', ['latest', false])).body.result!;
