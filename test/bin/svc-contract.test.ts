@@ -6,6 +6,7 @@ import { startTestNode, type TestNode } from '../helpers/test-node.js';
 import { tempDir } from '../helpers/temp-dirs.js';
 import { contracts } from '../helpers/contracts.js';
 import { devnetKey } from '../../sdk/index.js';
+import { bash, walkthrough, withoutWaits } from '../helpers/walkthrough.js';
 
 describe('svc contract deploy|call|send|logs', () => {
   let node: TestNode;
@@ -20,6 +21,15 @@ describe('svc contract deploy|call|send|logs', () => {
   });
   afterAll(async () => {
     await node?.stop();
+  });
+
+  it("docs/contracts.md's svc contract lines run as written (but for the node's URL and the artifact's path)", async () => {
+    const script = walkthrough('docs/contracts.md', 'svc-contract').replaceAll('Token.json', artifact);
+    const result = await bash(`export SVC_RPC_URL=${node.url}\n${script}`);
+    expect(withoutWaits(result.stderr)).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^1000\n1000\n/);
+    expect(result.stdout).toMatch(/Transfer\(0x[0-9a-fA-F]{40}, 0x70997970C51812dc3A010C7d01b50e0d17dc79C8, 250\)/);
   });
 
   it('deploys a compiler artifact with constructor arguments and --wait, printing the transaction first and the contract after', async () => {
