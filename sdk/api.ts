@@ -1,6 +1,6 @@
 import { isValidAddress, normalizeAddress, type Address } from './address.js';
 import { formatAmount, parseUnits, type Asset } from './amount.js';
-import { DOMAIN_ERRORS, RpcError } from './errors.js';
+import { DOMAIN_ERRORS, invalidAddressReason, RpcError } from './errors.js';
 import type { KeyPair } from './keys.js';
 import { rawTransaction, signTransaction, transferPayload, type Payload, type SignedTransaction } from './transaction.js';
 import type { CommitCertificate } from './block.js';
@@ -13,7 +13,7 @@ import { accountAddress } from './address.js';
 const given = (value: unknown): string => String(value).slice(0, 100);
 
 function checkAddress(value: string, field = 'address'): Address {
-  if (!isValidAddress(value)) throw new RpcError(DOMAIN_ERRORS.invalid_address.code, 'invalid_address', { reason: `${field} is not a valid address (svc1 followed by 40 hex characters)`, field, given: given(value) });
+  if (!isValidAddress(value)) throw new RpcError(DOMAIN_ERRORS.invalid_address.code, 'invalid_address', { reason: invalidAddressReason(field, value), field, given: given(value) });
   return normalizeAddress(value);
 }
 

@@ -92,7 +92,8 @@ export class EvmRules {
         (key) => ctx.readState(key),
         { setAccount: (address, account) => ctx.setAccount(address, account), writeState: (key, value) => ctx.writeState(key, value) },
         { height: ctx.height, timestamp: ctx.timestamp, proposer: ctx.proposer, parentHash: ctx.parentHash },
-        { creator: ctx.tx.from, height: ctx.height },
+        // The account the EVM runs it as (an impersonated one's too: the signer of its envelope is the validator).
+        { creator: `svc1${tx.getSenderAddress().toString().slice(2)}` as Address, height: ctx.height },
         undefined,
         { runClass: 'chain', budgetMs: ctx.deadline === undefined ? undefined : Math.max(0, ctx.deadline - performance.now()) },
       );

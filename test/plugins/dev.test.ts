@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BaseError, createTestClient, defineChain, http, publicActions, walletActions, type Abi, type Hex } from 'viem';
+import { BaseError, createTestClient, defineChain, getContractAddress, http, publicActions, walletActions, type Abi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { contracts } from '../helpers/contracts.js';
 import { startNodeProcess, type RunningNode } from '../helpers/cli.js';
@@ -153,6 +153,19 @@ describe('dev mode', () => {
       await follower.stop();
     }
   }, 60_000);
+
+  it('a contract an impersonated account creates is its own: its address from that account and nonce, the account its creator', async () => {
+    const dao = '0x0000000000000000000000000000000000000da0';
+    await rpc(node.url, 'anvil_setBalance', [dao, '0xde0b6b3a7640000']);
+    await rpc(node.url, 'anvil_impersonateAccount', [dao]);
+    // Init code that deploys one byte of code (PUSH1 1, PUSH1 0, RETURN): a contract with a record.
+    const sent = await rpc<Hex>(node.url, 'eth_sendTransaction', [{ from: dao, data: '0x60016000f3' }]);
+    expect(sent.body.error).toBeUndefined();
+    const receipt = (await rpc<{ contractAddress: string; from: string; status: string }>(node.url, 'eth_getTransactionReceipt', [sent.body.result])).body.result!;
+    expect(receipt).toMatchObject({ status: '0x1', from: dao, contractAddress: getContractAddress({ from: dao, nonce: 0n }).toLowerCase() });
+    const record = (await rpc<{ creator: string }>(node.url, 'svc_getContract', [`svc1${receipt.contractAddress.slice(2)}`])).body.result;
+    expect(record?.creator).toBe(`svc1${dao.slice(2)}`);
+  });
 
   it("sets an account's OGT and OMC through the svc side, in a block", async () => {
     const address = 'svc1000000000000000000000000000000000000f00d';

@@ -45,7 +45,8 @@ async function traced(tracer: Tracer, run: () => Promise<{ outcome: EvmOutcome; 
     const done = await run();
     return tracer.result(done.outcome, done.run);
   } catch (error) {
-    if (error instanceof TraceAbortedError || error instanceof EvmDeadlineError || error instanceof ReplayDeadlineError) throw new EthRpcError(-32000, error.message);
+    // A replay of the block's earlier transactions that ran out of time is answered where it runs (transaction()).
+    if (error instanceof TraceAbortedError || error instanceof EvmDeadlineError) throw new EthRpcError(-32000, error.message);
     throw error;
   }
 }
