@@ -82,6 +82,10 @@ async function devLoop(url: string, chainId: number): Promise<Record<string, unk
   const impersonated = await client.waitForTransactionReceipt({ hash: asWhale });
   seen.impersonated = [impersonated.status, impersonated.from.toLowerCase() === whale.toLowerCase(), await client.getBalance({ address: payee })];
   seen.impersonatedTx = (await client.getTransaction({ hash: asWhale })).from.toLowerCase() === whale.toLowerCase();
+  // A test account that is not this client's signer, the same way (Anvil would sign for it anyway).
+  await client.impersonateAccount({ address: TEST_ADDRESS_1 });
+  seen.testAccount = (await client.waitForTransactionReceipt({ hash: await client.sendTransaction({ account: TEST_ADDRESS_1, to: payee, value: 1n, chain }) })).status;
+  await client.stopImpersonatingAccount({ address: TEST_ADDRESS_1 });
   await client.stopImpersonatingAccount({ address: whale });
   seen.stopped = await client.sendTransaction({ account: whale, to: payee, value: 1n, chain }).then(
     () => 'sent',
@@ -114,6 +118,7 @@ const EXPECTED = {
   storage: `0x${'ab'.repeat(32)}`,
   impersonated: ['success', true, 1_000n],
   impersonatedTx: true,
+  testAccount: 'success',
   stopped: 'refused',
 };
 
