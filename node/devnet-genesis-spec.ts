@@ -1,5 +1,5 @@
 import { devnetBaseGenesis, type GenesisSpec } from '../chain/genesis.js';
-import { UNIT } from '../sdk/amount.js';
+import { formatAmountShort, UNIT } from '../sdk/amount.js';
 import { devnetValidatorPeerId } from '../keys/devnet-identity.js';
 
 /** What the devnet validator bonds as a provider in block 0: each registry's minimum. */
@@ -19,7 +19,6 @@ export function devnetGenesisSpec(): GenesisSpec {
   const base = devnetBaseGenesis();
   const operator = base.validator;
   const peerId = devnetValidatorPeerId();
-  const bond = (amount: bigint) => (amount / UNIT).toString();
   return {
     ...base,
     accounts: [...base.accounts, { address: operator, omc: 0n, ogt: 0n, bonded: { ...DEVNET_PROVIDER_BONDS } }],
@@ -29,8 +28,8 @@ export function devnetGenesisSpec(): GenesisSpec {
       // half a second (and a block), not the 3 s a network with outside challengers keeps.
       jobChallengeWindowMs: DEVNET_CHALLENGE_WINDOW_MS,
       providers: {
-        compute: [{ operator, peerId, bond: bond(DEVNET_PROVIDER_BONDS.compute), details: { capabilities: ['wasm', 'evm'], maxConcurrentJobs: DEVNET_MAX_CONCURRENT_JOBS } }],
-        storage: [{ operator, peerId, bond: bond(DEVNET_PROVIDER_BONDS.storage), details: { capacityGb: DEVNET_STORAGE_GB, formats: ['image', 'video', 'document'] } }],
+        compute: [{ operator, peerId, bond: formatAmountShort(DEVNET_PROVIDER_BONDS.compute), details: { capabilities: ['wasm', 'evm'], maxConcurrentJobs: DEVNET_MAX_CONCURRENT_JOBS } }],
+        storage: [{ operator, peerId, bond: formatAmountShort(DEVNET_PROVIDER_BONDS.storage), details: { capacityGb: DEVNET_STORAGE_GB, formats: ['image', 'video', 'document'] } }],
       },
     },
   };

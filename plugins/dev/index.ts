@@ -12,6 +12,8 @@ import type { DevMiner } from '../validator/dev-miner.js';
 import { DEV_IMPERSONATED_KIND, DEV_SET_KIND, type DevImpersonated, type DevSet } from '../evm/dev-edits.js';
 import { EthRpcError } from '../evm/eth/errors.js';
 import { CallObject } from '../evm/eth/methods.js';
+import { DataSchema, EthAddressSchema, QuantitySchema } from '../evm/eth/quantity.js';
+import { Units as UnitsOf } from '../evm/payload-schemas.js';
 import type { Address as SvcAddress } from '../../sdk/address.js';
 import { decodeAccount, accountKey } from '../../chain/state/accounts.js';
 
@@ -21,10 +23,7 @@ const toNumber = (value: number | string): number => (typeof value === 'number' 
 const Null = Type.Null();
 const MAX_MINE = 10_000;
 
-const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'a 0x address' });
-const Word = Type.String({ pattern: '^0x[0-9a-fA-F]{1,64}$', description: 'a hex quantity of at most 32 bytes' });
-const Bytes = Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', description: 'hex bytes' });
-const Units = Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$', description: 'base units, decimal' });
+const Units = UnitsOf('base units, decimal');
 const word32 = (hex: string): string => `0x${hex.slice(2).toLowerCase().padStart(64, '0')}`;
 
 /** Where dev mode's controls are: the block producer's, when this node was started with --dev. */
@@ -57,9 +56,10 @@ export default definePlugin({
     const chain = ctx.use('chain-reader');
     const submitter = ctx.use('tx-submitter');
     const validator = withNativeSigner(devnetKey('validator', 0));
+    const devMiner = (): DevMiner | undefined => (producer?.service() as ValidatorRole | undefined)?.devMiner;
     const controls: DevControls = {
       miner() {
-        const miner = (producer?.service() as ValidatorRole | undefined)?.devMiner;
+        const miner = devMiner();
         if (!miner) throw domainError('dev_mode_off', 'this node is not in dev mode: start a devnet validator with `svc-node start --dev` (or `npm run dev`) for mining on demand, the clock and state edits');
         return miner;
       },
@@ -75,7 +75,7 @@ export default definePlugin({
       impersonated: new Set<string>(),
       autoImpersonate: false,
       async sendAs(call) {
-        const miner = (producer?.service() as ValidatorRole | undefined)?.devMiner;
+        const miner = devMiner();
         if (!miner) throw new EthRpcError(-32000, NOT_SERVED);
         const from = call.from?.toLowerCase();
         if (!from) throw new EthRpcError(-32602, 'eth_sendTransaction: "from" is required');
@@ -99,7 +99,7 @@ export default definePlugin({
         const tx = signTransaction({ chainId: chain.head.chainId, kind: DEV_IMPERSONATED_KIND, nonce: submitter.nextNonce(validator.address), payload: payload as unknown as Payload }, validator);
         await submitter.submit(tx);
         lastNonce.set(from, nonce);
-        if (miner.status.automine) await miner.mineIncluding(tx.hash);
+        if (miner.automining) await miner.mineIncluding(tx.hash);
         return tx.hash;
       },
     };
@@ -151,7 +151,7 @@ export default definePlugin({
       params: [],
       result: Type.Boolean(),
       errors: ['dev_mode_off'],
-      handler: (_params, { service }) => service.miner().status.automine,
+      handler: (_params, { service }) => service.miner().automining,
     }),
     method({
       name: 'evm_setIntervalMining',
@@ -186,7 +186,7 @@ export default definePlugin({
     method({
       name: 'anvil_setBalance',
       summary: "Sets an account's OMC (wei), by a dev-mode transaction in a block of its own.",
-      params: [param('address', Address), param('balance', Word)],
+      params: [param('address', EthAddressSchema), param('balance', QuantitySchema)],
       result: Null,
       errors: ['dev_mode_off'],
       handler: async ([address, balance], { service }) => {
@@ -208,7 +208,7 @@ export default definePlugin({
     method({
       name: 'anvil_setNonce',
       summary: "Sets an account's nonce, by a dev-mode transaction in a block of its own.",
-      params: [param('address', Address), param('nonce', Count)],
+      params: [param('address', EthAddressSchema), param('nonce', Count)],
       result: Null,
       errors: ['dev_mode_off'],
       handler: async ([address, nonce], { service }) => {
@@ -219,7 +219,7 @@ export default definePlugin({
     method({
       name: 'anvil_setCode',
       summary: "Sets an account's code (0x removes it), by a dev-mode transaction in a block of its own.",
-      params: [param('address', Address), param('code', Bytes)],
+      params: [param('address', EthAddressSchema), param('code', DataSchema)],
       result: Null,
       errors: ['dev_mode_off', 'invalid_transaction'],
       handler: async ([address, code], { service }) => {
@@ -230,7 +230,7 @@ export default definePlugin({
     method({
       name: 'anvil_setStorageAt',
       summary: "Sets one storage slot of an account (32-byte value), by a dev-mode transaction in a block of its own.",
-      params: [param('address', Address), param('slot', Word), param('value', Word)],
+      params: [param('address', EthAddressSchema), param('slot', QuantitySchema), param('value', QuantitySchema)],
       result: Type.Boolean(),
       errors: ['dev_mode_off'],
       handler: async ([address, slot, value], { service }) => {
@@ -241,7 +241,7 @@ export default definePlugin({
     method({
       name: 'anvil_impersonateAccount',
       summary: '`eth_sendTransaction` may send from this account, unsigned (dev mode).',
-      params: [param('address', Address)],
+      params: [param('address', EthAddressSchema)],
       result: Null,
       errors: ['dev_mode_off'],
       handler: ([address], { service }) => {
@@ -253,7 +253,7 @@ export default definePlugin({
     method({
       name: 'anvil_stopImpersonatingAccount',
       summary: 'Ends the impersonation of an account.',
-      params: [param('address', Address)],
+      params: [param('address', EthAddressSchema)],
       result: Null,
       errors: ['dev_mode_off'],
       handler: ([address], { service }) => {

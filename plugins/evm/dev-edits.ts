@@ -5,18 +5,20 @@ import { TxFailure, type TxContext, type TxKind, type TxKindFactory } from '../.
 import { WorldStateManager } from './state-manager.js';
 import { evmAddress } from './runner.js';
 import type { EvmPlugin } from './plugin-service.js';
+import { Fees, GasLimit, HexBytes, MAX_CALLDATA_BYTES, Units } from './payload-schemas.js';
 
 const Hex32 = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' });
+const LowerAddress = (description: string) => Type.String({ pattern: '^0x[0-9a-f]{40}$', description });
 /** The most code one edit sets: a contract's limit twice over (Anvil sets any; a block must still travel). */
 const MAX_DEV_CODE_BYTES = 49_152;
 
 export const DevSetPayload = Type.Object(
   {
-    address: Type.String({ pattern: '^0x[0-9a-f]{40}$', description: 'the account edited (lowercase 0x)' }),
-    balance: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$', description: 'its OMC, in base units (wei)' })),
-    ogt: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$', description: 'its OGT, in base units' })),
+    address: LowerAddress('the account edited (lowercase 0x)'),
+    balance: Type.Optional(Units('its OMC, in base units (wei)')),
+    ogt: Type.Optional(Units('its OGT, in base units')),
     nonce: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-    code: Type.Optional(Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', maxLength: 2 + 2 * MAX_DEV_CODE_BYTES, description: 'its code (0x: none)' })),
+    code: Type.Optional(HexBytes(MAX_DEV_CODE_BYTES, 'its code (0x: none)')),
     storage: Type.Optional(Type.Array(Type.Object({ slot: Hex32, value: Hex32 }, { additionalProperties: false }), { minItems: 1, maxItems: 1_000 })),
   },
   { additionalProperties: false },
@@ -26,17 +28,15 @@ export type DevSet = Static<typeof DevSetPayload>;
 export const DEV_SET_KIND = 'evm.devSet';
 export const DEV_IMPERSONATED_KIND = 'evm.devImpersonated';
 
-const Units = Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$' });
 export const DevImpersonatedPayload = Type.Object(
   {
-    from: Type.String({ pattern: '^0x[0-9a-f]{40}$', description: 'the account it runs as (lowercase 0x), unsigned' }),
-    to: Type.Union([Type.String({ pattern: '^0x[0-9a-f]{40}$' }), Type.Null()], { description: 'the account called, or null to create a contract' }),
-    data: Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', maxLength: 2 + 2 * 1_000_000 }),
-    value: Units,
-    gasLimit: Type.Integer({ minimum: 21_000, maximum: 16_777_216 }),
+    from: LowerAddress('the account it runs as (lowercase 0x), unsigned'),
+    to: Type.Union([LowerAddress('the account called'), Type.Null()], { description: 'the account called, or null to create a contract' }),
+    data: HexBytes(MAX_CALLDATA_BYTES, 'calldata, or init code when `to` is null'),
+    value: Units('OMC base units sent with it'),
+    gasLimit: GasLimit,
     nonce: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: "the impersonated account's nonce it uses" }),
-    maxFeePerGas: Type.Optional(Units),
-    maxPriorityFeePerGas: Type.Optional(Units),
+    ...Fees,
   },
   { additionalProperties: false },
 );

@@ -74,7 +74,8 @@ export class EvmRules {
     if (signed.kind === 'evm.create' || signed.kind === 'evm.call') return this.nativeTx(nativeFields(signed.payload as unknown as NativeEvmFields), signed.from, signed.nonce, fromHex(signed.hash));
     if (signed.kind === DEV_IMPERSONATED_KIND) {
       const payload = signed.payload as unknown as DevImpersonated;
-      return this.nativeTx({ ...(payload.to ? { to: `svc1${payload.to.slice(2)}` } : {}), data: payload.data, value: payload.value, gasLimit: payload.gasLimit, maxFeePerGas: payload.maxFeePerGas, maxPriorityFeePerGas: payload.maxPriorityFeePerGas }, impersonatedSender(payload), payload.nonce, fromHex(signed.hash));
+      const { from: _from, nonce, to, ...fields } = payload;
+      return this.nativeTx(nativeFields({ ...fields, ...(to ? { to } : {}) }), impersonatedSender(payload), nonce, fromHex(signed.hash));
     }
     return undefined;
   }

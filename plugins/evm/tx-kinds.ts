@@ -5,17 +5,9 @@ import { ETHEREUM_KIND, type EthereumPayload } from '../../chain/ethereum-envelo
 import { nativeFields } from './service.js';
 import type { EvmPlugin } from './plugin-service.js';
 import { MAX_INITCODE_BYTES } from './admission.js';
+import { Fees, GasLimit, HexBytes, MAX_CALLDATA_BYTES, Units } from './payload-schemas.js';
 
-const Units = (description: string) => Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$', description });
-const HexBytes = (maxBytes: number, description: string) => Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', maxLength: 2 + 2 * maxBytes, description });
 const Bytes = Type.Refine(Type.Unsafe<Uint8Array>({ description: 'bytes' }), (value) => value instanceof Uint8Array && value.length <= 1_048_576);
-const GasLimit = Type.Integer({ minimum: 21_000, maximum: 16_777_216, description: 'the most gas it may use (at most 2^24: EIP-7825)' });
-const Fees = {
-  maxFeePerGas: Type.Optional(Units('the most it pays per gas, in OMC base units (default: the base fee)')),
-  maxPriorityFeePerGas: Type.Optional(Units('of which at most this much goes to the proposer (default 0)')),
-};
-/** Calldata of a call: the most one block could carry at 16 gas per byte. */
-const MAX_CALLDATA_BYTES = 1_000_000;
 
 export const EvmCreatePayload = Type.Object(
   { code: HexBytes(MAX_INITCODE_BYTES, 'init code: the contract bytecode with its constructor arguments appended'), value: Units('OMC base units sent to the new contract'), gasLimit: GasLimit, ...Fees },

@@ -77,8 +77,9 @@ export class DevMiner {
     await this.queue.catch(() => undefined);
   }
 
-  get status(): { automine: boolean; intervalMs: number; timeOffsetSeconds: number; nextTimestamp: number | null } {
-    return { automine: this.automine, intervalMs: this.intervalMs, timeOffsetSeconds: Math.round(this.offsetMs / 1000), nextTimestamp: this.nextTimestamp === undefined ? null : Math.floor(this.nextTimestamp / 1000) };
+  /** Whether a block is made as soon as transactions wait. */
+  get automining(): boolean {
+    return this.automine;
   }
 
   setAutomine(on: boolean): void {

@@ -3,22 +3,20 @@
 // to its callback), the callback's gas and the contract call's, and the CPU per job of the validator
 // and the compute node for a batch of each. Usage (after `npm run build`):
 //   node dist/scripts/bench/contract-jobs.js          (BENCH_BLOCK_TIME ms, default 1000; BENCH_JOBS per batch, default 20)
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createPublicClient, createWalletClient, defineChain, http, toHex as viemHex, type Abi, type Address, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { devnetKey, SvcClient, UNIT, type JobView } from '../../sdk/index.js';
 import { compileSolidity } from '../solidity.js';
 import { benchDir, cleanUp, cpuSeconds, startNode, type NodeProcess } from './node-process.js';
+import { upperModule } from './upper-module.js';
 
 const blockTime = process.env.BENCH_BLOCK_TIME ?? '1000';
 const batch = Number(process.env.BENCH_JOBS ?? 20);
 const ROUNDS = 5;
 const GAS_PRICE = 1n;
 const root = fileURLToPath(new URL('../../..', import.meta.url));
-// The `upper` job module, built from examples/jobs/upper.wat by the wabt dev dependency.
-const { default: wabt } = (await import('wabt')) as unknown as { default: () => Promise<{ parseWat(name: string, text: string): { toBinary(o: object): { buffer: Uint8Array } } }> };
-const upper = (await wabt()).parseWat('upper.wat', readFileSync(`${root}/examples/jobs/upper.wat`, 'utf8')).toBinary({}).buffer;
+const upper = await upperModule();
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 

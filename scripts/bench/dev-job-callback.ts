@@ -3,19 +3,18 @@
 // validator is the compute provider, from its genesis), with viem. Ten jobs one after another; prints
 // JSON: each job's seconds from the call's send to the callback's block, blocks it took, and the median.
 //   node dist/scripts/bench/dev-job-callback.js          (BENCH_JOBS, default 10)
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createPublicClient, createWalletClient, defineChain, http, toHex as viemHex, type Abi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { SvcClient, UNIT } from '../../sdk/index.js';
 import { compileSolidity } from '../solidity.js';
 import { benchDir, cleanUp, startNode, stopNode } from './node-process.js';
+import { upperModule } from './upper-module.js';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 10);
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const KEY: Hex = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
-const { default: wabt } = (await import('wabt')) as unknown as { default: () => Promise<{ parseWat(name: string, text: string): { toBinary(o: object): { buffer: Uint8Array } } }> };
-const upper = (await wabt()).parseWat('upper.wat', readFileSync(`${root}/examples/jobs/upper.wat`, 'utf8')).toBinary({}).buffer;
+const upper = await upperModule();
 
 try {
   const { WordCount } = await compileSolidity([`${root}/contracts`]);
