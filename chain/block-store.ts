@@ -127,6 +127,28 @@ export class BlockStore {
     return { entries, next: more && entries.length > 0 ? { height: entries.at(-1)!.height, index: entries.at(-1)!.index } : undefined };
   }
 
+  /**
+   * Deletes the blocks above `height` up to `head` with everything stored of them (certificates,
+   * hash index, transactions, receipts, account index entries) and makes `height` the head: dev
+   * mode's revert. `decode` gives a stored transaction's accounts.
+   */
+  async stageRewind(batch: WriteBatch, height: number, head: number, decode: (raw: Uint8Array) => SignedTransaction): Promise<void> {
+    for (let at = head; at > height; at--) {
+      const block = await this.byHeight(at);
+      if (!block) continue;
+      for (const [index, hash] of block.transactions.entries()) {
+        const stored = await this.transaction(hash);
+        if (stored) for (const address of accountsOf(decode(stored.raw))) this.ns.accountTransactions.del(batch, { address, height: at, index });
+        this.ns.transactions.del(batch, hash);
+        this.ns.receipts.del(batch, hash);
+      }
+      this.ns.blocks.del(batch, at);
+      this.ns.commits.del(batch, at);
+      this.ns.blockIndex.del(batch, block.hash);
+    }
+    this.ns.meta.put(batch, HEAD, u64Key(height));
+  }
+
   /** Adds the block with its commit certificate, transactions, receipts and account index entries, and moves the head. */
   async stage(batch: WriteBatch, { block, commit, txs, raws, receipts }: CommittedBlock, pacer?: Pacer): Promise<void> {
     this.ns.blocks.put(batch, block.height, block);

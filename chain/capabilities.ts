@@ -72,6 +72,13 @@ export interface BlockProduction {
   produceBlock(key: KeyPair, timestamp: number, executionBudgetMs?: number): Promise<Block>;
 }
 
+/** Taking the chain back to an earlier block: dev mode's revert (a network's chain never goes back). */
+export interface ChainRewind {
+  readonly head: Block;
+  /** The blocks above `height` and their state go, the mempool empties (`chain:rewound` follows); the new head. */
+  rewind(height: number): Promise<Block>;
+}
+
 /**
  * What the network layer drives: where the chain stands, checking and importing peers' blocks,
  * serving its own, and admitting and relaying transactions as raw bytes.

@@ -750,6 +750,41 @@ export class Chain {
     return block;
   }
 
+  /**
+   * Takes the chain back to block `height` (dev mode's revert; a network's chain never does this):
+   * the blocks above it, their transactions, receipts and state go in one batch, the mempool and
+   * the journal are emptied (their transactions were checked against a state that is gone), and
+   * `chain:rewound` tells the views kept beside the chain. Refused below the history window: the
+   * state there can't be restored.
+   */
+  rewind(height: number): Promise<Block> {
+    return this.serialized(async () => {
+      const from = this.head.height;
+      if (!Number.isSafeInteger(height) || height < 0 || height > from) throw domainError('invalid_params', `cannot go back to block ${height}: the head is ${from}`, { field: 'height' });
+      const oldest = this.options.state.oldestAvailable(from);
+      if (height < oldest) throw domainError('pruned', `cannot go back to block ${height}: its state is older than this node's history window (oldest: ${oldest})`, { oldest });
+      this.discardOutstanding();
+      const target = await this.options.blocks.byHeight(height);
+      if (!target) throw new Error(`block ${height} is not stored`);
+      const commit = height > 0 ? await this.options.blocks.commit(height) : undefined;
+      const batch = this.options.batch();
+      const restored = await this.options.state.stageRewind(height, batch);
+      await this.options.blocks.stageRewind(batch, height, from, (raw) => decodeStored(raw, this.options.envelope));
+      await batch.write();
+      this.options.state.rewound(restored);
+      this.current = target;
+      this.headCommit = commit;
+      this.options.mempool.clear();
+      this.recentRaws.clear();
+      await this.journal?.compact(() => false, true);
+      this.options.log.info({ height, from, blocks: from - height }, `went back to block ${height} from ${from}`);
+      this.options.events.emit('chain:rewound', { height, from });
+      const root = this.options.state.root();
+      if (root !== target.stateRoot) throw new Error(`after going back to block ${height} the state root is ${root}, not the block's ${target.stateRoot}: restart the node to check its database`);
+      return target;
+    });
+  }
+
   /** Commits one block at a time: production and import never interleave. */
   private serialized<T>(work: () => Promise<T>): Promise<T> {
     const run = this.commits.then(work, work);

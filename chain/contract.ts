@@ -24,6 +24,12 @@ declare module '../kernel/plugin.js' {
      * must survive a crash waits for `chain:block`.
      */
     'chain:decided': { height: number; timestamp: number; read: (key: string) => Uint8Array | undefined };
+    /**
+     * The chain went back to block `height` from `from` (dev mode's revert): the blocks above it and
+     * their state are gone, the mempool is empty. Views kept beside the chain drop what they hold of
+     * the undone blocks; the next block is `height + 1` again.
+     */
+    'chain:rewound': { height: number; from: number };
     /** A transaction entered the mempool; `viaGossip`: from the transactions topic (gossip relays it; nobody publishes it again). */
     'chain:pendingTransaction': { hash: string; from: string; kind: string; nonce: number; transaction: SignedTransaction; viaGossip: boolean };
     /**

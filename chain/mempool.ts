@@ -211,6 +211,12 @@ export class Mempool {
     }
   }
 
+  /** Drops every pending transaction (the chain went back: they were checked against a state that is gone). */
+  clear(): void {
+    this.byHash.clear();
+    this.bySender.clear();
+  }
+
   private drop(tx: SignedTransaction): void {
     if (!this.byHash.delete(tx.hash)) return;
     const pending = this.bySender.get(tx.from);

@@ -10,7 +10,7 @@ import { WorldState } from './state/world-state.js';
 import { BlockStore } from './block-store.js';
 import { CHAIN_LAYOUTS, openChainLayouts } from './layouts.js';
 import { Chain } from './chain.js';
-import type { BlockImport, BlockProduction, ChainReader, TxSubmitter } from './capabilities.js';
+import type { BlockImport, BlockProduction, ChainReader, ChainRewind, TxSubmitter } from './capabilities.js';
 import { chainSubscriptions } from './subscriptions.js';
 import { DEVNET_ACCOUNTS, envelopeContext, TEST_ACCOUNT_OMC, TEST_MNEMONIC_ACCOUNTS, withPluginGenesis, type GenesisSpec } from './genesis.js';
 import { DEFAULT_MEMPOOL, Mempool } from './mempool.js';
@@ -29,6 +29,7 @@ declare module '../kernel/plugin.js' {
     'tx-submitter': TxSubmitter;
     'block-production': BlockProduction;
     'block-import': BlockImport;
+    'chain-rewind': ChainRewind;
   }
 }
 
@@ -50,11 +51,12 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
     name: 'chain',
     version: '1.0.0',
     description: 'the chain: blocks, world state, mempool, transfers; reading and submitting RPC methods',
-    provides: ['chain', 'chain-reader', 'tx-submitter', 'block-production', 'block-import'],
+    provides: ['chain', 'chain-reader', 'tx-submitter', 'block-production', 'block-import', 'chain-rewind'],
     namespaces: Object.values(CHAIN_LAYOUTS),
     events: {
       'chain:decided': 'a block is decided and executed; its write is under way',
       'chain:block': 'a block and all its state are committed',
+      'chain:rewound': "the chain went back to an earlier block (dev mode's revert)",
       'chain:pendingTransaction': 'a transaction entered the mempool',
       'chain:journalReplayed': "at start, the journal's acknowledged transactions are pending again (and which lost their nonce while the node was down)",
     },

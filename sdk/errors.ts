@@ -30,6 +30,7 @@ export const DOMAIN_ERRORS = {
   subscriptions_need_websocket: { code: -32006, description: 'subscriptions are served over WebSocket only' },
   not_a_provider: { code: -32026, description: 'a provider-only request (an upload) to a node that is not an active provider of that kind (HTTP 403)', httpStatus: 403 },
   dev_mode_off: { code: -32027, description: 'a dev-mode method (evm_mine, evm_increaseTime, …) on a node not started with --dev' },
+  peers_connected: { code: -32028, description: 'evm_revert on a dev node with peers connected: they hold the blocks a revert would undo' },
   capability_disabled: { code: -32025, description: "a provider method on a node whose config switched that capability off" },
   job_rejected: { code: -32040, description: 'a compute job refused at submission (module invalid, refused import or feature, over a limit); `data` says which' },
   unsupported_format: { code: -32050, description: "an object whose media type the storage node does not serve (PUT /omp/objects answers HTTP 415)" },

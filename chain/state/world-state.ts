@@ -16,6 +16,9 @@ export interface WorldStateOptions {
 
 const EMPTY = new Uint8Array(0);
 
+/** Keys a rewind restores: each one's value (undefined: deleted) and the height it took it at; undefined: no version then. */
+export type StateRewind = ReadonlyMap<string, { readonly value: Uint8Array | undefined; readonly height: number } | undefined>;
+
 export class HistoryPrunedError extends Error {
   override name = 'HistoryPrunedError';
 }
@@ -108,6 +111,42 @@ export class WorldState {
       const before = this.lastChange.get(key);
       if (before !== undefined && before !== height && !this.archive) this.prunable.put(batch, { height, key, superseded: before }, EMPTY);
       await pacer?.step();
+    }
+  }
+
+  /**
+   * Writes into `batch` what takes the state back to after block `height` (dev mode's revert): each
+   * key changed since takes its newest version at or before `height` from history (absent when it has
+   * none), later versions and their pruning schedule go. Returns those keys' values and heights for
+   * `rewound` once the batch is written. The caller checks `height` is inside the history window.
+   */
+  async stageRewind(height: number, batch: WriteBatch): Promise<StateRewind> {
+    const restored = new Map<string, { value: Uint8Array | undefined; height: number } | undefined>();
+    for (const [key, changed] of this.lastChange) {
+      if (changed <= height) continue;
+      let kept: { value: Uint8Array | undefined; height: number } | undefined;
+      for await (const [version, value] of this.history.entries({ prefix: stateVersionKey.versionsOf(key) })) {
+        if (version.height > height) this.history.del(batch, version);
+        else kept = { value: value.length > 0 ? value : undefined, height: version.height };
+      }
+      if (kept?.value) this.entries.put(batch, key, { value: kept.value, height: kept.height });
+      else this.entries.del(batch, key);
+      restored.set(key, kept);
+    }
+    // Entries keyed by the height that superseded a version: those of the undone blocks.
+    for await (const [entry] of this.prunable.entries({ gte: u64Key(height + 1) })) this.prunable.del(batch, entry);
+    return restored;
+  }
+
+  /** Makes a written rewind visible: values, heights and the root tree as they were after that block. */
+  rewound(restored: StateRewind): void {
+    for (const [key, kept] of restored) {
+      this.commitment.set(key, kept?.value);
+      if (kept?.value) this.values.set(key, kept.value);
+      else this.values.delete(key);
+      // A key deleted by then keeps the height of its deletion: its next version supersedes that one.
+      if (kept) this.lastChange.set(key, kept.height);
+      else this.lastChange.delete(key);
     }
   }
 

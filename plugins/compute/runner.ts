@@ -105,6 +105,9 @@ export class JobRunner {
   private readonly unopenable = new Set<string>();
   private indexRead = 0;
   private indexOf: string | undefined;
+  /** Counts the chain's reverts (a run started before one is not reported), and the count this runner has caught up with. */
+  private epoch = 0;
+  private epochSeen = 0;
   /** Code objects by CID, most recently used last. */
   private readonly codeObjects = new Map<string, Uint8Array>();
   private readonly stopping = new AbortController();
@@ -144,11 +147,38 @@ export class JobRunner {
       this.decided = undefined;
       this.passes.run();
     });
+    const offRewound = this.options.events.on('chain:rewound', () => this.rewound());
     this.off = () => {
       offDecided();
       offBlock();
+      offRewound();
     };
     this.passes.run();
+  }
+
+  /**
+   * The chain went back (dev mode's revert): the next pass first forgets what this runner knew of
+   * jobs and reads them from the chain again, as after a restart.
+   */
+  private rewound(): void {
+    this.epoch++;
+    this.passes.run();
+  }
+
+  /**
+   * A job id names a contract's n-th job, not its content: after a revert the same id may come back
+   * as another job, so the results of the jobs it undid leave the store (runs under way for them are
+   * neither reported nor kept: see `run`).
+   */
+  private async forgetUndone(): Promise<void> {
+    this.decided = undefined;
+    this.indexOf = undefined;
+    for (const known of [this.open, this.fresh, this.unopenable]) known.clear();
+    for (const known of [this.results, this.sent, this.unkept, this.report.commits, this.report.reveals]) known.clear();
+    const read = (key: string) => this.options.chain.state.get(key);
+    const batch = this.options.batch();
+    for await (const [jobId] of this.options.store.entries()) if (!readJob(read, jobId)) this.options.store.del(batch, jobId);
+    await batch.write();
   }
 
   async stop(): Promise<void> {
@@ -160,6 +190,10 @@ export class JobRunner {
   }
 
   private async pass(): Promise<void> {
+    if (this.epochSeen !== this.epoch) {
+      this.epochSeen = this.epoch;
+      await this.forgetUndone();
+    }
     const operator = await this.options.operator();
     this.operator = operator;
     if (!operator || this.stopped) return;
@@ -277,8 +311,11 @@ export class JobRunner {
     const started = performance.now();
     // One info line per job (when it ran): hundreds of jobs a second are a busy provider's normal day.
     this.options.log.debug({ job: job.jobId, runtime: job.runtime, gasLimit: job.gasLimit, ...(job.codeCid ? { codeCid: job.codeCid } : {}) }, `running job ${job.jobId.slice(0, 10)}…`);
+    const epoch = this.epoch;
     void this.outcomeOf(job, this.pool, read)
       .then((outcome) => {
+        // The chain went back while it ran: the job it ran may be gone, or another under its id.
+        if (epoch !== this.epoch) return;
         const result = reportOf(outcome);
         this.options.events.emit('compute:jobRan', { jobId: job.jobId, runtime: job.runtime, outcome: outcome.exit.kind, gasUsed: outcome.gasUsed, seconds: (performance.now() - started) / 1000 });
         const salt = this.saltFor(operator, job.jobId);

@@ -8,7 +8,7 @@ import { devnetKey } from '../../sdk/keys.js';
 import { signTransaction, type Payload } from '../../sdk/transaction.js';
 import { withNativeSigner } from '../../keys/native-signer.js';
 import type { ValidatorRole } from '../validator/role.js';
-import type { DevMiner } from '../validator/dev-miner.js';
+import type { DevClock, DevMiner } from '../validator/dev-miner.js';
 import { DEV_IMPERSONATED_KIND, DEV_SET_KIND, type DevImpersonated, type DevSet } from '../evm/dev-edits.js';
 import { EthRpcError } from '../evm/eth/errors.js';
 import { CallObject } from '../evm/eth/methods.js';
@@ -36,6 +36,17 @@ export interface DevControls {
   autoImpersonate: boolean;
   /** Sends an unsigned transaction as an impersonated account; its hash. */
   sendAs(call: Static<typeof CallObject>): Promise<string>;
+  /** Keeps the head and the clock; the snapshot's id. */
+  snapshot(): string;
+  /** Takes the chain back to a snapshot (false: no such snapshot); it and every later one are dropped. */
+  revert(id: string): Promise<boolean>;
+}
+
+/** A point `evm_revert` can go back to: the head's height and the block clock then. */
+interface Snapshot {
+  readonly id: number;
+  readonly height: number;
+  readonly clock: DevClock;
 }
 
 const NOT_SERVED = 'eth_sendTransaction is not served: this node holds no user keys; sign the transaction in your wallet or tool (cast send --private-key, a viem or ethers account) and send it with eth_sendRawTransaction (a node in dev mode also sends as an account impersonated with anvil_impersonateAccount)';
@@ -49,13 +60,17 @@ const NOT_SERVED = 'eth_sendTransaction is not served: this node holds no user k
 export default definePlugin({
   name: 'dev',
   version: '1.0.0',
-  description: "dev mode's test methods (evm_mine, anvil_mine, evm_setAutomine, evm_setIntervalMining, evm_increaseTime, evm_setNextBlockTimestamp, anvil_setBalance, svc_devSetBalance, anvil_setNonce, anvil_setCode, anvil_setStorageAt, impersonation): on a node started with --dev; dev_mode_off elsewhere",
-  requires: ['chain-reader', 'tx-submitter', 'evm'],
+  description: "dev mode's test methods (evm_mine, anvil_mine, evm_setAutomine, evm_setIntervalMining, evm_increaseTime, evm_setNextBlockTimestamp, evm_snapshot, evm_revert, anvil_setBalance, svc_devSetBalance, anvil_setNonce, anvil_setCode, anvil_setStorageAt, impersonation): on a node started with --dev; dev_mode_off elsewhere",
+  requires: ['chain-reader', 'chain-rewind', 'tx-submitter', 'evm', 'p2p'],
   init(ctx): DevControls {
     const producer = ctx.plugins.find((entry) => (entry.definition.provides ?? []).includes(BLOCK_PRODUCER));
     const chain = ctx.use('chain-reader');
     const submitter = ctx.use('tx-submitter');
     const validator = withNativeSigner(devnetKey('validator', 0));
+    const rewinder = ctx.use('chain-rewind');
+    const p2p = ctx.use('p2p');
+    const snapshots: Snapshot[] = [];
+    let nextSnapshot = 0;
     const devMiner = (): DevMiner | undefined => (producer?.service() as ValidatorRole | undefined)?.devMiner;
     const controls: DevControls = {
       miner() {
@@ -71,6 +86,27 @@ export default definePlugin({
         await miner.mineIncluding(tx.hash);
         const receipt = await chain.getReceipt(tx.hash);
         if (receipt?.status !== 'success') throw new Error(`the state edit ${tx.hash} was not applied: ${receipt ? `${receipt.error?.name}: ${receipt.error?.reason}` : 'not in a block'}`);
+      },
+      snapshot() {
+        const clock = controls.miner().clock;
+        const id = nextSnapshot++;
+        snapshots.push({ id, height: chain.head.height, clock });
+        return `0x${id.toString(16)}`;
+      },
+      async revert(id) {
+        const miner = controls.miner();
+        const wanted = Number.parseInt(id.slice(2), 16);
+        const at = snapshots.findIndex((snapshot) => snapshot.id === wanted);
+        if (at < 0) return false;
+        // A peer holds the blocks a revert would undo: the chain would fork under it.
+        const peers = p2p.peerList();
+        if (peers.length > 0) throw domainError('peers_connected', `evm_revert: ${peers.length} peer(s) connected (${peers.map((peer) => peer.peerId).join(', ')}) hold the blocks a revert would undo; stop them first (a follower then syncs again from a new data dir)`, { peers: peers.length });
+        const snapshot = snapshots[at]!;
+        await miner.revert(() => rewinder.rewind(snapshot.height), snapshot.clock);
+        snapshots.splice(at);
+        // Their nonces went back with the blocks.
+        lastNonce.clear();
+        return true;
       },
       impersonated: new Set<string>(),
       autoImpersonate: false,
@@ -182,6 +218,22 @@ export default definePlugin({
         service.miner().setNextBlockTimestamp(toNumber(timestamp));
         return null;
       },
+    }),
+    method({
+      name: 'evm_snapshot',
+      summary: "Keeps the chain's head and block clock; answers the snapshot's id for evm_revert.",
+      params: [],
+      result: Type.String({ pattern: '^0x[0-9a-f]+$' }),
+      errors: ['dev_mode_off'],
+      handler: (_params, { service }) => service.snapshot(),
+    }),
+    method({
+      name: 'evm_revert',
+      summary: 'Takes the chain back to a snapshot: later blocks, their state, receipts and indexes go, pending transactions are dropped, the clock is put back; that snapshot and later ones are used up. False for an unknown id; refused while a peer is connected.',
+      params: [param('id', Type.String({ pattern: '^0x[0-9a-fA-F]{1,16}$', description: 'an id evm_snapshot answered' }))],
+      result: Type.Boolean(),
+      errors: ['dev_mode_off', 'peers_connected', 'pruned'],
+      handler: ([id], { service }) => service.revert(id),
     }),
     method({
       name: 'anvil_setBalance',

@@ -65,6 +65,10 @@ export default definePlugin({
     const eth = new EthApi(rules, index);
     const filters = new PollFilters(eth);
     ctx.events.on('chain:block', ({ height, receipts }) => index.add(height, receipts));
+    ctx.events.on('chain:rewound', ({ height }) => {
+      index.rewind(height);
+      filters.rewound(height);
+    });
     ctx.events.on('chain:pendingTransaction', ({ hash, kind }) => {
       if (kind === ETHEREUM_KIND) filters.pending(hash);
     });

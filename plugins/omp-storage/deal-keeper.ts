@@ -62,7 +62,18 @@ export class DealKeeper {
   }
 
   start(): void {
-    this.off = this.options.events.on('chain:block', () => this.passes.run());
+    const offBlock = this.options.events.on('chain:block', () => this.passes.run());
+    // The chain went back (dev mode's revert): the deals are read from the chain again, as after a restart.
+    const offRewound = this.options.events.on('chain:rewound', () => {
+      this.indexOf = undefined;
+      for (const known of [this.open, this.told]) known.clear();
+      for (const known of [this.sent, this.proofsSent, this.outcomes, this.fetchFailedAt]) known.clear();
+      this.passes.run();
+    });
+    this.off = () => {
+      offBlock();
+      offRewound();
+    };
     this.passes.run();
   }
 

@@ -73,6 +73,7 @@ export default definePlugin({
     const objects = ctx.use('omp-storage').extension as ObjectSource;
     service.readObject = (cid, maxBytes, signal) => objects.readVerified(cid, maxBytes, signal);
     ctx.events.on('chain:block', ({ height }) => service.tally.afterBlock(height));
+    ctx.events.on('chain:rewound', () => service.tally.rewound());
     return service;
   },
   stop: (service) => service.close(),

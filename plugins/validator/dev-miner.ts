@@ -6,6 +6,12 @@ import type { ScopedEvents } from '../../kernel/events.js';
 import type { Logger } from '../../kernel/log.js';
 import { executionBudget } from './producer.js';
 
+/** The block clock as it stands: what a snapshot keeps, and a revert puts back. */
+export interface DevClock {
+  readonly offsetMs: number;
+  readonly nextTimestamp: number | undefined;
+}
+
 export interface DevMinerOptions {
   readonly chain: BlockProduction & {
     readonly mempool: { readonly size: number; has(hash: string): boolean };
@@ -104,6 +110,21 @@ export class DevMiner {
     const head = this.options.chain.head.timestamp;
     if (seconds * 1000 <= head) throw domainError('invalid_params', `the next block's time must be after the head's (${Math.floor(head / 1000)} s); got ${seconds}`, { field: 'timestamp', head: Math.floor(head / 1000) });
     this.nextTimestamp = seconds * 1000;
+  }
+
+  get clock(): DevClock {
+    return { offsetMs: this.offsetMs, nextTimestamp: this.nextTimestamp };
+  }
+
+  /** Runs `rewind` between blocks (none is made meanwhile), then puts the clock back to `clock` (Hardhat's revert restores it too). */
+  revert<T>(rewind: () => Promise<T>, clock: DevClock): Promise<T> {
+    return this.enqueue(async () => {
+      const result = await rewind();
+      this.offsetMs = clock.offsetMs;
+      this.nextTimestamp = clock.nextTimestamp;
+      this.scheduleIdle();
+      return result;
+    });
   }
 
   /** Makes `count` blocks now, holding what is pending, each `intervalSeconds` after the one before (Anvil's `anvil_mine`). */

@@ -22,6 +22,33 @@ async function devLoop(url: string, chainId: number): Promise<Record<string, unk
   const mined = await client.waitForTransactionReceipt({ hash: transfer });
   seen.automined = mined.status === 'success' && mined.blockNumber === before + 1n;
 
+  // A fixture's snapshot: deploy and transfer, then revert — the contract is gone, balances, nonce and head back.
+  const { abi: lockAbi, bytecode: lockCode } = artifact('TimeLock');
+  const snapshotHead = await client.getBlockNumber({ cacheTime: 0 });
+  const payeeBefore = await client.getBalance({ address: TEST_ADDRESS_1 });
+  const nonceBefore = await client.getTransactionCount({ address: account.address });
+  const snapshot = await client.snapshot();
+  const fixture = (await client.waitForTransactionReceipt({ hash: await client.deployContract({ abi: lockAbi, bytecode: lockCode, args: [60n], value: 5n }) })).contractAddress!;
+  const paid = await client.sendTransaction({ to: TEST_ADDRESS_1, value: 10n ** 18n });
+  await client.waitForTransactionReceipt({ hash: paid });
+  await client.snapshot();
+  await client.mine({ blocks: 3 });
+  seen.reverted = await client.revert({ id: snapshot }).then(() => 'reverted');
+  seen.afterRevert = {
+    code: await client.getCode({ address: fixture }),
+    payee: (await client.getBalance({ address: TEST_ADDRESS_1 })) === payeeBefore,
+    nonce: (await client.getTransactionCount({ address: account.address })) === nonceBefore,
+    head: (await client.getBlockNumber({ cacheTime: 0 })) === snapshotHead,
+    receipt: await client.getTransactionReceipt({ hash: paid }).then(
+      () => 'kept',
+      () => 'gone',
+    ),
+  };
+  // The snapshot is used up. (A later one is too on svc-node, as on Hardhat; Anvil answers an error for it.)
+  seen.usedUp = await client.request({ method: 'evm_revert', params: [snapshot] } as never);
+  // The same deploy again lands at the same address: the account's nonce went back with the blocks.
+  seen.sameAddress = (await client.waitForTransactionReceipt({ hash: await client.deployContract({ abi: lockAbi, bytecode: lockCode, args: [60n], value: 5n }) })).contractAddress === fixture;
+
   // mine(10) moves the head by 10.
   const start = await client.getBlockNumber({ cacheTime: 0 });
   await client.mine({ blocks: 10 });
@@ -101,6 +128,10 @@ async function devLoop(url: string, chainId: number): Promise<Record<string, unk
 }
 
 const EXPECTED = {
+  reverted: 'reverted',
+  afterRevert: { code: undefined, payee: true, nonce: true, head: true, receipt: 'gone' },
+  usedUp: false,
+  sameAddress: true,
   automined: true,
   minedTen: 10n,
   early: 'TooEarly',
@@ -143,9 +174,12 @@ describe('dev mode', () => {
     expect((await rpc<string>(node.url, 'web3_clientVersion')).body.result).toMatch(/^svc-node\//);
   }, 120_000);
 
-  it('a follower synced from the dev node replays its edits, clock moves and mined blocks to the same state root', async () => {
+  it('a follower synced from the dev node replays its edits, clock moves and mined blocks to the same state root; a revert waits until it has gone', async () => {
     const listening = /p2p listening on (\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/\w+)/;
     const p2p = listening.exec(node.output())![1]!;
+    const snapshot = (await rpc<string>(node.url, 'evm_snapshot')).body.result!;
+    const kept = Number((await rpc<string>(node.url, 'eth_blockNumber')).body.result);
+    await rpc(node.url, 'anvil_setBalance', ['0x000000000000000000000000000000000000dEaD', '0x3040']);
     const head = Number((await rpc<string>(node.url, 'eth_blockNumber')).body.result);
     const follower = await startTestNode({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [p2p] } });
     try {
@@ -153,9 +187,52 @@ describe('dev mode', () => {
       const [mine, theirs] = await Promise.all([rpc<{ stateRoot: string; hash: string }>(follower.url, 'svc_getBlockByNumber', [head]), rpc<{ stateRoot: string; hash: string }>(node.url, 'svc_getBlockByNumber', [head])]);
       expect(mine.body.result?.stateRoot).toBe(theirs.body.result?.stateRoot);
       expect(mine.body.result?.hash).toBe(theirs.body.result?.hash);
-      expect((await rpc<string>(follower.url, 'eth_getBalance', ['0x000000000000000000000000000000000000dEaD', `0x${head.toString(16)}`])).body.result).toBe('0x3039');
+      expect((await rpc<string>(follower.url, 'eth_getBalance', ['0x000000000000000000000000000000000000dEaD', `0x${head.toString(16)}`])).body.result).toBe('0x3040');
+      const refused = await rpc(node.url, 'evm_revert', [snapshot]);
+      expect(refused.body.error).toMatchObject({ code: -32028, message: 'peers_connected' });
+      expect(Number((await rpc<string>(node.url, 'eth_blockNumber')).body.result)).toBeGreaterThanOrEqual(head);
     } finally {
       await follower.stop();
+    }
+    await waitFor(async () => (await rpc<unknown[]>(node.url, 'svc_peers')).body.result!, (peers) => peers.length === 0, 10_000, 'the follower to disconnect');
+    const undone = (await rpc<{ hash: string }>(node.url, 'eth_getBlockByNumber', [`0x${head.toString(16)}`, false])).body.result!;
+    expect((await rpc(node.url, 'evm_revert', [snapshot])).body.result).toBe(true);
+    // The edit went with its block (the idle interval may have mined an empty one at its height since).
+    expect((await rpc<string>(node.url, 'eth_getBalance', ['0x000000000000000000000000000000000000dEaD', 'latest'])).body.result).toBe('0x3039');
+    expect((await rpc<{ hash: string } | null>(node.url, 'eth_getBlockByNumber', [`0x${head.toString(16)}`, false])).body.result?.hash).not.toBe(undone.hash);
+    expect((await rpc<{ hash: string }>(node.url, 'eth_getBlockByNumber', [`0x${kept.toString(16)}`, false])).body.result).toBeTruthy();
+  }, 60_000);
+
+  it('a revert drops later snapshots; a restart opens the chain as the revert left it and mines on from there', async () => {
+    const dir = tempDir('svc-dev-revert-');
+    // No idle blocks: the head moves only when the test asks.
+    const args = ['--dev', '--data-dir', dir, '--bind', '127.0.0.1:0', '--p2p-port', '0', '--block-time', '3600000'];
+    let dev = await startNodeProcess(args);
+    try {
+      const payee = '0x00000000000000000000000000000000000fee01';
+      // A new chain's first block comes at once (its genesis time is long past): the snapshot follows it.
+      await waitFor(async () => Number((await rpc<string>(dev.url, 'eth_blockNumber')).body.result), (height) => height >= 1, 10_000, 'the first block');
+      const first = (await rpc<string>(dev.url, 'evm_snapshot')).body.result!;
+      const kept = (await rpc<{ number: string; hash: string; stateRoot: string }>(dev.url, 'eth_getBlockByNumber', ['latest', false])).body.result!;
+      await rpc(dev.url, 'anvil_setBalance', [payee, '0x64']);
+      const second = (await rpc<string>(dev.url, 'evm_snapshot')).body.result!;
+      await rpc(dev.url, 'anvil_mine', [5]);
+      expect((await rpc(dev.url, 'evm_revert', [first])).body.result).toBe(true);
+      expect((await rpc(dev.url, 'evm_revert', [second])).body.result).toBe(false);
+      expect((await rpc(dev.url, 'evm_revert', ['0x99'])).body.result).toBe(false);
+      expect((await rpc(dev.url, 'evm_revert', ['later'])).body.error?.code).toBe(-32602);
+      await dev.stop();
+      dev = await startNodeProcess(args);
+      const reopened = (await rpc<{ number: string; hash: string; stateRoot: string }>(dev.url, 'eth_getBlockByNumber', ['latest', false])).body.result!;
+      expect(reopened).toMatchObject({ number: kept.number, hash: kept.hash });
+      const atKept = (await rpc<{ hash: string; stateRoot: string }>(dev.url, 'eth_getBlockByNumber', [kept.number, false])).body.result!;
+      expect(atKept).toMatchObject({ hash: kept.hash, stateRoot: kept.stateRoot });
+      expect((await rpc<string>(dev.url, 'eth_getBalance', [payee, 'latest'])).body.result).toBe('0x0');
+      await rpc(dev.url, 'anvil_setBalance', [payee, '0x65']);
+      expect((await rpc<string>(dev.url, 'eth_getBalance', [payee, 'latest'])).body.result).toBe('0x65');
+      expect(Number((await rpc<string>(dev.url, 'eth_blockNumber')).body.result)).toBeGreaterThan(Number(reopened.number));
+    } finally {
+      await dev.stop();
     }
   }, 60_000);
 

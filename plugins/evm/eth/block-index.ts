@@ -78,6 +78,8 @@ export class EthBlockIndex {
   /** Indexes what the node committed while this index was not written (a crash between the two, or an upgrade). */
   async catchUp(head: number, receiptsOf: (height: number) => Promise<readonly CommittedReceipt[] | undefined>): Promise<void> {
     this.last = (await this.meta.get('indexed')) ?? 0;
+    // Ahead of the chain: it went back (dev mode's revert) and the node stopped before this index followed.
+    if (this.last > head) await this.dropAbove(head);
     if (this.last >= head) return;
     const from = this.last + 1;
     for (let height = from; height <= head; height++) {
@@ -102,6 +104,19 @@ export class EthBlockIndex {
         this.log.error({ err: error, height }, 'indexing a block for eth_ views failed; it is indexed again at the next start');
       }
     });
+  }
+
+  /** The chain went back to block `height`: the entries of the blocks undone go (in turn with the writes). */
+  rewind(height: number): void {
+    this.writes = this.writes.then(() => this.dropAbove(height)).catch((error: unknown) => this.log.error({ err: error, height }, 'dropping the eth_ index of undone blocks failed; it is dropped at the next start'));
+  }
+
+  private async dropAbove(height: number): Promise<void> {
+    const undone: number[] = [];
+    for await (const [at] of this.blocks.entries({ gte: u64Key(height + 1) })) undone.push(at);
+    for (const at of undone) await this.blocks.delNow(at);
+    await this.meta.putNow('indexed', height);
+    this.last = height;
   }
 
   async get(height: number): Promise<EthBlockEntry> {

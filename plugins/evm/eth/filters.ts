@@ -55,6 +55,11 @@ export class PollFilters {
     for (const filter of this.filters.values()) if (filter.kind === 'pending' && filter.hashes.length < MAX_PENDING) filter.hashes.push(hash);
   }
 
+  /** The chain went back to block `height`: block and log filters report from the block after it again. */
+  rewound(height: number): void {
+    for (const filter of this.filters.values()) if (filter.kind !== 'pending' && filter.next > height + 1) filter.next = height + 1;
+  }
+
   uninstall(id: string): boolean {
     return this.filters.delete(id.toLowerCase());
   }

@@ -27,6 +27,11 @@ export class JobTally {
     }
   }
 
+  /** The chain went back: walked again when next asked. */
+  rewound(): void {
+    this.statuses = undefined;
+  }
+
   counts(): Record<UnsettledStatus, number> {
     this.statuses ??= this.walk();
     const counts = { queued: 0, assigned: 0, committed: 0 };
