@@ -414,10 +414,7 @@ export class Chain {
     this.recentRaws.set(digest, tx.hash);
     if (this.recentRaws.size > MAX_RECENT_RAWS) this.recentRaws.delete(this.recentRaws.keys().next().value!);
     if (fromPeer) this.announce(tx, options.viaGossip ?? false);
-    else {
-      await this.persisted(tx, raw);
-      await this.settle?.(tx);
-    }
+    else await Promise.all([this.persisted(tx, raw), this.settle?.(tx)]);
     return tx;
   }
 
@@ -426,19 +423,14 @@ export class Chain {
     if (replaced) this.options.log.debug({ tx: tx.hash, replaced: replaced.hash, from: tx.from, nonce: tx.nonce }, 'a pending transaction was replaced by one with higher fees');
   }
 
-  /** Journals an admitted transaction, then announces it (also when the write failed: it is pending, and peers keep it too). */
+  /**
+   * Announces an admitted transaction and journals it; resolves once it is durable. The announcement
+   * does not wait for the write: the transaction is pending either way (a failed write only means it
+   * would not survive a restart), and a block producer takes it while the journal is written.
+   */
   private persisted(tx: SignedTransaction, raw: Uint8Array): Promise<void> {
-    if (!this.journal) {
-      this.announce(tx);
-      return Promise.resolve();
-    }
-    return this.journal.append(tx.hash, raw).then(
-      () => this.announce(tx),
-      (error: unknown) => {
-        this.announce(tx);
-        throw error;
-      },
-    );
+    this.announce(tx);
+    return this.journal ? this.journal.append(tx.hash, raw) : Promise.resolve();
   }
 
   /**

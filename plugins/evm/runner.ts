@@ -123,6 +123,8 @@ export const DEFAULT_CALL_BUDGET_MS = 5_000;
  * hundreds of calls run all at once would time out together on a busy machine, though each is small.
  */
 const REQUEST_RUNS_AT_ONCE = 4;
+/** Block views kept: the head's for calls with and without fees, the block being made, one spare. */
+const RECENT_BLOCK_VIEWS = 4;
 
 /**
  * Runs transactions and calls in the EVM (@ethereumjs/vm at the chain's hardfork) over the world
@@ -134,7 +136,8 @@ export class EvmRunner {
   private readonly idle: VmSlot[] = [];
   /** What transactions are built with (shared and read-only: see transactionCommon). */
   readonly txCommon: Common;
-  private lastBlock: { key: string; block: EvmBlock } | undefined;
+  /** Recent block views by their fields: a block's transactions, and calls at the head with and without fees, share them. */
+  private readonly blocks = new Map<string, EvmBlock>();
   /** Where the long-running standard precompiles run: off the event loop. */
   private readonly offload: PrecompileOffload;
   /** Requests' runs under way at once (the rest queue, their budgets not yet started). */
@@ -253,7 +256,8 @@ export class EvmRunner {
   /** The EVM's view of a block (cached: a block's transactions share it). */
   block(env: EvmBlockEnv, gasLimit = this.params.blockGasLimit, baseFee = this.params.baseFee): EvmBlock {
     const key = `${env.height}:${env.timestamp}:${env.proposer}:${env.parentHash}:${gasLimit}:${baseFee}`;
-    if (this.lastBlock?.key === key) return this.lastBlock.block;
+    const cached = this.blocks.get(key);
+    if (cached) return cached;
     const block = createBlock(
       {
         header: {
@@ -268,7 +272,8 @@ export class EvmRunner {
       },
       { common: this.common, skipConsensusFormatValidation: true },
     );
-    this.lastBlock = { key, block };
+    this.blocks.set(key, block);
+    if (this.blocks.size > RECENT_BLOCK_VIEWS) this.blocks.delete(this.blocks.keys().next().value!);
     return block;
   }
 

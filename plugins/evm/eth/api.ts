@@ -224,7 +224,7 @@ export class EthApi {
   }
 
   /** An Ethereum transaction of the chain, with its sender (from its receipt when it has one: no signature recovery). */
-  private async mined(hash: string): Promise<{ tx: TypedTransaction; from: string; height: number } | undefined> {
+  private async mined(hash: string, known?: Pick<Receipt, 'from'>): Promise<{ tx: TypedTransaction; from: string; height: number } | undefined> {
     const stored = await this.chain.getRawTransaction(hash);
     if (!stored) return undefined;
     if (!isEthereumEnvelope(stored.raw)) {
@@ -233,7 +233,7 @@ export class EthApi {
       if (signed.kind !== DEV_IMPERSONATED_KIND) return undefined;
       return { tx: this.evm.transactionOf(signed)!, from: impersonatedSender(signed.payload as unknown as DevImpersonated), height: stored.height };
     }
-    const receipt = await this.chain.getReceipt(hash);
+    const receipt = known ?? (await this.chain.getReceipt(hash));
     const from = receipt?.from ?? decodeStored(stored.raw, this.chain.envelope).from;
     return { tx: parseEthereumTransaction(stored.raw, this.evm.params.chainId), from, height: stored.height };
   }
@@ -259,7 +259,7 @@ export class EthApi {
       throw domainError('pruned', `the receipt of ${hash} is in a block older than this node's history window; ask an archive node`, { oldest: this.chain.state.oldestAvailable(this.chain.head.height) });
     }
     if (!receipt || !ETH_VISIBLE_KINDS.has(receipt.kind)) return null;
-    const found = await this.mined(hash);
+    const found = await this.mined(hash, receipt);
     if (!found) return null;
     return receiptView({ ...receipt, from: found.from as Receipt['from'] }, found.tx, await this.index.get(receipt.blockNumber));
   }

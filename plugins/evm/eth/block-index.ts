@@ -64,6 +64,8 @@ export function entryOf(receipts: readonly Pick<CommittedReceipt, 'kind' | 'tran
 export class EthBlockIndex {
   private last = 0;
   private writes: Promise<unknown> = Promise.resolve();
+  /** Entries added and not yet written (undefined: no EVM transaction): a receipt asked for right after its block does not wait for the write. */
+  private readonly unwritten = new Map<number, EthBlockEntry | undefined>();
 
   constructor(
     private readonly blocks: Table<number, EthBlockEntry>,
@@ -95,6 +97,7 @@ export class EthBlockIndex {
   /** Indexes a committed block (writes go one after another, in block order). */
   add(height: number, receipts: readonly CommittedReceipt[]): void {
     const entry = entryOf(receipts);
+    this.unwritten.set(height, entry);
     this.writes = this.writes.then(async () => {
       try {
         if (entry) await this.blocks.putNow(height, entry);
@@ -102,12 +105,15 @@ export class EthBlockIndex {
         this.last = height;
       } catch (error) {
         this.log.error({ err: error, height }, 'indexing a block for eth_ views failed; it is indexed again at the next start');
+      } finally {
+        this.unwritten.delete(height);
       }
     });
   }
 
   /** The chain went back to block `height`: the entries of the blocks undone go (in turn with the writes). */
   rewind(height: number): void {
+    for (const at of this.unwritten.keys()) if (at > height) this.unwritten.delete(at);
     this.writes = this.writes.then(() => this.dropAbove(height)).catch((error: unknown) => this.log.error({ err: error, height }, 'dropping the eth_ index of undone blocks failed; it is dropped at the next start'));
   }
 
@@ -120,6 +126,7 @@ export class EthBlockIndex {
   }
 
   async get(height: number): Promise<EthBlockEntry> {
+    if (this.unwritten.has(height)) return this.unwritten.get(height) ?? EMPTY;
     await this.writes;
     return (await this.blocks.get(height)) ?? EMPTY;
   }
