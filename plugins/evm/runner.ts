@@ -12,7 +12,7 @@ import type { EvmParams } from './params.js';
 import { revertReason } from './revert-reason.js';
 import { MAX_TRANSACTION_GAS } from './admission.js';
 import type { Tracer } from './trace/tracer.js';
-import { speedUpCommon } from './vm-speedups.js';
+import { sharedHeaderCommon, speedUpCommon } from './vm-speedups.js';
 import { withNodeCrypto } from './native-crypto.js';
 import pLimit from 'p-limit';
 import { beginRun, type RunControl } from './run-control.js';
@@ -138,6 +138,8 @@ export class EvmRunner {
   readonly txCommon: Common;
   /** Recent block views by their fields: a block's transactions, and calls at the head with and without fees, share them. */
   private readonly blocks = new Map<string, EvmBlock>();
+  /** What the block views are built with (see sharedHeaderCommon). */
+  private readonly headerCommon: Common;
   /** Where the long-running standard precompiles run: off the event loop. */
   private readonly offload: PrecompileOffload;
   /** Requests' runs under way at once (the rest queue, their budgets not yet started). */
@@ -150,6 +152,7 @@ export class EvmRunner {
     private readonly options: RunnerOptions,
   ) {
     this.txCommon = transactionCommon(params.chainId, options.hardfork);
+    this.headerCommon = sharedHeaderCommon(common);
     this.offload = new PrecompileOffload(params.chainId, options.hardfork ?? EVM_HARDFORK);
   }
 
@@ -270,7 +273,7 @@ export class EvmRunner {
           difficulty: 0n,
         },
       },
-      { common: this.common, skipConsensusFormatValidation: true },
+      { common: this.headerCommon, skipConsensusFormatValidation: true },
     );
     this.blocks.set(key, block);
     if (this.blocks.size > RECENT_BLOCK_VIEWS) this.blocks.delete(this.blocks.keys().next().value!);
