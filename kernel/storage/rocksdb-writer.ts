@@ -39,6 +39,7 @@ export class RocksWriter {
   private readonly pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
   private nextId = 1;
   private failure: Error | undefined;
+  private last: Promise<unknown> = Promise.resolve(); // The last write given: applied in order, it settles last.
 
   constructor(handle: bigint) {
     this.worker = new Worker(WORKER_URL, { workerData: { handle } });
@@ -58,10 +59,16 @@ export class RocksWriter {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     const buffer = pack(operations);
-    return new Promise((resolve, reject) => {
+    const written = new Promise<void>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.worker.postMessage({ id, buffer, sync }, [buffer]);
     });
+    this.last = written.catch(() => undefined);
+    return written;
+  }
+
+  get idle(): boolean {
+    return this.pending.size === 0;
   }
 
   private fail(error: Error): void {
@@ -72,17 +79,7 @@ export class RocksWriter {
 
   /** Waits for the writes in flight, then stops the worker (before the database closes). */
   async close(): Promise<void> {
-    await Promise.allSettled([...this.pending.values()].map((w) => new Promise<void>((resolve) => {
-      const { resolve: done, reject } = w;
-      w.resolve = () => {
-        done();
-        resolve();
-      };
-      w.reject = (error) => {
-        reject(error);
-        resolve();
-      };
-    })));
+    await this.last;
     await this.worker.terminate();
   }
 }
