@@ -30,6 +30,7 @@ import type { SubmitOptions } from './capabilities.js';
 import type { JournalRecord, TxJournal } from './tx-journal.js';
 import { CHAIN_RULES_VERSION, rulesVersionMismatch } from './rules-version.js';
 import { BlockActivity } from './block-activity.js';
+import { RecentTransactions } from './recent-transactions.js';
 
 /** What replaying the journal at start did with its records. */
 export interface JournalReplay {
@@ -133,6 +134,8 @@ export class Chain {
   private journal: TxJournal | undefined;
   /** What a client's submission waits for after it is journaled (dev mode's automine: its block). */
   private settle: ((tx: SignedTransaction) => Promise<void>) | undefined;
+  /** The last blocks' transactions and receipts, for reads right after they are mined. */
+  private readonly recent = new RecentTransactions();
   /** Blocks committed since the last summary line. */
   readonly activity = new BlockActivity();
 
@@ -286,7 +289,7 @@ export class Chain {
    * block being written holds is not shown before the block is the head (its receipt neither).
    */
   async getRawTransaction(hash: string): Promise<{ raw: Uint8Array; height: number; index: number } | undefined> {
-    const stored = await this.options.blocks.transaction(hash);
+    const stored = this.recent.get(hash) ?? (await this.options.blocks.transaction(hash));
     return stored && stored.height <= this.head.height ? { raw: stored.raw, height: stored.height, index: stored.index } : undefined;
   }
 
@@ -361,7 +364,9 @@ export class Chain {
 
   /** A receipt of a block up to the head (one in a block being written is not there yet). */
   async getReceipt(hash: string): Promise<Receipt | undefined> {
-    const receipt = await this.options.blocks.receipt(hash);
+    const recent = this.recent.get(hash);
+    // Past the history window its stored copy is pruned: the kept one must not outlive it.
+    const receipt = recent && (this.archive || recent.height > this.head.height - this.options.historyBlocks) ? recent.receipt : await this.options.blocks.receipt(hash);
     return receipt && receipt.blockNumber <= this.head.height ? receipt : undefined;
   }
 
@@ -732,6 +737,7 @@ export class Chain {
     this.options.state.publish(changes, block.height);
     this.current = block;
     this.headCommit = certificate;
+    this.recent.add(block.height, block.transactions, raws, receipts);
     this.options.mempool.afterBlock(txs);
     this.journal?.compact((hash) => this.options.mempool.has(hash)).catch((error: unknown) => this.options.log.error({ err: error }, 'compacting the transaction journal failed'));
     // A line a block at debug; at info, the summary every few seconds (chain/block-activity.ts) says it.
@@ -768,6 +774,7 @@ export class Chain {
       this.headCommit = commit;
       this.options.mempool.clear();
       this.recentRaws.clear();
+      this.recent.clear();
       await this.journal?.compact(() => false, true);
       this.options.log.info({ height, from, blocks: from - height }, `went back to block ${height} from ${from}`);
       this.options.events.emit('chain:rewound', { height, from });
