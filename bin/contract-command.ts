@@ -131,16 +131,27 @@ function addressArgument(text: string | undefined): string {
   return accountAddress(text);
 }
 
+/** What the node kept of an ABI (svc_setContractAbi): the entries its code bears out. */
+interface KeptAbi {
+  readonly address: string;
+  readonly kept: number;
+  readonly dropped: number;
+}
+
+const keepAbi = (api: SvcClient, address: string, abi: Abi): Promise<KeptAbi> => api.rpcCall<KeptAbi>('svc_setContractAbi', [address, abi]);
+const reasonOf = (error: unknown): string => (error instanceof RpcError && typeof error.data?.reason === 'string' ? error.data.reason : (error as Error).message);
+const abiLine = ({ kept, dropped }: KeptAbi): string => `ABI kept by the node for its explorer: ${kept} entries${dropped > 0 ? ` (${dropped} not in the code, or a constructor, left out)` : ''}`;
+
 const gasOption = (options: ContractOptions) => (options.gasLimit === undefined ? {} : { gasLimit: integerText(options.gasLimit, '--gas-limit', 21_000, 16_777_216) });
 const valueOption = (options: ContractOptions) => (options.value === undefined ? {} : { value: amountOption(options.value, '--value', 'OMC') });
 
 /**
- * `svc contract deploy|call|send|logs`: contracts through the SDK and native transactions (signed
+ * `svc contract deploy|call|send|logs|abi`: contracts through the SDK and native transactions (signed
  * with --dev-account or --key-file), with cast's way of writing a function.
  */
 export function addContractCommand<O extends object>(cli: CAC, ctx: ContractCommandContext<O & ContractOptions>): void {
   cli
-    .command('contract <action> [...rest]', 'contracts: `contract deploy <file.bin|file.json>`, `contract call <address> "<signature>" [args]`, `contract send <address> "<signature>" [args]`, `contract logs <address>`')
+    .command('contract <action> [...rest]', 'contracts: `contract deploy <file.bin|file.json>`, `contract call <address> "<signature>" [args]`, `contract send <address> "<signature>" [args]`, `contract logs <address>`, `contract abi <address> <artifact.json>` (the node keeps the ABI for its explorer)')
     .option('--args <json>', 'deploy: constructor arguments as a JSON array (needs a .json artifact with the ABI)')
     .option('--value <OMC>', 'deploy and send: OMC sent along, e.g. 1.5')
     .option('--gas-limit <gas>', 'deploy and send: gas limit (default: the node\'s estimate)')
@@ -186,9 +197,22 @@ export function addContractCommand<O extends object>(cli: CAC, ctx: ContractComm
         const receipt = await wait(deployed.txHash);
         failed(receipt);
         const address = receipt?.contractAddress ?? deployed.address;
-        ctx.print(options, { ...deployed, address, ethAddress: toEthAddress(address, true), ...(receipt ? { blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed } : {}) }, () =>
-          [`contract ${toEthAddress(address, true)} (${address})`, `transaction ${deployed.txHash}${receipt ? ` mined in block ${receipt.blockNumber}, ${receipt.gasUsed} gas` : ' sent (--wait for its receipt)'}`].join('\n'),
+        // Mined with an artifact's ABI: the node keeps it, and its explorer decodes the contract's events and errors.
+        const kept = receipt?.status === 'success' && abi ? await keepAbi(api, address, abi).catch((error: unknown) => void process.stderr.write(`svc: the contract is deployed, but the node did not keep its ABI: ${reasonOf(error)}\n`)) : undefined;
+        ctx.print(options, { ...deployed, address, ethAddress: toEthAddress(address, true), ...(receipt ? { blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed } : {}), ...(kept ? { abi: kept } : {}) }, () =>
+          [
+            `contract ${toEthAddress(address, true)} (${address})`,
+            `transaction ${deployed.txHash}${receipt ? ` mined in block ${receipt.blockNumber}, ${receipt.gasUsed} gas` : ' sent (--wait for its receipt)'}`,
+            ...(kept ? [abiLine(kept)] : []),
+          ].join('\n'),
         );
+        return;
+      }
+      if (action === 'abi') {
+        const [target, file, ...extra] = texts;
+        if (!file || extra.length > 0) throw new UsageError('usage: svc contract abi <address> <artifact.json|abi.json>');
+        const kept = await keepAbi(api, addressArgument(target), readAbiFile(file));
+        ctx.print(options, kept, () => abiLine(kept));
         return;
       }
       if (action === 'call' || action === 'send') {
@@ -249,6 +273,6 @@ export function addContractCommand<O extends object>(cli: CAC, ctx: ContractComm
         );
         return;
       }
-      throw new UsageError(`unknown contract action "${action}": deploy, call, send or logs`);
+      throw new UsageError(`unknown contract action "${action}": deploy, call, send, logs or abi`);
     });
 }

@@ -1,3 +1,4 @@
+import { abiRegistryMethods, EVM_ABIS } from './abi-registry.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import { ETHEREUM_KIND } from '../../chain/ethereum-envelope.js';
 import type { CommittedReceipt } from '../../chain/contract.js';
@@ -45,7 +46,7 @@ export default definePlugin({
   provides: ['evm'],
   // Plugins whose precompiles call contracts back settle their work first: a callback runs in the block that settled it.
   after: ['oon', 'omp'],
-  namespaces: [ETH_BLOCKS, ETH_META],
+  namespaces: [ETH_BLOCKS, ETH_META, EVM_ABIS],
   async init(ctx): Promise<EvmPlugin> {
     const chain = ctx.use('chain');
     const params = readEvmParams((key) => chain.state.get(key));
@@ -73,12 +74,12 @@ export default definePlugin({
       if (kind === ETHEREUM_KIND) filters.pending(hash);
     });
     ctx.log.info({ evmChainId: params.chainId, blockGasLimit: params.blockGasLimit, baseFee: params.baseFee.toString(), precompiles: precompiles.precompiles.map((p) => `${p.spec.name} ${p.spec.address}`) }, `EVM at Osaka, chain id ${params.chainId} (0x${params.chainId.toString(16)})`);
-    return { rules, eth, filters, trace: new TraceApi(rules, eth), sync: ctx.use('sync-status'), syncStart: chain.head.height, dev: ctx.config.dev };
+    return { rules, eth, filters, trace: new TraceApi(rules, eth), sync: ctx.use('sync-status'), syncStart: chain.head.height, dev: ctx.config.dev, abis: ctx.table(EVM_ABIS) };
   },
   txKinds: (kind) => [...evmTxKinds(kind), devEditKind(kind), devImpersonatedKind(kind)],
   endBlock: (ctx, service) => service.rules.runCallbacks(ctx),
   precompiles: (precompile) => [ogtPrecompile(precompile)],
   genesis: (parameters) => evmGenesis(parameters),
-  rpc: (method) => [...ethMethods(method), ...debugMethods(method), ...svcEvmMethods(method)],
+  rpc: (method) => [...ethMethods(method), ...debugMethods(method), ...svcEvmMethods(method), ...abiRegistryMethods(method)],
   subscriptions: (kind) => [...ethSubscriptions(kind), svcLogsSubscription(kind)],
 });

@@ -3,6 +3,8 @@ import type { EvmService } from './service.js';
 import type { EthApi } from './eth/api.js';
 import type { PollFilters } from './eth/filters.js';
 import type { TraceApi } from './eth/trace-api.js';
+import type { Table } from '../../kernel/storage/layout.js';
+import type { RegisteredAbiItem } from './abi-registry.js';
 
 /** What the evm plugin's hooks and methods see: the chain rules' service, the Ethereum API over it, its tracers, its poll filters, sync. */
 export interface EvmPlugin {
@@ -15,4 +17,6 @@ export interface EvmPlugin {
   readonly syncStart: number;
   /** Whether the node runs in dev mode (--dev): it admits dev-mode state edits. */
   readonly dev: boolean;
+  /** Contract ABIs this node keeps for its explorer and tools (svc_setContractAbi), by svc1 address. */
+  readonly abis: Table<string, RegisteredAbiItem[]>;
 }

@@ -8,7 +8,13 @@ import { contracts } from '../helpers/contracts.js';
 import { devnetKey } from '../../sdk/index.js';
 import { bash, walkthrough, withoutWaits } from '../helpers/walkthrough.js';
 
-describe('svc contract deploy|call|send|logs', () => {
+const writeTempJson = (value: unknown): string => {
+  const path = join(tempDir(), 'abi.json');
+  writeFileSync(path, JSON.stringify(value));
+  return path;
+};
+
+describe('svc contract deploy|call|send|logs|abi', () => {
   let node: TestNode;
   let artifact: string;
   let address: string;
@@ -37,12 +43,26 @@ describe('svc contract deploy|call|send|logs', () => {
     // Only the line that names what it waits for.
     expect(deployed.stderr).toMatch(/^(transaction|job|deal) \S+ submitted; waiting \(Ctrl-C stops waiting, not the (transaction|job|deal)\)\n$/);
     expect(deployed.code).toBe(0);
-    const result = JSON.parse(deployed.stdout) as { address: string; ethAddress: string; txHash: string; blockNumber: number };
+    const result = JSON.parse(deployed.stdout) as { address: string; ethAddress: string; txHash: string; blockNumber: number; abi: { kept: number; dropped: number } };
     expect(result.address).toMatch(/^svc1[0-9a-f]{40}$/);
+    // The artifact's ABI is kept by the node for its explorer: what the code bears out (the constructor is left out).
+    expect(result.abi).toMatchObject({ address: result.address, dropped: 1 });
+    expect(result.abi.kept).toBeGreaterThan(5);
     address = result.ethAddress;
     const human = await svc('contract', 'deploy', artifact, '--args', '["5"]', '--dev-account', '0', '--wait');
     expect(human.stderr).toMatch(/^transaction 0x[0-9a-f]{64} submitted; waiting/);
-    expect(human.stdout).toMatch(/^contract 0x[0-9a-fA-F]{40} \(svc1[0-9a-f]{40}\)\ntransaction 0x[0-9a-f]{64} mined in block \d+, \d+ gas\n$/);
+    expect(human.stdout).toMatch(/^contract 0x[0-9a-fA-F]{40} \(svc1[0-9a-f]{40}\)\ntransaction 0x[0-9a-f]{64} mined in block \d+, \d+ gas\nABI kept by the node for its explorer: \d+ entries \(1 not in the code, or a constructor, left out\)\n$/);
+  });
+
+  it('gives the node the ABI of a contract deployed before (svc contract abi), and says when the ABI is not that contract\'s', async () => {
+    const kept = await svc('contract', 'abi', address, artifact);
+    expect([kept.code, kept.stderr]).toEqual([0, '']);
+    expect(kept.stdout).toMatch(/^ABI kept by the node for its explorer: \d+ entries/);
+    const foreign = writeTempJson([{ type: 'function', name: 'notHere', inputs: [], outputs: [], stateMutability: 'view' }]);
+    const refused = await svc('contract', 'abi', address, foreign);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/none of the ABI's 1 entries is in the code of svc1[0-9a-f]{40}: is it this contract's ABI\?/);
+    expect((await svc('contract', 'abi', address)).stderr.trim()).toBe('svc: usage: svc contract abi <address> <artifact.json|abi.json>');
   });
 
   it('calls with cast\'s way of writing a function, sends a transfer, and lists the decoded logs', async () => {

@@ -15,6 +15,8 @@ let browser: Browser;
 let token: string;
 let transferHash: string;
 let failedHash: string;
+let countedHash: string;
+let customHash: string;
 const owner = devnetKey('account', 0);
 const friend = devnetKey('account', 1);
 const artifact = (name: string) => contracts()[name] as unknown as { abi: Abi; bytecode: `0x${string}` };
@@ -34,6 +36,12 @@ beforeAll(async () => {
   // A gas limit given: the estimate would refuse a call that reverts.
   failedHash = (await client.callContract(owner, { address: probe.address, abi: artifact('Probe').abi, functionName: 'failWithReason', gasLimit: 100_000 })).hash;
   await client.waitForTransaction(failedHash, { pollMs: 20 });
+  // The node keeps Probe's ABI (as `svc contract deploy` gives it): its events and custom errors decode by name.
+  await client.rpcCall('svc_setContractAbi', [probe.address, artifact('Probe').abi]);
+  countedHash = (await client.callContract(owner, { address: probe.address, abi: artifact('Probe').abi, functionName: 'count', args: [2n] })).hash;
+  await client.waitForTransaction(countedHash, { pollMs: 20 });
+  customHash = (await client.callContract(owner, { address: probe.address, abi: artifact('Probe').abi, functionName: 'failWithCustom', gasLimit: 100_000 })).hash;
+  await client.waitForTransaction(customHash, { pollMs: 20 });
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -68,6 +76,26 @@ describe('the explorer shows contracts', { timeout: 60_000 }, () => {
       await page.goto(`${node.url}/ui/#/tx/${failedHash}`);
       await page.getByTestId('tx-failure').waitFor();
       expect(await page.getByTestId('tx-failure').textContent()).toBe('failed: execution_reverted execution reverted: no way');
+      expect(errors).toEqual([]);
+      await page.close();
+    }
+  });
+
+  it("events and custom errors of a contract whose ABI the node keeps, decoded by name", async () => {
+    for (const [name, size] of Object.entries(WIDTHS)) {
+      const { page, errors } = await openPage(browser, `${node.url}/ui/#/tx/${countedHash}`, size);
+      await page.getByTestId('abi-decoded-log').first().waitFor();
+      const logs = await page.getByTestId('abi-decoded-log').allTextContents();
+      expect(logs).toEqual([
+        `Counted(by=${toEthAddress(owner.address, true)}, value=1, tag=0x${'00'.repeat(32)}, note=counted)`,
+        `Counted(by=${toEthAddress(owner.address, true)}, value=2, tag=0x${'00'.repeat(31)}01, note=counted)`,
+      ]);
+      await page.screenshot({ path: join(SCREENSHOTS, `contract-abi-events-${name}.png`), fullPage: true });
+      await page.goto(`${node.url}/ui/#/tx/${customHash}`);
+      await page.getByTestId('decoded-revert').waitFor();
+      expect(await page.getByTestId('decoded-revert').textContent()).toBe('Custom(code=7, why=custom)');
+      await page.screenshot({ path: join(SCREENSHOTS, `contract-abi-error-${name}.png`), fullPage: true });
+      expect(await fitsWidth(page)).toBe(true);
       expect(errors).toEqual([]);
       await page.close();
     }

@@ -1,6 +1,7 @@
 import type { Receipt } from '../../sdk/index.js';
 import { Hash } from './fields.js';
 import { href } from './route.js';
+import { decodedText, type Decoded } from './abis.js';
 
 type EvmLog = NonNullable<Receipt['logs']>[number];
 
@@ -21,19 +22,25 @@ function decoded(log: EvmLog): { name: string; args: [string, string, string] } 
   return { name: known.name, args: [account(log.topics[1]!), account(log.topics[2]!), BigInt(amount).toString()] };
 }
 
-/** A transaction's EVM logs, in order: a standard event decoded, any other with its topics and data. */
-export function Logs({ logs }: { logs: readonly EvmLog[] }) {
+/**
+ * A transaction's EVM logs, in order: decoded with the contract's ABI when the node keeps one
+ * (`decoded`, by position), else a standard event decoded, any other with its topics and data.
+ */
+export function Logs({ logs, decoded: withAbi = [] }: { logs: readonly EvmLog[]; decoded?: readonly (Decoded | undefined)[] }) {
   if (logs.length === 0) return <p>No logs.</p>;
   return (
     <ol class="logs" data-testid="logs">
       {logs.map((log, i) => {
         const event = decoded(log);
+        const fromAbi = withAbi[i];
         return (
           <li key={i}>
             <a href={href.account(log.address)}>
               <Hash value={log.address} />
             </a>{' '}
-            {event ? (
+            {fromAbi ? (
+              <code data-testid="abi-decoded-log">{decodedText(fromAbi)}</code>
+            ) : event ? (
               <span data-testid="decoded-log">
                 <strong>{event.name}</strong>(
                 <a href={href.account(event.args[0])}>

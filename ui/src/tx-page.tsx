@@ -5,15 +5,25 @@ import { NotLoaded } from './not-loaded.js';
 import { amount, Fields, Hash } from './fields.js';
 import { href } from './route.js';
 import { Logs } from './logs.js';
+import { contractAbis, decodedText, decodeLog, decodeRevert, type Decoded } from './abis.js';
 
 /** A transaction and, once mined, its receipt. */
 export function TxPage({ hash }: { hash: string }) {
   const loaded = useLoad(`tx ${hash}`, async () => {
     const tx = await http.getTransaction(hash);
-    return { tx, receipt: tx.status === 'mined' ? await http.getTransactionReceipt(hash) : undefined };
+    const receipt = tx.status === 'mined' ? await http.getTransactionReceipt(hash) : undefined;
+    // Events and custom errors of contracts whose ABI the node keeps, decoded by it.
+    const to = (tx.payload as { to?: unknown }).to;
+    const logs = receipt?.logs ?? [];
+    const reverted = receipt?.revert && receipt.revert !== '0x' ? receipt.revert : undefined;
+    const abis = logs.length > 0 || (reverted && typeof to === 'string') ? await contractAbis([...logs.map((log) => log.address), ...(reverted && typeof to === 'string' ? [to] : [])]) : new Map();
+    const decodedLogs: (Decoded | undefined)[] = await Promise.all(logs.map((log) => (abis.has(log.address) ? decodeLog(abis.get(log.address)!, log) : undefined)));
+    const revertAbi = typeof to === 'string' ? abis.get(to) : undefined;
+    const decodedRevert = reverted && revertAbi ? await decodeRevert(revertAbi, reverted) : undefined;
+    return { tx, receipt, decodedLogs, decodedRevert };
   });
   if (loaded.state !== 'done') return <NotLoaded loaded={loaded} what="transaction" />;
-  const { tx, receipt } = loaded.value;
+  const { tx, receipt, decodedLogs, decodedRevert } = loaded.value;
   return (
     <>
       <h2>Transaction</h2>
@@ -28,13 +38,14 @@ export function TxPage({ hash }: { hash: string }) {
           ['Outcome', receipt ? (receipt.status === 'success' ? 'success' : <span data-testid="tx-failure">failed: {receipt.error?.name ?? ''} {receipt.error?.reason ?? ''}</span>) : 'pending'],
           ...(receipt?.gasUsed !== undefined ? ([['Gas used', `${receipt.gasUsed} gas at ${Number(receipt.effectiveGasPrice ?? '0') / 1e9} gwei: ${amount((BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice ?? '0')).toString())} OMC`]] as const) : []),
           ...(receipt?.contractAddress ? ([['Contract created', <a href={href.account(receipt.contractAddress)}><Hash value={receipt.contractAddress} /></a>]] as const) : []),
+          ...(decodedRevert ? ([['Reverted with', <code data-testid="decoded-revert">{decodedText(decodedRevert)}</code>]] as const) : []),
           ...(receipt?.revert && receipt.revert !== '0x' ? ([['Revert data', <Hash value={receipt.revert} />]] as const) : []),
         ]}
       />
       {receipt?.logs && (
         <>
           <h3>Logs</h3>
-          <Logs logs={receipt.logs} />
+          <Logs logs={receipt.logs} decoded={decodedLogs} />
         </>
       )}
       <h3>Payload</h3>
