@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 const require = createRequire(import.meta.url);
 
 /** A Foundry binary as its npm package ships it for this platform (no download). */
-export function foundryBinary(tool: 'cast' | 'anvil'): string {
+export function foundryBinary(tool: 'cast' | 'anvil' | 'forge'): string {
   const platform = `@foundry-rs/${tool}-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}`;
   return join(dirname(require.resolve(`${platform}/package.json`)), 'bin', tool);
 }
