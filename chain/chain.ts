@@ -365,8 +365,8 @@ export class Chain {
   /** A receipt of a block up to the head (one in a block being written is not there yet). */
   async getReceipt(hash: string): Promise<Receipt | undefined> {
     const recent = this.recent.get(hash);
-    // Past the history window its stored copy is pruned: the kept one must not outlive it.
-    const receipt = recent && (this.archive || recent.height > this.head.height - this.options.historyBlocks) ? recent.receipt : await this.options.blocks.receipt(hash);
+    // At or before the oldest block of the history window its stored copy is pruned: the kept one must not outlive it.
+    const receipt = recent && recent.height > this.options.state.oldestAvailable(this.head.height) ? recent.receipt : await this.options.blocks.receipt(hash);
     return receipt && receipt.blockNumber <= this.head.height ? receipt : undefined;
   }
 

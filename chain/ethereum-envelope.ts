@@ -1,4 +1,4 @@
-import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
+import { createCustomCommon, Hardfork, Mainnet, type Common, type ParamsDict } from '@ethereumjs/common';
 import { Capability, createTxFromRLP, paramsTx, TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import { addressFromEthPublicKey, toEthAddress } from '../sdk/address.js';
 import { concatBytes, equalBytes, toHex } from '../sdk/bytes.js';
@@ -51,6 +51,16 @@ export function evmCommon(evmChainId: number, hardfork: Hardfork = EVM_HARDFORK)
 const txCommons = new Map<string, Common>();
 
 /**
+ * `common` with `params` merged, made its own copy: ethereumjs objects (a transaction, a block
+ * header) copy the Common they are given and merge their parameters into the copy, rebuilding its
+ * parameter cache every time. For objects that only read their Common, one such instance serves all.
+ */
+export function sharedCommon(common: Common, params: ParamsDict): Common {
+  common.updateParams(params);
+  return Object.assign(common, { copy: () => common, updateParams: () => common });
+}
+
+/**
  * The rules transactions are built with: one shared instance per chain id. Each transaction object
  * would otherwise copy its Common and rebuild its parameter cache (a JSON copy of every EIP's
  * parameters): a tenth of the cost of a token transfer or an eth_call. A transaction only reads its
@@ -61,11 +71,8 @@ export function transactionCommon(evmChainId: number, hardfork: Hardfork = EVM_H
   const key = `${evmChainId}:${hardfork}`;
   let common = txCommons.get(key);
   if (!common) {
-    const shared = createCustomCommon({ chainId: evmChainId, name: `svc-${evmChainId}` }, Mainnet, { hardfork });
-    shared.updateParams(paramsTx);
-    Object.assign(shared, { copy: () => shared, updateParams: () => undefined });
-    txCommons.set(key, shared);
-    common = shared;
+    common = sharedCommon(createCustomCommon({ chainId: evmChainId, name: `svc-${evmChainId}` }, Mainnet, { hardfork }), paramsTx);
+    txCommons.set(key, common);
   }
   return common;
 }

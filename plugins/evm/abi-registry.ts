@@ -7,6 +7,7 @@ import { defineLayout } from '../../kernel/storage/layout.js';
 import { param, type MethodFactory, type RpcMethod } from '../../kernel/plugin.js';
 import type { EvmPlugin } from './plugin-service.js';
 import { codeAt } from './eth/api.js';
+import { AnyAddress } from './svc-methods.js';
 
 /** A custom error's ABI entry. */
 interface AbiError {
@@ -24,7 +25,6 @@ const MAX_ABI_ITEMS = 1_000;
 const MAX_ABI_BYTES = 512 * 1024;
 
 const AbiItemSchema = Type.Object({ type: Type.String({ maxLength: 32 }), name: Type.Optional(Type.String({ maxLength: 256 })) }, { additionalProperties: true });
-const AddressParam = Type.String({ pattern: `(${addressPattern})|(^0x[0-9a-fA-F]{40}$)`, description: 'svc1… or 0x…', 'x-error': 'invalid_address' });
 
 /**
  * The constants a contract's code pushes: 4-byte ones (function and error selectors; shorter pushes
@@ -81,7 +81,7 @@ export function abiRegistryMethods(method: MethodFactory<EvmPlugin>): RpcMethod[
     method({
       name: 'svc_setContractAbi',
       summary: "Keeps a contract's ABI on this node, for its explorer and tools: only the functions, events and custom errors its code bears out (their selectors and topics are in the code); answers how many were kept and left out.",
-      params: [param('address', AddressParam), param('abi', Type.Array(AbiItemSchema, { maxItems: MAX_ABI_ITEMS, description: 'a JSON ABI array (the "abi" of a compiler artifact)' }))],
+      params: [param('address', AnyAddress), param('abi', Type.Array(AbiItemSchema, { maxItems: MAX_ABI_ITEMS, description: 'a JSON ABI array (the "abi" of a compiler artifact)' }))],
       result: Type.Object({ address: Type.String({ pattern: addressPattern }), kept: Type.Integer({ minimum: 1 }), dropped: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
       errors: ['invalid_address', 'invalid_params', 'not_found'],
       handler: async ([raw, abi], { service }) => {
@@ -98,7 +98,7 @@ export function abiRegistryMethods(method: MethodFactory<EvmPlugin>): RpcMethod[
     method({
       name: 'svc_getContractAbi',
       summary: "A contract's ABI as this node keeps it (given with svc_setContractAbi, or by `svc contract deploy`); null when it has none.",
-      params: [param('address', AddressParam)],
+      params: [param('address', AnyAddress)],
       result: Type.Union([Type.Array(AbiItemSchema), Type.Null()]),
       errors: ['invalid_address'],
       handler: async ([raw], { service }) => (await service.abis.get(accountAddress(raw))) ?? null,

@@ -15,7 +15,8 @@ import { qty } from './eth/quantity.js';
 import { EthRpcError } from './eth/errors.js';
 import { revertReason } from './revert-reason.js';
 
-const AnyAddress = Type.String({ pattern: `(${addressPattern})|(^0x[0-9a-fA-F]{40}$)`, description: 'svc1… or 0x…', 'x-error': 'invalid_address' });
+/** An account as `svc_` methods take it: `svc1…` or `0x…` (the same 20 bytes). */
+export const AnyAddress = Type.String({ pattern: `(${addressPattern})|(^0x[0-9a-fA-F]{40}$)`, description: 'svc1… or 0x…', 'x-error': 'invalid_address' });
 const Units = Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$' });
 const Hex = Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$' });
 const Topic = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' });

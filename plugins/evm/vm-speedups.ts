@@ -1,5 +1,6 @@
 import { paramsBlock } from '@ethereumjs/block';
-import type { Common, ParamsDict } from '@ethereumjs/common';
+import type { Common } from '@ethereumjs/common';
+import { sharedCommon } from '../../chain/ethereum-envelope.js';
 
 /*
  * Two costs of @ethereumjs/evm 10 that a chain at one hardfork need not pay on every transaction,
@@ -52,14 +53,8 @@ export function speedUpCommon(common: Common): void {
  */
 export function sharedHeaderCommon(common: Common): Common {
   const shared = common.copy();
-  shared.updateParams(paramsBlock);
   speedUpCommon(shared);
-  const update = shared.updateParams.bind(shared);
-  Object.assign(shared, {
-    copy: () => shared,
-    updateParams: (params: ParamsDict) => (params === paramsBlock ? shared : update(params)),
-  });
-  return shared;
+  return sharedCommon(shared, paramsBlock);
 }
 
 /**

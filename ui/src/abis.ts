@@ -20,7 +20,12 @@ export async function contractAbis(addresses: readonly string[]): Promise<Map<st
   return new Map(unique.flatMap((address, i) => (found[i] ? [[address, found[i]!] as const] : [])));
 }
 
-const text = (value: unknown): string => (typeof value === 'bigint' ? value.toString() : Array.isArray(value) ? `[${value.map(text).join(', ')}]` : typeof value === 'object' && value !== null ? JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) : String(value));
+/** An argument as text: numbers in full, lists in brackets, structs as JSON. */
+function text(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(text).join(', ')}]`;
+  if (typeof value === 'object' && value !== null) return JSON.stringify(value, (_key, inner: unknown) => (typeof inner === 'bigint' ? inner.toString() : inner));
+  return String(value);
+}
 
 function named(inputs: readonly { name?: string }[], args: unknown): Decoded['args'] {
   const values = Array.isArray(args) ? args : inputs.map((input, i) => (args as Record<string, unknown> | undefined)?.[input.name ?? String(i)]);

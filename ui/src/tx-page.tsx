@@ -16,9 +16,10 @@ export function TxPage({ hash }: { hash: string }) {
     const to = (tx.payload as { to?: unknown }).to;
     const logs = receipt?.logs ?? [];
     const reverted = receipt?.revert && receipt.revert !== '0x' ? receipt.revert : undefined;
-    const abis = logs.length > 0 || (reverted && typeof to === 'string') ? await contractAbis([...logs.map((log) => log.address), ...(reverted && typeof to === 'string' ? [to] : [])]) : new Map();
+    const revertedIn = reverted && typeof to === 'string' ? to : undefined;
+    const abis = await contractAbis([...logs.map((log) => log.address), ...(revertedIn ? [revertedIn] : [])]);
     const decodedLogs: (Decoded | undefined)[] = await Promise.all(logs.map((log) => (abis.has(log.address) ? decodeLog(abis.get(log.address)!, log) : undefined)));
-    const revertAbi = typeof to === 'string' ? abis.get(to) : undefined;
+    const revertAbi = revertedIn && abis.get(revertedIn);
     const decodedRevert = reverted && revertAbi ? await decodeRevert(revertAbi, reverted) : undefined;
     return { tx, receipt, decodedLogs, decodedRevert };
   });
