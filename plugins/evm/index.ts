@@ -57,7 +57,7 @@ export default definePlugin({
     const precompiles = new PrecompileHost(collectPrecompiles(ctx.plugins));
     const runner = await EvmRunner.create(params, async (height) => (await chain.getBlock(height))?.hash, { chainId: chain.genesis.chainId, precompiles, callBudgetMs: ctx.config.callTimeoutMs });
     const rules = new EvmService(runner, chain);
-    const index = new EthBlockIndex(ctx.table(ETH_BLOCKS), ctx.table(ETH_META), ctx.log);
+    const index = new EthBlockIndex(ctx.table(ETH_BLOCKS), ctx.table(ETH_META), () => ctx.batch(), ctx.log);
     await index.catchUp(chain.head.height, async (height) => {
       const block = await chain.getBlock(height);
       const receipts = await Promise.all((block?.transactions ?? []).map((hash) => chain.getReceipt(hash)));

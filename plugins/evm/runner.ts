@@ -16,6 +16,7 @@ import { sharedHeaderCommon, speedUpCommon } from './vm-speedups.js';
 import { withNodeCrypto } from './native-crypto.js';
 import pLimit from 'p-limit';
 import { beginRun, type RunControl } from './run-control.js';
+import { probeGasNeed, watchGasReads } from './gas-probe.js';
 import { PrecompileOffload } from './precompile-offload.js';
 import type { PrecompileFrame, PrecompileHost } from './precompile-host.js';
 import type { CallbackResult, ContractCallback, RegisteredPrecompile } from './precompiles.js';
@@ -62,6 +63,8 @@ export interface EvmOutcome {
   /** The error a failed run names in its receipt, with a human reason. */
   readonly failure?: { readonly name: 'execution_reverted' | 'out_of_gas' | 'code_too_large' | 'execution_failed'; readonly reason: string };
   readonly receipt: ReceiptDetails;
+  /** A call's least gas limit, when its run shows it (see gas-probe.ts): what an estimate answers without searching. */
+  readonly gasNeed?: bigint;
 }
 
 const svcOf = (address: EvmAddress): Address => `svc1${toHex(address.bytes).slice(2)}`;
@@ -188,6 +191,7 @@ export class EvmRunner {
     const customPrecompiles = [...precompiles.customPrecompiles(frame), ...this.offload.customPrecompiles(common)];
     const vm = await createVM({ common, stateManager: state, blockchain: blockchain as never, evmOpts: { customPrecompiles } });
     precompiles.watch(vm.evm.events!, frame);
+    watchGasReads(vm.evm);
     return { vm, state, frame };
   }
 
@@ -305,12 +309,13 @@ export class EvmRunner {
       const account = await state.getAccount(evmAddress(request.from));
       const tx = unsignedTransaction(this.txCommon, request, request.nonce ?? account?.nonce ?? 0n);
       const block = this.block(env, Math.max(gasCap, Number(request.gasLimit)), request.maxFeePerGas === 0n ? 0n : this.params.baseFee);
+      const gasNeed = probeGasNeed(vm.evm, request.gasLimit);
       const result = await runTx(vm, { tx, block, skipNonce: true, skipBalance: true, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
-      return this.outcome(tx, result);
+      return this.outcome(tx, result, gasNeed(result));
     });
   }
 
-  private outcome(tx: TypedTransaction, result: RunTxResult): EvmOutcome {
+  private outcome(tx: TypedTransaction, result: RunTxResult, gasNeed?: bigint): EvmOutcome {
     const failure = failureOf(result);
     const logs: Log[] = (result.execResult.logs ?? []).map(([address, topics, data]) => ({ address: `svc1${toHex(address).slice(2)}`, topics: topics.map((topic) => toHex(topic)), data: toHex(data) }));
     const receipt: ReceiptDetails = {
@@ -319,7 +324,7 @@ export class EvmRunner {
       ...(result.createdAddress && !failure ? { contractAddress: svcOf(result.createdAddress) } : {}),
       ...(failure?.name === 'execution_reverted' ? { revert: toHex(result.execResult.returnValue) } : {}),
     };
-    return { result, gasUsed: Number(result.totalGasSpent), ...(failure ? { failure } : {}), receipt };
+    return { result, gasUsed: Number(result.totalGasSpent), ...(failure ? { failure } : {}), receipt, ...(gasNeed === undefined ? {} : { gasNeed }) };
   }
 }
 

@@ -100,7 +100,7 @@ export function svcEvmMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
     }),
     method({
       name: 'svc_estimateGas',
-      summary: 'The least gas limit with which a call succeeds (within 1.5%).',
+      summary: 'The least gas limit with which a call succeeds: exact from one run when the call reads no gas, else within 1.5% by search (as eth_estimateGas).',
       params: [param('call', SvcCall), optionalParam('blockNumber', BlockTagSchema)],
       result: Type.Integer({ minimum: 21_000 }),
       errors: ['invalid_address', 'invalid_params', 'execution_reverted', 'out_of_gas', 'not_found', 'pruned'],

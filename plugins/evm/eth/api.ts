@@ -176,8 +176,9 @@ export class EthApi {
   }
 
   /**
-   * The least gas limit with which the call succeeds, found as geth does: one run at the cap, one at
-   * what that run used (with its refund and the 63/64 rule's margin), then a binary search between.
+   * The least gas limit with which the call succeeds: one run at the cap, which shows it when the call
+   * read no gas (gas-probe.ts); else as geth finds it: one run at what that run used (with its refund
+   * and the 63/64 rule's margin), then a binary search between.
    */
   async estimateGas(call: EthCallObject, block: BlockParam | undefined): Promise<Quantity> {
     const cap = call.gas === undefined ? BigInt(this.evm.runner.callGasCap) : BigInt(call.gas);
@@ -192,7 +193,9 @@ export class EthApi {
     const first = await run(cap);
     if (first.failure?.name === 'execution_reverted') throw revertError(first.result.execResult.returnValue);
     if (first.failure) throw new EthRpcError(-32000, first.failure.name === 'out_of_gas' ? `gas required exceeds allowance (${cap})` : first.failure.reason);
-    // What it used is often exactly what it needs (a plain transfer: 21000, as every node answers); else it needs more (refunds, the 63/64 rule).
+    // A run that read no gas shows its least limit itself (plain sends, most token transfers): no second run.
+    if (first.gasNeed !== undefined) return qty(first.gasNeed);
+    // What it used is often exactly what it needs; else it needs more (refunds, the 63/64 rule).
     if (BigInt(first.gasUsed) < cap && !(await run(BigInt(first.gasUsed))).failure) return qty(first.gasUsed);
     let lo = BigInt(first.gasUsed);
     let hi = cap;

@@ -1,6 +1,7 @@
 import { cbor, u64, utf8Text } from '../../../kernel/storage/codec.js';
 import { defineLayout, type Table } from '../../../kernel/storage/layout.js';
 import { u64Key } from '../../../kernel/storage/keys.js';
+import type { WriteBatch } from '../../../kernel/storage/namespace.js';
 import type { CommittedReceipt } from '../../../chain/contract.js';
 import { ETHEREUM_KIND } from '../../../chain/ethereum-envelope.js';
 import { DEV_IMPERSONATED_KIND } from '../dev-edits.js';
@@ -70,6 +71,8 @@ export class EthBlockIndex {
   constructor(
     private readonly blocks: Table<number, EthBlockEntry>,
     private readonly meta: Table<string, number>,
+    /** A batch over both tables: a block's entry and the mark go in one write. */
+    private readonly batch: () => WriteBatch,
     private readonly log: Logger,
   ) {}
 
@@ -100,8 +103,10 @@ export class EthBlockIndex {
     this.unwritten.set(height, entry);
     this.writes = this.writes.then(async () => {
       try {
-        if (entry) await this.blocks.putNow(height, entry);
-        await this.meta.putNow('indexed', height);
+        const batch = this.batch();
+        if (entry) this.blocks.put(batch, height, entry);
+        this.meta.put(batch, 'indexed', height);
+        await batch.write();
         this.last = height;
       } catch (error) {
         this.log.error({ err: error, height }, 'indexing a block for eth_ views failed; it is indexed again at the next start');

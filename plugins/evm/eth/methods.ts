@@ -92,7 +92,7 @@ export function ethMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
     }),
     method({
       name: 'eth_estimateGas',
-      summary: 'The least gas limit with which a call succeeds (within 1.5%); a revert answers code 3 like eth_call.',
+      summary: 'The least gas limit with which a call succeeds: exact from one run when the call reads no gas (no GAS, call, create, precompile or refund), else within 1.5% by search; a revert answers code 3 like eth_call.',
       params: [param('call', CallObject), Block],
       result: Quantity,
       errors: ['pruned'],
