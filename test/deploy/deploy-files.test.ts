@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { mergeConfig, readConfigFile } from '../../kernel/config/load.js';
 import { flagsToConfig, optionKey, START_FLAGS } from '../../node/flags.js';
 import { resolveConfig } from '../../node/config.js';
 import { run, SVC_NODE } from '../helpers/cli.js';
+import { bash } from '../helpers/walkthrough.js';
 import { startTestNode, tempDir } from '../helpers/test-node.js';
 
 interface ComposeService {
@@ -58,21 +59,34 @@ describe('deploy/compose.yaml', () => {
     expect(validate({ ...compose, services: { ...compose.services, bad: { image: 'x', ports: ['https:8545'] } } })).toBe(false);
   });
 
-  it("runs commands the node takes: the init service's makes the network, and each node's start config resolves", async () => {
-    const data = tempDir();
-    const init = compose.services.init!.command[0]!.replace(/^test -f \S+ \|\| exec node dist\/bin\/svc-node\.js /, '').replaceAll('/data', data).split(' ');
-    const made = await run(SVC_NODE, init);
+  it("runs commands the node takes: the init service's makes the network and hands each node only its own files, and each node's start config resolves", async () => {
+    const root = tempDir();
+    const nodes = join(root, 'nodes');
+    // The init service's script with its container's paths under the test's directory; `chown` to the
+    // image's user is left out (there is no such user here).
+    const script = compose.services.init!.command[0]!.replaceAll('/nodes/', `${nodes}/`).replaceAll('/data/net', join(root, 'net')).replace('node dist/bin/svc-node.js', `node ${SVC_NODE}`);
+    expect(compose.services.init!.volumes.every((v) => /^(\w+)-data:\/nodes\/\1$/.test(v))).toBe(true);
+    const made = await bash(`chown() { :; }; ${script}`);
     expect(made.code, made.stderr).toBe(0);
+    // The init container keeps none of the keys.
+    expect(existsSync(join(root, 'net'))).toBe(false);
     for (const [name, service] of Object.entries(compose.services)) {
       if (name === 'init') continue;
-      const [verb, ...args] = service.command.map((arg) => arg.replace(/^\/data\//, `${data}/`));
+      // One volume per node, mounted where its config names its files.
+      expect(service.volumes[0]).toBe(`${name}-data:/data/net`);
+      const volume = join(nodes, name);
+      expect(readdirSync(volume).sort(), name).toEqual([name, `${name}.json`, 'genesis.json'].sort());
+      const [verb, ...args] = service.command;
       expect(verb).toBe('start');
       const options = startOptions(args);
       const known = new Set(['config', ...START_FLAGS.map((f) => optionKey(f.flag))]);
       expect(Object.keys(options).filter((key) => !known.has(key)), name).toEqual([]);
-      expect(existsSync(options.config!), `${name}'s config`).toBe(true);
-      const config = resolveConfig(mergeConfig(readConfigFile(options.config!), flagsToConfig(options).config));
-      expect(config.node.dataDir).toBe(join(data, 'net', name));
+      const configFile = join(volume, `${name}.json`);
+      // Written by init for /data/net (here the test's stand-in for it), read where the node's volume is mounted.
+      writeFileSync(configFile, readFileSync(configFile, 'utf8').replaceAll(join(root, 'net'), volume));
+      expect(options.config).toBe(`/data/net/${name}.json`);
+      const config = resolveConfig(mergeConfig(readConfigFile(configFile), flagsToConfig(options).config));
+      expect(config.node.dataDir).toBe(join(volume, name));
     }
     // The public endpoint is the archive follower, over TLS on 443.
     const publicName = `follower${manifest.followers.findIndex((f) => f.archive)}`;
