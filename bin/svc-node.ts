@@ -98,6 +98,7 @@ cli
   .option('--hosts <list>', 'with --validators: each node\'s IPv4 address, comma-separated, validators first; or one for all, ports counting up (default 127.0.0.1)')
   .option('--network <name>', 'with --validators: the network name (default devnet: the faucet and dev accounts)')
   .option('--chain-id <id>', 'with --validators: default svc-<network>-<6 random hex>')
+  .option('--evm-chain-id <n>', 'with --validators: what eth_chainId answers and wallets sign for (default: derived from the chain id, never the devnet\'s 7566947)')
   .option('--stake <OGT>', 'with --validators: each staked validator\'s stake (15 to 28, default 20)')
   .option('--block-time <ms>', 'with --validators: default 1000')
   .option('--rpc-port <port>', 'with --validators: default 8545')

@@ -11,6 +11,7 @@ export interface TestnetOptions {
   hosts?: unknown;
   network?: unknown;
   chainId?: unknown;
+  evmChainId?: unknown;
   stake?: unknown;
   blockTime?: unknown;
   rpcPort?: unknown;
@@ -44,6 +45,8 @@ export async function initTestnetCommand(options: TestnetOptions): Promise<void>
       hosts,
       network,
       ...(chainId !== undefined ? { chainId } : {}),
+      // Up to 2^53 - 1: the largest a wallet's JavaScript number keeps exactly.
+      ...(options.evmChainId !== undefined ? { evmChainId: integerText(options.evmChainId, '--evm-chain-id', 1, Number.MAX_SAFE_INTEGER) } : {}),
       stakeOgt,
       blockTimeMs: options.blockTime === undefined ? 1000 : integerText(options.blockTime, '--block-time', 10, 3_600_000),
       rpcPort: options.rpcPort === undefined ? 8545 : integerText(options.rpcPort, '--rpc-port', 1, 65535),
@@ -53,7 +56,7 @@ export async function initTestnetCommand(options: TestnetOptions): Promise<void>
     throw new UsageError((error as Error).message);
   }
   if (options.json) return void process.stdout.write(`${JSON.stringify(testnet, null, 2)}\n`);
-  const lines = [`genesis    ${testnet.genesis}`, `chain id   ${testnet.chainId}`, `hash       ${testnet.genesisHash}`, ''];
+  const lines = [`genesis    ${testnet.genesis}`, `chain id   ${testnet.chainId}`, `EVM chain  ${testnet.evmChainId} (eth_chainId ${`0x${testnet.evmChainId.toString(16)}`})`, `hash       ${testnet.genesisHash}`, ''];
   for (const node of testnet.nodes) lines.push(`${node.name.padEnd(11)}${node.role.padEnd(10)}${node.rpc.padEnd(24)}svc-node start --config ${node.config}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }

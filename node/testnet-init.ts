@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { devnetBaseGenesis, genesisHash, readGenesisFile, withPluginGenesis } from '../chain/genesis.js';
@@ -8,6 +8,7 @@ import { toHex } from '../sdk/bytes.js';
 import { generateKeyPair } from '../sdk/keys.js';
 import { loadOrCreateNodeKeys } from '../keys/node-keys.js';
 import { DEVNET_GENESIS_PLUGINS } from './genesis.js';
+import { DEVNET_EVM_CHAIN_ID } from '../plugins/evm/params.js';
 
 /** What `svc-node init --validators N --out DIR` is asked for. */
 export interface TestnetPlan {
@@ -19,6 +20,8 @@ export interface TestnetPlan {
   readonly hosts: readonly string[];
   readonly network: string;
   readonly chainId?: string;
+  /** What `eth_chainId` answers and wallets sign for; by default derived from the chain id (evmChainIdOf). */
+  readonly evmChainId?: number;
   /** OGT each validator but the genesis validator has bonded in block 0. */
   readonly stakeOgt: bigint;
   readonly blockTimeMs: number;
@@ -42,12 +45,26 @@ export interface Testnet {
   readonly genesis: string;
   readonly genesisHash: string;
   readonly chainId: string;
+  readonly evmChainId: number;
   readonly nodes: readonly TestnetNode[];
 }
 
 /** What each validator's operator holds besides its stake: fees, and OGT to stake more or pay a bond. */
 const VALIDATOR_OMC = 1_000n * UNIT;
 const VALIDATOR_OGT = 100n * UNIT;
+
+/** EIP-155 chain ids below this are taken by public networks and the usual development ones (1337, 31337). */
+const LEAST_DERIVED_EVM_CHAIN_ID = 1_000_000;
+
+/**
+ * An EVM chain id of a network's own, from its chain id: two networks made by `init` (whose chain ids
+ * differ) get different ones, so a wallet never takes one for the other, and none is the devnet's.
+ */
+export function evmChainIdOf(chainId: string): number {
+  const span = 2 ** 31 - LEAST_DERIVED_EVM_CHAIN_ID;
+  const derived = LEAST_DERIVED_EVM_CHAIN_ID + (createHash('sha256').update(chainId).digest().readUInt32BE(0) % span);
+  return derived === DEVNET_EVM_CHAIN_ID ? derived + 1 : derived;
+}
 
 /**
  * Writes a network of `validators` validators and `followers` full nodes under `out`, as other BFT
@@ -68,6 +85,7 @@ export async function initTestnet(plan: TestnetPlan): Promise<Testnet> {
   const consensusKeys = Array.from({ length: plan.validators }, () => generateKeyPair());
   const peers = await Promise.all(names.map((name) => loadOrCreateNodeKeys(join(out, name))));
   const chainId = plan.chainId ?? `svc-${plan.network}-${randomBytes(3).toString('hex')}`;
+  const evmChainId = plan.evmChainId ?? evmChainIdOf(chainId);
 
   const base = devnetBaseGenesis();
   const [genesisValidator, ...staked] = consensusKeys;
@@ -78,6 +96,7 @@ export async function initTestnet(plan: TestnetPlan): Promise<Testnet> {
     timestamp: Date.now(),
     validatorKey: toHex(genesisValidator!.publicKey),
     validator: genesisValidator!.address,
+    evmChainId,
     accounts: [
       ...consensusKeys.map((key, i) => ({ address: key.address, omc: formatAmountShort(VALIDATOR_OMC), ogt: formatAmountShort(VALIDATOR_OGT), ...(i > 0 ? { bonded: { stake } } : {}) })),
       ...base.accounts.map((a) => ({ address: a.address, omc: formatAmountShort(a.omc), ogt: formatAmountShort(a.ogt) })),
@@ -111,5 +130,5 @@ export async function initTestnet(plan: TestnetPlan): Promise<Testnet> {
     writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);
     return { name, role: validator ? 'validator' : 'full', config: configPath, dataDir, peerId: peers[i]!.peerId, rpc: `http://${host}:${rpcPort}`, p2p: p2pAddress(i), ...(validator ? { operator: consensusKeys[i]!.address } : {}) };
   });
-  return { genesis: genesisPath, genesisHash: hash, chainId, nodes };
+  return { genesis: genesisPath, genesisHash: hash, chainId, evmChainId, nodes };
 }

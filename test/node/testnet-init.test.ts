@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readGenesisFile, withPluginGenesis } from '../../chain/genesis.js';
 import { DEVNET_GENESIS_PLUGINS } from '../../node/genesis.js';
-import { initTestnet, type Testnet } from '../../node/testnet-init.js';
+import { evmChainIdOf, initTestnet, type Testnet } from '../../node/testnet-init.js';
+import { DEVNET_EVM_CHAIN_ID } from '../../plugins/evm/params.js';
 import type { P2pService } from '../../p2p/service.js';
 import { SvcClient, UNIT } from '../../sdk/index.js';
 import { run, SVC_NODE } from '../helpers/cli.js';
@@ -79,6 +80,21 @@ describe('svc-node init --validators', () => {
     expect(() => check((g) => delete g.accounts[1]!.bonded)).toThrow(/genesis "validators"\[0\]: its account must have "bonded": \{ "stake": "20" \}.*it has 0 OGT bonded/);
     expect(() => check((g) => (g.validators[1]!.consensusKey = g.validatorKey))).toThrow(/genesis "validators"\[1\]: the consensus key 0x[0-9a-f]{64} is another validator's/);
     expect(() => check((g) => (g.validators[0]!.stake = '30'))).toThrow(/genesis "validators"\[0\]\.stake is 30 OGT: a validator's stake is 15 to 28 OGT/);
+  });
+
+  it("gives the network an EVM chain id of its own, derived from its chain id (never the devnet's), that its nodes answer", async () => {
+    expect(testnet.evmChainId).toBe(evmChainIdOf(testnet.chainId));
+    expect(testnet.evmChainId).not.toBe(DEVNET_EVM_CHAIN_ID);
+    expect(evmChainIdOf('svc-devnet-000001')).not.toBe(evmChainIdOf('svc-devnet-000002'));
+    expect(JSON.parse(readFileSync(testnet.genesis, 'utf8'))).toMatchObject({ evmChainId: testnet.evmChainId });
+    expect(await new SvcClient(nodes[0]!.url).rpcCall('eth_chainId', [])).toBe(`0x${testnet.evmChainId.toString(16)}`);
+    // Given on the command line, it is that one; a bad one is refused.
+    const out = join(tempDir(), 'evm-net');
+    const made = await run(SVC_NODE, ['init', '--validators', '1', '--out', out, '--evm-chain-id', '12345']);
+    expect(made.stdout).toMatch(/^EVM chain {2}12345 \(eth_chainId 0x3039\)$/m);
+    expect(JSON.parse(readFileSync(join(out, 'genesis.json'), 'utf8'))).toMatchObject({ evmChainId: 12345 });
+    const bad = await run(SVC_NODE, ['init', '--validators', '1', '--out', join(tempDir(), 'y'), '--evm-chain-id', '0x10']);
+    expect({ code: bad.code, stderr: bad.stderr.trim() }).toMatchObject({ code: 2, stderr: expect.stringMatching(/^svc-node: --evm-chain-id/) });
   });
 
   it('from the CLI: prints each node and how to start it, and refuses a dir that is not empty and a bad host', async () => {
