@@ -104,6 +104,7 @@ export const START_FLAGS: readonly StartFlag[] = [
   { flag: '--rate-limit-window', placeholder: '<s>', path: 'rateLimit.windowSeconds', description: 'rate-limit window, seconds (default 60)', parse: integer(1, 86_400) },
   { flag: '--rate-limit-burst', placeholder: '<n>', path: 'rateLimit.burst', description: 'requests allowed above the limit', parse: integer(0, Number.MAX_SAFE_INTEGER) },
   { flag: '--faucet-cooldown', placeholder: '<s>', path: 'faucet.cooldownSeconds', description: 'faucet per-address cooldown, seconds (default 60)', parse: integer(0, 31_536_000) },
+  { flag: '--faucet-authority', placeholder: '<peer id>', path: 'faucet.authority', description: "the node that decides the devnet faucet's grants (its libp2p peer id); this node passes requests to it (default: this node decides)", parse: text },
   { flag: '--log-level', placeholder: '<level>', path: 'log.level', description: 'trace, debug, info, warn, error, fatal, silent (default info)', parse: oneOf(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']) },
   { flag: '--log-format', placeholder: '<format>', path: 'log.format', description: 'json or pretty (default pretty on a TTY, else json)', parse: oneOf(['json', 'pretty']) },
   { flag: '--plugin', placeholder: '<spec>', path: 'plugins', description: 'enable a plugin: first-party name, npm package or file path; repeatable', parse: plugins, repeatable: true },

@@ -120,6 +120,8 @@ export async function initTestnet(plan: TestnetPlan): Promise<Testnet> {
       dataDir,
       rpc: { bind: `${host}:${rpcPort}` },
       p2p: { host, port: p2pPort, bootstrapPeers: names.map((_, j) => j).filter((j) => j !== i).map(p2pAddress) },
+      // One node decides the devnet faucet's grants (plugins/faucet/authority.ts): the genesis validator.
+      ...(i > 0 && plan.network === 'devnet' ? { faucet: { authority: peers[0]!.peerId } } : {}),
     };
     if (validator) {
       const keyFile = join(dataDir, 'validator.key');

@@ -140,9 +140,10 @@ try {
   const validator = await startNode('validator', ['--role', 'validator', '--block-time', blockTime]);
   const stakers = Array.from({ length: validatorCount - 1 }, (_, i) => ({ name: `validator-${i + 1}`, ...stakerKey(`validator-${i + 1}`) }));
   const [compute, full, ...stakerNodes] = await Promise.all([
-    startNode('compute', ['--role', 'compute', '--receipt-archive', 'true', '--bootstrap-peers', validator.p2p]),
-    startNode('full', ['--role', 'full', '--bootstrap-peers', validator.p2p]),
-    ...stakers.map((staker) => startNode(staker.name, ['--role', 'validator', '--block-time', blockTime, '--config', staker.config, '--bootstrap-peers', validator.p2p])),
+    // The genesis validator decides every faucet grant: the others pass faucet_request to it.
+    startNode('compute', ['--role', 'compute', '--receipt-archive', 'true', '--bootstrap-peers', validator.p2p, '--faucet-authority', validator.peerId]),
+    startNode('full', ['--role', 'full', '--bootstrap-peers', validator.p2p, '--faucet-authority', validator.peerId]),
+    ...stakers.map((staker) => startNode(staker.name, ['--role', 'validator', '--block-time', blockTime, '--config', staker.config, '--bootstrap-peers', validator.p2p, '--faucet-authority', validator.peerId])),
   ]);
   if (stakers.length > 0) await stake(new SvcClient(validator.url), stakers);
   await registerCompute(new SvcClient(validator.url), new SvcClient(compute.url), join(root, 'compute', 'keys', 'operator.json'));

@@ -7,7 +7,11 @@ import { TxFailure } from '../../chain/contract.js';
 import { encode } from '../../sdk/encoding.js';
 import { u64, utf8Text } from '../../kernel/storage/codec.js';
 import { defineLayout } from '../../kernel/storage/layout.js';
-import { Faucet, grantKey, lastGrantAt } from './service.js';
+import { Faucet, grantKey, lastGrantAt, type Grant } from './service.js';
+import { answerGrant, askForGrant, AUTHORITY_TIMEOUT_MS, FAUCET_PROTOCOL } from './authority.js';
+import { domainError, isRpcError } from '../../sdk/errors.js';
+import type { Address } from '../../sdk/address.js';
+import type { P2pService } from '../../p2p/service.js';
 import { FaucetConfigSchema, FaucetResultSchema, FaucetStatusSchema, MintPayloadSchema } from './schemas.js';
 
 declare module '../../kernel/plugin.js' {
@@ -23,7 +27,7 @@ export default definePlugin({
   name: 'faucet',
   version: '1.0.0',
   description: 'devnet faucet: faucet_request mints 10 OMC + 5 OGT (configurable) per address per cooldown',
-  requires: ['chain-reader', 'tx-submitter'],
+  requires: ['chain-reader', 'tx-submitter', 'p2p'],
   config: FaucetConfigSchema,
   namespaces: [COOLDOWNS],
   async init(ctx) {
@@ -31,7 +35,11 @@ export default definePlugin({
     if (ctx.node.network !== 'devnet') throw new Error(`faucet: only available on devnet, not on network "${ctx.node.network}"`);
     // The faucet account is the published dev seed's faucet key: the only signer `faucet.mint` accepts.
     const key = withNativeSigner(devnetKey('faucet', 0));
-    const faucet = new Faucet({ chain, submitter: ctx.use('tx-submitter'), key, cooldowns: ctx.table(COOLDOWNS), ...ctx.config, log: ctx.log });
+    const p2p = ctx.use('p2p');
+    const { authority: authorityPeer, ...settings } = ctx.config;
+    // Its own peer id is known once the network has started: a config naming this node decides here.
+    const authority = authorityPeer === undefined ? undefined : (address: Address) => (authorityPeer === p2p.peerId ? faucet.decide(address) : grantFrom(p2p, authorityPeer, address, ctx.signal));
+    const faucet: Faucet = new Faucet({ chain, submitter: ctx.use('tx-submitter'), key, cooldowns: ctx.table(COOLDOWNS), ...settings, log: ctx.log, ...(authority ? { authority } : {}) });
     await faucet.load();
     ctx.events.on('chain:block', (event) => faucet.afterBlock(event.block.transactions));
     ctx.events.on('chain:journalReplayed', (event) => faucet.afterRestart(event.pending, event.superseded));
@@ -39,6 +47,15 @@ export default definePlugin({
     sweeper.unref();
     ctx.signal.addEventListener('abort', () => clearInterval(sweeper));
     return faucet;
+  },
+  async start(faucet, ctx) {
+    // Only the deciding node answers the protocol: a node that asks another never decides for a third.
+    const { authority } = ctx.config;
+    if (authority !== undefined && authority !== ctx.use('p2p').peerId) {
+      ctx.log.info({ authority }, `faucet grants are decided by ${authority}`);
+      return;
+    }
+    await ctx.use('p2p').handleProtocol(FAUCET_PROTOCOL, (stream) => answerGrant(stream, (address) => faucet.decide(address), AbortSignal.any([ctx.signal, AbortSignal.timeout(AUTHORITY_TIMEOUT_MS)])), { maxInboundStreams: 32 });
   },
   txKinds: (kind) => [
     kind({
@@ -69,7 +86,7 @@ export default definePlugin({
       summary: 'Mints the devnet grant to an address; the next block includes it. Once per address per cooldown.',
       params: [param('address', AddressSchema)],
       result: FaucetResultSchema,
-      errors: ['invalid_address', 'invalid_params', 'cooldown_active', 'rate_limited', 'mempool_full'],
+      errors: ['invalid_address', 'invalid_params', 'cooldown_active', 'rate_limited', 'mempool_full', 'faucet_unavailable'],
       handler: ([address], { service, clientAddress }) => service.request(normalizeAddress(address), clientAddress),
     }),
     method({
@@ -82,3 +99,14 @@ export default definePlugin({
     }),
   ],
 });
+
+/** A grant asked of the network's authority; an authority that cannot be reached or does not answer in time: `faucet_unavailable`. */
+async function grantFrom(p2p: P2pService, peer: string, address: Address, stopping: AbortSignal): Promise<Grant> {
+  const signal = AbortSignal.any([stopping, AbortSignal.timeout(AUTHORITY_TIMEOUT_MS)]);
+  try {
+    return await askForGrant(await p2p.openStream(peer, FAUCET_PROTOCOL, signal), address, signal);
+  } catch (error) {
+    if (isRpcError(error)) throw error;
+    throw domainError('faucet_unavailable', `the node that decides this network's faucet grants (${peer}) did not answer: ${(error as Error).message}`, { authority: peer });
+  }
+}

@@ -11,6 +11,12 @@ export const FaucetConfigSchema = Type.Object(
     cooldownSeconds: Type.Integer({ minimum: 0, maximum: 31_536_000, default: 60, description: 'per-address cooldown (--faucet-cooldown)' }),
     perIpLimit: Type.Integer({ minimum: 0, default: 20, description: 'grants per client address per window; 0 disables the throttle' }),
     perIpWindowSeconds: Type.Integer({ minimum: 1, default: 3600, description: 'the per-address throttle window' }),
+    authority: Type.Optional(
+      Type.String({
+        pattern: '^[1-9A-HJ-NP-Za-km-z]{46,60}$',
+        description: "the libp2p peer id of the node that decides the network's grants (svc-node init names its genesis validator on the other nodes); unset or this node's own: this node decides",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

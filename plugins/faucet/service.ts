@@ -21,6 +21,8 @@ export interface FaucetOptions {
   readonly perIpWindowSeconds: number;
   readonly log: Logger;
   readonly now?: () => number;
+  /** The network's faucet authority, when another node is it: grants are asked of it (authority.ts); else this node decides them. */
+  readonly authority?: (address: Address) => Promise<Grant>;
 }
 
 const MAX_TRACKED_CLIENTS = 100_000;
@@ -104,12 +106,30 @@ export class Faucet {
     return { address, eligible: wait === 0, nextEligibleAt: wait === 0 ? null : this.now() + wait * 1000, retryAfterSeconds: wait, waitingFor };
   }
 
+  /** `faucet_request` from `client`: its per-client limit here, the grant decided here or by the network's authority. */
   async request(address: Address, client: string): Promise<Grant> {
     const now = this.now();
     const throttled = this.clientRetryAfter(client, now);
     if (throttled > 0) {
       throw domainError('rate_limited', `this client had ${this.options.perIpLimit} faucet grants in the last ${this.options.perIpWindowSeconds} s; try again in ${throttled} s`, { retryAfterSeconds: throttled });
     }
+    // Counted before the answer, so concurrent requests of one client stay within its limit; given back on a refusal.
+    this.countGrant(client, now);
+    try {
+      return await (this.options.authority ?? ((to: Address) => this.decide(to)))(address);
+    } catch (error) {
+      this.uncountGrant(client);
+      throw error;
+    }
+  }
+
+  /**
+   * Grants `address` unless its cooldown holds: the mint is signed and journaled before the answer.
+   * The check and the reservation are one synchronous step, so concurrent requests grant once; on a
+   * network, only its authority decides (authority.ts).
+   */
+  async decide(address: Address): Promise<Grant> {
+    const now = this.now();
     const wait = this.retryAfter(address);
     if (wait > 0) throw domainError('cooldown_active', `${address} was funded less than ${this.options.cooldownSeconds} s ago; try again in ${wait} s`, { retryAfterSeconds: wait });
     const previous = this.lastGrant.get(address);
@@ -123,7 +143,6 @@ export class Faucet {
       else this.lastGrant.set(address, previous);
       throw error;
     }
-    this.countGrant(client, now);
     await durable;
     await this.options.cooldowns.putNow(address, now);
     this.options.log.info({ to: address, tx: txHash }, 'faucet grant');
@@ -213,6 +232,11 @@ export class Faucet {
     entry.grants++;
     this.perClient.set(client, entry);
     if (this.perClient.size > MAX_TRACKED_CLIENTS) this.perClient.delete(this.perClient.keys().next().value!);
+  }
+
+  private uncountGrant(client: string): void {
+    const entry = this.perClient.get(client);
+    if (entry && entry.grants > 0) entry.grants--;
   }
 
   /** Forgets grants whose cooldown or throttle window has passed (bounds memory). */

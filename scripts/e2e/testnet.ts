@@ -113,8 +113,10 @@ export class Testnet {
 
   private config(name: string, extra: Record<string, unknown> = {}): string {
     const file = join(this.dir, `${name}.json`);
-    // Faucet throttle off: every request of the run comes from one client address.
-    writeFileSync(file, JSON.stringify({ plugins: [CUT_PLUGIN], faucet: { cooldownSeconds: this.manifest.workload.faucetCooldownSeconds, perIpLimit: 0 }, ...extra }, null, 2));
+    const { faucet, ...rest } = extra as { faucet?: Record<string, unknown> };
+    // Faucet throttle off: every request of the run comes from one client address. The authority (the
+    // genesis validator, on every other node) decides the grants.
+    writeFileSync(file, JSON.stringify({ plugins: [CUT_PLUGIN], faucet: { cooldownSeconds: this.manifest.workload.faucetCooldownSeconds, perIpLimit: 0, ...faucet }, ...rest }, null, 2));
     return file;
   }
 
@@ -144,10 +146,10 @@ export class Testnet {
     for (const [i, key] of this.stakerKeys.entries()) {
       const keyFile = join(this.dir, `v${i + 1}.key`);
       writeFileSync(keyFile, toHex(key.secretKey), { mode: 0o600 });
-      this.validators.push(this.process(`v${i + 1}`, ['--role', 'validator', '--block-time', blockTime, '--config', this.config(`v${i + 1}`, { validator: { keyFile } })]));
+      this.validators.push(this.process(`v${i + 1}`, ['--role', 'validator', '--block-time', blockTime, '--config', this.config(`v${i + 1}`, { validator: { keyFile }, faucet: { authority: genesis.peerId } })]));
     }
     for (const [i, f] of this.manifest.followers.entries()) {
-      const args = ['--role', f.compute ? 'compute' : 'full', '--config', this.config(`f${i}`)];
+      const args = ['--role', f.compute ? 'compute' : 'full', '--config', this.config(`f${i}`, { faucet: { authority: genesis.peerId } })];
       if (f.archive) args.push('--receipt-archive', 'true');
       this.followers.push({ node: this.process(`f${i}`, args), compute: f.compute, storage: f.storage, operator: '' });
     }
