@@ -294,9 +294,11 @@ export class Chain {
   }
 
   async getTransaction(hash: string): Promise<{ tx: SignedTransaction; height?: number; index?: number } | undefined> {
+    // The mempool first: a block committed while the store is read takes the transaction out of the
+    // mempool after it is stored, so one of the two looks finds it.
+    const pending = this.options.mempool.get(hash);
     const stored = await this.getRawTransaction(hash);
     if (stored) return { tx: decodeStored(stored.raw, this.options.envelope), height: stored.height, index: stored.index };
-    const pending = this.options.mempool.get(hash);
     return pending ? { tx: pending } : undefined;
   }
 
@@ -448,6 +450,8 @@ export class Chain {
     const oldest = Date.now() - mempool.ttlMs;
     const pending: SignedTransaction[] = [];
     const done: SignedTransaction[] = [];
+    /** Older than the mempool keeps a transaction: expired, unless a block took it meanwhile. */
+    const aged: SignedTransaction[] = [];
     let mined = 0;
     let expired = 0;
     let invalid = 0;
@@ -463,7 +467,7 @@ export class Chain {
           return;
         }
         if (record.time < oldest) {
-          expired++;
+          aged.push(result.tx);
           return;
         }
         rememberRaw(result.tx, record.raw);
@@ -481,14 +485,15 @@ export class Chain {
       });
     }
     const superseded: SignedTransaction[] = [];
-    for (let i = 0; i < done.length; i += CHUNK) {
-      const chunk = done.slice(i, i + CHUNK);
-      const stored = await Promise.all(chunk.map((tx) => (mempool.has(tx.hash) ? true : this.options.blocks.transaction(tx.hash))));
-      chunk.forEach((tx, j) => {
-        if (stored[j]) mined++;
-        else superseded.push(tx);
-      });
-    }
+    const minedOf = async (txs: readonly SignedTransaction[], otherwise: (tx: SignedTransaction) => void): Promise<void> => {
+      for (let i = 0; i < txs.length; i += CHUNK) {
+        const chunk = txs.slice(i, i + CHUNK);
+        const stored = await Promise.all(chunk.map((tx) => (mempool.has(tx.hash) ? true : this.options.blocks.transaction(tx.hash))));
+        chunk.forEach((tx, j) => (stored[j] ? mined++ : otherwise(tx)));
+      }
+    };
+    await minedOf(done, (tx) => superseded.push(tx));
+    await minedOf(aged, () => expired++);
     await journal.compact((hash) => mempool.has(hash), true);
     this.journal = journal;
     // A later record may have replaced an earlier one (a fee bump): only what is still pending counts.
@@ -553,6 +558,8 @@ export class Chain {
   checkProposal(block: Block, rawTransactions: readonly Uint8Array[]): Promise<Block> {
     return this.serialized(async () => {
       if (this.outstanding?.block.hash === block.hash) return this.outstanding.block;
+      // Committed here meanwhile (a peer's commit imported while this check waited its turn): nothing to check.
+      if (block.hash === this.head.hash) return this.head;
       this.discardOutstanding();
       const prepared = await this.verify(block, rawTransactions, {});
       this.outstanding = prepared;
@@ -563,6 +570,7 @@ export class Chain {
   /** Commits the proposal held (built or checked here) with this hash: the block consensus decided, with its certificate. */
   commitProposal(hash: string, certificate: CommitCertificate): Promise<Block> {
     return this.serialized(async () => {
+      if (hash === this.head.hash) return this.head;
       const prepared = this.outstanding;
       if (!prepared || prepared.block.hash !== hash) throw new Error(`no proposal ${hash} is held (${prepared ? `holding ${prepared.block.hash}` : 'none held'})`);
       const problem = this.finality.commitProblem(certificate, prepared.block, 'next');

@@ -34,7 +34,7 @@ interface Waiter {
   reject(error: Error): void;
 }
 
-function encodeRecord(time: number, raw: Uint8Array): Buffer {
+export function encodeRecord(time: number, raw: Uint8Array): Buffer {
   const record = Buffer.allocUnsafe(HEADER + TIME + raw.length);
   record.writeUInt32LE(TIME + raw.length, 0);
   record.writeDoubleLE(time, HEADER);

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { devnetKey, generateKeyPair, RpcError, signTransaction, SvcClient, transferPayload, UNIT } from '../../sdk/index.js';
 import { startTestNode, tempDir, waitFor } from '../helpers/test-node.js';
+import { encodeRecord, readJournal } from '../../chain/tx-journal.js';
+import { encodeSigned } from '../../sdk/transaction.js';
 
 const JOURNAL = 'pending-transactions.journal';
 /** A validator that makes block 1 and then none for an hour: what it acknowledges stays pending. */
@@ -41,6 +43,16 @@ describe('replaying the journal at start', () => {
     // Rewritten with what is pending: nothing.
     expect(statSync(join(dataDir, JOURNAL)).size).toBe(0);
     await third.stop();
+
+    // Records older than the mempool keeps a transaction: the mined ones are counted as mined, not as
+    // expired; only one never mined has expired.
+    const hourAgo = Date.now() - 3_600_000;
+    const never = transfer(nonce + 10);
+    const aged = [...readJournal(journalWhilePending).records.map((record) => record.raw), encodeSigned(never)].map((raw) => encodeRecord(hourAgo, raw));
+    writeFileSync(join(dataDir, JOURNAL), Buffer.concat(aged));
+    const fourth = await startTestNode({ dataDir, ...STALLED });
+    expect(fourth.logs.text()).toMatch(/journal: 0 acknowledged transactions pending again \(3 mined before the stop, 0 whose nonce another transaction took, 1 expired, 0 no longer valid\)/);
+    await fourth.stop();
   }, 60_000);
 
   it('refuses a submission past the journal bound with mempool_full and changes nothing', async () => {

@@ -80,6 +80,10 @@ describe('proposals: executed, held, then committed or dropped', () => {
     const imported = await chain.importBlock(proposal, await rawsOf(chain, proposal), signedCommit(proposal.chainId, proposal));
     expect(imported.hash).toBe(proposal.hash);
     expect(chain.head.hash).toBe(proposal.hash);
+    // Consensus deciding the same block after that import: checked and committed already, nothing to do (no error).
+    expect((await chain.checkProposal(proposal, [])).hash).toBe(proposal.hash);
+    expect((await chain.commitProposal(proposal.hash, signedCommit(proposal.chainId, proposal))).hash).toBe(proposal.hash);
+    expect(chain.head.hash).toBe(proposal.hash);
     const next = await chain.proposeBlock(key, chain.head.timestamp + 1000);
     const produced = await chain.produceBlock(key, chain.head.timestamp + 1500);
     expect(produced.height).toBe(next.height);
