@@ -5,7 +5,7 @@ import { cac } from 'cac';
 import { printActionHelp } from './action-help.js';
 import { accountText, amountOption, exitQuietlyOnClosedPipe, integerText, optionText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
 import { addValidatorCommand } from './validator-command.js';
-import { describeRecord } from './human.js';
+import { describeReceipt, describeRecord } from './human.js';
 import { addJobCommand } from './job-command.js';
 import { addContractCommand } from './contract-command.js';
 import WebSocket from 'ws';
@@ -157,7 +157,15 @@ cli
 cli.command('tx <hash>', 'a transaction, pending or mined').action(async (hash: string, options: GlobalOptions) => {
   const tx = await client(options).getTransaction(String(hash));
   // Amounts in tokens for a person; --json keeps base units.
-  print(options, tx, () => describeRecord({ ...tx, payload: payloadInTokens(tx.kind, tx.payload) }));
+  // viem only for an Ethereum transaction's bytes: the CLI starts without it otherwise.
+  const { parseTransaction } = tx.kind === 'evm.ethereum' ? await import('viem') : { parseTransaction: undefined };
+  print(options, tx, () => {
+    const shown: Record<string, unknown> = { ...tx, payload: payloadInTokens(tx.kind, tx.payload) };
+    // The chain's id is not what an Ethereum transaction signs for: its EVM chain id is in its bytes.
+    const rlp = tx.payload.rlp;
+    if (parseTransaction && typeof rlp === 'string') shown.chainId = `${tx.chainId} (the transaction signs for EVM chain id ${parseTransaction(rlp as `0x${string}`).chainId})`;
+    return describeRecord(shown);
+  });
 });
 
 cli
@@ -177,7 +185,7 @@ cli
 
 cli.command('receipt <hash>', "a mined transaction's receipt").action(async (hash: string, options: GlobalOptions) => {
   const receipt = await client(options).getTransactionReceipt(String(hash));
-  print(options, receipt, () => describeRecord(receipt));
+  print(options, receipt, () => describeReceipt(receipt));
 });
 
 cli

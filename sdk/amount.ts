@@ -54,6 +54,14 @@ export function formatAmountShort(units: bigint): string {
   return full.replace(/\.?0+$/, '');
 }
 
+const GWEI = 1_000_000_000n;
+
+/** Base units per gas as gwei, exact: 1000000000n -> "1", 1500000000n -> "1.5", 1n -> "0.000000001". */
+export function formatGwei(units: bigint): string {
+  const fraction = (units % GWEI).toString().padStart(9, '0').replace(/0+$/, '');
+  return `${units / GWEI}${fraction ? `.${fraction}` : ''}`;
+}
+
 /** Base units as the wire's decimal integer string; throws on anything else. */
 export function parseUnits(text: string): bigint {
   if (typeof text !== 'string' || !INTEGER.test(text)) throw new RangeError(`not a decimal integer of base units: "${String(text)}"`);

@@ -4,7 +4,7 @@ export { newNonce, authHeaders, authProtocols, WS_PROTOCOL } from './wire.js';
 export { SvcApi, jobPayload, dealPayload, type BlockTag } from './api.js';
 export type { BlockView, Balance, TransactionView, TransactionPage, Receipt, ChainInfo, NodeInfo, FaucetGrant, FaucetStatus, PeerInfo, SyncStatus, ComputeRegistration, StorageRegistration, ComputeStatus, StorageStatus, ComputeProvider, StorageProvider, ProviderStatus, JobCode, JobRun, JobRequest, JobView, JobCallbackView, JobStatus, JobEstimate, UploadedObject, DealRequest, DealView, ObjectView, StakingStatus, ValidatorRequest, ValidatorSetView, ConsensusStateView, SignedVoteView } from './views.js';
 export { isValidAddress, isValidAddress as isValidSvcAddress, normalizeAddress, addressFromPublicKey, ADDRESS_PREFIX, type Address, isValidEthAddress, accountAddress, toEthAddress, addressFromEthPublicKey, type EthAddress } from './address.js';
-export { parseAmount, formatAmount, formatAmountShort, parseUnits, amountFromNumber, UNIT, DECIMALS, ASSETS, type Asset } from './amount.js';
+export { parseAmount, formatAmount, formatAmountShort, formatGwei, parseUnits, amountFromNumber, UNIT, DECIMALS, ASSETS, type Asset } from './amount.js';
 export { payloadInTokens } from './payload-amounts.js';
 export { RpcError, DOMAIN_ERRORS, STANDARD_ERRORS, type DomainErrorName, type RpcErrorData } from './errors.js';
 export { generateKeyPair, keyPairFromSecret, sign, verify, devnetKey, DEVNET_SEED, type KeyPair } from './keys.js';

@@ -1,11 +1,11 @@
-import { formatAmountShort, type Asset } from './amount.js';
+import { formatAmountShort, formatGwei, type Asset } from './amount.js';
 
 /**
  * Which fields of the first-party transaction kinds' payloads are amounts in base units, and of what
- * asset (for a transfer, its `asset` field says). Prices per gas are left as they are: base units
- * per gas is their unit.
+ * asset (for a transfer, its `asset` field says); and which are prices per gas, read in gwei.
  */
-const AMOUNT_FIELDS: Readonly<Record<string, Readonly<Record<string, Asset | 'asset field'>>>> = {
+const GAS_PRICES = { maxFeePerGas: 'gwei', maxPriorityFeePerGas: 'gwei' } as const;
+const AMOUNT_FIELDS: Readonly<Record<string, Readonly<Record<string, Asset | 'asset field' | 'gwei'>>>> = {
   transfer: { amount: 'asset field' },
   'faucet.mint': { omc: 'OMC', ogt: 'OGT' },
   'staking.createValidator': { stake: 'OGT' },
@@ -13,14 +13,14 @@ const AMOUNT_FIELDS: Readonly<Record<string, Readonly<Record<string, Asset | 'as
   'oon.register': { bond: 'OGT' },
   'omp.register': { bond: 'OGT' },
   'omp.createDeal': { price: 'OMC' },
-  'evm.create': { value: 'OMC' },
-  'evm.call': { value: 'OMC' },
-  'evm.ethereum': { value: 'OMC' },
+  'evm.create': { value: 'OMC', ...GAS_PRICES },
+  'evm.call': { value: 'OMC', ...GAS_PRICES },
+  'evm.ethereum': { value: 'OMC', ...GAS_PRICES },
 };
 
 /**
- * A payload as a person reads it: each amount in tokens with its asset (`"1.5 OMC"`), everything else
- * as it is. What a program reads (`--json`, the RPC) keeps base units.
+ * A payload as a person reads it: each amount in tokens with its asset (`"1.5 OMC"`), each price per
+ * gas in gwei (`"1.5 gwei"`), everything else as it is. What a program reads (`--json`, the RPC) keeps base units.
  */
 export function payloadInTokens(kind: string, payload: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const fields = AMOUNT_FIELDS[kind];
@@ -29,6 +29,10 @@ export function payloadInTokens(kind: string, payload: Readonly<Record<string, u
   for (const [field, asset] of Object.entries(fields)) {
     const value = payload[field];
     if (typeof value !== 'string' || !/^[0-9]{1,78}$/.test(value)) continue;
+    if (asset === 'gwei') {
+      shown[field] = `${formatGwei(BigInt(value))} gwei`;
+      continue;
+    }
     const unit = asset === 'asset field' ? String(payload.asset ?? '') : asset;
     shown[field] = `${formatAmountShort(BigInt(value))} ${unit}`.trim();
   }

@@ -77,17 +77,17 @@ function decodePointer(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
-type Schemaish = Record<string, unknown>;
+export type Schemaish = Record<string, unknown>;
 
 /** The values an enum-like schema (a union of literals) allows, so an error can list them. */
-function allowedValues(schema: Schemaish): unknown[] | undefined {
+export function allowedValues(schema: Schemaish): unknown[] | undefined {
   const options = schema.anyOf as Schemaish[] | undefined;
   if (!Array.isArray(options) || !options.every((o) => 'const' in o)) return undefined;
   return options.map((o) => o.const);
 }
 
 /** The subschema that describes the value at `path` (object properties and array items only). */
-function schemaAt(schema: TSchema, path: string[]): Schemaish | undefined {
+export function schemaAt(schema: TSchema, path: string[]): Schemaish | undefined {
   let current: Schemaish | undefined = schema as unknown as Schemaish;
   for (const segment of path) {
     if (!current) return undefined;

@@ -9,6 +9,7 @@ import { decodePrecompileCall, PrecompileRevert, type Precompile, type Precompil
 import { createDeal, CreateDealPayload } from './deals/tx-kinds.js';
 import { objectDeals, readDeal, type DealRecord, type DealStatus } from './deals/state.js';
 import { objectView } from './deals/view.js';
+import { payloadProblem } from '../evm/payload-problem.js';
 
 /** The OMP precompile's address. */
 export const OMP_PRECOMPILE_ADDRESS = '0x0000000000000000000000000000000000000801';
@@ -88,8 +89,7 @@ function createDealFromContract(call: PrecompileCall, kind: ProviderKind, reques
     provider: `svc1${request.provider.slice(2).toLowerCase()}`,
   };
   if (!checkPayload.Check(payload)) {
-    const error = checkPayload.Errors(payload)[0] as { instancePath?: string; message?: string } | undefined;
-    throw new PrecompileRevert(`invalid_params: ${error?.instancePath?.slice(1) || 'request'} ${error?.message ?? 'is invalid'}`, OMP_GAS.refused);
+    throw new PrecompileRevert(`invalid_params: ${payloadProblem(CreateDealPayload, checkPayload.Errors(payload))}`, OMP_GAS.refused);
   }
   const { ctx } = call;
   const raw = ctx.readState(contractDealsKey(call.caller));

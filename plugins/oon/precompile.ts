@@ -10,6 +10,7 @@ import { decodePrecompileCall, PrecompileRevert, type ContractCallback, type Pre
 import { createJob, SubmitJobPayload, type SubmitJob } from './jobs/tx-kinds.js';
 import { CALLBACKS_DUE_INDEX, readJob, writeJob, type JobRecord, type JobStatus } from './jobs/state.js';
 import { JOB_PARAMS } from './jobs/params.js';
+import { payloadProblem } from '../evm/payload-problem.js';
 
 /** The OON precompile's address. */
 export const OON_PRECOMPILE_ADDRESS = '0x0000000000000000000000000000000000000800';
@@ -79,8 +80,7 @@ function submitJob(call: PrecompileCall, request: JobRequest): Uint8Array {
     replicas: request.replicas,
   };
   if (!checkPayload.Check(payload)) {
-    const error = checkPayload.Errors(payload)[0] as { instancePath?: string; message?: string } | undefined;
-    throw new PrecompileRevert(`invalid_params: ${error?.instancePath?.slice(1) || 'request'} ${error?.message ?? 'is invalid'}`, OON_GAS.refused);
+    throw new PrecompileRevert(`invalid_params: ${payloadProblem(SubmitJobPayload, checkPayload.Errors(payload))}`, OON_GAS.refused);
   }
   const wantsCallback = request.callback !== NO_CALLBACK;
   if (!wantsCallback && request.callbackGasLimit > 0n) throw new PrecompileRevert('invalid_params: callbackGasLimit without a callback selector', OON_GAS.refused);

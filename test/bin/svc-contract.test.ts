@@ -74,6 +74,12 @@ describe('svc contract deploy|call|send|logs|abi', () => {
     const sent = await svc('contract', 'send', address, 'transfer(address,uint256)', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '250', '--dev-account', '0', '--wait');
     expect(sent.code, sent.stderr).toBe(0);
     expect(sent.stdout).toMatch(/mined in block \d+, \d+ gas, 1 logs/);
+    // Its receipt for a person: the price in gwei, the fee in OMC, each log on lines of its own.
+    const hash = /transaction (0x[0-9a-f]{64})/.exec(sent.stdout)![1]!;
+    const receipt = await svc('receipt', hash);
+    expect(receipt.stdout).toMatch(/^effectiveGasPrice +\d+(\.\d+)? gwei$/m);
+    expect(receipt.stdout).toMatch(/^fee +[\d.]+ OMC \(\d+ gas × \d+(\.\d+)? gwei\)$/m);
+    expect(receipt.stdout).toMatch(new RegExp(`^log 0  svc1${address.slice(2).toLowerCase()}\n  topic 0  0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef\n`, 'm'));
     expect((await svc('contract', 'call', address, 'balanceOf(address)(uint256)', owner)).stdout).toBe('750\n');
     const logs = await svc('contract', 'logs', address, '--event', 'Transfer(address indexed,address indexed,uint256)');
     expect(logs.stdout.trim().split('\n')).toHaveLength(2);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetKey, generateKeyPair } from '../../sdk/index.js';
 import { run, startNodeProcess, SVC, type RunningNode } from '../helpers/cli.js';
 import { tempDir } from '../helpers/test-node.js';
+import { cast, TEST_ADDRESS_1, TEST_KEY_0 } from '../helpers/foundry.js';
 
 let node: RunningNode;
 const dirs: string[] = [];
@@ -32,6 +33,13 @@ describe('svc client CLI', () => {
     const again = await svc('faucet', address);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/cooldown_active \(-32010\): .*try again in \d+ s/);
+  });
+
+  it('shows an Ethereum transaction with the EVM chain id it signs for and its fee caps in gwei', async () => {
+    const sent = JSON.parse(await cast(['send', '--rpc-url', node.url, '--private-key', TEST_KEY_0, TEST_ADDRESS_1, '--value', '1', '--gas-price', '2gwei', '--priority-gas-price', '1gwei', '--json'])) as { transactionHash: string };
+    const shown = (await svc('tx', sent.transactionHash)).stdout;
+    expect(shown).toMatch(/^chainId +svc-devnet-1 \(the transaction signs for EVM chain id 7566947\)$/m);
+    expect(shown).toMatch(/^payload +type 2, .*maxFeePerGas 2 gwei, maxPriorityFeePerGas 1 gwei, rlp 0x02/m);
   });
 
   it('transfers from a dev account and from a key file, and shows the transaction and receipt', async () => {

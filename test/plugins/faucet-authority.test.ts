@@ -24,8 +24,8 @@ const clients = (): SvcClient[] => nodes.filter((n): n is TestNode => n !== unde
 async function askAll(address: string, perNode: number): Promise<{ funded: string[]; refused: string[] }> {
   const results = await Promise.allSettled(clients().flatMap((client) => Array.from({ length: perNode }, () => client.faucetRequest(address))));
   return {
-    funded: results.filter((r): r is PromiseFulfilledResult<{ txHash: string }> => r.status === 'fulfilled').map((r) => r.value.txHash),
-    refused: results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => (r.reason instanceof RpcError ? r.reason.message : String(r.reason))),
+    funded: results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.txHash] : [])),
+    refused: results.flatMap((r) => (r.status === 'rejected' ? [r.reason instanceof RpcError ? r.reason.message : String(r.reason)] : [])),
   };
 }
 

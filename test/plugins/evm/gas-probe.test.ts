@@ -23,7 +23,7 @@ const CLEAR_SLOT = '0x5f60015500'; // slot 1 := 0, where it held 1: a refund
 describe('what one run shows of the least gas limit', () => {
   let vm: VM;
   beforeAll(async () => {
-    vm = await createVM({ common: evmCommon('0x737663') });
+    vm = await createVM({ common: evmCommon(0x737663) });
     watchGasReads(vm.evm);
   });
 
@@ -70,7 +70,7 @@ describe('what one run shows of the least gas limit', () => {
   });
 
   it('is not shown by a run on an EVM it does not watch', async () => {
-    const other = await createVM({ common: evmCommon('0x737663') });
+    const other = await createVM({ common: evmCommon(0x737663) });
     expect(probeGasNeed(other.evm, CAP)({ gasRefund: 0n, totalGasSpent: 21_000n, execResult: {} } as never)).toBeUndefined();
   });
 });
