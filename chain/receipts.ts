@@ -57,7 +57,7 @@ export type PendingReceipt = Omit<Receipt, 'blockHash'>;
 /**
  * Consensus bytes of a receipt: CBOR [txHash, index, status(1 = success), errorName, errorReason],
  * and for a transaction that used gas a sixth element [gasUsed, cumulativeGasUsed,
- * effectiveGasPrice, contractAddress or "", [[address, [topics], data], ...], revert or ""].
+ * effectiveGasPrice, contractAddress or "", [[address, [topics], data], ...], revert bytes (empty: none)].
  */
 export function encodeReceiptForRoot(receipt: PendingReceipt): Uint8Array {
   const core: unknown[] = [fromHex(receipt.transactionHash), receipt.index, receipt.status === 'success' ? 1 : 0, receipt.error?.name ?? '', receipt.error?.reason ?? ''];
