@@ -39,12 +39,14 @@ export const accountTransactionKey: Codec<AccountTransaction> & { of(address: st
 const MAX_DEPTH = 3;
 
 /**
- * The accounts a transaction concerns: its signer, and every account its payload names, svc1… or
- * 0x… (a transfer's recipient, a faucet grant's address, a deal's providers, an Ethereum
- * transaction's `to`). Each once, signer first.
+ * The accounts a transaction concerns: its signer, the contract it created (from its receipt), and
+ * every account its payload names, svc1… or 0x… (a transfer's recipient, a faucet grant's address, a
+ * deal's providers, an Ethereum transaction's `to`). Each once, signer first.
  */
-export function accountsOf(tx: Pick<SignedTransaction, 'from' | 'payload'>): Address[] {
+export function accountsOf(tx: Pick<SignedTransaction, 'from' | 'payload'>, receipt?: { readonly contractAddress?: string | undefined }): Address[] {
   const found = new Set<Address>([normalizeAddress(tx.from)]);
+  // The contract a creation made is named by its receipt only: its first transaction is its creation.
+  if (receipt?.contractAddress) found.add(normalizeAddress(receipt.contractAddress));
   const visit = (value: unknown, depth: number): void => {
     if (typeof value === 'string') {
       if (isValidAddress(value) || isValidEthAddress(value)) found.add(accountAddress(value));

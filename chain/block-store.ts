@@ -138,7 +138,8 @@ export class BlockStore {
       if (!block) continue;
       for (const [index, hash] of block.transactions.entries()) {
         const stored = await this.transaction(hash);
-        if (stored) for (const address of accountsOf(decode(stored.raw))) this.ns.accountTransactions.del(batch, { address, height: at, index });
+        const receipt = await this.receipt(hash);
+        if (stored) for (const address of accountsOf(decode(stored.raw), receipt)) this.ns.accountTransactions.del(batch, { address, height: at, index });
         this.ns.transactions.del(batch, hash);
         this.ns.receipts.del(batch, hash);
       }
@@ -160,7 +161,7 @@ export class BlockStore {
       const hash = block.transactions[index]!;
       this.ns.transactions.put(batch, hash, [raws[index]!, block.height, index]);
       this.ns.receipts.put(batch, hash, receipts[index]!);
-      for (const address of accountsOf(txs[index]!)) this.ns.accountTransactions.put(batch, { address, height: block.height, index }, hash);
+      for (const address of accountsOf(txs[index]!, receipts[index])) this.ns.accountTransactions.put(batch, { address, height: block.height, index }, hash);
       await pacer?.step();
     }
   }

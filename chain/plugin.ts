@@ -247,8 +247,8 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
           const page = await service.accountTransactions(normalizeAddress(filter.address), filter.limit ?? 25, before);
           const transactions = [];
           for (const entry of page.entries) {
-            const found = await service.getTransaction(entry.hash);
-            if (found) transactions.push(transactionView(found));
+            const [found, receipt] = await Promise.all([service.getTransaction(entry.hash), service.getReceipt(entry.hash)]);
+            if (found) transactions.push({ ...transactionView(found), ...(receipt ? { outcome: receipt.status } : {}) });
           }
           return { transactions, cursor: page.next ? `${page.next.height}:${page.next.index}` : null, indexedFrom: service.accountIndexFrom };
         },

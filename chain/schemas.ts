@@ -83,6 +83,7 @@ export const TransactionSchema = Type.Object(
     status: Type.Union([Type.Literal('pending'), Type.Literal('mined')]),
     blockNumber: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
     index: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+    outcome: Type.Optional(Type.Union([Type.Literal('success'), Type.Literal('failed')], { description: "a mined transaction's receipt status (svc_listTransactions; absent where its receipt is outside the history window)" })),
   },
   { additionalProperties: false },
 );

@@ -58,6 +58,8 @@ export interface TransactionView {
   status: 'pending' | 'mined';
   blockNumber: number | null;
   index: number | null;
+  /** In `svc_listTransactions`: a mined transaction's receipt status (absent where the receipt is outside the history window). */
+  outcome?: 'success' | 'failed';
 }
 
 /** `svc_listTransactions`: a page of an account's mined transactions, newest first. */

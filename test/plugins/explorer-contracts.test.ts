@@ -13,6 +13,7 @@ import { contracts } from '../helpers/contracts.js';
 let node: TestNode;
 let browser: Browser;
 let token: string;
+let creationHash: string;
 let transferHash: string;
 let failedHash: string;
 let countedHash: string;
@@ -29,6 +30,7 @@ beforeAll(async () => {
   const deployed = await client.deployContract(owner, { ...artifact('Token'), args: [1_000n] });
   await client.waitForTransaction(deployed.txHash, { pollMs: 20 });
   token = deployed.address;
+  creationHash = deployed.txHash;
   transferHash = (await client.callContract(owner, { address: token, abi: artifact('Token').abi, functionName: 'transfer', args: [toEthAddress(friend.address), 25n] })).hash;
   await client.waitForTransaction(transferHash, { pollMs: 20 });
   const probe = await client.deployContract(owner, artifact('Probe'));
@@ -63,6 +65,20 @@ describe('the explorer shows contracts', { timeout: 60_000 }, () => {
     }
   });
 
+  it("an account's transactions with what became of each; a contract's list starts with its creation", async () => {
+    const { page, errors } = await openPage(browser, `${node.url}/ui/#/account/${token}`, WIDTHS.desktop);
+    const created = page.getByTestId('account-transactions').locator('tr', { has: page.getByTitle(creationHash) });
+    await created.waitFor();
+    expect(await created.locator('td').last().textContent()).toBe('success');
+    await page.goto(`${node.url}/ui/#/account/${owner.address}`);
+    const failed = page.getByTestId('account-transactions').locator('tr', { has: page.getByTitle(failedHash) });
+    await failed.waitFor();
+    expect(await failed.locator('td').last().textContent()).toBe('failed');
+    await page.screenshot({ path: join(SCREENSHOTS, 'account-outcomes-desktop.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("a transaction's page: its Transfer log decoded, gas used; a failed call's revert reason", async () => {
     for (const [name, size] of Object.entries(WIDTHS)) {
       const { page, errors } = await openPage(browser, `${node.url}/ui/#/tx/${transferHash}`, size);
@@ -75,7 +91,9 @@ describe('the explorer shows contracts', { timeout: 60_000 }, () => {
       expect(await fitsWidth(page)).toBe(true);
       await page.goto(`${node.url}/ui/#/tx/${failedHash}`);
       await page.getByTestId('tx-failure').waitFor();
-      expect(await page.getByTestId('tx-failure').textContent()).toBe('failed: execution_reverted execution reverted: no way');
+      // The reason once, its error name as the title (not "execution_reverted execution reverted").
+      expect(await page.getByTestId('tx-failure').textContent()).toBe('failed: execution reverted: no way');
+      expect(await page.getByTestId('tx-failure').getAttribute('title')).toBe('execution_reverted');
       expect(errors).toEqual([]);
       await page.close();
     }

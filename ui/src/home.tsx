@@ -11,7 +11,13 @@ const LATEST = 10;
 /** The newest transactions of these blocks (newest block first), at most LATEST. */
 async function transactionsOf(blocks: readonly BlockView[]): Promise<TransactionView[]> {
   const hashes = blocks.flatMap((block) => [...block.transactions].reverse()).slice(0, LATEST);
-  return Promise.all(hashes.map((hash) => http.getTransaction(hash)));
+  // With each one's receipt status: the table says which failed.
+  return Promise.all(
+    hashes.map(async (hash) => {
+      const [tx, receipt] = await Promise.all([http.getTransaction(hash), http.getTransactionReceipt(hash).catch(() => undefined)]);
+      return receipt ? { ...tx, outcome: receipt.status } : tx;
+    }),
+  );
 }
 
 const summary = (block: BlockView | HeadEvent): BlockSummary => ({

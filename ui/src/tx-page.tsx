@@ -36,7 +36,7 @@ export function TxPage({ hash }: { hash: string }) {
           ['From', <a href={href.account(tx.from)}><Hash value={tx.from} /></a>],
           ['Nonce', tx.nonce],
           ['Block', tx.blockNumber === null ? 'pending' : <a href={href.block(tx.blockNumber)}>{tx.blockNumber}</a>],
-          ['Outcome', receipt ? (receipt.status === 'success' ? 'success' : <span data-testid="tx-failure">failed: {receipt.error?.name ?? ''} {receipt.error?.reason ?? ''}</span>) : 'pending'],
+          ['Outcome', receipt ? (receipt.status === 'success' ? 'success' : <span data-testid="tx-failure" title={receipt.error?.name}>failed: {receipt.error?.reason || receipt.error?.name || 'no reason given'}</span>) : 'pending'],
           ...(receipt?.gasUsed !== undefined ? ([['Gas used', `${receipt.gasUsed} gas at ${Number(receipt.effectiveGasPrice ?? '0') / 1e9} gwei: ${amount((BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice ?? '0')).toString())} OMC`]] as const) : []),
           ...(receipt?.contractAddress ? ([['Contract created', <a href={href.account(receipt.contractAddress)}><Hash value={receipt.contractAddress} /></a>]] as const) : []),
           ...(decodedRevert ? ([['Reverted with', <code data-testid="decoded-revert">{decodedText(decodedRevert)}</code>]] as const) : []),

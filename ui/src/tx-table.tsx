@@ -3,11 +3,18 @@ import { AccountLink, short } from './fields.js';
 import { href } from './route.js';
 import { Table } from './table.js';
 
-/** Transactions as rows: hash, kind, signer, block. */
+/** What became of a transaction: pending, or its receipt's status where the listing carries it. */
+function Outcome({ tx }: { tx: TransactionView }) {
+  if (tx.blockNumber === null) return <>pending</>;
+  if (tx.outcome === 'failed') return <span class="error">failed</span>;
+  return <>{tx.outcome ?? '—'}</>;
+}
+
+/** Transactions as rows: hash, kind, signer, block, outcome. */
 export function TxTable({ transactions, testId }: { transactions: readonly TransactionView[]; testId: string }) {
   if (transactions.length === 0) return <p>None yet.</p>;
   return (
-    <Table columns={['Hash', 'Kind', ['From', 'wide'], 'Block']} testId={testId}>
+    <Table columns={['Hash', 'Kind', ['From', 'wide'], 'Block', 'Status']} testId={testId}>
       {transactions.map((tx) => (
         <tr key={tx.hash}>
           <td>
@@ -20,6 +27,9 @@ export function TxTable({ transactions, testId }: { transactions: readonly Trans
             <AccountLink address={tx.from} />
           </td>
           <td>{tx.blockNumber === null ? 'pending' : <a href={href.block(tx.blockNumber)}>{tx.blockNumber}</a>}</td>
+          <td>
+            <Outcome tx={tx} />
+          </td>
         </tr>
       ))}
     </Table>
