@@ -97,11 +97,18 @@ describe('the explorer page', { timeout: 60_000 }, () => {
       await page.goto(`${node.url}/ui/#/account/0x${to.slice(4)}`);
       await page.getByTestId('account-transactions').getByTitle(tx.hash).waitFor();
       expect(await page.getByTestId('balance-omc').textContent()).toBe('7');
+      const headerHeight = (await page.locator('header').boundingBox())!.height;
       await search('svc1nothex');
       expect(await page.getByRole('alert').textContent()).toMatch(/^Type a block number, a hash .* or an address/);
+      // Shown over the page below the form: the header keeps its height.
+      expect((await page.locator('header').boundingBox())!.height).toBe(headerHeight);
+      await page.screenshot({ path: join(SCREENSHOTS, `search-error-${name}.png`) });
       expect(await page.getByLabel('Search').getAttribute('aria-invalid')).toBe('true');
       await search(`0x${'ab'.repeat(32)}`);
       await page.getByRole('alert').filter({ hasText: `No block and no transaction has the hash 0x${'ab'.repeat(32)}.` }).waitFor();
+      // Another page: the message was about the last query, and goes.
+      await page.getByRole('link', { name: 'Validators' }).click();
+      await page.getByRole('alert').waitFor({ state: 'detached' });
       expect(errors).toEqual([]);
       await page.close();
     }

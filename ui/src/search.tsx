@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { accountAddress, isValidAddress, isValidEthAddress } from '../../sdk/index.js';
 import { http } from './node.js';
 import { describe } from './load.js';
@@ -23,6 +23,12 @@ async function resolve(query: string): Promise<string> {
 export function Search() {
   const [query, setQuery] = useState('');
   const [error, setError] = useState<string | undefined>();
+  // A message is about the query just made: going to another page, or typing, puts it away.
+  useEffect(() => {
+    const clear = (): void => setError(undefined);
+    addEventListener('hashchange', clear);
+    return () => removeEventListener('hashchange', clear);
+  }, []);
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
     try {
@@ -36,7 +42,11 @@ export function Search() {
   return (
     <form role="search" class="search" onSubmit={submit}>
       <label for="search">Search</label>
-      <input id="search" name="q" value={query} placeholder="block, hash or address" aria-invalid={error ? 'true' : 'false'} aria-describedby={error ? 'search-error' : undefined} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} />
+      <input id="search" name="q" value={query} placeholder="block, hash or address" aria-invalid={error ? 'true' : 'false'} aria-describedby={error ? 'search-error' : undefined} onInput={(e) => {
+          setQuery((e.target as HTMLInputElement).value);
+          setError(undefined);
+        }}
+      />
       <button type="submit">Go</button>
       {error && (
         <p id="search-error" class="error" role="alert">
