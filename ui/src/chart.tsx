@@ -19,6 +19,9 @@ export interface ChartProps {
 }
 
 const HEIGHT = 160;
+/** Time ticks in whole seconds and up: samples come every few seconds, and a tick of a fraction of one reads as milliseconds. */
+const TIME_TICKS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21_600, 43_200, 86_400];
+const GRID = { stroke: 'rgba(127,127,127,0.2)' };
 
 /**
  * A small live line chart (uPlot, bundled with the page: nothing is fetched from elsewhere). Redrawn
@@ -38,7 +41,7 @@ export function Chart({ title, x, series, time = false, testId, summary }: Chart
         scales: { x: { time } },
         legend: { show: true, live: false },
         cursor: { show: true, points: { show: false } },
-        axes: [{ stroke: 'currentColor', grid: { stroke: 'rgba(127,127,127,0.2)' } }, { stroke: 'currentColor', grid: { stroke: 'rgba(127,127,127,0.2)' }, size: 64 }],
+        axes: [{ stroke: 'currentColor', grid: GRID, ...(time ? { incrs: TIME_TICKS } : {}) }, { stroke: 'currentColor', grid: GRID, size: 64 }],
         series: [{ label: time ? 'time' : 'block' }, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 1.5, points: { show: false } }))],
       },
       data(),
