@@ -201,6 +201,12 @@ export interface TxKindSpec<Svc, P extends TSchema> {
    */
   payloadRefusal?(problem: PayloadProblem): { readonly error: DomainErrorName; readonly data?: Readonly<Record<string, unknown>> };
   /**
+   * How the payload reads in the `svc_` views (its bytes already hex): where the kind keeps a field in
+   * another form than the `svc_` side answers in, e.g. an account as `0x…` (the `svc_` side says `svc1…`).
+   * Without it, the payload as it is.
+   */
+  view?(payload: Readonly<Record<string, unknown>>): Record<string, unknown>;
+  /**
    * Gas the transaction may use at most, for a chain with a block gas limit (`params/blockGasLimit`):
    * a block producer leaves out what no longer fits, and a block whose transactions may use more is
    * invalid. Kinds without gas weigh nothing.
@@ -244,6 +250,7 @@ export interface TxKind {
   debits?(payload: unknown, service: unknown): { asset: Asset; amount: bigint }[];
   admit?(payload: unknown, service: unknown): void;
   payloadRefusal?(problem: PayloadProblem): { readonly error: DomainErrorName; readonly data?: Readonly<Record<string, unknown>> };
+  view?(payload: Readonly<Record<string, unknown>>): Record<string, unknown>;
   gasLimit?(payload: unknown): number;
   fees?(payload: unknown, service: unknown): TxFees;
   readonly managesNonce?: boolean;

@@ -225,7 +225,7 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
         handler: async ([hash], { service }) => {
           const found = await service.getTransaction(hash.toLowerCase());
           if (!found) throw domainError('not_found', `no pending or mined transaction has hash ${hash}`, { hash });
-          return transactionView(found);
+          return transactionView(found, service.kinds);
         },
       }),
       method({
@@ -248,7 +248,7 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
           const transactions = [];
           for (const entry of page.entries) {
             const [found, receipt] = await Promise.all([service.getTransaction(entry.hash), service.getReceipt(entry.hash)]);
-            if (found) transactions.push({ ...transactionView(found), ...(receipt ? { outcome: receipt.status } : {}) });
+            if (found) transactions.push({ ...transactionView(found, service.kinds), ...(receipt ? { outcome: receipt.status } : {}) });
           }
           return { transactions, cursor: page.next ? `${page.next.height}:${page.next.index}` : null, indexedFrom: service.accountIndexFrom };
         },
@@ -308,8 +308,10 @@ function parseCursor(cursor: string): { height: number; index: number } {
 }
 
 /** A transaction as svc_getTransaction shows it: pending, or mined at a height and index. */
-function transactionView(found: { tx: SignedTransaction; height?: number; index?: number }): Static<typeof TransactionSchema> {
+/** A transaction as the `svc_` methods answer it: its payload as its kind has it read (TxKind.view). */
+function transactionView(found: { tx: SignedTransaction; height?: number; index?: number }, kinds: TxKindRegistry): Static<typeof TransactionSchema> {
   const { tx } = found;
+  const payload = jsonPayload(tx.payload);
   return {
     hash: tx.hash,
     from: tx.from,
@@ -318,7 +320,7 @@ function transactionView(found: { tx: SignedTransaction; height?: number; index?
     nonce: tx.nonce,
     publicKey: tx.publicKey,
     signature: tx.signature,
-    payload: jsonPayload(tx.payload),
+    payload: kinds.get(tx.kind)?.spec.view?.(payload) ?? payload,
     status: found.height === undefined ? 'pending' : 'mined',
     blockNumber: found.height ?? null,
     index: found.index ?? null,

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { addressPattern, isValidEthAddress } from '../../sdk/address.js';
+import { accountAddress, addressPattern, isValidEthAddress } from '../../sdk/address.js';
 import { TxFailure, type TxKind, type TxKindFactory } from '../../chain/contract.js';
 import { ETHEREUM_KIND, type EthereumPayload } from '../../chain/ethereum-envelope.js';
 import { nativeFields } from './service.js';
@@ -72,6 +72,8 @@ export function evmTxKinds(kind: TxKindFactory<EvmPlugin>): TxKind[] {
       debits: (payload) => worstCase(payload.value, payload.gasLimit, BigInt(payload.maxFeePerGas)),
       gasLimit: (payload) => Number(payload.gasLimit),
       fees: (payload) => ({ maxFeePerGas: BigInt(payload.maxFeePerGas), maxPriorityFeePerGas: BigInt(payload.maxPriorityFeePerGas) }),
+      // The payload keeps the envelope's `0x…` recipient; the svc_ side names accounts `svc1…`, as this transaction's receipt does.
+      view: (payload) => ({ ...payload, to: typeof payload.to === 'string' && isValidEthAddress(payload.to) ? accountAddress(payload.to) : payload.to }),
       admit: (payload, service) => admitting(() => service.rules.admit(service.rules.ethereumTx(payload as EthereumPayload))),
       execute: (ctx, service) => service.rules.execute(ctx, service.rules.transactionOf(ctx.tx)!),
     }),

@@ -40,6 +40,8 @@ describe('svc client CLI', () => {
     const shown = (await svc('tx', sent.transactionHash)).stdout;
     expect(shown).toMatch(/^chainId +svc-devnet-1 \(the transaction signs for EVM chain id 7566947\)$/m);
     expect(shown).toMatch(/^payload +type 2, .*maxFeePerGas 2 gwei, maxPriorityFeePerGas 1 gwei, rlp 0x02/m);
+    // The svc_ side names the recipient svc1…, as the transaction's receipt does.
+    expect(JSON.parse((await svc('tx', sent.transactionHash, '--json')).stdout).payload.to).toBe(`svc1${TEST_ADDRESS_1.slice(2).toLowerCase()}`);
   });
 
   it('transfers from a dev account and from a key file, and shows the transaction and receipt', async () => {
