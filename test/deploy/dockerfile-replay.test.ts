@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { replayDockerfile } from '../helpers/dockerfile-replay.js';
 import { run } from '../helpers/cli.js';
-import { tempDir } from '../helpers/test-node.js';
+import { tempDir, waitFor } from '../helpers/test-node.js';
 
 // Its steps install the locked dependencies from the npm registry and build the package: minutes.
 const REPLAY_TIMEOUT_MS = 600_000;
@@ -43,7 +43,8 @@ describe('deploy/Dockerfile, replayed step by step', () => {
           });
           child.once('exit', (code) => reject(new Error(`the image's node exited (${code}) before listening`)));
         });
-        expect((await fetch(`${url}/health`)).status).toBe(200);
+        // A validator just started reports 503 until its first block: wait for it, as the HEALTHCHECK's start period does.
+        await waitFor(async () => (await fetch(`${url}/health`)).status, (status) => status === 200, 30_000, 'the image\'s node to report healthy');
         const [checkNode, ...check] = image.healthcheck!;
         expect(checkNode).toBe('node');
         const healthy = await run(join(workdir, check[0]!), check.slice(1), { SVC_HEALTH_URL: `${url}/health` });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bash, walkthrough } from '../helpers/walkthrough.js';
 import { run, startNodeProcess } from '../helpers/cli.js';
-import { tempDir } from '../helpers/test-node.js';
+import { tempDir, waitFor } from '../helpers/test-node.js';
 
 // A clone, the locked dependencies from the npm registry and a build: a minute or two.
 const INSTALL_TIMEOUT_MS = 600_000;
@@ -29,7 +29,8 @@ describe('docs/deploy.md: installing on a host', () => {
       const argv = args!.replace('/var/lib/svc-node/%i.json', join(net, 'validator0.json')).split(' ');
       const node = await startNodeProcess([...argv.slice(1), '--bind', '127.0.0.1:0', '--p2p-port', '0'], entry!.replace('/opt', opt));
       try {
-        expect((await fetch(`${node.url}/health`)).status).toBe(200);
+        // A validator just started reports 503 until its first block: wait for it.
+        await waitFor(async () => (await fetch(`${node.url}/health`)).status, (status) => status === 200, 30_000, 'the installed node to report healthy');
       } finally {
         expect(await node.stop('SIGTERM')).toBe(0);
       }
