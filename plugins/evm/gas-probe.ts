@@ -82,12 +82,13 @@ export function watchGasReads(evm: object): void {
  * Starts a probe on `evm` (watched by watchGasReads) for one run with gas limit `gasLimit`; what it
  * returns ends it and gives the least limit the run shows, or undefined when it shows none.
  */
-export function probeGasNeed(evm: object, gasLimit: bigint): (result: RunTxResult) => bigint | undefined {
+export function probeGasNeed(evm: object, gasLimit: bigint): (result: RunTxResult | undefined) => bigint | undefined {
   const probe: Probe = { readGas: !watched.has(evm), leastLeftAtSstore: undefined };
   probes.set(evm, probe);
+  // Called however the run ends (undefined: it threw), so no probe outlives its run.
   return (result) => {
     probes.delete(evm);
-    if (probe.readGas || result.gasRefund > 0n || result.execResult.exceptionError) return undefined;
+    if (!result || probe.readGas || result.gasRefund > 0n || result.execResult.exceptionError) return undefined;
     const used = result.totalGasSpent;
     if (probe.leastLeftAtSstore === undefined) return used;
     // At that SSTORE a limit of L leaves (left − (gasLimit − L)); it must be above the sentry.

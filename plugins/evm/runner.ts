@@ -309,9 +309,15 @@ export class EvmRunner {
       const account = await state.getAccount(evmAddress(request.from));
       const tx = unsignedTransaction(this.txCommon, request, request.nonce ?? account?.nonce ?? 0n);
       const block = this.block(env, Math.max(gasCap, Number(request.gasLimit)), request.maxFeePerGas === 0n ? 0n : this.params.baseFee);
-      const gasNeed = probeGasNeed(vm.evm, request.gasLimit);
-      const result = await runTx(vm, { tx, block, skipNonce: true, skipBalance: true, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
-      return this.outcome(tx, result, gasNeed(result));
+      const endProbe = probeGasNeed(vm.evm, request.gasLimit);
+      let result: RunTxResult;
+      try {
+        result = await runTx(vm, { tx, block, skipNonce: true, skipBalance: true, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
+      } catch (error) {
+        endProbe(undefined);
+        throw error;
+      }
+      return this.outcome(tx, result, endProbe(result));
     });
   }
 
