@@ -99,7 +99,7 @@ describe('deploy/Dockerfile', () => {
   const instructions = lines.map((line) => ({ op: line.split(' ')[0]!, args: line.slice(line.indexOf(' ') + 1) }));
 
   it('builds in two stages, runs as a user that is not root, keeps data on a volume and checks /health', () => {
-    expect(instructions.filter((i) => i.op === 'FROM').map((i) => i.args)).toEqual(['node:20-bookworm-slim AS build', 'node:20-bookworm-slim']);
+    expect(instructions.filter((i) => i.op === 'FROM').map((i) => i.args)).toEqual(['node:24-bookworm-slim AS build', 'node:24-bookworm-slim']);
     const runStage = instructions.slice(instructions.findIndex((i, n) => i.op === 'FROM' && n > 0));
     const user = runStage.find((i) => i.op === 'USER')?.args;
     expect(user).toBeDefined();

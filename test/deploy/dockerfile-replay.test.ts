@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { replayDockerfile } from '../helpers/dockerfile-replay.js';
-import { run } from '../helpers/cli.js';
 import { tempDir, waitFor } from '../helpers/test-node.js';
 
 // Its steps install the locked dependencies from the npm registry and build the package: minutes.
@@ -30,10 +29,13 @@ describe('deploy/Dockerfile, replayed step by step', () => {
 
       const [node, entry] = image.entrypoint!;
       expect(node).toBe('node');
+      // The base image's Node line: a current LTS one, not the machine's.
+      expect(image.image).toMatch(/^node:(24|26)-/);
+      expect(execFileSync(image.node, ['--version'], { encoding: 'utf8' })).toMatch(new RegExp(`^v${image.image.slice(5, 7)}\\.`));
       const data = tempDir();
       // CMD as the image runs it, with its volume here and ports the test picks.
       const cmd = image.cmd!.map((arg) => (arg === '/data' ? data : arg === '0.0.0.0:8545' ? '127.0.0.1:0' : arg));
-      const child = spawn(process.execPath, [entry!, ...cmd, '--p2p-port', '0'], { cwd: workdir, env: { ...process.env, ...image.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(image.node, [entry!, ...cmd, '--p2p-port', '0'], { cwd: workdir, env: { ...process.env, ...image.env }, stdio: ['ignore', 'pipe', 'pipe'] });
       try {
         const url = await new Promise<string>((resolve, reject) => {
           const lines = createInterface({ input: child.stdout! });
@@ -47,8 +49,8 @@ describe('deploy/Dockerfile, replayed step by step', () => {
         await waitFor(async () => (await fetch(`${url}/health`)).status, (status) => status === 200, 30_000, 'the image\'s node to report healthy');
         const [checkNode, ...check] = image.healthcheck!;
         expect(checkNode).toBe('node');
-        const healthy = await run(join(workdir, check[0]!), check.slice(1), { SVC_HEALTH_URL: `${url}/health` });
-        expect(healthy.code, healthy.stdout + healthy.stderr).toBe(0);
+        const healthy = spawnSync(image.node, [join(workdir, check[0]!), ...check.slice(1)], { env: { ...process.env, SVC_HEALTH_URL: `${url}/health` }, encoding: 'utf8' });
+        expect(healthy.status, healthy.stdout + healthy.stderr).toBe(0);
       } finally {
         const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');

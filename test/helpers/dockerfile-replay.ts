@@ -1,13 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /*
  * Replays a Dockerfile's stages without an image builder: each stage is a directory standing for its
  * root; WORKDIR, ENV, COPY (from the build context, filtered by the Dockerfile's .dockerignore, or
- * from an earlier stage) and RUN are carried out in order with this machine's Node — the base image's,
- * when the test runs on that Node line. RUN steps that set up the system (users, groups) are not
- * replayed: they are listed in `skipped`. Everything else a RUN does happens in its stage's WORKDIR.
+ * from an earlier stage) and RUN are carried out in order with a Node of the base image's line (`FROM
+ * node:24-…`: scripts/node-line.sh finds or installs it) first on the PATH. RUN steps that set up the
+ * system (users, groups) are not replayed: they are listed in `skipped`. Everything else a RUN does
+ * happens in its stage's WORKDIR.
  */
 
 export interface ReplayedStage {
@@ -15,6 +17,8 @@ export interface ReplayedStage {
   readonly image: string;
   /** The directory standing for the stage's `/`. */
   readonly root: string;
+  /** A Node binary of the base image's line: what its RUN steps and its ENTRYPOINT run on. */
+  readonly node: string;
   workdir: string;
   readonly env: Record<string, string>;
   user?: string;
@@ -49,6 +53,15 @@ function ignored(ignoreFile: string): (path: string) => boolean {
   return (path) => patterns.some((pattern) => path === pattern || path.startsWith(`${pattern}/`));
 }
 
+const NODE_LINE = fileURLToPath(new URL('../../scripts/node-line.sh', import.meta.url));
+
+/** The Node binary of an official `node:<line>-…` image's line. */
+function nodeOf(image: string): string {
+  const line = /^node:(\d+)\b/.exec(image)?.[1];
+  if (!line) throw new Error(`FROM ${image}: the replay runs official node:<line> images only`);
+  return execFileSync(NODE_LINE, [line], { encoding: 'utf8' }).trim();
+}
+
 const inRoot = (stage: ReplayedStage, path: string): string => join(stage.root, posix.resolve(stage.workdir, path));
 
 /** `["a", "b"]` exec form, as ENTRYPOINT, CMD and HEALTHCHECK's CMD take it. */
@@ -68,7 +81,7 @@ export function replayDockerfile(dockerfile: string, context: string, out: strin
       const [image, as, name] = args.split(/\s+/);
       const root = join(out, `stage${stages.length}`);
       mkdirSync(root, { recursive: true });
-      stages.push({ name: as?.toUpperCase() === 'AS' ? name : undefined, image: image!, root, workdir: '/', env: {}, skipped: [] });
+      stages.push({ name: as?.toUpperCase() === 'AS' ? name : undefined, image: image!, root, node: nodeOf(image!), workdir: '/', env: {}, skipped: [] });
       continue;
     }
     if (!stage) throw new Error(`${op} before FROM`);
@@ -99,7 +112,7 @@ export function replayDockerfile(dockerfile: string, context: string, out: strin
         }
         if (/(^|\s)\//.test(command)) throw new Error(`RUN ${command}: an absolute path the replay cannot place in its stage`);
         log(`RUN ${command}`);
-        execFileSync('sh', ['-c', command], { cwd: inRoot(stage, '.'), env: { ...process.env, ...stage.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+        execFileSync('sh', ['-c', command], { cwd: inRoot(stage, '.'), env: { ...process.env, PATH: `${dirname(stage.node)}:${process.env.PATH}`, ...stage.env }, stdio: ['ignore', 'ignore', 'pipe'] });
       }
     } else if (op === 'USER') stage.user = args;
     else if (op === 'ENTRYPOINT') stage.entrypoint = execForm(args);
