@@ -158,7 +158,6 @@ cli
       if (p.subscriptions.length) process.stdout.write(`  subscriptions: ${p.subscriptions.join(', ')}\n`);
       if (p.guards.length) process.stdout.write(`  request guards: ${p.guards.join(', ')}\n`);
     }
-    for (const name of catalog.planned) process.stdout.write(`${name} — not built yet\n`);
   });
 
 cli

@@ -40,7 +40,6 @@ declare module '../kernel/plugin.js' {
   }
 
   // Type parameters as in the kernel's declaration: the chain's hooks see the plugin's service.
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   interface PluginDefinition<C extends TSchema, Svc> {
     /** Transaction kinds this plugin executes, built with the given factory so handlers see the service's type. */
     txKinds?(kind: TxKindFactory<Svc>): readonly TxKind[];

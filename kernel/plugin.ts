@@ -37,7 +37,6 @@ export interface RpcCallRecord {
  * augments this interface so `ctx.use('name')` is typed:
  * `declare module 'svc-node/plugin' { interface SvcCapabilities { greeter: Greeter } }`.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
 export interface SvcCapabilities {}
 
 export type CapabilityName = keyof SvcCapabilities & string;

@@ -32,6 +32,4 @@ export const catalog: PluginCatalog = {
     compute: ['metrics'],
     full: ['metrics'],
   },
-  // Named by options and presets already; built by later work (see the issues).
-  planned: new Set<string>(),
 };

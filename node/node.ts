@@ -53,12 +53,12 @@ export class SvcNode {
       if (problem) throw new ConfigError(`p2p.bootstrapPeers[${i}]: "${address}" ${problem}`);
     });
     const genesis = node.network === 'devnet' && !node.genesis ? devnetGenesisSpec() : readGenesisFile(node.genesis!, node.network);
-    const configured = await loadPlugins(pluginRequests(node, options.catalog), options.catalog, options.baseDir ?? process.cwd(), options.log);
+    const configured = await loadPlugins(pluginRequests(node, options.catalog), options.catalog, options.baseDir ?? process.cwd());
     const all = orderPlugins([...alwaysLoadedPlugins(node, genesis, (slices.validator as { keyFile?: string } | undefined)?.keyFile), ...configured, ...(options.plugins ?? [])]);
     const enabled = new Set(all.map((p) => p.name));
     for (const key of Object.keys(slices)) {
       if (enabled.has(key)) continue;
-      if (key in options.catalog.plugins || options.catalog.planned.has(key)) {
+      if (key in options.catalog.plugins) {
         options.log.warn({ plugin: key }, `config for plugin "${key}" is ignored: the plugin is not enabled on this node`);
         continue;
       }

@@ -1,7 +1,6 @@
 import { createRequire } from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Logger } from '../log.js';
 import type { AnyPlugin } from '../plugin.js';
 import { assertPluginDefinition, PluginDefinitionError } from './validate.js';
 
@@ -15,8 +14,6 @@ export interface PluginRequest {
 /** How first-party names are found: the composition root's catalog. */
 export interface FirstPartyPlugins {
   readonly plugins: Readonly<Record<string, () => Promise<AnyPlugin>>>;
-  /** Names that options already refer to but whose plugin is not built yet: such options are stored and reported. */
-  readonly planned: ReadonlySet<string>;
 }
 
 function isPath(spec: string): boolean {
@@ -38,16 +35,12 @@ async function importModule(spec: string, baseDir: string): Promise<unknown> {
  * Loads what was requested. First-party names come from the catalog; anything else is imported as
  * a path (relative to `baseDir`, the config file's folder) or a package, and its default export checked.
  */
-export async function loadPlugins(requests: readonly PluginRequest[], catalog: FirstPartyPlugins, baseDir: string, log: Logger): Promise<AnyPlugin[]> {
+export async function loadPlugins(requests: readonly PluginRequest[], catalog: FirstPartyPlugins, baseDir: string): Promise<AnyPlugin[]> {
   const loaded: AnyPlugin[] = [];
   for (const request of requests) {
     const firstParty = catalog.plugins[request.spec];
     if (firstParty) {
       loaded.push(await firstParty());
-      continue;
-    }
-    if (catalog.planned.has(request.spec)) {
-      log.warn({ plugin: request.spec, reason: request.reason }, `plugin "${request.spec}" (${request.reason}) is not built yet in this version: the option is stored, nothing enforces it`);
       continue;
     }
     let module: unknown;

@@ -12,7 +12,6 @@ import type { BlockContext } from '../../chain/contract.js';
  */
 declare module '../../kernel/plugin.js' {
   // Type parameters as in the kernel's declaration: the hooks see the plugin's service.
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   interface PluginDefinition<C extends TSchema, Svc> {
     /** Precompiled contracts this plugin implements, built with the given factory so they see the service's type. */
     precompiles?(precompile: PrecompileFactory<Svc>): readonly Precompile[];

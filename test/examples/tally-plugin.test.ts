@@ -1,12 +1,15 @@
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { devnetKey, signTransaction, SvcClient } from '../../sdk/index.js';
+import { genesisHash, withPluginGenesis } from '../../chain/genesis.js';
+import type { AnyPlugin } from '../../kernel/plugin.js';
+import { devnetGenesisSpec } from '../../node/devnet-genesis-spec.js';
+import { DEVNET_GENESIS_PLUGINS, devnetGenesisHash } from '../../node/genesis.js';
 import { rpc, startTestNode, tempDir, type TestNode } from '../helpers/test-node.js';
 
 // The documented third-party plugin with chain rules, loaded by path as an operator would: it
 // imports nothing but the package's public `svc-node/plugin` export.
 const TALLY = resolve('examples/tally-plugin/index.js');
-const DEVNET_GENESIS_HASH = '0x6bc676c70a16f29ec9aa03eca100a330fb3fa5706116d295094fc174d4ba3976';
 
 let running: TestNode | undefined;
 afterEach(async () => {
@@ -19,8 +22,11 @@ describe('examples/tally-plugin (a transaction kind and a genesis entry)', () =>
     const dataDir = tempDir();
     running = await startTestNode({ dataDir, plugins: [TALLY], validator: { blockTime: 50 } });
     const client = new SvcClient(running.url);
-    // Its genesis entry is part of block 0: this network's genesis is not the plain devnet's.
-    expect((await client.chainInfo()).genesisHash).not.toBe(DEVNET_GENESIS_HASH);
+    // Its genesis entry is part of block 0: this network's genesis is the devnet's with the entry, not the plain devnet's.
+    const tally = ((await import(TALLY)) as { default: AnyPlugin }).default;
+    const served = (await client.chainInfo()).genesisHash;
+    expect(served).toBe(genesisHash(withPluginGenesis(devnetGenesisSpec(), [...DEVNET_GENESIS_PLUGINS, tally])));
+    expect(served).not.toBe(devnetGenesisHash());
     const alice = devnetKey('account', 1);
     const add = (nonce: number, by: number) => signTransaction({ chainId: 'svc-devnet-1', kind: 'tally.add', nonce, payload: { by } }, alice);
     const first = await client.sendTransaction(add(await client.getNonce(alice.address), 7));

@@ -153,11 +153,6 @@ export function dequeue(read: ReadState, write: WriteState, job: JobRecord): voi
   addToNumber(read, write, QUEUE_SIZE_KEY, -1);
 }
 
-/** Jobs waiting in the queue. */
-export function queueSize(read: ReadState): number {
-  return readNumber(read, QUEUE_SIZE_KEY);
-}
-
 /** The queue's job ids, oldest first, for as long as the caller reads on; the head moves past what was taken out. */
 export function* queuedJobs(read: ReadState, write: WriteState): Generator<string> {
   const count = indexCount(read, QUEUE_INDEX);
