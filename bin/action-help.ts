@@ -37,20 +37,30 @@ export function printActionHelp(cli: CAC, bin: string, argv: readonly string[]):
   if (!args.includes('--help') && !args.includes('-h')) return false;
   // The words typed, without flags and the values they take (`--url http://…` is not a command).
   const takesValue = valueFlags(cli);
-  const words = args.filter((arg, i) => !arg.startsWith('-') && !(i > 0 && /^--[^=]+$/.test(args[i - 1]!) && takesValue.has(args[i - 1]!.slice(2))));
+  const words = args.filter(
+    (arg, i) =>
+      !arg.startsWith('-') && !(i > 0 && /^--[^=]+$/.test(args[i - 1]!) && takesValue.has(args[i - 1]!.slice(2))),
+  );
   const command = cli.commands.find((c) => c.name === words[0]);
   if (!command || words.length < 2) return false;
   const actions = actionsOf(command);
   if (actions.length === 0) return false;
   const action = actions.find((a) => a.name === words[1]);
-  if (!action) throw new UsageError(`${command.name}: unknown action "${words[1]}" (${actions.map((a) => `${command.name} ${a.name}`).join(', ')})`);
+  if (!action)
+    throw new UsageError(
+      `${command.name}: unknown action "${words[1]}" (${actions.map((a) => `${command.name} ${a.name}`).join(', ')})`,
+    );
   const options = [
     ...command.options.flatMap((option) => {
       const served = servedBy(option.description);
       if (served && !served.actions.includes(action.name)) return [];
       return [{ name: option.rawName, text: served?.text ?? option.description, fallback: option.config.default }];
     }),
-    ...cli.globalCommand.options.map((option) => ({ name: option.rawName, text: option.description, fallback: option.config.default })),
+    ...cli.globalCommand.options.map((option) => ({
+      name: option.rawName,
+      text: option.description,
+      fallback: option.config.default,
+    })),
   ];
   const width = Math.max(...options.map((o) => o.name.length));
   const lines = [
@@ -60,7 +70,10 @@ export function printActionHelp(cli: CAC, bin: string, argv: readonly string[]):
     `  $ ${bin} ${action.usage} [options]`,
     '',
     'Options:',
-    ...options.map((o) => `  ${o.name.padEnd(width)}  ${o.text}${o.fallback !== undefined ? ` (default: ${String(o.fallback)})` : ''}`),
+    ...options.map(
+      (o) =>
+        `  ${o.name.padEnd(width)}  ${o.text}${o.fallback !== undefined ? ` (default: ${String(o.fallback)})` : ''}`,
+    ),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return true;

@@ -34,7 +34,8 @@ export function parseArgs(cli: CAC, argv: readonly string[]): void {
   const flags = valueFlags(cli);
   const texts = new Map<string, string[]>();
   const rest: string[] = argv.slice(0, 2);
-  const add = (flag: string, value: string): void => void texts.set(camel(flag), [...(texts.get(camel(flag)) ?? []), value]);
+  const add = (flag: string, value: string): void =>
+    void texts.set(camel(flag), [...(texts.get(camel(flag)) ?? []), value]);
   for (let i = 2; i < argv.length; i++) {
     const token = argv[i]!;
     if (token === '--') {
@@ -76,7 +77,9 @@ export function integerText(value: unknown, flag: string, min = 0, max = Number.
   const text = optionText(value, flag);
   const n = text !== undefined && /^\d+$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) {
-    throw new UsageError(`${flag}: expected a whole number${max === Number.MAX_SAFE_INTEGER ? ` of at least ${min}` : ` from ${min} to ${max}`}, got "${text ?? ''}"`);
+    throw new UsageError(
+      `${flag}: expected a whole number${max === Number.MAX_SAFE_INTEGER ? ` of at least ${min}` : ` from ${min} to ${max}`}, got "${text ?? ''}"`,
+    );
   }
   return n;
 }
@@ -87,11 +90,14 @@ export function readKeyFile(file: string, flag = file): KeyPair {
   try {
     text = readFileSync(file, 'utf8').trim();
   } catch (error) {
-    throw new UsageError(`${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new UsageError(
+      `${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
   try {
     const secret = text.startsWith('{') ? (JSON.parse(text) as { secretKey?: unknown }).secretKey : text;
-    if (typeof secret !== 'string' || !isHex(secret.startsWith('0x') ? secret : `0x${secret}`, 32)) throw new Error('expected 32 bytes of hex, or a JSON key file with "secretKey"');
+    if (typeof secret !== 'string' || !isHex(secret.startsWith('0x') ? secret : `0x${secret}`, 32))
+      throw new Error('expected 32 bytes of hex, or a JSON key file with "secretKey"');
     return keyPairFromSecret(fromHex(secret));
   } catch (error) {
     throw new UsageError(`${flag}: ${(error as Error).message}`);
@@ -114,11 +120,16 @@ export function amountOption(value: unknown, flag: string, unit: string): bigint
   try {
     amount = parseAmount(text);
   } catch {
-    throw new UsageError(`${flag}: expected an amount of ${unit} like 1.5, with at most 18 fractional digits and no sign, got "${text}"`);
+    throw new UsageError(
+      `${flag}: expected an amount of ${unit} like 1.5, with at most 18 fractional digits and no sign, got "${text}"`,
+    );
   }
   if (amount <= 0n) throw new UsageError(`${flag}: must be more than 0 ${unit}`);
   // The chain takes amounts of at most 78 digits of base units: said here, not as a schema pattern from the node.
-  if (amount > MAX_AMOUNT_UNITS) throw new UsageError(`${flag}: ${text} ${unit} is more than the largest amount the chain takes (${formatAmountShort(MAX_AMOUNT_UNITS)} ${unit})`);
+  if (amount > MAX_AMOUNT_UNITS)
+    throw new UsageError(
+      `${flag}: ${text} ${unit} is more than the largest amount the chain takes (${formatAmountShort(MAX_AMOUNT_UNITS)} ${unit})`,
+    );
   return amount;
 }
 

@@ -39,7 +39,8 @@ export function describeReceipt<R extends ReceiptLike>(receipt: R): string {
   if (effectiveGasPrice !== undefined) {
     const price = BigInt(effectiveGasPrice);
     fields.effectiveGasPrice = `${gwei(price)} gwei`;
-    if (receipt.gasUsed !== undefined) fields.fee = `${formatAmountShort(BigInt(receipt.gasUsed) * price)} OMC (${receipt.gasUsed} gas × ${gwei(price)} gwei)`;
+    if (receipt.gasUsed !== undefined)
+      fields.fee = `${formatAmountShort(BigInt(receipt.gasUsed) * price)} OMC (${receipt.gasUsed} gas × ${gwei(price)} gwei)`;
   }
   if (logs !== undefined) fields.logs = logs.length;
   const lines = [describeRecord(fields)];

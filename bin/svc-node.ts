@@ -21,14 +21,19 @@ import { devnetKey } from '../sdk/keys.js';
 import { initTestnetCommand, type TestnetOptions } from './testnet-command.js';
 import { exitQuietlyOnClosedPipe, integerText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
 
-
 function fail(error: unknown): never {
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`svc-node: ${message.split('\n')[0]}\n`);
-  process.exit(error instanceof ConfigError || error instanceof UsageError || (error as Error)?.name === 'CACError' ? 2 : 1);
+  process.exit(
+    error instanceof ConfigError || error instanceof UsageError || (error as Error)?.name === 'CACError' ? 2 : 1,
+  );
 }
 
-function buildConfig(options: Record<string, unknown>): { raw: RawConfig; origins: Map<string, string>; baseDir: string } {
+function buildConfig(options: Record<string, unknown>): {
+  raw: RawConfig;
+  origins: Map<string, string>;
+  baseDir: string;
+} {
   const { config: fromFlags, origins } = flagsToConfig(options);
   const file = options.config;
   if (file === undefined) return { raw: fromFlags, origins, baseDir: process.cwd() };
@@ -36,7 +41,8 @@ function buildConfig(options: Record<string, unknown>): { raw: RawConfig; origin
   const fromFile = readConfigFile(file);
   const raw = mergeConfig(fromFile, fromFlags);
   // --plugin adds to the file's list rather than replacing it.
-  if (Array.isArray(fromFile.plugins) && Array.isArray(fromFlags.plugins)) raw.plugins = [...fromFile.plugins, ...fromFlags.plugins];
+  if (Array.isArray(fromFile.plugins) && Array.isArray(fromFlags.plugins))
+    raw.plugins = [...fromFile.plugins, ...fromFlags.plugins];
   return { raw, origins, baseDir: dirname(resolve(file)) };
 }
 
@@ -44,7 +50,11 @@ async function start(options: Record<string, unknown>): Promise<void> {
   const { raw, origins, baseDir } = buildConfig(options);
   const config = resolveConfig(raw, origins);
   const format = config.node.log.format ?? (process.stdout.isTTY ? 'pretty' : 'json');
-  const log = createLogger({ level: config.node.log.level, format, ...(format === 'json' ? { destination: stdoutDestination() } : {}) });
+  const log = createLogger({
+    level: config.node.log.level,
+    format,
+    ...(format === 'json' ? { destination: stdoutDestination() } : {}),
+  });
   const node = await SvcNode.create({ config, catalog, log, baseDir });
   let signals = 0;
   const shutdown = (signal: string): void => {
@@ -70,36 +80,63 @@ async function start(options: Record<string, unknown>): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   if (config.node.network === 'devnet' && config.node.genesis === undefined) {
-    log.info({ validator: devnetKey('validator', 0).address }, 'devnet: built-in genesis and dev validator key (public test keys; never hold value with them)');
+    log.info(
+      { validator: devnetKey('validator', 0).address },
+      'devnet: built-in genesis and dev validator key (public test keys; never hold value with them)',
+    );
   }
   await node.start();
 }
 
 const cli = cac('svc-node');
 
-const startCommand = cli.command('start', 'run a node until SIGINT/SIGTERM').option('--config <file>', 'JSON config file (flags win over it)');
-for (const flag of START_FLAGS) startCommand.option(`${flag.flag}${flag.placeholder ? ` ${flag.placeholder}` : ''}`, flag.description);
+const startCommand = cli
+  .command('start', 'run a node until SIGINT/SIGTERM')
+  .option('--config <file>', 'JSON config file (flags win over it)');
+for (const flag of START_FLAGS)
+  startCommand.option(`${flag.flag}${flag.placeholder ? ` ${flag.placeholder}` : ''}`, flag.description);
 startCommand.action((options: Record<string, unknown>) => start(options));
 
 /** Key commands' passphrase: --passphrase-file, else SVC_KEY_PASSPHRASE. */
 function passphraseOf(options: { passphraseFile?: unknown }): string | undefined {
-  if (options.passphraseFile !== undefined && (typeof options.passphraseFile !== 'string' || options.passphraseFile === '')) throw new UsageError('--passphrase-file: needs a file path');
+  if (
+    options.passphraseFile !== undefined &&
+    (typeof options.passphraseFile !== 'string' || options.passphraseFile === '')
+  )
+    throw new UsageError('--passphrase-file: needs a file path');
   return keyPassphrase(options.passphraseFile as string | undefined);
 }
 
-
 cli
-  .command('init', 'create a data dir and its keys, and print them; with --validators N, a whole network: its genesis, and a data dir and config per node')
+  .command(
+    'init',
+    'create a data dir and its keys, and print them; with --validators N, a whole network: its genesis, and a data dir and config per node',
+  )
   .option('--data-dir <path>', 'data dir (default ./data)')
-  .option('--passphrase-file <file>', 'seal the operator key with the first line of this file (else SVC_KEY_PASSPHRASE)')
-  .option('--validators <n>', 'a network of n validators: the first is the genesis validator, the others are in the set from block 1 with their stake bonded')
+  .option(
+    '--passphrase-file <file>',
+    'seal the operator key with the first line of this file (else SVC_KEY_PASSPHRASE)',
+  )
+  .option(
+    '--validators <n>',
+    'a network of n validators: the first is the genesis validator, the others are in the set from block 1 with their stake bonded',
+  )
   .option('--followers <n>', 'with --validators: full nodes besides them (default 0)')
-  .option('--out <dir>', 'with --validators: an empty dir for genesis.json, each node\'s data dir and <node>.json config')
-  .option('--hosts <list>', 'with --validators: each node\'s IPv4 address, comma-separated, validators first; or one for all, ports counting up (default 127.0.0.1)')
+  .option(
+    '--out <dir>',
+    "with --validators: an empty dir for genesis.json, each node's data dir and <node>.json config",
+  )
+  .option(
+    '--hosts <list>',
+    "with --validators: each node's IPv4 address, comma-separated, validators first; or one for all, ports counting up (default 127.0.0.1)",
+  )
   .option('--network <name>', 'with --validators: the network name (default devnet: the faucet and dev accounts)')
   .option('--chain-id <id>', 'with --validators: default svc-<network>-<6 random hex>')
-  .option('--evm-chain-id <n>', 'with --validators: what eth_chainId answers and wallets sign for (default: derived from the chain id, never the devnet\'s 7566947)')
-  .option('--stake <OGT>', 'with --validators: each staked validator\'s stake (15 to 28, default 20)')
+  .option(
+    '--evm-chain-id <n>',
+    "with --validators: what eth_chainId answers and wallets sign for (default: derived from the chain id, never the devnet's 7566947)",
+  )
+  .option('--stake <OGT>', "with --validators: each staked validator's stake (15 to 28, default 20)")
   .option('--block-time <ms>', 'with --validators: default 1000')
   .option('--rpc-port <port>', 'with --validators: default 8545')
   .option('--p2p-port <port>', 'with --validators: default 30333')
@@ -108,33 +145,54 @@ cli
     if (options.validators !== undefined) return initTestnetCommand(options);
     const dataDir = String(options.dataDir ?? './data');
     const keys = await loadOrCreateNodeKeys(dataDir, passphraseOf(options));
-    process.stdout.write(`data dir   ${resolve(dataDir)}\npeer id    ${keys.peerId}\noperator   ${keys.operator.address}\ngenesis    ${devnetGenesisHash()} (devnet)\n`);
+    process.stdout.write(
+      `data dir   ${resolve(dataDir)}\npeer id    ${keys.peerId}\noperator   ${keys.operator.address}\ngenesis    ${devnetGenesisHash()} (devnet)\n`,
+    );
   });
 
 cli
-  .command('keys [action] [file]', 'print the peer id and operator keys of a data dir (`keys peer-id`, `keys operator`: just that); `keys import <file>` adds an operator key')
+  .command(
+    'keys [action] [file]',
+    'print the peer id and operator keys of a data dir (`keys peer-id`, `keys operator`: just that); `keys import <file>` adds an operator key',
+  )
   .option('--data-dir <path>', 'data dir (default ./data)')
   .option('--passphrase-file <file>', 'passphrase of the key files (else SVC_KEY_PASSPHRASE)')
   .option('--json', 'machine-readable output')
-  .action(async (action: string | undefined, file: string | undefined, options: { dataDir?: unknown; passphraseFile?: unknown; json?: boolean }) => {
-    const dataDir = String(options.dataDir ?? './data');
-    const passphrase = passphraseOf(options);
-    if (action === 'import') {
-      if (!file) throw new UsageError('keys import: needs a key file (from `svc keys new --out`, or 32 bytes of hex)');
-      const key = readKeyFile(file);
-      await loadOrCreateNodeKeys(dataDir, passphrase);
-      const address = importOperatorKey(dataDir, key, passphrase);
-      process.stdout.write(options.json ? `${JSON.stringify({ imported: address, encrypted: passphrase !== undefined })}\n` : `imported operator ${address}${passphrase ? ' (encrypted)' : ''}\n`);
-      return;
-    }
-    if (action !== undefined && action !== 'peer-id' && action !== 'operator') throw new UsageError(`unknown keys action "${action}" (expected: import, peer-id, operator)`);
-    const keys = await loadOrCreateNodeKeys(dataDir, passphrase);
-    if (action === 'peer-id') return void process.stdout.write(`${keys.peerId}\n`);
-    if (action === 'operator') return void process.stdout.write(`${keys.operator.address}\n`);
-    const imported = keys.operators.addresses.filter((a) => a !== keys.operator.address);
-    if (options.json) process.stdout.write(`${JSON.stringify({ peerId: keys.peerId, operator: keys.operator.address, imported })}\n`);
-    else process.stdout.write(`peer id    ${keys.peerId}\noperator   ${keys.operator.address}\n${imported.map((a) => `imported   ${a}\n`).join('')}`);
-  });
+  .action(
+    async (
+      action: string | undefined,
+      file: string | undefined,
+      options: { dataDir?: unknown; passphraseFile?: unknown; json?: boolean },
+    ) => {
+      const dataDir = String(options.dataDir ?? './data');
+      const passphrase = passphraseOf(options);
+      if (action === 'import') {
+        if (!file)
+          throw new UsageError('keys import: needs a key file (from `svc keys new --out`, or 32 bytes of hex)');
+        const key = readKeyFile(file);
+        await loadOrCreateNodeKeys(dataDir, passphrase);
+        const address = importOperatorKey(dataDir, key, passphrase);
+        process.stdout.write(
+          options.json
+            ? `${JSON.stringify({ imported: address, encrypted: passphrase !== undefined })}\n`
+            : `imported operator ${address}${passphrase ? ' (encrypted)' : ''}\n`,
+        );
+        return;
+      }
+      if (action !== undefined && action !== 'peer-id' && action !== 'operator')
+        throw new UsageError(`unknown keys action "${action}" (expected: import, peer-id, operator)`);
+      const keys = await loadOrCreateNodeKeys(dataDir, passphrase);
+      if (action === 'peer-id') return void process.stdout.write(`${keys.peerId}\n`);
+      if (action === 'operator') return void process.stdout.write(`${keys.operator.address}\n`);
+      const imported = keys.operators.addresses.filter((a) => a !== keys.operator.address);
+      if (options.json)
+        process.stdout.write(`${JSON.stringify({ peerId: keys.peerId, operator: keys.operator.address, imported })}\n`);
+      else
+        process.stdout.write(
+          `peer id    ${keys.peerId}\noperator   ${keys.operator.address}\n${imported.map((a) => `imported   ${a}\n`).join('')}`,
+        );
+    },
+  );
 
 cli
   .command('plugins', 'list the first-party plugins and what each contributes')
@@ -147,13 +205,17 @@ cli
     }
     for (const p of described) {
       process.stdout.write(`${p.name} ${p.version} — ${p.description}\n`);
-      if (p.roles.length) process.stdout.write(`  enabled: ${p.roles.map((r) => (r.startsWith('always') ? r : `role ${r}`)).join(', ')}\n`);
+      if (p.roles.length)
+        process.stdout.write(
+          `  enabled: ${p.roles.map((r) => (r.startsWith('always') ? r : `role ${r}`)).join(', ')}\n`,
+        );
       if (p.requires.length) process.stdout.write(`  requires: ${p.requires.join(', ')}\n`);
       if (p.provides.length) process.stdout.write(`  provides: ${p.provides.join(', ')}\n`);
       if (p.config.length) process.stdout.write(`  config: ${p.config.join(', ')}\n`);
       if (p.methods.length) process.stdout.write(`  rpc: ${p.methods.join(', ')}\n`);
       if (p.routes.length) process.stdout.write(`  routes: ${p.routes.join(', ')}\n`);
-      if (p.namespaces.length) process.stdout.write(`  storage:\n${p.namespaces.map((n) => `    ${n.name}  ${n.layout}\n`).join('')}`);
+      if (p.namespaces.length)
+        process.stdout.write(`  storage:\n${p.namespaces.map((n) => `    ${n.name}  ${n.layout}\n`).join('')}`);
       if (p.txKinds.length) process.stdout.write(`  transaction kinds: ${p.txKinds.join(', ')}\n`);
       if (p.subscriptions.length) process.stdout.write(`  subscriptions: ${p.subscriptions.join(', ')}\n`);
       if (p.guards.length) process.stdout.write(`  request guards: ${p.guards.join(', ')}\n`);
@@ -161,12 +223,16 @@ cli
   });
 
 cli
-  .command('prune', 'drop receipts and state history outside the window, so an archive data dir can run without --receipt-archive')
+  .command(
+    'prune',
+    'drop receipts and state history outside the window, so an archive data dir can run without --receipt-archive',
+  )
   .option('--data-dir <path>', 'data dir (default ./data)')
   .option('--history-blocks <n>', 'blocks of receipts and state history to keep (default 10000)')
   .action(async (options: { dataDir?: unknown; historyBlocks?: unknown }) => {
     const dataDir = String(options.dataDir ?? './data');
-    const historyBlocks = options.historyBlocks === undefined ? 10_000 : integerText(options.historyBlocks, '--history-blocks', 1);
+    const historyBlocks =
+      options.historyBlocks === undefined ? 10_000 : integerText(options.historyBlocks, '--history-blocks', 1);
     const log = createLogger({ level: 'info', format: process.stdout.isTTY ? 'pretty' : 'json' });
     const result = await pruneDataDir(dataDir, historyBlocks, log);
     process.stdout.write(
@@ -185,7 +251,8 @@ exitQuietlyOnClosedPipe();
 try {
   if (printActionHelp(cli, 'svc-node', process.argv)) process.exit(0);
   parseArgs(cli, process.argv);
-  if (!cli.matchedCommand && cli.args.length > 0) throw new UsageError(`unknown command "${cli.args[0]}" (see svc-node --help)`);
+  if (!cli.matchedCommand && cli.args.length > 0)
+    throw new UsageError(`unknown command "${cli.args[0]}" (see svc-node --help)`);
   if (!cli.matchedCommand && !cli.options.help && !cli.options.version) cli.outputHelp();
   await cli.runMatchedCommand();
 } catch (error) {

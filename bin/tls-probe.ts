@@ -12,7 +12,12 @@ export function speaksTls(url: string, timeoutMs = 2_000): Promise<boolean> {
     return Promise.resolve(false);
   }
   return new Promise((resolve) => {
-    const socket = connect({ host: target.hostname.replace(/^\[|\]$/g, ''), port: Number(target.port || 80), rejectUnauthorized: false, servername: undefined });
+    const socket = connect({
+      host: target.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(target.port || 80),
+      rejectUnauthorized: false,
+      servername: undefined,
+    });
     const done = (answer: boolean): void => {
       socket.destroy();
       resolve(answer);

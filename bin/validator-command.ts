@@ -4,7 +4,15 @@ import { amountOption, optionText, UsageError } from './cli-args.js';
 import { waitingFor } from './wait-for.js';
 import type { JobCommandContext as CommandContext } from './job-command.js';
 
-type ValidatorOptions = { stake?: unknown; moniker?: unknown; consensusKey?: unknown; amount?: unknown; wait?: boolean; keyFile?: unknown; devAccount?: unknown };
+type ValidatorOptions = {
+  stake?: unknown;
+  moniker?: unknown;
+  consensusKey?: unknown;
+  amount?: unknown;
+  wait?: boolean;
+  keyFile?: unknown;
+  devAccount?: unknown;
+};
 
 function describeStatus(status: StakingStatus): string {
   const when =
@@ -28,17 +36,28 @@ function describeStatus(status: StakingStatus): string {
 }
 
 function describeSet(set: ValidatorSetView): string {
-  const rows = set.validators.map((v) => `${v.operator}  ${v.power} OGT  ${v.status}  priority ${v.proposerPriority}  ${v.moniker ?? (v.genesis ? '(genesis)' : '')}`.trimEnd());
-  return [`${set.validators.length} validator(s), ${set.totalPower} OGT of power at block ${set.height}; next proposer ${set.nextProposer}; the set next changes at block ${set.nextChangeAt}`, ...rows].join('\n');
+  const rows = set.validators.map((v) =>
+    `${v.operator}  ${v.power} OGT  ${v.status}  priority ${v.proposerPriority}  ${v.moniker ?? (v.genesis ? '(genesis)' : '')}`.trimEnd(),
+  );
+  return [
+    `${set.validators.length} validator(s), ${set.totalPower} OGT of power at block ${set.height}; next proposer ${set.nextProposer}; the set next changes at block ${set.nextChangeAt}`,
+    ...rows,
+  ].join('\n');
 }
 
 /** `svc validator create|add-stake|unbond|status|list`. */
 export function addValidatorCommand<O extends object>(cli: CAC, ctx: CommandContext<O & ValidatorOptions>): void {
   cli
-    .command('validator <action> [address]', 'staking: `validator create --stake <OGT>`, `validator add-stake --amount <OGT>`, `validator unbond`, `validator unjail`, `validator status [address]`, `validator list`')
+    .command(
+      'validator <action> [address]',
+      'staking: `validator create --stake <OGT>`, `validator add-stake --amount <OGT>`, `validator unbond`, `validator unjail`, `validator status [address]`, `validator list`',
+    )
     .option('--stake <OGT>', 'create: the stake, 15 to 28 OGT')
     .option('--moniker <name>', "create: the validator's name (default: the start of its address)")
-    .option('--consensus-key <hex>', "create: the 0x public key it signs blocks and votes with (default: the signer's own)")
+    .option(
+      '--consensus-key <hex>',
+      "create: the 0x public key it signs blocks and votes with (default: the signer's own)",
+    )
     .option('--amount <OGT>', 'add-stake: OGT to add (the stake stays at most 28 OGT)')
     .option('--key-file <file>', 'create/add-stake/unbond/unjail: the operator key file')
     .option('--dev-account <index>', 'create/add-stake/unbond/unjail: sign with a devnet dev account (0-9)')
@@ -48,7 +67,10 @@ export function addValidatorCommand<O extends object>(cli: CAC, ctx: CommandCont
       const send = async (tx: Promise<{ hash: string }>, operator: string): Promise<void> => {
         const { hash } = await tx;
         if (!options.wait) return ctx.print(options, { txHash: hash }, () => hash);
-        const receipt = await waitingFor({ noun: 'transaction', id: hash, followUp: `svc receipt ${hash}${ctx.urlFlag(options)}` }, () => c.waitForTransaction(hash));
+        const receipt = await waitingFor(
+          { noun: 'transaction', id: hash, followUp: `svc receipt ${hash}${ctx.urlFlag(options)}` },
+          () => c.waitForTransaction(hash),
+        );
         if (receipt.status !== 'success') {
           process.exitCode = 1;
           return ctx.print(options, receipt, () => `failed: ${receipt.error?.name}: ${receipt.error?.reason}`);
@@ -60,7 +82,8 @@ export function addValidatorCommand<O extends object>(cli: CAC, ctx: CommandCont
         const key = ctx.signer(options);
         const stake = amountOption(options.stake, '--stake', 'OGT');
         const consensusKey = optionText(options.consensusKey, '--consensus-key');
-        if (consensusKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(consensusKey)) throw new UsageError(`--consensus-key: expected 0x and 64 hex characters, got "${consensusKey}"`);
+        if (consensusKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(consensusKey))
+          throw new UsageError(`--consensus-key: expected 0x and 64 hex characters, got "${consensusKey}"`);
         const moniker = optionText(options.moniker, '--moniker') ?? key.address.slice(0, 12);
         return send(c.createValidator(key, { stake, moniker, ...(consensusKey ? { consensusKey } : {}) }), key.address);
       }
@@ -77,8 +100,11 @@ export function addValidatorCommand<O extends object>(cli: CAC, ctx: CommandCont
         return send(c.unjailValidator(key), key.address);
       }
       if (action === 'status') {
-        const who = address ?? (options.keyFile !== undefined || options.devAccount !== undefined ? ctx.signer(options).address : undefined);
-        if (!who) throw new UsageError('validator status <address> (or --key-file / --dev-account for the signer\'s own)');
+        const who =
+          address ??
+          (options.keyFile !== undefined || options.devAccount !== undefined ? ctx.signer(options).address : undefined);
+        if (!who)
+          throw new UsageError("validator status <address> (or --key-file / --dev-account for the signer's own)");
         const status = await c.stakingStatus(who);
         return ctx.print(options, status, () => describeStatus(status));
       }
@@ -86,6 +112,8 @@ export function addValidatorCommand<O extends object>(cli: CAC, ctx: CommandCont
         const set = await c.validators();
         return ctx.print(options, set, () => describeSet(set));
       }
-      throw new UsageError(`unknown validator action "${action}" (expected one of create, add-stake, unbond, unjail, status, list)`);
+      throw new UsageError(
+        `unknown validator action "${action}" (expected one of create, add-stake, unbond, unjail, status, list)`,
+      );
     });
 }

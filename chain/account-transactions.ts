@@ -15,7 +15,10 @@ const ADDRESS_BYTES = 20;
 const addressBytes = (address: string): Uint8Array => fromHex(`0x${address.slice(4)}`);
 
 /** `20-byte address ‖ u64 height ‖ u32 index`: an account's transactions sort together, oldest first. */
-export const accountTransactionKey: Codec<AccountTransaction> & { of(address: string): Uint8Array; before(address: string, height: number, index: number): Uint8Array } = {
+export const accountTransactionKey: Codec<AccountTransaction> & {
+  of(address: string): Uint8Array;
+  before(address: string, height: number, index: number): Uint8Array;
+} = {
   layout: '20-byte address ‖ u64 height ‖ u32 index in the block',
   encode: ({ address, height, index }) => {
     const key = new Uint8Array(ADDRESS_BYTES + 12);
@@ -32,7 +35,8 @@ export const accountTransactionKey: Codec<AccountTransaction> & { of(address: st
   /** The prefix of every entry of `address`. */
   of: (address) => addressBytes(address),
   /** The key an account's listing continues below (newest first): the entries before this position. */
-  before: (address, height, index) => accountTransactionKey.encode({ address: normalizeAddress(address), height, index }),
+  before: (address, height, index) =>
+    accountTransactionKey.encode({ address: normalizeAddress(address), height, index }),
 };
 
 /** How deep into a payload addresses are looked for (a deal's providers sit in a list). */
@@ -43,7 +47,10 @@ const MAX_DEPTH = 3;
  * every account its payload names, svc1… or 0x… (a transfer's recipient, a faucet grant's address, a
  * deal's providers, an Ethereum transaction's `to`). Each once, signer first.
  */
-export function accountsOf(tx: Pick<SignedTransaction, 'from' | 'payload'>, receipt?: { readonly contractAddress?: string | undefined }): Address[] {
+export function accountsOf(
+  tx: Pick<SignedTransaction, 'from' | 'payload'>,
+  receipt?: { readonly contractAddress?: string | undefined },
+): Address[] {
   const found = new Set<Address>([normalizeAddress(tx.from)]);
   // The contract a creation made is named by its receipt only: its first transaction is its creation.
   if (receipt?.contractAddress) found.add(normalizeAddress(receipt.contractAddress));

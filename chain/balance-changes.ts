@@ -22,7 +22,11 @@ export function debitAccount(store: AccountStore, address: Address, asset: Asset
   if (amount < 0n) throw new Error('debit of a negative amount');
   const account = store.account(address);
   const field = assetField(asset);
-  if (account[field] < amount) throw new TxFailure('insufficient_funds', `${address} holds ${formatAmountShort(account[field])} ${asset}, needs ${formatAmountShort(amount)} ${asset}`);
+  if (account[field] < amount)
+    throw new TxFailure(
+      'insufficient_funds',
+      `${address} holds ${formatAmountShort(account[field])} ${asset}, needs ${formatAmountShort(amount)} ${asset}`,
+    );
   account[field] -= amount;
   store.setAccount(address, account);
 }

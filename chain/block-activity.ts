@@ -29,7 +29,12 @@ export class BlockActivity {
     const seconds = Math.round((now - this.since) / 1000);
     this.since = now;
     if (blocks === 0) return;
-    const made = [this.produced > 0 ? `${this.produced} produced` : '', this.imported > 0 ? `${this.imported} imported` : ''].filter(Boolean).join(', ');
+    const made = [
+      this.produced > 0 ? `${this.produced} produced` : '',
+      this.imported > 0 ? `${this.imported} imported` : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
     const msPerBlock = Number((this.ms / blocks).toFixed(1));
     log.info(
       { head, produced: this.produced, imported: this.imported, transactions: this.transactions, msPerBlock },

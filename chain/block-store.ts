@@ -30,7 +30,10 @@ export interface AccountTransactionPage {
 }
 
 /** The block store's namespaces (layouts in chain/layouts.ts). */
-export type BlockNamespaces = Pick<ChainTables, 'blocks' | 'blockIndex' | 'commits' | 'meta' | 'transactions' | 'receipts' | 'accountTransactions'>;
+export type BlockNamespaces = Pick<
+  ChainTables,
+  'blocks' | 'blockIndex' | 'commits' | 'meta' | 'transactions' | 'receipts' | 'accountTransactions'
+>;
 
 export interface StoredTransaction {
   readonly raw: Uint8Array;
@@ -118,13 +121,23 @@ export class BlockStore {
   }
 
   /** An account's transactions, newest first, `limit` at a time, below `before` when given. */
-  async accountTransactions(address: string, limit: number, before?: { height: number; index: number }): Promise<AccountTransactionPage> {
+  async accountTransactions(
+    address: string,
+    limit: number,
+    before?: { height: number; index: number },
+  ): Promise<AccountTransactionPage> {
     const prefix = accountTransactionKey.of(address);
-    const range = before ? { prefix, lt: accountTransactionKey.before(address, before.height, before.index) } : { prefix };
+    const range = before
+      ? { prefix, lt: accountTransactionKey.before(address, before.height, before.index) }
+      : { prefix };
     const entries: { hash: string; height: number; index: number }[] = [];
-    for await (const [key, hash] of this.ns.accountTransactions.entries({ ...range, reverse: true, limit: limit + 1 })) entries.push({ hash, height: key.height, index: key.index });
+    for await (const [key, hash] of this.ns.accountTransactions.entries({ ...range, reverse: true, limit: limit + 1 }))
+      entries.push({ hash, height: key.height, index: key.index });
     const more = entries.length > limit ? entries.pop() : undefined;
-    return { entries, next: more && entries.length > 0 ? { height: entries.at(-1)!.height, index: entries.at(-1)!.index } : undefined };
+    return {
+      entries,
+      next: more && entries.length > 0 ? { height: entries.at(-1)!.height, index: entries.at(-1)!.index } : undefined,
+    };
   }
 
   /**
@@ -132,14 +145,21 @@ export class BlockStore {
    * hash index, transactions, receipts, account index entries) and makes `height` the head: dev
    * mode's revert. `decode` gives a stored transaction's accounts.
    */
-  async stageRewind(batch: WriteBatch, height: number, head: number, decode: (raw: Uint8Array) => SignedTransaction): Promise<void> {
+  async stageRewind(
+    batch: WriteBatch,
+    height: number,
+    head: number,
+    decode: (raw: Uint8Array) => SignedTransaction,
+  ): Promise<void> {
     for (let at = head; at > height; at--) {
       const block = await this.byHeight(at);
       if (!block) continue;
       for (const [index, hash] of block.transactions.entries()) {
         const stored = await this.transaction(hash);
         const receipt = await this.receipt(hash);
-        if (stored) for (const address of accountsOf(decode(stored.raw), receipt)) this.ns.accountTransactions.del(batch, { address, height: at, index });
+        if (stored)
+          for (const address of accountsOf(decode(stored.raw), receipt))
+            this.ns.accountTransactions.del(batch, { address, height: at, index });
         this.ns.transactions.del(batch, hash);
         this.ns.receipts.del(batch, hash);
       }
@@ -161,7 +181,8 @@ export class BlockStore {
       const hash = block.transactions[index]!;
       this.ns.transactions.put(batch, hash, [raws[index]!, block.height, index]);
       this.ns.receipts.put(batch, hash, receipts[index]!);
-      for (const address of accountsOf(txs[index]!, receipts[index])) this.ns.accountTransactions.put(batch, { address, height: block.height, index }, hash);
+      for (const address of accountsOf(txs[index]!, receipts[index]))
+        this.ns.accountTransactions.put(batch, { address, height: block.height, index }, hash);
       await pacer?.step();
     }
   }

@@ -91,7 +91,12 @@ export interface BlockImport {
   /** What is wrong with a block's header on its own, or undefined: checked before a gossiped block is believed. */
   headerProblem(block: Block): string | undefined;
   /** Verifies the block after the head by its commit certificate, then executes and commits it (throws `BlockRejectedError` with the failed check). */
-  importBlock(block: Block, rawTransactions: readonly Uint8Array[], commit: CommitCertificate, options?: ImportOptions): Promise<Block>;
+  importBlock(
+    block: Block,
+    rawTransactions: readonly Uint8Array[],
+    commit: CommitCertificate,
+    options?: ImportOptions,
+  ): Promise<Block>;
   /** A stored block with its raw transactions and certificate, as a syncing peer gets it. */
   blockWithTransactions(height: number): Promise<CertifiedBlock | undefined>;
   /** Admits a raw transaction (decoded and verified off the main thread); throws the domain error that says why not. */

@@ -1,5 +1,12 @@
 import type { Address } from '../sdk/address.js';
-import { checkSignedHeader, headerHash, signHeader, type BlockHeader, type CommitCertificate, type SignedBlockHeader } from '../sdk/block.js';
+import {
+  checkSignedHeader,
+  headerHash,
+  signHeader,
+  type BlockHeader,
+  type CommitCertificate,
+  type SignedBlockHeader,
+} from '../sdk/block.js';
 import { fromHex, toHex, type Hex } from '../sdk/bytes.js';
 import type { KeyPair } from '../sdk/keys.js';
 import type { SignedTransaction } from '../sdk/transaction.js';
@@ -102,15 +109,22 @@ export class ArchiveFlagError extends Error {
   override name = 'ArchiveFlagError';
 }
 
-const verifyHeaderSignature = (signature: Uint8Array, message: Uint8Array, key: Uint8Array): boolean => verifyRemembered(signature, message, key);
+const verifyHeaderSignature = (signature: Uint8Array, message: Uint8Array, key: Uint8Array): boolean =>
+  verifyRemembered(signature, message, key);
 
 /** Raw transactions admitted lately, by digest (a few times a full mempool's worth): the same bytes again are refused without verifying them again. */
 const MAX_RECENT_RAWS = 65_536;
 
-const signersOf = (certificate: CommitCertificate | null): LastCommit | null => (certificate ? { height: certificate.height, signers: certificate.signatures.map((s) => s.validator) } : null);
+const signersOf = (certificate: CommitCertificate | null): LastCommit | null =>
+  certificate ? { height: certificate.height, signers: certificate.signatures.map((s) => s.validator) } : null;
 
 async function txRoot(hashes: readonly string[], pacer: Pacer): Promise<Hex> {
-  return toHex(await merkleRootPaced(hashes.map((h) => fromHex(h)), pacer));
+  return toHex(
+    await merkleRootPaced(
+      hashes.map((h) => fromHex(h)),
+      pacer,
+    ),
+  );
 }
 
 /**
@@ -176,12 +190,19 @@ export class Chain {
    * `pruned` for one before the window.
    */
   stateAt(height: number): (key: string) => Promise<Uint8Array | undefined> {
-    if (height > this.head.height) throw domainError('not_found', `block ${height} does not exist yet (head is ${this.head.height})`, { blockNumber: height });
+    if (height > this.head.height)
+      throw domainError('not_found', `block ${height} does not exist yet (head is ${this.head.height})`, {
+        blockNumber: height,
+      });
     return (key) =>
       this.options.state.valueAt(key, height, this.head.height).catch((error: unknown) => {
         if (!(error instanceof HistoryPrunedError)) throw error;
         const oldest = this.options.state.oldestAvailable(this.head.height);
-        throw domainError('pruned', `state at block ${height} is older than this node's history window (oldest: ${oldest}); ask an archive node`, { oldest });
+        throw domainError(
+          'pruned',
+          `state at block ${height} is older than this node's history window (oldest: ${oldest}); ask an archive node`,
+          { oldest },
+        );
       });
   }
 
@@ -200,7 +221,8 @@ export class Chain {
   async open(): Promise<{ created: boolean }> {
     const { rulesVersion } = this.options.genesis;
     const unsupported = rulesVersionMismatch('the genesis', rulesVersion, CHAIN_RULES_VERSION);
-    if (unsupported) throw new ChainMismatchError(`${unsupported}: run the svc-node release that implements version ${rulesVersion}`);
+    if (unsupported)
+      throw new ChainMismatchError(`${unsupported}: run the svc-node release that implements version ${rulesVersion}`);
     const expected = genesisHeader(this.options.genesis);
     const expectedHash = headerHash(expected);
     this.genesisBlockHash = expectedHash;
@@ -221,7 +243,8 @@ export class Chain {
       return { created: true };
     }
     const written = rulesVersionMismatch('the data dir', await this.options.blocks.rulesVersion(), rulesVersion);
-    if (written) throw new ChainMismatchError(`${written}: use another --data-dir (or the svc-node release that wrote it)`);
+    if (written)
+      throw new ChainMismatchError(`${written}: use another --data-dir (or the svc-node release that wrote it)`);
     if (stored.hash !== expectedHash) {
       throw new ChainMismatchError(
         `the data dir holds chain ${stored.chainId} with genesis ${stored.hash}, not ${expected.chainId} with genesis ${expectedHash} (another network, genesis file or version of the chain rules): use another --data-dir or --network`,
@@ -229,12 +252,21 @@ export class Chain {
     }
     const height = await this.options.blocks.headHeight();
     const head = height === undefined ? undefined : await this.options.blocks.byHeight(height);
-    if (!head) throw new ChainMismatchError('the data dir has a genesis block but no readable head block: the database is damaged');
+    if (!head)
+      throw new ChainMismatchError(
+        'the data dir has a genesis block but no readable head block: the database is damaged',
+      );
     await this.options.state.load();
     const root = this.options.state.root();
-    if (root !== head.stateRoot) throw new ChainMismatchError(`stored state has root ${root}, but head block ${head.height} says ${head.stateRoot}: the database is damaged`);
+    if (root !== head.stateRoot)
+      throw new ChainMismatchError(
+        `stored state has root ${root}, but head block ${head.height} says ${head.stateRoot}: the database is damaged`,
+      );
     this.headCommit = head.height > 0 ? await this.options.blocks.commit(head.height) : undefined;
-    if (head.height > 0 && !this.headCommit) throw new ChainMismatchError(`head block ${head.height} has no commit certificate stored: the database is damaged`);
+    if (head.height > 0 && !this.headCommit)
+      throw new ChainMismatchError(
+        `head block ${head.height} has no commit certificate stored: the database is damaged`,
+      );
     this.current = head;
     this.indexFrom = await this.options.blocks.accountIndexFrom();
     return { created: false };
@@ -266,7 +298,12 @@ export class Chain {
    */
   async improveHeadCommit(certificate: CommitCertificate): Promise<boolean> {
     const current = this.headCommit;
-    if (!current || certificate.blockHash !== this.head.hash || certificate.signatures.length <= current.signatures.length) return false;
+    if (
+      !current ||
+      certificate.blockHash !== this.head.hash ||
+      certificate.signatures.length <= current.signatures.length
+    )
+      return false;
     if (this.finality.commitProblem(certificate, this.head, 'head')) return false;
     await this.options.blocks.replaceCommit(certificate);
     // The head may have moved on while the certificate was written.
@@ -280,7 +317,11 @@ export class Chain {
   }
 
   /** An account's mined transactions, newest first, from `accountIndexFrom` on. */
-  accountTransactions(address: string, limit: number, before?: { height: number; index: number }): Promise<AccountTransactionPage> {
+  accountTransactions(
+    address: string,
+    limit: number,
+    before?: { height: number; index: number },
+  ): Promise<AccountTransactionPage> {
     return this.options.blocks.accountTransactions(address, limit, before);
   }
 
@@ -290,7 +331,9 @@ export class Chain {
    */
   async getRawTransaction(hash: string): Promise<{ raw: Uint8Array; height: number; index: number } | undefined> {
     const stored = this.recent.get(hash) ?? (await this.options.blocks.transaction(hash));
-    return stored && stored.height <= this.head.height ? { raw: stored.raw, height: stored.height, index: stored.index } : undefined;
+    return stored && stored.height <= this.head.height
+      ? { raw: stored.raw, height: stored.height, index: stored.index }
+      : undefined;
   }
 
   async getTransaction(hash: string): Promise<{ tx: SignedTransaction; height?: number; index?: number } | undefined> {
@@ -298,7 +341,8 @@ export class Chain {
     // mempool after it is stored, so one of the two looks finds it.
     const pending = this.options.mempool.get(hash);
     const stored = await this.getRawTransaction(hash);
-    if (stored) return { tx: decodeStored(stored.raw, this.options.envelope), height: stored.height, index: stored.index };
+    if (stored)
+      return { tx: decodeStored(stored.raw, this.options.envelope), height: stored.height, index: stored.index };
     return pending ? { tx: pending } : undefined;
   }
 
@@ -346,8 +390,11 @@ export class Chain {
     if (!block) return undefined;
     const commit = await this.getCommit(height);
     if (!commit) throw new Error(`block ${height} has no commit certificate stored: the database is damaged`);
-    const raws = await Promise.all(block.transactions.map(async (hash) => (await this.options.blocks.transaction(hash))?.raw));
-    if (raws.some((raw) => raw === undefined)) throw new Error(`block ${height} lists a transaction the store does not hold: the database is damaged`);
+    const raws = await Promise.all(
+      block.transactions.map(async (hash) => (await this.options.blocks.transaction(hash))?.raw),
+    );
+    if (raws.some((raw) => raw === undefined))
+      throw new Error(`block ${height} lists a transaction the store does not hold: the database is damaged`);
     return { block, raws: raws as Uint8Array[], commit };
   }
 
@@ -359,16 +406,34 @@ export class Chain {
     const stored = height >= 1 && height <= this.head.height ? await this.blockWithTransactions(height) : undefined;
     if (!stored) throw domainError('not_found', `block ${height} is not committed here`, { blockNumber: height });
     const { block } = stored;
-    const env: BlockEnv = { chainId: block.chainId, height, timestamp: block.timestamp, parentHash: block.parentHash, lastCommit: signersOf(block.lastCommit), proposer: block.proposer as Address };
+    const env: BlockEnv = {
+      chainId: block.chainId,
+      height,
+      timestamp: block.timestamp,
+      parentHash: block.parentHash,
+      lastCommit: signersOf(block.lastCommit),
+      proposer: block.proposer as Address,
+    };
     const txs = stored.raws.map((raw) => decodeStored(raw, this.options.envelope));
-    return replayTransactions(txs.slice(0, count), txs, env, this.stateAt(height - 1), this.options.kinds, this.options.log, deadline);
+    return replayTransactions(
+      txs.slice(0, count),
+      txs,
+      env,
+      this.stateAt(height - 1),
+      this.options.kinds,
+      this.options.log,
+      deadline,
+    );
   }
 
   /** A receipt of a block up to the head (one in a block being written is not there yet). */
   async getReceipt(hash: string): Promise<Receipt | undefined> {
     const recent = this.recent.get(hash);
     // At or before the oldest block of the history window its stored copy is pruned: the kept one must not outlive it.
-    const receipt = recent && recent.height > this.options.state.oldestAvailable(this.head.height) ? recent.receipt : await this.options.blocks.receipt(hash);
+    const receipt =
+      recent && recent.height > this.options.state.oldestAvailable(this.head.height)
+        ? recent.receipt
+        : await this.options.blocks.receipt(hash);
     return receipt && receipt.blockNumber <= this.head.height ? receipt : undefined;
   }
 
@@ -412,7 +477,8 @@ export class Chain {
     if (!fromPeer) this.journal?.checkRoom(raw.length);
     const decoded = await this.options.decoder.decode(raw);
     if ('format' in decoded) throw domainError('invalid_transaction', decoded.format, { field: 'rawTransaction' });
-    if ('wrongChain' in decoded) throw domainError('wrong_chain_id', decoded.wrongChain, { expected: this.options.envelope.evmChainId });
+    if ('wrongChain' in decoded)
+      throw domainError('wrong_chain_id', decoded.wrongChain, { expected: this.options.envelope.evmChainId });
     if ('badSignature' in decoded) throw invalidSignature(decoded.reason);
     const { tx } = decoded;
     options.accept?.(tx);
@@ -427,7 +493,11 @@ export class Chain {
 
   /** A replaced transaction leaves the journal at its next compaction (it compacts to what is pending). */
   private replacing(tx: SignedTransaction, replaced: SignedTransaction | undefined): void {
-    if (replaced) this.options.log.debug({ tx: tx.hash, replaced: replaced.hash, from: tx.from, nonce: tx.nonce }, 'a pending transaction was replaced by one with higher fees');
+    if (replaced)
+      this.options.log.debug(
+        { tx: tx.hash, replaced: replaced.hash, from: tx.from, nonce: tx.nonce },
+        'a pending transaction was replaced by one with higher fees',
+      );
   }
 
   /**
@@ -479,16 +549,24 @@ export class Chain {
           if (ALREADY_DONE.has((error as Error).message)) done.push(result.tx);
           else {
             invalid++;
-            this.options.log.debug({ tx: result.tx.hash, err: error }, 'journal: a transaction is no longer admissible; dropped');
+            this.options.log.debug(
+              { tx: result.tx.hash, err: error },
+              'journal: a transaction is no longer admissible; dropped',
+            );
           }
         }
       });
     }
     const superseded: SignedTransaction[] = [];
-    const minedOf = async (txs: readonly SignedTransaction[], otherwise: (tx: SignedTransaction) => void): Promise<void> => {
+    const minedOf = async (
+      txs: readonly SignedTransaction[],
+      otherwise: (tx: SignedTransaction) => void,
+    ): Promise<void> => {
       for (let i = 0; i < txs.length; i += CHUNK) {
         const chunk = txs.slice(i, i + CHUNK);
-        const stored = await Promise.all(chunk.map((tx) => (mempool.has(tx.hash) ? true : this.options.blocks.transaction(tx.hash))));
+        const stored = await Promise.all(
+          chunk.map((tx) => (mempool.has(tx.hash) ? true : this.options.blocks.transaction(tx.hash))),
+        );
         chunk.forEach((tx, j) => (stored[j] ? mined++ : otherwise(tx)));
       }
     };
@@ -515,7 +593,14 @@ export class Chain {
   }
 
   private announce(tx: SignedTransaction, viaGossip = false): void {
-    this.options.events.emit('chain:pendingTransaction', { hash: tx.hash, from: tx.from, kind: tx.kind, nonce: tx.nonce, transaction: tx, viaGossip });
+    this.options.events.emit('chain:pendingTransaction', {
+      hash: tx.hash,
+      from: tx.from,
+      kind: tx.kind,
+      nonce: tx.nonce,
+      transaction: tx,
+      viaGossip,
+    });
   }
 
   /**
@@ -572,9 +657,11 @@ export class Chain {
     return this.serialized(async () => {
       if (hash === this.head.hash) return this.head;
       const prepared = this.outstanding;
-      if (!prepared || prepared.block.hash !== hash) throw new Error(`no proposal ${hash} is held (${prepared ? `holding ${prepared.block.hash}` : 'none held'})`);
+      if (!prepared || prepared.block.hash !== hash)
+        throw new Error(`no proposal ${hash} is held (${prepared ? `holding ${prepared.block.hash}` : 'none held'})`);
       const problem = this.finality.commitProblem(certificate, prepared.block, 'next');
-      if (problem) throw new BlockRejectedError(`block ${prepared.block.height} (${hash}): its commit certificate: ${problem}`);
+      if (problem)
+        throw new BlockRejectedError(`block ${prepared.block.height} (${hash}): its commit certificate: ${problem}`);
       this.outstanding = undefined;
       return this.commit(prepared, certificate);
     });
@@ -591,17 +678,40 @@ export class Chain {
   }
 
   /** Executes what the mempool has ready into a signed block; transactions stop starting `executionBudgetMs` after it began. */
-  private async build(key: KeyPair, timestamp: number, maxBytes?: number, executionBudgetMs?: number): Promise<Prepared> {
+  private async build(
+    key: KeyPair,
+    timestamp: number,
+    maxBytes?: number,
+    executionBudgetMs?: number,
+  ): Promise<Prepared> {
     const started = performance.now();
     const head = this.head;
-    if (head.height >= 1 && !this.headCommit) throw new Error(`head block ${head.height} has no commit certificate to carry`);
+    if (head.height >= 1 && !this.headCommit)
+      throw new Error(`head block ${head.height} has no commit certificate to carry`);
     const lastCommit = head.height >= 1 ? this.headCommit! : null;
-    const env = { chainId: head.chainId, height: head.height + 1, timestamp, parentHash: head.hash, lastCommit: signersOf(lastCommit), proposer: key.address };
+    const env = {
+      chainId: head.chainId,
+      height: head.height + 1,
+      timestamp,
+      parentHash: head.hash,
+      lastCommit: signersOf(lastCommit),
+      proposer: key.address,
+    };
     const candidates = this.options.mempool.ready(this.options.maxBlockTransactions, maxBytes);
     const pacer = new Pacer();
     const deadline = executionBudgetMs === undefined ? undefined : started + executionBudgetMs;
-    const result = await executeTransactions(candidates, env, this.options.state, this.options.kinds, this.options.log, false, pacer, deadline === undefined ? {} : { deadline });
-    for (const rejected of result.rejected) this.options.log.debug({ tx: rejected.hash, reason: rejected.message }, 'left a transaction out of the block');
+    const result = await executeTransactions(
+      candidates,
+      env,
+      this.options.state,
+      this.options.kinds,
+      this.options.log,
+      false,
+      pacer,
+      deadline === undefined ? {} : { deadline },
+    );
+    for (const rejected of result.rejected)
+      this.options.log.debug({ tx: rejected.hash, reason: rejected.message }, 'left a transaction out of the block');
     const hashes = result.included.map((tx) => tx.hash);
     const changes = result.overlay.changes;
     const applied = await this.options.state.preview(changes, pacer);
@@ -618,7 +728,14 @@ export class Chain {
       lastCommit,
     };
     const signed = signHeader(header, key);
-    return { block: { ...signed, transactions: hashes }, txs: result.included, receipts: result.receipts, changes, undo: applied.undo, how: { source: 'produced', started } };
+    return {
+      block: { ...signed, transactions: hashes },
+      txs: result.included,
+      receipts: result.receipts,
+      changes,
+      undo: applied.undo,
+      how: { source: 'produced', started },
+    };
   }
 
   /**
@@ -639,7 +756,8 @@ export class Chain {
    * Who may propose the block after the head: by default the genesis validator; the staking rules
    * replace it with membership of the validator set in force.
    */
-  private proposerCheck: (block: Block) => string | undefined = (block) => (block.proposerKey === this.options.genesis.validatorKey ? undefined : 'proposer is not the chain validator');
+  private proposerCheck: (block: Block) => string | undefined = (block) =>
+    block.proposerKey === this.options.genesis.validatorKey ? undefined : 'proposer is not the chain validator';
 
   setProposerCheck(check: (block: Block) => string | undefined): void {
     this.proposerCheck = check;
@@ -651,12 +769,19 @@ export class Chain {
    * proposer and its signature, the parent's certificate it carries, transaction hashes and
    * signatures, then re-execution, which must give the header's roots.
    */
-  importBlock(block: Block, rawTransactions: readonly Uint8Array[], commit: CommitCertificate, options: ImportOptions = {}): Promise<Block> {
+  importBlock(
+    block: Block,
+    rawTransactions: readonly Uint8Array[],
+    commit: CommitCertificate,
+    options: ImportOptions = {},
+  ): Promise<Block> {
     return this.serialized(async () => {
       // Committed here meanwhile (consensus decided it while the import waited its turn): nothing to do.
       if (block.hash === this.head.hash) return this.head;
-      const problem = block.height === this.head.height + 1 ? this.finality.commitProblem(commit, block, 'next') : undefined;
-      if (problem) throw new BlockRejectedError(`block ${block.height} (${block.hash}): its commit certificate: ${problem}`);
+      const problem =
+        block.height === this.head.height + 1 ? this.finality.commitProblem(commit, block, 'next') : undefined;
+      if (problem)
+        throw new BlockRejectedError(`block ${block.height} (${block.hash}): its commit certificate: ${problem}`);
       // The block a peer committed: a proposal held here for it is committed as it is, any other dropped.
       if (this.outstanding?.block.hash === block.hash) {
         const prepared = this.outstanding;
@@ -668,7 +793,11 @@ export class Chain {
     });
   }
 
-  private async verify(block: Block, rawTransactions: readonly Uint8Array[], options: ImportOptions): Promise<Prepared> {
+  private async verify(
+    block: Block,
+    rawTransactions: readonly Uint8Array[],
+    options: ImportOptions,
+  ): Promise<Prepared> {
     const started = performance.now();
     const head = this.head;
     const reject = (reason: string): never => {
@@ -676,9 +805,11 @@ export class Chain {
     };
     const invalidHeader = this.headerProblem(block);
     if (invalidHeader) reject(invalidHeader);
-    if (block.height !== head.height + 1 || block.parentHash !== head.hash) reject(`does not extend head ${head.height} (${head.hash})`);
+    if (block.height !== head.height + 1 || block.parentHash !== head.hash)
+      reject(`does not extend head ${head.height} (${head.hash})`);
     if (block.timestamp <= head.timestamp) reject('timestamp is not after its parent');
-    if (block.height === 1 && block.lastCommit !== null) reject('block 1 carries a parent certificate: block 0 has none');
+    if (block.height === 1 && block.lastCommit !== null)
+      reject('block 1 carries a parent certificate: block 0 has none');
     if (block.height > 1) {
       if (block.lastCommit === null) reject(`carries no certificate of its parent ${head.height}`);
       const parentProblem = this.finality.commitProblem(block.lastCommit!, head, 'head');
@@ -704,10 +835,25 @@ export class Chain {
     });
     const pacer = new Pacer();
     if ((await txRoot(block.transactions, pacer)) !== block.txRoot) reject('transaction root mismatch');
-    const env = { chainId: head.chainId, height: block.height, timestamp: block.timestamp, parentHash: head.hash, lastCommit: signersOf(block.lastCommit), proposer: block.proposer as Address };
+    const env = {
+      chainId: head.chainId,
+      height: block.height,
+      timestamp: block.timestamp,
+      parentHash: head.hash,
+      lastCommit: signersOf(block.lastCommit),
+      proposer: block.proposer as Address,
+    };
     let result;
     try {
-      result = await executeTransactions(txs, env, this.options.state, this.options.kinds, this.options.log, true, pacer);
+      result = await executeTransactions(
+        txs,
+        env,
+        this.options.state,
+        this.options.kinds,
+        this.options.log,
+        true,
+        pacer,
+      );
     } catch (error) {
       if (error instanceof InvalidTransactionError) return reject(`transaction ${error.hash}: ${error.message}`);
       throw error;
@@ -719,15 +865,29 @@ export class Chain {
       applied.undo();
       reject(`state root mismatch: executing it gives ${applied.root}`);
     }
-    return { block: { ...block, transactions: txs.map((tx) => tx.hash) }, txs, receipts: result.receipts, changes, undo: applied.undo, how: { source: 'imported', started, quiet: options.catchingUp === true } };
+    return {
+      block: { ...block, transactions: txs.map((tx) => tx.hash) },
+      txs,
+      receipts: result.receipts,
+      changes,
+      undo: applied.undo,
+      how: { source: 'imported', started, quiet: options.catchingUp === true },
+    };
   }
 
-  private async commit({ block: built, txs, receipts: pending, changes, undo, how }: Prepared, certificate: CommitCertificate): Promise<Block> {
+  private async commit(
+    { block: built, txs, receipts: pending, changes, undo, how }: Prepared,
+    certificate: CommitCertificate,
+  ): Promise<Block> {
     const block: Block = built;
     const receipts: Receipt[] = pending.map((r) => ({ ...r, blockHash: block.hash }));
     const raws = txs.map(rawOf);
     const state = this.options.state;
-    this.options.events.emit('chain:decided', { height: block.height, timestamp: block.timestamp, read: (key) => (changes.has(key) ? changes.get(key) : state.get(key)) });
+    this.options.events.emit('chain:decided', {
+      height: block.height,
+      timestamp: block.timestamp,
+      read: (key) => (changes.has(key) ? changes.get(key) : state.get(key)),
+    });
     try {
       const batch = this.options.batch();
       const pacer = new Pacer();
@@ -747,12 +907,26 @@ export class Chain {
     this.headCommit = certificate;
     this.recent.add(block.height, block.transactions, raws, receipts);
     this.options.mempool.afterBlock(txs);
-    this.journal?.compact((hash) => this.options.mempool.has(hash)).catch((error: unknown) => this.options.log.error({ err: error }, 'compacting the transaction journal failed'));
+    this.journal
+      ?.compact((hash) => this.options.mempool.has(hash))
+      .catch((error: unknown) => this.options.log.error({ err: error }, 'compacting the transaction journal failed'));
     // A line a block at debug; at info, the summary every few seconds (chain/block-activity.ts) says it.
     const ms = Number((performance.now() - how.started).toFixed(1));
-    this.options.log.debug({ height: block.height, transactions: txs.length, hash: block.hash, ms }, `${how.source} block ${block.height}: ${txs.length} tx, ${block.hash.slice(0, 10)}…, ${ms} ms`);
+    this.options.log.debug(
+      { height: block.height, transactions: txs.length, hash: block.hash, ms },
+      `${how.source} block ${block.height}: ${txs.length} tx, ${block.hash.slice(0, 10)}…, ${ms} ms`,
+    );
     this.activity.count(how.source, txs.length, ms);
-    this.options.events.emit('chain:block', { height: block.height, hash: block.hash, timestamp: block.timestamp, transactions: txs.length, block, receipts, rawTransactions: raws, commit: certificate });
+    this.options.events.emit('chain:block', {
+      height: block.height,
+      hash: block.hash,
+      timestamp: block.timestamp,
+      transactions: txs.length,
+      block,
+      receipts,
+      rawTransactions: raws,
+      commit: certificate,
+    });
     return block;
   }
 
@@ -766,9 +940,17 @@ export class Chain {
   rewind(height: number): Promise<Block> {
     return this.serialized(async () => {
       const from = this.head.height;
-      if (!Number.isSafeInteger(height) || height < 0 || height > from) throw domainError('invalid_params', `cannot go back to block ${height}: the head is ${from}`, { field: 'height' });
+      if (!Number.isSafeInteger(height) || height < 0 || height > from)
+        throw domainError('invalid_params', `cannot go back to block ${height}: the head is ${from}`, {
+          field: 'height',
+        });
       const oldest = this.options.state.oldestAvailable(from);
-      if (height < oldest) throw domainError('pruned', `cannot go back to block ${height}: its state is older than this node's history window (oldest: ${oldest})`, { oldest });
+      if (height < oldest)
+        throw domainError(
+          'pruned',
+          `cannot go back to block ${height}: its state is older than this node's history window (oldest: ${oldest})`,
+          { oldest },
+        );
       this.discardOutstanding();
       const target = await this.options.blocks.byHeight(height);
       if (!target) throw new Error(`block ${height} is not stored`);
@@ -787,7 +969,10 @@ export class Chain {
       this.options.log.info({ height, from, blocks: from - height }, `went back to block ${height} from ${from}`);
       this.options.events.emit('chain:rewound', { height, from });
       const root = this.options.state.root();
-      if (root !== target.stateRoot) throw new Error(`after going back to block ${height} the state root is ${root}, not the block's ${target.stateRoot}: restart the node to check its database`);
+      if (root !== target.stateRoot)
+        throw new Error(
+          `after going back to block ${height} the state root is ${root}, not the block's ${target.stateRoot}: restart the node to check its database`,
+        );
       return target;
     });
   }

@@ -16,7 +16,16 @@ import type { ReceiptDetails } from './receipts.js';
 declare module '../kernel/plugin.js' {
   interface SvcEvents {
     /** A block (produced or imported) and all its state are committed. */
-    'chain:block': { height: number; hash: string; timestamp: number; transactions: number; block: CommittedBlock; receipts: readonly CommittedReceipt[]; rawTransactions: readonly Uint8Array[]; commit: CommitCertificate };
+    'chain:block': {
+      height: number;
+      hash: string;
+      timestamp: number;
+      transactions: number;
+      block: CommittedBlock;
+      receipts: readonly CommittedReceipt[];
+      rawTransactions: readonly Uint8Array[];
+      commit: CommitCertificate;
+    };
     /**
      * A block is decided (produced, or imported with its certificate) and executed, and its write is
      * under way: `read` gives its state. `chain:block` follows once the write is done. For work that
@@ -31,7 +40,14 @@ declare module '../kernel/plugin.js' {
      */
     'chain:rewound': { height: number; from: number };
     /** A transaction entered the mempool; `viaGossip`: from the transactions topic (gossip relays it; nobody publishes it again). */
-    'chain:pendingTransaction': { hash: string; from: string; kind: string; nonce: number; transaction: SignedTransaction; viaGossip: boolean };
+    'chain:pendingTransaction': {
+      hash: string;
+      from: string;
+      kind: string;
+      nonce: number;
+      transaction: SignedTransaction;
+      viaGossip: boolean;
+    };
     /**
      * At start, the journal's acknowledged transactions are back in the mempool (`pending`);
      * `superseded` ones lost their nonce to another transaction mined while the node was down.
@@ -198,7 +214,10 @@ export interface TxKindSpec<Svc, P extends TSchema> {
    * The domain error a payload that fails its schema is refused with, when not `invalid_transaction`
    * (the jobs answer the way their own methods do: `invalid_params`, or `job_rejected` over a limit).
    */
-  payloadRefusal?(problem: PayloadProblem): { readonly error: DomainErrorName; readonly data?: Readonly<Record<string, unknown>> };
+  payloadRefusal?(problem: PayloadProblem): {
+    readonly error: DomainErrorName;
+    readonly data?: Readonly<Record<string, unknown>>;
+  };
   /**
    * How the payload reads in the `svc_` views (its bytes already hex): where the kind keeps a field in
    * another form than the `svc_` side answers in, e.g. an account as `0x…` (the `svc_` side says `svc1…`).
@@ -248,7 +267,10 @@ export interface TxKind {
   authorize?(tx: SignedTransaction, payload: unknown, service: unknown): string | undefined;
   debits?(payload: unknown, service: unknown): { asset: Asset; amount: bigint }[];
   admit?(payload: unknown, service: unknown): void;
-  payloadRefusal?(problem: PayloadProblem): { readonly error: DomainErrorName; readonly data?: Readonly<Record<string, unknown>> };
+  payloadRefusal?(problem: PayloadProblem): {
+    readonly error: DomainErrorName;
+    readonly data?: Readonly<Record<string, unknown>>;
+  };
   view?(payload: Readonly<Record<string, unknown>>): Record<string, unknown>;
   gasLimit?(payload: unknown): number;
   fees?(payload: unknown, service: unknown): TxFees;
@@ -276,7 +298,9 @@ export class TxFailure extends Error {
  * `svc-node`): recognised by its shape, not its class.
  */
 export function isTxFailure(error: unknown): error is TxFailure {
-  return error instanceof Error && error.name === 'TxFailure' && typeof (error as { error?: unknown }).error === 'string';
+  return (
+    error instanceof Error && error.name === 'TxFailure' && typeof (error as { error?: unknown }).error === 'string'
+  );
 }
 
 /** A plugin's transaction kinds, read from its definition without running it. */

@@ -9,7 +9,10 @@ export interface Deadline {
  * below the time a provider needs, long blocks not below the block count. Block times are in the
  * headers, so every node agrees on when it has passed.
  */
-export function deadlineAfter(now: { readonly height: number; readonly timestamp: number }, window: { readonly blocks: number; readonly ms: number }): Deadline {
+export function deadlineAfter(
+  now: { readonly height: number; readonly timestamp: number },
+  window: { readonly blocks: number; readonly ms: number },
+): Deadline {
   return { height: now.height + window.blocks, time: now.timestamp + window.ms };
 }
 
@@ -25,4 +28,5 @@ export function isReached(now: { readonly height: number; readonly timestamp: nu
   return now.height >= deadline.height && now.timestamp >= deadline.time;
 }
 
-export const describeDeadline = (deadline: Deadline): string => `block ${deadline.height} (and ${new Date(deadline.time).toISOString()})`;
+export const describeDeadline = (deadline: Deadline): string =>
+  `block ${deadline.height} (and ${new Date(deadline.time).toISOString()})`;

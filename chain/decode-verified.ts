@@ -1,6 +1,11 @@
 import { fromHex } from '../sdk/bytes.js';
 import { decodeTransaction, TransactionFormatError, type SignedTransaction } from '../sdk/transaction.js';
-import { decodeEthereumEnvelope, EnvelopeError, isEthereumEnvelope, type EnvelopeContext } from './ethereum-envelope.js';
+import {
+  decodeEthereumEnvelope,
+  EnvelopeError,
+  isEthereumEnvelope,
+  type EnvelopeContext,
+} from './ethereum-envelope.js';
 import { verifyEd25519 } from './signatures.js';
 
 /** What decoding one raw transaction gives: the transaction with its signature checked, or why not. */
@@ -38,7 +43,9 @@ export function decodeVerified(raw: Uint8Array, context: EnvelopeContext): Decod
     if (error instanceof TransactionFormatError) return { format: error.message };
     throw error;
   }
-  return verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), fromHex(tx.publicKey)) ? { tx } : { badSignature: true, hash: tx.hash };
+  return verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), fromHex(tx.publicKey))
+    ? { tx }
+    : { badSignature: true, hash: tx.hash };
 }
 
 /**

@@ -71,7 +71,10 @@ export function transactionCommon(evmChainId: number, hardfork: Hardfork = EVM_H
   const key = `${evmChainId}:${hardfork}`;
   let common = txCommons.get(key);
   if (!common) {
-    common = sharedCommon(createCustomCommon({ chainId: evmChainId, name: `svc-${evmChainId}` }, Mainnet, { hardfork }), paramsTx);
+    common = sharedCommon(
+      createCustomCommon({ chainId: evmChainId, name: `svc-${evmChainId}` }, Mainnet, { hardfork }),
+      paramsTx,
+    );
     txCommons.set(key, common);
   }
   return common;
@@ -103,22 +106,36 @@ export interface EthereumPayload extends Payload {
 /** Half the secp256k1 group order: EIP-2's bound on a signature's s. */
 const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
 
-const SUPPORTED = new Set<number>([TransactionType.Legacy, TransactionType.AccessListEIP2930, TransactionType.FeeMarketEIP1559]);
+const SUPPORTED = new Set<number>([
+  TransactionType.Legacy,
+  TransactionType.AccessListEIP2930,
+  TransactionType.FeeMarketEIP1559,
+]);
 
 /**
  * Parses an Ethereum transaction without checking its signature (the bytes of a stored one were
  * checked when it was admitted): the ethereumjs object, for execution and views.
  */
-export function parseEthereumTransaction(raw: Uint8Array, evmChainId: number, hardfork: Hardfork = EVM_HARDFORK): TypedTransaction {
+export function parseEthereumTransaction(
+  raw: Uint8Array,
+  evmChainId: number,
+  hardfork: Hardfork = EVM_HARDFORK,
+): TypedTransaction {
   try {
     return createTxFromRLP(raw, { common: transactionCommon(evmChainId, hardfork), freeze: false });
   } catch (error) {
-    const message = (error as Error).message.split('\n')[0]!.replace(/ \(tx type=.*$/, '').slice(0, 200);
-    if (/chain ?id/i.test(message)) throw new EnvelopeError('wrong_chain_id', `invalid chain id: this network's EVM chain id is ${evmChainId}`);
+    const message = (error as Error).message
+      .split('\n')[0]!
+      .replace(/ \(tx type=.*$/, '')
+      .slice(0, 200);
+    if (/chain ?id/i.test(message))
+      throw new EnvelopeError('wrong_chain_id', `invalid chain id: this network's EVM chain id is ${evmChainId}`);
     // Refused as the transaction is built: a high-s signature (EIP-2), init code over EIP-3860's limit, gas over EIP-7825's cap.
     if (/signature|s-value/i.test(message)) throw new EnvelopeError('invalid_signature', `invalid sender: ${message}`);
-    if (/initcode/i.test(message)) throw new EnvelopeError('invalid_transaction', `max initcode size exceeded: ${message}`);
-    if (/gas ?limit/i.test(message)) throw new EnvelopeError('invalid_transaction', `gas limit too high: ${message} (EIP-7825)`);
+    if (/initcode/i.test(message))
+      throw new EnvelopeError('invalid_transaction', `max initcode size exceeded: ${message}`);
+    if (/gas ?limit/i.test(message))
+      throw new EnvelopeError('invalid_transaction', `gas limit too high: ${message} (EIP-7825)`);
     throw new EnvelopeError('invalid_transaction', `not an Ethereum transaction: ${message}`);
   }
 }
@@ -131,31 +148,53 @@ export function parseEthereumTransaction(raw: Uint8Array, evmChainId: number, ha
  */
 export function decodeEthereumEnvelope(raw: Uint8Array, context: EnvelopeContext): SignedTransaction {
   const evmChainId = context.evmChainId;
-  if (evmChainId === undefined) throw new EnvelopeError('invalid_transaction', 'this network runs no EVM: Ethereum transactions are not accepted');
+  if (evmChainId === undefined)
+    throw new EnvelopeError('invalid_transaction', 'this network runs no EVM: Ethereum transactions are not accepted');
   const first = raw[0]!;
   if (first === TransactionType.BlobEIP4844 || first === TransactionType.EOACodeEIP7702) {
-    throw new EnvelopeError('invalid_transaction', `transaction type ${first} is not supported (this network takes legacy, EIP-2930 and EIP-1559 transactions)`);
+    throw new EnvelopeError(
+      'invalid_transaction',
+      `transaction type ${first} is not supported (this network takes legacy, EIP-2930 and EIP-1559 transactions)`,
+    );
   }
   const tx = parseEthereumTransaction(raw, evmChainId, context.hardfork);
-  if (!SUPPORTED.has(tx.type)) throw new EnvelopeError('invalid_transaction', `transaction type ${tx.type} is not supported`);
+  if (!SUPPORTED.has(tx.type))
+    throw new EnvelopeError('invalid_transaction', `transaction type ${tx.type} is not supported`);
   if (tx.type === TransactionType.Legacy && !tx.supports(Capability.EIP155ReplayProtection)) {
-    throw new EnvelopeError('invalid_transaction', 'only replay-protected (EIP-155) transactions are accepted: sign a legacy transaction with the chain id');
+    throw new EnvelopeError(
+      'invalid_transaction',
+      'only replay-protected (EIP-155) transactions are accepted: sign a legacy transaction with the chain id',
+    );
   }
   if (!tx.isSigned()) throw new EnvelopeError('invalid_signature', 'the transaction is not signed');
   // EIP-2, for every type: ethereumjs refuses a high s as it builds a typed transaction but not a legacy one.
-  if ((tx.s ?? 0n) > SECP256K1_HALF_N) throw new EnvelopeError('invalid_signature', 'invalid sender: the signature\'s s is in the upper half of the curve order (EIP-2 allows only s <= n/2)');
-  if (!equalBytes(tx.serialize(), raw)) throw new EnvelopeError('invalid_transaction', 'the bytes are not the canonical encoding of the transaction');
-  if (tx.nonce > BigInt(Number.MAX_SAFE_INTEGER)) throw new EnvelopeError('invalid_transaction', `nonce ${tx.nonce} is out of range`);
+  if ((tx.s ?? 0n) > SECP256K1_HALF_N)
+    throw new EnvelopeError(
+      'invalid_signature',
+      "invalid sender: the signature's s is in the upper half of the curve order (EIP-2 allows only s <= n/2)",
+    );
+  if (!equalBytes(tx.serialize(), raw))
+    throw new EnvelopeError('invalid_transaction', 'the bytes are not the canonical encoding of the transaction');
+  if (tx.nonce > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new EnvelopeError('invalid_transaction', `nonce ${tx.nonce} is out of range`);
   let publicKey: Uint8Array | undefined;
   try {
     // High-s (EIP-2) signatures were refused when the transaction was built; an r or s out of range,
     // or one that recovers no key, is refused here.
-    publicKey = recoverPublicKey(tx.getHashedMessageToSign(), tx.r ?? 0n, tx.s ?? 0n, recoveryId(tx, evmChainId), () => tx.getSenderPublicKey());
+    publicKey = recoverPublicKey(tx.getHashedMessageToSign(), tx.r ?? 0n, tx.s ?? 0n, recoveryId(tx, evmChainId), () =>
+      tx.getSenderPublicKey(),
+    );
   } catch (error) {
-    throw new EnvelopeError('invalid_signature', `invalid sender: ${(error as Error).message.split('\n')[0]!.slice(0, 200)}`);
+    throw new EnvelopeError(
+      'invalid_signature',
+      `invalid sender: ${(error as Error).message.split('\n')[0]!.slice(0, 200)}`,
+    );
   }
   if (!publicKey) throw new EnvelopeError('invalid_signature', 'invalid sender: the signature recovers no public key');
-  const fees = 'maxFeePerGas' in tx ? { maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas } : { maxFeePerGas: tx.gasPrice, maxPriorityFeePerGas: tx.gasPrice };
+  const fees =
+    'maxFeePerGas' in tx
+      ? { maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas }
+      : { maxFeePerGas: tx.gasPrice, maxPriorityFeePerGas: tx.gasPrice };
   const payload: EthereumPayload = {
     type: tx.type,
     to: tx.to ? toEthAddress(`svc1${toHex(tx.to.bytes).slice(2)}`) : null,
@@ -173,7 +212,13 @@ export function decodeEthereumEnvelope(raw: Uint8Array, context: EnvelopeContext
     nonce: Number(tx.nonce),
     payload,
     from: addressFromEthPublicKey(publicKey),
-    signature: toHex(concatBytes(bigintBytes(tx.r ?? 0n), bigintBytes(tx.s ?? 0n), bigintBytes(v, Math.max(1, Math.ceil(v.toString(16).length / 2))))),
+    signature: toHex(
+      concatBytes(
+        bigintBytes(tx.r ?? 0n),
+        bigintBytes(tx.s ?? 0n),
+        bigintBytes(v, Math.max(1, Math.ceil(v.toString(16).length / 2))),
+      ),
+    ),
     hash: toHex(tx.hash()),
   };
 }

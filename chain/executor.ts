@@ -3,7 +3,14 @@ import type { Asset } from '../sdk/amount.js';
 import type { SignedTransaction } from '../sdk/transaction.js';
 import type { Logger } from '../kernel/log.js';
 import { decode } from '../sdk/encoding.js';
-import { isTxFailure, TxPostponed, type BlockContext, type LastCommit, type TxContext, type TxOutcome } from './contract.js';
+import {
+  isTxFailure,
+  TxPostponed,
+  type BlockContext,
+  type LastCommit,
+  type TxContext,
+  type TxOutcome,
+} from './contract.js';
 import { accountKey, decodeAccount, encodeAccount, type Account } from './state/accounts.js';
 import { StateOverlay, type StateReader } from './state/overlay.js';
 import type { PendingReceipt } from './receipts.js';
@@ -44,13 +51,29 @@ export interface ExecutionResult {
 }
 
 /** Checks what makes a transaction includable against the state it would run on. Returns the kind's registration. */
-export function checkIncludable(tx: SignedTransaction, state: StateReader, kinds: TxKindRegistry, chainId: string): RegisteredTxKind {
-  if (tx.chainId !== chainId) throw new InvalidTransactionError(tx.hash, 'invalid_transaction', `chain id ${tx.chainId} is not this chain's (${chainId})`);
+export function checkIncludable(
+  tx: SignedTransaction,
+  state: StateReader,
+  kinds: TxKindRegistry,
+  chainId: string,
+): RegisteredTxKind {
+  if (tx.chainId !== chainId)
+    throw new InvalidTransactionError(
+      tx.hash,
+      'invalid_transaction',
+      `chain id ${tx.chainId} is not this chain's (${chainId})`,
+    );
   const checked = kinds.check(tx);
   if ('reason' in checked) throw new InvalidTransactionError(tx.hash, 'invalid_transaction', checked.reason);
   const nonce = decodeAccount(state.get(accountKey(tx.from))).nonce;
-  if (tx.nonce < nonce) throw new InvalidTransactionError(tx.hash, 'nonce_too_low', `nonce ${tx.nonce} is already used (account nonce is ${nonce})`);
-  if (tx.nonce > nonce) throw new InvalidTransactionError(tx.hash, 'nonce_gap', `nonce ${tx.nonce} is ahead of the account nonce ${nonce}`);
+  if (tx.nonce < nonce)
+    throw new InvalidTransactionError(
+      tx.hash,
+      'nonce_too_low',
+      `nonce ${tx.nonce} is already used (account nonce is ${nonce})`,
+    );
+  if (tx.nonce > nonce)
+    throw new InvalidTransactionError(tx.hash, 'nonce_gap', `nonce ${tx.nonce} is ahead of the account nonce ${nonce}`);
   return checked.kind;
 }
 
@@ -88,7 +111,13 @@ class BlockScope implements BlockContext {
 
   /** An account that holds nothing (no assets, bonds or nonce: one the EVM deleted) is no key at all. */
   setAccount(address: Address, account: Account): void {
-    if (account.omc === 0n && account.ogt === 0n && account.nonce === 0 && Object.values(account.bonded).every((amount) => amount === 0n)) this.state.delete(accountKey(address));
+    if (
+      account.omc === 0n &&
+      account.ogt === 0n &&
+      account.nonce === 0 &&
+      Object.values(account.bonded).every((amount) => amount === 0n)
+    )
+      this.state.delete(accountKey(address));
     else this.state.set(accountKey(address), encodeAccount(account));
   }
 
@@ -105,7 +134,10 @@ class BlockScope implements BlockContext {
   }
 
   writeState(key: string, value: Uint8Array | undefined): void {
-    if (!this.kinds.mayWrite(this.owner, key)) throw new Error(`plugin "${this.owner}" may only write state keys under "${this.owner}/" (or of a plugin that names it in stateDelegates), not "${key}"`);
+    if (!this.kinds.mayWrite(this.owner, key))
+      throw new Error(
+        `plugin "${this.owner}" may only write state keys under "${this.owner}/" (or of a plugin that names it in stateDelegates), not "${key}"`,
+      );
     if (value === undefined) this.state.delete(key);
     else this.state.set(key, value);
   }
@@ -161,7 +193,8 @@ export async function executeTransactions(
   pacer?: Pacer,
   { endBlock = true, deadline }: { endBlock?: boolean; deadline?: number } = {},
 ): Promise<ExecutionResult> {
-  if (strict && deadline !== undefined) throw new Error('a block being imported runs every transaction to its end: no deadline');
+  if (strict && deadline !== undefined)
+    throw new Error('a block being imported runs every transaction to its end: no deadline');
   const overlay = new StateOverlay(state);
   const included: SignedTransaction[] = [];
   const receipts: PendingReceipt[] = [];
@@ -175,7 +208,12 @@ export async function executeTransactions(
     try {
       kind = checkIncludable(tx, overlay, kinds, env.chainId);
       const txGas = kind.spec.gasLimit?.(tx.payload) ?? 0;
-      if (gasUsed + txGas > gasLimit) throw new InvalidTransactionError(tx.hash, 'invalid_transaction', `its gas limit ${txGas} does not fit in what is left of the block gas limit (${gasLimit - gasUsed} of ${gasLimit})`);
+      if (gasUsed + txGas > gasLimit)
+        throw new InvalidTransactionError(
+          tx.hash,
+          'invalid_transaction',
+          `its gas limit ${txGas} does not fit in what is left of the block gas limit (${gasLimit - gasUsed} of ${gasLimit})`,
+        );
     } catch (error) {
       if (strict || !(error instanceof InvalidTransactionError)) throw error;
       rejected.push(error);
@@ -191,7 +229,10 @@ export async function executeTransactions(
     let outcome: TxOutcome | undefined;
     try {
       if (!kind.spec.managesNonce) bumpNonce(scratch);
-      const returned = kind.spec.execute(new Context(scratch, env, tx, kind.owner, kinds, index > 0 ? deadline : undefined), kind.service());
+      const returned = kind.spec.execute(
+        new Context(scratch, env, tx, kind.owner, kinds, index > 0 ? deadline : undefined),
+        kind.service(),
+      );
       outcome = (isPromise<void | TxOutcome>(returned) ? await returned : returned) ?? undefined;
     } catch (error) {
       // Stopped at the producer's deadline: left out whole, and nothing after it starts.
@@ -199,14 +240,30 @@ export async function executeTransactions(
       included.push(tx);
       bumpNonce(overlay);
       const failure = isTxFailure(error)
-          ? { name: error.error, reason: error.message }
-          : (log.error({ err: error, tx: tx.hash, kind: tx.kind }, 'transaction kind threw; the transaction fails'), { name: 'internal_error', reason: 'the transaction kind failed' });
-      receipts.push({ transactionHash: tx.hash, blockNumber: env.height, index, from: tx.from, kind: tx.kind, status: 'failed', error: failure });
+        ? { name: error.error, reason: error.message }
+        : (log.error({ err: error, tx: tx.hash, kind: tx.kind }, 'transaction kind threw; the transaction fails'),
+          { name: 'internal_error', reason: 'the transaction kind failed' });
+      receipts.push({
+        transactionHash: tx.hash,
+        blockNumber: env.height,
+        index,
+        from: tx.from,
+        kind: tx.kind,
+        status: 'failed',
+        error: failure,
+      });
       continue;
     }
     included.push(tx);
     scratch.mergeInto(overlay);
-    const receipt: PendingReceipt = { transactionHash: tx.hash, blockNumber: env.height, index, from: tx.from, kind: tx.kind, status: outcome?.failed ? 'failed' : 'success' };
+    const receipt: PendingReceipt = {
+      transactionHash: tx.hash,
+      blockNumber: env.height,
+      index,
+      from: tx.from,
+      kind: tx.kind,
+      status: outcome?.failed ? 'failed' : 'success',
+    };
     if (outcome?.failed) receipt.error = { name: outcome.failed.name, reason: outcome.failed.reason };
     if (outcome?.gasUsed !== undefined) {
       gasUsed += outcome.gasUsed;

@@ -17,7 +17,11 @@ export type CommitSubject = 'head' | 'next';
  */
 export interface FinalityRules {
   /** What is wrong with `certificate` as the proof that `block` is final, or undefined. */
-  commitProblem(certificate: CommitCertificate, block: Pick<Block, 'height' | 'hash'>, subject: CommitSubject): string | undefined;
+  commitProblem(
+    certificate: CommitCertificate,
+    block: Pick<Block, 'height' | 'hash'>,
+    subject: CommitSubject,
+  ): string | undefined;
   /** The certificate of a block made by the only validator in the set, holding `key`: its own precommit. */
   soleCommit(block: Pick<Block, 'height' | 'hash'>, key: KeyPair): CommitCertificate;
 }

@@ -80,7 +80,11 @@ export function devnetBaseGenesis(): GenesisSpec {
     validatorKey: toHex(validator.publicKey),
     validator: validator.address,
     accounts: [
-      ...Array.from({ length: DEVNET_ACCOUNTS }, (_, i) => ({ address: devnetKey('account', i).address, omc: DEVNET_ACCOUNT_OMC, ogt: DEVNET_ACCOUNT_OGT })),
+      ...Array.from({ length: DEVNET_ACCOUNTS }, (_, i) => ({
+        address: devnetKey('account', i).address,
+        omc: DEVNET_ACCOUNT_OMC,
+        ogt: DEVNET_ACCOUNT_OGT,
+      })),
       ...TEST_MNEMONIC_ACCOUNTS.map((address) => ({ address, omc: TEST_ACCOUNT_OMC, ogt: TEST_ACCOUNT_OGT })),
     ],
     params: {},
@@ -101,26 +105,45 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
   } catch (error) {
     throw new ConfigError(`--genesis: cannot read ${path}: ${(error as Error).message}`);
   }
-  const { chainId, rulesVersion = CHAIN_RULES_VERSION, timestamp, validatorKey, validator, accounts = [], ...params } = raw;
+  const {
+    chainId,
+    rulesVersion = CHAIN_RULES_VERSION,
+    timestamp,
+    validatorKey,
+    validator,
+    accounts = [],
+    ...params
+  } = raw;
   const bad = (what: string): never => {
     throw new ConfigError(`--genesis: ${path}: ${what}`);
   };
   if (typeof chainId !== 'string' || !/^[a-z0-9-]{1,64}$/.test(chainId)) bad('"chainId" must be 1-64 of [a-z0-9-]');
-  if (!Number.isSafeInteger(rulesVersion) || (rulesVersion as number) < 1) bad('"rulesVersion" must be a positive integer (the chain-rules version the network runs)');
+  if (!Number.isSafeInteger(rulesVersion) || (rulesVersion as number) < 1)
+    bad('"rulesVersion" must be a positive integer (the chain-rules version the network runs)');
   if (!Number.isSafeInteger(timestamp) || (timestamp as number) < 0) bad('"timestamp" must be unix milliseconds');
   if (!isHex(validatorKey, 32)) bad('"validatorKey" must be a 32-byte 0x hex public key');
   if (!isValidAddress(validator)) bad('"validator" must be an svc1 address');
   if (!Array.isArray(accounts)) bad('"accounts" must be an array');
-  const parsed = (accounts as { address?: unknown; omc?: unknown; ogt?: unknown; bonded?: unknown }[]).map((a, i): GenesisAccount => {
-    if (!isValidAddress(a.address)) bad(`accounts[${i}].address must be an svc1 address`);
-    if (a.bonded !== undefined && (typeof a.bonded !== 'object' || a.bonded === null || Array.isArray(a.bonded))) bad(`accounts[${i}].bonded must be an object of purpose: OGT amount`);
-    try {
-      const bonded = Object.entries((a.bonded ?? {}) as Record<string, unknown>).map(([purpose, amount]) => [purpose, parseAmount(String(amount))] as const);
-      return { address: normalizeAddress(a.address as string), omc: parseAmount(String(a.omc ?? '0')), ogt: parseAmount(String(a.ogt ?? '0')), ...(bonded.length > 0 ? { bonded: Object.fromEntries(bonded) } : {}) };
-    } catch (error) {
-      return bad(`accounts[${i}]: ${(error as Error).message}`);
-    }
-  });
+  const parsed = (accounts as { address?: unknown; omc?: unknown; ogt?: unknown; bonded?: unknown }[]).map(
+    (a, i): GenesisAccount => {
+      if (!isValidAddress(a.address)) bad(`accounts[${i}].address must be an svc1 address`);
+      if (a.bonded !== undefined && (typeof a.bonded !== 'object' || a.bonded === null || Array.isArray(a.bonded)))
+        bad(`accounts[${i}].bonded must be an object of purpose: OGT amount`);
+      try {
+        const bonded = Object.entries((a.bonded ?? {}) as Record<string, unknown>).map(
+          ([purpose, amount]) => [purpose, parseAmount(String(amount))] as const,
+        );
+        return {
+          address: normalizeAddress(a.address as string),
+          omc: parseAmount(String(a.omc ?? '0')),
+          ogt: parseAmount(String(a.ogt ?? '0')),
+          ...(bonded.length > 0 ? { bonded: Object.fromEntries(bonded) } : {}),
+        };
+      } catch (error) {
+        return bad(`accounts[${i}]: ${(error as Error).message}`);
+      }
+    },
+  );
   return {
     network,
     chainId: chainId as string,
@@ -138,7 +161,11 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
 export function genesisState(spec: GenesisSpec): StateChanges {
   const changes = new Map<string, Uint8Array>();
   changes.set(RULES_VERSION_KEY, encode(spec.rulesVersion));
-  for (const account of spec.accounts) changes.set(accountKey(account.address), encodeAccount({ omc: account.omc, ogt: account.ogt, nonce: 0, bonded: { ...account.bonded } }));
+  for (const account of spec.accounts)
+    changes.set(
+      accountKey(account.address),
+      encodeAccount({ omc: account.omc, ogt: account.ogt, nonce: 0, bonded: { ...account.bonded } }),
+    );
   for (const [key, value] of spec.entries) changes.set(key, value);
   return changes;
 }
@@ -194,11 +221,22 @@ export function withPluginGenesis(spec: GenesisSpec, plugins: readonly AnyPlugin
   const entries = new Map(spec.entries);
   const owners = new Map<string, string>();
   for (const plugin of plugins) {
-    for (const [key, value] of plugin.genesis?.({ network: spec.network, params: spec.params, validator: spec.validator, validatorKey: spec.validatorKey, accounts: spec.accounts }) ?? []) {
-      if (!key.startsWith(`${plugin.name}/`) && !key.startsWith('params/')) throw new GenesisError(`plugin "${plugin.name}": genesis key "${key}" must start with "${plugin.name}/" or "params/"`);
+    for (const [key, value] of plugin.genesis?.({
+      network: spec.network,
+      params: spec.params,
+      validator: spec.validator,
+      validatorKey: spec.validatorKey,
+      accounts: spec.accounts,
+    }) ?? []) {
+      if (!key.startsWith(`${plugin.name}/`) && !key.startsWith('params/'))
+        throw new GenesisError(
+          `plugin "${plugin.name}": genesis key "${key}" must start with "${plugin.name}/" or "params/"`,
+        );
       const existing = entries.get(key);
       if (existing && !(key.startsWith('params/') && Buffer.from(existing).equals(Buffer.from(value)))) {
-        throw new GenesisError(`genesis key "${key}" of plugin "${plugin.name}" is already set by plugin "${owners.get(key) ?? 'the genesis'}"`);
+        throw new GenesisError(
+          `genesis key "${key}" of plugin "${plugin.name}" is already set by plugin "${owners.get(key) ?? 'the genesis'}"`,
+        );
       }
       entries.set(key, value);
       owners.set(key, plugin.name);

@@ -34,7 +34,10 @@ export interface StateEntry {
 export const stateVersionKey: Codec<StateVersion> & { versionsOf(key: string): Uint8Array } = {
   layout: 'utf8 state key ‖ 0x00 ‖ u64 height',
   encode: ({ key, height }) => concatBytes(utf8(key), SEP, u64Key(height)),
-  decode: (bytes) => ({ key: text.decode(bytes.subarray(0, bytes.length - 9)), height: Number(readU64Key(bytes, bytes.length - 8)) }),
+  decode: (bytes) => ({
+    key: text.decode(bytes.subarray(0, bytes.length - 9)),
+    height: Number(readU64Key(bytes, bytes.length - 8)),
+  }),
   /** The prefix every version of `key` starts with. */
   versionsOf: (key) => concatBytes(utf8(key), SEP),
 };
@@ -43,7 +46,11 @@ export const stateVersionKey: Codec<StateVersion> & { versionsOf(key: string): U
 export const supersededKey: Codec<SupersededVersion> = {
   layout: 'u64 height ‖ utf8 key ‖ 0x00 ‖ u64 old height',
   encode: ({ height, key, superseded }) => concatBytes(u64Key(height), utf8(key), SEP, u64Key(superseded)),
-  decode: (bytes) => ({ height: Number(readU64Key(bytes)), key: text.decode(bytes.subarray(8, bytes.length - 9)), superseded: Number(readU64Key(bytes, bytes.length - 8)) }),
+  decode: (bytes) => ({
+    height: Number(readU64Key(bytes)),
+    key: text.decode(bytes.subarray(8, bytes.length - 9)),
+    superseded: Number(readU64Key(bytes, bytes.length - 8)),
+  }),
 };
 
 const stateEntry: Codec<StateEntry> = {
@@ -63,9 +70,22 @@ export type StoredTransactionRecord = [Uint8Array, number, number];
 export const CHAIN_LAYOUTS = {
   blocks: defineLayout('chain.blocks', u64('height'), cbor<Block>('block')),
   blockIndex: defineLayout('chain.block-index', hash32('block hash'), u64('height')),
-  commits: defineLayout('chain.commits', u64('height'), cbor<CommitCertificate>('commit certificate: the precommits this node committed the block with')),
-  meta: defineLayout('chain.meta', utf8Text('name'), raw('value'), '"head" -> u64 height of the head block; "archive" -> flag of a data dir that has been an archive; "account-index-from" -> u64 first height of chain.account-transactions'),
-  transactions: defineLayout('chain.transactions', hash32('tx hash'), cbor<StoredTransactionRecord>('[raw tx, height, index]')),
+  commits: defineLayout(
+    'chain.commits',
+    u64('height'),
+    cbor<CommitCertificate>('commit certificate: the precommits this node committed the block with'),
+  ),
+  meta: defineLayout(
+    'chain.meta',
+    utf8Text('name'),
+    raw('value'),
+    '"head" -> u64 height of the head block; "archive" -> flag of a data dir that has been an archive; "account-index-from" -> u64 first height of chain.account-transactions',
+  ),
+  transactions: defineLayout(
+    'chain.transactions',
+    hash32('tx hash'),
+    cbor<StoredTransactionRecord>('[raw tx, height, index]'),
+  ),
   receipts: defineLayout('chain.receipts', hash32('tx hash'), cbor<Receipt>('receipt')),
   accountTransactions: defineLayout('chain.account-transactions', accountTransactionKey, hash32('tx hash')),
   stateEntries: defineLayout('state.entries', utf8Text('state key'), stateEntry),
@@ -74,11 +94,16 @@ export const CHAIN_LAYOUTS = {
 };
 
 export type ChainLayouts = typeof CHAIN_LAYOUTS;
-export type ChainTables = { readonly [K in keyof ChainLayouts]: ChainLayouts[K] extends Layout<infer Key, infer Value> ? Table<Key, Value> : never };
+export type ChainTables = {
+  readonly [K in keyof ChainLayouts]: ChainLayouts[K] extends Layout<infer Key, infer Value>
+    ? Table<Key, Value>
+    : never;
+};
 
 /** Every chain namespace as a table, opened by its declared name (through a plugin context, or a store claim). */
 export function openChainLayouts(open: (name: string) => Namespace): ChainTables {
   const out: Record<string, Table<unknown, unknown>> = {};
-  for (const [key, layout] of Object.entries(CHAIN_LAYOUTS) as [string, Layout<unknown, unknown>][]) out[key] = new Table(open(layout.name), layout);
+  for (const [key, layout] of Object.entries(CHAIN_LAYOUTS) as [string, Layout<unknown, unknown>][])
+    out[key] = new Table(open(layout.name), layout);
   return out as unknown as ChainTables;
 }

@@ -104,7 +104,8 @@ export class Mempool {
    */
   add(tx: SignedTransaction): SignedTransaction | undefined {
     this.precheck(tx);
-    if (!signedInThisProcess(tx) && !verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), fromHex(tx.publicKey))) throw invalidSignature();
+    if (!signedInThisProcess(tx) && !verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), fromHex(tx.publicKey)))
+      throw invalidSignature();
     return this.admitChecked(tx);
   }
 
@@ -115,27 +116,44 @@ export class Mempool {
   }
 
   private precheck(tx: SignedTransaction): void {
-    if (this.byHash.has(tx.hash)) throw domainError('already_known', `transaction ${tx.hash} is already pending`, { hash: tx.hash });
-    if (tx.chainId !== this.deps.chainId) throw domainError('wrong_chain_id', `signed for chain ${tx.chainId}, this is ${this.deps.chainId}`, { expected: this.deps.chainId });
+    if (this.byHash.has(tx.hash))
+      throw domainError('already_known', `transaction ${tx.hash} is already pending`, { hash: tx.hash });
+    if (tx.chainId !== this.deps.chainId)
+      throw domainError('wrong_chain_id', `signed for chain ${tx.chainId}, this is ${this.deps.chainId}`, {
+        expected: this.deps.chainId,
+      });
   }
 
   private admitChecked(tx: SignedTransaction): SignedTransaction | undefined {
     const checked = this.deps.kinds.check(tx);
     if ('reason' in checked) {
       const refusal = checked.payload?.kind.spec.payloadRefusal?.(checked.payload.problem);
-      throw domainError(refusal?.error ?? 'invalid_transaction', checked.reason, { field: checked.field, ...refusal?.data });
+      throw domainError(refusal?.error ?? 'invalid_transaction', checked.reason, {
+        field: checked.field,
+        ...refusal?.data,
+      });
     }
     try {
       checked.kind.spec.admit?.(tx.payload, checked.kind.service());
     } catch (error) {
-      if (isTxFailure(error)) throw domainError(error.error, error.message, { field: 'payload', ...(error.data ?? {}) });
+      if (isTxFailure(error))
+        throw domainError(error.error, error.message, { field: 'payload', ...(error.data ?? {}) });
       throw error;
     }
     const { kind } = checked;
     const account = decodeAccount(this.deps.state.get(accountKey(tx.from)));
-    if (tx.nonce < account.nonce) throw domainError('nonce_too_low', `nonce ${tx.nonce} is already used; the next nonce is ${this.nextNonce(tx.from)}`, { expected: this.nextNonce(tx.from) });
+    if (tx.nonce < account.nonce)
+      throw domainError(
+        'nonce_too_low',
+        `nonce ${tx.nonce} is already used; the next nonce is ${this.nextNonce(tx.from)}`,
+        { expected: this.nextNonce(tx.from) },
+      );
     if (tx.nonce >= account.nonce + this.deps.options.maxNonceAhead) {
-      throw domainError('nonce_gap', `nonce ${tx.nonce} is more than ${this.deps.options.maxNonceAhead} ahead of the account nonce ${account.nonce}`, { expected: this.nextNonce(tx.from) });
+      throw domainError(
+        'nonce_gap',
+        `nonce ${tx.nonce} is more than ${this.deps.options.maxNonceAhead} ahead of the account nonce ${account.nonce}`,
+        { expected: this.nextNonce(tx.from) },
+      );
     }
     const pending = this.bySender.get(tx.from);
     const fees = kind.spec.fees?.(tx.payload, kind.service());
@@ -144,13 +162,19 @@ export class Mempool {
     const debits = kind.spec.debits?.(tx.payload, kind.service()) ?? [];
     for (const { asset, amount } of debits) {
       let committed = 0n;
-      for (const entry of pending?.values() ?? []) if (entry !== replaced) for (const d of entry.debits) if (d.asset === asset) committed += d.amount;
+      for (const entry of pending?.values() ?? [])
+        if (entry !== replaced) for (const d of entry.debits) if (d.asset === asset) committed += d.amount;
       const balance = account[assetField(asset)];
       if (committed + amount > balance) {
-        throw domainError('insufficient_funds', `${tx.from} holds ${formatAmountShort(balance)} ${asset}${committed > 0n ? ` with ${formatAmountShort(committed)} ${asset} already pending` : ''}, needs ${formatAmountShort(amount)} ${asset}`, { asset, balance: balance.toString(), needed: amount.toString() });
+        throw domainError(
+          'insufficient_funds',
+          `${tx.from} holds ${formatAmountShort(balance)} ${asset}${committed > 0n ? ` with ${formatAmountShort(committed)} ${asset} already pending` : ''}, needs ${formatAmountShort(amount)} ${asset}`,
+          { asset, balance: balance.toString(), needed: amount.toString() },
+        );
       }
     }
-    if (!replaced && this.byHash.size >= this.deps.options.maxSize) throw domainError('mempool_full', `the mempool holds ${this.byHash.size} transactions; retry later`);
+    if (!replaced && this.byHash.size >= this.deps.options.maxSize)
+      throw domainError('mempool_full', `the mempool holds ${this.byHash.size} transactions; retry later`);
     if (replaced) this.drop(replaced.tx);
     const entry: Entry = { tx, addedAt: this.now(), debits, fees };
     this.byHash.set(tx.hash, entry);
@@ -164,15 +188,20 @@ export class Mempool {
   private checkReplacement(pending: Entry, tx: SignedTransaction, fees: TxFees | undefined): void {
     const conflict = `a pending transaction of ${tx.from} (${pending.tx.hash}) already has nonce ${tx.nonce}`;
     const expected = { expected: this.nextNonce(tx.from) };
-    if (!pending.fees || !fees) throw domainError('nonce_conflict', `${conflict}; it has no fees to raise, so nothing replaces it`, expected);
+    if (!pending.fees || !fees)
+      throw domainError('nonce_conflict', `${conflict}; it has no fees to raise, so nothing replaces it`, expected);
     const cap = bumped(pending.fees.maxFeePerGas);
     const tip = bumped(pending.fees.maxPriorityFeePerGas);
     if (fees.maxFeePerGas < cap || fees.maxPriorityFeePerGas < tip) {
-      throw domainError('nonce_conflict', `${conflict}; a replacement must raise both fees by at least ${PRICE_BUMP_PERCENT}%: maxFeePerGas ≥ ${cap} and maxPriorityFeePerGas ≥ ${tip} (this one: ${fees.maxFeePerGas} and ${fees.maxPriorityFeePerGas})`, {
-        ...expected,
-        minMaxFeePerGas: cap.toString(),
-        minMaxPriorityFeePerGas: tip.toString(),
-      });
+      throw domainError(
+        'nonce_conflict',
+        `${conflict}; a replacement must raise both fees by at least ${PRICE_BUMP_PERCENT}%: maxFeePerGas ≥ ${cap} and maxPriorityFeePerGas ≥ ${tip} (this one: ${fees.maxFeePerGas} and ${fees.maxPriorityFeePerGas})`,
+        {
+          ...expected,
+          minMaxFeePerGas: cap.toString(),
+          minMaxPriorityFeePerGas: tip.toString(),
+        },
+      );
     }
   }
 
@@ -202,7 +231,8 @@ export class Mempool {
     }
     for (const sender of senders) {
       const nonce = this.accountNonce(sender);
-      for (const entry of [...(this.bySender.get(sender)?.values() ?? [])]) if (entry.tx.nonce < nonce) this.drop(entry.tx);
+      for (const entry of [...(this.bySender.get(sender)?.values() ?? [])])
+        if (entry.tx.nonce < nonce) this.drop(entry.tx);
     }
     const oldest = this.now() - this.deps.options.ttlMs;
     for (const entry of this.byHash.values()) {

@@ -12,11 +12,29 @@ import { CHAIN_LAYOUTS, openChainLayouts } from './layouts.js';
 import { Chain } from './chain.js';
 import type { BlockImport, BlockProduction, ChainReader, ChainRewind, TxSubmitter } from './capabilities.js';
 import { chainSubscriptions } from './subscriptions.js';
-import { DEVNET_ACCOUNTS, envelopeContext, TEST_ACCOUNT_OMC, TEST_MNEMONIC_ACCOUNTS, withPluginGenesis, type GenesisSpec } from './genesis.js';
+import {
+  DEVNET_ACCOUNTS,
+  envelopeContext,
+  TEST_ACCOUNT_OMC,
+  TEST_MNEMONIC_ACCOUNTS,
+  withPluginGenesis,
+  type GenesisSpec,
+} from './genesis.js';
 import { DEFAULT_MEMPOOL, Mempool } from './mempool.js';
 import { TxDecoder } from './tx-decoder.js';
 import { ReceiptSchema } from './receipts.js';
-import { AddressSchema, BalanceSchema, RawTransactionSchema, BlockSchema, BlockTagSchema, CommitCertificateSchema, ChainInfoSchema, HashSchema, TransactionSchema, TransferPayloadSchema } from './schemas.js';
+import {
+  AddressSchema,
+  BalanceSchema,
+  RawTransactionSchema,
+  BlockSchema,
+  BlockTagSchema,
+  CommitCertificateSchema,
+  ChainInfoSchema,
+  HashSchema,
+  TransactionSchema,
+  TransferPayloadSchema,
+} from './schemas.js';
 import { TxKindRegistry } from './tx-kinds.js';
 import { submitFromClient } from './client-submit.js';
 import { TxJournal } from './tx-journal.js';
@@ -41,7 +59,6 @@ export interface ChainSettings {
   readonly journal?: { readonly path: string; readonly maxBytes: number };
 }
 
-
 /**
  * The chain as a plugin: blocks, world state, mempool, the core `transfer` kind and the RPC methods
  * that read and submit. Always loaded; the composition root hands it the genesis.
@@ -58,21 +75,41 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
       'chain:block': 'a block and all its state are committed',
       'chain:rewound': "the chain went back to an earlier block (dev mode's revert)",
       'chain:pendingTransaction': 'a transaction entered the mempool',
-      'chain:journalReplayed': "at start, the journal's acknowledged transactions are pending again (and which lost their nonce while the node was down)",
+      'chain:journalReplayed':
+        "at start, the journal's acknowledged transactions are pending again (and which lost their nonce while the node was down)",
     },
     async init(ctx) {
       // Every plugin's transaction kinds and end-of-block steps are chain rules: collected here.
       const kinds = TxKindRegistry.collect(ctx.plugins);
       // So are their genesis entries: every node of the network computes the same block 0.
-      const genesis = withPluginGenesis(baseGenesis, ctx.plugins.map((entry) => entry.definition));
+      const genesis = withPluginGenesis(
+        baseGenesis,
+        ctx.plugins.map((entry) => entry.definition),
+      );
       const ns = openChainLayouts((name) => ctx.namespace(name));
       const blocks = new BlockStore(ns);
-      const state = new WorldState(ns.stateEntries, ns.stateHistory, ns.statePrunable, { archive: false, historyBlocks: settings.historyBlocks });
+      const state = new WorldState(ns.stateEntries, ns.stateHistory, ns.statePrunable, {
+        archive: false,
+        historyBlocks: settings.historyBlocks,
+      });
       const mempool = new Mempool({ state, kinds, chainId: genesis.chainId, options: DEFAULT_MEMPOOL });
       const envelope = envelopeContext(genesis);
       const decoder = new TxDecoder(1, envelope);
       ctx.signal.addEventListener('abort', () => void decoder.close());
-      const chain = new Chain({ batch: () => ctx.batch(), blocks, state, mempool, decoder, envelope, kinds, genesis, events: ctx.events, log: ctx.log, maxBlockTransactions: settings.maxBlockTransactions ?? 20_000, historyBlocks: settings.historyBlocks });
+      const chain = new Chain({
+        batch: () => ctx.batch(),
+        blocks,
+        state,
+        mempool,
+        decoder,
+        envelope,
+        kinds,
+        genesis,
+        events: ctx.events,
+        log: ctx.log,
+        maxBlockTransactions: settings.maxBlockTransactions ?? 20_000,
+        historyBlocks: settings.historyBlocks,
+      });
       const { created } = await chain.open();
       if (created) {
         ctx.log.info({ genesis: chain.head.hash, chainId: genesis.chainId }, 'wrote genesis block');
@@ -80,7 +117,9 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
           // Like other dev chains, name the well-known prefunded accounts once, when the chain is created.
           const dev = genesis.accounts.slice(0, DEVNET_ACCOUNTS);
           const first = dev[0];
-          const funds = first ? ` with ${formatAmountShort(first.omc)} OMC and ${formatAmountShort(first.ogt)} OGT each` : '';
+          const funds = first
+            ? ` with ${formatAmountShort(first.omc)} OMC and ${formatAmountShort(first.ogt)} OGT each`
+            : '';
           ctx.log.info(
             { accounts: dev.map((account) => account.address) },
             `devnet: ${dev.length} dev accounts${funds}, public test keys from the published dev seed (never hold value with them); sign with \`svc transfer --dev-account <0-${dev.length - 1}>\``,
@@ -103,7 +142,11 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
     },
     async recover(chain, ctx) {
       if (!settings.journal) return;
-      const { journal, records } = await TxJournal.open(settings.journal.path, { maxBytes: settings.journal.maxBytes }, ctx.log);
+      const { journal, records } = await TxJournal.open(
+        settings.journal.path,
+        { maxBytes: settings.journal.maxBytes },
+        ctx.log,
+      );
       if (records.length === 0) {
         await chain.replayJournal(journal, records);
         return;
@@ -111,11 +154,21 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
       const started = performance.now();
       const done = await chain.replayJournal(journal, records);
       const ms = Math.round(performance.now() - started);
-      ctx.log.info({ ...done, ms }, `journal: ${done.replayed} acknowledged transactions pending again (${done.mined} mined before the stop, ${done.superseded} whose nonce another transaction took, ${done.expired} expired, ${done.invalid} no longer valid), ${ms} ms`);
+      ctx.log.info(
+        { ...done, ms },
+        `journal: ${done.replayed} acknowledged transactions pending again (${done.mined} mined before the stop, ${done.superseded} whose nonce another transaction took, ${done.expired} expired, ${done.invalid} no longer valid), ${ms} ms`,
+      );
     },
     start: (chain) => chain.checkArchiveFlag(),
     stop: (chain) => chain.closeJournal(),
-    health: (chain) => ({ rulesVersion: chain.genesis.rulesVersion, head: chain.head.height, headHash: chain.head.hash, lastBlockAgeMs: Math.max(0, Date.now() - chain.head.timestamp), pendingTransactions: chain.mempool.size, ...(chain.journalBytes === undefined ? {} : { journalBytes: chain.journalBytes }) }),
+    health: (chain) => ({
+      rulesVersion: chain.genesis.rulesVersion,
+      head: chain.head.height,
+      headHash: chain.head.hash,
+      lastBlockAgeMs: Math.max(0, Date.now() - chain.head.timestamp),
+      pendingTransactions: chain.mempool.size,
+      ...(chain.journalBytes === undefined ? {} : { journalBytes: chain.journalBytes }),
+    }),
     subscriptions: (kind) => chainSubscriptions(kind),
     txKinds: (kind) => [
       kind({
@@ -140,7 +193,8 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
       }),
       method({
         name: 'svc_getBlockByNumber',
-        summary: 'A block by height, the head with "latest" or "finalized" (the same block: committed blocks are final), or block 0 with "earliest".',
+        summary:
+          'A block by height, the head with "latest" or "finalized" (the same block: committed blocks are final), or block 0 with "earliest".',
         params: [param('blockNumber', BlockTagSchema)],
         result: BlockSchema,
         errors: ['invalid_params', 'not_found'],
@@ -148,21 +202,33 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
           if (rawTag === 'latest' || rawTag === 'finalized') return service.head;
           const tag = service.heightOf(rawTag);
           const block = tag > service.head.height ? undefined : await service.getBlock(tag);
-          if (!block) throw domainError('not_found', `block ${tag} does not exist yet (head is ${service.head.height})`, { blockNumber: tag });
+          if (!block)
+            throw domainError('not_found', `block ${tag} does not exist yet (head is ${service.head.height})`, {
+              blockNumber: tag,
+            });
           return block;
         },
       }),
       method({
         name: 'svc_getCommit',
-        summary: 'The commit certificate of a block: the precommits of more than 2/3 of the voting power that made it final, as this node committed it (the next block carries one too, as `lastCommit`).',
+        summary:
+          'The commit certificate of a block: the precommits of more than 2/3 of the voting power that made it final, as this node committed it (the next block carries one too, as `lastCommit`).',
         params: [param('blockNumber', BlockTagSchema)],
         result: CommitCertificateSchema,
         errors: ['invalid_params', 'not_found'],
         handler: async ([rawTag], { service }) => {
           const height = service.heightOf(rawTag);
-          if (height === 0) throw domainError('not_found', 'block 0 (the genesis) has no commit certificate: it is final by definition', { blockNumber: 0 });
+          if (height === 0)
+            throw domainError(
+              'not_found',
+              'block 0 (the genesis) has no commit certificate: it is final by definition',
+              { blockNumber: 0 },
+            );
           const commit = height > service.head.height ? undefined : await service.getCommit(height);
-          if (!commit) throw domainError('not_found', `block ${height} does not exist yet (head is ${service.head.height})`, { blockNumber: height });
+          if (!commit)
+            throw domainError('not_found', `block ${height} does not exist yet (head is ${service.head.height})`, {
+              blockNumber: height,
+            });
           return commit;
         },
       }),
@@ -181,7 +247,8 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
       method({
         name: 'svc_getBalance',
         summary: 'OMC and OGT balances in base units, and OGT bonded per purpose, at the head or at a past block.',
-        description: 'A past blockNumber is answered within the history window (any block on an archive node); older ones answer `pruned`.',
+        description:
+          'A past blockNumber is answered within the history window (any block on an archive node); older ones answer `pruned`.',
         params: [param('address', AddressSchema), optionalParam('blockNumber', BlockTagSchema)],
         result: BalanceSchema,
         errors: ['invalid_address', 'invalid_params', 'not_found', 'pruned'],
@@ -210,7 +277,18 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
         summary: 'Submits a signed transaction; returns its hash once the mempool has admitted it.',
         params: [param('rawTransaction', RawTransactionSchema)],
         result: HashSchema,
-        errors: ['invalid_params', 'invalid_transaction', 'invalid_signature', 'wrong_chain_id', 'nonce_too_low', 'nonce_gap', 'nonce_conflict', 'already_known', 'insufficient_funds', 'mempool_full'],
+        errors: [
+          'invalid_params',
+          'invalid_transaction',
+          'invalid_signature',
+          'wrong_chain_id',
+          'nonce_too_low',
+          'nonce_gap',
+          'nonce_conflict',
+          'already_known',
+          'insufficient_funds',
+          'mempool_full',
+        ],
         handler: async ([raw], { service }) => {
           const bytes = Buffer.from(raw.slice(2), 'hex');
           return (await submitFromClient(service, service, bytes)).hash;
@@ -230,14 +308,21 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
       }),
       method({
         name: 'svc_listTransactions',
-        summary: "An account's mined transactions, newest first: those it signed and those whose payload names it (a transfer's recipient, a faucet grant's address); pages of `limit` (default 25, at most 100) with a cursor.",
-        description: 'The index starts at `indexedFrom`: 0 on a chain this version made; a data dir from an earlier version indexes the blocks it commits from the upgrade on.',
+        summary:
+          "An account's mined transactions, newest first: those it signed and those whose payload names it (a transfer's recipient, a faucet grant's address); pages of `limit` (default 25, at most 100) with a cursor.",
+        description:
+          'The index starts at `indexedFrom`: 0 on a chain this version made; a data dir from an earlier version indexes the blocks it commits from the upgrade on.',
         params: [param('filter', AccountTransactionsFilter)],
         result: Type.Object(
           {
             transactions: Type.Array(TransactionSchema),
-            cursor: Type.Union([Type.String(), Type.Null()], { description: 'pass it to get the next page; null at the end' }),
-            indexedFrom: Type.Integer({ minimum: 0, description: 'the first block whose transactions this node has indexed by account' }),
+            cursor: Type.Union([Type.String(), Type.Null()], {
+              description: 'pass it to get the next page; null at the end',
+            }),
+            indexedFrom: Type.Integer({
+              minimum: 0,
+              description: 'the first block whose transactions this node has indexed by account',
+            }),
           },
           { additionalProperties: false },
         ),
@@ -247,10 +332,21 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
           const page = await service.accountTransactions(normalizeAddress(filter.address), filter.limit ?? 25, before);
           const transactions = [];
           for (const entry of page.entries) {
-            const [found, receipt] = await Promise.all([service.getTransaction(entry.hash), service.getReceipt(entry.hash)]);
-            if (found) transactions.push({ ...transactionView(found, service.kinds), ...(receipt ? { outcome: receipt.status } : {}) });
+            const [found, receipt] = await Promise.all([
+              service.getTransaction(entry.hash),
+              service.getReceipt(entry.hash),
+            ]);
+            if (found)
+              transactions.push({
+                ...transactionView(found, service.kinds),
+                ...(receipt ? { outcome: receipt.status } : {}),
+              });
           }
-          return { transactions, cursor: page.next ? `${page.next.height}:${page.next.index}` : null, indexedFrom: service.accountIndexFrom };
+          return {
+            transactions,
+            cursor: page.next ? `${page.next.height}:${page.next.index}` : null,
+            indexedFrom: service.accountIndexFrom,
+          };
         },
       }),
       method({
@@ -263,11 +359,21 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
           const receipt = await service.receiptOrPruned(hash.toLowerCase());
           if (receipt === 'pruned') {
             const oldest = service.state.oldestAvailable(service.head.height);
-            throw domainError('pruned', `the receipt of ${hash} is in a block older than this node's history window (oldest: ${oldest}); ask an archive node`, { oldest });
+            throw domainError(
+              'pruned',
+              `the receipt of ${hash} is in a block older than this node's history window (oldest: ${oldest}); ask an archive node`,
+              { oldest },
+            );
           }
           if (receipt) return receipt;
           const pending = service.mempool.has(hash.toLowerCase());
-          throw domainError('not_found', pending ? `transaction ${hash} is pending: no receipt until a block includes it` : `no mined transaction has hash ${hash}`, { hash, pending });
+          throw domainError(
+            'not_found',
+            pending
+              ? `transaction ${hash} is pending: no receipt until a block includes it`
+              : `no mined transaction has hash ${hash}`,
+            { hash, pending },
+          );
         },
       }),
       method({
@@ -296,7 +402,9 @@ const AccountTransactionsFilter = Type.Object(
   {
     address: AddressSchema,
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-    cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}:[0-9]{1,9}$', description: 'the cursor of the previous page' })),
+    cursor: Type.Optional(
+      Type.String({ pattern: '^[0-9]{1,15}:[0-9]{1,9}$', description: 'the cursor of the previous page' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -309,7 +417,10 @@ function parseCursor(cursor: string): { height: number; index: number } {
 
 /** A transaction as svc_getTransaction shows it: pending, or mined at a height and index. */
 /** A transaction as the `svc_` methods answer it: its payload as its kind has it read (TxKind.view). */
-function transactionView(found: { tx: SignedTransaction; height?: number; index?: number }, kinds: TxKindRegistry): Static<typeof TransactionSchema> {
+function transactionView(
+  found: { tx: SignedTransaction; height?: number; index?: number },
+  kinds: TxKindRegistry,
+): Static<typeof TransactionSchema> {
   const { tx } = found;
   const payload = jsonPayload(tx.payload);
   return {

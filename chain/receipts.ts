@@ -22,11 +22,15 @@ export type Log = Static<typeof LogSchema>;
 /** What a transaction kind that uses gas adds to its receipt (the EVM's kinds). */
 const ReceiptDetailsFields = {
   gasUsed: Type.Optional(Type.Integer({ minimum: 0, description: 'gas this transaction used' })),
-  cumulativeGasUsed: Type.Optional(Type.Integer({ minimum: 0, description: 'gas used in the block up to and including this transaction' })),
+  cumulativeGasUsed: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'gas used in the block up to and including this transaction' }),
+  ),
   effectiveGasPrice: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'OMC base units paid per gas' })),
   contractAddress: Type.Optional(Type.String({ pattern: addressPattern, description: 'the contract a create made' })),
   logs: Type.Optional(Type.Array(LogSchema)),
-  revert: Type.Optional(Type.String({ pattern: '^0x([0-9a-f]{2})*$', description: 'the revert data of a reverted call' })),
+  revert: Type.Optional(
+    Type.String({ pattern: '^0x([0-9a-f]{2})*$', description: 'the revert data of a reverted call' }),
+  ),
 };
 
 const ReceiptDetailsSchema = Type.Object(ReceiptDetailsFields);
@@ -60,10 +64,27 @@ export type PendingReceipt = Omit<Receipt, 'blockHash'>;
  * effectiveGasPrice, contractAddress or "", [[address, [topics], data], ...], revert bytes (empty: none)].
  */
 export function encodeReceiptForRoot(receipt: PendingReceipt): Uint8Array {
-  const core: unknown[] = [fromHex(receipt.transactionHash), receipt.index, receipt.status === 'success' ? 1 : 0, receipt.error?.name ?? '', receipt.error?.reason ?? ''];
+  const core: unknown[] = [
+    fromHex(receipt.transactionHash),
+    receipt.index,
+    receipt.status === 'success' ? 1 : 0,
+    receipt.error?.name ?? '',
+    receipt.error?.reason ?? '',
+  ];
   if (receipt.gasUsed !== undefined) {
-    const logs = (receipt.logs ?? []).map((log) => [log.address, log.topics.map((topic) => fromHex(topic)), fromHex(log.data)]);
-    core.push([receipt.gasUsed, receipt.cumulativeGasUsed ?? 0, receipt.effectiveGasPrice ?? '0', receipt.contractAddress ?? '', logs, fromHex(receipt.revert ?? '0x')]);
+    const logs = (receipt.logs ?? []).map((log) => [
+      log.address,
+      log.topics.map((topic) => fromHex(topic)),
+      fromHex(log.data),
+    ]);
+    core.push([
+      receipt.gasUsed,
+      receipt.cumulativeGasUsed ?? 0,
+      receipt.effectiveGasPrice ?? '0',
+      receipt.contractAddress ?? '',
+      logs,
+      fromHex(receipt.revert ?? '0x'),
+    ]);
   }
   return encode(core);
 }

@@ -58,18 +58,31 @@ export class ReplayDeadlineError extends Error {
   }
 }
 
-export async function replayTransactions(txs: readonly SignedTransaction[], all: readonly SignedTransaction[], env: BlockEnv, parent: AsyncStateRead, kinds: TxKindRegistry, log: Logger, deadline?: number): Promise<BlockReplay> {
+export async function replayTransactions(
+  txs: readonly SignedTransaction[],
+  all: readonly SignedTransaction[],
+  env: BlockEnv,
+  parent: AsyncStateRead,
+  kinds: TxKindRegistry,
+  log: Logger,
+  deadline?: number,
+): Promise<BlockReplay> {
   const state = new PrefetchedState(parent);
   // A pass on missing values can make a kind fail in ways the block never did: say nothing of those.
   const quiet = log.child({ replay: env.height }, { level: 'silent' });
   for (let pass = 1; pass <= MAX_PASSES; pass++) {
-    const result = await executeTransactions(txs, env, state, kinds, quiet, false, undefined, { endBlock: false, ...(deadline === undefined ? {} : { deadline }) });
-    if (deadline !== undefined && result.included.length < txs.length && performance.now() > deadline) throw new ReplayDeadlineError(env.height);
+    const result = await executeTransactions(txs, env, state, kinds, quiet, false, undefined, {
+      endBlock: false,
+      ...(deadline === undefined ? {} : { deadline }),
+    });
+    if (deadline !== undefined && result.included.length < txs.length && performance.now() > deadline)
+      throw new ReplayDeadlineError(env.height);
     if (state.missed.size > 0) {
       await state.fetchMissed();
       continue;
     }
-    if (result.included.length !== txs.length) throw new Error(`replaying block ${env.height}: ${result.rejected[0]?.message ?? 'a transaction was left out'}`);
+    if (result.included.length !== txs.length)
+      throw new Error(`replaying block ${env.height}: ${result.rejected[0]?.message ?? 'a transaction was left out'}`);
     const overlay = result.overlay;
     return {
       env,

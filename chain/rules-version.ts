@@ -18,6 +18,9 @@ export const RULES_VERSION_KEY = 'params/rulesVersion';
 /** Why a version is not this node's, or undefined. */
 export function rulesVersionMismatch(what: string, theirs: number | undefined, ours: number): string | undefined {
   if (theirs === ours) return undefined;
-  const named = theirs === undefined ? 'no version (written before chain-rules versions were recorded)' : `chain rules version ${theirs}`;
+  const named =
+    theirs === undefined
+      ? 'no version (written before chain-rules versions were recorded)'
+      : `chain rules version ${theirs}`;
   return `${what} ${theirs === undefined ? 'has' : 'runs'} ${named}; this node runs chain rules version ${ours}`;
 }

@@ -24,7 +24,13 @@ export const nativeRecovery = native !== undefined;
  * recovery id), or undefined when none does; `fallback` recovers it in JavaScript where the native
  * library is missing.
  */
-export function recoverPublicKey(message: Uint8Array, r: bigint, s: bigint, recid: number, fallback: () => Uint8Array): Uint8Array | undefined {
+export function recoverPublicKey(
+  message: Uint8Array,
+  r: bigint,
+  s: bigint,
+  recid: number,
+  fallback: () => Uint8Array,
+): Uint8Array | undefined {
   if (!native) return fallback();
   if (recid !== 0 && recid !== 1) return undefined;
   const signature = new Uint8Array(64);

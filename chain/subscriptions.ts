@@ -29,13 +29,18 @@ export function chainSubscriptions(kind: SubscriptionFactory<Chain>): Subscripti
   return [
     kind({
       kind: 'newHeads',
-      summary: 'every new block header; with `fromBlock`, first the stored heads from there, then live ones with no gap and no repeat',
+      summary:
+        'every new block header; with `fromBlock`, first the stored heads from there, then live ones with no gap and no repeat',
       options: Type.Object({ fromBlock: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false }),
       start(sink, options, chain, events) {
         const from = options?.fromBlock;
         let lastSent = from === undefined ? chain.head.height : from - 1;
         if (from !== undefined && chain.head.height - from > MAX_REPLAY) {
-          throw domainError('invalid_params', `fromBlock ${from} is more than ${MAX_REPLAY} blocks behind the head (${chain.head.height})`, { field: 'options.fromBlock' });
+          throw domainError(
+            'invalid_params',
+            `fromBlock ${from} is more than ${MAX_REPLAY} blocks behind the head (${chain.head.height})`,
+            { field: 'options.fromBlock' },
+          );
         }
         let replaying = from !== undefined;
         const held: CommittedBlock[] = [];
@@ -75,14 +80,24 @@ export function chainSubscriptions(kind: SubscriptionFactory<Chain>): Subscripti
         return events.on('chain:pendingTransaction', (event) => {
           if (!options?.full) return sink.send(event.hash);
           const tx = event.transaction;
-          sink.send({ hash: tx.hash, from: tx.from, kind: tx.kind, nonce: tx.nonce, chainId: tx.chainId, payload: tx.payload });
+          sink.send({
+            hash: tx.hash,
+            from: tx.from,
+            kind: tx.kind,
+            nonce: tx.nonce,
+            chainId: tx.chainId,
+            payload: tx.payload,
+          });
         });
       },
     }),
     kind({
       kind: 'receipts',
-      summary: "receipts of newly mined transactions; with `address`, only those it sent or that pay it",
-      options: Type.Object({ address: Type.Optional(Type.String({ pattern: addressPattern })) }, { additionalProperties: false }),
+      summary: 'receipts of newly mined transactions; with `address`, only those it sent or that pay it',
+      options: Type.Object(
+        { address: Type.Optional(Type.String({ pattern: addressPattern })) },
+        { additionalProperties: false },
+      ),
       start(sink, options, chain, events) {
         const address = options?.address ? normalizeAddress(options.address) : undefined;
         return events.on('chain:block', async ({ receipts }) => {

@@ -3,7 +3,9 @@ import { decodeVerified, type DecodeJob, type DecodeResult } from './decode-veri
 import type { EnvelopeContext } from './ethereum-envelope.js';
 
 // From dist/ the worker sits beside this file; tests run the TypeScript sources and use the build's copy.
-const WORKER_URL = import.meta.url.endsWith('.ts') ? new URL('../dist/chain/decoding-worker.js', import.meta.url) : new URL('./decoding-worker.js', import.meta.url);
+const WORKER_URL = import.meta.url.endsWith('.ts')
+  ? new URL('../dist/chain/decoding-worker.js', import.meta.url)
+  : new URL('./decoding-worker.js', import.meta.url);
 
 /** Most transactions in one message to a worker, so results come back in a steady stream. */
 const MAX_BATCH = 256;
@@ -95,7 +97,8 @@ export class TxDecoder {
   async close(): Promise<void> {
     this.closed = true;
     const unsent = this.queue.splice(0);
-    for (const batch of [unsent, ...this.waiting.values()]) for (const item of batch) item.resolve(decodeVerified(item.raw, this.context));
+    for (const batch of [unsent, ...this.waiting.values()])
+      for (const item of batch) item.resolve(decodeVerified(item.raw, this.context));
     this.waiting.clear();
     await Promise.all(this.workers.splice(0).map((w) => w.terminate()));
   }

@@ -81,11 +81,18 @@ export class TxJournal {
    * Opens (or creates) the journal at `path`, returning the records it holds. A torn or corrupt tail
    * is cut off with a warning naming how many bytes were dropped.
    */
-  static async open(path: string, options: JournalOptions, log: Logger): Promise<{ journal: TxJournal; records: JournalRecord[] }> {
+  static async open(
+    path: string,
+    options: JournalOptions,
+    log: Logger,
+  ): Promise<{ journal: TxJournal; records: JournalRecord[] }> {
     const bytes = existsSync(path) ? readFileSync(path) : Buffer.alloc(0);
     const { records, validBytes } = readJournal(bytes);
     if (validBytes < bytes.length) {
-      log.warn({ path, records: records.length, droppedBytes: bytes.length - validBytes }, `the transaction journal ends in a torn or corrupt record (${bytes.length - validBytes} bytes, written when the node stopped mid-write): skipped; the ${records.length} whole records before it are replayed`);
+      log.warn(
+        { path, records: records.length, droppedBytes: bytes.length - validBytes },
+        `the transaction journal ends in a torn or corrupt record (${bytes.length - validBytes} bytes, written when the node stopped mid-write): skipped; the ${records.length} whole records before it are replayed`,
+      );
       truncateSync(path, validBytes);
     }
     const handle = await openForAppend(path);
@@ -101,7 +108,11 @@ export class TxJournal {
   checkRoom(rawLength: number): void {
     const needed = HEADER + TIME + rawLength;
     if (this.liveBytes + needed > this.options.maxBytes) {
-      throw domainError('mempool_full', `the journal of pending transactions holds ${this.liveBytes} of its ${this.options.maxBytes} bytes; retry once blocks have included some`, { journalBytes: this.liveBytes, maxBytes: this.options.maxBytes });
+      throw domainError(
+        'mempool_full',
+        `the journal of pending transactions holds ${this.liveBytes} of its ${this.options.maxBytes} bytes; retry once blocks have included some`,
+        { journalBytes: this.liveBytes, maxBytes: this.options.maxBytes },
+      );
     }
   }
 
@@ -203,7 +214,9 @@ export class TxJournal {
         for (const waiter of group) waiter.resolve();
       } catch (error) {
         this.log.error({ err: error, path: this.path }, 'writing the transaction journal failed');
-        const failure = new Error(`the transaction journal could not be written (${(error as Error).message}): the transaction is pending but would not survive a restart`);
+        const failure = new Error(
+          `the transaction journal could not be written (${(error as Error).message}): the transaction is pending but would not survive a restart`,
+        );
         for (const waiter of group) waiter.reject(failure);
       }
     }

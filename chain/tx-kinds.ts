@@ -31,7 +31,9 @@ export class TxKindRegistry {
       for (const kind of pluginTxKinds(definition)) registry.add(kind, definition.name, service);
       const delegates = definition.stateDelegates as readonly string[] | undefined;
       if (delegates && delegates.length > 0) registry.delegates.set(definition.name, new Set(delegates));
-      const endBlock = definition.endBlock as ((ctx: BlockContext, service: unknown) => void | Promise<void>) | undefined;
+      const endBlock = definition.endBlock as
+        | ((ctx: BlockContext, service: unknown) => void | Promise<void>)
+        | undefined;
       if (endBlock) registry.addEndBlock(definition.name, (ctx) => endBlock(ctx, service()));
     }
     return registry;
@@ -60,9 +62,13 @@ export class TxKindRegistry {
   }
 
   add(spec: TxKind, owner: string, service: () => unknown): void {
-    if (!KIND_NAME.test(spec.kind)) throw new DuplicateTxKindError(`plugin "${owner}": transaction kind "${spec.kind}" must match ${KIND_NAME}`);
+    if (!KIND_NAME.test(spec.kind))
+      throw new DuplicateTxKindError(`plugin "${owner}": transaction kind "${spec.kind}" must match ${KIND_NAME}`);
     const existing = this.kinds.get(spec.kind);
-    if (existing) throw new DuplicateTxKindError(`transaction kind "${spec.kind}" of plugin "${owner}" is already registered by plugin "${existing.owner}"`);
+    if (existing)
+      throw new DuplicateTxKindError(
+        `transaction kind "${spec.kind}" of plugin "${owner}" is already registered by plugin "${existing.owner}"`,
+      );
     this.kinds.set(spec.kind, { spec, owner, service, payload: Compile(spec.payload) });
   }
 
@@ -71,11 +77,17 @@ export class TxKindRegistry {
   }
 
   /** The transaction's kind, once its payload and signer pass; otherwise why not (and the field at fault). */
-  check(tx: SignedTransaction): { kind: RegisteredTxKind } | { reason: string; field: string; payload?: { kind: RegisteredTxKind; problem: PayloadProblem } } {
+  check(
+    tx: SignedTransaction,
+  ):
+    | { kind: RegisteredTxKind }
+    | { reason: string; field: string; payload?: { kind: RegisteredTxKind; problem: PayloadProblem } } {
     const kind = this.kinds.get(tx.kind);
     if (!kind) return { reason: `unknown transaction kind "${tx.kind}"`, field: 'kind' };
     if (!kind.payload.Check(tx.payload)) {
-      const error = kind.payload.Errors(tx.payload)[0] as { instancePath?: string; message?: string; keyword?: string } | undefined;
+      const error = kind.payload.Errors(tx.payload)[0] as
+        | { instancePath?: string; message?: string; keyword?: string }
+        | undefined;
       const field = error?.instancePath?.slice(1) || 'payload';
       const reason = `payload of ${tx.kind}: ${error?.instancePath || '/'} ${error?.message ?? 'is invalid'}`;
       return { reason, field, payload: { kind, problem: { field, keyword: error?.keyword ?? '', reason } } };

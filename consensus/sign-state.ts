@@ -56,14 +56,37 @@ export class SignState {
       throw error;
     }
     const last = JSON.parse(text) as LastSigned;
-    if (!Number.isSafeInteger(last.height) || !Number.isSafeInteger(last.round) || !(last.step in ORDER) || typeof last.signature !== 'string') {
+    if (
+      !Number.isSafeInteger(last.height) ||
+      !Number.isSafeInteger(last.round) ||
+      !(last.step in ORDER) ||
+      typeof last.signature !== 'string'
+    ) {
       throw new Error(`${path} is not a signing state: refusing to sign without knowing what was signed last`);
     }
     return new SignState(path, last);
   }
 
-  lastSigned(): { height: number; round: number; step: SignStep; message?: unknown; signature: string; earlier: ReadonlyArray<{ message: unknown; signature: string }> } | undefined {
-    return this.last && { height: this.last.height, round: this.last.round, step: this.last.step, signature: this.last.signature, earlier: this.last.earlier ?? [], ...(this.last.message !== undefined ? { message: this.last.message } : {}) };
+  lastSigned():
+    | {
+        height: number;
+        round: number;
+        step: SignStep;
+        message?: unknown;
+        signature: string;
+        earlier: ReadonlyArray<{ message: unknown; signature: string }>;
+      }
+    | undefined {
+    return (
+      this.last && {
+        height: this.last.height,
+        round: this.last.round,
+        step: this.last.step,
+        signature: this.last.signature,
+        earlier: this.last.earlier ?? [],
+        ...(this.last.message !== undefined ? { message: this.last.message } : {}),
+      }
+    );
   }
 
   /**
@@ -76,21 +99,40 @@ export class SignState {
   }
 
   /** Signs `bytes` for (height, round, step) with `signer`, or throws DoubleSignRefused. A precommit for a value passes it as `locks`. */
-  sign(height: number, round: number, step: SignStep, bytes: Uint8Array, signer: (bytes: Uint8Array) => Uint8Array, locks?: string, message?: unknown): Uint8Array {
+  sign(
+    height: number,
+    round: number,
+    step: SignStep,
+    bytes: Uint8Array,
+    signer: (bytes: Uint8Array) => Uint8Array,
+    locks?: string,
+    message?: unknown,
+  ): Uint8Array {
     const last = this.last;
     if (last) {
-      const order = Math.sign(height - last.height) || Math.sign(round - last.round) || Math.sign(ORDER[step] - ORDER[last.step]);
-      if (order < 0) throw new DoubleSignRefused(`refusing to sign ${step} at ${height}/${round}: already signed ${last.step} at ${last.height}/${last.round}`);
+      const order =
+        Math.sign(height - last.height) || Math.sign(round - last.round) || Math.sign(ORDER[step] - ORDER[last.step]);
+      if (order < 0)
+        throw new DoubleSignRefused(
+          `refusing to sign ${step} at ${height}/${round}: already signed ${last.step} at ${last.height}/${last.round}`,
+        );
       if (order === 0) {
         if (hash(bytes) === last.bytes) return Uint8Array.from(Buffer.from(last.signature, 'hex'));
-        throw new DoubleSignRefused(`refusing to sign other bytes for ${step} at ${height}/${round}: that would be a double sign`);
+        throw new DoubleSignRefused(
+          `refusing to sign other bytes for ${step} at ${height}/${round}: that would be a double sign`,
+        );
       }
     }
     const signature = signer(bytes);
     const kept = last?.lock && last.lock.height === height ? last.lock : undefined;
     const lock = step === 'precommit' && locks !== undefined ? { height, round, value: locks } : kept;
     const sameRound = last && last.height === height && last.round === round;
-    const earlier = sameRound ? [...(last.earlier ?? []), ...(last.message !== undefined ? [{ message: last.message, signature: last.signature }] : [])] : [];
+    const earlier = sameRound
+      ? [
+          ...(last.earlier ?? []),
+          ...(last.message !== undefined ? [{ message: last.message, signature: last.signature }] : []),
+        ]
+      : [];
     const next: LastSigned = {
       height,
       round,

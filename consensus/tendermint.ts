@@ -32,7 +32,11 @@ export interface Timeouts {
   readonly precommit: { base: number; delta: number };
 }
 
-export const DEFAULT_TIMEOUTS: Timeouts = { propose: { base: 3000, delta: 500 }, prevote: { base: 1000, delta: 500 }, precommit: { base: 1000, delta: 500 } };
+export const DEFAULT_TIMEOUTS: Timeouts = {
+  propose: { base: 3000, delta: 500 },
+  prevote: { base: 1000, delta: 500 },
+  precommit: { base: 1000, delta: 500 },
+};
 
 export interface ConsensusHost {
   /** This validator's address, or undefined for a node that only follows. */
@@ -100,7 +104,11 @@ export class Tendermint {
 
   /** Power of the prevotes and precommits seen at a round of this height (whatever they are for), and the total. */
   votesAt(round: number): { prevotes: bigint; precommits: bigint; total: bigint } {
-    return { prevotes: this.votes.powerOfAny(round, 'prevote'), precommits: this.votes.powerOfAny(round, 'precommit'), total: this.total };
+    return {
+      prevotes: this.votes.powerOfAny(round, 'prevote'),
+      precommits: this.votes.powerOfAny(round, 'precommit'),
+      total: this.total,
+    };
   }
 
   /**
@@ -115,14 +123,27 @@ export class Tendermint {
   }
 
   state(): RoundState {
-    return { height: this.height, round: this.round, step: this.step, lockedValue: this.lockedValue, lockedRound: this.lockedRound, validValue: this.validValue, validRound: this.validRound };
+    return {
+      height: this.height,
+      round: this.round,
+      step: this.step,
+      lockedValue: this.lockedValue,
+      lockedRound: this.lockedRound,
+      validValue: this.validValue,
+      validRound: this.validRound,
+    };
   }
 
   /**
    * Starts a height at round 0; a restarted validator passes the lock it persisted, and the step it
    * last signed in that round (it proposes or votes there no more: its signing state would refuse).
    */
-  startHeight(height: number, restored?: Pick<RoundState, 'round' | 'lockedValue' | 'lockedRound' | 'validValue' | 'validRound'> & { readonly signed?: 'proposal' | 'prevote' | 'precommit' }): void {
+  startHeight(
+    height: number,
+    restored?: Pick<RoundState, 'round' | 'lockedValue' | 'lockedRound' | 'validValue' | 'validRound'> & {
+      readonly signed?: 'proposal' | 'prevote' | 'precommit';
+    },
+  ): void {
     this.height = height;
     this.powers = this.host.powers(height);
     this.total = [...this.powers.values()].reduce((a, b) => a + b, 0n);
@@ -145,7 +166,8 @@ export class Tendermint {
 
   /** Keeps a message of a height this validator has not reached yet (within the next two). */
   private keepEarly(message: { proposal: Proposal; valid: boolean } | Vote, height: number): void {
-    if (height > this.height && height <= this.height + 2 && this.early.length < MAX_EARLY_MESSAGES) this.early.push(message);
+    if (height > this.height && height <= this.height + 2 && this.early.length < MAX_EARLY_MESSAGES)
+      this.early.push(message);
   }
 
   private timeout(step: Step, round: number): number {
@@ -160,7 +182,12 @@ export class Tendermint {
     if (this.step === 'propose') {
       // The proposer's own proposal comes back through onProposal; the timeout covers it failing to.
       this.host.schedule('propose', this.height, round, this.timeout('propose', round));
-      if (signed === undefined && this.host.self !== undefined && this.host.proposer(this.height, round) === this.host.self) this.host.propose(this.height, round, this.validValue, this.validRound);
+      if (
+        signed === undefined &&
+        this.host.self !== undefined &&
+        this.host.proposer(this.height, round) === this.host.self
+      )
+        this.host.propose(this.height, round, this.validValue, this.validRound);
     }
     this.evaluate();
   }
@@ -194,7 +221,14 @@ export class Tendermint {
     if (height !== this.height || this.decided) return false;
     const signers = new Map<string, Vote>();
     for (const vote of commit) {
-      if (vote.type !== 'precommit' || vote.height !== height || vote.round !== round || vote.value !== value || !this.powers.has(vote.validator)) continue;
+      if (
+        vote.type !== 'precommit' ||
+        vote.height !== height ||
+        vote.round !== round ||
+        vote.value !== value ||
+        !this.powers.has(vote.validator)
+      )
+        continue;
       signers.set(vote.validator, vote);
     }
     const power = [...signers.keys()].reduce((sum, validator) => sum + this.powers.get(validator)!, 0n);
@@ -254,7 +288,9 @@ export class Tendermint {
       }
     }
     // Line 55: more than 1/3 of the power is at a later round: go there.
-    const later = this.votes.roundsHeard().filter((round) => round > r && isOneThird(this.votes.powerHeard(round), this.total));
+    const later = this.votes
+      .roundsHeard()
+      .filter((round) => round > r && isOneThird(this.votes.powerHeard(round), this.total));
     if (later.length > 0) {
       this.startRound(Math.min(...later));
       return true;
@@ -263,13 +299,25 @@ export class Tendermint {
       for (const { proposal, valid } of current) {
         if (proposal.validRound === -1) {
           // Line 22.
-          this.vote('prevote', valid && (this.lockedRound === -1 || this.lockedValue === proposal.value) ? proposal.value : null);
+          this.vote(
+            'prevote',
+            valid && (this.lockedRound === -1 || this.lockedValue === proposal.value) ? proposal.value : null,
+          );
           this.step = 'prevote';
           return true;
         }
-        if (proposal.validRound >= 0 && proposal.validRound < r && this.quorum(proposal.validRound, 'prevote', proposal.value)) {
+        if (
+          proposal.validRound >= 0 &&
+          proposal.validRound < r &&
+          this.quorum(proposal.validRound, 'prevote', proposal.value)
+        ) {
           // Line 28.
-          this.vote('prevote', valid && (this.lockedRound <= proposal.validRound || this.lockedValue === proposal.value) ? proposal.value : null);
+          this.vote(
+            'prevote',
+            valid && (this.lockedRound <= proposal.validRound || this.lockedValue === proposal.value)
+              ? proposal.value
+              : null,
+          );
           this.step = 'prevote';
           return true;
         }

@@ -49,17 +49,26 @@ function centre(priorities: bigint[]): bigint[] {
 }
 
 /** Sorted by operator (the order every node holds a set in). */
-const byOperator = <T extends Validator>(set: readonly T[]): T[] => [...set].sort((a, b) => (a.operator < b.operator ? -1 : a.operator > b.operator ? 1 : 0));
+const byOperator = <T extends Validator>(set: readonly T[]): T[] =>
+  [...set].sort((a, b) => (a.operator < b.operator ? -1 : a.operator > b.operator ? 1 : 0));
 
 /**
  * One step of proposer selection: the set after it and the validator it chose. Ties in priority go to
  * the lower operator address.
  */
-export function step(set: readonly PrioritizedValidator[]): { set: PrioritizedValidator[]; proposer: PrioritizedValidator } {
+export function step(set: readonly PrioritizedValidator[]): {
+  set: PrioritizedValidator[];
+  proposer: PrioritizedValidator;
+} {
   if (set.length === 0) throw new Error('an empty validator set has no proposer');
   const total = totalPower(set);
   const sorted = byOperator(set);
-  const priorities = centre(rescale(sorted.map((v) => v.priority), total)).map((p, i) => p + sorted[i]!.power);
+  const priorities = centre(
+    rescale(
+      sorted.map((v) => v.priority),
+      total,
+    ),
+  ).map((p, i) => p + sorted[i]!.power);
   let best = 0;
   for (let i = 1; i < priorities.length; i++) if (priorities[i]! > priorities[best]!) best = i;
   priorities[best] = priorities[best]! - total;
@@ -72,17 +81,33 @@ export function step(set: readonly PrioritizedValidator[]): { set: PrioritizedVa
  * priority, one that joins starts at -1.125 × the new total; then the set is centred. Validators of
  * power 0 leave.
  */
-export function nextSet(previous: readonly PrioritizedValidator[], validators: readonly Validator[]): PrioritizedValidator[] {
+export function nextSet(
+  previous: readonly PrioritizedValidator[],
+  validators: readonly Validator[],
+): PrioritizedValidator[] {
   const kept = new Map(previous.map((v) => [v.operator, v.priority]));
   const members = byOperator(validators.filter((v) => v.power > 0n));
   const total = totalPower(members);
   const joining = -(total + (total >> 3n));
-  const priorities = centre(rescale(members.map((v) => kept.get(v.operator) ?? joining), total));
-  return members.map((v, i) => ({ operator: v.operator, consensusKey: v.consensusKey, power: v.power, priority: priorities[i]! }));
+  const priorities = centre(
+    rescale(
+      members.map((v) => kept.get(v.operator) ?? joining),
+      total,
+    ),
+  );
+  return members.map((v, i) => ({
+    operator: v.operator,
+    consensusKey: v.consensusKey,
+    power: v.power,
+    priority: priorities[i]!,
+  }));
 }
 
 /** The proposer after `steps` steps from a set (a height's steps, then one more per round). */
-export function proposerAfter(set: readonly PrioritizedValidator[], steps: number): { set: PrioritizedValidator[]; proposer: PrioritizedValidator } {
+export function proposerAfter(
+  set: readonly PrioritizedValidator[],
+  steps: number,
+): { set: PrioritizedValidator[]; proposer: PrioritizedValidator } {
   if (steps < 1) throw new RangeError('a proposer is chosen by at least one step');
   let current = { set: [...set], proposer: set[0]! };
   for (let i = 0; i < steps; i++) current = step(current.set);

@@ -57,7 +57,8 @@ export class VoteSet {
     if (earlier?.value === vote.value) return 'duplicate';
     let voters = votes.voters.get(vote.value);
     if (voters?.has(vote.validator)) return 'duplicate';
-    if (earlier && [...votes.voters.values()].filter((m) => m.has(vote.validator)).length >= MAX_VALUES_PER_VALIDATOR) return { first: earlier, second: vote };
+    if (earlier && [...votes.voters.values()].filter((m) => m.has(vote.validator)).length >= MAX_VALUES_PER_VALIDATOR)
+      return { first: earlier, second: vote };
     if (!voters) votes.voters.set(vote.value, (voters = new Map()));
     voters.set(vote.validator, vote);
     votes.power.set(vote.value, (votes.power.get(vote.value) ?? 0n) + power);

@@ -30,11 +30,13 @@ export async function runEvm(spec: JobSpec): Promise<JobOutcome> {
     },
   };
   const result = await evm.runCode({ code: spec.code, data: spec.input, gasLimit: spec.gasLimit, block });
-  const output = result.returnValue.length > spec.limits.maxOutputBytes ? result.returnValue.subarray(0, 0) : result.returnValue;
+  const output =
+    result.returnValue.length > spec.limits.maxOutputBytes ? result.returnValue.subarray(0, 0) : result.returnValue;
   const error = result.exceptionError?.error;
   const log = new Uint8Array(0);
   if (error === undefined) return { exit: { kind: 'exit', code: 0 }, gasUsed: result.executionGasUsed, output, log };
-  if (error === 'out of gas') return { exit: { kind: 'out_of_gas' }, gasUsed: spec.gasLimit, output: new Uint8Array(0), log };
+  if (error === 'out of gas')
+    return { exit: { kind: 'out_of_gas' }, gasUsed: spec.gasLimit, output: new Uint8Array(0), log };
   if (error === 'revert') return { exit: { kind: 'exit', code: 1 }, gasUsed: result.executionGasUsed, output, log };
   return { exit: { kind: 'trap', reason: error }, gasUsed: result.executionGasUsed, output: new Uint8Array(0), log };
 }

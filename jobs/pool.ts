@@ -4,7 +4,9 @@ import type { JobOutcome } from './outcome.js';
 import type { JobSpec } from './spec.js';
 
 // From dist/ the worker sits beside this file; tests run the TypeScript sources and use the build's copy.
-const WORKER_URL = import.meta.url.endsWith('.ts') ? new URL('../dist/jobs/worker.js', import.meta.url) : new URL('./worker.js', import.meta.url);
+const WORKER_URL = import.meta.url.endsWith('.ts')
+  ? new URL('../dist/jobs/worker.js', import.meta.url)
+  : new URL('./worker.js', import.meta.url);
 
 /** The run took longer than the pool allows: its worker was stopped (gas bounds the work; this bounds the time). */
 export class JobTimeoutError extends Error {
@@ -82,20 +84,28 @@ export class JobPool {
   }
 
   private spawn(): Worker {
-    const worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb ?? 256, stackSizeMb: 16 } });
-    worker.unref();
-    worker.on('message', (reply: { id: number; outcome?: JobOutcome; error?: { name: string; message: string; feature?: string } }) => {
-      const slot = this.slots.find((s) => s.worker === worker);
-      const task = slot?.task;
-      if (!slot || !task || task.id !== reply.id) return;
-      clearTimeout(task.timer);
-      slot.task = undefined;
-      if (reply.outcome) task.resolve(reply.outcome);
-      else if (reply.error?.name === 'ModuleRejectedError') task.reject(new ModuleRejectedError(reply.error.message, reply.error.feature ?? 'module'));
-      else task.reject(new Error(reply.error?.message ?? 'the job failed'));
-      this.dispatch();
+    const worker = new Worker(WORKER_URL, {
+      resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb ?? 256, stackSizeMb: 16 },
     });
-    worker.on('error', (error) => this.replace(worker, new WorkerCrashedError(`the job's worker failed: ${error.message}`)));
+    worker.unref();
+    worker.on(
+      'message',
+      (reply: { id: number; outcome?: JobOutcome; error?: { name: string; message: string; feature?: string } }) => {
+        const slot = this.slots.find((s) => s.worker === worker);
+        const task = slot?.task;
+        if (!slot || !task || task.id !== reply.id) return;
+        clearTimeout(task.timer);
+        slot.task = undefined;
+        if (reply.outcome) task.resolve(reply.outcome);
+        else if (reply.error?.name === 'ModuleRejectedError')
+          task.reject(new ModuleRejectedError(reply.error.message, reply.error.feature ?? 'module'));
+        else task.reject(new Error(reply.error?.message ?? 'the job failed'));
+        this.dispatch();
+      },
+    );
+    worker.on('error', (error) =>
+      this.replace(worker, new WorkerCrashedError(`the job's worker failed: ${error.message}`)),
+    );
     worker.on('exit', () => this.replace(worker, new WorkerCrashedError("the job's worker exited")));
     return worker;
   }
@@ -121,7 +131,10 @@ export class JobPool {
       const task = this.queue.shift();
       if (!task) return;
       const id = this.nextId++;
-      const timer = setTimeout(() => this.replace(slot.worker, new JobTimeoutError(`the job ran longer than ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
+      const timer = setTimeout(
+        () => this.replace(slot.worker, new JobTimeoutError(`the job ran longer than ${this.options.timeoutMs} ms`)),
+        this.options.timeoutMs,
+      );
       timer.unref();
       slot.task = { ...task, id, timer };
       slot.worker.postMessage({ id, spec: task.spec });

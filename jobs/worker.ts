@@ -9,6 +9,14 @@ lowerThreadPriority();
 parentPort!.on('message', (message: { id: number; spec: JobSpec }) => {
   void executeJob(message.spec).then(
     (outcome) => parentPort!.postMessage({ id: message.id, outcome }),
-    (error: unknown) => parentPort!.postMessage({ id: message.id, error: { name: (error as Error).name, message: (error as Error).message, feature: (error as { feature?: string }).feature } }),
+    (error: unknown) =>
+      parentPort!.postMessage({
+        id: message.id,
+        error: {
+          name: (error as Error).name,
+          message: (error as Error).message,
+          feature: (error as { feature?: string }).feature,
+        },
+      }),
   );
 });

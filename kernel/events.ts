@@ -5,7 +5,9 @@ import type { SvcEvents } from './plugin.js';
 export type { SvcEvents };
 
 // mitt ships ESM at run time but CommonJS-style typings; take the function from either shape.
-const mitt = ((mittModule as unknown as { default?: unknown }).default ?? mittModule) as unknown as <E extends Record<EventType, unknown>>() => Emitter<E>;
+const mitt = ((mittModule as unknown as { default?: unknown }).default ?? mittModule) as unknown as <
+  E extends Record<EventType, unknown>,
+>() => Emitter<E>;
 
 export type EventName = keyof SvcEvents & string;
 export type EventHandler<K extends EventName> = (event: SvcEvents[K]) => void | Promise<void>;
@@ -52,7 +54,10 @@ export class EventBus {
   }
 
   private report(owner: string, type: string, error: unknown): void {
-    this.log.error({ plugin: owner, event: type, err: error }, `event handler of plugin "${owner}" failed on "${type}"`);
+    this.log.error(
+      { plugin: owner, event: type, err: error },
+      `event handler of plugin "${owner}" failed on "${type}"`,
+    );
   }
 }
 

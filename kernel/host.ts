@@ -11,7 +11,16 @@ import type { WebSocketLimits } from './http/websocket.js';
 import { GuardChain } from './rpc/guards.js';
 import { SubscriptionRegistry } from './rpc/subscriptions.js';
 import type { Logger } from './log.js';
-import { pluginMethods, pluginSubscriptions, type AnyPlugin, type NodeSettings, type PluginContext, type PluginDefinition, type PluginEntry, type RpcMethod } from './plugin.js';
+import {
+  pluginMethods,
+  pluginSubscriptions,
+  type AnyPlugin,
+  type NodeSettings,
+  type PluginContext,
+  type PluginDefinition,
+  type PluginEntry,
+  type RpcMethod,
+} from './plugin.js';
 import { RpcEngine } from './rpc/engine.js';
 import { discoverMethod } from './rpc/openrpc.js';
 import { MethodRegistry } from './rpc/registry.js';
@@ -67,7 +76,10 @@ export class PluginTimeoutError extends Error {
 async function within<T>(ms: number, plugin: string, step: string, work: () => T | Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new PluginTimeoutError(`plugin "${plugin}": ${step} did not finish within ${ms / 1000} s`)), ms);
+    timer = setTimeout(
+      () => reject(new PluginTimeoutError(`plugin "${plugin}": ${step} did not finish within ${ms / 1000} s`)),
+      ms,
+    );
   });
   try {
     return await Promise.race([Promise.resolve().then(work), timeout]);
@@ -107,7 +119,12 @@ export class PluginHost {
     this.events = new EventBus(options.log);
     this.subscriptions = new SubscriptionRegistry(this.events, options.log, options.rpc.maxSubscriptionsPerConnection);
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
-    this.plugins = options.plugins.map(({ definition, config }) => ({ definition: definition as ErasedPlugin, config, inited: false, started: false }));
+    this.plugins = options.plugins.map(({ definition, config }) => ({
+      definition: definition as ErasedPlugin,
+      config,
+      inited: false,
+      started: false,
+    }));
     this.entries = this.plugins.map((plugin) => ({
       definition: plugin.definition as AnyPlugin,
       service: () => {
@@ -166,14 +183,24 @@ export class PluginHost {
       const tls = rpc.tls;
       this.lock = lockDataDir(settings.dataDir);
       this.store = await openStore(this.options.storage, settings.dataDir);
-      for (const plugin of this.plugins) await within(timeoutMs, plugin.definition.name, 'init', () => this.initPlugin(plugin));
-      for (const plugin of this.plugins) await within(timeoutMs, plugin.definition.name, 'recover', () => plugin.definition.recover?.(plugin.service, plugin.context!));
+      for (const plugin of this.plugins)
+        await within(timeoutMs, plugin.definition.name, 'init', () => this.initPlugin(plugin));
+      for (const plugin of this.plugins)
+        await within(timeoutMs, plugin.definition.name, 'recover', () =>
+          plugin.definition.recover?.(plugin.service, plugin.context!),
+        );
       this.methods.add(discoverMethod(this.methods, VERSION), 'kernel', undefined);
       for (const method of this.subscriptions.methods()) this.methods.add(method, 'kernel', undefined);
       for (const method of this.options.methods?.(this) ?? []) this.methods.add(method, 'kernel', undefined);
       this.mountHealth();
       const [host, port] = splitBind(rpc.bind);
-      const engine = new RpcEngine({ registry: this.methods, maxBatch: rpc.maxBatch, validateResults: rpc.validateResults, log, events: this.events });
+      const engine = new RpcEngine({
+        registry: this.methods,
+        maxBatch: rpc.maxBatch,
+        validateResults: rpc.validateResults,
+        log,
+        events: this.events,
+      });
       this.server = new RpcServer({
         host,
         port,
@@ -188,14 +215,21 @@ export class PluginHost {
       const url = await this.server.listen();
       log.info({ url }, `rpc listening on ${url}`);
       for (const plugin of this.plugins) {
-        await within(timeoutMs, plugin.definition.name, 'start', () => plugin.definition.start?.(plugin.service, plugin.context!));
+        await within(timeoutMs, plugin.definition.name, 'start', () =>
+          plugin.definition.start?.(plugin.service, plugin.context!),
+        );
         plugin.started = true;
       }
       this.currentState = 'running';
       this.events.emit('node:started', { rpcUrl: url });
-      log.info({ network: settings.network, role: settings.role, plugins: this.plugins.map((p) => p.definition.name) }, 'node started');
+      log.info(
+        { network: settings.network, role: settings.role, plugins: this.plugins.map((p) => p.definition.name) },
+        'node started',
+      );
     } catch (error) {
-      await this.teardown().catch((failed: unknown) => this.options.log.error({ err: failed }, 'tearing down after a failed start'));
+      await this.teardown().catch((failed: unknown) =>
+        this.options.log.error({ err: failed }, 'tearing down after a failed start'),
+      );
       this.currentState = 'stopped';
       if (newDataDir) rmSync(settings.dataDir, { recursive: true, force: true });
       throw error;
@@ -226,15 +260,24 @@ export class PluginHost {
         try {
           await plugin.definition.stop?.(plugin.service, plugin.context!);
         } catch (error) {
-          log.error({ err: error, plugin: plugin.definition.name }, `plugin "${plugin.definition.name}" failed to stop`);
+          log.error(
+            { err: error, plugin: plugin.definition.name },
+            `plugin "${plugin.definition.name}" failed to stop`,
+          );
         }
         plugin.started = false;
       }
       plugin.events?.dispose();
     }
-    const failed = await this.store?.close().then(() => undefined, (error: unknown) => error as Error);
+    const failed = await this.store?.close().then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
     this.store = undefined;
-    if (failed) throw new Error(`closing the database failed (the data dir stays locked until this process exits): ${failed.message}`);
+    if (failed)
+      throw new Error(
+        `closing the database failed (the data dir stays locked until this process exits): ${failed.message}`,
+      );
     this.lock?.release();
     this.lock = undefined;
   }
@@ -264,7 +307,8 @@ export class PluginHost {
       },
       batch: () => store.batch(),
       use(capability) {
-        if (!requires.has(capability)) throw new Error(`plugin "${definition.name}" uses "${capability}" without listing it in "requires"`);
+        if (!requires.has(capability))
+          throw new Error(`plugin "${definition.name}" uses "${capability}" without listing it in "requires"`);
         return container.resolve(capability);
       },
     };
@@ -276,12 +320,27 @@ export class PluginHost {
       this.container.register(capability, asValue(plugin.service));
     }
     for (const method of pluginMethods(definition)) this.methods.add(method, definition.name, plugin.service);
-    for (const kind of pluginSubscriptions(definition as AnyPlugin)) this.subscriptions.add(kind, definition.name, plugin.service);
+    for (const kind of pluginSubscriptions(definition as AnyPlugin))
+      this.subscriptions.add(kind, definition.name, plugin.service);
     for (const route of definition.routes ?? []) {
-      this.routes.add({ method: route.method, path: route.path, owner: definition.name, summary: route.summary, access: route.access ?? 'protected', ...(route.home ? { home: true } : {}) }, (c) => route.handler(c, plugin.service));
+      this.routes.add(
+        {
+          method: route.method,
+          path: route.path,
+          owner: definition.name,
+          summary: route.summary,
+          access: route.access ?? 'protected',
+          ...(route.home ? { home: true } : {}),
+        },
+        (c) => route.handler(c, plugin.service),
+      );
     }
     for (const guard of definition.guards ?? []) {
-      this.guards.add({ owner: definition.name, name: guard.name, check: (request) => guard.check(request, plugin.service) });
+      this.guards.add({
+        owner: definition.name,
+        name: guard.name,
+        check: (request) => guard.check(request, plugin.service),
+      });
     }
   }
 
@@ -294,12 +353,24 @@ export class PluginHost {
   }
 
   private mountHealth(): void {
-    this.routes.add({ method: 'GET', path: '/health', owner: 'kernel', summary: 'readiness: 200 healthy, or 503 with the reason', access: 'public' }, (c) => {
-      const reason = this.notReadyReason();
-      const status = reason ? 503 : 200;
-      if (c.req.query('verbose') === undefined) return c.text(reason ?? 'healthy', status);
-      return c.json({ status: reason ?? 'healthy', role: this.options.settings.role, ...this.healthDetails() }, status);
-    });
+    this.routes.add(
+      {
+        method: 'GET',
+        path: '/health',
+        owner: 'kernel',
+        summary: 'readiness: 200 healthy, or 503 with the reason',
+        access: 'public',
+      },
+      (c) => {
+        const reason = this.notReadyReason();
+        const status = reason ? 503 : 200;
+        if (c.req.query('verbose') === undefined) return c.text(reason ?? 'healthy', status);
+        return c.json(
+          { status: reason ?? 'healthy', role: this.options.settings.role, ...this.healthDetails() },
+          status,
+        );
+      },
+    );
   }
 }
 
@@ -308,6 +379,7 @@ export function splitBind(bind: string): [string, number] {
   const colon = bind.lastIndexOf(':');
   const host = bind.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
   const port = Number(bind.slice(colon + 1));
-  if (!host || !Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--bind ${bind}: expected host:port with a port from 0 to 65535`);
+  if (!host || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`--bind ${bind}: expected host:port with a port from 0 to 65535`);
   return [host, port];
 }

@@ -13,12 +13,28 @@ export interface LogOptions {
 }
 
 /** Paths never written to logs, whatever a plugin passes in. */
-const REDACT = ['token', '*.token', 'authorization', '*.authorization', 'headers.authorization', 'req.headers.authorization', 'secretKey', '*.secretKey', 'passphrase', '*.passphrase'];
+const REDACT = [
+  'token',
+  '*.token',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  'req.headers.authorization',
+  'secretKey',
+  '*.secretKey',
+  'passphrase',
+  '*.passphrase',
+];
 
 export function createLogger(options: LogOptions): Logger {
   const base = { level: options.level, base: { pid: process.pid }, redact: { paths: REDACT, censor: '[redacted]' } };
   if (options.format === 'pretty') {
-    const stream = pretty({ sync: true, colorize: process.stdout.isTTY, ignore: 'pid,hostname', destination: options.destination ?? 1 });
+    const stream = pretty({
+      sync: true,
+      colorize: process.stdout.isTTY,
+      ignore: 'pid,hostname',
+      destination: options.destination ?? 1,
+    });
     return pino(base, stream);
   }
   return pino(base, options.destination ?? pino.destination({ fd: 1, sync: true }));

@@ -88,7 +88,8 @@ export interface ParamSpec<S extends TSchema = TSchema> {
   readonly description?: string;
 }
 
-type ParamValue<P> = P extends ParamSpec<infer S> ? (P extends { optional: true } ? Static<S> | undefined : Static<S>) : never;
+type ParamValue<P> =
+  P extends ParamSpec<infer S> ? (P extends { optional: true } ? Static<S> | undefined : Static<S>) : never;
 export type ParamValues<P extends readonly ParamSpec[]> = { -readonly [K in keyof P]: ParamValue<P[K]> };
 
 /** The request an RPC call arrived in. */
@@ -133,7 +134,12 @@ export interface SubscriptionKindSpec<Svc, O extends TSchema> {
   /** Schema of the optional second `svc_subscribe` param. */
   readonly options?: O;
   /** Starts pushing to `sink`; returns what stops it. */
-  start(sink: SubscriptionSink, options: Static<O> | undefined, service: Svc, events: Pick<ScopedEvents, 'on'>): (() => void) | Promise<() => void>;
+  start(
+    sink: SubscriptionSink,
+    options: Static<O> | undefined,
+    service: Svc,
+    events: Pick<ScopedEvents, 'on'>,
+  ): (() => void) | Promise<() => void>;
 }
 
 export interface SubscriptionKind {
@@ -141,7 +147,12 @@ export interface SubscriptionKind {
   readonly namespace?: string;
   readonly summary: string;
   readonly options?: TSchema;
-  start(sink: SubscriptionSink, options: unknown, service: unknown, events: Pick<ScopedEvents, 'on'>): (() => void) | Promise<() => void>;
+  start(
+    sink: SubscriptionSink,
+    options: unknown,
+    service: unknown,
+    events: Pick<ScopedEvents, 'on'>,
+  ): (() => void) | Promise<() => void>;
 }
 
 export type SubscriptionFactory<Svc> = <O extends TSchema>(spec: SubscriptionKindSpec<Svc, O>) => SubscriptionKind;
@@ -204,7 +215,9 @@ export interface RpcMethod {
   handler(params: unknown[], call: CallContext<unknown>): unknown;
 }
 
-export type MethodFactory<Svc> = <const P extends readonly ParamSpec[], R extends TSchema>(spec: RpcMethodSpec<Svc, P, R>) => RpcMethod;
+export type MethodFactory<Svc> = <const P extends readonly ParamSpec[], R extends TSchema>(
+  spec: RpcMethodSpec<Svc, P, R>,
+) => RpcMethod;
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD';
 
@@ -269,7 +282,9 @@ export interface PluginDefinition<C extends TSchema = TSchema, Svc = unknown> {
 }
 
 /** Declares a plugin. An identity function that gives the definition its types. */
-export function definePlugin<C extends TSchema = TSchema, Svc = undefined>(definition: PluginDefinition<C, Svc>): PluginDefinition<C, Svc> {
+export function definePlugin<C extends TSchema = TSchema, Svc = undefined>(
+  definition: PluginDefinition<C, Svc>,
+): PluginDefinition<C, Svc> {
   return definition;
 }
 
@@ -281,16 +296,26 @@ export function pluginMethods(plugin: AnyPlugin): readonly RpcMethod[] {
 
 /** A plugin's subscription kinds, read from its definition without running it. */
 export function pluginSubscriptions(plugin: AnyPlugin): readonly SubscriptionKind[] {
-  const subscriptions = plugin.subscriptions as ((factory: (spec: unknown) => SubscriptionKind) => readonly SubscriptionKind[]) | undefined;
+  const subscriptions = plugin.subscriptions as
+    | ((factory: (spec: unknown) => SubscriptionKind) => readonly SubscriptionKind[])
+    | undefined;
   return subscriptions?.((spec) => spec as SubscriptionKind) ?? [];
 }
 
 /** A positional parameter. */
-export function param<S extends TSchema>(name: string, schema: S, options: { description?: string } = {}): ParamSpec<S> {
+export function param<S extends TSchema>(
+  name: string,
+  schema: S,
+  options: { description?: string } = {},
+): ParamSpec<S> {
   return { name, schema, ...options };
 }
 
-export function optionalParam<S extends TSchema>(name: string, schema: S, options: { description?: string } = {}): ParamSpec<S> & { optional: true } {
+export function optionalParam<S extends TSchema>(
+  name: string,
+  schema: S,
+  options: { description?: string } = {},
+): ParamSpec<S> & { optional: true } {
   return { name, schema, optional: true, ...options };
 }
 

@@ -18,7 +18,10 @@ export interface DevnetIdentity {
 
 export function devnetValidatorIdentity(): DevnetIdentity {
   const peer = devnetKey('validator-peer', 0);
-  return { peerKey: privateKeyFromRaw(concatBytes(peer.secretKey, peer.publicKey)), operator: withNativeSigner(devnetKey('validator', 0)) };
+  return {
+    peerKey: privateKeyFromRaw(concatBytes(peer.secretKey, peer.publicKey)),
+    operator: withNativeSigner(devnetKey('validator', 0)),
+  };
 }
 
 /** The devnet validator node's libp2p peer id (what its genesis registrations name). */

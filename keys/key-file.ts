@@ -45,7 +45,15 @@ export function sealKey(key: KeyPair, passphrase: string | undefined): KeyFile {
   const ciphertext = Buffer.concat([cipher.update(key.secretKey), cipher.final()]);
   return {
     ...base,
-    crypto: { kdf: 'scrypt', salt: toHex(salt), ...SCRYPT, cipher: 'aes-256-gcm', iv: toHex(iv), tag: toHex(cipher.getAuthTag()), ciphertext: toHex(ciphertext) },
+    crypto: {
+      kdf: 'scrypt',
+      salt: toHex(salt),
+      ...SCRYPT,
+      cipher: 'aes-256-gcm',
+      iv: toHex(iv),
+      tag: toHex(cipher.getAuthTag()),
+      ciphertext: toHex(ciphertext),
+    },
   };
 }
 
@@ -53,10 +61,15 @@ export function sealKey(key: KeyPair, passphrase: string | undefined): KeyFile {
 export function openKey(file: KeyFile, passphrase: string | undefined, where: string): KeyPair {
   let secret: Uint8Array;
   if (file.crypto) {
-    if (passphrase === undefined) throw new KeyFileError(`${where} is encrypted: give its passphrase (SVC_KEY_PASSPHRASE or --passphrase-file)`);
+    if (passphrase === undefined)
+      throw new KeyFileError(`${where} is encrypted: give its passphrase (SVC_KEY_PASSPHRASE or --passphrase-file)`);
     const { salt, N, r, p, iv, tag, ciphertext } = file.crypto;
     try {
-      const decipher = createDecipheriv('aes-256-gcm', derive(passphrase, Buffer.from(fromHex(salt)), { N, r, p }), fromHex(iv));
+      const decipher = createDecipheriv(
+        'aes-256-gcm',
+        derive(passphrase, Buffer.from(fromHex(salt)), { N, r, p }),
+        fromHex(iv),
+      );
       decipher.setAuthTag(fromHex(tag));
       secret = Buffer.concat([decipher.update(fromHex(ciphertext)), decipher.final()]);
     } catch {
@@ -68,6 +81,7 @@ export function openKey(file: KeyFile, passphrase: string | undefined, where: st
     throw new KeyFileError(`${where}: holds neither "secretKey" nor "crypto"`);
   }
   const key = withNativeSigner(keyPairFromSecret(secret));
-  if (key.address !== file.address) throw new KeyFileError(`${where}: the key does not belong to address ${file.address}`);
+  if (key.address !== file.address)
+    throw new KeyFileError(`${where}: the key does not belong to address ${file.address}`);
   return key;
 }

@@ -14,7 +14,11 @@ export function withNativeSigner(key: KeyPair): KeyPair {
   return {
     ...key,
     sign: (message) => {
-      keyObject ??= createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, key.secretKey]), format: 'der', type: 'pkcs8' });
+      keyObject ??= createPrivateKey({
+        key: Buffer.concat([PKCS8_ED25519_PREFIX, key.secretKey]),
+        format: 'der',
+        type: 'pkcs8',
+      });
       return new Uint8Array(sign(null, message, keyObject));
     },
   };

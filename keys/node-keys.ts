@@ -75,12 +75,17 @@ function readKeyFile(path: string, passphrase: string | undefined): KeyPair {
 }
 
 /** The passphrase that seals key files: `SVC_KEY_PASSPHRASE`, else the first line of a passphrase file. */
-export function keyPassphrase(passphraseFile: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function keyPassphrase(
+  passphraseFile: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   if (passphraseFile !== undefined) {
     try {
       return readFileSync(passphraseFile, 'utf8').split('\n')[0]!;
     } catch (error) {
-      throw new KeyFileError(`--passphrase-file ${passphraseFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new KeyFileError(
+        `--passphrase-file ${passphraseFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
   }
   return env.SVC_KEY_PASSPHRASE || undefined;
@@ -93,7 +98,11 @@ export function keyPassphrase(passphraseFile: string | undefined, env: NodeJS.Pr
  * - `keys/operators/<address>.json`: imported operator keys
  * Account key files are JSON, mode 0600, sealed with the passphrase when one is given (docs/keys.md).
  */
-export async function loadOrCreateNodeKeys(dataDir: string, passphrase?: string, identity?: DevnetIdentity): Promise<NodeKeys> {
+export async function loadOrCreateNodeKeys(
+  dataDir: string,
+  passphrase?: string,
+  identity?: DevnetIdentity,
+): Promise<NodeKeys> {
   const dir = keysDir(dataDir);
   const peerPath = join(dir, 'p2p.key');
   let peerKey: PrivateKey;
@@ -123,7 +132,12 @@ export async function loadOrCreateNodeKeys(dataDir: string, passphrase?: string,
     const path = join(importedDir, `${address}.json`);
     return existsSync(path) ? readKeyFile(path, passphrase) : undefined;
   };
-  return { peerKey, peerId: peerIdFromPrivateKey(peerKey).toString(), operator, operators: new OperatorKeys([operator, ...imported, ...(identity ? [identity.operator] : [])], importedLater) };
+  return {
+    peerKey,
+    peerId: peerIdFromPrivateKey(peerKey).toString(),
+    operator,
+    operators: new OperatorKeys([operator, ...imported, ...(identity ? [identity.operator] : [])], importedLater),
+  };
 }
 
 /** Adds an operator key to the data dir's keystore (sealed with the passphrase when given); returns its address. */

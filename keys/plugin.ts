@@ -18,11 +18,20 @@ export function keystorePlugin(passphrase: () => string | undefined, identity?: 
   return definePlugin({
     name: 'keystore',
     version: '1.0.0',
-    description: "the data dir's keys: the peer key (keys/p2p.key), this node's operator key (keys/operator.json) and imported ones (keys/operators/)",
+    description:
+      "the data dir's keys: the peer key (keys/p2p.key), this node's operator key (keys/operator.json) and imported ones (keys/operators/)",
     provides: ['keys'],
     async init(ctx) {
       const keys = await loadOrCreateNodeKeys(ctx.node.dataDir, passphrase(), identity?.());
-      ctx.log.info({ peerId: keys.peerId, operator: keys.operator.address, operators: keys.operators.addresses.length, dataDir: ctx.node.dataDir }, 'node keys loaded');
+      ctx.log.info(
+        {
+          peerId: keys.peerId,
+          operator: keys.operator.address,
+          operators: keys.operators.addresses.length,
+          dataDir: ctx.node.dataDir,
+        },
+        'node keys loaded',
+      );
       return keys;
     },
   });

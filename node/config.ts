@@ -22,17 +22,24 @@ export function resolveConfig(raw: RawConfig, origins: FlagOrigins = new Map()):
     else slices[key] = value;
   }
   const tls = (nodePart.rpc as { tls?: Record<string, unknown> } | undefined)?.tls;
-  if (tls && (tls.cert === undefined) !== (tls.key === undefined)) throw new ConfigError('--tls-cert and --tls-key (config rpc.tls.cert and rpc.tls.key) go together: give both');
+  if (tls && (tls.cert === undefined) !== (tls.key === undefined))
+    throw new ConfigError('--tls-cert and --tls-key (config rpc.tls.cert and rpc.tls.key) go together: give both');
   if (nodePart.dev === true) {
     // Dev mode is a validator's: the role follows from it, and any other is a contradiction.
     nodePart.role ??= 'validator';
-    if (nodePart.role !== 'validator') throw new ConfigError(`--dev: dev mode runs a validator; --role ${String(nodePart.role)} contradicts it`);
-    if ((slices.validator as { keyFile?: unknown } | undefined)?.keyFile !== undefined) throw new ConfigError("--dev: dev mode signs with the devnet's validator key; drop validator.keyFile");
+    if (nodePart.role !== 'validator')
+      throw new ConfigError(`--dev: dev mode runs a validator; --role ${String(nodePart.role)} contradicts it`);
+    if ((slices.validator as { keyFile?: unknown } | undefined)?.keyFile !== undefined)
+      throw new ConfigError("--dev: dev mode signs with the devnet's validator key; drop validator.keyFile");
     // Automine makes the blocks transactions need; idle, a block a second moves time for what waits on it.
     slices.validator = { blockTime: DEV_IDLE_BLOCK_MS, ...(slices.validator as object | undefined) };
   }
   const node = checkConfig<NodeConfig>(NodeConfigSchema, nodePart, '', origins);
-  if (node.dev && (node.network !== 'devnet' || node.genesis)) throw new ConfigError(`--dev: dev mode runs only on the built-in devnet (not --network ${node.network}${node.genesis ? ` with --genesis ${node.genesis}` : ''}): a chain with consensus cannot mine on demand, move its clock or rewind`);
-  if (node.network !== 'devnet' && !node.genesis) throw new ConfigError(`--network ${node.network}: needs --genesis <file> (only devnet has a built-in genesis)`);
+  if (node.dev && (node.network !== 'devnet' || node.genesis))
+    throw new ConfigError(
+      `--dev: dev mode runs only on the built-in devnet (not --network ${node.network}${node.genesis ? ` with --genesis ${node.genesis}` : ''}): a chain with consensus cannot mine on demand, move its clock or rewind`,
+    );
+  if (node.network !== 'devnet' && !node.genesis)
+    throw new ConfigError(`--network ${node.network}: needs --genesis <file> (only devnet has a built-in genesis)`);
   return { node, slices, origins };
 }

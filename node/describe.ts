@@ -44,13 +44,17 @@ export function describePlugin(plugin: AnyPlugin, roles: string[] = []): PluginD
 
 export async function describePlugins(catalog: PluginCatalog): Promise<PluginDescription[]> {
   // The same definitions a node with the default config runs; describing them runs nothing.
-  const out = alwaysLoadedPlugins(resolveConfig({}).node, devnetBaseGenesis()).map((plugin) => describePlugin(plugin, ['always']));
+  const out = alwaysLoadedPlugins(resolveConfig({}).node, devnetBaseGenesis()).map((plugin) =>
+    describePlugin(plugin, ['always']),
+  );
   for (const [name, load] of Object.entries(catalog.plugins)) {
     const roles = (catalog.consensus ?? []).includes(name)
       ? ['always (chain rules)']
       : (catalog.capabilities ?? []).includes(name)
         ? ['always (switched on by registering)']
-        : Object.entries(catalog.roles).filter(([, names]) => names.includes(name)).map(([role]) => role);
+        : Object.entries(catalog.roles)
+            .filter(([, names]) => names.includes(name))
+            .map(([role]) => role);
     out.push(describePlugin(await load(), roles));
   }
   return out;

@@ -28,8 +28,22 @@ export function devnetGenesisSpec(): GenesisSpec {
       // half a second (and a block), not the 3 s a network with outside challengers keeps.
       jobChallengeWindowMs: DEVNET_CHALLENGE_WINDOW_MS,
       providers: {
-        compute: [{ operator, peerId, bond: formatAmountShort(DEVNET_PROVIDER_BONDS.compute), details: { capabilities: ['wasm', 'evm'], maxConcurrentJobs: DEVNET_MAX_CONCURRENT_JOBS } }],
-        storage: [{ operator, peerId, bond: formatAmountShort(DEVNET_PROVIDER_BONDS.storage), details: { capacityGb: DEVNET_STORAGE_GB, formats: ['image', 'video', 'document'] } }],
+        compute: [
+          {
+            operator,
+            peerId,
+            bond: formatAmountShort(DEVNET_PROVIDER_BONDS.compute),
+            details: { capabilities: ['wasm', 'evm'], maxConcurrentJobs: DEVNET_MAX_CONCURRENT_JOBS },
+          },
+        ],
+        storage: [
+          {
+            operator,
+            peerId,
+            bond: formatAmountShort(DEVNET_PROVIDER_BONDS.storage),
+            details: { capacityGb: DEVNET_STORAGE_GB, formats: ['image', 'video', 'document'] },
+          },
+        ],
       },
     },
   };

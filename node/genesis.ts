@@ -7,7 +7,12 @@ import staking from '../plugins/staking/index.js';
 import evm from '../plugins/evm/index.js';
 
 /** The chain-rule plugins every node loads whose genesis entries are part of the devnet's block 0. */
-export const DEVNET_GENESIS_PLUGINS: readonly AnyPlugin[] = [oon as AnyPlugin, omp as AnyPlugin, staking as AnyPlugin, evm as AnyPlugin];
+export const DEVNET_GENESIS_PLUGINS: readonly AnyPlugin[] = [
+  oon as AnyPlugin,
+  omp as AnyPlugin,
+  staking as AnyPlugin,
+  evm as AnyPlugin,
+];
 
 /** The built-in devnet genesis as every devnet node computes it: the devnet's own part and the chain rules' entries. */
 export function devnetGenesis(): GenesisSpec {

@@ -11,7 +11,12 @@ const MAX_PENDING_LOG_BYTES = 16 * 1024 * 1024;
  */
 export function stdoutDestination(): DestinationStream {
   let exiting = false;
-  const destination = pino.destination({ fd: 1, sync: false, maxLength: MAX_PENDING_LOG_BYTES, retryEAGAIN: () => !exiting });
+  const destination = pino.destination({
+    fd: 1,
+    sync: false,
+    maxLength: MAX_PENDING_LOG_BYTES,
+    retryEAGAIN: () => !exiting,
+  });
   process.once('exit', () => {
     exiting = true;
     try {

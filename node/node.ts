@@ -52,14 +52,26 @@ export class SvcNode {
       const problem = bootstrapAddressProblem(address);
       if (problem) throw new ConfigError(`p2p.bootstrapPeers[${i}]: "${address}" ${problem}`);
     });
-    const genesis = node.network === 'devnet' && !node.genesis ? devnetGenesisSpec() : readGenesisFile(node.genesis!, node.network);
-    const configured = await loadPlugins(pluginRequests(node, options.catalog), options.catalog, options.baseDir ?? process.cwd());
-    const all = orderPlugins([...alwaysLoadedPlugins(node, genesis, (slices.validator as { keyFile?: string } | undefined)?.keyFile), ...configured, ...(options.plugins ?? [])]);
+    const genesis =
+      node.network === 'devnet' && !node.genesis ? devnetGenesisSpec() : readGenesisFile(node.genesis!, node.network);
+    const configured = await loadPlugins(
+      pluginRequests(node, options.catalog),
+      options.catalog,
+      options.baseDir ?? process.cwd(),
+    );
+    const all = orderPlugins([
+      ...alwaysLoadedPlugins(node, genesis, (slices.validator as { keyFile?: string } | undefined)?.keyFile),
+      ...configured,
+      ...(options.plugins ?? []),
+    ]);
     const enabled = new Set(all.map((p) => p.name));
     for (const key of Object.keys(slices)) {
       if (enabled.has(key)) continue;
       if (key in options.catalog.plugins) {
-        options.log.warn({ plugin: key }, `config for plugin "${key}" is ignored: the plugin is not enabled on this node`);
+        options.log.warn(
+          { plugin: key },
+          `config for plugin "${key}" is ignored: the plugin is not enabled on this node`,
+        );
         continue;
       }
       throw new ConfigError(`unknown config key "${key}": not a node setting and not an enabled plugin's name`);
@@ -70,13 +82,23 @@ export class SvcNode {
     };
     const plugins = all.map((definition) => ({
       definition,
-      config: checkConfig(definition.config ?? Type.Object({}, { additionalProperties: false }), sliceOf(definition) ?? {}, definition.name, origins),
+      config: checkConfig(
+        definition.config ?? Type.Object({}, { additionalProperties: false }),
+        sliceOf(definition) ?? {},
+        definition.name,
+        origins,
+      ),
     }));
     // A throw-away node (storage memory) keeps nothing: what it must put on disk (its lock, its keys,
     // objects in transit) goes to a dir of its own under the OS temp dir, made at start and removed at
     // stop; --data-dir is not touched.
     const scratchDir = node.storage === 'memory' ? join(tmpdir(), `svc-memory-${randomUUID()}`) : undefined;
-    const settings: NodeSettings = { network: node.network, role: node.role, dataDir: scratchDir ?? node.dataDir, version: VERSION };
+    const settings: NodeSettings = {
+      network: node.network,
+      role: node.role,
+      dataDir: scratchDir ?? node.dataDir,
+      version: VERSION,
+    };
     let created: SvcNode | undefined;
     const host = new PluginHost({
       settings,

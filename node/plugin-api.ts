@@ -5,7 +5,15 @@ export * from '../kernel/plugin.js';
 export * from '../chain/contract.js';
 export type {} from '../p2p/plugin.js';
 // Precompiles the EVM runs for a plugin (its `precompiles` hook), and how one refuses a call.
-export { PrecompileRevert, type PrecompileCall, type PrecompileOutcome, type PrecompileSpec, type PrecompileFunction, type ContractCallback, type CallbackResult } from '../plugins/evm/precompiles.js';
+export {
+  PrecompileRevert,
+  type PrecompileCall,
+  type PrecompileOutcome,
+  type PrecompileSpec,
+  type PrecompileFunction,
+  type ContractCallback,
+  type CallbackResult,
+} from '../plugins/evm/precompiles.js';
 // The deterministic CBOR the chain hashes and stores: for consensus state values.
 export { encode, decode } from '../sdk/encoding.js';
 // Storage layouts declared once with typed codecs: `namespaces: [LAYOUT]`, then `ctx.table(LAYOUT)`.

@@ -31,7 +31,8 @@ export interface PluginCatalog extends FirstPartyPlugins {
 /** Which plugins the config asks for: the role's preset, then the shortcuts, then the config's list. */
 export function pluginRequests(node: NodeConfig, catalog: PluginCatalog): PluginRequest[] {
   const requests: PluginRequest[] = (catalog.consensus ?? []).map((spec) => ({ spec, reason: 'chain rules' }));
-  for (const spec of [...(catalog.capabilities ?? []), ...(catalog.everyNode ?? [])]) requests.push({ spec, reason: 'every node' });
+  for (const spec of [...(catalog.capabilities ?? []), ...(catalog.everyNode ?? [])])
+    requests.push({ spec, reason: 'every node' });
   for (const spec of catalog.roles[node.role]) requests.push({ spec, reason: `role ${node.role}` });
   for (const spec of catalog.networks[node.network] ?? []) requests.push({ spec, reason: `network ${node.network}` });
   if (node.chain.receiptArchive) requests.push({ spec: 'archive', reason: '--receipt-archive true' });
@@ -39,7 +40,8 @@ export function pluginRequests(node: NodeConfig, catalog: PluginCatalog): Plugin
   // The explorer page answers on every node, but not on one with guardrails unless its config lists it.
   else requests.push({ spec: 'explorer', reason: 'every node without guardrails' });
   // The rate-limit plugin works out its own defaults (on under guardrails); it is loaded whenever they or --rate-limit may apply.
-  if (node.guardrails || node.rateLimit.limit !== undefined) requests.push({ spec: 'rate-limit', reason: node.guardrails ? '--guardrails true' : '--rate-limit' });
+  if (node.guardrails || node.rateLimit.limit !== undefined)
+    requests.push({ spec: 'rate-limit', reason: node.guardrails ? '--guardrails true' : '--rate-limit' });
   for (const spec of node.plugins) requests.push({ spec, reason: 'config "plugins"' });
   const seen = new Set<string>();
   return requests.filter((request) => (seen.has(request.spec) ? false : (seen.add(request.spec), true)));
@@ -49,6 +51,11 @@ export function pluginRequests(node: NodeConfig, catalog: PluginCatalog): Plugin
 export function alwaysLoadedPlugins(node: NodeConfig, genesis: GenesisSpec, validatorKeyFile?: string): AnyPlugin[] {
   // The built-in devnet's validator node (the devnet key, no key file of its own) is the devnet's
   // compute and storage provider from block 0: it holds the identity its genesis registrations name.
-  const devnetValidator = node.network === 'devnet' && !node.genesis && node.role === 'validator' && validatorKeyFile === undefined;
-  return [keystorePlugin(() => keyPassphrase(node.passphraseFile), devnetValidator ? devnetValidatorIdentity : undefined), chainPlugin(genesis, { historyBlocks: node.chain.historyBlocks, journal: journalSettings(node) }), p2pPlugin(node.p2p)] as AnyPlugin[];
+  const devnetValidator =
+    node.network === 'devnet' && !node.genesis && node.role === 'validator' && validatorKeyFile === undefined;
+  return [
+    keystorePlugin(() => keyPassphrase(node.passphraseFile), devnetValidator ? devnetValidatorIdentity : undefined),
+    chainPlugin(genesis, { historyBlocks: node.chain.historyBlocks, journal: journalSettings(node) }),
+    p2pPlugin(node.p2p),
+  ] as AnyPlugin[];
 }

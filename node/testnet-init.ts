@@ -75,13 +75,21 @@ export function evmChainIdOf(chainId: string): number {
  */
 export async function initTestnet(plan: TestnetPlan): Promise<Testnet> {
   const out = resolve(plan.out);
-  if (existsSync(out) && readdirSync(out).length > 0) throw new Error(`--out ${plan.out}: not empty (init never overwrites keys)`);
-  if (plan.hosts.length !== 1 && plan.hosts.length !== plan.validators + plan.followers) throw new Error(`--hosts: give one address, or one per node (${plan.validators + plan.followers})`);
+  if (existsSync(out) && readdirSync(out).length > 0)
+    throw new Error(`--out ${plan.out}: not empty (init never overwrites keys)`);
+  if (plan.hosts.length !== 1 && plan.hosts.length !== plan.validators + plan.followers)
+    throw new Error(`--hosts: give one address, or one per node (${plan.validators + plan.followers})`);
   mkdirSync(out, { recursive: true });
   const count = plan.validators + plan.followers;
   const shared = plan.hosts.length === 1;
-  const place = (i: number) => ({ host: plan.hosts[shared ? 0 : i]!, rpcPort: plan.rpcPort + (shared ? i : 0), p2pPort: plan.p2pPort + (shared ? i : 0) });
-  const names = Array.from({ length: count }, (_, i) => (i < plan.validators ? `validator${i}` : `follower${i - plan.validators}`));
+  const place = (i: number) => ({
+    host: plan.hosts[shared ? 0 : i]!,
+    rpcPort: plan.rpcPort + (shared ? i : 0),
+    p2pPort: plan.p2pPort + (shared ? i : 0),
+  });
+  const names = Array.from({ length: count }, (_, i) =>
+    i < plan.validators ? `validator${i}` : `follower${i - plan.validators}`,
+  );
   const consensusKeys = Array.from({ length: plan.validators }, () => generateKeyPair());
   const peers = await Promise.all(names.map((name) => loadOrCreateNodeKeys(join(out, name))));
   const chainId = plan.chainId ?? `svc-${plan.network}-${randomBytes(3).toString('hex')}`;
@@ -98,10 +106,28 @@ export async function initTestnet(plan: TestnetPlan): Promise<Testnet> {
     validator: genesisValidator!.address,
     evmChainId,
     accounts: [
-      ...consensusKeys.map((key, i) => ({ address: key.address, omc: formatAmountShort(VALIDATOR_OMC), ogt: formatAmountShort(VALIDATOR_OGT), ...(i > 0 ? { bonded: { stake } } : {}) })),
-      ...base.accounts.map((a) => ({ address: a.address, omc: formatAmountShort(a.omc), ogt: formatAmountShort(a.ogt) })),
+      ...consensusKeys.map((key, i) => ({
+        address: key.address,
+        omc: formatAmountShort(VALIDATOR_OMC),
+        ogt: formatAmountShort(VALIDATOR_OGT),
+        ...(i > 0 ? { bonded: { stake } } : {}),
+      })),
+      ...base.accounts.map((a) => ({
+        address: a.address,
+        omc: formatAmountShort(a.omc),
+        ogt: formatAmountShort(a.ogt),
+      })),
     ],
-    ...(staked.length > 0 ? { validators: staked.map((key, i) => ({ operator: key.address, consensusKey: toHex(key.publicKey), stake, moniker: names[i + 1]! })) } : {}),
+    ...(staked.length > 0
+      ? {
+          validators: staked.map((key, i) => ({
+            operator: key.address,
+            consensusKey: toHex(key.publicKey),
+            stake,
+            moniker: names[i + 1]!,
+          })),
+        }
+      : {}),
   };
   const genesisPath = join(out, 'genesis.json');
   writeFileSync(genesisPath, `${JSON.stringify(genesisFile, null, 2)}\n`);
@@ -119,7 +145,14 @@ export async function initTestnet(plan: TestnetPlan): Promise<Testnet> {
       role: validator ? 'validator' : 'full',
       dataDir,
       rpc: { bind: `${host}:${rpcPort}` },
-      p2p: { host, port: p2pPort, bootstrapPeers: names.map((_, j) => j).filter((j) => j !== i).map(p2pAddress) },
+      p2p: {
+        host,
+        port: p2pPort,
+        bootstrapPeers: names
+          .map((_, j) => j)
+          .filter((j) => j !== i)
+          .map(p2pAddress),
+      },
       // One node decides the devnet faucet's grants (plugins/faucet/authority.ts): the genesis validator.
       ...(i > 0 && plan.network === 'devnet' ? { faucet: { authority: peers[0]!.peerId } } : {}),
     };
@@ -130,7 +163,16 @@ export async function initTestnet(plan: TestnetPlan): Promise<Testnet> {
     }
     const configPath = join(out, `${name}.json`);
     writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);
-    return { name, role: validator ? 'validator' : 'full', config: configPath, dataDir, peerId: peers[i]!.peerId, rpc: `http://${host}:${rpcPort}`, p2p: p2pAddress(i), ...(validator ? { operator: consensusKeys[i]!.address } : {}) };
+    return {
+      name,
+      role: validator ? 'validator' : 'full',
+      config: configPath,
+      dataDir,
+      peerId: peers[i]!.peerId,
+      rpc: `http://${host}:${rpcPort}`,
+      p2p: p2pAddress(i),
+      ...(validator ? { operator: consensusKeys[i]!.address } : {}),
+    };
   });
   return { genesis: genesisPath, genesisHash: hash, chainId, evmChainId, nodes };
 }

@@ -47,7 +47,8 @@ export async function* carExport(root: string, nodes: DagNodes, file: string): A
       yield* frame(cid, bytes);
       const node = dagPb.decode(bytes);
       const sizes = node.Data ? UnixFS.unmarshal(node.Data).blockSizes : [];
-      for (const [i, link] of node.Links.entries()) yield* visit(link.Hash, sizes[i] === undefined ? undefined : Number(sizes[i]));
+      for (const [i, link] of node.Links.entries())
+        yield* visit(link.Hash, sizes[i] === undefined ? undefined : Number(sizes[i]));
     }
     yield* visit(rootCid, undefined);
   } finally {

@@ -48,7 +48,8 @@ function levels(leaves: readonly Buffer[], height: number, baseLevel: number): B
   for (let level = 0; level < height; level++) {
     const below = all[level]!;
     const above: Buffer[] = [];
-    for (let i = 0; i < below.length; i += 2) above.push(nodeHash(below[i]!, below[i + 1] ?? zeroHash(baseLevel + level)));
+    for (let i = 0; i < below.length; i += 2)
+      above.push(nodeHash(below[i]!, below[i + 1] ?? zeroHash(baseLevel + level)));
     if (above.length === 0) above.push(zeroHash(baseLevel + level + 1));
     all.push(above);
   }
@@ -69,7 +70,8 @@ export function pieceRoot(piece: Uint8Array): Buffer {
 
 function segmentLeaves(piece: Uint8Array): Buffer[] {
   const leaves: Buffer[] = [];
-  for (let at = 0; at < piece.length; at += SEGMENT_BYTES) leaves.push(leafHash(piece.subarray(at, at + SEGMENT_BYTES)));
+  for (let at = 0; at < piece.length; at += SEGMENT_BYTES)
+    leaves.push(leafHash(piece.subarray(at, at + SEGMENT_BYTES)));
   if (leaves.length === 0) leaves.push(leafHash(new Uint8Array(0)));
   return leaves;
 }
@@ -93,7 +95,8 @@ export class CommitmentBuilder {
       at = take;
       if (this.pendingBytes === SEGMENT_BYTES) this.addLeaf(leafHash(this.pending), true);
     }
-    for (; at + SEGMENT_BYTES <= bytes.length; at += SEGMENT_BYTES) this.addLeaf(leafHash(bytes.subarray(at, at + SEGMENT_BYTES)), false);
+    for (; at + SEGMENT_BYTES <= bytes.length; at += SEGMENT_BYTES)
+      this.addLeaf(leafHash(bytes.subarray(at, at + SEGMENT_BYTES)), false);
     if (at < bytes.length) {
       this.pending.set(bytes.subarray(at), 0);
       this.pendingBytes = bytes.length - at;
@@ -102,7 +105,8 @@ export class CommitmentBuilder {
 
   /** The root and every piece's root (32 bytes each, in order). */
   finish(): { root: Buffer; pieceRoots: Buffer[]; size: number } {
-    if (this.pendingBytes > 0 || this.size === 0) this.addLeaf(leafHash(this.pending.subarray(0, this.pendingBytes)), true);
+    if (this.pendingBytes > 0 || this.size === 0)
+      this.addLeaf(leafHash(this.pending.subarray(0, this.pendingBytes)), true);
     if (this.leaves.length > 0) this.closePiece();
     return { root: rootOfPieces(this.pieces), pieceRoots: this.pieces, size: this.size };
   }
@@ -136,9 +140,11 @@ export function proveSegment(index: number, piece: Uint8Array, pieceRoots: reado
   const pieceIndex = Math.floor(index / SEGMENTS_PER_PIECE);
   const path: Buffer[] = [];
   const lower = levels(segmentLeaves(piece), PIECE_LEVELS, 0);
-  for (let level = 0, at = inPiece; level < PIECE_LEVELS; level++, at >>= 1) path.push(lower[level]![at ^ 1] ?? zeroHash(level));
+  for (let level = 0, at = inPiece; level < PIECE_LEVELS; level++, at >>= 1)
+    path.push(lower[level]![at ^ 1] ?? zeroHash(level));
   const upper = levels(pieceRoots, heightFor(pieceRoots.length), PIECE_LEVELS);
-  for (let level = 0, at = pieceIndex; level < upper.length - 1; level++, at >>= 1) path.push(upper[level]![at ^ 1] ?? zeroHash(PIECE_LEVELS + level));
+  for (let level = 0, at = pieceIndex; level < upper.length - 1; level++, at >>= 1)
+    path.push(upper[level]![at ^ 1] ?? zeroHash(PIECE_LEVELS + level));
   return { index, segment: piece.subarray(inPiece * SEGMENT_BYTES, (inPiece + 1) * SEGMENT_BYTES), path };
 }
 

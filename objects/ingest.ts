@@ -57,9 +57,27 @@ export async function ingest(body: AsyncIterable<Uint8Array>, file: FileHandle, 
   const decide = async (complete: boolean): Promise<void> => {
     const sniffed = await sniffMedia(Buffer.concat(head), complete);
     head = [];
-    if (!sniffed) throw new UploadRefused(415, 'unsupported_format', 'the bytes are not an image, video or document this network stores', { formats: rules.formats });
-    if (contradicts(rules.declaredType, sniffed)) throw new UploadRefused(415, 'unsupported_format', `the bytes are ${sniffed.mediaType}, not the declared ${rules.declaredType}`, { mediaType: sniffed.mediaType });
-    if (!rules.formats.includes(sniffed.format)) throw new UploadRefused(415, 'unsupported_format', `${sniffed.format} (${sniffed.mediaType}) is not among this node's formats: ${rules.formats.join(', ')}`, { mediaType: sniffed.mediaType, formats: rules.formats });
+    if (!sniffed)
+      throw new UploadRefused(
+        415,
+        'unsupported_format',
+        'the bytes are not an image, video or document this network stores',
+        { formats: rules.formats },
+      );
+    if (contradicts(rules.declaredType, sniffed))
+      throw new UploadRefused(
+        415,
+        'unsupported_format',
+        `the bytes are ${sniffed.mediaType}, not the declared ${rules.declaredType}`,
+        { mediaType: sniffed.mediaType },
+      );
+    if (!rules.formats.includes(sniffed.format))
+      throw new UploadRefused(
+        415,
+        'unsupported_format',
+        `${sniffed.format} (${sniffed.mediaType}) is not among this node's formats: ${rules.formats.join(', ')}`,
+        { mediaType: sniffed.mediaType, formats: rules.formats },
+      );
     media = sniffed;
   };
 
@@ -92,9 +110,21 @@ export async function ingest(body: AsyncIterable<Uint8Array>, file: FileHandle, 
     for await (const chunk of body) {
       if (chunk.length === 0) continue;
       size += chunk.length;
-      if (size > rules.maxBytes) throw new UploadRefused(413, 'object_too_large', `the object passes this node's limit of ${mib(rules.maxBytes)}`, { limit: rules.maxBytes });
+      if (size > rules.maxBytes)
+        throw new UploadRefused(
+          413,
+          'object_too_large',
+          `the object passes this node's limit of ${mib(rules.maxBytes)}`,
+          { limit: rules.maxBytes },
+        );
       const room = rules.room(size);
-      if (size > room) throw new UploadRefused(507, 'capacity_exceeded', `the object passes the room this node has left: ${mib(room)}`, { room });
+      if (size > room)
+        throw new UploadRefused(
+          507,
+          'capacity_exceeded',
+          `the object passes the room this node has left: ${mib(room)}`,
+          { room },
+        );
       if (!media) {
         head.push(chunk);
         headBytes += chunk.length;

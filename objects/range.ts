@@ -1,5 +1,8 @@
 /** What a `Range` header asks of an object of `size` bytes. */
-export type RangeAnswer = { readonly kind: 'full' } | { readonly kind: 'partial'; readonly start: number; readonly end: number } | { readonly kind: 'unsatisfiable' };
+export type RangeAnswer =
+  | { readonly kind: 'full' }
+  | { readonly kind: 'partial'; readonly start: number; readonly end: number }
+  | { readonly kind: 'unsatisfiable' };
 
 const SINGLE = /^bytes=(\d*)-(\d*)$/;
 

@@ -19,7 +19,8 @@ const cidOfBlock = (code: number, block: Uint8Array): CID => CID.createV1(code, 
  * inside a block's execution, which cannot wait on a stream.
  */
 export function cidOfBytes(bytes: Uint8Array): string {
-  if (bytes.length > MAX_SMALL_CID_BYTES) throw new RangeError(`cidOfBytes takes at most ${MAX_SMALL_CID_BYTES} bytes, not ${bytes.length}`);
+  if (bytes.length > MAX_SMALL_CID_BYTES)
+    throw new RangeError(`cidOfBytes takes at most ${MAX_SMALL_CID_BYTES} bytes, not ${bytes.length}`);
   if (bytes.length <= CHUNK_BYTES) return cidOfBlock(raw.code, bytes).toString();
   const file = new UnixFS({ type: 'file' });
   const links: dagPb.PBLink[] = [];

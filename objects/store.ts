@@ -23,7 +23,9 @@ export interface ObjectRecord {
 }
 
 /** What the node keeps in memory of each object (its commitment root as 0x hex). */
-export type ObjectSummary = Pick<ObjectRecord, 'cid' | 'size' | 'mediaType' | 'format' | 'storedAt'> & { readonly root: string };
+export type ObjectSummary = Pick<ObjectRecord, 'cid' | 'size' | 'mediaType' | 'format' | 'storedAt'> & {
+  readonly root: string;
+};
 
 /** Object files kept open for reads, the most recently read. */
 const MAX_OPEN_READERS = 64;
@@ -76,7 +78,10 @@ export class ObjectStore {
       this.remember(record);
     }
     for (const orphan of files) {
-      this.log.warn({ file: orphan }, 'removing an object file that was never recorded (an upload cut off before it was acknowledged)');
+      this.log.warn(
+        { file: orphan },
+        'removing an object file that was never recorded (an upload cut off before it was acknowledged)',
+      );
       rmSync(join(this.blobs, orphan), { force: true });
     }
   }
@@ -152,7 +157,10 @@ export class ObjectStore {
   }
 
   /** Stores an upload; an object already held is not stored twice (`created: false`). */
-  async put(body: AsyncIterable<Uint8Array>, limits: StoreLimits): Promise<{ summary: ObjectSummary; created: boolean }> {
+  async put(
+    body: AsyncIterable<Uint8Array>,
+    limits: StoreLimits,
+  ): Promise<{ summary: ObjectSummary; created: boolean }> {
     const id = randomBytes(12).toString('hex');
     const partial = join(this.staging, `${id}.part`);
     const diskFree = freeBytes(this.staging) - DISK_RESERVE_BYTES;
@@ -204,7 +212,14 @@ export class ObjectStore {
   }
 
   private remember(record: ObjectRecord): void {
-    this.summaries.set(record.cid, { cid: record.cid, size: record.size, mediaType: record.mediaType, format: record.format, storedAt: record.storedAt, root: toHex(record.root) });
+    this.summaries.set(record.cid, {
+      cid: record.cid,
+      size: record.size,
+      mediaType: record.mediaType,
+      format: record.format,
+      storedAt: record.storedAt,
+      root: toHex(record.root),
+    });
     this.usedBytes += record.size;
   }
 }

@@ -11,7 +11,13 @@ const DIAL_TIMEOUT_MS = 5_000;
  * Dials each bootstrap peer until connected, backing off while it is not up, and again whenever it
  * drops; skips peers this node refuses. Runs until `signal` aborts.
  */
-export async function keepBootstrapped(network: SvcLibp2p, addresses: readonly string[], isRefused: (peer: string) => boolean, signal: AbortSignal, log: Logger): Promise<void> {
+export async function keepBootstrapped(
+  network: SvcLibp2p,
+  addresses: readonly string[],
+  isRefused: (peer: string) => boolean,
+  signal: AbortSignal,
+  log: Logger,
+): Promise<void> {
   const nextTry = new Map<string, { at: number; delay: number }>();
   while (!signal.aborted) {
     for (const address of addresses) {
@@ -20,7 +26,9 @@ export async function keepBootstrapped(network: SvcLibp2p, addresses: readonly s
       const due = nextTry.get(address);
       if (due && due.at > Date.now()) continue;
       try {
-        await network.dial(multiaddr(address), { signal: AbortSignal.any([signal, AbortSignal.timeout(DIAL_TIMEOUT_MS)]) });
+        await network.dial(multiaddr(address), {
+          signal: AbortSignal.any([signal, AbortSignal.timeout(DIAL_TIMEOUT_MS)]),
+        });
         nextTry.delete(address);
         log.info({ peer: peer.toString() }, 'connected to bootstrap peer');
       } catch (error) {
@@ -28,7 +36,10 @@ export async function keepBootstrapped(network: SvcLibp2p, addresses: readonly s
         const delay = Math.min(DIAL_BACKOFF_MS[1], due ? due.delay * 2 : DIAL_BACKOFF_MS[0]);
         nextTry.set(address, { at: Date.now() + delay, delay });
         // Said at info while backing off, then quietly once at the longest delay.
-        log[due && due.delay >= DIAL_BACKOFF_MS[1] ? 'debug' : 'info']({ address, retryInMs: delay, reason: (error as Error).message }, 'bootstrap peer not reachable yet');
+        log[due && due.delay >= DIAL_BACKOFF_MS[1] ? 'debug' : 'info'](
+          { address, retryInMs: delay, reason: (error as Error).message },
+          'bootstrap peer not reachable yet',
+        );
       }
     }
     await new Promise((resolve) => setTimeout(resolve, DIAL_BACKOFF_MS[0]).unref());

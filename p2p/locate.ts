@@ -42,7 +42,12 @@ async function askAddresses(network: SvcLibp2p, via: PeerId, target: string, sig
  * bootstrap peers and the peers exchange finds, not every node) is found by asking each connected
  * peer for the addresses it knows of it; they go into the peer store, and libp2p dials them.
  */
-export async function openStreamTo(network: SvcLibp2p, target: string, protocol: string, signal: AbortSignal): Promise<Stream> {
+export async function openStreamTo(
+  network: SvcLibp2p,
+  target: string,
+  protocol: string,
+  signal: AbortSignal,
+): Promise<Stream> {
   const peer = peerIdFromString(target);
   if (network.getConnections(peer).length === 0) {
     for (const via of network.getPeers()) {

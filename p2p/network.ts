@@ -35,7 +35,8 @@ export async function createNetwork(options: NetworkOptions): Promise<SvcLibp2p>
     transports: [tcp()],
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
-    peerDiscovery: options.bootstrapPeers.length > 0 ? [bootstrap({ list: [...options.bootstrapPeers], timeout: 0 })] : [],
+    peerDiscovery:
+      options.bootstrapPeers.length > 0 ? [bootstrap({ list: [...options.bootstrapPeers], timeout: 0 })] : [],
     connectionManager: { maxConnections: options.maxConnections },
     connectionGater: {
       // Devnets live on private and loopback addresses; the default gater would refuse to dial them.

@@ -16,7 +16,12 @@ const MAX_ADDRESSES = 8;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /** Answering side: this node's connected peers and their known addresses. */
-export async function answerPeerExchange(network: SvcLibp2p, stream: Stream, asker: string, signal: AbortSignal): Promise<void> {
+export async function answerPeerExchange(
+  network: SvcLibp2p,
+  stream: Stream,
+  asker: string,
+  signal: AbortSignal,
+): Promise<void> {
   const lp = lpStream(stream, { maxDataLength: MAX_RESPONSE_BYTES });
   const peers: [string, string[]][] = [];
   for (const peer of network.getPeers()) {
@@ -52,7 +57,10 @@ export async function exchangePeers(network: SvcLibp2p, via: PeerId, signal: Abo
     try {
       const peer = peerIdFromString(entry[0]);
       if (peer.equals(network.peerId) || network.getConnections(peer).length > 0) continue;
-      const addresses = (entry[1] as unknown[]).filter((a): a is string => typeof a === 'string').slice(0, MAX_ADDRESSES).map((a) => multiaddr(a));
+      const addresses = (entry[1] as unknown[])
+        .filter((a): a is string => typeof a === 'string')
+        .slice(0, MAX_ADDRESSES)
+        .map((a) => multiaddr(a));
       if (addresses.length === 0) continue;
       await network.peerStore.merge(peer, { multiaddrs: addresses });
       fresh.push(peer);

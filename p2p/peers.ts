@@ -42,7 +42,10 @@ export class PeerBook {
 
   /** Peers whose head reaches `height`, best first. */
   peersWith(height: number): string[] {
-    return [...this.heads].filter(([, head]) => head.height >= height).sort((a, b) => b[1].height - a[1].height).map(([peer]) => peer);
+    return [...this.heads]
+      .filter(([, head]) => head.height >= height)
+      .sort((a, b) => b[1].height - a[1].height)
+      .map(([peer]) => peer);
   }
 
   ban(peer: string, reason: string): void {

@@ -21,7 +21,10 @@ declare module '../kernel/plugin.js' {
   }
 }
 
-const HeadSchema = Type.Object({ height: Type.Integer({ minimum: 0 }), hash: Type.String() }, { additionalProperties: false });
+const HeadSchema = Type.Object(
+  { height: Type.Integer({ minimum: 0 }), hash: Type.String() },
+  { additionalProperties: false },
+);
 const PeerSchema = Type.Object(
   {
     peerId: Type.String(),
@@ -33,7 +36,14 @@ const PeerSchema = Type.Object(
 );
 const SyncingSchema = Type.Union([
   Type.Literal(false),
-  Type.Object({ startingBlock: Type.Integer({ minimum: 0 }), currentBlock: Type.Integer({ minimum: 0 }), highestBlock: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+  Type.Object(
+    {
+      startingBlock: Type.Integer({ minimum: 0 }),
+      currentBlock: Type.Integer({ minimum: 0 }),
+      highestBlock: Type.Integer({ minimum: 0 }),
+    },
+    { additionalProperties: false },
+  ),
 ]);
 
 /**
@@ -44,7 +54,8 @@ export function p2pPlugin(settings: P2pSettings) {
   return definePlugin({
     name: 'p2p',
     version: '1.0.0',
-    description: 'libp2p peering (TCP, Noise, Yamux, identify, bootstrap, gossipsub), range sync, block and transaction gossip',
+    description:
+      'libp2p peering (TCP, Noise, Yamux, identify, bootstrap, gossipsub), range sync, block and transaction gossip',
     requires: ['block-import', 'keys'],
     provides: ['p2p', 'sync-status'],
     events: {
@@ -94,7 +105,8 @@ export function p2pPlugin(settings: P2pSettings) {
       }),
       method({
         name: 'svc_syncing',
-        summary: 'false when synced (head within 2 blocks of the best head peers announce); else { startingBlock, currentBlock, highestBlock }.',
+        summary:
+          'false when synced (head within 2 blocks of the best head peers announce); else { startingBlock, currentBlock, highestBlock }.',
         params: [],
         result: SyncingSchema,
         handler: (_params, { service }) => service.syncing(),

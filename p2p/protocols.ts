@@ -24,7 +24,12 @@ const MAX_STATUS_BYTES = 4096;
 const MAX_RANGE_REQUEST_BYTES = 1024;
 
 /** Status protocol, dialling side: sends ours, returns the peer's. */
-export async function requestStatus(network: SvcLibp2p, peer: PeerId, ours: Status, signal: AbortSignal): Promise<Status> {
+export async function requestStatus(
+  network: SvcLibp2p,
+  peer: PeerId,
+  ours: Status,
+  signal: AbortSignal,
+): Promise<Status> {
   const stream = await network.dialProtocol(peer, STATUS_PROTOCOL, { signal });
   const lp = lpStream(stream, { maxDataLength: MAX_STATUS_BYTES });
   await lp.write(encodeStatus(ours), { signal });
@@ -43,17 +48,27 @@ export async function answerStatus(stream: Stream, ours: () => Status, signal: A
 }
 
 /** Blocks protocol, dialling side: up to `count` blocks from `from`, each checked to be the next height with its transactions and certificate. */
-export async function requestBlocks(network: SvcLibp2p, peer: PeerId, from: number, count: number, signal: AbortSignal): Promise<BlockBundle[]> {
+export async function requestBlocks(
+  network: SvcLibp2p,
+  peer: PeerId,
+  from: number,
+  count: number,
+  signal: AbortSignal,
+): Promise<BlockBundle[]> {
   const stream = await network.dialProtocol(peer, BLOCKS_PROTOCOL, { signal });
   try {
     const lp = lpStream(stream, { maxDataLength: MAX_MESSAGE_BYTES });
     await lp.write(encodeRange({ from, count }), { signal });
     const length = (await lp.read({ signal })).subarray()[0];
-    if (length === undefined || length > count) throw new Error(`peer announced ${length} blocks for a range of ${count}`);
+    if (length === undefined || length > count)
+      throw new Error(`peer announced ${length} blocks for a range of ${count}`);
     const bundles: BlockBundle[] = [];
     for (let i = 0; i < length; i++) {
       const bundle = decodeBundle((await lp.read({ signal })).subarray());
-      if (bundle.block.height !== from + i || bundle.raws === null || bundle.commit === null) throw new Error(`block ${i} of the range is not height ${from + i} with its transactions and commit certificate`);
+      if (bundle.block.height !== from + i || bundle.raws === null || bundle.commit === null)
+        throw new Error(
+          `block ${i} of the range is not height ${from + i} with its transactions and commit certificate`,
+        );
       bundles.push(bundle);
     }
     await stream.close().catch(() => undefined);
@@ -65,7 +80,12 @@ export async function requestBlocks(network: SvcLibp2p, peer: PeerId, from: numb
 }
 
 /** Blocks protocol, answering side: the requested range, as far as this node has it and within the byte budget. */
-export async function serveBlocks(stream: Stream, block: (height: number) => Promise<BlockBundle | undefined>, head: number, signal: AbortSignal): Promise<void> {
+export async function serveBlocks(
+  stream: Stream,
+  block: (height: number) => Promise<BlockBundle | undefined>,
+  head: number,
+  signal: AbortSignal,
+): Promise<void> {
   const lp = lpStream(stream, { maxDataLength: MAX_RANGE_REQUEST_BYTES });
   const { from, count } = decodeRange((await lp.read({ signal })).subarray());
   const messages: Uint8Array[] = [];
@@ -84,7 +104,12 @@ export async function serveBlocks(stream: Stream, block: (height: number) => Pro
 }
 
 /** Pending protocol, dialling side: sends raw transactions to a peer, one message each, then closes. */
-export async function pushPending(network: SvcLibp2p, peer: PeerId, raws: readonly Uint8Array[], signal: AbortSignal): Promise<void> {
+export async function pushPending(
+  network: SvcLibp2p,
+  peer: PeerId,
+  raws: readonly Uint8Array[],
+  signal: AbortSignal,
+): Promise<void> {
   const stream = await network.dialProtocol(peer, PENDING_PROTOCOL, { signal });
   try {
     const lp = lpStream(stream, { maxDataLength: MAX_PENDING_TX_BYTES });
@@ -97,7 +122,11 @@ export async function pushPending(network: SvcLibp2p, peer: PeerId, raws: readon
 }
 
 /** Pending protocol, answering side: hands each raw transaction to `admit` until the peer closes. */
-export async function receivePending(stream: Stream, admit: (raw: Uint8Array) => Promise<void>, signal: AbortSignal): Promise<number> {
+export async function receivePending(
+  stream: Stream,
+  admit: (raw: Uint8Array) => Promise<void>,
+  signal: AbortSignal,
+): Promise<number> {
   const lp = lpStream(stream, { maxDataLength: MAX_PENDING_TX_BYTES });
   let count = 0;
   for (; count < MAX_PENDING_PUSH; count++) {

@@ -111,7 +111,11 @@ export class P2pService implements SyncStatus {
     /** This node produces blocks (a plugin provides `block-producer`): it publishes them, and counts as synced. */
     private readonly producer = false,
   ) {
-    this.sync = new SyncTracker(() => this.chain.head.height, producer, (status) => this.events.emit('p2p:syncStatus', status));
+    this.sync = new SyncTracker(
+      () => this.chain.head.height,
+      producer,
+      (status) => this.events.emit('p2p:syncStatus', status),
+    );
     this.topics = topics(chain.head.chainId, chain.genesisHash);
     this.syncer = new Syncer({
       head: () => this.chain.head.height,
@@ -168,7 +172,13 @@ export class P2pService implements SyncStatus {
       const id = connection.remotePeer.toString();
       const view = byPeer.get(id);
       if (view) view.addresses.push(connection.remoteAddr.toString());
-      else byPeer.set(id, { peerId: id, addresses: [connection.remoteAddr.toString()], direction: connection.direction, head: this.peers.head(id) ?? null });
+      else
+        byPeer.set(id, {
+          peerId: id,
+          addresses: [connection.remoteAddr.toString()],
+          direction: connection.direction,
+          head: this.peers.head(id) ?? null,
+        });
     }
     return [...byPeer.values()];
   }
@@ -183,17 +193,38 @@ export class P2pService implements SyncStatus {
       refuses: (peer) => this.peers.refuses(peer.toString()),
     });
     this.network = network;
-    await network.handle(STATUS_PROTOCOL, (stream, connection) => this.answerStatus(stream, connection), { maxInboundStreams: 8 });
-    await network.handle(BLOCKS_PROTOCOL, (stream, connection) => this.answerBlocks(stream, connection), { maxInboundStreams: 8 });
-    await network.handle(PENDING_PROTOCOL, (stream, connection) => this.receivePending(stream, connection), { maxInboundStreams: 2 });
-    await network.handle(PEER_EXCHANGE_PROTOCOL, (stream, connection) => answerPeerExchange(network, stream, connection.remotePeer.toString(), this.requestSignal()).catch((error: unknown) => stream.abort(error as Error)), { maxInboundStreams: 4 });
-    await network.handle(ADDRESSES_PROTOCOL, (stream) => answerAddresses(network, stream, this.requestSignal()).catch((error: unknown) => stream.abort(error as Error)), { maxInboundStreams: 8 });
+    await network.handle(STATUS_PROTOCOL, (stream, connection) => this.answerStatus(stream, connection), {
+      maxInboundStreams: 8,
+    });
+    await network.handle(BLOCKS_PROTOCOL, (stream, connection) => this.answerBlocks(stream, connection), {
+      maxInboundStreams: 8,
+    });
+    await network.handle(PENDING_PROTOCOL, (stream, connection) => this.receivePending(stream, connection), {
+      maxInboundStreams: 2,
+    });
+    await network.handle(
+      PEER_EXCHANGE_PROTOCOL,
+      (stream, connection) =>
+        answerPeerExchange(network, stream, connection.remotePeer.toString(), this.requestSignal()).catch(
+          (error: unknown) => stream.abort(error as Error),
+        ),
+      { maxInboundStreams: 4 },
+    );
+    await network.handle(
+      ADDRESSES_PROTOCOL,
+      (stream) =>
+        answerAddresses(network, stream, this.requestSignal()).catch((error: unknown) => stream.abort(error as Error)),
+      { maxInboundStreams: 8 },
+    );
     const pubsub = network.services.pubsub;
-    pubsub.topicValidators.set(this.topics.blocks, (peer, message) => this.onGossipBlock(peer.toString(), message.data));
+    pubsub.topicValidators.set(this.topics.blocks, (peer, message) =>
+      this.onGossipBlock(peer.toString(), message.data),
+    );
     pubsub.topicValidators.set(this.topics.transactions, (_peer, message) => this.onGossipTransactions(message.data));
     pubsub.addEventListener('message', () => this.events.emit('p2p:gossip', { direction: 'in' }));
     pubsub.addEventListener('subscription-change', (event) => {
-      if (event.detail.subscriptions.some((sub) => sub.subscribe && sub.topic === this.topics.transactions)) this.publishUnsent();
+      if (event.detail.subscriptions.some((sub) => sub.subscribe && sub.topic === this.topics.transactions))
+        this.publishUnsent();
     });
     network.addEventListener('peer:connect', (event) => {
       // The gater turns refused peers away; this also covers a connection that raced the refusal.
@@ -209,7 +240,10 @@ export class P2pService implements SyncStatus {
       await network.start();
     } catch (error) {
       // libp2p reports only that the listen address failed, not why.
-      const why = (error as Error).name === 'UnsupportedListenAddressesError' ? 'the port is in use, or the address is not on this machine' : (error as Error).message;
+      const why =
+        (error as Error).name === 'UnsupportedListenAddressesError'
+          ? 'the port is in use, or the address is not on this machine'
+          : (error as Error).message;
       throw new Error(`--p2p-port ${this.settings.port}: cannot listen on ${this.settings.host} (${why})`);
     }
     pubsub.subscribe(this.topics.blocks);
@@ -222,14 +256,27 @@ export class P2pService implements SyncStatus {
       }),
       this.events.on('chain:block', (event) => {
         this.sync.headMoved();
-        if (this.producer) this.publishBlock({ block: { ...event.block, transactions: [...event.block.transactions] }, raws: event.rawTransactions, commit: event.commit });
+        if (this.producer)
+          this.publishBlock({
+            block: { ...event.block, transactions: [...event.block.transactions] },
+            raws: event.rawTransactions,
+            commit: event.commit,
+          });
       }),
     );
     this.timers.push(setInterval(() => this.refreshStatus(), STATUS_EVERY_MS).unref());
     this.timers.push(setInterval(() => void this.findPeers(), PEER_EXCHANGE_EVERY_MS).unref());
     this.timers.push(setInterval(() => this.reannounce(), REANNOUNCE_EVERY_MS).unref());
-    if (this.settings.bootstrapPeers.length > 0) void keepBootstrapped(network, this.settings.bootstrapPeers, (peer) => this.peers.refuses(peer), this.stopController.signal, this.log);
-    else if (!this.producer) this.log.warn('no --bootstrap-peers: this node syncs (and counts as synced) only once a peer connects to it');
+    if (this.settings.bootstrapPeers.length > 0)
+      void keepBootstrapped(
+        network,
+        this.settings.bootstrapPeers,
+        (peer) => this.peers.refuses(peer),
+        this.stopController.signal,
+        this.log,
+      );
+    else if (!this.producer)
+      this.log.warn('no --bootstrap-peers: this node syncs (and counts as synced) only once a peer connects to it');
     this.reportPeers();
   }
 
@@ -237,7 +284,11 @@ export class P2pService implements SyncStatus {
    * A request protocol of a plugin's own (`/svc/<plugin>/...`), answered by `handler` for each
    * inbound stream: call once the network has started (a plugin that requires `p2p` starts after it).
    */
-  async handleProtocol(protocol: string, handler: (stream: Stream, peer: string) => Promise<void>, options: { maxInboundStreams?: number } = {}): Promise<void> {
+  async handleProtocol(
+    protocol: string,
+    handler: (stream: Stream, peer: string) => Promise<void>,
+    options: { maxInboundStreams?: number } = {},
+  ): Promise<void> {
     await this.net.handle(
       protocol,
       (stream, connection) =>
@@ -256,7 +307,10 @@ export class P2pService implements SyncStatus {
    * `reason` is logged). Call once the network has started. Returns the topic's publisher (false when no
    * peer listens yet).
    */
-  gossipTopic(name: string, judge: (data: Uint8Array, peer: string) => GossipVerdict | Promise<GossipVerdict>): { publish(data: Uint8Array): boolean } {
+  gossipTopic(
+    name: string,
+    judge: (data: Uint8Array, peer: string) => GossipVerdict | Promise<GossipVerdict>,
+  ): { publish(data: Uint8Array): boolean } {
     const topic = topicName(this.chain.head.chainId, this.chain.genesisHash, name);
     const pubsub = this.net.services.pubsub;
     pubsub.topicValidators.set(topic, async (peer, message) => {
@@ -288,7 +342,11 @@ export class P2pService implements SyncStatus {
   denyPeers(peers: readonly string[]): void {
     for (const peer of peers) peerIdFromString(peer);
     const added = this.peers.deny(peers);
-    if (added.length > 0 || peers.length === 0) this.log.info({ denied: peers }, peers.length > 0 ? `denying ${peers.length} peer(s)` : 'no peer denied any more');
+    if (added.length > 0 || peers.length === 0)
+      this.log.info(
+        { denied: peers },
+        peers.length > 0 ? `denying ${peers.length} peer(s)` : 'no peer denied any more',
+      );
     for (const peer of added) void this.network?.hangUp(peerIdFromString(peer)).catch(() => undefined);
     this.reportPeers();
   }
@@ -316,7 +374,12 @@ export class P2pService implements SyncStatus {
 
   /** Health detail: whether synced, peers and the best head they announce. */
   health(): Record<string, unknown> {
-    return { synced: this.synced, peers: this.peerList().length, bestPeerHead: this.peers.bestHeight() ?? null, syncing: this.syncer.active };
+    return {
+      synced: this.synced,
+      peers: this.peerList().length,
+      bestPeerHead: this.peers.bestHeight() ?? null,
+      syncing: this.syncer.active,
+    };
   }
 
   private get net(): SvcLibp2p {
@@ -326,15 +389,23 @@ export class P2pService implements SyncStatus {
 
   private status(): Status {
     const head = this.chain.head;
-    return { chainId: head.chainId, rulesVersion: this.chain.genesis.rulesVersion, genesis: this.chain.genesisHash, height: head.height, hash: head.hash };
+    return {
+      chainId: head.chainId,
+      rulesVersion: this.chain.genesis.rulesVersion,
+      genesis: this.chain.genesisHash,
+      height: head.height,
+      hash: head.hash,
+    };
   }
 
   /** A peer of another chain-rules version, network or genesis: refused, with a reason in the log. */
   private foreign(status: Status): string | undefined {
     const rules = rulesVersionMismatch('it', status.rulesVersion, this.chain.genesis.rulesVersion);
     if (rules) return rules;
-    if (status.chainId !== this.chain.head.chainId) return `it is on chain ${status.chainId}, this node on ${this.chain.head.chainId}`;
-    if (status.genesis !== this.chain.genesisHash) return `its genesis is ${status.genesis}, this node's is ${this.chain.genesisHash}`;
+    if (status.chainId !== this.chain.head.chainId)
+      return `it is on chain ${status.chainId}, this node on ${this.chain.head.chainId}`;
+    if (status.genesis !== this.chain.genesisHash)
+      return `its genesis is ${status.genesis}, this node's is ${this.chain.genesisHash}`;
     return undefined;
   }
 
@@ -437,7 +508,12 @@ export class P2pService implements SyncStatus {
 
   private async answerBlocks(stream: Stream, connection: Connection): Promise<void> {
     try {
-      await serveBlocks(stream, (height) => this.chain.blockWithTransactions(height), this.chain.head.height, this.requestSignal());
+      await serveBlocks(
+        stream,
+        (height) => this.chain.blockWithTransactions(height),
+        this.chain.head.height,
+        this.requestSignal(),
+      );
     } catch (error) {
       this.log.debug({ peer: connection.remotePeer.toString(), err: error }, 'bad block range request');
       stream.abort(error as Error);
@@ -462,7 +538,8 @@ export class P2pService implements SyncStatus {
       await pushPending(this.net, peerIdFromString(peer), raws, this.requestSignal());
       this.log.debug({ peer, transactions: raws.length }, 'pending transactions pushed');
     } catch (error) {
-      if (!this.stopController.signal.aborted) this.log.debug({ peer, err: error }, 'pushing pending transactions failed');
+      if (!this.stopController.signal.aborted)
+        this.log.debug({ peer, err: error }, 'pushing pending transactions failed');
     }
   }
 
@@ -478,7 +555,15 @@ export class P2pService implements SyncStatus {
     if (this.peers.refuses(peer)) return stream.abort(new Error('refused peer'));
     try {
       // Known, mined or stale transactions are refused by the mempool as usual; that is expected here.
-      await receivePending(stream, (raw) => this.chain.submitRaw(raw, { fromPeer: true }).then(() => undefined, () => undefined), this.requestSignal());
+      await receivePending(
+        stream,
+        (raw) =>
+          this.chain.submitRaw(raw, { fromPeer: true }).then(
+            () => undefined,
+            () => undefined,
+          ),
+        this.requestSignal(),
+      );
     } catch (error) {
       this.log.debug({ peer, err: error }, 'bad pending push');
       stream.abort(error as Error);
@@ -494,7 +579,8 @@ export class P2pService implements SyncStatus {
       // Committed here already (by consensus, on a validator): nothing to check or relay.
       if (gossiped.height <= this.chain.head.height) return TopicValidatorResult.Ignore;
       bundle = decodeBundle(gossiped.bundle);
-      if (bundle.block.height !== gossiped.height) throw new Error(`it says height ${gossiped.height} for block ${bundle.block.height}`);
+      if (bundle.block.height !== gossiped.height)
+        throw new Error(`it says height ${gossiped.height} for block ${bundle.block.height}`);
     } catch (error) {
       this.refuse(peer, `gossiped an undecodable block: ${(error as Error).message}`);
       return TopicValidatorResult.Reject;
@@ -543,7 +629,14 @@ export class P2pService implements SyncStatus {
     } catch {
       return TopicValidatorResult.Reject;
     }
-    const outcomes = await Promise.all(raws.map((raw) => this.chain.submitRaw(raw, { viaGossip: true }).then(() => 'admitted' as const, (error: unknown) => (INVALID_TX.has((error as Error).message) ? ('invalid' as const) : ('refused' as const)))));
+    const outcomes = await Promise.all(
+      raws.map((raw) =>
+        this.chain.submitRaw(raw, { viaGossip: true }).then(
+          () => 'admitted' as const,
+          (error: unknown) => (INVALID_TX.has((error as Error).message) ? ('invalid' as const) : ('refused' as const)),
+        ),
+      ),
+    );
     if (outcomes.includes('invalid')) return TopicValidatorResult.Reject;
     return outcomes.includes('admitted') ? TopicValidatorResult.Accept : TopicValidatorResult.Ignore;
   }
@@ -573,7 +666,9 @@ export class P2pService implements SyncStatus {
     // Sized before encoding: a big block's encoding is large work, and it would not be sent anyway.
     let rawBytes = 0;
     for (const raw of bundle.raws ?? []) rawBytes += raw.length;
-    const data = encodeGossipBlock(rawBytes + 200 * bundle.block.transactions.length > MAX_GOSSIP_BLOCK_BYTES ? { ...bundle, raws: null } : bundle);
+    const data = encodeGossipBlock(
+      rawBytes + 200 * bundle.block.transactions.length > MAX_GOSSIP_BLOCK_BYTES ? { ...bundle, raws: null } : bundle,
+    );
     this.publish(this.topics.blocks, data);
   }
 
@@ -590,7 +685,10 @@ export class P2pService implements SyncStatus {
     this.outgoing.push(hash);
     if (this.outgoing.length >= MAX_GOSSIP_TX_BATCH) return this.flushTransactions();
     const oldest = this.flushes.length < QUICK_TX_BATCHES ? -Infinity : this.flushes[0]!;
-    this.flushTimer ??= setTimeout(() => this.flushTransactions(), Math.max(0, oldest + TX_BATCH_WINDOW_MS - performance.now()));
+    this.flushTimer ??= setTimeout(
+      () => this.flushTransactions(),
+      Math.max(0, oldest + TX_BATCH_WINDOW_MS - performance.now()),
+    );
   }
 
   private flushTransactions(): void {
@@ -639,7 +737,11 @@ export class P2pService implements SyncStatus {
 
   /** Whether any peer listens on a topic (a lone validator has none). */
   private listening(topic: string): boolean {
-    return this.network !== undefined && !this.stopController.signal.aborted && this.network.services.pubsub.getSubscribers(topic).length > 0;
+    return (
+      this.network !== undefined &&
+      !this.stopController.signal.aborted &&
+      this.network.services.pubsub.getSubscribers(topic).length > 0
+    );
   }
 
   /**

@@ -23,7 +23,9 @@ export class SyncTracker implements SyncStatus {
     private readonly producer: boolean,
     changed: (status: { synced: boolean; currentBlock: number; highestBlock: number }) => void,
   ) {
-    this.state = new SyncState(head, (synced) => changed({ synced, currentBlock: head(), highestBlock: this.highestKnown }));
+    this.state = new SyncState(head, (synced) =>
+      changed({ synced, currentBlock: head(), highestBlock: this.highestKnown }),
+    );
   }
 
   get synced(): boolean {

@@ -94,7 +94,14 @@ export class Syncer {
         const candidates = deps.peers.peersWith(next + count - 1);
         if (candidates.length === 0) break;
         const peer = candidates[spread++ % candidates.length]!;
-        queue.push({ from: next, count, peer, result: deps.fetch(peer, next, count).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))) });
+        queue.push({
+          from: next,
+          count,
+          peer,
+          result: deps
+            .fetch(peer, next, count)
+            .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
+        });
         next += count;
       }
       const job = queue.shift();
@@ -133,7 +140,15 @@ export class Syncer {
         const behind = (deps.peers.bestHeight() ?? head) - head;
         if (behind > FAR_BEHIND) {
           const rate = (head - this.start) / ((now - began) / 1000);
-          deps.log.info({ head, target: head + behind, blocksPerSecond: Math.round(rate), etaSeconds: rate > 0 ? Math.round(behind / rate) : undefined }, 'syncing');
+          deps.log.info(
+            {
+              head,
+              target: head + behind,
+              blocksPerSecond: Math.round(rate),
+              etaSeconds: rate > 0 ? Math.round(behind / rate) : undefined,
+            },
+            'syncing',
+          );
         }
       }
     }
@@ -141,6 +156,10 @@ export class Syncer {
     // A state change worth a line at info only after a real sync (a follower fetches a block or two by
     // range all the time: the chain's summary line counts those).
     const caughtUp = imported > FAR_BEHIND || performance.now() - began >= PROGRESS_EVERY_MS;
-    if (imported > 0) deps.log[caughtUp ? 'info' : 'debug']({ head: deps.head(), imported, seconds: Number(((performance.now() - began) / 1000).toFixed(1)) }, 'caught up with peers');
+    if (imported > 0)
+      deps.log[caughtUp ? 'info' : 'debug'](
+        { head: deps.head(), imported, seconds: Number(((performance.now() - began) / 1000).toFixed(1)) },
+        'caught up with peers',
+      );
   }
 }

@@ -38,18 +38,28 @@ export const MAX_GOSSIP_BLOCK_BYTES = 900 * 1024;
 
 /** Gossip topics are per chain and genesis, so nodes of other networks never share a mesh. */
 export function topics(chainId: string, genesisHash: string): { blocks: string; transactions: string } {
-  return { blocks: topicName(chainId, genesisHash, 'blocks/2'), transactions: topicName(chainId, genesisHash, 'transactions/2') };
+  return {
+    blocks: topicName(chainId, genesisHash, 'blocks/2'),
+    transactions: topicName(chainId, genesisHash, 'transactions/2'),
+  };
 }
 
 /** A gossip topic of this chain and genesis: `/svc/<chain id>/<genesis hash prefix>/<name>`. */
-export const topicName = (chainId: string, genesisHash: string, name: string): string => `/svc/${chainId}/${genesisHash.slice(2, 18)}/${name}`;
+export const topicName = (chainId: string, genesisHash: string, name: string): string =>
+  `/svc/${chainId}/${genesisHash.slice(2, 18)}/${name}`;
 
 export class WireError extends Error {
   override name = 'WireError';
 }
 
 const StatusSchema = Type.Object(
-  { chainId: Type.String({ maxLength: 128 }), rulesVersion: Type.Integer({ minimum: 1 }), genesis: Type.String({ pattern: '^0x[0-9a-f]{64}$' }), height: Type.Integer({ minimum: 0 }), hash: Type.String({ pattern: '^0x[0-9a-f]{64}$' }) },
+  {
+    chainId: Type.String({ maxLength: 128 }),
+    rulesVersion: Type.Integer({ minimum: 1 }),
+    genesis: Type.String({ pattern: '^0x[0-9a-f]{64}$' }),
+    height: Type.Integer({ minimum: 0 }),
+    hash: Type.String({ pattern: '^0x[0-9a-f]{64}$' }),
+  },
   { additionalProperties: false },
 );
 export interface Status {
@@ -60,7 +70,10 @@ export interface Status {
   readonly height: number;
   readonly hash: string;
 }
-const RangeSchema = Type.Object({ from: Type.Integer({ minimum: 0 }), count: Type.Integer({ minimum: 1, maximum: MAX_RANGE }) }, { additionalProperties: false });
+const RangeSchema = Type.Object(
+  { from: Type.Integer({ minimum: 0 }), count: Type.Integer({ minimum: 1, maximum: MAX_RANGE }) },
+  { additionalProperties: false },
+);
 export interface RangeRequest {
   readonly from: number;
   readonly count: number;
@@ -106,12 +119,15 @@ export function decodeRange(bytes: Uint8Array): RangeRequest {
 export const encodeBundle = (bundle: BlockBundle): Uint8Array => encode([bundle.block, bundle.raws, bundle.commit]);
 export function decodeBundle(bytes: Uint8Array): BlockBundle {
   const value = decodeOrThrow(bytes, 'block');
-  if (!Array.isArray(value) || value.length !== 3) throw new WireError('block message must be [block, rawTransactions, commitCertificate]');
+  if (!Array.isArray(value) || value.length !== 3)
+    throw new WireError('block message must be [block, rawTransactions, commitCertificate]');
   const [block, raws, commit] = value as [unknown, unknown, unknown];
   if (!checkBlock.Check(block)) throw new WireError('block has the wrong shape');
   if (commit !== null && !checkCommit.Check(commit)) throw new WireError('commit certificate has the wrong shape');
-  if (raws !== null && (!Array.isArray(raws) || !raws.every((raw) => raw instanceof Uint8Array))) throw new WireError('block transactions must be byte strings');
-  if (raws !== null && raws.length !== block.transactions.length) throw new WireError('block carries a different number of transactions than it lists');
+  if (raws !== null && (!Array.isArray(raws) || !raws.every((raw) => raw instanceof Uint8Array)))
+    throw new WireError('block transactions must be byte strings');
+  if (raws !== null && raws.length !== block.transactions.length)
+    throw new WireError('block carries a different number of transactions than it lists');
   return { block, raws, commit: commit as CommitCertificate | null };
 }
 
@@ -120,17 +136,26 @@ export function decodeBundle(bytes: Uint8Array): BlockBundle {
  * before its proposer's gossip of it arrives; the height up front lets them ignore it without
  * decoding a block of thousands of transactions they already hold.
  */
-export const encodeGossipBlock = (bundle: BlockBundle): Uint8Array => encode([bundle.block.height, encodeBundle(bundle)]);
+export const encodeGossipBlock = (bundle: BlockBundle): Uint8Array =>
+  encode([bundle.block.height, encodeBundle(bundle)]);
 export function peekGossipBlock(bytes: Uint8Array): { readonly height: number; readonly bundle: Uint8Array } {
   const value = decodeOrThrow(bytes, 'gossiped block');
-  if (!Array.isArray(value) || value.length !== 2 || !Number.isSafeInteger(value[0]) || (value[0] as number) < 1 || !(value[1] instanceof Uint8Array)) throw new WireError('a gossiped block is [height, block message]');
+  if (
+    !Array.isArray(value) ||
+    value.length !== 2 ||
+    !Number.isSafeInteger(value[0]) ||
+    (value[0] as number) < 1 ||
+    !(value[1] instanceof Uint8Array)
+  )
+    throw new WireError('a gossiped block is [height, block message]');
   return { height: value[0] as number, bundle: value[1] };
 }
 
 export const encodeTransactionBatch = (raws: readonly Uint8Array[]): Uint8Array => encode(raws);
 export function decodeTransactionBatch(bytes: Uint8Array): Uint8Array[] {
   const value = decodeOrThrow(bytes, 'transaction batch');
-  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_GOSSIP_TX_BATCH) throw new WireError(`a transaction batch is an array of 1 to ${MAX_GOSSIP_TX_BATCH} raw transactions`);
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_GOSSIP_TX_BATCH)
+    throw new WireError(`a transaction batch is an array of 1 to ${MAX_GOSSIP_TX_BATCH} raw transactions`);
   if (!value.every((raw) => raw instanceof Uint8Array)) throw new WireError('a transaction batch holds byte strings');
   return value as Uint8Array[];
 }

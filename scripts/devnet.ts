@@ -8,17 +8,34 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import { scriptArgs } from './script-args.js';
 import { NodeProcess } from './node-process.js';
-import { devnetKey, fromHex, generateKeyPair, keyPairFromSecret, RpcError, SvcClient, toHex, UNIT, type KeyPair } from '../sdk/index.js';
+import {
+  devnetKey,
+  fromHex,
+  generateKeyPair,
+  keyPairFromSecret,
+  RpcError,
+  SvcClient,
+  toHex,
+  UNIT,
+  type KeyPair,
+} from '../sdk/index.js';
 
-const { values, usage } = scriptArgs('devnet', 'usage: npm run devnet -- [--dir <path>] [--fresh] [--block-time <ms>] [--validators <1-10>]', {
-  dir: { type: 'string', default: './devnet' },
-  fresh: { type: 'boolean', default: false },
-  'block-time': { type: 'string', default: '1000' },
-  validators: { type: 'string', default: '1' },
-});
+const { values, usage } = scriptArgs(
+  'devnet',
+  'usage: npm run devnet -- [--dir <path>] [--fresh] [--block-time <ms>] [--validators <1-10>]',
+  {
+    dir: { type: 'string', default: './devnet' },
+    fresh: { type: 'boolean', default: false },
+    'block-time': { type: 'string', default: '1000' },
+    validators: { type: 'string', default: '1' },
+  },
+);
 const blockTime = values['block-time'];
 if (!/^\d+$/.test(blockTime)) usage(`--block-time must be a whole number of ms, not "${blockTime}"`);
-if (!/^\d+$/.test(values.validators) || Number(values.validators) < 1 || Number(values.validators) > 10) usage(`--validators must be a whole number from 1 to 10 (each staker is funded from a dev account), not "${values.validators}"`);
+if (!/^\d+$/.test(values.validators) || Number(values.validators) < 1 || Number(values.validators) > 10)
+  usage(
+    `--validators must be a whole number from 1 to 10 (each staker is funded from a dev account), not "${values.validators}"`,
+  );
 const validatorCount = Number(values.validators);
 const root = resolve(values.dir);
 if (values.fresh) rmSync(root, { recursive: true, force: true });
@@ -44,7 +61,8 @@ async function startNode(name: string, args: string[]): Promise<NodeProcess> {
       } catch {
         return;
       }
-      if ((record.level ?? 0) >= 40 || /caught up|refusing/.test(record.msg ?? '')) process.stdout.write(`[${name}] ${record.msg}\n`);
+      if ((record.level ?? 0) >= 40 || /caught up|refusing/.test(record.msg ?? ''))
+        process.stdout.write(`[${name}] ${record.msg}\n`);
     },
   });
   nodes.push(node);
@@ -66,7 +84,9 @@ function stopAll(): Promise<boolean> {
       const code = await node.stop('SIGINT');
       const exit = node.exits.at(-1);
       const ok = code === 0;
-      process.stdout.write(`[${node.name}] ${ok ? 'stopped cleanly' : exitText(exit?.code ?? null, exit?.signal ?? null)}\n`);
+      process.stdout.write(
+        `[${node.name}] ${ok ? 'stopped cleanly' : exitText(exit?.code ?? null, exit?.signal ?? null)}\n`,
+      );
       return ok;
     }),
   ).then((results) => results.every(Boolean));
@@ -96,9 +116,14 @@ async function stake(client: SvcClient, stakers: readonly { name: string; key: K
       throw error;
     });
     if (known) continue;
-    await client.waitForTransaction((await client.transfer(devnetKey('account', i), key.address, 'OGT', 25n * UNIT)).hash);
-    const receipt = await client.waitForTransaction((await client.createValidator(key, { stake: 20n * UNIT, moniker: name })).hash);
-    if (receipt.status !== 'success') throw new Error(`${name}: staking failed: ${receipt.error?.name}: ${receipt.error?.reason}`);
+    await client.waitForTransaction(
+      (await client.transfer(devnetKey('account', i), key.address, 'OGT', 25n * UNIT)).hash,
+    );
+    const receipt = await client.waitForTransaction(
+      (await client.createValidator(key, { stake: 20n * UNIT, moniker: name })).hash,
+    );
+    if (receipt.status !== 'success')
+      throw new Error(`${name}: staking failed: ${receipt.error?.name}: ${receipt.error?.reason}`);
     process.stdout.write(`[${name}] staked 20 OGT (${key.address})\n`);
   }
   const { nextChangeAt } = await client.validators();
@@ -122,13 +147,21 @@ async function registerCompute(validator: SvcClient, compute: SvcClient, operato
   const status = await compute.oonNodeStatus();
   if (status.status !== 'unregistered') return;
   const operator = (JSON.parse(readFileSync(operatorFile, 'utf8')) as { address: string }).address;
-  await validator.waitForTransaction((await validator.transfer(devnetKey('account', COMPUTE_FUNDER), operator, 'OGT', BigInt(COMPUTE_BOND_OGT) * UNIT)).hash);
+  await validator.waitForTransaction(
+    (await validator.transfer(devnetKey('account', COMPUTE_FUNDER), operator, 'OGT', BigInt(COMPUTE_BOND_OGT) * UNIT))
+      .hash,
+  );
   // The funds reached the compute node: it has synced that far, so it may register.
   for (;;) {
     if ((await compute.getBalance(operator)).ogt >= BigInt(COMPUTE_BOND_OGT) * UNIT) break;
     await new Promise((done) => setTimeout(done, 100));
   }
-  await compute.oonRegisterNode({ operator, capabilities: ['wasm', 'evm'], bond_ogt: COMPUTE_BOND_OGT, max_concurrent_jobs: 4 });
+  await compute.oonRegisterNode({
+    operator,
+    capabilities: ['wasm', 'evm'],
+    bond_ogt: COMPUTE_BOND_OGT,
+    max_concurrent_jobs: 4,
+  });
   for (;;) {
     if ((await compute.oonNodeStatus()).status === 'active') break;
     await new Promise((done) => setTimeout(done, 100));
@@ -138,27 +171,62 @@ async function registerCompute(validator: SvcClient, compute: SvcClient, operato
 
 try {
   const validator = await startNode('validator', ['--role', 'validator', '--block-time', blockTime]);
-  const stakers = Array.from({ length: validatorCount - 1 }, (_, i) => ({ name: `validator-${i + 1}`, ...stakerKey(`validator-${i + 1}`) }));
+  const stakers = Array.from({ length: validatorCount - 1 }, (_, i) => ({
+    name: `validator-${i + 1}`,
+    ...stakerKey(`validator-${i + 1}`),
+  }));
   const [compute, full, ...stakerNodes] = await Promise.all([
     // The genesis validator decides every faucet grant: the others pass faucet_request to it.
-    startNode('compute', ['--role', 'compute', '--receipt-archive', 'true', '--bootstrap-peers', validator.p2p, '--faucet-authority', validator.peerId]),
+    startNode('compute', [
+      '--role',
+      'compute',
+      '--receipt-archive',
+      'true',
+      '--bootstrap-peers',
+      validator.p2p,
+      '--faucet-authority',
+      validator.peerId,
+    ]),
     startNode('full', ['--role', 'full', '--bootstrap-peers', validator.p2p, '--faucet-authority', validator.peerId]),
-    ...stakers.map((staker) => startNode(staker.name, ['--role', 'validator', '--block-time', blockTime, '--config', staker.config, '--bootstrap-peers', validator.p2p, '--faucet-authority', validator.peerId])),
+    ...stakers.map((staker) =>
+      startNode(staker.name, [
+        '--role',
+        'validator',
+        '--block-time',
+        blockTime,
+        '--config',
+        staker.config,
+        '--bootstrap-peers',
+        validator.p2p,
+        '--faucet-authority',
+        validator.peerId,
+      ]),
+    ),
   ]);
   if (stakers.length > 0) await stake(new SvcClient(validator.url), stakers);
-  await registerCompute(new SvcClient(validator.url), new SvcClient(compute.url), join(root, 'compute', 'keys', 'operator.json'));
+  await registerCompute(
+    new SvcClient(validator.url),
+    new SvcClient(compute.url),
+    join(root, 'compute', 'keys', 'operator.json'),
+  );
   const up = [validator, ...stakerNodes, compute, full];
   const width = Math.max(...nodes.map((node) => node.name.length));
   process.stdout.write(
     [
       `devnet up (data and each node's log in ${root}; ${validatorCount} validator(s), a block every ${blockTime} ms; Ctrl-C stops all ${up.length})`,
-      ...up.map((node) => `  ${node.name.padEnd(width)} rpc ${node.url}  ws ${node.url.replace(/^http/, 'ws')}  p2p ${node.p2p}`),
+      ...up.map(
+        (node) =>
+          `  ${node.name.padEnd(width)} rpc ${node.url}  ws ${node.url.replace(/^http/, 'ws')}  p2p ${node.p2p}`,
+      ),
       '',
     ].join('\n'),
   );
   for (const node of up) {
     node.process?.once('exit', (code, signal) => {
-      if (!stopping) process.stdout.write(`[${node.name}] ${exitText(code, signal)}; the others keep running (its log: ${join(root, `${node.name}.log`)})\n`);
+      if (!stopping)
+        process.stdout.write(
+          `[${node.name}] ${exitText(code, signal)}; the others keep running (its log: ${join(root, `${node.name}.log`)})\n`,
+        );
     });
   }
 } catch (error) {

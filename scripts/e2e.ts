@@ -6,17 +6,24 @@ import { ConfigError } from '../kernel/config/errors.js';
 import { loadManifest } from './e2e/manifest.js';
 import { runE2e, type RunnerFault } from './e2e/run.js';
 
-const { values, usage } = scriptArgs('e2e', 'usage: npm run e2e -- [--manifest <file>] [--minutes <n>] [--seed <n>] [--keep] [--fault balance|drop-tx]', {
-  manifest: { type: 'string' },
-  minutes: { type: 'string' },
-  seed: { type: 'string' },
-  keep: { type: 'boolean', default: false },
-  fault: { type: 'string', multiple: true },
-});
-if (values.minutes !== undefined && !(/^\d+(\.\d+)?$/.test(values.minutes) && Number(values.minutes) > 0)) usage(`--minutes must be a positive number, not "${values.minutes}"`);
-if (values.seed !== undefined && !/^\d{1,15}$/.test(values.seed)) usage(`--seed must be a whole number, not "${values.seed}"`);
+const { values, usage } = scriptArgs(
+  'e2e',
+  'usage: npm run e2e -- [--manifest <file>] [--minutes <n>] [--seed <n>] [--keep] [--fault balance|drop-tx]',
+  {
+    manifest: { type: 'string' },
+    minutes: { type: 'string' },
+    seed: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    fault: { type: 'string', multiple: true },
+  },
+);
+if (values.minutes !== undefined && !(/^\d+(\.\d+)?$/.test(values.minutes) && Number(values.minutes) > 0))
+  usage(`--minutes must be a positive number, not "${values.minutes}"`);
+if (values.seed !== undefined && !/^\d{1,15}$/.test(values.seed))
+  usage(`--seed must be a whole number, not "${values.seed}"`);
 const faults = (values.fault ?? []) as string[];
-for (const fault of faults) if (fault !== 'balance' && fault !== 'drop-tx') usage(`--fault is balance or drop-tx, not "${fault}"`);
+for (const fault of faults)
+  if (fault !== 'balance' && fault !== 'drop-tx') usage(`--fault is balance or drop-tx, not "${fault}"`);
 
 let manifest;
 try {
@@ -25,7 +32,8 @@ try {
     ...(values.minutes !== undefined ? { seconds: Number(values.minutes) * 60 } : {}),
   });
 } catch (error) {
-  if (error instanceof ConfigError || (error as NodeJS.ErrnoException).code === 'ENOENT') usage((error as Error).message);
+  if (error instanceof ConfigError || (error as NodeJS.ErrnoException).code === 'ENOENT')
+    usage((error as Error).message);
   throw error;
 }
 // Interrupted: the nodes are killed on the way out (node-process.ts); the run directory stays.

@@ -13,5 +13,8 @@ const root = resolve(fileURLToPath(new URL('.', import.meta.url)), process.env.S
 writeFileSync(resolve(root, 'docs/rpc.md'), await renderRpcReference(catalog));
 writeFileSync(resolve(root, 'docs/errors.md'), renderErrorTable());
 writeFileSync(resolve(root, 'docs/precompiles.md'), await renderPrecompileReference(catalog));
-writeFileSync(resolve(root, 'deploy/compose.yaml'), renderCompose(loadManifest(resolve(root, 'config/e2e/hosts.jsonc'))));
+writeFileSync(
+  resolve(root, 'deploy/compose.yaml'),
+  renderCompose(loadManifest(resolve(root, 'config/e2e/hosts.jsonc'))),
+);
 process.stdout.write('wrote docs/rpc.md, docs/errors.md, docs/precompiles.md and deploy/compose.yaml\n');

@@ -4,7 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { SvcClient } from '../sdk/index.js';
 
 // From dist/ the node's entry sits one level up; run from the TypeScript sources, the build's copy.
-export const SVC_NODE = fileURLToPath(import.meta.url.endsWith('.ts') ? new URL('../dist/bin/svc-node.js', import.meta.url) : new URL('../bin/svc-node.js', import.meta.url));
+export const SVC_NODE = fileURLToPath(
+  import.meta.url.endsWith('.ts')
+    ? new URL('../dist/bin/svc-node.js', import.meta.url)
+    : new URL('../bin/svc-node.js', import.meta.url),
+);
 /** How long a node may take from spawn to `node started` (a restart replays nothing, but a busy machine is slow). */
 const START_TIMEOUT_MS = 60_000;
 
@@ -147,7 +151,12 @@ export class NodeProcess {
     } catch (error) {
       // Its old port taken meanwhile (rare, on loopback): take any, and let it find its peers through the
       // bootstrap list. A test host's ports are its own.
-      if (!/EADDRINUSE/.test((error as Error).message) || (this.rpcPort === 0 && this.p2pPort === 0) || this.placement.rpcPort !== undefined) throw error;
+      if (
+        !/EADDRINUSE/.test((error as Error).message) ||
+        (this.rpcPort === 0 && this.p2pPort === 0) ||
+        this.placement.rpcPort !== undefined
+      )
+        throw error;
       this.rpcPort = 0;
       this.p2pPort = 0;
       await this.spawn(bootstrap);
@@ -170,7 +179,15 @@ export class NodeProcess {
   private spawn(bootstrap: readonly string[]): Promise<void> {
     const argv = this.argv(bootstrap);
     const [command, ...prefix] = [...(this.placement.wrap ?? []), process.execPath];
-    const child = spawn(command!, [...prefix, ...(this.options.nodeOptions ?? []), this.options.bin ?? SVC_NODE, ...argv], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...this.options.env }, detached: this.options.detached === true });
+    const child = spawn(
+      command!,
+      [...prefix, ...(this.options.nodeOptions ?? []), this.options.bin ?? SVC_NODE, ...argv],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, ...this.options.env },
+        detached: this.options.detached === true,
+      },
+    );
     live.add(child);
     this.child = child;
     this.expectingExit = false;
@@ -225,13 +242,23 @@ export class NodeProcess {
         live.delete(child);
         clearTimeout(timer);
         const lastWords = [lastError, stderrTail.trim()].filter((s) => s !== '').join(' | ');
-        this.exits.push({ at: Date.now(), code, signal, expected: this.expectingExit, ...(lastWords ? { lastWords } : {}) });
-        if (this.log) this.log.write(`${JSON.stringify({ e2e: 'exited', at: Date.now(), code, signal, expected: this.expectingExit })}\n`);
+        this.exits.push({
+          at: Date.now(),
+          code,
+          signal,
+          expected: this.expectingExit,
+          ...(lastWords ? { lastWords } : {}),
+        });
+        if (this.log)
+          this.log.write(
+            `${JSON.stringify({ e2e: 'exited', at: Date.now(), code, signal, expected: this.expectingExit })}\n`,
+          );
         if (this.child === child) {
           this.child = undefined;
           this.state = 'down';
         }
-        if (!started) reject(new Error(`${this.name} exited with ${code ?? signal} before it started: ${seen.slice(-2_000)}`));
+        if (!started)
+          reject(new Error(`${this.name} exited with ${code ?? signal} before it started: ${seen.slice(-2_000)}`));
       });
     });
   }

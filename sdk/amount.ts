@@ -36,7 +36,8 @@ function shiftDecimal(mantissa: string, exponent: number): bigint {
   const digits = `${whole}${fraction}`;
   const point = whole!.length + exponent;
   if (point <= 0) return parseAmount(`0.${'0'.repeat(-point)}${digits}`);
-  if (point >= digits.length) return parseAmount(`${digits}${'0'.repeat(point - digits.length)}`.replace(/^0+(?=\d)/, ''));
+  if (point >= digits.length)
+    return parseAmount(`${digits}${'0'.repeat(point - digits.length)}`.replace(/^0+(?=\d)/, ''));
   return parseAmount(`${digits.slice(0, point)}.${digits.slice(point)}`.replace(/^0+(?=\d)/, ''));
 }
 
@@ -64,6 +65,7 @@ export function formatGwei(units: bigint): string {
 
 /** Base units as the wire's decimal integer string; throws on anything else. */
 export function parseUnits(text: string): bigint {
-  if (typeof text !== 'string' || !INTEGER.test(text)) throw new RangeError(`not a decimal integer of base units: "${String(text)}"`);
+  if (typeof text !== 'string' || !INTEGER.test(text))
+    throw new RangeError(`not a decimal integer of base units: "${String(text)}"`);
   return BigInt(text);
 }

@@ -2,9 +2,46 @@ import { isValidAddress, normalizeAddress, type Address } from './address.js';
 import { formatAmount, parseUnits, type Asset } from './amount.js';
 import { DOMAIN_ERRORS, invalidAddressReason, RpcError } from './errors.js';
 import type { KeyPair } from './keys.js';
-import { rawTransaction, signTransaction, transferPayload, type Payload, type SignedTransaction } from './transaction.js';
+import {
+  rawTransaction,
+  signTransaction,
+  transferPayload,
+  type Payload,
+  type SignedTransaction,
+} from './transaction.js';
 import type { CommitCertificate } from './block.js';
-import type { Balance, BlockView, ChainInfo, ConsensusStateView, SignedVoteView, DealRequest, DealView, ObjectView, ComputeProvider, ComputeRegistration, ComputeStatus, FaucetGrant, FaucetStatus, JobEstimate, JobRequest, JobRun, StakingStatus, ValidatorRequest, ValidatorSetView, JobStatus, JobView, NodeInfo, PeerInfo, Receipt, StorageProvider, StorageRegistration, StorageStatus, SyncStatus, TransactionPage, TransactionView } from './views.js';
+import type {
+  Balance,
+  BlockView,
+  ChainInfo,
+  ConsensusStateView,
+  SignedVoteView,
+  DealRequest,
+  DealView,
+  ObjectView,
+  ComputeProvider,
+  ComputeRegistration,
+  ComputeStatus,
+  FaucetGrant,
+  FaucetStatus,
+  JobEstimate,
+  JobRequest,
+  JobRun,
+  StakingStatus,
+  ValidatorRequest,
+  ValidatorSetView,
+  JobStatus,
+  JobView,
+  NodeInfo,
+  PeerInfo,
+  Receipt,
+  StorageProvider,
+  StorageRegistration,
+  StorageStatus,
+  SyncStatus,
+  TransactionPage,
+  TransactionView,
+} from './views.js';
 import { toHex } from './bytes.js';
 import type { ContractCall, ContractView, DeployRequest, Log } from './contracts.js';
 import { accountAddress } from './address.js';
@@ -13,12 +50,22 @@ import { accountAddress } from './address.js';
 const given = (value: unknown): string => String(value).slice(0, 100);
 
 function checkAddress(value: string, field = 'address'): Address {
-  if (!isValidAddress(value)) throw new RpcError(DOMAIN_ERRORS.invalid_address.code, 'invalid_address', { reason: invalidAddressReason(field, value), field, given: given(value) });
+  if (!isValidAddress(value))
+    throw new RpcError(DOMAIN_ERRORS.invalid_address.code, 'invalid_address', {
+      reason: invalidAddressReason(field, value),
+      field,
+      given: given(value),
+    });
   return normalizeAddress(value);
 }
 
 function checkHash(value: string, field = 'hash'): string {
-  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(value)) throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', { reason: `${field} must be a 32-byte 0x hex hash`, field, given: given(value) });
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(value))
+    throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', {
+      reason: `${field} must be a 32-byte 0x hex hash`,
+      field,
+      given: given(value),
+    });
   return value.toLowerCase();
 }
 
@@ -27,20 +74,42 @@ export type BlockTag = number | 'latest' | 'finalized' | 'earliest';
 const NAMED_TAGS: readonly unknown[] = ['latest', 'finalized', 'earliest'];
 
 function checkBlockTag(value: BlockTag, field = 'blockNumber'): BlockTag {
-  if (!NAMED_TAGS.includes(value) && !(Number.isSafeInteger(value) && (value as number) >= 0)) throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', { reason: `${field} must be a non-negative integer, "latest", "finalized" or "earliest"`, field });
+  if (!NAMED_TAGS.includes(value) && !(Number.isSafeInteger(value) && (value as number) >= 0))
+    throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', {
+      reason: `${field} must be a non-negative integer, "latest", "finalized" or "earliest"`,
+      field,
+    });
   return value;
 }
 
 /** The `omp.createDeal` payload of a deal request (what `createDeal` signs). */
 export function dealPayload(deal: DealRequest): Payload {
   const { object } = deal;
-  return { cid: object.cid, size: object.size, root: object.root, format: object.format, mediaType: object.mediaType, replicas: deal.replicas, durationBlocks: deal.durationBlocks, price: deal.price.toString(), provider: checkAddress(deal.provider, 'provider') };
+  return {
+    cid: object.cid,
+    size: object.size,
+    root: object.root,
+    format: object.format,
+    mediaType: object.mediaType,
+    replicas: deal.replicas,
+    durationBlocks: deal.durationBlocks,
+    price: deal.price.toString(),
+    provider: checkAddress(deal.provider, 'provider'),
+  };
 }
 
 /** The `oon.submitJob` payload of a job request. */
 export function jobPayload(job: JobRequest): Payload {
-  if (job.gasLimit <= 0n) throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', { reason: 'gasLimit must be positive', field: 'gasLimit' });
-  if (job.gasPrice < 0n) throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', { reason: 'gasPrice must not be negative', field: 'gasPrice' });
+  if (job.gasLimit <= 0n)
+    throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', {
+      reason: 'gasLimit must be positive',
+      field: 'gasLimit',
+    });
+  if (job.gasPrice < 0n)
+    throw new RpcError(DOMAIN_ERRORS.invalid_params.code, 'invalid_params', {
+      reason: 'gasPrice must not be negative',
+      field: 'gasPrice',
+    });
   return {
     runtime: job.runtime,
     ...(job.codeCid !== undefined ? { codeCid: job.codeCid } : { code: toHex(job.code) }),
@@ -80,12 +149,29 @@ export abstract class SvcApi {
   async getBalance(address: string, blockNumber?: BlockTag): Promise<Balance> {
     const params: unknown[] = [checkAddress(address)];
     if (blockNumber !== undefined) params.push(checkBlockTag(blockNumber));
-    const wire = await this.rpcCall<{ address: Address; blockNumber: number; omc: string; ogt: string; bonded?: Record<string, string> }>('svc_getBalance', params);
+    const wire = await this.rpcCall<{
+      address: Address;
+      blockNumber: number;
+      omc: string;
+      ogt: string;
+      bonded?: Record<string, string>;
+    }>('svc_getBalance', params);
     const omc = parseUnits(wire.omc);
     const ogt = parseUnits(wire.ogt);
-    const bonded = Object.fromEntries(Object.entries(wire.bonded ?? {}).map(([purpose, units]) => [purpose, parseUnits(units)]));
+    const bonded = Object.fromEntries(
+      Object.entries(wire.bonded ?? {}).map(([purpose, units]) => [purpose, parseUnits(units)]),
+    );
     const bondedTotal = Object.values(bonded).reduce((sum, units) => sum + units, 0n);
-    return { address: wire.address, blockNumber: wire.blockNumber, omc, ogt, balanceOMC: formatAmount(omc), balanceOGT: formatAmount(ogt), bonded, bondedOGT: formatAmount(bondedTotal) };
+    return {
+      address: wire.address,
+      blockNumber: wire.blockNumber,
+      omc,
+      ogt,
+      balanceOMC: formatAmount(omc),
+      balanceOGT: formatAmount(ogt),
+      bonded,
+      bondedOGT: formatAmount(bondedTotal),
+    };
   }
 
   async getNonce(address: string): Promise<number> {
@@ -101,15 +187,29 @@ export abstract class SvcApi {
   }
 
   /** Signs a transaction of any kind with `key` (nonce and chain id fetched when not given) and sends it. */
-  async signAndSend(key: KeyPair, kind: string, payload: Payload, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
-    const [nonce, chainId] = await Promise.all([options.nonce ?? this.getNonce(key.address), options.chainId ?? this.chainInfo().then((info) => info.chainId)]);
+  async signAndSend(
+    key: KeyPair,
+    kind: string,
+    payload: Payload,
+    options: { nonce?: number; chainId?: string } = {},
+  ): Promise<SignedTransaction> {
+    const [nonce, chainId] = await Promise.all([
+      options.nonce ?? this.getNonce(key.address),
+      options.chainId ?? this.chainInfo().then((info) => info.chainId),
+    ]);
     const tx = signTransaction({ chainId, kind, nonce, payload }, key);
     await this.sendTransaction(tx);
     return tx;
   }
 
   /** Sends `amount` base units of `asset` from `key`'s account to `to`. */
-  async transfer(key: KeyPair, to: string, asset: Asset, amount: bigint, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
+  async transfer(
+    key: KeyPair,
+    to: string,
+    asset: Asset,
+    amount: bigint,
+    options: { nonce?: number; chainId?: string } = {},
+  ): Promise<SignedTransaction> {
     return this.signAndSend(key, 'transfer', transferPayload(checkAddress(to, 'to'), asset, amount), options);
   }
 
@@ -118,17 +218,26 @@ export abstract class SvcApi {
    * ABI; the gas limit the node's estimate unless given). Resolves once the node admitted it, with
    * the address the contract will have; wait for its receipt with `waitForTransaction`.
    */
-  async deployContract(key: KeyPair, request: DeployRequest, options: { nonce?: number; chainId?: string } = {}): Promise<{ txHash: string; address: Address }> {
+  async deployContract(
+    key: KeyPair,
+    request: DeployRequest,
+    options: { nonce?: number; chainId?: string } = {},
+  ): Promise<{ txHash: string; address: Address }> {
     const { contractAddressOf, createPayload, deployData } = await abiHelpers();
     const code = deployData(request);
     const nonce = options.nonce ?? (await this.getNonce(key.address));
-    const gasLimit = request.gasLimit ?? (await this.estimateGas({ from: key.address, data: code, value: request.value }));
+    const gasLimit =
+      request.gasLimit ?? (await this.estimateGas({ from: key.address, data: code, value: request.value }));
     const tx = await this.signAndSend(key, 'evm.create', createPayload(request, code, gasLimit), { ...options, nonce });
     return { txHash: tx.hash, address: contractAddressOf(key.address, nonce) };
   }
 
   /** Calls a contract function in a transaction (a native `evm.call`, encoded with its ABI). */
-  async callContract(key: KeyPair, call: ContractCall, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
+  async callContract(
+    key: KeyPair,
+    call: ContractCall,
+    options: { nonce?: number; chainId?: string } = {},
+  ): Promise<SignedTransaction> {
     const { callData, callPayload, withDecodedRevert } = await abiHelpers();
     const data = callData(call);
     let gasLimit = call.gasLimit;
@@ -146,9 +255,17 @@ export abstract class SvcApi {
   async readContract(call: ContractCall & { from?: string; blockNumber?: BlockTag }): Promise<unknown> {
     const { callData, decodeResult, withDecodedRevert } = await abiHelpers();
     const data = callData(call);
-    const request = { to: accountAddress(call.address), data, ...(call.from ? { from: accountAddress(call.from) } : {}), ...(call.value ? { value: call.value.toString() } : {}) };
+    const request = {
+      to: accountAddress(call.address),
+      data,
+      ...(call.from ? { from: accountAddress(call.from) } : {}),
+      ...(call.value ? { value: call.value.toString() } : {}),
+    };
     try {
-      const { output } = await this.rpcCall<{ output: `0x${string}` }>('svc_call', call.blockNumber === undefined ? [request] : [request, checkBlockTag(call.blockNumber)]);
+      const { output } = await this.rpcCall<{ output: `0x${string}` }>(
+        'svc_call',
+        call.blockNumber === undefined ? [request] : [request, checkBlockTag(call.blockNumber)],
+      );
       return decodeResult(call, output);
     } catch (error) {
       throw withDecodedRevert(error, call.abi);
@@ -157,7 +274,14 @@ export abstract class SvcApi {
 
   /** The least gas limit with which a call or deployment succeeds. */
   async estimateGas(call: { from?: string; to?: string; data: string; value?: bigint }): Promise<number> {
-    return this.rpcCall<number>('svc_estimateGas', [{ ...(call.from ? { from: accountAddress(call.from) } : {}), ...(call.to ? { to: accountAddress(call.to) } : {}), data: call.data, ...(call.value ? { value: call.value.toString() } : {}) }]);
+    return this.rpcCall<number>('svc_estimateGas', [
+      {
+        ...(call.from ? { from: accountAddress(call.from) } : {}),
+        ...(call.to ? { to: accountAddress(call.to) } : {}),
+        data: call.data,
+        ...(call.value ? { value: call.value.toString() } : {}),
+      },
+    ]);
   }
 
   /** A contract account: code hash and size, creator, the block it was created in (`not_found` without code). */
@@ -171,7 +295,14 @@ export abstract class SvcApi {
   }
 
   /** EVM logs (native transactions' too) by block range (at most 10,000 blocks), contracts and topics. */
-  getLogs(filter: { fromBlock?: BlockTag; toBlock?: BlockTag; address?: string | string[]; topics?: (string | string[] | null)[] } = {}): Promise<Log[]> {
+  getLogs(
+    filter: {
+      fromBlock?: BlockTag;
+      toBlock?: BlockTag;
+      address?: string | string[];
+      topics?: (string | string[] | null)[];
+    } = {},
+  ): Promise<Log[]> {
     return this.rpcCall<Log[]>('svc_getLogs', [filter]);
   }
 
@@ -198,7 +329,11 @@ export abstract class SvcApi {
       } catch (error) {
         if (!(error instanceof RpcError) || error.message !== 'not_found') throw error;
       }
-      if (Date.now() + poll > deadline) throw new RpcError(DOMAIN_ERRORS.not_found.code, 'not_found', { reason: `transaction ${hash} was not mined within ${options.timeoutMs ?? 60_000} ms`, hash });
+      if (Date.now() + poll > deadline)
+        throw new RpcError(DOMAIN_ERRORS.not_found.code, 'not_found', {
+          reason: `transaction ${hash} was not mined within ${options.timeoutMs ?? 60_000} ms`,
+          hash,
+        });
       await new Promise((resolve) => setTimeout(resolve, poll));
     }
   }
@@ -212,11 +347,22 @@ export abstract class SvcApi {
   }
 
   /** Waits for a transaction's receipt; a failed one is thrown as the RpcError its error names. */
-  private async minedOrThrow(hash: string, fallback: string, data: Record<string, string>, options: { timeoutMs?: number; pollMs?: number }): Promise<void> {
-    const receipt = await this.waitForTransaction(hash, { timeoutMs: options.timeoutMs ?? 120_000, pollMs: options.pollMs ?? 250 });
+  private async minedOrThrow(
+    hash: string,
+    fallback: string,
+    data: Record<string, string>,
+    options: { timeoutMs?: number; pollMs?: number },
+  ): Promise<void> {
+    const receipt = await this.waitForTransaction(hash, {
+      timeoutMs: options.timeoutMs ?? 120_000,
+      pollMs: options.pollMs ?? 250,
+    });
     if (receipt.status !== 'failed') return;
     const name = (receipt.error?.name ?? 'invalid_transaction') as keyof typeof DOMAIN_ERRORS;
-    throw new RpcError(DOMAIN_ERRORS[name]?.code ?? DOMAIN_ERRORS.invalid_transaction.code, name, { reason: receipt.error?.reason ?? fallback, ...data });
+    throw new RpcError(DOMAIN_ERRORS[name]?.code ?? DOMAIN_ERRORS.invalid_transaction.code, name, {
+      reason: receipt.error?.reason ?? fallback,
+      ...data,
+    });
   }
 
   /**
@@ -224,7 +370,13 @@ export abstract class SvcApi {
    * mined (a failed one is thrown as its error); one a contract made (its id is no transaction's
    * hash) exists from the call that made it, so it is looked up first.
    */
-  private async createdOrMined(get: () => Promise<unknown>, id: string, fallback: string, data: Record<string, string>, options: { timeoutMs?: number; pollMs?: number }): Promise<void> {
+  private async createdOrMined(
+    get: () => Promise<unknown>,
+    id: string,
+    fallback: string,
+    data: Record<string, string>,
+    options: { timeoutMs?: number; pollMs?: number },
+  ): Promise<void> {
     const exists = await get().then(
       () => true,
       (error: unknown) => {
@@ -236,21 +388,30 @@ export abstract class SvcApi {
   }
 
   /** Signs an `omp.createDeal` for an uploaded object with `key` (the client) and sends it; the deal id is the transaction's hash. */
-  async createDeal(key: KeyPair, deal: DealRequest, options: { nonce?: number; chainId?: string } = {}): Promise<{ dealId: string }> {
+  async createDeal(
+    key: KeyPair,
+    deal: DealRequest,
+    options: { nonce?: number; chainId?: string } = {},
+  ): Promise<{ dealId: string }> {
     const tx = await this.signAndSend(key, 'omp.createDeal', dealPayload(deal), options);
     return { dealId: tx.hash };
   }
 
   /** A deal at the head, or as it was after a past block (within the node's history window). */
   getDeal(dealId: string, blockNumber?: BlockTag): Promise<DealView> {
-    return this.rpcCall<DealView>('svc_ompGetDeal', [checkHash(dealId, 'dealId'), ...(blockNumber === undefined ? [] : [checkBlockTag(blockNumber)])]);
+    return this.rpcCall<DealView>('svc_ompGetDeal', [
+      checkHash(dealId, 'dealId'),
+      ...(blockNumber === undefined ? [] : [checkBlockTag(blockNumber)]),
+    ]);
   }
 
   getObject(cid: string): Promise<ObjectView> {
     return this.rpcCall<ObjectView>('svc_ompGetObject', [cid]);
   }
 
-  listObjects(filter: { client?: string; provider?: string; limit?: number; cursor?: number } = {}): Promise<{ objects: ObjectView[]; cursor: number | null }> {
+  listObjects(
+    filter: { client?: string; provider?: string; limit?: number; cursor?: number } = {},
+  ): Promise<{ objects: ObjectView[]; cursor: number | null }> {
     return this.rpcCall('svc_ompListObjects', [filter]);
   }
 
@@ -261,35 +422,53 @@ export abstract class SvcApi {
     for (;;) {
       const deal = await this.getDeal(dealId);
       if (deal.status !== 'pending') return deal;
-      if (Date.now() > deadline) throw new Error(`deal ${dealId} is still pending after ${options.timeoutMs ?? 120_000} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`deal ${dealId} is still pending after ${options.timeoutMs ?? 120_000} ms`);
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 250));
     }
   }
 
   /** Signs an `oon.submitJob` with `key` and submits it; the job id is the transaction's hash. */
-  async submitJob(key: KeyPair, job: JobRequest, options: { nonce?: number; chainId?: string } = {}): Promise<{ jobId: string; txHash: string }> {
-    const [nonce, chainId] = await Promise.all([options.nonce ?? this.getNonce(key.address), options.chainId ?? this.chainInfo().then((info) => info.chainId)]);
+  async submitJob(
+    key: KeyPair,
+    job: JobRequest,
+    options: { nonce?: number; chainId?: string } = {},
+  ): Promise<{ jobId: string; txHash: string }> {
+    const [nonce, chainId] = await Promise.all([
+      options.nonce ?? this.getNonce(key.address),
+      options.chainId ?? this.chainInfo().then((info) => info.chainId),
+    ]);
     const tx = signTransaction({ chainId, kind: 'oon.submitJob', nonce, payload: jobPayload(job) }, key);
     return this.rpcCall<{ jobId: string; txHash: string }>('svc_oonSubmitJob', [rawTransaction(tx)]);
   }
 
   /** A job at the head, or as it was after a past block (within the node's history window). */
   getJob(jobId: string, blockNumber?: BlockTag): Promise<JobView> {
-    return this.rpcCall<JobView>('svc_oonGetJob', [checkHash(jobId, 'jobId'), ...(blockNumber === undefined ? [] : [checkBlockTag(blockNumber)])]);
+    return this.rpcCall<JobView>('svc_oonGetJob', [
+      checkHash(jobId, 'jobId'),
+      ...(blockNumber === undefined ? [] : [checkBlockTag(blockNumber)]),
+    ]);
   }
 
-  listJobs(filter: { requester?: string; provider?: string; status?: JobStatus; limit?: number; cursor?: number } = {}): Promise<{ jobs: JobView[]; cursor: number | null }> {
+  listJobs(
+    filter: { requester?: string; provider?: string; status?: JobStatus; limit?: number; cursor?: number } = {},
+  ): Promise<{ jobs: JobView[]; cursor: number | null }> {
     return this.rpcCall('svc_oonListJobs', [filter]);
   }
 
   /** Runs the job once on the node without submitting it: its gasUsed, exit and output. */
   estimateJob(job: JobRun): Promise<JobEstimate> {
     const { runtime, code, codeCid, input, args, gasLimit } = jobPayload({ ...job, gasPrice: 0n });
-    return this.rpcCall<JobEstimate>('svc_oonEstimate', [{ runtime, ...(codeCid !== undefined ? { codeCid } : { code }), input, args, gasLimit }]);
+    return this.rpcCall<JobEstimate>('svc_oonEstimate', [
+      { runtime, ...(codeCid !== undefined ? { codeCid } : { code }), input, args, gasLimit },
+    ]);
   }
 
   /** Resolves with the job once it is finalized, failed or expired; rejects after `timeoutMs`. `onStatus` sees the job each time its status changes. */
-  async waitForJob(jobId: string, options: { timeoutMs?: number; pollMs?: number; onStatus?: (job: JobView) => void } = {}): Promise<JobView> {
+  async waitForJob(
+    jobId: string,
+    options: { timeoutMs?: number; pollMs?: number; onStatus?: (job: JobView) => void } = {},
+  ): Promise<JobView> {
     const deadline = Date.now() + (options.timeoutMs ?? 120_000);
     await this.createdOrMined(() => this.getJob(jobId), jobId, 'the job submission failed', { jobId }, options);
     let seen: string | undefined;
@@ -300,14 +479,20 @@ export abstract class SvcApi {
         options.onStatus?.(job);
       }
       if (job.status === 'finalized' || job.status === 'failed' || job.status === 'expired') return job;
-      if (Date.now() > deadline) throw new RpcError(DOMAIN_ERRORS.not_found.code, 'not_found', { reason: `job ${jobId} is still ${job.status} after ${options.timeoutMs ?? 120_000} ms${job.reason ? ` (${job.reason})` : ''}`, jobId });
+      if (Date.now() > deadline)
+        throw new RpcError(DOMAIN_ERRORS.not_found.code, 'not_found', {
+          reason: `job ${jobId} is still ${job.status} after ${options.timeoutMs ?? 120_000} ms${job.reason ? ` (${job.reason})` : ''}`,
+          jobId,
+        });
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 250));
     }
   }
 
   /** Registers the node as a compute provider; the operator's key must be held by that node. */
   async oonRegisterNode(registration: ComputeRegistration): Promise<ComputeStatus> {
-    return this.rpcCall<ComputeStatus>('svc_oonRegisterNode', [{ ...registration, operator: checkAddress(registration.operator, 'operator') }]);
+    return this.rpcCall<ComputeStatus>('svc_oonRegisterNode', [
+      { ...registration, operator: checkAddress(registration.operator, 'operator') },
+    ]);
   }
 
   oonNodeStatus(): Promise<ComputeStatus> {
@@ -324,13 +509,26 @@ export abstract class SvcApi {
   }
 
   /** Signs `staking.createValidator` with `key` (the operator) and submits it: in the set from the next epoch. */
-  createValidator(key: KeyPair, validator: ValidatorRequest, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
+  createValidator(
+    key: KeyPair,
+    validator: ValidatorRequest,
+    options: { nonce?: number; chainId?: string } = {},
+  ): Promise<SignedTransaction> {
     const consensusKey = validator.consensusKey ?? toHex(key.publicKey);
-    return this.signAndSend(key, 'staking.createValidator', { consensusKey: consensusKey.toLowerCase(), stake: validator.stake.toString(), moniker: validator.moniker }, options);
+    return this.signAndSend(
+      key,
+      'staking.createValidator',
+      { consensusKey: consensusKey.toLowerCase(), stake: validator.stake.toString(), moniker: validator.moniker },
+      options,
+    );
   }
 
   /** Signs `staking.addStake`: more OGT (base units) into the signer's stake. */
-  addStake(key: KeyPair, amount: bigint, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
+  addStake(
+    key: KeyPair,
+    amount: bigint,
+    options: { nonce?: number; chainId?: string } = {},
+  ): Promise<SignedTransaction> {
     return this.signAndSend(key, 'staking.addStake', { amount: amount.toString() }, options);
   }
 
@@ -348,8 +546,20 @@ export abstract class SvcApi {
    * Signs `staking.submitEvidence` with `key` (any account; it receives the slashed stake): two signed
    * votes of one validator for one height, round and step, for different values.
    */
-  submitEvidence(key: KeyPair, first: SignedVoteView, second: SignedVoteView, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
-    const vote = (v: SignedVoteView): Payload => ({ type: v.type, height: v.height, round: v.round, value: v.value, validator: checkAddress(v.validator, 'validator'), signature: v.signature });
+  submitEvidence(
+    key: KeyPair,
+    first: SignedVoteView,
+    second: SignedVoteView,
+    options: { nonce?: number; chainId?: string } = {},
+  ): Promise<SignedTransaction> {
+    const vote = (v: SignedVoteView): Payload => ({
+      type: v.type,
+      height: v.height,
+      round: v.round,
+      value: v.value,
+      validator: checkAddress(v.validator, 'validator'),
+      signature: v.signature,
+    });
     return this.signAndSend(key, 'staking.submitEvidence', { first: vote(first), second: vote(second) }, options);
   }
 
@@ -372,7 +582,9 @@ export abstract class SvcApi {
   }
 
   async ompRegisterStorageNode(registration: StorageRegistration): Promise<StorageStatus> {
-    return this.rpcCall<StorageStatus>('svc_ompRegisterStorageNode', [{ ...registration, operator: checkAddress(registration.operator, 'operator') }]);
+    return this.rpcCall<StorageStatus>('svc_ompRegisterStorageNode', [
+      { ...registration, operator: checkAddress(registration.operator, 'operator') },
+    ]);
   }
 
   ompStorageStatus(): Promise<StorageStatus> {

@@ -39,7 +39,12 @@ export interface SignedBlockHeader extends BlockHeader {
 const HEADER_VERSION = 2;
 
 /** A certificate in the header's bytes: `[height, round, blockHash, [[validator(20 bytes), signature], ...]]`. */
-const encodeCertificate = (c: CommitCertificate): unknown[] => [c.height, c.round, fromHex(c.blockHash), c.signatures.map((s) => [fromHex(s.validator.slice(4)), fromHex(s.signature)])];
+const encodeCertificate = (c: CommitCertificate): unknown[] => [
+  c.height,
+  c.round,
+  fromHex(c.blockHash),
+  c.signatures.map((s) => [fromHex(s.validator.slice(4)), fromHex(s.signature)]),
+];
 
 /**
  * The header's signing bytes: a CBOR array in fixed field order, so no map-key rule is involved.
@@ -74,7 +79,9 @@ export function signHeader(header: BlockHeader, key: KeyPair): SignedBlockHeader
 export function checkSignedHeader(header: SignedBlockHeader, verifySignature = verify): string | undefined {
   const digest = headerHash(header);
   if (digest !== header.hash) return 'header hash does not match its contents';
-  if (addressFromPublicKey(fromHex(header.proposerKey)) !== header.proposer) return 'proposer address does not match the proposer key';
-  if (!verifySignature(fromHex(header.signature), fromHex(digest), fromHex(header.proposerKey))) return 'bad proposer signature';
+  if (addressFromPublicKey(fromHex(header.proposerKey)) !== header.proposer)
+    return 'proposer address does not match the proposer key';
+  if (!verifySignature(fromHex(header.signature), fromHex(digest), fromHex(header.proposerKey)))
+    return 'bad proposer signature';
   return undefined;
 }

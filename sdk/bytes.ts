@@ -4,7 +4,11 @@ import { bytesToHex as nobleBytesToHex, hexToBytes as nobleHexToBytes } from '@n
 export type Hex = `0x${string}`;
 
 /** Node's Buffer where there is one: its native hex is several times faster, one string and no garbage per byte. */
-const NodeBuffer = (globalThis as { Buffer?: { from(buffer: ArrayBufferLike, offset: number, length: number): { toString(encoding: 'hex'): string } } }).Buffer;
+const NodeBuffer = (
+  globalThis as {
+    Buffer?: { from(buffer: ArrayBufferLike, offset: number, length: number): { toString(encoding: 'hex'): string } };
+  }
+).Buffer;
 
 export function toHex(bytes: Uint8Array): Hex {
   return `0x${NodeBuffer ? NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex') : nobleBytesToHex(bytes)}`;
@@ -13,7 +17,8 @@ export function toHex(bytes: Uint8Array): Hex {
 /** Parses `0x`-prefixed (or bare) hex; throws on odd length or a non-hex character. */
 export function fromHex(hex: string): Uint8Array {
   const body = hex.startsWith('0x') || hex.startsWith('0X') ? hex.slice(2) : hex;
-  if (body.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(body)) throw new TypeError(`not a hex string: ${hex.slice(0, 80)}`);
+  if (body.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(body))
+    throw new TypeError(`not a hex string: ${hex.slice(0, 80)}`);
   return nobleHexToBytes(body);
 }
 

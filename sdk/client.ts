@@ -27,12 +27,17 @@ export interface BatchCall {
 
 export type BatchResult<T = unknown> = { ok: true; result: T } | { ok: false; error: RpcError };
 
-
 /** A fetch that trusts `ca` (undici, loaded only when asked for, so browser bundles never need it). */
 function fetchTrusting(ca: string): typeof fetch {
   const moduleName = 'undici';
-  const loaded = import(/* @vite-ignore */ moduleName) as Promise<{ Agent: new (options: unknown) => unknown; fetch: (url: string, init: unknown) => Promise<Response> }>;
-  const ready = loaded.then(({ Agent, fetch: undiciFetch }) => ({ dispatcher: new Agent({ connect: { ca } }), undiciFetch }));
+  const loaded = import(/* @vite-ignore */ moduleName) as Promise<{
+    Agent: new (options: unknown) => unknown;
+    fetch: (url: string, init: unknown) => Promise<Response>;
+  }>;
+  const ready = loaded.then(({ Agent, fetch: undiciFetch }) => ({
+    dispatcher: new Agent({ connect: { ca } }),
+    undiciFetch,
+  }));
   return (async (url: string, init?: RequestInit) => {
     const { dispatcher, undiciFetch } = await ready;
     return undiciFetch(url, { ...init, dispatcher });
@@ -42,7 +47,12 @@ function fetchTrusting(ca: string): typeof fetch {
 /** An object route's refusal `{ error, message }` as an RpcError of the same name. */
 function objectError(answer: { error?: string; message?: string }, status: number): RpcError {
   const name = (answer.error ?? 'internal_error') as keyof typeof DOMAIN_ERRORS;
-  return new RpcError(DOMAIN_ERRORS[name]?.code ?? -32603, name, { reason: answer.message ?? `HTTP ${status}` }, status);
+  return new RpcError(
+    DOMAIN_ERRORS[name]?.code ?? -32603,
+    name,
+    { reason: answer.message ?? `HTTP ${status}` },
+    status,
+  );
 }
 
 /**
@@ -97,7 +107,12 @@ export class SvcClient extends SvcApi {
     try {
       return { status: response.status, value: JSON.parse(text) as unknown, retryAfter };
     } catch {
-      throw new RpcError(-32603, 'bad_response', { reason: `HTTP ${response.status} with a body that is not JSON: ${text.slice(0, 200)}` }, response.status);
+      throw new RpcError(
+        -32603,
+        'bad_response',
+        { reason: `HTTP ${response.status} with a body that is not JSON: ${text.slice(0, 200)}` },
+        response.status,
+      );
     }
   }
 
@@ -115,7 +130,10 @@ export class SvcClient extends SvcApi {
    * commitment root — what `createDeal` needs. Refusals (413, 415, 507, 403) are RpcErrors named as the
    * node names them.
    */
-  async uploadObject(body: Uint8Array | ReadableStream<Uint8Array>, options: { contentType?: string } = {}): Promise<UploadedObject> {
+  async uploadObject(
+    body: Uint8Array | ReadableStream<Uint8Array>,
+    options: { contentType?: string } = {},
+  ): Promise<UploadedObject> {
     const response = await this.fetchImpl(`${this.url}/omp/objects`, {
       method: 'PUT',
       headers: { ...this.authHeaders(), ...(options.contentType ? { 'content-type': options.contentType } : {}) },
@@ -132,24 +150,31 @@ export class SvcClient extends SvcApi {
     const headers: Record<string, string> = this.authHeaders();
     if (options.range) headers.range = `bytes=${options.range.start}-${options.range.end ?? ''}`;
     const response = await this.fetchImpl(`${this.url}/ipfs/${encodeURIComponent(cid)}`, { headers });
-    if (!response.ok) throw objectError((await response.json()) as { error?: string; message?: string }, response.status);
+    if (!response.ok)
+      throw objectError((await response.json()) as { error?: string; message?: string }, response.status);
     return new Uint8Array(await response.arrayBuffer());
   }
 
   async batch<T = unknown>(calls: readonly BatchCall[]): Promise<BatchResult<T>[]> {
     const first = this.nextId;
     this.nextId += calls.length;
-    const { status, value, retryAfter } = await this.post(calls.map((call, i) => ({ jsonrpc: '2.0', id: first + i, method: call.method, params: call.params ?? [] })));
+    const { status, value, retryAfter } = await this.post(
+      calls.map((call, i) => ({ jsonrpc: '2.0', id: first + i, method: call.method, params: call.params ?? [] })),
+    );
     if (!Array.isArray(value)) {
       const error = (value as JsonRpcReply<T>).error;
-      throw error ? toRpcError(error, status, retryAfter) : new RpcError(-32603, 'bad_response', { reason: 'a batch reply must be an array' });
+      throw error
+        ? toRpcError(error, status, retryAfter)
+        : new RpcError(-32603, 'bad_response', { reason: 'a batch reply must be an array' });
     }
     const byId = new Map((value as JsonRpcReply<T>[]).map((reply) => [reply.id, reply]));
     return calls.map((_, i) => {
       const reply = byId.get(first + i);
-      if (!reply) return { ok: false, error: new RpcError(-32603, 'bad_response', { reason: `no reply for call ${i}` }) };
-      return reply.error ? { ok: false, error: toRpcError(reply.error, status) } : { ok: true, result: reply.result as T };
+      if (!reply)
+        return { ok: false, error: new RpcError(-32603, 'bad_response', { reason: `no reply for call ${i}` }) };
+      return reply.error
+        ? { ok: false, error: toRpcError(reply.error, status) }
+        : { ok: true, result: reply.result as T };
     });
   }
-
 }

@@ -1,4 +1,11 @@
-import { decodeErrorResult, decodeFunctionResult, encodeDeployData, encodeFunctionData, getContractAddress, type Abi } from 'viem';
+import {
+  decodeErrorResult,
+  decodeFunctionResult,
+  encodeDeployData,
+  encodeFunctionData,
+  getContractAddress,
+  type Abi,
+} from 'viem';
 import { accountAddress, toEthAddress, type Address } from './address.js';
 import { DOMAIN_ERRORS, RpcError } from './errors.js';
 import type { Payload } from './transaction.js';
@@ -54,7 +61,8 @@ export function invalid(field: string, reason: string): RpcError {
 
 /** The init code of a deployment: the bytecode with the encoded constructor arguments. */
 export function deployData(request: DeployRequest): `0x${string}` {
-  if (!/^0x([0-9a-fA-F]{2})+$/.test(request.bytecode)) throw invalid('bytecode', 'bytecode must be 0x hex of whole bytes');
+  if (!/^0x([0-9a-fA-F]{2})+$/.test(request.bytecode))
+    throw invalid('bytecode', 'bytecode must be 0x hex of whole bytes');
   if (!request.abi) {
     if (request.args?.length) throw invalid('abi', 'constructor arguments need the ABI to encode them');
     return request.bytecode;
@@ -82,7 +90,9 @@ export function decodeResult(call: ContractCall, output: `0x${string}`): unknown
 function fees(request: { maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint }): Payload {
   return {
     ...(request.maxFeePerGas !== undefined ? { maxFeePerGas: request.maxFeePerGas.toString() } : {}),
-    ...(request.maxPriorityFeePerGas !== undefined ? { maxPriorityFeePerGas: request.maxPriorityFeePerGas.toString() } : {}),
+    ...(request.maxPriorityFeePerGas !== undefined
+      ? { maxPriorityFeePerGas: request.maxPriorityFeePerGas.toString() }
+      : {}),
   };
 }
 
@@ -104,11 +114,16 @@ export function contractAddressOf(sender: string, nonce: number): Address {
  * `data.error` (the node decodes `Error(string)` and `Panic` itself).
  */
 export function withDecodedRevert(error: unknown, abi: Abi): unknown {
-  if (!(error instanceof RpcError) || error.message !== 'execution_reverted' || typeof error.data?.revert !== 'string') return error;
+  if (!(error instanceof RpcError) || error.message !== 'execution_reverted' || typeof error.data?.revert !== 'string')
+    return error;
   try {
     const decoded = decodeErrorResult({ abi, data: error.data.revert as `0x${string}` });
     const args = (decoded.args ?? []).map((a) => (typeof a === 'bigint' ? a.toString() : a));
-    return new RpcError(error.code, error.message, { ...error.data, reason: `${decoded.errorName}(${args.join(', ')})`, error: { name: decoded.errorName, args } });
+    return new RpcError(error.code, error.message, {
+      ...error.data,
+      reason: `${decoded.errorName}(${args.join(', ')})`,
+      error: { name: decoded.errorName, args },
+    });
   } catch {
     return error;
   }

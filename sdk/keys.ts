@@ -52,7 +52,8 @@ export const DEVNET_SEED = 'svc devnet: public test seed, never use for value';
 /** Deterministic devnet key `index` of `purpose`: SHA-256(seed || 0x00 || purpose || 0x00 || index). */
 export function devnetKey(purpose: 'validator' | 'validator-peer' | 'account' | 'faucet', index: number): KeyPair {
   if (!Number.isInteger(index) || index < 0) throw new RangeError('devnet key index must be a non-negative integer');
-  const secret = sha256(concatBytes(utf8(DEVNET_SEED), new Uint8Array([0]), utf8(purpose), new Uint8Array([0]), utf8(String(index))));
+  const secret = sha256(
+    concatBytes(utf8(DEVNET_SEED), new Uint8Array([0]), utf8(purpose), new Uint8Array([0]), utf8(String(index))),
+  );
   return keyPairFromSecret(secret);
 }
-

@@ -47,7 +47,10 @@ export function transactionHash(tx: UnsignedTransaction): Hex {
 
 /** Transactions `signTransaction` made in this process: signed with the key itself, right by construction. */
 /** What each transaction signed in this process was signed as: its signature, key and hash. */
-const signedHere = new WeakMap<SignedTransaction, { signature: string; publicKey: string; from: string; hash: string }>();
+const signedHere = new WeakMap<
+  SignedTransaction,
+  { signature: string; publicKey: string; from: string; hash: string }
+>();
 
 export function signTransaction(tx: Omit<UnsignedTransaction, 'publicKey'>, key: KeyPair): SignedTransaction {
   const unsigned: UnsignedTransaction = { ...tx, publicKey: toHex(key.publicKey) };
@@ -55,8 +58,19 @@ export function signTransaction(tx: Omit<UnsignedTransaction, 'publicKey'>, key:
   const digest = hash(bytes);
   // Frozen (its fields can't be reassigned), and remembered as signed: a node trusts it without
   // verifying the signature only while it still is exactly what was signed.
-  const signed: SignedTransaction = Object.freeze({ ...unsigned, payload: deepFreeze(structuredClone(unsigned.payload)), from: key.address, signature: toHex(signWith(key, digest)), hash: toHex(digest) });
-  signedHere.set(signed, { signature: signed.signature, publicKey: signed.publicKey, from: signed.from, hash: signed.hash });
+  const signed: SignedTransaction = Object.freeze({
+    ...unsigned,
+    payload: deepFreeze(structuredClone(unsigned.payload)),
+    from: key.address,
+    signature: toHex(signWith(key, digest)),
+    hash: toHex(digest),
+  });
+  signedHere.set(signed, {
+    signature: signed.signature,
+    publicKey: signed.publicKey,
+    from: signed.from,
+    hash: signed.hash,
+  });
   return signed;
 }
 
@@ -66,7 +80,14 @@ export function signTransaction(tx: Omit<UnsignedTransaction, 'publicKey'>, key:
  */
 export function signedInThisProcess(tx: SignedTransaction): boolean {
   const signed = signedHere.get(tx);
-  if (!signed || signed.signature !== tx.signature || signed.publicKey !== tx.publicKey || signed.from !== tx.from || signed.hash !== tx.hash) return false;
+  if (
+    !signed ||
+    signed.signature !== tx.signature ||
+    signed.publicKey !== tx.publicKey ||
+    signed.from !== tx.from ||
+    signed.hash !== tx.hash
+  )
+    return false;
   // Byte arrays in a payload can't be frozen: what they hold now must still hash to what was signed.
   return toHex(hash(encodeUnsigned(tx))) === signed.hash;
 }
@@ -100,7 +121,12 @@ export function decodeTransaction(raw: Uint8Array): SignedTransaction {
   } catch (error) {
     throw new TransactionFormatError(`not CBOR: ${(error as Error).message}`);
   }
-  if (!Array.isArray(outer) || outer.length !== 2 || !(outer[0] instanceof Uint8Array) || !(outer[1] instanceof Uint8Array)) {
+  if (
+    !Array.isArray(outer) ||
+    outer.length !== 2 ||
+    !(outer[0] instanceof Uint8Array) ||
+    !(outer[1] instanceof Uint8Array)
+  ) {
     throw new TransactionFormatError('expected [signingBytes, signature]');
   }
   const [bytes, signature] = outer as [Uint8Array, Uint8Array];
@@ -111,17 +137,32 @@ export function decodeTransaction(raw: Uint8Array): SignedTransaction {
   } catch (error) {
     throw new TransactionFormatError(`signing bytes are not CBOR: ${(error as Error).message}`);
   }
-  if (!Array.isArray(body) || body.length !== 6) throw new TransactionFormatError('expected [version, chainId, kind, publicKey, nonce, payload]');
+  if (!Array.isArray(body) || body.length !== 6)
+    throw new TransactionFormatError('expected [version, chainId, kind, publicKey, nonce, payload]');
   const [version, chainId, kind, publicKey, nonce, payload] = body as unknown[];
   if (version !== TX_VERSION) throw new TransactionFormatError(`unknown transaction version ${String(version)}`);
-  if (typeof chainId !== 'string' || typeof kind !== 'string' || !(publicKey instanceof Uint8Array) || publicKey.length !== 32) {
+  if (
+    typeof chainId !== 'string' ||
+    typeof kind !== 'string' ||
+    !(publicKey instanceof Uint8Array) ||
+    publicKey.length !== 32
+  ) {
     throw new TransactionFormatError('bad chainId, kind or public key');
   }
-  if (!Number.isSafeInteger(nonce) || (nonce as number) < 0) throw new TransactionFormatError('nonce must be a non-negative integer');
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || payload instanceof Uint8Array) throw new TransactionFormatError('payload must be a map');
-  const tx: UnsignedTransaction = { chainId, kind, publicKey: toHex(publicKey), nonce: nonce as number, payload: payload as Payload };
+  if (!Number.isSafeInteger(nonce) || (nonce as number) < 0)
+    throw new TransactionFormatError('nonce must be a non-negative integer');
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || payload instanceof Uint8Array)
+    throw new TransactionFormatError('payload must be a map');
+  const tx: UnsignedTransaction = {
+    chainId,
+    kind,
+    publicKey: toHex(publicKey),
+    nonce: nonce as number,
+    payload: payload as Payload,
+  };
   // Re-encoding must give the same bytes: a non-canonical encoding would let one transaction have two hashes.
-  if (!sameBytes(encodeUnsigned(tx), bytes)) throw new TransactionFormatError('signing bytes are not in canonical encoding');
+  if (!sameBytes(encodeUnsigned(tx), bytes))
+    throw new TransactionFormatError('signing bytes are not in canonical encoding');
   return { ...tx, from: addressFromPublicKey(publicKey), signature: toHex(signature), hash: toHex(hash(bytes)) };
 }
 

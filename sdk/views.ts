@@ -148,7 +148,6 @@ export interface FaucetStatus {
   waitingFor: 'cooldown' | 'client_limit' | null;
 }
 
-
 /** `svc_oonRegisterNode` params. `bond_ogt` may also be a decimal string. */
 export interface ComputeRegistration {
   operator: string;
@@ -220,7 +219,9 @@ export type JobStatus = 'queued' | 'assigned' | 'committed' | 'finalized' | 'fai
 
 /** A compute job to submit: WASI module or EVM runtime bytecode, its input, and what it may spend. */
 /** A job's code: inline bytes, or the CID of a stored object with an active deal (a WASM module, or EVM bytecode as hex text). */
-export type JobCode = { readonly code: Uint8Array; readonly codeCid?: undefined } | { readonly codeCid: string; readonly code?: undefined };
+export type JobCode =
+  | { readonly code: Uint8Array; readonly codeCid?: undefined }
+  | { readonly codeCid: string; readonly code?: undefined };
 
 /** What a run of a job needs (`estimateJob`). */
 export type JobRun = JobCode & {
@@ -363,7 +364,15 @@ export interface ValidatorSetView {
   nextChangeAt: number;
   totalPower: string;
   nextProposer: string;
-  validators: { operator: string; consensusKey: string; moniker: string | null; power: string; proposerPriority: string; status: 'pending' | 'active' | 'unbonding' | 'jailed' | 'tombstoned'; genesis: boolean }[];
+  validators: {
+    operator: string;
+    consensusKey: string;
+    moniker: string | null;
+    power: string;
+    proposerPriority: string;
+    status: 'pending' | 'active' | 'unbonding' | 'jailed' | 'tombstoned';
+    genesis: boolean;
+  }[];
 }
 
 /** `svc_stakingStatus`: a validator's staking record. Stake in OGT. */
@@ -412,7 +421,14 @@ export interface ConsensusStateView {
   onlinePower?: string;
   totalPower?: string;
   /** The head's certificate as this node holds it (null at block 0). */
-  lastCommit: { height: number; round: number; signers: number; signedPower: string; totalPower: string; ageMs: number } | null;
+  lastCommit: {
+    height: number;
+    round: number;
+    signers: number;
+    signedPower: string;
+    totalPower: string;
+    ageMs: number;
+  } | null;
 }
 
 /** A validator's signed consensus vote, as evidence of equivocation carries it. */

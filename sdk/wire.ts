@@ -29,12 +29,19 @@ export const WS_PROTOCOL = 'svc.jsonrpc';
 const BEARER_PROTOCOL = 'svc.bearer.';
 const NONCE_PROTOCOL = 'svc.nonce.';
 
-const base64url = (text: string): string => btoa(String.fromCharCode(...new TextEncoder().encode(text))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-const fromBase64url = (text: string): string => new TextDecoder().decode(Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0)));
+const base64url = (text: string): string =>
+  btoa(String.fromCharCode(...new TextEncoder().encode(text)))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
+const fromBase64url = (text: string): string =>
+  new TextDecoder().decode(Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0)));
 
 /** The subprotocols a browser offers for a WebSocket handshake: ours, and the credentials when there is a token. */
 export function authProtocols(token: string | undefined): string[] {
-  return token ? [WS_PROTOCOL, `${BEARER_PROTOCOL}${base64url(token)}`, `${NONCE_PROTOCOL}${newNonce()}`] : [WS_PROTOCOL];
+  return token
+    ? [WS_PROTOCOL, `${BEARER_PROTOCOL}${base64url(token)}`, `${NONCE_PROTOCOL}${newNonce()}`]
+    : [WS_PROTOCOL];
 }
 
 /** The `authorization` and `x-svc-nonce` headers that credentials offered as subprotocols stand for (none when absent or malformed). */
@@ -55,6 +62,7 @@ export function headersFromProtocols(offered: readonly string[]): Record<string,
 /** A wire error as RpcError; `status` and `Retry-After` from the HTTP response when there is one. */
 export function toRpcError(error: WireError, status?: number, retryAfter?: string | null): RpcError {
   const data: RpcErrorData = { ...error.data, reason: error.data?.reason ?? error.message };
-  if (retryAfter && data.retryAfterSeconds === undefined && /^\d+$/.test(retryAfter)) data.retryAfterSeconds = Number(retryAfter);
+  if (retryAfter && data.retryAfterSeconds === undefined && /^\d+$/.test(retryAfter))
+    data.retryAfterSeconds = Number(retryAfter);
   return new RpcError(error.code, error.message, data, status !== undefined && status !== 200 ? status : undefined);
 }

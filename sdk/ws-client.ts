@@ -15,7 +15,10 @@ export interface WebSocketLike {
 }
 
 /** `ws` takes an options object (headers, ca); a browser's WebSocket takes subprotocols. */
-export type WebSocketConstructor = new (url: string, options?: { headers?: Record<string, string>; ca?: string } | string[]) => WebSocketLike;
+export type WebSocketConstructor = new (
+  url: string,
+  options?: { headers?: Record<string, string>; ca?: string } | string[],
+) => WebSocketLike;
 
 export interface SvcWsClientOptions {
   /** `ws://host:port`; default `ws://127.0.0.1:8545`. */
@@ -79,7 +82,8 @@ class LiveSubscription<T> implements Subscription<T> {
 
   /** Options to resubscribe with after a reconnect: `newHeads` continues after the last height seen. */
   resumeOptions(): Record<string, unknown> | undefined {
-    if (this.kind === 'newHeads' && this.lastHeight !== undefined) return { ...this.options, fromBlock: this.lastHeight + 1 };
+    if (this.kind === 'newHeads' && this.lastHeight !== undefined)
+      return { ...this.options, fromBlock: this.lastHeight + 1 };
     return this.options;
   }
 
@@ -167,7 +171,8 @@ export class SvcWsClient extends SvcApi {
     const resolved = typeof options === 'string' ? { url: options } : options;
     this.url = resolved.url ?? 'ws://127.0.0.1:8545';
     const implementation = resolved.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
-    if (!implementation) throw new Error('no WebSocket implementation: pass `WebSocket` (on Node 20: the `ws` package)');
+    if (!implementation)
+      throw new Error('no WebSocket implementation: pass `WebSocket` (on Node 20: the `ws` package)');
     this.WebSocketImpl = implementation;
     this.browserSocket = resolved.WebSocket === undefined;
     this.token = resolved.token ?? environmentToken();
@@ -182,11 +187,19 @@ export class SvcWsClient extends SvcApi {
     this.opening ??= new Promise<void>((resolve, reject) => {
       let socket: WebSocketLike;
       if (this.browserSocket) {
-        socket = this.token ? new this.WebSocketImpl(this.url, authProtocols(this.token)) : new this.WebSocketImpl(this.url);
+        socket = this.token
+          ? new this.WebSocketImpl(this.url, authProtocols(this.token))
+          : new this.WebSocketImpl(this.url);
       } else {
         const headers = authHeaders(this.token);
-        const options = { ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(this.ca ? { ca: this.ca } : {}) };
-        socket = Object.keys(options).length > 0 ? new this.WebSocketImpl(this.url, options) : new this.WebSocketImpl(this.url);
+        const options = {
+          ...(Object.keys(headers).length > 0 ? { headers } : {}),
+          ...(this.ca ? { ca: this.ca } : {}),
+        };
+        socket =
+          Object.keys(options).length > 0
+            ? new this.WebSocketImpl(this.url, options)
+            : new this.WebSocketImpl(this.url);
       }
       socket.onopen = () => {
         this.socket = socket;
@@ -202,7 +215,9 @@ export class SvcWsClient extends SvcApi {
         this.opening = undefined;
         for (const [id, call] of this.pending) {
           clearTimeout(call.timer);
-          call.reject(new RpcError(-32603, 'connection_lost', { reason: `the WebSocket to ${this.url} closed before the reply` }));
+          call.reject(
+            new RpcError(-32603, 'connection_lost', { reason: `the WebSocket to ${this.url} closed before the reply` }),
+          );
           this.pending.delete(id);
         }
         if (!wasOpen) reject(new Error(`cannot open a WebSocket to ${this.url}`));
@@ -232,7 +247,10 @@ export class SvcWsClient extends SvcApi {
     for (const sub of this.live) {
       try {
         const options = sub.resumeOptions();
-        this.register(await this.rpcCall<string>('svc_subscribe', options === undefined ? [sub.kind] : [sub.kind, options]), sub);
+        this.register(
+          await this.rpcCall<string>('svc_subscribe', options === undefined ? [sub.kind] : [sub.kind, options]),
+          sub,
+        );
       } catch {
         // The connection dropped again; the next reconnect retries.
         return;
@@ -300,14 +318,20 @@ export class SvcWsClient extends SvcApi {
   /** Subscribes to `kind` (`newHeads`, `pendingTransactions`, `receipts`, `syncStatus`, or a plugin's). */
   async subscribe<T = unknown>(kind: string, options?: Record<string, unknown>): Promise<Subscription<T>> {
     const sub = new LiveSubscription<T>(kind, options, (s) => this.end(s as LiveSubscription<unknown>));
-    this.register(await this.rpcCall<string>('svc_subscribe', options === undefined ? [kind] : [kind, options]), sub as LiveSubscription<unknown>);
+    this.register(
+      await this.rpcCall<string>('svc_subscribe', options === undefined ? [kind] : [kind, options]),
+      sub as LiveSubscription<unknown>,
+    );
     this.live.add(sub as LiveSubscription<unknown>);
     return sub;
   }
 
   /** New heads; with `fromBlock`, stored ones from that height first. */
   subscribeHeads(options: { fromBlock?: number } = {}): Promise<Subscription<HeadEvent>> {
-    return this.subscribe<HeadEvent>('newHeads', options.fromBlock === undefined ? undefined : { fromBlock: options.fromBlock });
+    return this.subscribe<HeadEvent>(
+      'newHeads',
+      options.fromBlock === undefined ? undefined : { fromBlock: options.fromBlock },
+    );
   }
 
   private async end(sub: LiveSubscription<unknown>): Promise<void> {

@@ -27,7 +27,9 @@ describe('README SDK snippet', () => {
     const source = quickstart()
       .replace("'svc-node/sdk'", JSON.stringify(pathToFileURL(resolve('dist/sdk/index.js')).href))
       .replace("'http://127.0.0.1:8545'", JSON.stringify(node.url));
-    const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+    const js = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    }).outputText;
     const file = join(tempDir(), 'quickstart.mjs');
     writeFileSync(file, js);
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {

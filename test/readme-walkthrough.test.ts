@@ -21,15 +21,49 @@ describe('README walkthrough', { timeout: 120_000 }, () => {
     expect(start).toContain('svc-node start --role compute --receipt-archive true --data-dir');
     const [validatorDir, computeDir] = [tempDir(), tempDir()];
     dirs.push(validatorDir, computeDir);
-    const validator = await startNodeProcess(['--role', 'validator', '--data-dir', validatorDir, '--bind', '127.0.0.1:0', '--block-time', '200']);
+    const validator = await startNodeProcess([
+      '--role',
+      'validator',
+      '--data-dir',
+      validatorDir,
+      '--bind',
+      '127.0.0.1:0',
+      '--block-time',
+      '200',
+    ]);
     nodes.push(validator);
     const listening = /p2p listening on (\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/\w+)/;
-    const p2p = listening.exec(await waitFor(() => validator.output(), (out) => listening.test(out), 10_000, 'the p2p line'))![1]!;
-    const compute = await startNodeProcess(['--role', 'compute', '--receipt-archive', 'true', '--data-dir', computeDir, '--bind', '127.0.0.1:0', '--bootstrap-peers', p2p]);
+    const p2p = listening.exec(
+      await waitFor(
+        () => validator.output(),
+        (out) => listening.test(out),
+        10_000,
+        'the p2p line',
+      ),
+    )![1]!;
+    const compute = await startNodeProcess([
+      '--role',
+      'compute',
+      '--receipt-archive',
+      'true',
+      '--data-dir',
+      computeDir,
+      '--bind',
+      '127.0.0.1:0',
+      '--bootstrap-peers',
+      p2p,
+    ]);
     nodes.push(compute);
-    await waitFor(async () => (await fetch(`${compute.url}/health`)).status, (status) => status === 200, 15_000, 'the compute node to sync');
+    await waitFor(
+      async () => (await fetch(`${compute.url}/health`)).status,
+      (status) => status === 200,
+      15_000,
+      'the compute node to sync',
+    );
 
-    const script = walkthrough('register').replaceAll('http://127.0.0.1:8546', compute.url).replaceAll('http://127.0.0.1:8545', validator.url);
+    const script = walkthrough('register')
+      .replaceAll('http://127.0.0.1:8546', compute.url)
+      .replaceAll('http://127.0.0.1:8545', validator.url);
     const result = await bash(script);
     expect(withoutWaits(result.stderr)).toBe('');
     expect(result.code).toBe(0);
@@ -42,7 +76,10 @@ describe('README walkthrough', { timeout: 120_000 }, () => {
 
     const wasmDir = tempDir();
     dirs.push(wasmDir);
-    const jobScript = walkthrough('job').replaceAll('upper.wasm', `${wasmDir}/upper.wasm`).replaceAll('http://127.0.0.1:8546', compute.url).replaceAll('http://127.0.0.1:8545', validator.url);
+    const jobScript = walkthrough('job')
+      .replaceAll('upper.wasm', `${wasmDir}/upper.wasm`)
+      .replaceAll('http://127.0.0.1:8546', compute.url)
+      .replaceAll('http://127.0.0.1:8545', validator.url);
     const job = await bash(jobScript);
     // npx may warn about the machine's own npm config; nothing else may reach stderr.
     expect(withoutWaits(job.stderr.replace(/^npm warn .*\n/gm, ''))).toBe('');
@@ -51,12 +88,16 @@ describe('README walkthrough', { timeout: 120_000 }, () => {
     expect(job.stdout).toMatch(/^job 0x[0-9a-f]{64}: finalized$/m);
     expect(job.stdout.endsWith('HELLO, OON')).toBe(true);
 
-    const objectScript = walkthrough('object').replaceAll('gradient-copy.png', `${wasmDir}/gradient-copy.png`).replaceAll('http://127.0.0.1:8546', compute.url);
+    const objectScript = walkthrough('object')
+      .replaceAll('gradient-copy.png', `${wasmDir}/gradient-copy.png`)
+      .replaceAll('http://127.0.0.1:8546', compute.url);
     const object = await bash(objectScript);
     expect(withoutWaits(object.stderr)).toBe('');
     expect(object.code).toBe(0);
     expect(object.stdout).toContain(readme.match(/The upload answers `(\{[^`]*\})`/)![1]!);
     expect(object.stdout).toMatch(/^200 image\/png 461$/m);
-    expect(readFileSync(`${wasmDir}/gradient-copy.png`).equals(readFileSync('examples/objects/gradient.png'))).toBe(true);
+    expect(readFileSync(`${wasmDir}/gradient-copy.png`).equals(readFileSync('examples/objects/gradient.png'))).toBe(
+      true,
+    );
   });
 });

@@ -14,7 +14,12 @@ beforeEach(({ onTestFailed }) => {
     capturedLogs.forEach((log, i) => {
       const worth = log.lines.slice(from[i] ?? 0).filter((line) => Number(line.level) >= WARN);
       if (worth.length === 0) return;
-      process.stderr.write(`--- node log ${i + 1}: its last ${Math.min(worth.length, LINES_PER_LOG)} warnings and errors during the failed test\n${worth.slice(-LINES_PER_LOG).map((line) => JSON.stringify(line)).join('\n')}\n`);
+      process.stderr.write(
+        `--- node log ${i + 1}: its last ${Math.min(worth.length, LINES_PER_LOG)} warnings and errors during the failed test\n${worth
+          .slice(-LINES_PER_LOG)
+          .map((line) => JSON.stringify(line))
+          .join('\n')}\n`,
+      );
     });
   });
 });

@@ -58,7 +58,11 @@ export function decodeAccount(bytes: Uint8Array | undefined): Account {
 const NO_BONDS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** The balances as stored (decimal strings of base units) and OGT bonded per purpose: for reads that only report them. */
-export function readBalances(bytes: Uint8Array | undefined): { omc: string; ogt: string; bonded: Readonly<Record<string, string>> } {
+export function readBalances(bytes: Uint8Array | undefined): {
+  omc: string;
+  ogt: string;
+  bonded: Readonly<Record<string, string>>;
+} {
   if (!bytes) return { omc: '0', ogt: '0', bonded: NO_BONDS };
   const stored = decode<StoredAccount>(bytes);
   return { omc: stored.omc, ogt: stored.ogt, bonded: stored.bonded ?? NO_BONDS };

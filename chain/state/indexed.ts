@@ -14,7 +14,8 @@ export type WriteState = (key: string, value: Uint8Array | undefined) => void;
 export function unchangedSkipped(read: ReadState, write: WriteState): WriteState {
   return (key, value) => {
     const current = read(key);
-    if (current === undefined ? value === undefined : value !== undefined && Buffer.compare(current, value) === 0) return;
+    if (current === undefined ? value === undefined : value !== undefined && Buffer.compare(current, value) === 0)
+      return;
     write(key, value);
   };
 }
@@ -32,7 +33,12 @@ export function appendIndexed(read: ReadState, write: WriteState, index: string,
 }
 
 /** Up to `limit` entries of a numbered index, newest first, from position `before` (exclusive) down. */
-export function readIndexed(read: ReadState, index: string, limit: number, before = indexCount(read, index)): { ids: string[]; next?: number } {
+export function readIndexed(
+  read: ReadState,
+  index: string,
+  limit: number,
+  before = indexCount(read, index),
+): { ids: string[]; next?: number } {
   const ids: string[] = [];
   let at = Math.min(before, indexCount(read, index)) - 1;
   for (; at >= 0 && ids.length < limit; at--) ids.push(decode<string>(read(`${index}/${at}`)!));
@@ -62,7 +68,10 @@ const IDS_PER_ENTRY = 32;
  * time, each second's entries read once. A time goes in the whole second at or after it, so an id is
  * never drained before its time (which would only schedule it again).
  */
-export function secondSchedule(prefix: string): { scheduleAt(read: ReadState, write: WriteState, time: number, id: string): void; drainDue(read: ReadState, write: WriteState, time: number): string[] } {
+export function secondSchedule(prefix: string): {
+  scheduleAt(read: ReadState, write: WriteState, time: number, id: string): void;
+  drainDue(read: ReadState, write: WriteState, time: number): string[];
+} {
   const fromKey = `${prefix}-from`;
   const index = (second: number): string => `${prefix}/${second}`;
   return {

@@ -39,7 +39,8 @@ export class StateOverlay implements StateReader {
    */
   get changes(): StateChanges {
     const net = new Map<string, Uint8Array | undefined>();
-    for (const [key, value] of this.writes) if (value !== undefined || this.base.get(key) !== undefined) net.set(key, value);
+    for (const [key, value] of this.writes)
+      if (value !== undefined || this.base.get(key) !== undefined) net.set(key, value);
     return net;
   }
 }

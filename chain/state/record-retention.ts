@@ -38,7 +38,8 @@ export class RecordRetention {
   genesis = ({ params }: GenesisParameters): [string, Uint8Array][] => {
     const blocks = params[this.param];
     if (blocks === undefined) return [];
-    if (!Number.isSafeInteger(blocks) || (blocks as number) < 1) throw new GenesisError(`genesis "${this.param}" must be a positive integer`);
+    if (!Number.isSafeInteger(blocks) || (blocks as number) < 1)
+      throw new GenesisError(`genesis "${this.param}" must be a positive integer`);
     return [[this.paramKey, encode(blocks)]];
   };
 

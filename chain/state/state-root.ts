@@ -57,7 +57,8 @@ export class StateCommitment {
   private hashedBuckets = new Set<number>();
 
   constructor() {
-    for (let level = 0; level <= LEVELS; level++) this.tree.push(new Array<Buffer>(1 << (level * FANOUT_BITS)).fill(ZERO));
+    for (let level = 0; level <= LEVELS; level++)
+      this.tree.push(new Array<Buffer>(1 << (level * FANOUT_BITS)).fill(ZERO));
     for (let level = LEVELS - 1; level >= 0; level--) {
       for (let i = 0; i < 1 << (level * FANOUT_BITS); i++) this.hashNode(level, i);
     }
@@ -102,7 +103,15 @@ export class StateCommitment {
 
   private hashBucket(bucket: number): void {
     const keys = [...this.bucketKeys[bucket]!].sort();
-    this.tree[LEVELS]![bucket] = keys.length === 0 ? ZERO : sha256List(BUCKET, keys.map((k) => this.leaves.get(k)!), 0, keys.length);
+    this.tree[LEVELS]![bucket] =
+      keys.length === 0
+        ? ZERO
+        : sha256List(
+            BUCKET,
+            keys.map((k) => this.leaves.get(k)!),
+            0,
+            keys.length,
+          );
     this.dirty.delete(bucket);
     this.hashedBuckets.add(bucket >> FANOUT_BITS);
   }

@@ -17,7 +17,10 @@ export interface WorldStateOptions {
 const EMPTY = new Uint8Array(0);
 
 /** Keys a rewind restores: each one's value (undefined: deleted) and the height it took it at; undefined: no version then. */
-export type StateRewind = ReadonlyMap<string, { readonly value: Uint8Array | undefined; readonly height: number } | undefined>;
+export type StateRewind = ReadonlyMap<
+  string,
+  { readonly value: Uint8Array | undefined; readonly height: number } | undefined
+>;
 
 export class HistoryPrunedError extends Error {
   override name = 'HistoryPrunedError';
@@ -109,7 +112,8 @@ export class WorldState {
       else this.entries.put(batch, key, { height, value });
       this.history.put(batch, { key, height }, value ?? EMPTY);
       const before = this.lastChange.get(key);
-      if (before !== undefined && before !== height && !this.archive) this.prunable.put(batch, { height, key, superseded: before }, EMPTY);
+      if (before !== undefined && before !== height && !this.archive)
+        this.prunable.put(batch, { height, key, superseded: before }, EMPTY);
       await pacer?.step();
     }
   }
@@ -174,15 +178,22 @@ export class WorldState {
   async lastKnownValue(key: string): Promise<Uint8Array | undefined> {
     const current = this.values.get(key);
     if (current) return current;
-    for await (const [, value] of this.history.entries({ prefix: stateVersionKey.versionsOf(key), reverse: true })) if (value.length > 0) return value;
+    for await (const [, value] of this.history.entries({ prefix: stateVersionKey.versionsOf(key), reverse: true }))
+      if (value.length > 0) return value;
     return undefined;
   }
 
   /** The value of `key` after block `height`. Throws HistoryPrunedError outside the window. */
   async valueAt(key: string, height: number, head: number): Promise<Uint8Array | undefined> {
     if (height >= head) return this.values.get(key);
-    if (height < this.oldestAvailable(head)) throw new HistoryPrunedError(`state at block ${height} is older than this node's history window`);
-    for await (const [, value] of this.history.entries({ prefix: stateVersionKey.versionsOf(key), lt: stateVersionKey.encode({ key, height: height + 1 }), reverse: true, limit: 1 })) {
+    if (height < this.oldestAvailable(head))
+      throw new HistoryPrunedError(`state at block ${height} is older than this node's history window`);
+    for await (const [, value] of this.history.entries({
+      prefix: stateVersionKey.versionsOf(key),
+      lt: stateVersionKey.encode({ key, height: height + 1 }),
+      reverse: true,
+      limit: 1,
+    })) {
       return value.length === 0 ? undefined : value;
     }
     return undefined;
@@ -198,7 +209,10 @@ export type HistoryWrite = { readonly drop: StateVersion } | { readonly schedule
  * for the versions that stay. History keys are `name ‖ 0x00 ‖ u64 height`, so a key's versions come
  * one after another.
  */
-export async function* windowArchivedHistory(history: ChainTables['stateHistory'], cutoff: number): AsyncGenerator<HistoryWrite> {
+export async function* windowArchivedHistory(
+  history: ChainTables['stateHistory'],
+  cutoff: number,
+): AsyncGenerator<HistoryWrite> {
   let name: string | undefined;
   let versions: number[] = [];
   function* settle(): Generator<HistoryWrite> {
@@ -209,7 +223,8 @@ export async function* windowArchivedHistory(history: ChainTables['stateHistory'
     for (let i = 0; i < versions.length; i++) if (versions[i]! <= cutoff) keepFrom = i;
     for (let i = 0; i < keepFrom; i++) yield { drop: { key, height: versions[i]! } };
     // Each kept version goes once the window passes the version that supersedes it.
-    for (let i = keepFrom; i + 1 < versions.length; i++) yield { schedule: { height: versions[i + 1]!, key, superseded: versions[i]! } };
+    for (let i = keepFrom; i + 1 < versions.length; i++)
+      yield { schedule: { height: versions[i + 1]!, key, superseded: versions[i]! } };
   }
   for await (const [version] of history.entries()) {
     if (version.key !== name) {

@@ -27,7 +27,8 @@ export class Reader {
   }
 
   byte(): number {
-    if (this.offset >= this.end) throw new ModuleRejectedError('the module ends in the middle of a section', 'malformed');
+    if (this.offset >= this.end)
+      throw new ModuleRejectedError('the module ends in the middle of a section', 'malformed');
     return this.bytes[this.offset++]!;
   }
 
@@ -67,7 +68,8 @@ export class Reader {
   }
 
   take(length: number): Uint8Array {
-    if (this.offset + length > this.end) throw new ModuleRejectedError('a length runs past the end of its section', 'malformed');
+    if (this.offset + length > this.end)
+      throw new ModuleRejectedError('a length runs past the end of its section', 'malformed');
     const out = this.bytes.subarray(this.offset, this.offset + length);
     this.offset += length;
     return out;

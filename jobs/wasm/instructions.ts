@@ -50,7 +50,8 @@ export function readInstruction(r: Reader): Instruction {
   const start = r.offset;
   const op = r.byte();
   const refused = REFUSED[op];
-  if (refused) throw new ModuleRejectedError(`the module uses ${refused} (opcode 0x${op.toString(16)})`, refused.split(' (')[0]!);
+  if (refused)
+    throw new ModuleRejectedError(`the module uses ${refused} (opcode 0x${op.toString(16)})`, refused.split(' (')[0]!);
   let sub: number | undefined;
   switch (op) {
     case 0x02: // block
@@ -110,7 +111,18 @@ export function readInstruction(r: Reader): Instruction {
       break;
     default:
       if (op >= 0x28 && op <= 0x3e) memarg(r);
-      else if (!(op <= 0x01 || op === 0x05 || op === 0x0b || op === 0x0f || op === 0x1a || op === 0x1b || (op >= 0x45 && op <= 0xc4) || op === 0xd1)) {
+      else if (
+        !(
+          op <= 0x01 ||
+          op === 0x05 ||
+          op === 0x0b ||
+          op === 0x0f ||
+          op === 0x1a ||
+          op === 0x1b ||
+          (op >= 0x45 && op <= 0xc4) ||
+          op === 0xd1
+        )
+      ) {
         throw new ModuleRejectedError(`unknown opcode 0x${op.toString(16)}`, 'unknown instruction');
       }
   }

@@ -77,7 +77,8 @@ export function instrument(module: Uint8Array, limits: MeteringLimits): Instrume
   const funcTypes = sections.has(3) ? readFunctionTypes(sections.get(3)!.body) : [];
   const definedGlobals = sections.has(6) ? new Reader(sections.get(6)!.body).u32() : 0;
   if (sections.has(4)) sections.get(4)!.body = capTables(sections.get(4)!.body, limits.maxTableElements);
-  if (!sections.has(5)) throw new ModuleRejectedError('the module defines no memory (a WASI command exports "memory")', 'no memory');
+  if (!sections.has(5))
+    throw new ModuleRejectedError('the module defines no memory (a WASI command exports "memory")', 'no memory');
   sections.get(5)!.body = capMemory(sections.get(5)!.body, limits.maxMemoryPages);
   checkExports(sections.get(7)?.body);
 
@@ -96,13 +97,19 @@ export function instrument(module: Uint8Array, limits: MeteringLimits): Instrume
   if (code) {
     const r = new Reader(code.body);
     const count = r.u32();
-    if (count !== funcTypes.length) throw new ModuleRejectedError('the code and function sections disagree', 'malformed');
+    if (count !== funcTypes.length)
+      throw new ModuleRejectedError('the code and function sections disagree', 'malformed');
     const out = new Writer().u32(count);
     for (let i = 0; i < count; i++) {
       const size = r.u32();
       const type = types[funcTypes[i]!];
       if (!type) throw new ModuleRejectedError(`function ${importedFunctions + i} has an unknown type`, 'malformed');
-      const body = rewriteBody(new Reader(r.bytes, r.offset, r.offset + size), type, { gas, depth, maxDepth: limits.maxCallDepth, blockType });
+      const body = rewriteBody(new Reader(r.bytes, r.offset, r.offset + size), type, {
+        gas,
+        depth,
+        maxDepth: limits.maxCallDepth,
+        blockType,
+      });
       r.offset += size;
       out.u32(body.length).bytes(body);
     }
@@ -120,8 +127,10 @@ export function instrument(module: Uint8Array, limits: MeteringLimits): Instrume
 const SECTION_ORDER = [1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 10, 11];
 
 function splitSections(bytes: Uint8Array): Map<number, Section> {
-  if (bytes.length < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) throw new ModuleRejectedError('not a WebAssembly module (bad magic number)', 'malformed');
-  if (bytes[4] !== 1 || bytes[5] !== 0 || bytes[6] !== 0 || bytes[7] !== 0) throw new ModuleRejectedError('not a WebAssembly 1.0 binary (a component, or another version)', 'component model');
+  if (bytes.length < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d)
+    throw new ModuleRejectedError('not a WebAssembly module (bad magic number)', 'malformed');
+  if (bytes[4] !== 1 || bytes[5] !== 0 || bytes[6] !== 0 || bytes[7] !== 0)
+    throw new ModuleRejectedError('not a WebAssembly 1.0 binary (a component, or another version)', 'component model');
   const r = new Reader(bytes, 8);
   const sections = new Map<number, Section>();
   let last = -1;
@@ -154,7 +163,11 @@ function readTypes(body: Uint8Array): FuncType[] {
   const types: FuncType[] = [];
   for (let i = 0; i < count; i++) {
     const form = r.byte();
-    if (form !== 0x60) throw new ModuleRejectedError('the module declares non-function types (recursive or struct types)', 'garbage collection');
+    if (form !== 0x60)
+      throw new ModuleRejectedError(
+        'the module declares non-function types (recursive or struct types)',
+        'garbage collection',
+      );
     const params = Array.from({ length: r.u32() }, () => valueType(r.byte()));
     const results = Array.from({ length: r.u32() }, () => valueType(r.byte()));
     types.push({ params, results });
@@ -166,7 +179,8 @@ function appendTypes(body: Uint8Array, extra: readonly FuncType[]): Uint8Array {
   const r = new Reader(body);
   const count = r.u32();
   const out = new Writer().u32(count + extra.length).bytes(body.subarray(r.offset));
-  for (const type of extra) out.byte(0x60).u32(type.params.length).bytes(type.params).u32(type.results.length).bytes(type.results);
+  for (const type of extra)
+    out.byte(0x60).u32(type.params.length).bytes(type.params).u32(type.results.length).bytes(type.results);
   return out.finish();
 }
 
@@ -179,9 +193,17 @@ function readImports(body: Uint8Array): string[] {
     const module = r.name();
     const name = r.name();
     const kind = r.byte();
-    if (kind !== 0) throw new ModuleRejectedError(`the module imports ${['a function', 'a table', 'a memory', 'a global', 'a tag'][kind] ?? 'something'} (${module}.${name}); a job defines its own memory and imports only WASI functions`, 'imports');
+    if (kind !== 0)
+      throw new ModuleRejectedError(
+        `the module imports ${['a function', 'a table', 'a memory', 'a global', 'a tag'][kind] ?? 'something'} (${module}.${name}); a job defines its own memory and imports only WASI functions`,
+        'imports',
+      );
     r.u32();
-    if (module !== WASI_MODULE || !WASI_FUNCTIONS.has(name)) throw new ModuleRejectedError(`the module imports ${module}.${name}; a job may import only ${WASI_MODULE} functions`, `import ${module}.${name}`);
+    if (module !== WASI_MODULE || !WASI_FUNCTIONS.has(name))
+      throw new ModuleRejectedError(
+        `the module imports ${module}.${name}; a job may import only ${WASI_MODULE} functions`,
+        `import ${module}.${name}`,
+      );
     names.push(name);
   }
   return names;
@@ -200,14 +222,22 @@ function capLimits(r: Reader, out: Writer, cap: number, what: string): void {
   if (flags > 1) throw new ModuleRejectedError(`the module's ${what} has unknown limits`, 'malformed');
   const min = r.u32();
   const max = flags === 1 ? r.u32() : undefined;
-  if (min > cap) throw new ModuleRejectedError(`the module's ${what} starts at ${min}, over the limit of ${cap}`, `${what} limit`);
-  out.byte(1).u32(min).u32(Math.min(max ?? cap, cap));
+  if (min > cap)
+    throw new ModuleRejectedError(`the module's ${what} starts at ${min}, over the limit of ${cap}`, `${what} limit`);
+  out
+    .byte(1)
+    .u32(min)
+    .u32(Math.min(max ?? cap, cap));
 }
 
 function capMemory(body: Uint8Array, maxPages: number): Uint8Array {
   const r = new Reader(body);
   const count = r.u32();
-  if (count !== 1) throw new ModuleRejectedError(count === 0 ? 'the module defines no memory' : 'the module defines more than one memory', count === 0 ? 'no memory' : 'multi-memory');
+  if (count !== 1)
+    throw new ModuleRejectedError(
+      count === 0 ? 'the module defines no memory' : 'the module defines more than one memory',
+      count === 0 ? 'no memory' : 'multi-memory',
+    );
   const out = new Writer().u32(1);
   capLimits(r, out, maxPages, 'memory');
   return out.finish();
@@ -235,9 +265,15 @@ function checkExports(body: Uint8Array | undefined): void {
       r.u32();
     }
   }
-  if (names.get('_start') !== 0) throw new ModuleRejectedError('the module exports no "_start" function: a job is a WASI command module', 'not a command');
+  if (names.get('_start') !== 0)
+    throw new ModuleRejectedError(
+      'the module exports no "_start" function: a job is a WASI command module',
+      'not a command',
+    );
   if (names.get('memory') !== 2) throw new ModuleRejectedError('the module exports no "memory"', 'no memory');
-  for (const reserved of [GAS_EXPORT, DEPTH_EXPORT]) if (names.has(reserved)) throw new ModuleRejectedError(`the module exports "${reserved}", a name the runtime reserves`, 'reserved export');
+  for (const reserved of [GAS_EXPORT, DEPTH_EXPORT])
+    if (names.has(reserved))
+      throw new ModuleRejectedError(`the module exports "${reserved}", a name the runtime reserves`, 'reserved export');
 }
 
 function appendGlobals(body: Uint8Array | undefined): Uint8Array {
@@ -299,7 +335,8 @@ function rewriteBody(r: Reader, type: FuncType, ctx: BodyContext): Uint8Array {
     if (instruction.op === 0x02 || instruction.op === 0x03 || instruction.op === 0x04) nesting++;
     else if (instruction.op === 0x0b && nesting-- === 0) break;
   }
-  if (!r.done || nesting !== -1) throw new ModuleRejectedError('a function body does not end where its size says', 'malformed');
+  if (!r.done || nesting !== -1)
+    throw new ModuleRejectedError('a function body does not end where its size says', 'malformed');
 
   const bytes = r.bytes;
   const charge = (cost: number): void => {
@@ -346,10 +383,44 @@ function rewriteBody(r: Reader, type: FuncType, ctx: BodyContext): Uint8Array {
     }
     if (ins.op === 0x0f && counted) leave();
     if (ins.op === 0x40) chargeBySize({ mul: GAS_PER_PAGE });
-    else if (ins.op === 0xfc && ins.sub !== undefined && ins.sub >= 8 && ins.sub !== 9 && ins.sub !== 13 && ins.sub !== 16) chargeBySize(ins.sub <= 11 ? { shift: BYTE_SHIFT } : { mul: 1n });
+    else if (
+      ins.op === 0xfc &&
+      ins.sub !== undefined &&
+      ins.sub >= 8 &&
+      ins.sub !== 9 &&
+      ins.sub !== 13 &&
+      ins.sub !== 16
+    )
+      chargeBySize(ins.sub <= 11 ? { shift: BYTE_SHIFT } : { mul: 1n });
     out.bytes(bytes.subarray(ins.start, ins.end));
-    if (F32_NAN_OPS.has(ins.op)) out.byte(0x21).u32(scratch.f32).byte(0x43).bytes([0, 0, 0xc0, 0x7f]).byte(0x20).u32(scratch.f32).byte(0x20).u32(scratch.f32).byte(0x20).u32(scratch.f32).byte(0x5c).byte(0x1b);
-    else if (F64_NAN_OPS.has(ins.op)) out.byte(0x21).u32(scratch.f64).byte(0x44).bytes([0, 0, 0, 0, 0, 0, 0xf8, 0x7f]).byte(0x20).u32(scratch.f64).byte(0x20).u32(scratch.f64).byte(0x20).u32(scratch.f64).byte(0x62).byte(0x1b);
+    if (F32_NAN_OPS.has(ins.op))
+      out
+        .byte(0x21)
+        .u32(scratch.f32)
+        .byte(0x43)
+        .bytes([0, 0, 0xc0, 0x7f])
+        .byte(0x20)
+        .u32(scratch.f32)
+        .byte(0x20)
+        .u32(scratch.f32)
+        .byte(0x20)
+        .u32(scratch.f32)
+        .byte(0x5c)
+        .byte(0x1b);
+    else if (F64_NAN_OPS.has(ins.op))
+      out
+        .byte(0x21)
+        .u32(scratch.f64)
+        .byte(0x44)
+        .bytes([0, 0, 0, 0, 0, 0, 0xf8, 0x7f])
+        .byte(0x20)
+        .u32(scratch.f64)
+        .byte(0x20)
+        .u32(scratch.f64)
+        .byte(0x20)
+        .u32(scratch.f64)
+        .byte(0x62)
+        .byte(0x1b);
     if (SEGMENT_ENDS.has(ins.op)) segmentStart = true;
   }
   if (counted) {

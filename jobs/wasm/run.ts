@@ -11,7 +11,11 @@ class HostOutOfGas extends Error {}
  * global. Every way it can end is a deterministic outcome: exit code, out of gas (gasUsed = limit),
  * or a trap named by its kind.
  */
-export function runWasm(module: WebAssembly.Module, instrumented: Pick<InstrumentedModule, 'imports'>, job: WasiJob & { readonly gasLimit: bigint; readonly maxCallDepth: number }): JobOutcome {
+export function runWasm(
+  module: WebAssembly.Module,
+  instrumented: Pick<InstrumentedModule, 'imports'>,
+  job: WasiJob & { readonly gasLimit: bigint; readonly maxCallDepth: number },
+): JobOutcome {
   let gas: WebAssembly.Global | undefined;
   const pay = (amount: bigint): void => {
     const left = (gas!.value as bigint) - amount;
@@ -23,7 +27,12 @@ export function runWasm(module: WebAssembly.Module, instrumented: Pick<Instrumen
     const left = gas ? (gas.value as bigint) : job.gasLimit;
     return left < 0n ? job.gasLimit : job.gasLimit - left;
   };
-  const outcome = (exit: JobOutcome['exit']): JobOutcome => ({ exit, gasUsed: exit.kind === 'out_of_gas' ? job.gasLimit : gasUsed(), output: wasi.output, log: wasi.log });
+  const outcome = (exit: JobOutcome['exit']): JobOutcome => ({
+    exit,
+    gasUsed: exit.kind === 'out_of_gas' ? job.gasLimit : gasUsed(),
+    output: wasi.output,
+    log: wasi.log,
+  });
   try {
     const instance = new WebAssembly.Instance(module, { [WASI_MODULE]: wasi.imports(instrumented.imports) });
     const exports = instance.exports as Record<string, unknown>;
@@ -36,7 +45,8 @@ export function runWasm(module: WebAssembly.Module, instrumented: Pick<Instrumen
     } catch (error) {
       if (error instanceof ProcExit) return outcome({ kind: 'exit', code: error.code });
       if (error instanceof HostOutOfGas || (gas.value as bigint) < 0n) return outcome({ kind: 'out_of_gas' });
-      if (((exports[DEPTH_EXPORT] as WebAssembly.Global).value as number) > job.maxCallDepth) return outcome({ kind: 'trap', reason: 'call depth limit' });
+      if (((exports[DEPTH_EXPORT] as WebAssembly.Global).value as number) > job.maxCallDepth)
+        return outcome({ kind: 'trap', reason: 'call depth limit' });
       return outcome({ kind: 'trap', reason: trapKind(error) });
     }
   } catch (error) {

@@ -111,7 +111,8 @@ export class DeterministicWasi {
   private iovecs(pointer: number, count: number): Uint8Array[] {
     const view = this.view();
     const out: Uint8Array[] = [];
-    for (let i = 0; i < count; i++) out.push(this.bytes(view.getUint32(pointer + i * 8, true), view.getUint32(pointer + i * 8 + 4, true)));
+    for (let i = 0; i < count; i++)
+      out.push(this.bytes(view.getUint32(pointer + i * 8, true), view.getUint32(pointer + i * 8 + 4, true)));
     return out;
   }
 
@@ -120,7 +121,11 @@ export class DeterministicWasi {
     const sizes = (countPtr: number, sizePtr: number, items: readonly Uint8Array[]): number => {
       const view = this.view();
       view.setUint32(countPtr, items.length, true);
-      view.setUint32(sizePtr, items.reduce((sum, item) => sum + item.length, 0), true);
+      view.setUint32(
+        sizePtr,
+        items.reduce((sum, item) => sum + item.length, 0),
+        true,
+      );
       return SUCCESS;
     };
     return {
@@ -153,7 +158,8 @@ export class DeterministicWasi {
         for (const chunk of this.iovecs(iovs, count)) {
           this.pay(BigInt(chunk.length) >> 3n);
           if (fd === 1) {
-            if (this.stdoutBytes + chunk.length > this.job.maxOutputBytes) throw new OutputLimitError(`output over ${this.job.maxOutputBytes} bytes`);
+            if (this.stdoutBytes + chunk.length > this.job.maxOutputBytes)
+              throw new OutputLimitError(`output over ${this.job.maxOutputBytes} bytes`);
             this.stdout.push(chunk.slice());
             this.stdoutBytes += chunk.length;
           } else {
@@ -221,13 +227,25 @@ export class DeterministicWasi {
         const view = this.view();
         const subs = Array.from({ length: count }, (_, i) => {
           const at = inPtr + i * 48;
-          return { userdata: view.getBigUint64(at, true), tag: view.getUint8(at + 8), fd: view.getUint32(at + 16, true), timeout: view.getBigUint64(at + 24, true) };
+          return {
+            userdata: view.getBigUint64(at, true),
+            tag: view.getUint8(at + 8),
+            fd: view.getUint32(at + 16, true),
+            timeout: view.getBigUint64(at + 24, true),
+          };
         });
         // Deterministic readiness: stdin always readable, stdout and stderr always writable, so a poll
         // with any of those returns them at once; a clock fires only when nothing else can (the
         // earliest one: time does not pass inside a job, so waiting for it is instant).
         const ready = subs.filter((sub) => sub.tag === 1 || sub.tag === 2);
-        const fired = ready.length > 0 ? ready : [subs.filter((sub) => sub.tag === 0).reduce((earliest, sub) => (sub.timeout < earliest.timeout ? sub : earliest))];
+        const fired =
+          ready.length > 0
+            ? ready
+            : [
+                subs
+                  .filter((sub) => sub.tag === 0)
+                  .reduce((earliest, sub) => (sub.timeout < earliest.timeout ? sub : earliest)),
+              ];
         fired.forEach((sub, i) => {
           const event = outPtr + i * 32;
           this.bytes(event, 32).fill(0);

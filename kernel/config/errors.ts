@@ -27,7 +27,13 @@ function describeKey(path: string, origins: FlagOrigins, noun: string): string {
  * key, under `prefix` (the plugin's slice name, or '' for the node's own keys); `noun` names what
  * a key is of (another JSON document checked the same way says "manifest key").
  */
-export function checkConfig<T>(schema: TSchema, value: unknown, prefix: string, origins: FlagOrigins, noun = 'config key'): T {
+export function checkConfig<T>(
+  schema: TSchema,
+  value: unknown,
+  prefix: string,
+  origins: FlagOrigins,
+  noun = 'config key',
+): T {
   const withDefaults = Value.Default(schema, structuredClone(value ?? {}));
   const validator = Compile(schema);
   if (validator.Check(withDefaults)) return withDefaults as T;
@@ -46,12 +52,15 @@ export function checkConfig<T>(schema: TSchema, value: unknown, prefix: string, 
   }
   const path = [prefix, ...segments].filter(Boolean).join('.');
   const allowed = error.keyword === 'anyOf' || error.keyword === 'const' ? allowedValues(schema, segments) : undefined;
-  throw new ConfigError(`${describeKey(path, origins, noun)}: ${allowed ? `must be one of ${allowed}` : error.message}`);
+  throw new ConfigError(
+    `${describeKey(path, origins, noun)}: ${allowed ? `must be one of ${allowed}` : error.message}`,
+  );
 }
 
 function allowedValues(schema: TSchema, segments: string[]): string | undefined {
   let current = schema as unknown as Record<string, unknown> | undefined;
-  for (const segment of segments) current = (current?.properties as Record<string, Record<string, unknown>> | undefined)?.[segment];
+  for (const segment of segments)
+    current = (current?.properties as Record<string, Record<string, unknown>> | undefined)?.[segment];
   const options = current?.anyOf as { const?: unknown }[] | undefined;
   if (!options || !options.every((o) => o.const !== undefined)) return undefined;
   return options.map((o) => JSON.stringify(o.const)).join(', ');

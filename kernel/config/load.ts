@@ -10,7 +10,9 @@ export function readConfigFile(path: string): RawConfig {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(`--config: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new ConfigError(
+      `--config: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
   const errors: ParseError[] = [];
   const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
@@ -21,7 +23,8 @@ export function readConfigFile(path: string): RawConfig {
     const column = first.offset - before.lastIndexOf('\n');
     throw new ConfigError(`--config: ${path}:${line}:${column}: ${printParseErrorCode(first.error)}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError(`--config: ${path} must hold a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ConfigError(`--config: ${path} must hold a JSON object`);
   return value as RawConfig;
 }
 

@@ -38,11 +38,25 @@ export interface Admission {
  * and the response headers that go with the outcome. Each transport only shapes the answer.
  */
 export function admit(context: AdmissionContext, input: AdmissionInput): Admission {
-  const clientAddress = input.clientAddress ?? context.clients.resolve(input.remoteAddress, input.headers['x-forwarded-for']);
+  const clientAddress =
+    input.clientAddress ?? context.clients.resolve(input.remoteAddress, input.headers['x-forwarded-for']);
   const cors = context.cors.headers(input.headers.origin);
-  if (context.guards.size === 0) return { clientAddress, principal: input.principal, headers: cors, refusal: undefined };
-  const request = guardRequest(input.transport, input.phase, clientAddress, input.headers, input.parsed, input.principal);
+  if (context.guards.size === 0)
+    return { clientAddress, principal: input.principal, headers: cors, refusal: undefined };
+  const request = guardRequest(
+    input.transport,
+    input.phase,
+    clientAddress,
+    input.headers,
+    input.parsed,
+    input.principal,
+  );
   const refusal = context.guards.run(request);
   const guarded = Object.keys(cors).length === 0 ? request.responseHeaders : { ...cors, ...request.responseHeaders };
-  return { clientAddress, principal: request.principal, headers: refusal?.headers ? { ...guarded, ...refusal.headers } : guarded, refusal };
+  return {
+    clientAddress,
+    principal: request.principal,
+    headers: refusal?.headers ? { ...guarded, ...refusal.headers } : guarded,
+    refusal,
+  };
 }

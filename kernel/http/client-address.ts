@@ -32,7 +32,10 @@ export class ClientAddressResolver {
   resolve(remoteAddress: string, forwardedFor: string | string[] | undefined): string {
     const remote = plainAddress(remoteAddress);
     if (!this.any || !this.isTrusted(remote) || forwardedFor === undefined) return remote;
-    const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',').map((h) => plainAddress(h.trim())).filter(Boolean);
+    const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor)
+      .split(',')
+      .map((h) => plainAddress(h.trim()))
+      .filter(Boolean);
     for (let i = hops.length - 1; i >= 0; i--) if (!this.isTrusted(hops[i]!)) return hops[i]!;
     return hops[0] ?? remote;
   }

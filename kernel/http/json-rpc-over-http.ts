@@ -6,7 +6,11 @@ import type { RequestInfo } from '../rpc/engine.js';
 import type { TransportContext } from './transport.js';
 
 function sendError(res: ServerResponse, status: number, reason: string, headers: Record<string, string> = {}): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { ...STANDARD_ERRORS.invalid_request, data: { reason } } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: null,
+    error: { ...STANDARD_ERRORS.invalid_request, data: { reason } },
+  });
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
 }
@@ -17,7 +21,12 @@ function isJson(contentType: string | undefined): boolean {
   return type === 'application/json';
 }
 
-function respond(res: ServerResponse, body: string | undefined, status: number | undefined, headers: Record<string, string>): void {
+function respond(
+  res: ServerResponse,
+  body: string | undefined,
+  status: number | undefined,
+  headers: Record<string, string>,
+): void {
   if (res.destroyed) return;
   if (body === undefined) {
     res.writeHead(204, headers);
@@ -48,7 +57,10 @@ export function handleHttpRpc(req: IncomingMessage, res: ServerResponse, context
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > context.maxBody) {
     // Don't read what we'll refuse; close so the rest of the body isn't parsed as a next request.
-    sendError(res, 413, `body of ${declared} bytes exceeds the limit of ${context.maxBody}`, { ...cors, connection: 'close' });
+    sendError(res, 413, `body of ${declared} bytes exceeds the limit of ${context.maxBody}`, {
+      ...cors,
+      connection: 'close',
+    });
     req.destroy();
     return;
   }
@@ -71,12 +83,25 @@ export function handleHttpRpc(req: IncomingMessage, res: ServerResponse, context
     const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8');
     const parsed = context.engine.parse(text);
     const remoteAddress = req.socket.remoteAddress ?? '';
-    const { clientAddress, principal, headers, refusal } = admit(context, { transport: 'http', phase: 'request', remoteAddress, headers: req.headers, parsed });
+    const { clientAddress, principal, headers, refusal } = admit(context, {
+      transport: 'http',
+      phase: 'request',
+      remoteAddress,
+      headers: req.headers,
+      parsed,
+    });
     if (refusal) {
       respond(res, refusalBody(refusal), refusal.status, headers);
       return;
     }
-    const request: RequestInfo = { transport: 'http', remoteAddress, clientAddress, principal, headers: req.headers, response: {} };
+    const request: RequestInfo = {
+      transport: 'http',
+      remoteAddress,
+      clientAddress,
+      principal,
+      headers: req.headers,
+      response: {},
+    };
     let reply: ReturnType<TransportContext['engine']['handle']>;
     try {
       reply = context.engine.execute(parsed, request);
@@ -88,7 +113,8 @@ export function handleHttpRpc(req: IncomingMessage, res: ServerResponse, context
       reply.then(
         (body) => respond(res, body, request.response.status, headers),
         // The engine turns handler failures into JSON-RPC errors; reaching here is a kernel bug.
-        (error: unknown) => !res.headersSent && sendError(res, 500, `internal error: ${(error as Error).message}`, headers),
+        (error: unknown) =>
+          !res.headersSent && sendError(res, 500, `internal error: ${(error as Error).message}`, headers),
       );
     } else {
       respond(res, reply, request.response.status, headers);
@@ -101,5 +127,10 @@ export function handleHttpRpc(req: IncomingMessage, res: ServerResponse, context
 
 export function refuseMethod(req: IncomingMessage, res: ServerResponse): void {
   req.resume();
-  sendError(res, 405, `${req.method ?? 'this method'} is not allowed on /: POST a JSON-RPC request, or GET with Upgrade: websocket`, { allow: 'POST' });
+  sendError(
+    res,
+    405,
+    `${req.method ?? 'this method'} is not allowed on /: POST a JSON-RPC request, or GET with Upgrade: websocket`,
+    { allow: 'POST' },
+  );
 }

@@ -47,7 +47,8 @@ export class RpcServer {
     const listener: RequestListener = (req: IncomingMessage, res: ServerResponse) => {
       if (req.method === 'OPTIONS' && options.transport.cors.preflight(req, res)) return;
       if (pathOf(req.url) === '/') {
-        const home = req.method === 'GET' && /\btext\/html\b/.test(req.headers.accept ?? '') ? options.home?.() : undefined;
+        const home =
+          req.method === 'GET' && /\btext\/html\b/.test(req.headers.accept ?? '') ? options.home?.() : undefined;
         if (req.method === 'POST') handleHttpRpc(req, res, options.transport);
         else if (home) res.writeHead(302, { location: home }).end();
         else refuseMethod(req, res);
@@ -59,7 +60,9 @@ export class RpcServer {
     // its headers must come within 20 s.
     const settings = { keepAliveTimeout: 65_000, requestTimeout: 1_800_000, headersTimeout: 20_000 };
     // HTTPS is the same server behind TLS: requests, upgrades and routes take the same path.
-    this.server = options.tls ? createTlsServer({ ...settings, cert: options.tls.cert, key: options.tls.key }, listener) : createServer(settings, listener);
+    this.server = options.tls
+      ? createTlsServer({ ...settings, cert: options.tls.cert, key: options.tls.key }, listener)
+      : createServer(settings, listener);
     this.server.on('upgrade', (req, socket, head) => {
       if (pathOf(req.url) !== '/' || req.headers.upgrade?.toLowerCase() !== 'websocket') {
         socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
@@ -91,7 +94,9 @@ export class RpcServer {
   listen(): Promise<string> {
     return new Promise((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException): void => {
-        reject(new Error(`--bind ${this.options.host}:${this.options.port}: cannot listen (${error.code ?? error.message})`));
+        reject(
+          new Error(`--bind ${this.options.host}:${this.options.port}: cannot listen (${error.code ?? error.message})`),
+        );
       };
       this.server.once('error', onError);
       this.server.listen(this.options.port, this.options.host, () => {

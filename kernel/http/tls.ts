@@ -7,7 +7,9 @@ function readPem(path: string, flag: string): Buffer {
   try {
     return readFileSync(path);
   } catch (error) {
-    throw new ConfigError(`${flag} ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new ConfigError(
+      `${flag} ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
 }
 
@@ -17,7 +19,9 @@ export function readTlsCredentials(files: { cert: string; key: string }): TlsCre
   try {
     createSecureContext(credentials);
   } catch (error) {
-    throw new ConfigError(`--tls-cert ${files.cert} / --tls-key ${files.key}: not a PEM certificate and its private key (${(error as Error).message})`);
+    throw new ConfigError(
+      `--tls-cert ${files.cert} / --tls-key ${files.key}: not a PEM certificate and its private key (${(error as Error).message})`,
+    );
   }
   return credentials;
 }

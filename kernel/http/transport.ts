@@ -24,7 +24,14 @@ export function methodsOf(parsed: ParsedRequest): string[] {
   return [];
 }
 
-export function guardRequest(transport: 'http' | 'ws', phase: GuardRequest['phase'], clientAddress: string, headers: IncomingHttpHeaders, parsed?: ParsedRequest, principal?: string): GuardRequest {
+export function guardRequest(
+  transport: 'http' | 'ws',
+  phase: GuardRequest['phase'],
+  clientAddress: string,
+  headers: IncomingHttpHeaders,
+  parsed?: ParsedRequest,
+  principal?: string,
+): GuardRequest {
   let methods: string[] | undefined;
   return {
     transport,

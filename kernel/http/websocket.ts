@@ -37,7 +37,9 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
 }
 
 function refuseUpgrade(socket: Duplex, status: number, reason: string, body = ''): void {
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }
 
 /**
@@ -58,7 +60,12 @@ export class WebSocketRpc {
     private readonly log: Logger,
   ) {
     // Only our own subprotocol is ever selected: the credentials a browser offers as subprotocols are not echoed back.
-    this.server = new WebSocketServer({ noServer: true, maxPayload: context.maxBody, perMessageDeflate: false, handleProtocols: (offered) => (offered.has(WS_PROTOCOL) ? WS_PROTOCOL : false) });
+    this.server = new WebSocketServer({
+      noServer: true,
+      maxPayload: context.maxBody,
+      perMessageDeflate: false,
+      handleProtocols: (offered) => (offered.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
+    });
   }
 
   get connections(): number {
@@ -68,16 +75,33 @@ export class WebSocketRpc {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const origin = req.headers.origin;
     // A page the node serves itself (the explorer) opens its socket from the node's own origin: never cross-origin.
-    if (origin !== undefined && !sameOrigin(origin, req.headers.host) && !this.context.cors.allows(origin)) return refuseUpgrade(socket, 403, 'Forbidden');
+    if (origin !== undefined && !sameOrigin(origin, req.headers.host) && !this.context.cors.allows(origin))
+      return refuseUpgrade(socket, 403, 'Forbidden');
     const remoteAddress = req.socket.remoteAddress ?? '';
     const clientAddress = this.context.clients.resolve(remoteAddress, req.headers['x-forwarded-for']);
     if (this.sockets.size >= this.limits.maxConnections) return refuseUpgrade(socket, 503, 'Service Unavailable');
-    if ((this.perClient.get(clientAddress) ?? 0) >= this.limits.maxConnectionsPerClient) return refuseUpgrade(socket, 429, 'Too Many Requests');
+    if ((this.perClient.get(clientAddress) ?? 0) >= this.limits.maxConnectionsPerClient)
+      return refuseUpgrade(socket, 429, 'Too Many Requests');
     // A browser's credentials come as subprotocols (it cannot set headers here); real headers win.
-    const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+    const offered = (req.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean);
     const headers = offered.length > 0 ? { ...headersFromProtocols(offered), ...req.headers } : req.headers;
-    const { principal, refusal } = admit(this.context, { transport: 'ws', phase: 'handshake', remoteAddress, headers, clientAddress });
-    if (refusal) return refuseUpgrade(socket, refusal.status, refusal.status === 401 ? 'Unauthorized' : 'Refused', refusalBody(refusal));
+    const { principal, refusal } = admit(this.context, {
+      transport: 'ws',
+      phase: 'handshake',
+      remoteAddress,
+      headers,
+      clientAddress,
+    });
+    if (refusal)
+      return refuseUpgrade(
+        socket,
+        refusal.status,
+        refusal.status === 401 ? 'Unauthorized' : 'Refused',
+        refusalBody(refusal),
+      );
     this.server.handleUpgrade(req, socket, head, (ws) => this.accept(ws, req, clientAddress, principal));
   }
 
@@ -143,11 +167,27 @@ export class WebSocketRpc {
       const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
       const parsed = this.context.engine.parse(text);
       if (this.context.guards.size > 0) {
-        const { refusal, headers } = admit(this.context, { transport: 'ws', phase: 'request', remoteAddress, headers: req.headers, parsed, clientAddress, principal });
+        const { refusal, headers } = admit(this.context, {
+          transport: 'ws',
+          phase: 'request',
+          remoteAddress,
+          headers: req.headers,
+          parsed,
+          clientAddress,
+          principal,
+        });
         // No headers per message: what rate limits would put in headers travels in the error's data.
         if (refusal) return reply(refusalBody(refusal, headerData(headers)));
       }
-      const request: RequestInfo = { transport: 'ws', remoteAddress, clientAddress, principal, headers: req.headers, response: {}, connection };
+      const request: RequestInfo = {
+        transport: 'ws',
+        remoteAddress,
+        clientAddress,
+        principal,
+        headers: req.headers,
+        response: {},
+        connection,
+      };
       try {
         reply(this.context.engine.execute(parsed, request));
       } catch (error) {
@@ -211,7 +251,10 @@ export class WebSocketRpc {
 function headerData(headers: Record<string, string>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(headers)) {
-    const key = name.toLowerCase().replace(/^x-/, '').replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+    const key = name
+      .toLowerCase()
+      .replace(/^x-/, '')
+      .replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
     out[key] = /^\d+$/.test(value) ? Number(value) : value;
   }
   return out;

@@ -35,7 +35,11 @@ async function importModule(spec: string, baseDir: string): Promise<unknown> {
  * Loads what was requested. First-party names come from the catalog; anything else is imported as
  * a path (relative to `baseDir`, the config file's folder) or a package, and its default export checked.
  */
-export async function loadPlugins(requests: readonly PluginRequest[], catalog: FirstPartyPlugins, baseDir: string): Promise<AnyPlugin[]> {
+export async function loadPlugins(
+  requests: readonly PluginRequest[],
+  catalog: FirstPartyPlugins,
+  baseDir: string,
+): Promise<AnyPlugin[]> {
   const loaded: AnyPlugin[] = [];
   for (const request of requests) {
     const firstParty = catalog.plugins[request.spec];
@@ -48,7 +52,9 @@ export async function loadPlugins(requests: readonly PluginRequest[], catalog: F
       module = await importModule(request.spec, baseDir);
     } catch (error) {
       const known = Object.keys(catalog.plugins).join(', ');
-      throw new PluginDefinitionError(`plugin "${request.spec}" (${request.reason}): cannot load it (${(error as Error).message.split('\n')[0]}); first-party plugins are: ${known}`);
+      throw new PluginDefinitionError(
+        `plugin "${request.spec}" (${request.reason}): cannot load it (${(error as Error).message.split('\n')[0]}); first-party plugins are: ${known}`,
+      );
     }
     const exported = (module as { default?: unknown }).default ?? module;
     loaded.push(assertPluginDefinition(exported, `plugin "${request.spec}"`));

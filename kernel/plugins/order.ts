@@ -29,7 +29,10 @@ export function orderPlugins(plugins: readonly AnyPlugin[]): AnyPlugin[] {
     const needs: AnyPlugin[] = [];
     for (const capability of plugin.requires ?? []) {
       const provider = providers.get(capability);
-      if (!provider) throw new PluginGraphError(`plugin "${plugin.name}" requires "${capability}", which no enabled plugin provides`);
+      if (!provider)
+        throw new PluginGraphError(
+          `plugin "${plugin.name}" requires "${capability}", which no enabled plugin provides`,
+        );
       if (provider !== plugin) needs.push(provider);
     }
     for (const name of plugin.after ?? []) {

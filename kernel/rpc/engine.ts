@@ -88,8 +88,6 @@ class CallLog {
     return this.ok.size === 0 && this.failures.length === 0;
   }
 
-
-
   /**
    * Seconds since `started` for a single call. In a batch, calls are not timed one by one (a clock
    * read would cost a tenth of a cheap call): `records()` shares the batch's time among them.
@@ -126,7 +124,10 @@ function errorBody(idJson: string, error: { code: number; message: string; data?
   return `{"jsonrpc":"2.0","id":${idJson},"error":${JSON.stringify(error)}}`;
 }
 
-function standardError(name: keyof typeof STANDARD_ERRORS, reason: string): { code: number; message: string; data: { reason: string } } {
+function standardError(
+  name: keyof typeof STANDARD_ERRORS,
+  reason: string,
+): { code: number; message: string; data: { reason: string } } {
   return { ...STANDARD_ERRORS[name], data: { reason } };
 }
 
@@ -148,14 +149,27 @@ export class RpcEngine {
     try {
       value = JSON.parse(text);
     } catch (error) {
-      return { kind: 'invalid', body: errorBody(ID_NULL, standardError('parse_error', `body is not valid JSON: ${(error as Error).message}`)) };
+      return {
+        kind: 'invalid',
+        body: errorBody(ID_NULL, standardError('parse_error', `body is not valid JSON: ${(error as Error).message}`)),
+      };
     }
     if (!Array.isArray(value)) return { kind: 'single', call: value };
-    if (value.length === 0) return { kind: 'invalid', body: errorBody(ID_NULL, standardError('invalid_request', 'a batch must not be empty')) };
+    if (value.length === 0)
+      return {
+        kind: 'invalid',
+        body: errorBody(ID_NULL, standardError('invalid_request', 'a batch must not be empty')),
+      };
     if (value.length > this.options.maxBatch) {
       return {
         kind: 'invalid',
-        body: errorBody(ID_NULL, standardError('invalid_request', `a batch of ${value.length} calls exceeds the limit of ${this.options.maxBatch}`)),
+        body: errorBody(
+          ID_NULL,
+          standardError(
+            'invalid_request',
+            `a batch of ${value.length} calls exceeds the limit of ${this.options.maxBatch}`,
+          ),
+        ),
       };
     }
     return { kind: 'batch', calls: value };
@@ -188,7 +202,14 @@ export class RpcEngine {
    * it pauses every few calls so one large batch can't hold the loop while other clients wait.
    * `joined` holds the replies before it, as an open JSON array text (or '' for none).
    */
-  private async executeRest(calls: readonly unknown[], from: number, joined: string, first: Promise<Reply>, request: RequestInfo, log: CallLog): Promise<Reply> {
+  private async executeRest(
+    calls: readonly unknown[],
+    from: number,
+    joined: string,
+    first: Promise<Reply>,
+    request: RequestInfo,
+    log: CallLog,
+  ): Promise<Reply> {
     const replies: (Reply | Promise<Reply>)[] = [first];
     for (let i = from; i < calls.length; i++) {
       if ((i - from) % ASYNC_CALLS_PER_TURN === ASYNC_CALLS_PER_TURN - 1) await nextTurn();
@@ -237,12 +258,26 @@ export class RpcEngine {
     return this.succeeded(result, name, idJson, hasId, started, records);
   }
 
-  private succeeded(result: unknown, name: string, idJson: string, hasId: boolean, started: number, records: CallLog): Reply {
+  private succeeded(
+    result: unknown,
+    name: string,
+    idJson: string,
+    hasId: boolean,
+    started: number,
+    records: CallLog,
+  ): Reply {
     records.succeeded(name, records.tick(started));
     return hasId ? `{"jsonrpc":"2.0","id":${idJson},"result":${resultJson(result)}}` : undefined;
   }
 
-  private failed(error: unknown, name: string, idJson: string, hasId: boolean, started: number, records: CallLog): Reply {
+  private failed(
+    error: unknown,
+    name: string,
+    idJson: string,
+    hasId: boolean,
+    started: number,
+    records: CallLog,
+  ): Reply {
     const wire = this.toWireError(error, name);
     // A single call's transport-level error (429 from the faucet's per-IP throttle) sets the HTTP status.
     if (records.single && isRpcError(error) && error.httpStatus !== undefined) records.httpStatus = error.httpStatus;
@@ -254,7 +289,8 @@ export class RpcEngine {
     if (message.jsonrpc !== '2.0') return '"jsonrpc" must be exactly "2.0"';
     if (typeof message.method !== 'string') return '"method" must be a string';
     if ('id' in message && !isValidId(message.id)) return '"id" must be a string, a number or null';
-    if (message.params !== undefined && (typeof message.params !== 'object' || message.params === null)) return '"params" must be an array';
+    if (message.params !== undefined && (typeof message.params !== 'object' || message.params === null))
+      return '"params" must be an array';
     return undefined;
   }
 
@@ -285,17 +321,26 @@ export class RpcEngine {
         call = undefined as never;
       }
     }
-    if (!method) throw new RpcError(STANDARD_ERRORS.method_not_found.code, STANDARD_ERRORS.method_not_found.message, { reason: `method "${name.slice(0, 100)}" does not exist on this node` });
+    if (!method)
+      throw new RpcError(STANDARD_ERRORS.method_not_found.code, STANDARD_ERRORS.method_not_found.message, {
+        reason: `method "${name.slice(0, 100)}" does not exist on this node`,
+      });
     if (!Array.isArray(params)) {
       throw new RpcError(-32602, 'invalid_params', { reason: 'params must be a positional array', field: 'params' });
     }
     const invalid = method.params.check(params);
     if (invalid) throw invalid;
-    const padded = params.length < method.spec.params.length ? [...params, ...new Array<undefined>(method.spec.params.length - params.length)] : params;
+    const padded =
+      params.length < method.spec.params.length
+        ? [...params, ...new Array<undefined>(method.spec.params.length - params.length)]
+        : params;
     const result = method.spec.handler(padded, call);
     if (!this.options.validateResults) return result;
     const check = (value: unknown): unknown => {
-      if (!method.result.Check(value)) throw new Error(`result of ${name} does not match its schema: ${JSON.stringify(method.result.Errors(value).slice(0, 3))}`);
+      if (!method.result.Check(value))
+        throw new Error(
+          `result of ${name} does not match its schema: ${JSON.stringify(method.result.Errors(value).slice(0, 3))}`,
+        );
       return value;
     };
     return isPromise(result) ? result.then(check) : check(result);

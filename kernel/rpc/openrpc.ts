@@ -22,15 +22,28 @@ export interface OpenRpcDocument {
 export function buildOpenRpc(registry: MethodRegistry, version: string): OpenRpcDocument {
   return {
     openrpc: '1.3.2',
-    info: { title: 'svc-node JSON-RPC', version, description: 'JSON-RPC 2.0 over HTTP POST / and WebSocket on the same port; params are positional.' },
+    info: {
+      title: 'svc-node JSON-RPC',
+      version,
+      description: 'JSON-RPC 2.0 over HTTP POST / and WebSocket on the same port; params are positional.',
+    },
     methods: registry.list().map(({ spec, owner }) => ({
       name: spec.name,
       summary: spec.summary,
       ...(spec.description ? { description: spec.description } : {}),
       paramStructure: 'by-position' as const,
-      params: spec.params.map((p) => ({ name: p.name, required: !p.optional, ...(p.description ? { description: p.description } : {}), schema: p.schema })),
+      params: spec.params.map((p) => ({
+        name: p.name,
+        required: !p.optional,
+        ...(p.description ? { description: p.description } : {}),
+        schema: p.schema,
+      })),
       result: { name: `${spec.name}Result`, schema: spec.result },
-      errors: (spec.errors ?? []).map((name) => ({ code: DOMAIN_ERRORS[name].code, message: name, data: { reason: DOMAIN_ERRORS[name].description } })),
+      errors: (spec.errors ?? []).map((name) => ({
+        code: DOMAIN_ERRORS[name].code,
+        message: name,
+        data: { reason: DOMAIN_ERRORS[name].description },
+      })),
       'x-plugin': owner,
     })),
   };
@@ -43,7 +56,11 @@ export function discoverMethod(registry: MethodRegistry, version: string): RpcMe
     name: 'rpc.discover',
     summary: 'The OpenRPC document of every method this node serves.',
     params: [],
-    result: Type.Object({ openrpc: Type.String(), info: Type.Object({}), methods: Type.Array(Type.Object({ name: Type.String() })) }),
+    result: Type.Object({
+      openrpc: Type.String(),
+      info: Type.Object({}),
+      methods: Type.Array(Type.Object({ name: Type.String() })),
+    }),
     handler: () => (document ??= buildOpenRpc(registry, version)),
   };
 }

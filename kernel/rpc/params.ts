@@ -6,7 +6,13 @@ import type { ParamSpec } from '../plugin.js';
 /** The JSON schema of a positional parameter list: a tuple with an optional tail. */
 export function paramsSchema(params: readonly ParamSpec[]): TSchema {
   const required = params.filter((p) => !p.optional).length;
-  return { type: 'array', items: params.map((p) => p.schema), minItems: required, maxItems: params.length, additionalItems: false } as unknown as TSchema;
+  return {
+    type: 'array',
+    items: params.map((p) => p.schema),
+    minItems: required,
+    maxItems: params.length,
+    additionalItems: false,
+  } as unknown as TSchema;
 }
 
 interface ValidationError {
@@ -34,7 +40,8 @@ export class ParamsValidator {
   check(values: unknown[]): RpcError | undefined {
     if (values.length === 0 && this.required === 0) return undefined;
     if (values.length < this.required || values.length > this.params.length) {
-      const expected = this.required === this.params.length ? `${this.required}` : `${this.required} to ${this.params.length}`;
+      const expected =
+        this.required === this.params.length ? `${this.required}` : `${this.required} to ${this.params.length}`;
       return domainError('invalid_params', `${this.method} takes ${expected} parameter(s), got ${values.length}`, {
         field: 'params',
         expected: this.params.map((p) => (p.optional ? `${p.name}?` : p.name)),
@@ -47,7 +54,9 @@ export class ParamsValidator {
 
   private describe(errors: ValidationError[], values: unknown[]): RpcError {
     // The most specific error is the deepest one; additionalProperties names the unknown field itself.
-    const sorted = [...errors].filter((e) => e.keyword !== 'boolean').sort((a, b) => depth(b.instancePath) - depth(a.instancePath));
+    const sorted = [...errors]
+      .filter((e) => e.keyword !== 'boolean')
+      .sort((a, b) => depth(b.instancePath) - depth(a.instancePath));
     const error = sorted[0] ?? errors[0]!;
     const segments = error.instancePath.split('/').slice(1).map(decodePointer);
     const index = Number(segments[0]);
@@ -62,9 +71,17 @@ export class ParamsValidator {
     }
     const schema = spec ? schemaAt(spec.schema, rest) : undefined;
     const allowed = schema ? allowedValues(schema) : undefined;
-    if (allowed && error.keyword !== 'additionalProperties') reason = `${field} must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
+    if (allowed && error.keyword !== 'additionalProperties')
+      reason = `${field} must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
     const name: DomainErrorName = schema?.['x-error'] === 'invalid_address' ? 'invalid_address' : 'invalid_params';
-    if (name === 'invalid_address') reason = invalidAddressReason(field, segments.reduce<unknown>((at, key) => (at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined), values));
+    if (name === 'invalid_address')
+      reason = invalidAddressReason(
+        field,
+        segments.reduce<unknown>(
+          (at, key) => (at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined),
+          values,
+        ),
+      );
     return domainError(name, reason, { field });
   }
 }

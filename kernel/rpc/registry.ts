@@ -29,8 +29,17 @@ export class MethodRegistry {
       throw new MethodNameError(`plugin "${owner}": method name "${spec.name}" must be <namespace>_<camelCase>`);
     }
     const existing = this.methods.get(spec.name);
-    if (existing) throw new DuplicateMethodError(`method "${spec.name}" of plugin "${owner}" is already registered by plugin "${existing.owner}"`);
-    this.methods.set(spec.name, { spec, owner, service, params: new ParamsValidator(spec.name, spec.params), result: Compile(spec.result) });
+    if (existing)
+      throw new DuplicateMethodError(
+        `method "${spec.name}" of plugin "${owner}" is already registered by plugin "${existing.owner}"`,
+      );
+    this.methods.set(spec.name, {
+      spec,
+      owner,
+      service,
+      params: new ParamsValidator(spec.name, spec.params),
+      result: Compile(spec.result),
+    });
   }
 
   get(name: string): RegisteredMethod | undefined {

@@ -5,7 +5,14 @@ import { Compile, type Validator } from 'typebox/compile';
 import { domainError } from '../../sdk/errors.js';
 import type { EventBus } from '../events.js';
 import type { Logger } from '../log.js';
-import { param, optionalParam, type Connection, type RpcMethod, type SubscriptionKind, type SubscriptionSink } from '../plugin.js';
+import {
+  param,
+  optionalParam,
+  type Connection,
+  type RpcMethod,
+  type SubscriptionKind,
+  type SubscriptionSink,
+} from '../plugin.js';
 
 interface RegisteredKind {
   readonly spec: SubscriptionKind;
@@ -43,7 +50,9 @@ class Sink implements SubscriptionSink {
       this.held.push(result);
       return;
     }
-    const ok = this.connection.send(`{"jsonrpc":"2.0","method":"${this.namespace}_subscription","params":{"subscription":"${this.id}","result":${JSON.stringify(result)}}}`);
+    const ok = this.connection.send(
+      `{"jsonrpc":"2.0","method":"${this.namespace}_subscription","params":{"subscription":"${this.id}","result":${JSON.stringify(result)}}}`,
+    );
     if (!ok) this.closed = true;
   }
 
@@ -68,29 +77,54 @@ export class SubscriptionRegistry {
   /** Kinds are named `<namespace>_<kind>` here (`svc_newHeads`, `eth_logs`). */
   add(spec: SubscriptionKind, owner: string, service: unknown): void {
     const existing = this.kinds.get(`${spec.namespace ?? 'svc'}_${spec.kind}`);
-    if (existing) throw new DuplicateSubscriptionKindError(`subscription kind "${spec.kind}" of plugin "${owner}" is already registered by plugin "${existing.owner}"`);
-    this.kinds.set(`${spec.namespace ?? 'svc'}_${spec.kind}`, { spec, owner, service, options: spec.options ? Compile(spec.options) : undefined });
+    if (existing)
+      throw new DuplicateSubscriptionKindError(
+        `subscription kind "${spec.kind}" of plugin "${owner}" is already registered by plugin "${existing.owner}"`,
+      );
+    this.kinds.set(`${spec.namespace ?? 'svc'}_${spec.kind}`, {
+      spec,
+      owner,
+      service,
+      options: spec.options ? Compile(spec.options) : undefined,
+    });
   }
 
   list(namespace = 'svc'): { kind: string; summary: string; owner: string }[] {
-    return [...this.kinds.values()].filter((k) => (k.spec.namespace ?? 'svc') === namespace).map((k) => ({ kind: k.spec.kind, summary: k.spec.summary, owner: k.owner }));
+    return [...this.kinds.values()]
+      .filter((k) => (k.spec.namespace ?? 'svc') === namespace)
+      .map((k) => ({ kind: k.spec.kind, summary: k.spec.summary, owner: k.owner }));
   }
 
   async subscribe(connection: Connection, kind: string, options: unknown, namespace = 'svc'): Promise<string> {
     const registered = this.kinds.get(`${namespace}_${kind}`);
-    if (!registered) throw domainError('invalid_params', `unknown subscription kind "${kind}"; kinds: ${this.list(namespace).map((k) => k.kind).join(', ')}`, { field: 'kind' });
+    if (!registered)
+      throw domainError(
+        'invalid_params',
+        `unknown subscription kind "${kind}"; kinds: ${this.list(namespace)
+          .map((k) => k.kind)
+          .join(', ')}`,
+        { field: 'kind' },
+      );
     if (options !== undefined && registered.options && !registered.options.Check(options)) {
       const error = registered.options.Errors(options)[0] as { instancePath?: string; message?: string } | undefined;
-      throw domainError('invalid_params', `options ${error?.instancePath || ''} ${error?.message ?? 'are invalid'}`.replace('  ', ' '), { field: 'options' });
+      throw domainError(
+        'invalid_params',
+        `options ${error?.instancePath || ''} ${error?.message ?? 'are invalid'}`.replace('  ', ' '),
+        { field: 'options' },
+      );
     }
-    if (options !== undefined && !registered.options) throw domainError('invalid_params', `subscription kind "${kind}" takes no options`, { field: 'options' });
+    if (options !== undefined && !registered.options)
+      throw domainError('invalid_params', `subscription kind "${kind}" takes no options`, { field: 'options' });
     let active = this.byConnection.get(connection);
     if (!active) {
       active = new Map();
       this.byConnection.set(connection, active);
       connection.onClose(() => this.closeAll(connection));
     }
-    if (active.size >= this.maxPerConnection) throw domainError('invalid_params', `a connection may hold at most ${this.maxPerConnection} subscriptions`, { field: 'kind' });
+    if (active.size >= this.maxPerConnection)
+      throw domainError('invalid_params', `a connection may hold at most ${this.maxPerConnection} subscriptions`, {
+        field: 'kind',
+      });
     const id = `0x${randomBytes(16).toString('hex')}`;
     const sink = new Sink(id, connection, namespace);
     const entry: Active = { sink, stop: undefined };
@@ -138,7 +172,11 @@ export class SubscriptionRegistry {
   /** `svc_subscribe` and `svc_unsubscribe`, the kernel's methods over this registry, and the same pair for every other namespace a kind names. */
   methods(): RpcMethod[] {
     const needsWebSocket = (connection: Connection | undefined): Connection => {
-      if (!connection) throw domainError('subscriptions_need_websocket', 'subscriptions are served over WebSocket: connect to ws://<node>/ and subscribe there');
+      if (!connection)
+        throw domainError(
+          'subscriptions_need_websocket',
+          'subscriptions are served over WebSocket: connect to ws://<node>/ and subscribe there',
+        );
       return connection;
     };
     const namespaces = new Set(['svc', ...[...this.kinds.values()].map((k) => k.spec.namespace ?? 'svc')]);
@@ -146,8 +184,15 @@ export class SubscriptionRegistry {
       {
         name: `${ns}_subscribe`,
         summary: 'Subscribes this WebSocket connection to a stream of events; returns the subscription id.',
-        description: `Kinds: ${this.list(ns).map((k) => `\`${k.kind}\` (${k.summary})`).join(', ') || 'none'}. Events arrive as {"jsonrpc":"2.0","method":"${ns}_subscription","params":{"subscription":"<id>","result":{...}}}.`,
-        params: [param('kind', Type.String({ minLength: 1 })), optionalParam('options', Type.Object({}, { additionalProperties: true }))],
+        description: `Kinds: ${
+          this.list(ns)
+            .map((k) => `\`${k.kind}\` (${k.summary})`)
+            .join(', ') || 'none'
+        }. Events arrive as {"jsonrpc":"2.0","method":"${ns}_subscription","params":{"subscription":"<id>","result":{...}}}.`,
+        params: [
+          param('kind', Type.String({ minLength: 1 })),
+          optionalParam('options', Type.Object({}, { additionalProperties: true })),
+        ],
         result: Type.String({ pattern: '^0x[0-9a-f]{32}$' }),
         errors: ['invalid_params', 'subscriptions_need_websocket'],
         handler: (params, call) => this.subscribe(needsWebSocket(call.connection), params[0] as string, params[1], ns),

@@ -16,16 +16,40 @@ export interface Codec<T> {
 const text = new TextDecoder();
 
 /** Fixed-width big-endian u64, so numeric keys sort in numeric order. */
-export const u64 = (what: string): Codec<number> => ({ layout: `u64 ${what}`, encode: (value) => u64Key(value), decode: (bytes) => Number(readU64Key(bytes)) });
+export const u64 = (what: string): Codec<number> => ({
+  layout: `u64 ${what}`,
+  encode: (value) => u64Key(value),
+  decode: (bytes) => Number(readU64Key(bytes)),
+});
 
 /** A 32-byte hash, 0x hex in code. */
-export const hash32 = (what: string): Codec<string> => ({ layout: `32-byte ${what}`, encode: (hash) => fromHex(hash), decode: (bytes) => toHex(bytes) });
+export const hash32 = (what: string): Codec<string> => ({
+  layout: `32-byte ${what}`,
+  encode: (hash) => fromHex(hash),
+  decode: (bytes) => toHex(bytes),
+});
 
-export const utf8Text = (what: string): Codec<string> => ({ layout: `utf8 ${what}`, encode: (value) => utf8(value), decode: (bytes) => text.decode(bytes) });
+export const utf8Text = (what: string): Codec<string> => ({
+  layout: `utf8 ${what}`,
+  encode: (value) => utf8(value),
+  decode: (bytes) => text.decode(bytes),
+});
 
-export const cbor = <T>(what: string): Codec<T> => ({ layout: `CBOR ${what}`, encode: (value) => encode(value), decode: (bytes) => decode<T>(bytes) });
+export const cbor = <T>(what: string): Codec<T> => ({
+  layout: `CBOR ${what}`,
+  encode: (value) => encode(value),
+  decode: (bytes) => decode<T>(bytes),
+});
 
-export const json = <T>(what: string): Codec<T> => ({ layout: `JSON ${what}`, encode: (value) => utf8(JSON.stringify(value)), decode: (bytes) => JSON.parse(text.decode(bytes)) as T });
+export const json = <T>(what: string): Codec<T> => ({
+  layout: `JSON ${what}`,
+  encode: (value) => utf8(JSON.stringify(value)),
+  decode: (bytes) => JSON.parse(text.decode(bytes)) as T,
+});
 
 /** Bytes stored as they are; `what` says what they hold. */
-export const raw = (what: string): Codec<Uint8Array> => ({ layout: what, encode: (bytes) => bytes, decode: (bytes) => bytes });
+export const raw = (what: string): Codec<Uint8Array> => ({
+  layout: what,
+  encode: (bytes) => bytes,
+  decode: (bytes) => bytes,
+});

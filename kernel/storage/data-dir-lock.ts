@@ -54,7 +54,9 @@ export function lockDataDir(dataDir: string): DataDirLock {
     }
     const heldByUs = holder === process.pid && heldHere.has(path);
     if (heldByUs || (Number.isInteger(holder) && holder !== process.pid && isAlive(holder))) {
-      throw new DataDirLockedError(`--data-dir ${dataDir}: in use by another svc-node (pid ${holder}); two nodes must not share a data dir`);
+      throw new DataDirLockedError(
+        `--data-dir ${dataDir}: in use by another svc-node (pid ${holder}); two nodes must not share a data dir`,
+      );
     }
     rmSync(path, { force: true });
   }

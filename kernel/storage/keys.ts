@@ -9,7 +9,6 @@ export function readU64Key(bytes: Uint8Array, offset = 0): bigint {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(offset);
 }
 
-
 /** The smallest key greater than every key starting with `prefix` (undefined when none exists). */
 export function prefixEnd(prefix: Uint8Array): Uint8Array | undefined {
   const end = Uint8Array.from(prefix);

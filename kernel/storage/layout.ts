@@ -19,7 +19,12 @@ export interface Layout<K, V> extends NamespaceSpec {
  * (`u64 height -> CBOR record`); give one for a namespace whose keys are names with values of
  * different kinds.
  */
-export function defineLayout<K, V>(name: string, key: Codec<K>, value: Codec<V>, description = `${key.layout} -> ${value.layout}`): Layout<K, V> {
+export function defineLayout<K, V>(
+  name: string,
+  key: Codec<K>,
+  value: Codec<V>,
+  description = `${key.layout} -> ${value.layout}`,
+): Layout<K, V> {
   return { name, key, value, description };
 }
 
@@ -55,6 +60,7 @@ export class Table<K, V> {
 
   /** Entries in key order, decoded; `range` is over encoded keys. */
   async *entries(range: Range = {}): AsyncIterable<[K, V]> {
-    for await (const [key, value] of this.namespace.entries(range)) yield [this.layout.key.decode(key), this.layout.value.decode(value)];
+    for await (const [key, value] of this.namespace.entries(range))
+      yield [this.layout.key.decode(key), this.layout.value.decode(value)];
   }
 }

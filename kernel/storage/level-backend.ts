@@ -58,7 +58,8 @@ export class LevelBackend implements KeyValueBackend {
 
   async write(operations: readonly RawOperation[], options: { sync?: boolean } = {}): Promise<void> {
     if (operations.length === 0) return;
-    if (this.writer && !(this.writer.idle && options.sync !== true && operations.length <= WRITTEN_HERE)) return this.writer.write(operations, options.sync ?? false);
+    if (this.writer && !(this.writer.idle && options.sync !== true && operations.length <= WRITTEN_HERE))
+      return this.writer.write(operations, options.sync ?? false);
     await this.db.batch([...operations], { ...BUFFERS, sync: options.sync ?? false });
   }
 

@@ -49,7 +49,12 @@ export class Namespace {
     const baseEnd = range.prefix ? prefixEnd(base) : this.end;
     const gte = range.gte ? maxBytes(this.key(range.gte), base) : base;
     const lt = range.lt ? minBytes(this.key(range.lt), baseEnd) : baseEnd;
-    const raw = { gte, ...(lt ? { lt } : {}), ...(range.reverse ? { reverse: true } : {}), ...(range.limit !== undefined ? { limit: range.limit } : {}) };
+    const raw = {
+      gte,
+      ...(lt ? { lt } : {}),
+      ...(range.reverse ? { reverse: true } : {}),
+      ...(range.limit !== undefined ? { limit: range.limit } : {}),
+    };
     for await (const [key, value] of this.backend.iterate(raw)) {
       yield [key.subarray(this.prefix.length), value];
     }

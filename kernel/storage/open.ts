@@ -13,13 +13,23 @@ const require = createRequire(import.meta.url);
 /** Opens the database of a data dir: RocksDB under `<dataDir>/db` (memtables of 16 MB: RocksDB preallocates its log at 1.1 times one, 70 MB a data dir at its 64 MB default), or a throw-away memory store. */
 export async function openStore(kind: StorageKind, dataDir: string): Promise<Store> {
   if (kind === 'memory') {
-    return new Store(await LevelBackend.open('memory', new MemoryLevel({ keyEncoding: 'buffer', valueEncoding: 'buffer' }) as never));
+    return new Store(
+      await LevelBackend.open('memory', new MemoryLevel({ keyEncoding: 'buffer', valueEncoding: 'buffer' }) as never),
+    );
   }
   const location = join(resolve(dataDir), 'db');
   mkdirSync(location, { recursive: true });
-  const { RocksLevel } = require('@nxtedition/rocksdb') as { RocksLevel: new (location: string, options: object) => { handle: bigint } };
+  const { RocksLevel } = require('@nxtedition/rocksdb') as {
+    RocksLevel: new (location: string, options: object) => { handle: bigint };
+  };
   try {
-    const db = new RocksLevel(location, { keyEncoding: 'buffer', valueEncoding: 'buffer', createIfMissing: true, compaction: 'level', memtableMemoryBudget: 64 * 1024 * 1024 });
+    const db = new RocksLevel(location, {
+      keyEncoding: 'buffer',
+      valueEncoding: 'buffer',
+      createIfMissing: true,
+      compaction: 'level',
+      memtableMemoryBudget: 64 * 1024 * 1024,
+    });
     const backend = await LevelBackend.open('rocksdb', db as never);
     backend.useWriter(new RocksWriter(db.handle));
     return new Store(backend);

@@ -2,7 +2,9 @@ import { Worker } from 'node:worker_threads';
 import type { RawOperation } from './types.js';
 
 // From dist/ the worker sits beside this file; tests run the TypeScript sources and use the build's copy.
-const WORKER_URL = import.meta.url.endsWith('.ts') ? new URL('../../dist/kernel/storage/rocksdb-write-worker.js', import.meta.url) : new URL('./rocksdb-write-worker.js', import.meta.url);
+const WORKER_URL = import.meta.url.endsWith('.ts')
+  ? new URL('../../dist/kernel/storage/rocksdb-write-worker.js', import.meta.url)
+  : new URL('./rocksdb-write-worker.js', import.meta.url);
 const DELETE = 0xffffffff;
 
 /** Packs operations into one transferable buffer: [u32 key length][key][u32 value length | 0xffffffff for delete][value]. */

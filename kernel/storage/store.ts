@@ -19,11 +19,16 @@ export class Store {
       throw new NamespaceError(`plugin "${owner}": namespace name "${name}" must match ${NAMESPACE_NAME_PATTERN}`);
     }
     const existing = this.namespaces.get(name);
-    if (existing) throw new NamespaceError(`namespace "${name}" of plugin "${owner}" is already claimed by plugin "${existing.owner}"`);
+    if (existing)
+      throw new NamespaceError(
+        `namespace "${name}" of plugin "${owner}" is already claimed by plugin "${existing.owner}"`,
+      );
     const namespace = new Namespace(name, owner, this.backend);
     for (const other of this.namespaces.values()) {
       if (isPrefixOf(other.prefix, namespace.prefix) || isPrefixOf(namespace.prefix, other.prefix)) {
-        throw new NamespaceError(`namespace "${name}" of plugin "${owner}" overlaps namespace "${other.name}" of plugin "${other.owner}"`);
+        throw new NamespaceError(
+          `namespace "${name}" of plugin "${owner}" overlaps namespace "${other.name}" of plugin "${other.owner}"`,
+        );
       }
     }
     this.namespaces.set(name, namespace);

@@ -29,7 +29,12 @@ export async function renderPrecompileReference(catalog: PluginCatalog): Promise
     '',
   ];
   for (const { owner, spec } of found) {
-    lines.push(`## ${spec.name} — \`${spec.address}\``, '', `Plugin \`${owner}\`. ${spec.summary}. A refused call costs ${spec.revertGas} gas.`, '');
+    lines.push(
+      `## ${spec.name} — \`${spec.address}\``,
+      '',
+      `Plugin \`${owner}\`. ${spec.summary}. A refused call costs ${spec.revertGas} gas.`,
+      '',
+    );
     lines.push('| function | gas | what |', '|---|---|---|');
     for (const fn of spec.functions) lines.push(`| \`${fn.signature}\` | ${fn.gas} | ${fn.summary} |`);
     lines.push('');

@@ -30,9 +30,14 @@ export class NonceLedger {
     const match = NONCE.exec(nonce);
     if (!match) return { ok: false, reason: 'X-Svc-Nonce must be <unix-milliseconds>.<8-64 of A-Z a-z 0-9 _ ->' };
     const time = Number(match[1]);
-    if (Math.abs(now - time) > this.windowMs) return { ok: false, reason: `the nonce's time is more than ${this.windowMs / 1000} s from the node's clock` };
+    if (Math.abs(now - time) > this.windowMs)
+      return { ok: false, reason: `the nonce's time is more than ${this.windowMs / 1000} s from the node's clock` };
     const second = Math.floor(time / 1000);
-    if (second <= this.floorSecond) return { ok: false, reason: 'the nonce is older than the replay window the node can still check; use a fresh one' };
+    if (second <= this.floorSecond)
+      return {
+        ok: false,
+        reason: 'the nonce is older than the replay window the node can still check; use a fresh one',
+      };
     const key = `${principal}\0${nonce}`;
     let group = this.bySecond.get(second);
     if (group?.has(key)) return { ok: false, reason: 'this nonce was already used with this token' };

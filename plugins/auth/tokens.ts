@@ -28,7 +28,9 @@ export class TokenSet {
       try {
         text = readFileSync(source.file, 'utf8');
       } catch (error) {
-        throw new Error(`auth.tokenFile ${source.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        throw new Error(
+          `auth.tokenFile ${source.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        );
       }
       for (const line of text.split('\n')) {
         const token = line.trim();

@@ -49,7 +49,13 @@ const MAX_CACHED_CODE = 16;
 declare module '../../kernel/plugin.js' {
   interface SvcEvents {
     /** This node ran an assigned job to an outcome. */
-    'compute:jobRan': { jobId: string; runtime: string; outcome: 'exit' | 'out_of_gas' | 'trap'; gasUsed: bigint; seconds: number };
+    'compute:jobRan': {
+      jobId: string;
+      runtime: string;
+      outcome: 'exit' | 'out_of_gas' | 'trap';
+      gasUsed: bigint;
+      seconds: number;
+    };
   }
 }
 
@@ -128,13 +134,18 @@ export class JobRunner {
   /** Jobs assigned to this node and not yet committed (its taken slots), and jobs it reported since start. */
   stats(operator: string | undefined): { activeJobs: number; completedJobs: number } {
     if (!operator) return { activeJobs: 0, completedJobs: this.completed };
-    return { activeJobs: readLoad((key) => this.options.chain.state.get(key), operator), completedJobs: this.completed };
+    return {
+      activeJobs: readLoad((key) => this.options.chain.state.get(key), operator),
+      completedJobs: this.completed,
+    };
   }
 
   /** `/health?verbose`: the job slots this node's registration offers, how many are taken, how many run here now. */
   health(): Record<string, unknown> {
     if (!this.operator) return {};
-    return { jobSlots: { used: this.stats(this.operator).activeJobs, max: this.options.maxJobs(), running: this.running.size } };
+    return {
+      jobSlots: { used: this.stats(this.operator).activeJobs, max: this.options.maxJobs(), running: this.running.size },
+    };
   }
 
   start(): void {
@@ -177,7 +188,8 @@ export class JobRunner {
     for (const known of [this.results, this.sent, this.unkept, this.report.commits, this.report.reveals]) known.clear();
     const read = (key: string) => this.options.chain.state.get(key);
     const batch = this.options.batch();
-    for await (const [jobId] of this.options.store.entries()) if (!readJob(read, jobId)) this.options.store.del(batch, jobId);
+    for await (const [jobId] of this.options.store.entries())
+      if (!readJob(read, jobId)) this.options.store.del(batch, jobId);
     await batch.write();
   }
 
@@ -199,7 +211,10 @@ export class JobRunner {
     if (!operator || this.stopped) return;
     const head = this.options.chain.head;
     // The decided block while it is the one after the head (its write under way); else the head.
-    const now = this.decided?.height === head.height + 1 ? this.decided : { height: head.height, timestamp: head.timestamp, read: (key: string) => this.options.chain.state.get(key) };
+    const now =
+      this.decided?.height === head.height + 1
+        ? this.decided
+        : { height: head.height, timestamp: head.timestamp, read: (key: string) => this.options.chain.state.get(key) };
     const { read, height } = now;
     // New assignments since the last pass, from the operator's numbered index: no scan of every job.
     const index = providerIndex(operator);
@@ -224,7 +239,14 @@ export class JobRunner {
       const assignment = job?.assignments.find((a) => a.provider === operator);
       // A revealed job whose code is named by CID stays watched while unsettled: a dispute may wait for its code.
       const watched = assignment?.reveal !== undefined && job?.codeCid !== undefined && job.status === 'committed';
-      if (!job || !assignment || (assignment.reveal && !watched) || job.status === 'finalized' || job.status === 'failed' || job.status === 'expired') {
+      if (
+        !job ||
+        !assignment ||
+        (assignment.reveal && !watched) ||
+        job.status === 'finalized' ||
+        job.status === 'failed' ||
+        job.status === 'expired'
+      ) {
         this.open.delete(jobId);
         this.results.delete(jobId);
         this.sent.delete(jobId);
@@ -235,7 +257,12 @@ export class JobRunner {
       if (this.running.has(jobId)) continue;
       if (watched) {
         const sent = this.sent.get(jobId) ?? {};
-        if (job.codeBy !== undefined && !read(codeCidKey(job.codeCid!)) && this.due(sent.supplyTx, sent.supplySentAt, height)) this.supplyCode(job, operator, height);
+        if (
+          job.codeBy !== undefined &&
+          !read(codeCidKey(job.codeCid!)) &&
+          this.due(sent.supplyTx, sent.supplySentAt, height)
+        )
+          this.supplyCode(job, operator, height);
         continue;
       }
       const local = this.results.get(jobId) ?? (this.fresh.has(jobId) ? undefined : await this.recall(jobId));
@@ -277,7 +304,11 @@ export class JobRunner {
       this.codeObjects.set(cid, cached);
       return cached;
     }
-    const object = await this.options.readObject(cid, JOB_PARAMS.maxCodeBytesByCid, AbortSignal.any([this.stopping.signal, AbortSignal.timeout(CODE_FETCH_TIMEOUT_MS)]));
+    const object = await this.options.readObject(
+      cid,
+      JOB_PARAMS.maxCodeBytesByCid,
+      AbortSignal.any([this.stopping.signal, AbortSignal.timeout(CODE_FETCH_TIMEOUT_MS)]),
+    );
     if (!object) return undefined;
     this.codeObjects.set(cid, object);
     if (this.codeObjects.size > MAX_CACHED_CODE) this.codeObjects.delete(this.codeObjects.keys().next().value!);
@@ -292,7 +323,10 @@ export class JobRunner {
       return pool.run(jobSpec(job, code));
     }
     const object = await this.codeObject(job.codeCid!);
-    if (!object) throw new Error(`no provider of ${job.codeCid} served its bytes (checked against the CID); trying again next block`);
+    if (!object)
+      throw new Error(
+        `no provider of ${job.codeCid} served its bytes (checked against the CID); trying again next block`,
+      );
     return runFromObject(job.runtime, object, BigInt(job.gasLimit), (code) => pool.run(jobSpec(job, code)));
   }
 
@@ -307,22 +341,42 @@ export class JobRunner {
 
   private run(job: JobRecord, operator: Address, then: 'commit' | 'reveal', read: StateRead): void {
     this.running.add(job.jobId);
-    this.pool ??= new JobPool({ size: Math.max(1, Math.min(this.options.maxWorkers, this.options.maxJobs())), timeoutMs: this.options.timeoutMs });
+    this.pool ??= new JobPool({
+      size: Math.max(1, Math.min(this.options.maxWorkers, this.options.maxJobs())),
+      timeoutMs: this.options.timeoutMs,
+    });
     const started = performance.now();
     // One info line per job (when it ran): hundreds of jobs a second are a busy provider's normal day.
-    this.options.log.debug({ job: job.jobId, runtime: job.runtime, gasLimit: job.gasLimit, ...(job.codeCid ? { codeCid: job.codeCid } : {}) }, `running job ${job.jobId.slice(0, 10)}…`);
+    this.options.log.debug(
+      {
+        job: job.jobId,
+        runtime: job.runtime,
+        gasLimit: job.gasLimit,
+        ...(job.codeCid ? { codeCid: job.codeCid } : {}),
+      },
+      `running job ${job.jobId.slice(0, 10)}…`,
+    );
     const epoch = this.epoch;
     void this.outcomeOf(job, this.pool, read)
       .then((outcome) => {
         // The chain went back while it ran: the job it ran may be gone, or another under its id.
         if (epoch !== this.epoch) return;
         const result = reportOf(outcome);
-        this.options.events.emit('compute:jobRan', { jobId: job.jobId, runtime: job.runtime, outcome: outcome.exit.kind, gasUsed: outcome.gasUsed, seconds: (performance.now() - started) / 1000 });
+        this.options.events.emit('compute:jobRan', {
+          jobId: job.jobId,
+          runtime: job.runtime,
+          outcome: outcome.exit.kind,
+          gasUsed: outcome.gasUsed,
+          seconds: (performance.now() - started) / 1000,
+        });
         const salt = this.saltFor(operator, job.jobId);
         if (!salt) throw new Error('this node no longer holds the operator key');
         const local: LocalJob = { jobId: job.jobId, result, salt, output: outcome.output, log: outcome.log };
         this.results.set(job.jobId, local);
-        this.options.log.debug({ job: job.jobId, exit: result.exit, gasUsed: result.gasUsed, ms: Math.round(performance.now() - started) }, `job ${job.jobId.slice(0, 10)}… ran: ${result.exit}, ${result.gasUsed} gas`);
+        this.options.log.debug(
+          { job: job.jobId, exit: result.exit, gasUsed: result.gasUsed, ms: Math.round(performance.now() - started) },
+          `job ${job.jobId.slice(0, 10)}… ran: ${result.exit}, ${result.gasUsed} gas`,
+        );
         this.running.delete(job.jobId);
         if (this.stopped) return;
         // The commitment does not wait for the copy's write (the slot turns sooner): a restart that lost the copy runs the job again and opens it (the salt is derived).
@@ -332,7 +386,12 @@ export class JobRunner {
         if (this.running.size === 0) this.flushReport?.();
         this.keep(local);
       })
-      .catch((error: unknown) => this.options.log.warn({ job: job.jobId, err: error }, `job ${job.jobId.slice(0, 10)}… did not run to an outcome; it will be reassigned after its deadline`))
+      .catch((error: unknown) =>
+        this.options.log.warn(
+          { job: job.jobId, err: error },
+          `job ${job.jobId.slice(0, 10)}… did not run to an outcome; it will be reassigned after its deadline`,
+        ),
+      )
       .finally(() => this.running.delete(job.jobId));
   }
 
@@ -350,7 +409,14 @@ export class JobRunner {
       for (const [jobId, kept] of this.unkept) this.options.store.put(batch, jobId, kept);
       const jobs = [...this.unkept.keys()];
       this.unkept.clear();
-      batch.write().catch((error: unknown) => this.options.log.warn({ jobs, err: error }, `could not keep the outputs and logs of ${jobs.length} job(s) (a restart runs them again)`));
+      batch
+        .write()
+        .catch((error: unknown) =>
+          this.options.log.warn(
+            { jobs, err: error },
+            `could not keep the outputs and logs of ${jobs.length} job(s) (a restart runs them again)`,
+          ),
+        );
     });
   }
 
@@ -366,10 +432,15 @@ export class JobRunner {
         if (!object || this.stopped) return;
         const hash = this.sign(operator, 'oon.supplyCode', { jobId: job.jobId, code: toHex(object) });
         if (!hash) return;
-        this.options.log.info({ job: job.jobId, codeCid: job.codeCid, tx: hash }, `supplied the code of job ${job.jobId.slice(0, 10)}… for the re-execution of its dispute`);
+        this.options.log.info(
+          { job: job.jobId, codeCid: job.codeCid, tx: hash },
+          `supplied the code of job ${job.jobId.slice(0, 10)}… for the re-execution of its dispute`,
+        );
         this.sent.set(job.jobId, { ...this.sent.get(job.jobId), supplyTx: hash, supplySentAt: height });
       })
-      .catch((error: unknown) => this.options.log.warn({ job: job.jobId, err: error }, 'could not supply the code of a disputed job'))
+      .catch((error: unknown) =>
+        this.options.log.warn({ job: job.jobId, err: error }, 'could not supply the code of a disputed job'),
+      )
       .finally(() => this.running.delete(job.jobId));
   }
 
@@ -378,7 +449,10 @@ export class JobRunner {
    * the same report (its commitment, applied first, completes the job's commitments).
    */
   private commit(local: LocalJob, operator: Address, height: number, replicas: number): void {
-    this.report.commits.set(local.jobId, { jobId: local.jobId, commitment: resultCommitment(local.jobId, operator, local.result, local.salt) });
+    this.report.commits.set(local.jobId, {
+      jobId: local.jobId,
+      commitment: resultCommitment(local.jobId, operator, local.result, local.salt),
+    });
     if (replicas === 1) this.queueReveal(local);
     this.scheduleReport(operator, height);
   }
@@ -386,7 +460,11 @@ export class JobRunner {
   private reveal(local: LocalJob, operator: Address, height: number, commitment: string): void {
     if (resultCommitment(local.jobId, operator, local.result, local.salt) !== commitment) {
       // A copy lost with a salt no longer derivable, or a run that differs: the chain would refuse the reveal.
-      if (!this.unopenable.has(local.jobId)) this.options.log.error({ job: local.jobId }, `job ${local.jobId.slice(0, 10)}…: this node's result does not open its commitment; it cannot reveal`);
+      if (!this.unopenable.has(local.jobId))
+        this.options.log.error(
+          { job: local.jobId },
+          `job ${local.jobId.slice(0, 10)}…: this node's result does not open its commitment; it cannot reveal`,
+        );
       this.unopenable.add(local.jobId);
       return;
     }
@@ -423,8 +501,12 @@ export class JobRunner {
       const hash = this.sign(operator, 'oon.reportResults', { ...part });
       if (!hash) continue;
       const jobs = new Set([...part.commits, ...part.reveals].map(({ jobId }) => jobId)).size;
-      this.options.log.info({ tx: hash, commitments: part.commits.length, reveals: part.reveals.length }, `reported ${jobs} job(s): ${part.commits.length} commitment(s), ${part.reveals.length} reveal(s) in ${hash.slice(0, 10)}…`);
-      for (const { jobId } of part.commits) this.sent.set(jobId, { ...this.sent.get(jobId), commitTx: hash, commitSentAt: height });
+      this.options.log.info(
+        { tx: hash, commitments: part.commits.length, reveals: part.reveals.length },
+        `reported ${jobs} job(s): ${part.commits.length} commitment(s), ${part.reveals.length} reveal(s) in ${hash.slice(0, 10)}…`,
+      );
+      for (const { jobId } of part.commits)
+        this.sent.set(jobId, { ...this.sent.get(jobId), commitTx: hash, commitSentAt: height });
       for (const { jobId } of part.reveals) {
         if (!this.sent.get(jobId)?.revealTx) this.completed += 1;
         this.sent.set(jobId, { ...this.sent.get(jobId), revealTx: hash, revealSentAt: height });

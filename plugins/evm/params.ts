@@ -23,7 +23,8 @@ export interface EvmParams {
 
 function positiveInteger(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || (value as number) <= 0) throw new Error(`genesis "${name}" must be a positive integer`);
+  if (!Number.isSafeInteger(value) || (value as number) <= 0)
+    throw new Error(`genesis "${name}" must be a positive integer`);
   return value as number;
 }
 
@@ -44,6 +45,11 @@ export function readEvmParams(read: ReadState): EvmParams {
   const chainId = read(EVM_CHAIN_ID_KEY);
   const gasLimit = read(BLOCK_GAS_LIMIT_KEY);
   const baseFee = read(BASE_FEE_KEY);
-  if (!chainId || !gasLimit || !baseFee) throw new Error('the EVM parameters are missing from the state: the genesis was made without the evm plugin');
-  return { chainId: decode<number>(chainId), blockGasLimit: decode<number>(gasLimit), baseFee: BigInt(decode<string>(baseFee)) };
+  if (!chainId || !gasLimit || !baseFee)
+    throw new Error('the EVM parameters are missing from the state: the genesis was made without the evm plugin');
+  return {
+    chainId: decode<number>(chainId),
+    blockGasLimit: decode<number>(gasLimit),
+    baseFee: BigInt(decode<string>(baseFee)),
+  };
 }

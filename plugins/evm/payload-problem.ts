@@ -17,6 +17,7 @@ export function payloadProblem(schema: TSchema, errors: readonly SchemaError[]):
   const field = path.join('.') || 'request';
   const at = path.length > 0 ? schemaAt(schema, path) : undefined;
   const allowed = at ? allowedValues(at) : undefined;
-  if (allowed) return `${field} must be one of ${allowed.map((v) => (typeof v === 'string' ? JSON.stringify(v) : String(v))).join(', ')}`;
+  if (allowed)
+    return `${field} must be one of ${allowed.map((v) => (typeof v === 'string' ? JSON.stringify(v) : String(v))).join(', ')}`;
   return `${field} ${error?.message ?? 'is invalid'}`;
 }

@@ -20,11 +20,19 @@ const ERROR_ABI = [{ type: 'error', name: 'Error', inputs: [{ name: 'message', t
 
 /** A revert with `Error(reason)`, as Solidity's `require` gives, charging `gas`. */
 function reverted(reason: string, gas: bigint): ExecResult {
-  return { executionGasUsed: gas, returnValue: fromHex(encodeErrorResult({ abi: ERROR_ABI, errorName: 'Error', args: [reason] })), exceptionError: new EVMError(EVMError.errorMessages.REVERT) };
+  return {
+    executionGasUsed: gas,
+    returnValue: fromHex(encodeErrorResult({ abi: ERROR_ABI, errorName: 'Error', args: [reason] })),
+    exceptionError: new EVMError(EVMError.errorMessages.REVERT),
+  };
 }
 
 function outOfGas(gasLimit: bigint): ExecResult {
-  return { executionGasUsed: gasLimit, returnValue: new Uint8Array(0), exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) };
+  return {
+    executionGasUsed: gasLimit,
+    returnValue: new Uint8Array(0),
+    exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS),
+  };
 }
 
 const svcOf = (address: EvmAddress): Address => `svc1${toHex(address.bytes).slice(2)}`;
@@ -50,7 +58,10 @@ export class PrecompileHost {
   }
 
   /** Keeps `frame.message` on the message that is about to reach one of the precompiles. */
-  watch(events: { on(event: 'beforeMessage', listener: (message: Message) => void): void }, frame: PrecompileFrame): void {
+  watch(
+    events: { on(event: 'beforeMessage', listener: (message: Message) => void): void },
+    frame: PrecompileFrame,
+  ): void {
     events.on('beforeMessage', (message) => {
       if (message.to === undefined) return;
       // Every call of a run comes here: most are to contracts, whose address is no run of zeros.
@@ -60,10 +71,15 @@ export class PrecompileHost {
     });
   }
 
-  private async run(registered: RegisteredPrecompile, input: PrecompileInput, frame: PrecompileFrame): Promise<ExecResult> {
+  private async run(
+    registered: RegisteredPrecompile,
+    input: PrecompileInput,
+    frame: PrecompileFrame,
+  ): Promise<ExecResult> {
     const message = frame.message;
     frame.message = undefined;
-    if (!message || !frame.block) throw new Error(`precompile ${registered.spec.name} ran outside a call the runner set up`);
+    if (!message || !frame.block)
+      throw new Error(`precompile ${registered.spec.name} ran outside a call the runner set up`);
     const { spec } = registered;
     const call = {
       caller: svcOf(message.caller),
@@ -79,7 +95,11 @@ export class PrecompileHost {
       try {
         const outcome = spec.run({ ...call, ctx: scope }, registered.service());
         if (outcome.gas > input.gasLimit) return outOfGas(input.gasLimit);
-        if (call.isStatic && scope.changes > 0) return reverted(`${spec.name}: this function changes state and was called in a static context (STATICCALL or view)`, outcome.gas);
+        if (call.isStatic && scope.changes > 0)
+          return reverted(
+            `${spec.name}: this function changes state and was called in a static context (STATICCALL or view)`,
+            outcome.gas,
+          );
         scope.apply();
         return { executionGasUsed: outcome.gas, returnValue: outcome.output };
       } catch (error) {
@@ -87,8 +107,14 @@ export class PrecompileHost {
           fetched.set(error.key, await error.pending);
           continue;
         }
-        if (error instanceof PrecompileRevert) return error.gas > input.gasLimit ? outOfGas(input.gasLimit) : reverted(`${spec.name}: ${error.message}`, error.gas);
-        if (isTxFailure(error)) return spec.revertGas > input.gasLimit ? outOfGas(input.gasLimit) : reverted(`${spec.name}: ${error.error}: ${error.message}`, spec.revertGas);
+        if (error instanceof PrecompileRevert)
+          return error.gas > input.gasLimit
+            ? outOfGas(input.gasLimit)
+            : reverted(`${spec.name}: ${error.message}`, error.gas);
+        if (isTxFailure(error))
+          return spec.revertGas > input.gasLimit
+            ? outOfGas(input.gasLimit)
+            : reverted(`${spec.name}: ${error.error}: ${error.message}`, spec.revertGas);
         throw error;
       }
     }

@@ -1,18 +1,28 @@
 import { Worker } from 'node:worker_threads';
-import { EVMError, getActivePrecompiles, type CustomPrecompile, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
+import {
+  EVMError,
+  getActivePrecompiles,
+  type CustomPrecompile,
+  type ExecResult,
+  type PrecompileInput,
+} from '@ethereumjs/evm';
 import type { Common, Hardfork } from '@ethereumjs/common';
 import { Address as EvmAddress } from '@ethereumjs/util';
 import { fromHex } from '../../sdk/bytes.js';
 
 // From dist/ the worker sits beside this file; tests run the TypeScript sources and use the build's copy.
-const WORKER_URL = import.meta.url.endsWith('.ts') ? new URL('../../dist/plugins/evm/precompile-worker.js', import.meta.url) : new URL('./precompile-worker.js', import.meta.url);
+const WORKER_URL = import.meta.url.endsWith('.ts')
+  ? new URL('../../dist/plugins/evm/precompile-worker.js', import.meta.url)
+  : new URL('./precompile-worker.js', import.meta.url);
 
 /**
  * The standard precompiles one call of which can compute for a long time: MODEXP, the BN254
  * pairing, BLAKE2F (one gas a round: 2^24 rounds take seconds), the KZG point evaluation and the
  * BLS12-381 operations. Everything else is cheap per call, or (ECRECOVER) native.
  */
-const LONG_RUNNING = ['05', '08', '09', '0a', '0b', '0c', '0d', '0e', '0f', '10', '11'].map((last) => `${'00'.repeat(19)}${last}`);
+const LONG_RUNNING = ['05', '08', '09', '0a', '0b', '0c', '0d', '0e', '0f', '10', '11'].map(
+  (last) => `${'00'.repeat(19)}${last}`,
+);
 
 /**
  * A call that can pay for this much gas runs on the worker; one that cannot is cheap enough to run
@@ -28,7 +38,10 @@ export interface OffloadRequest {
   readonly gasLimit: bigint;
 }
 
-export type OffloadReply = { readonly id: number } & ({ readonly gasUsed: bigint; readonly returnValue: Uint8Array; readonly error?: string } | { readonly thrown: string });
+export type OffloadReply = { readonly id: number } & (
+  | { readonly gasUsed: bigint; readonly returnValue: Uint8Array; readonly error?: string }
+  | { readonly thrown: string }
+);
 
 /**
  * Runs the long-running standard precompiles on a worker thread, so that one call (a BLAKE2F of
@@ -55,7 +68,8 @@ export class PrecompileOffload {
       return [
         {
           address: new EvmAddress(fromHex(`0x${address}`)),
-          function: (input: PrecompileInput): Promise<ExecResult> | ExecResult => (input.gasLimit < OFFLOAD_FROM_GAS ? inline(input) : this.remote(address, input)),
+          function: (input: PrecompileInput): Promise<ExecResult> | ExecResult =>
+            input.gasLimit < OFFLOAD_FROM_GAS ? inline(input) : this.remote(address, input),
         },
       ];
     });
@@ -71,7 +85,11 @@ export class PrecompileOffload {
       worker.postMessage({ id, address, data: input.data, gasLimit: input.gasLimit } satisfies OffloadRequest);
     });
     if ('thrown' in reply) throw new Error(`precompile 0x${address} failed on its worker: ${reply.thrown}`);
-    return { executionGasUsed: reply.gasUsed, returnValue: reply.returnValue, ...(reply.error !== undefined ? { exceptionError: new EVMError(reply.error as never) } : {}) };
+    return {
+      executionGasUsed: reply.gasUsed,
+      returnValue: reply.returnValue,
+      ...(reply.error !== undefined ? { exceptionError: new EVMError(reply.error as never) } : {}),
+    };
   }
 
   private workerOf(): Worker {

@@ -99,7 +99,10 @@ export class PrecompileScope implements BlockContext {
   }
 
   writeState(key: string, value: Uint8Array | undefined): void {
-    if (!key.startsWith(`${this.owner}/`)) throw new Error(`a precompile of plugin "${this.owner}" may only write state keys under "${this.owner}/", not "${key}"`);
+    if (!key.startsWith(`${this.owner}/`))
+      throw new Error(
+        `a precompile of plugin "${this.owner}" may only write state keys under "${this.owner}/", not "${key}"`,
+      );
     this.keys.set(key, value);
   }
 

@@ -20,7 +20,12 @@ parentPort!.on('message', async ({ id, address, data, gasLimit }: OffloadRequest
     const run = active.get(address);
     if (!run) throw new Error(`no precompile at 0x${address} at ${hardfork}`);
     const result = await run({ data, gasLimit, common, _EVM: evm } as unknown as PrecompileInput);
-    reply = { id, gasUsed: result.executionGasUsed, returnValue: result.returnValue, ...(result.exceptionError ? { error: result.exceptionError.error } : {}) };
+    reply = {
+      id,
+      gasUsed: result.executionGasUsed,
+      returnValue: result.returnValue,
+      ...(result.exceptionError ? { error: result.exceptionError.error } : {}),
+    };
   } catch (error) {
     reply = { id, thrown: (error as Error).message ?? String(error) };
   }

@@ -57,11 +57,17 @@ export class PrecompileRevert extends Error {
 }
 
 /** A call's input decoded by the precompile's ABI; input that is no call of it reverts, naming the functions there are. */
-export function decodePrecompileCall<const A extends Abi>(abi: A, input: Uint8Array, refusedGas: bigint): DecodeFunctionDataReturnType<A> {
+export function decodePrecompileCall<const A extends Abi>(
+  abi: A,
+  input: Uint8Array,
+  refusedGas: bigint,
+): DecodeFunctionDataReturnType<A> {
   try {
     return decodeFunctionData({ abi, data: toHex(input) as Hex });
   } catch {
-    const names = abi.filter((item) => item.type === 'function').map((item) => `${item.name}(${item.inputs.map((input) => input.type).join(',')})`);
+    const names = abi
+      .filter((item) => item.type === 'function')
+      .map((item) => `${item.name}(${item.inputs.map((input) => input.type).join(',')})`);
     throw new PrecompileRevert(`invalid_params: the input is not a call of ${names.join(', ')}`, refusedGas);
   }
 }
@@ -146,10 +152,19 @@ export function collectPrecompiles(plugins: readonly PluginEntry[]): RegisteredP
   const found = new Map<string, RegisteredPrecompile>();
   for (const { definition, service } of plugins) {
     for (const spec of pluginPrecompiles(definition)) {
-      if (!ADDRESS.test(spec.address)) throw new Error(`plugin "${definition.name}": precompile ${spec.name} has address "${spec.address}"; it must be 0x and 40 lowercase hex digits`);
+      if (!ADDRESS.test(spec.address))
+        throw new Error(
+          `plugin "${definition.name}": precompile ${spec.name} has address "${spec.address}"; it must be 0x and 40 lowercase hex digits`,
+        );
       const taken = found.get(spec.address);
-      if (taken) throw new Error(`plugin "${definition.name}": precompile ${spec.name} at ${spec.address} is already ${taken.spec.name} of plugin "${taken.owner}"`);
-      if (definition.name !== 'evm' && !(definition.stateDelegates as readonly string[] | undefined)?.includes('evm')) throw new Error(`plugin "${definition.name}" declares precompiles but does not name "evm" in stateDelegates: their writes could not be kept`);
+      if (taken)
+        throw new Error(
+          `plugin "${definition.name}": precompile ${spec.name} at ${spec.address} is already ${taken.spec.name} of plugin "${taken.owner}"`,
+        );
+      if (definition.name !== 'evm' && !(definition.stateDelegates as readonly string[] | undefined)?.includes('evm'))
+        throw new Error(
+          `plugin "${definition.name}" declares precompiles but does not name "evm" in stateDelegates: their writes could not be kept`,
+        );
       found.set(spec.address, { spec, owner: definition.name, service });
     }
   }

@@ -17,7 +17,8 @@ const PANICS: Record<number, string> = {
   0x51: 'call to a zero-initialized internal function',
 };
 
-const word = (data: Uint8Array, at: number): bigint | undefined => (data.length >= at + 32 ? BigInt(toHex(data.subarray(at, at + 32))) : undefined);
+const word = (data: Uint8Array, at: number): bigint | undefined =>
+  data.length >= at + 32 ? BigInt(toHex(data.subarray(at, at + 32))) : undefined;
 
 /**
  * `Error(string)`'s message: the ABI encoding of one string after the selector (an offset word, a

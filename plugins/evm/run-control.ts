@@ -63,7 +63,10 @@ function waitForChain(): Promise<void> {
 /** Starts a run on `evm` under `control`; call what it returns when the run ends, however it ends. */
 export function beginRun(evm: object, control: RunControl): () => void {
   const { runClass, budgetMs } = control;
-  active.set(evm, { runClass, ...(budgetMs === undefined ? {} : { deadline: { at: performance.now() + budgetMs, budgetMs } }) });
+  active.set(evm, {
+    runClass,
+    ...(budgetMs === undefined ? {} : { deadline: { at: performance.now() + budgetMs, budgetMs } }),
+  });
   if (runClass === 'chain') chainRuns++;
   let ended = false;
   return () => {

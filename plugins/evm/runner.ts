@@ -61,7 +61,10 @@ export interface EvmOutcome {
   readonly result: RunTxResult;
   readonly gasUsed: number;
   /** The error a failed run names in its receipt, with a human reason. */
-  readonly failure?: { readonly name: 'execution_reverted' | 'out_of_gas' | 'code_too_large' | 'execution_failed'; readonly reason: string };
+  readonly failure?: {
+    readonly name: 'execution_reverted' | 'out_of_gas' | 'code_too_large' | 'execution_failed';
+    readonly reason: string;
+  };
   readonly receipt: ReceiptDetails;
   /** A call's least gas limit, when its run shows it (see gas-probe.ts): what an estimate answers without searching. */
   readonly gasNeed?: bigint;
@@ -78,12 +81,40 @@ export function withSender<T extends TypedTransaction>(tx: T, sender: Address, h
 }
 
 /** An unsigned EIP-1559 transaction from a native envelope's fields, sent by `from`. */
-export function unsignedTransaction(common: Common, request: CallRequest, nonce: bigint, hash?: Uint8Array): TypedTransaction {
-  const fields = { nonce, to: request.to ? evmAddress(request.to) : undefined, value: request.value, data: request.data, gasLimit: request.gasLimit };
-  const accessList = request.accessList?.map(({ address, storageKeys }) => ({ address: address as `0x${string}`, storageKeys: storageKeys as `0x${string}`[] }));
+export function unsignedTransaction(
+  common: Common,
+  request: CallRequest,
+  nonce: bigint,
+  hash?: Uint8Array,
+): TypedTransaction {
+  const fields = {
+    nonce,
+    to: request.to ? evmAddress(request.to) : undefined,
+    value: request.value,
+    data: request.data,
+    gasLimit: request.gasLimit,
+  };
+  const accessList = request.accessList?.map(({ address, storageKeys }) => ({
+    address: address as `0x${string}`,
+    storageKeys: storageKeys as `0x${string}`[],
+  }));
   let tx: TypedTransaction;
-  if (request.maxFeePerGas !== 0n) tx = createFeeMarket1559Tx({ ...fields, maxFeePerGas: request.maxFeePerGas, maxPriorityFeePerGas: request.maxPriorityFeePerGas, chainId: common.chainId(), ...(accessList ? { accessList } : {}) }, { common, freeze: false });
-  else if (accessList) tx = createAccessList2930Tx({ ...fields, gasPrice: 0n, accessList, chainId: common.chainId() }, { common, freeze: false });
+  if (request.maxFeePerGas !== 0n)
+    tx = createFeeMarket1559Tx(
+      {
+        ...fields,
+        maxFeePerGas: request.maxFeePerGas,
+        maxPriorityFeePerGas: request.maxPriorityFeePerGas,
+        chainId: common.chainId(),
+        ...(accessList ? { accessList } : {}),
+      },
+      { common, freeze: false },
+    );
+  else if (accessList)
+    tx = createAccessList2930Tx(
+      { ...fields, gasPrice: 0n, accessList, chainId: common.chainId() },
+      { common, freeze: false },
+    );
   else tx = createLegacyTx({ ...fields, gasPrice: 0n }, { common, freeze: false });
   return withSender(tx, request.from, hash);
 }
@@ -92,8 +123,10 @@ function failureOf(result: RunTxResult): EvmOutcome['failure'] {
   const error = result.execResult.exceptionError?.error;
   if (error === undefined) return undefined;
   if (error === 'revert') return { name: 'execution_reverted', reason: revertReason(result.execResult.returnValue) };
-  if (error === 'out of gas' || error === 'code store out of gas') return { name: 'out_of_gas', reason: `out of gas (${error})` };
-  if (error === 'code size to deposit exceeds maximum code size') return { name: 'code_too_large', reason: 'the deployed code is larger than 24,576 bytes (EIP-170)' };
+  if (error === 'out of gas' || error === 'code store out of gas')
+    return { name: 'out_of_gas', reason: `out of gas (${error})` };
+  if (error === 'code size to deposit exceeds maximum code size')
+    return { name: 'code_too_large', reason: 'the deployed code is larger than 24,576 bytes (EIP-170)' };
   return { name: 'execution_failed', reason: `the EVM stopped: ${error}` };
 }
 
@@ -189,7 +222,12 @@ export class EvmRunner {
     };
     const precompiles = this.options.precompiles;
     const customPrecompiles = [...precompiles.customPrecompiles(frame), ...this.offload.customPrecompiles(common)];
-    const vm = await createVM({ common, stateManager: state, blockchain: blockchain as never, evmOpts: { customPrecompiles } });
+    const vm = await createVM({
+      common,
+      stateManager: state,
+      blockchain: blockchain as never,
+      evmOpts: { customPrecompiles },
+    });
     precompiles.watch(vm.evm.events!, frame);
     watchGasReads(vm.evm);
     return { vm, state, frame };
@@ -199,15 +237,36 @@ export class EvmRunner {
    * Runs `work` on a VM bound to `read` in block `env`, with the tracer attached, as a run of
    * `control`'s class and deadline. A VM whose run was stopped midway (a deadline, a thrown error) is dropped.
    */
-  private async withVm<T>(read: StateRead, env: EvmBlockEnv, creation: CreationContext | undefined, tracer: Tracer | undefined, control: RunControl, work: (slot: VmSlot) => Promise<T>): Promise<T> {
-    if (control.runClass === 'request') return this.requestRuns(() => this.onVm(read, env, creation, tracer, control, work));
+  private async withVm<T>(
+    read: StateRead,
+    env: EvmBlockEnv,
+    creation: CreationContext | undefined,
+    tracer: Tracer | undefined,
+    control: RunControl,
+    work: (slot: VmSlot) => Promise<T>,
+  ): Promise<T> {
+    if (control.runClass === 'request')
+      return this.requestRuns(() => this.onVm(read, env, creation, tracer, control, work));
     return this.onVm(read, env, creation, tracer, control, work);
   }
 
-  private async onVm<T>(read: StateRead, env: EvmBlockEnv, creation: CreationContext | undefined, tracer: Tracer | undefined, control: RunControl, work: (slot: VmSlot) => Promise<T>): Promise<T> {
+  private async onVm<T>(
+    read: StateRead,
+    env: EvmBlockEnv,
+    creation: CreationContext | undefined,
+    tracer: Tracer | undefined,
+    control: RunControl,
+    work: (slot: VmSlot) => Promise<T>,
+  ): Promise<T> {
     const slot = (tracer ? undefined : this.idle.pop()) ?? (await this.newVm());
     slot.state.bind(read, creation);
-    slot.frame.block = { chainId: this.options.chainId, height: env.height, timestamp: env.timestamp, parentHash: env.parentHash, proposer: env.proposer };
+    slot.frame.block = {
+      chainId: this.options.chainId,
+      height: env.height,
+      timestamp: env.timestamp,
+      parentHash: env.parentHash,
+      proposer: env.proposer,
+    };
     const detach = tracer?.attach(slot.vm.evm);
     const endRun = beginRun(slot.vm.evm, control);
     let completed = false;
@@ -235,19 +294,46 @@ export class EvmRunner {
    * address with no fees of its own (its gas is paid by whoever asked for it), its changes kept
    * unless it reverts. An address without code is not called.
    */
-  async runCallback(callback: ContractCallback, read: StateRead, sink: StateSink, env: EvmBlockEnv): Promise<CallbackResult> {
-    return this.withVm(read, env, { creator: callback.from, height: env.height }, undefined, { runClass: 'chain' }, async ({ vm, state }): Promise<CallbackResult> => {
-      if ((await state.getCodeSize(evmAddress(callback.to))) === 0) return { status: 'no_code' as const, gasUsed: 0n, reason: `${callback.to} has no code (never deployed, or self-destructed)` };
-      await vm.evm.journal.cleanup();
-      const result = await vm.evm.runCall({ caller: evmAddress(callback.from), to: evmAddress(callback.to), data: callback.data, gasLimit: callback.gasLimit, value: 0n, skipNonceIncrement: true, block: this.block(env) });
-      state.finish(sink);
-      const gasUsed = result.execResult.executionGasUsed;
-      const error = result.execResult.exceptionError?.error;
-      if (error === undefined) return { status: 'success' as const, gasUsed };
-      if (error === 'revert') return { status: 'reverted' as const, gasUsed, reason: revertReason(result.execResult.returnValue) };
-      if (error === 'out of gas') return { status: 'out_of_gas' as const, gasUsed, reason: `out of gas (${callback.gasLimit} gas)` };
-      return { status: 'failed' as const, gasUsed, reason: `the EVM stopped: ${error}` };
-    });
+  async runCallback(
+    callback: ContractCallback,
+    read: StateRead,
+    sink: StateSink,
+    env: EvmBlockEnv,
+  ): Promise<CallbackResult> {
+    return this.withVm(
+      read,
+      env,
+      { creator: callback.from, height: env.height },
+      undefined,
+      { runClass: 'chain' },
+      async ({ vm, state }): Promise<CallbackResult> => {
+        if ((await state.getCodeSize(evmAddress(callback.to))) === 0)
+          return {
+            status: 'no_code' as const,
+            gasUsed: 0n,
+            reason: `${callback.to} has no code (never deployed, or self-destructed)`,
+          };
+        await vm.evm.journal.cleanup();
+        const result = await vm.evm.runCall({
+          caller: evmAddress(callback.from),
+          to: evmAddress(callback.to),
+          data: callback.data,
+          gasLimit: callback.gasLimit,
+          value: 0n,
+          skipNonceIncrement: true,
+          block: this.block(env),
+        });
+        state.finish(sink);
+        const gasUsed = result.execResult.executionGasUsed;
+        const error = result.execResult.exceptionError?.error;
+        if (error === undefined) return { status: 'success' as const, gasUsed };
+        if (error === 'revert')
+          return { status: 'reverted' as const, gasUsed, reason: revertReason(result.execResult.returnValue) };
+        if (error === 'out of gas')
+          return { status: 'out_of_gas' as const, gasUsed, reason: `out of gas (${callback.gasLimit} gas)` };
+        return { status: 'failed' as const, gasUsed, reason: `the EVM stopped: ${error}` };
+      },
+    );
   }
 
   /** Plugins' precompiles this runner runs. */
@@ -291,9 +377,22 @@ export class EvmRunner {
    * intrinsic gas, fee below the base fee), and EvmDeadlineError when the control's budget runs out
    * first. A block's run by default; a replay for a request (a trace) says so.
    */
-  async runTransaction(tx: TypedTransaction, read: StateRead, sink: StateSink, env: EvmBlockEnv, creation: CreationContext, tracer?: Tracer, control: RunControl = { runClass: 'chain' }): Promise<EvmOutcome> {
+  async runTransaction(
+    tx: TypedTransaction,
+    read: StateRead,
+    sink: StateSink,
+    env: EvmBlockEnv,
+    creation: CreationContext,
+    tracer?: Tracer,
+    control: RunControl = { runClass: 'chain' },
+  ): Promise<EvmOutcome> {
     return this.withVm(read, env, creation, tracer, control, async ({ vm, state }) => {
-      const result = await runTx(vm, { tx, block: this.block(env), skipHardForkValidation: true, skipBlockGasLimitValidation: true });
+      const result = await runTx(vm, {
+        tx,
+        block: this.block(env),
+        skipHardForkValidation: true,
+        skipBlockGasLimitValidation: true,
+      });
       state.finish(sink);
       return this.outcome(tx, result);
     });
@@ -304,15 +403,33 @@ export class EvmRunner {
    * funds for a call without a gas price, which runs with no base fee (BASEFEE reads 0, as geth
    * has it); its nonce is not checked.
    */
-  async call(request: CallRequest, read: StateRead, env: EvmBlockEnv, gasCap = this.callGasCap, tracer?: Tracer, budgetMs = this.callBudgetMs): Promise<EvmOutcome> {
+  async call(
+    request: CallRequest,
+    read: StateRead,
+    env: EvmBlockEnv,
+    gasCap = this.callGasCap,
+    tracer?: Tracer,
+    budgetMs = this.callBudgetMs,
+  ): Promise<EvmOutcome> {
     return this.withVm(read, env, undefined, tracer, { runClass: 'request', budgetMs }, async ({ vm, state }) => {
       const account = await state.getAccount(evmAddress(request.from));
       const tx = unsignedTransaction(this.txCommon, request, request.nonce ?? account?.nonce ?? 0n);
-      const block = this.block(env, Math.max(gasCap, Number(request.gasLimit)), request.maxFeePerGas === 0n ? 0n : this.params.baseFee);
+      const block = this.block(
+        env,
+        Math.max(gasCap, Number(request.gasLimit)),
+        request.maxFeePerGas === 0n ? 0n : this.params.baseFee,
+      );
       const endProbe = probeGasNeed(vm.evm, request.gasLimit);
       let result: RunTxResult;
       try {
-        result = await runTx(vm, { tx, block, skipNonce: true, skipBalance: true, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
+        result = await runTx(vm, {
+          tx,
+          block,
+          skipNonce: true,
+          skipBalance: true,
+          skipHardForkValidation: true,
+          skipBlockGasLimitValidation: true,
+        });
       } catch (error) {
         endProbe(undefined);
         throw error;
@@ -323,21 +440,32 @@ export class EvmRunner {
 
   private outcome(tx: TypedTransaction, result: RunTxResult, gasNeed?: bigint): EvmOutcome {
     const failure = failureOf(result);
-    const logs: Log[] = (result.execResult.logs ?? []).map(([address, topics, data]) => ({ address: `svc1${toHex(address).slice(2)}`, topics: topics.map((topic) => toHex(topic)), data: toHex(data) }));
+    const logs: Log[] = (result.execResult.logs ?? []).map(([address, topics, data]) => ({
+      address: `svc1${toHex(address).slice(2)}`,
+      topics: topics.map((topic) => toHex(topic)),
+      data: toHex(data),
+    }));
     const receipt: ReceiptDetails = {
       effectiveGasPrice: effectiveGasPrice(tx, this.params.baseFee).toString(),
       logs,
       ...(result.createdAddress && !failure ? { contractAddress: svcOf(result.createdAddress) } : {}),
       ...(failure?.name === 'execution_reverted' ? { revert: toHex(result.execResult.returnValue) } : {}),
     };
-    return { result, gasUsed: Number(result.totalGasSpent), ...(failure ? { failure } : {}), receipt, ...(gasNeed === undefined ? {} : { gasNeed }) };
+    return {
+      result,
+      gasUsed: Number(result.totalGasSpent),
+      ...(failure ? { failure } : {}),
+      receipt,
+      ...(gasNeed === undefined ? {} : { gasNeed }),
+    };
   }
 }
 
 /** What each unit of gas cost: the base fee plus the priority fee the fee cap leaves room for (a legacy transaction's gas price). */
 export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
   if ('maxFeePerGas' in tx) {
-    const tip = tx.maxPriorityFeePerGas < tx.maxFeePerGas - baseFee ? tx.maxPriorityFeePerGas : tx.maxFeePerGas - baseFee;
+    const tip =
+      tx.maxPriorityFeePerGas < tx.maxFeePerGas - baseFee ? tx.maxPriorityFeePerGas : tx.maxFeePerGas - baseFee;
     return baseFee + (tip > 0n ? tip : 0n);
   }
   return tx.gasPrice;

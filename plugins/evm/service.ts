@@ -2,7 +2,14 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { accountAddress, type Address } from '../../sdk/address.js';
 import type { SignedTransaction } from '../../sdk/transaction.js';
 import { fromHex } from '../../sdk/bytes.js';
-import { isTxFailure, TxFailure, TxPostponed, type BlockContext, type TxContext, type TxOutcome } from '../../chain/contract.js';
+import {
+  isTxFailure,
+  TxFailure,
+  TxPostponed,
+  type BlockContext,
+  type TxContext,
+  type TxOutcome,
+} from '../../chain/contract.js';
 import { EvmDeadlineError } from './run-control.js';
 import { ETHEREUM_KIND, parseEthereumTransaction, type EthereumPayload } from '../../chain/ethereum-envelope.js';
 import { DEV_IMPERSONATED_KIND, impersonatedSender, type DevImpersonated } from './dev-edits.js';
@@ -23,7 +30,8 @@ export interface NativeEvmFields {
 }
 
 /** A native payload's fields with a call's `to` in the svc1 form (it may be given as 0x…). */
-export const nativeFields = (payload: NativeEvmFields): NativeEvmFields => (payload.to ? { ...payload, to: accountAddress(payload.to) } : payload);
+export const nativeFields = (payload: NativeEvmFields): NativeEvmFields =>
+  payload.to ? { ...payload, to: accountAddress(payload.to) } : payload;
 
 /**
  * The EVM's chain rules: the runner, the parameters, and the transactions of payloads (parsed once
@@ -70,12 +78,24 @@ export class EvmRules {
    * kind): what its execution runs, with its sender and hash known.
    */
   transactionOf(signed: SignedTransaction): TypedTransaction | undefined {
-    if (signed.kind === ETHEREUM_KIND) return this.ethereumTx(signed.payload as EthereumPayload, signed.from, fromHex(signed.hash));
-    if (signed.kind === 'evm.create' || signed.kind === 'evm.call') return this.nativeTx(nativeFields(signed.payload as unknown as NativeEvmFields), signed.from, signed.nonce, fromHex(signed.hash));
+    if (signed.kind === ETHEREUM_KIND)
+      return this.ethereumTx(signed.payload as EthereumPayload, signed.from, fromHex(signed.hash));
+    if (signed.kind === 'evm.create' || signed.kind === 'evm.call')
+      return this.nativeTx(
+        nativeFields(signed.payload as unknown as NativeEvmFields),
+        signed.from,
+        signed.nonce,
+        fromHex(signed.hash),
+      );
     if (signed.kind === DEV_IMPERSONATED_KIND) {
       const payload = signed.payload as unknown as DevImpersonated;
       const { from: _from, nonce, to, ...fields } = payload;
-      return this.nativeTx(nativeFields({ ...fields, ...(to ? { to } : {}) }), impersonatedSender(payload), nonce, fromHex(signed.hash));
+      return this.nativeTx(
+        nativeFields({ ...fields, ...(to ? { to } : {}) }),
+        impersonatedSender(payload),
+        nonce,
+        fromHex(signed.hash),
+      );
     }
     return undefined;
   }
@@ -91,21 +111,39 @@ export class EvmRules {
       outcome = await this.runner.runTransaction(
         tx,
         (key) => ctx.readState(key),
-        { setAccount: (address, account) => ctx.setAccount(address, account), writeState: (key, value) => ctx.writeState(key, value) },
+        {
+          setAccount: (address, account) => ctx.setAccount(address, account),
+          writeState: (key, value) => ctx.writeState(key, value),
+        },
         { height: ctx.height, timestamp: ctx.timestamp, proposer: ctx.proposer, parentHash: ctx.parentHash },
         // The account the EVM runs it as (an impersonated one's too: the signer of its envelope is the validator).
         { creator: `svc1${tx.getSenderAddress().toString().slice(2)}` as Address, height: ctx.height },
         undefined,
-        { runClass: 'chain', budgetMs: ctx.deadline === undefined ? undefined : Math.max(0, ctx.deadline - performance.now()) },
+        {
+          runClass: 'chain',
+          budgetMs: ctx.deadline === undefined ? undefined : Math.max(0, ctx.deadline - performance.now()),
+        },
       );
     } catch (error) {
       if (isTxFailure(error)) throw error;
-      if (error instanceof EvmDeadlineError) throw new TxPostponed(`still running at the block's deadline: ${error.message}`);
+      if (error instanceof EvmDeadlineError)
+        throw new TxPostponed(`still running at the block's deadline: ${error.message}`);
       // runTx's own refusals: it could not run at all (funds gone since admission, a fee cap now below the base fee).
       const message = (error as Error).message.split('\n')[0]!.replace(/ \(.*$/, '');
-      throw new TxFailure(/funds|balance/i.test(message) ? 'insufficient_funds' : /base ?fee/i.test(message) ? 'fee_too_low' : 'invalid_transaction', message.slice(0, 300));
+      throw new TxFailure(
+        /funds|balance/i.test(message)
+          ? 'insufficient_funds'
+          : /base ?fee/i.test(message)
+            ? 'fee_too_low'
+            : 'invalid_transaction',
+        message.slice(0, 300),
+      );
     }
-    return { gasUsed: outcome.gasUsed, receipt: outcome.receipt, ...(outcome.failure ? { failed: outcome.failure } : {}) };
+    return {
+      gasUsed: outcome.gasUsed,
+      receipt: outcome.receipt,
+      ...(outcome.failure ? { failed: outcome.failure } : {}),
+    };
   }
 
   /**

@@ -4,7 +4,15 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Address } from '../../sdk/address.js';
 import { toHex } from '../../sdk/bytes.js';
 import { accountKey, decodeAccount, type Account } from '../../chain/state/accounts.js';
-import { codeKey, contractKey, decodeContract, encodeContract, storageKey, storagePrefix, type ContractRecord } from './state.js';
+import {
+  codeKey,
+  contractKey,
+  decodeContract,
+  encodeContract,
+  storageKey,
+  storagePrefix,
+  type ContractRecord,
+} from './state.js';
 
 /** Reads the world state a transaction or call runs on (a past block's state reads asynchronously). */
 export type StateRead = (key: string) => Uint8Array | undefined | Promise<Uint8Array | undefined>;
@@ -85,7 +93,10 @@ export class WorldStateManager implements StateManagerInterface {
    * then `fetched` (values read earlier from the state), else the state's read (a promise for a past
    * block's state). For precompiles, whose rules read synchronously.
    */
-  peek(key: string, fetched: ReadonlyMap<string, Uint8Array | undefined>): Uint8Array | undefined | Promise<Uint8Array | undefined> {
+  peek(
+    key: string,
+    fetched: ReadonlyMap<string, Uint8Array | undefined>,
+  ): Uint8Array | undefined | Promise<Uint8Array | undefined> {
     for (let i = this.layers.length - 1; i >= 0; i--) {
       const keys = this.layers[i]!.keys;
       if (keys.has(key)) return keys.get(key);
@@ -153,7 +164,12 @@ export class WorldStateManager implements StateManagerInterface {
     const [raw, contract] = await Promise.all([this.accountBytesOrLayer(svc), this.contract(address)]);
     if (raw === undefined && contract === undefined) return undefined;
     const account = await this.account(svc);
-    return new EvmAccount(BigInt(account.nonce), account.omc, contract?.storage ? NONEMPTY_STORAGE_ROOT : KECCAK256_RLP, contract?.codeHash ?? KECCAK256_NULL);
+    return new EvmAccount(
+      BigInt(account.nonce),
+      account.omc,
+      contract?.storage ? NONEMPTY_STORAGE_ROOT : KECCAK256_RLP,
+      contract?.codeHash ?? KECCAK256_NULL,
+    );
   }
 
   /** Whether the account exists (in a layer or in the state). */
@@ -192,7 +208,8 @@ export class WorldStateManager implements StateManagerInterface {
     const account = (await this.getAccount(address)) ?? new EvmAccount();
     if (fields.nonce !== undefined) account.nonce = fields.nonce;
     if (fields.balance !== undefined) account.balance = fields.balance;
-    if (fields.codeHash !== undefined && !equal(fields.codeHash, account.codeHash)) throw new Error('EVM state: code changes through putCode only');
+    if (fields.codeHash !== undefined && !equal(fields.codeHash, account.codeHash))
+      throw new Error('EVM state: code changes through putCode only');
     await this.putAccount(address, account);
   }
 
@@ -201,7 +218,15 @@ export class WorldStateManager implements StateManagerInterface {
     const existing = await this.contract(address);
     if (code.length > 0) this.set(codeKey(toHex(codeHash).slice(2)), code);
     const creation = this.creation ?? { creator: svcAddress(address), height: 0 };
-    this.set(contractKey(hex40(address)), encodeContract({ codeHash: code.length > 0 ? codeHash : KECCAK256_NULL, creator: existing?.creator ?? creation.creator, createdAt: existing?.createdAt ?? creation.height, ...(existing?.storage ? { storage: true as const } : {}) }));
+    this.set(
+      contractKey(hex40(address)),
+      encodeContract({
+        codeHash: code.length > 0 ? codeHash : KECCAK256_NULL,
+        creator: existing?.creator ?? creation.creator,
+        createdAt: existing?.createdAt ?? creation.height,
+        ...(existing?.storage ? { storage: true as const } : {}),
+      }),
+    );
     // An account with code exists even when it holds nothing.
     const svc = svcAddress(address);
     this.setAccountRecord(svc, await this.account(svc));
@@ -225,12 +250,23 @@ export class WorldStateManager implements StateManagerInterface {
   async putStorage(address: EvmAddress, key: Uint8Array, value: Uint8Array): Promise<void> {
     if (key.length !== 32) throw new Error('EVM state: storage keys are 32 bytes');
     const stripped = stripZeros(value);
-    this.set(storageKey(hex40(address), toHex(key).slice(2)), stripped.length === 0 ? undefined : Uint8Array.from(stripped));
+    this.set(
+      storageKey(hex40(address), toHex(key).slice(2)),
+      stripped.length === 0 ? undefined : Uint8Array.from(stripped),
+    );
     if (stripped.length > 0) {
       const contract = await this.contract(address);
       if (!contract?.storage) {
         const creation = this.creation ?? { creator: svcAddress(address), height: 0 };
-        this.set(contractKey(hex40(address)), encodeContract({ codeHash: contract?.codeHash ?? KECCAK256_NULL, creator: contract?.creator ?? creation.creator, createdAt: contract?.createdAt ?? creation.height, storage: true }));
+        this.set(
+          contractKey(hex40(address)),
+          encodeContract({
+            codeHash: contract?.codeHash ?? KECCAK256_NULL,
+            creator: contract?.creator ?? creation.creator,
+            createdAt: contract?.createdAt ?? creation.height,
+            storage: true,
+          }),
+        );
       }
     }
   }
@@ -245,8 +281,12 @@ export class WorldStateManager implements StateManagerInterface {
     const contract = await this.contract(address);
     if (!contract?.storage) return;
     const prefix = storagePrefix(hex40(address));
-    for (const layer of this.layers) for (const key of layer.keys.keys()) if (key.startsWith(prefix)) this.set(key, undefined);
-    this.set(contractKey(hex40(address)), encodeContract({ codeHash: contract.codeHash, creator: contract.creator, createdAt: contract.createdAt }));
+    for (const layer of this.layers)
+      for (const key of layer.keys.keys()) if (key.startsWith(prefix)) this.set(key, undefined);
+    this.set(
+      contractKey(hex40(address)),
+      encodeContract({ codeHash: contract.codeHash, creator: contract.creator, createdAt: contract.createdAt }),
+    );
   }
 
   async checkpoint(): Promise<void> {
@@ -268,7 +308,8 @@ export class WorldStateManager implements StateManagerInterface {
 
   /** Values as they were before the transaction (SSTORE's gas depends on them: EIP-2200). */
   readonly originalStorageCache = {
-    get: async (address: EvmAddress, key: Uint8Array): Promise<Uint8Array> => (await this.read(storageKey(hex40(address), toHex(key).slice(2)))) ?? EMPTY,
+    get: async (address: EvmAddress, key: Uint8Array): Promise<Uint8Array> =>
+      (await this.read(storageKey(hex40(address), toHex(key).slice(2)))) ?? EMPTY,
     clear: (): void => undefined,
   };
 

@@ -31,7 +31,11 @@ export const storageKey = (hex40: string, slotHex64: string): string => `evm/sto
 export const storagePrefix = (hex40: string): string => `evm/storage/${hex40}/`;
 
 export function encodeContract(record: ContractRecord): Uint8Array {
-  return encode(record.storage ? { codeHash: record.codeHash, creator: record.creator, createdAt: record.createdAt, storage: true } : { codeHash: record.codeHash, creator: record.creator, createdAt: record.createdAt });
+  return encode(
+    record.storage
+      ? { codeHash: record.codeHash, creator: record.creator, createdAt: record.createdAt, storage: true }
+      : { codeHash: record.codeHash, creator: record.creator, createdAt: record.createdAt },
+  );
 }
 
 export function decodeContract(bytes: Uint8Array | undefined): ContractRecord | undefined {

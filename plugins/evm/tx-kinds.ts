@@ -7,15 +7,26 @@ import type { EvmPlugin } from './plugin-service.js';
 import { MAX_INITCODE_BYTES } from './admission.js';
 import { Fees, GasLimit, HexBytes, MAX_CALLDATA_BYTES, Units } from './payload-schemas.js';
 
-const Bytes = Type.Refine(Type.Unsafe<Uint8Array>({ description: 'bytes' }), (value) => value instanceof Uint8Array && value.length <= 1_048_576);
+const Bytes = Type.Refine(
+  Type.Unsafe<Uint8Array>({ description: 'bytes' }),
+  (value) => value instanceof Uint8Array && value.length <= 1_048_576,
+);
 
 export const EvmCreatePayload = Type.Object(
-  { code: HexBytes(MAX_INITCODE_BYTES, 'init code: the contract bytecode with its constructor arguments appended'), value: Units('OMC base units sent to the new contract'), gasLimit: GasLimit, ...Fees },
+  {
+    code: HexBytes(MAX_INITCODE_BYTES, 'init code: the contract bytecode with its constructor arguments appended'),
+    value: Units('OMC base units sent to the new contract'),
+    gasLimit: GasLimit,
+    ...Fees,
+  },
   { additionalProperties: false },
 );
 export const EvmCallPayload = Type.Object(
   {
-    to: Type.String({ pattern: `(${addressPattern})|(^0x[0-9a-fA-F]{40}$)`, description: 'the account called: svc1… or 0x…' }),
+    to: Type.String({
+      pattern: `(${addressPattern})|(^0x[0-9a-fA-F]{40}$)`,
+      description: 'the account called: svc1… or 0x…',
+    }),
     data: HexBytes(MAX_CALLDATA_BYTES, 'calldata'),
     value: Units('OMC base units sent with the call'),
     gasLimit: GasLimit,
@@ -37,11 +48,14 @@ export const EthereumEnvelopePayload = Type.Object(
 );
 
 /** The most OMC a transaction may take: its value and its whole gas limit at its fee cap. */
-const worstCase = (value: string, gasLimit: string | number, feeCap: bigint) => [{ asset: 'OMC' as const, amount: BigInt(value) + BigInt(gasLimit) * feeCap }];
+const worstCase = (value: string, gasLimit: string | number, feeCap: bigint) => [
+  { asset: 'OMC' as const, amount: BigInt(value) + BigInt(gasLimit) * feeCap },
+];
 
 /** A native payload's fees: the base fee and no tip unless it names them (what the runner charges). */
 const nativeFees = (payload: { maxFeePerGas?: string; maxPriorityFeePerGas?: string }, baseFee: bigint) => ({
-  maxFeePerGas: payload.maxFeePerGas === undefined || payload.maxFeePerGas === '0' ? baseFee : BigInt(payload.maxFeePerGas),
+  maxFeePerGas:
+    payload.maxFeePerGas === undefined || payload.maxFeePerGas === '0' ? baseFee : BigInt(payload.maxFeePerGas),
   maxPriorityFeePerGas: payload.maxPriorityFeePerGas === undefined ? 0n : BigInt(payload.maxPriorityFeePerGas),
 });
 
@@ -64,28 +78,48 @@ export function evmTxKinds(kind: TxKindFactory<EvmPlugin>): TxKind[] {
   return [
     kind({
       kind: ETHEREUM_KIND,
-      summary: 'an Ethereum transaction (legacy with EIP-155, EIP-2930 or EIP-1559), as eth_sendRawTransaction takes it: runs in the EVM',
+      summary:
+        'an Ethereum transaction (legacy with EIP-155, EIP-2930 or EIP-1559), as eth_sendRawTransaction takes it: runs in the EVM',
       payload: EthereumEnvelopePayload,
       managesNonce: true,
       // Only the Ethereum envelope makes this kind: its signer's key is secp256k1 (64 bytes), not Ed25519.
-      authorize: (tx) => (tx.publicKey.length === 2 + 128 ? undefined : 'an evm.ethereum transaction comes only as an Ethereum envelope (eth_sendRawTransaction)'),
+      authorize: (tx) =>
+        tx.publicKey.length === 2 + 128
+          ? undefined
+          : 'an evm.ethereum transaction comes only as an Ethereum envelope (eth_sendRawTransaction)',
       debits: (payload) => worstCase(payload.value, payload.gasLimit, BigInt(payload.maxFeePerGas)),
       gasLimit: (payload) => Number(payload.gasLimit),
-      fees: (payload) => ({ maxFeePerGas: BigInt(payload.maxFeePerGas), maxPriorityFeePerGas: BigInt(payload.maxPriorityFeePerGas) }),
+      fees: (payload) => ({
+        maxFeePerGas: BigInt(payload.maxFeePerGas),
+        maxPriorityFeePerGas: BigInt(payload.maxPriorityFeePerGas),
+      }),
       // The payload keeps the envelope's `0x…` recipient; the svc_ side names accounts `svc1…`, as this transaction's receipt does.
-      view: (payload) => ({ ...payload, to: typeof payload.to === 'string' && isValidEthAddress(payload.to) ? accountAddress(payload.to) : payload.to }),
-      admit: (payload, service) => admitting(() => service.rules.admit(service.rules.ethereumTx(payload as EthereumPayload))),
+      view: (payload) => ({
+        ...payload,
+        to: typeof payload.to === 'string' && isValidEthAddress(payload.to) ? accountAddress(payload.to) : payload.to,
+      }),
+      admit: (payload, service) =>
+        admitting(() => service.rules.admit(service.rules.ethereumTx(payload as EthereumPayload))),
       execute: (ctx, service) => service.rules.execute(ctx, service.rules.transactionOf(ctx.tx)!),
     }),
     kind({
       kind: 'evm.create',
-      summary: 'deploys a contract: runs its init code and keeps the code it returns at the address of the sender and nonce',
+      summary:
+        'deploys a contract: runs its init code and keeps the code it returns at the address of the sender and nonce',
       payload: EvmCreatePayload,
       managesNonce: true,
-      debits: (payload, service) => worstCase(payload.value, payload.gasLimit, payload.maxFeePerGas === undefined ? service.rules.params.baseFee : BigInt(payload.maxFeePerGas)),
+      debits: (payload, service) =>
+        worstCase(
+          payload.value,
+          payload.gasLimit,
+          payload.maxFeePerGas === undefined ? service.rules.params.baseFee : BigInt(payload.maxFeePerGas),
+        ),
       gasLimit: (payload) => payload.gasLimit,
       fees: (payload, service) => nativeFees(payload, service.rules.params.baseFee),
-      admit: (payload, service) => admitting(() => service.rules.admit(service.rules.nativeTx(payload, 'svc10000000000000000000000000000000000000000', 0))),
+      admit: (payload, service) =>
+        admitting(() =>
+          service.rules.admit(service.rules.nativeTx(payload, 'svc10000000000000000000000000000000000000000', 0)),
+        ),
       execute: (ctx, service) => service.rules.execute(ctx, service.rules.transactionOf(ctx.tx)!),
     }),
     kind({
@@ -93,11 +127,24 @@ export function evmTxKinds(kind: TxKindFactory<EvmPlugin>): TxKind[] {
       summary: 'calls an account in the EVM with calldata and OMC',
       payload: EvmCallPayload,
       managesNonce: true,
-      authorize: (_tx, payload) => (payload.to.startsWith('0x') && !isValidEthAddress(payload.to) ? 'payload of evm.call: "to" has a wrong EIP-55 checksum' : undefined),
-      debits: (payload, service) => worstCase(payload.value, payload.gasLimit, payload.maxFeePerGas === undefined ? service.rules.params.baseFee : BigInt(payload.maxFeePerGas)),
+      authorize: (_tx, payload) =>
+        payload.to.startsWith('0x') && !isValidEthAddress(payload.to)
+          ? 'payload of evm.call: "to" has a wrong EIP-55 checksum'
+          : undefined,
+      debits: (payload, service) =>
+        worstCase(
+          payload.value,
+          payload.gasLimit,
+          payload.maxFeePerGas === undefined ? service.rules.params.baseFee : BigInt(payload.maxFeePerGas),
+        ),
       gasLimit: (payload) => payload.gasLimit,
       fees: (payload, service) => nativeFees(payload, service.rules.params.baseFee),
-      admit: (payload, service) => admitting(() => service.rules.admit(service.rules.nativeTx(nativeFields(payload), 'svc10000000000000000000000000000000000000000', 0))),
+      admit: (payload, service) =>
+        admitting(() =>
+          service.rules.admit(
+            service.rules.nativeTx(nativeFields(payload), 'svc10000000000000000000000000000000000000000', 0),
+          ),
+        ),
       execute: (ctx, service) => service.rules.execute(ctx, service.rules.transactionOf(ctx.tx)!),
     }),
   ];

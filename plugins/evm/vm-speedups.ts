@@ -62,7 +62,9 @@ export function sharedHeaderCommon(common: Common): Common {
  * the EVM runs; the package does not export it); undefined when it is not there.
  */
 export async function interpreterPrototype<T>(): Promise<T | undefined> {
-  const module = (await import(new URL('./interpreter.js', import.meta.resolve('@ethereumjs/evm')).href)) as { Interpreter?: { prototype: T } };
+  const module = (await import(new URL('./interpreter.js', import.meta.resolve('@ethereumjs/evm')).href)) as {
+    Interpreter?: { prototype: T };
+  };
   return module.Interpreter?.prototype;
 }
 
@@ -73,7 +75,8 @@ export function speedUpInterpreter(): Promise<string | undefined> {
   interpreterPatched ??= (async () => {
     const proto = await interpreterPrototype<InterpreterLike>();
     const analyse = proto?._getValidJumpDestinations;
-    if (!proto || typeof analyse !== 'function') return 'the installed @ethereumjs/evm has no Interpreter._getValidJumpDestinations';
+    if (!proto || typeof analyse !== 'function')
+      return 'the installed @ethereumjs/evm has no Interpreter._getValidJumpDestinations';
     const byTable = new WeakMap<OpcodeMap, WeakMap<Uint8Array, Analysis>>();
     proto._getValidJumpDestinations = function (this: InterpreterLike, code: Uint8Array): Analysis {
       const table = this._evm._opcodeMap;

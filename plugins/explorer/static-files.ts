@@ -21,7 +21,9 @@ export interface StaticFile {
  */
 export function loadBuiltPage(): Map<string, StaticFile> {
   // From dist/ the page sits two folders up; tests run the TypeScript sources and use the build's copy.
-  const dir = import.meta.url.endsWith('.ts') ? new URL('../../dist/ui/', import.meta.url) : new URL('../../ui/', import.meta.url);
+  const dir = import.meta.url.endsWith('.ts')
+    ? new URL('../../dist/ui/', import.meta.url)
+    : new URL('../../ui/', import.meta.url);
   const files = new Map<string, StaticFile>();
   let names: string[];
   try {

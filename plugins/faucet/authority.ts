@@ -21,18 +21,25 @@ const MAX_MESSAGE_BYTES = 4096;
 interface GrantRequest {
   readonly address: string;
 }
-type GrantAnswer = { readonly grant: Grant } | { readonly refused: { readonly name: string; readonly data: Record<string, unknown> & { reason: string } } };
+type GrantAnswer =
+  | { readonly grant: Grant }
+  | { readonly refused: { readonly name: string; readonly data: Record<string, unknown> & { reason: string } } };
 
 const json = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
 const parse = (bytes: Uint8Array): unknown => JSON.parse(new TextDecoder().decode(bytes));
 
 /** The authority's side: one request, one answer — the grant, or the domain error that refused it. */
-export async function answerGrant(stream: Stream, decide: (address: Address) => Promise<Grant>, signal: AbortSignal): Promise<void> {
+export async function answerGrant(
+  stream: Stream,
+  decide: (address: Address) => Promise<Grant>,
+  signal: AbortSignal,
+): Promise<void> {
   const lp = lpStream(stream, { maxDataLength: MAX_MESSAGE_BYTES });
   const request = parse((await lp.read({ signal })).subarray()) as Partial<GrantRequest> | null;
   let answer: GrantAnswer;
   try {
-    if (typeof request?.address !== 'string') throw domainError('invalid_params', 'a faucet grant request names an address');
+    if (typeof request?.address !== 'string')
+      throw domainError('invalid_params', 'a faucet grant request names an address');
     answer = { grant: await decide(request.address as Address) };
   } catch (error) {
     if (!isRpcError(error) || !(error.message in DOMAIN_ERRORS)) throw error;
@@ -50,7 +57,8 @@ export async function askForGrant(stream: Stream, address: Address, signal: Abor
   await stream.close().catch(() => undefined);
   if ('refused' in answer) {
     const { name, data } = answer.refused;
-    if (!(name in DOMAIN_ERRORS)) throw new Error(`the faucet authority refused with an error this node does not know: ${name}`);
+    if (!(name in DOMAIN_ERRORS))
+      throw new Error(`the faucet authority refused with an error this node does not know: ${name}`);
     const { reason, ...extra } = data;
     throw domainError(name as DomainErrorName, String(reason), extra);
   }

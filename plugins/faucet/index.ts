@@ -32,14 +32,27 @@ export default definePlugin({
   namespaces: [COOLDOWNS],
   async init(ctx) {
     const chain = ctx.use('chain-reader');
-    if (ctx.node.network !== 'devnet') throw new Error(`faucet: only available on devnet, not on network "${ctx.node.network}"`);
+    if (ctx.node.network !== 'devnet')
+      throw new Error(`faucet: only available on devnet, not on network "${ctx.node.network}"`);
     // The faucet account is the published dev seed's faucet key: the only signer `faucet.mint` accepts.
     const key = withNativeSigner(devnetKey('faucet', 0));
     const p2p = ctx.use('p2p');
     const { authority: authorityPeer, ...settings } = ctx.config;
     // Its own peer id is known once the network has started: a config naming this node decides here.
-    const authority = authorityPeer === undefined ? undefined : (address: Address) => (authorityPeer === p2p.peerId ? faucet.decide(address) : grantFrom(p2p, authorityPeer, address, ctx.signal));
-    const faucet: Faucet = new Faucet({ chain, submitter: ctx.use('tx-submitter'), key, cooldowns: ctx.table(COOLDOWNS), ...settings, log: ctx.log, ...(authority ? { authority } : {}) });
+    const authority =
+      authorityPeer === undefined
+        ? undefined
+        : (address: Address) =>
+            authorityPeer === p2p.peerId ? faucet.decide(address) : grantFrom(p2p, authorityPeer, address, ctx.signal);
+    const faucet: Faucet = new Faucet({
+      chain,
+      submitter: ctx.use('tx-submitter'),
+      key,
+      cooldowns: ctx.table(COOLDOWNS),
+      ...settings,
+      log: ctx.log,
+      ...(authority ? { authority } : {}),
+    });
     await faucet.load();
     ctx.events.on('chain:block', (event) => faucet.afterBlock(event.block.transactions));
     ctx.events.on('chain:journalReplayed', (event) => faucet.afterRestart(event.pending, event.superseded));
@@ -55,14 +68,26 @@ export default definePlugin({
       ctx.log.info({ authority }, `faucet grants are decided by ${authority}`);
       return;
     }
-    await ctx.use('p2p').handleProtocol(FAUCET_PROTOCOL, (stream) => answerGrant(stream, (address) => faucet.decide(address), AbortSignal.any([ctx.signal, AbortSignal.timeout(AUTHORITY_TIMEOUT_MS)])), { maxInboundStreams: 32 });
+    await ctx
+      .use('p2p')
+      .handleProtocol(
+        FAUCET_PROTOCOL,
+        (stream) =>
+          answerGrant(
+            stream,
+            (address) => faucet.decide(address),
+            AbortSignal.any([ctx.signal, AbortSignal.timeout(AUTHORITY_TIMEOUT_MS)]),
+          ),
+        { maxInboundStreams: 32 },
+      );
   },
   txKinds: (kind) => [
     kind({
       kind: 'faucet.mint',
       summary: 'creates OMC and OGT for an account; only the genesis faucet account may sign it',
       payload: MintPayloadSchema,
-      authorize: (tx, _payload, faucet) => (tx.from === faucet.address ? undefined : `only the faucet account ${faucet.address} may mint`),
+      authorize: (tx, _payload, faucet) =>
+        tx.from === faucet.address ? undefined : `only the faucet account ${faucet.address} may mint`,
       execute(ctx) {
         const to = normalizeAddress(ctx.payload.to);
         // The cooldown is per address across the network, judged by block time: a grant minted by
@@ -71,7 +96,10 @@ export default definePlugin({
         if (cooldown !== undefined) {
           const last = lastGrantAt((key) => ctx.readState(key), to);
           if (last !== undefined && ctx.timestamp - last < cooldown * 1000) {
-            throw new TxFailure('cooldown_active', `${to} was granted ${Math.floor((ctx.timestamp - last) / 1000)} s before this block, within the ${cooldown} s cooldown`);
+            throw new TxFailure(
+              'cooldown_active',
+              `${to} was granted ${Math.floor((ctx.timestamp - last) / 1000)} s before this block, within the ${cooldown} s cooldown`,
+            );
           }
           ctx.writeState(grantKey(to), encode(ctx.timestamp));
         }
@@ -86,7 +114,14 @@ export default definePlugin({
       summary: 'Mints the devnet grant to an address; the next block includes it. Once per address per cooldown.',
       params: [param('address', AddressSchema)],
       result: FaucetResultSchema,
-      errors: ['invalid_address', 'invalid_params', 'cooldown_active', 'rate_limited', 'mempool_full', 'faucet_unavailable'],
+      errors: [
+        'invalid_address',
+        'invalid_params',
+        'cooldown_active',
+        'rate_limited',
+        'mempool_full',
+        'faucet_unavailable',
+      ],
       handler: ([address], { service, clientAddress }) => service.request(normalizeAddress(address), clientAddress),
     }),
     method({
@@ -107,6 +142,10 @@ async function grantFrom(p2p: P2pService, peer: string, address: Address, stoppi
     return await askForGrant(await p2p.openStream(peer, FAUCET_PROTOCOL, signal), address, signal);
   } catch (error) {
     if (isRpcError(error)) throw error;
-    throw domainError('faucet_unavailable', `the node that decides this network's faucet grants (${peer}) did not answer: ${(error as Error).message}`, { authority: peer });
+    throw domainError(
+      'faucet_unavailable',
+      `the node that decides this network's faucet grants (${peer}) did not answer: ${(error as Error).message}`,
+      { authority: peer },
+    );
   }
 }

@@ -103,7 +103,13 @@ export class Faucet {
     const throttled = this.clientRetryAfter(client, this.now());
     const wait = Math.max(cooldown, throttled);
     const waitingFor = wait === 0 ? null : throttled > cooldown ? 'client_limit' : 'cooldown';
-    return { address, eligible: wait === 0, nextEligibleAt: wait === 0 ? null : this.now() + wait * 1000, retryAfterSeconds: wait, waitingFor };
+    return {
+      address,
+      eligible: wait === 0,
+      nextEligibleAt: wait === 0 ? null : this.now() + wait * 1000,
+      retryAfterSeconds: wait,
+      waitingFor,
+    };
   }
 
   /** `faucet_request` from `client`: its per-client limit here, the grant decided here or by the network's authority. */
@@ -111,7 +117,11 @@ export class Faucet {
     const now = this.now();
     const throttled = this.clientRetryAfter(client, now);
     if (throttled > 0) {
-      throw domainError('rate_limited', `this client had ${this.options.perIpLimit} faucet grants in the last ${this.options.perIpWindowSeconds} s; try again in ${throttled} s`, { retryAfterSeconds: throttled });
+      throw domainError(
+        'rate_limited',
+        `this client had ${this.options.perIpLimit} faucet grants in the last ${this.options.perIpWindowSeconds} s; try again in ${throttled} s`,
+        { retryAfterSeconds: throttled },
+      );
     }
     // Counted before the answer, so concurrent requests of one client stay within its limit; given back on a refusal.
     this.countGrant(client, now);
@@ -131,7 +141,12 @@ export class Faucet {
   async decide(address: Address): Promise<Grant> {
     const now = this.now();
     const wait = this.retryAfter(address);
-    if (wait > 0) throw domainError('cooldown_active', `${address} was funded less than ${this.options.cooldownSeconds} s ago; try again in ${wait} s`, { retryAfterSeconds: wait });
+    if (wait > 0)
+      throw domainError(
+        'cooldown_active',
+        `${address} was funded less than ${this.options.cooldownSeconds} s ago; try again in ${wait} s`,
+        { retryAfterSeconds: wait },
+      );
     const previous = this.lastGrant.get(address);
     this.lastGrant.set(address, now);
     let txHash: string;
@@ -157,7 +172,12 @@ export class Faucet {
         chainId: chain.genesis.chainId,
         kind: 'faucet.mint',
         nonce: submitter.nextNonce(key.address),
-        payload: { to: address, omc: this.omc.toString(), ogt: this.ogt.toString(), cooldownSeconds: this.options.cooldownSeconds },
+        payload: {
+          to: address,
+          omc: this.omc.toString(),
+          ogt: this.ogt.toString(),
+          cooldownSeconds: this.options.cooldownSeconds,
+        },
       },
       key,
     );
@@ -171,14 +191,21 @@ export class Faucet {
    * stop, and a grant whose mint lost its nonce while the node was down is signed again.
    */
   afterRestart(pending: readonly SignedTransaction[], superseded: readonly SignedTransaction[]): void {
-    const mints = (txs: readonly SignedTransaction[]) => txs.filter((tx) => tx.kind === 'faucet.mint' && tx.from === this.options.key.address);
-    for (const tx of mints(pending)) this.outstanding.set(tx.hash, { address: (tx.payload as { to: Address }).to, attempts: 1, since: this.now() });
+    const mints = (txs: readonly SignedTransaction[]) =>
+      txs.filter((tx) => tx.kind === 'faucet.mint' && tx.from === this.options.key.address);
+    for (const tx of mints(pending))
+      this.outstanding.set(tx.hash, { address: (tx.payload as { to: Address }).to, attempts: 1, since: this.now() });
     for (const tx of mints(superseded)) {
       const to = (tx.payload as { to: Address }).to;
       try {
         const { hash, durable } = this.mint(to);
-        durable.catch((error: unknown) => this.options.log.error({ to, tx: hash, err: error }, 'faucet grant signed again but not journaled'));
-        this.options.log.warn({ to, dropped: tx.hash, tx: hash }, "faucet grant signed again: another node's mint took its nonce while this node was down");
+        durable.catch((error: unknown) =>
+          this.options.log.error({ to, tx: hash, err: error }, 'faucet grant signed again but not journaled'),
+        );
+        this.options.log.warn(
+          { to, dropped: tx.hash, tx: hash },
+          "faucet grant signed again: another node's mint took its nonce while this node was down",
+        );
       } catch (error) {
         this.options.log.warn({ to, tx: tx.hash, err: error }, 'faucet grant could not be signed again');
       }
@@ -201,14 +228,25 @@ export class Faucet {
       if (this.options.submitter.isPending(hash)) continue;
       this.outstanding.delete(hash);
       if (this.now() - grant.since >= GRANT_RETRY_MS) {
-        this.options.log.warn({ to: grant.address, tx: hash, attempts: grant.attempts }, `faucet grant dropped: its mint lost its nonce ${grant.attempts} times in ${Math.round(GRANT_RETRY_MS / 60_000)} minutes`);
+        this.options.log.warn(
+          { to: grant.address, tx: hash, attempts: grant.attempts },
+          `faucet grant dropped: its mint lost its nonce ${grant.attempts} times in ${Math.round(GRANT_RETRY_MS / 60_000)} minutes`,
+        );
         continue;
       }
       try {
         const { hash: again, durable } = this.mint(grant.address);
-        durable.catch((error: unknown) => this.options.log.error({ to: grant.address, tx: again, err: error }, 'faucet grant signed again but not journaled'));
+        durable.catch((error: unknown) =>
+          this.options.log.error(
+            { to: grant.address, tx: again, err: error },
+            'faucet grant signed again but not journaled',
+          ),
+        );
         this.outstanding.set(again, { address: grant.address, attempts: grant.attempts + 1, since: grant.since });
-        this.options.log.warn({ to: grant.address, dropped: hash, tx: again, attempt: grant.attempts + 1 }, 'faucet grant signed again: another node\'s mint took its nonce');
+        this.options.log.warn(
+          { to: grant.address, dropped: hash, tx: again, attempt: grant.attempts + 1 },
+          "faucet grant signed again: another node's mint took its nonce",
+        );
       } catch (error) {
         this.options.log.warn({ to: grant.address, tx: hash, err: error }, 'faucet grant could not be signed again');
       }
@@ -244,7 +282,8 @@ export class Faucet {
     const now = this.now();
     const horizon = now - this.options.cooldownSeconds * 1000;
     for (const [address, at] of this.lastGrant) if (at <= horizon) this.lastGrant.delete(address);
-    for (const [client, entry] of this.perClient) if (now - entry.start >= this.options.perIpWindowSeconds * 1000) this.perClient.delete(client);
+    for (const [client, entry] of this.perClient)
+      if (now - entry.start >= this.options.perIpWindowSeconds * 1000) this.perClient.delete(client);
   }
 
   private now(): number {

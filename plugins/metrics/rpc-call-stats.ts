@@ -41,7 +41,8 @@ export class RpcCallStats {
     if (!counts) outcomes.set(call.outcome, (counts = [0, 0]));
     counts[transport === 'http' ? 0 : 1] += call.count;
     let latency = this.latency.get(call.method);
-    if (!latency) this.latency.set(call.method, (latency = { buckets: new Float64Array(this.bounds.length), sum: 0, count: 0 }));
+    if (!latency)
+      this.latency.set(call.method, (latency = { buckets: new Float64Array(this.bounds.length), sum: 0, count: 0 }));
     // Calls tallied together are placed in the bucket of their mean duration.
     const mean = call.seconds / call.count;
     const bounds = this.bounds;

@@ -92,13 +92,21 @@ export class DealKeeper {
       this.open.clear();
     }
     const index = providerDealIndex(operator);
-    for (const count = indexCount(read, index); this.indexRead < count; this.indexRead++) this.open.add(decode<string>(read(`${index}/${this.indexRead}`)!));
+    for (const count = indexCount(read, index); this.indexRead < count; this.indexRead++)
+      this.open.add(decode<string>(read(`${index}/${this.indexRead}`)!));
     const height = this.options.chain.head.height;
     for (const dealId of [...this.open]) {
       const deal = readDeal(read, dealId);
       const mine = deal?.providers.find((r) => r.provider === operator);
       if (mine) this.count(dealId, mine);
-      if (!deal || !mine || mine.faulty || deal.status === 'closed' || deal.status === 'failed' || (deal.status === 'pending' && mine.acceptedAt !== undefined)) {
+      if (
+        !deal ||
+        !mine ||
+        mine.faulty ||
+        deal.status === 'closed' ||
+        deal.status === 'failed' ||
+        (deal.status === 'pending' && mine.acceptedAt !== undefined)
+      ) {
         if (deal?.status !== 'pending') this.forget(dealId);
         continue;
       }
@@ -111,8 +119,10 @@ export class DealKeeper {
   /** Proofs of this node's that passed, and challenges it failed, as the chain recorded them (metrics). */
   private count(dealId: string, mine: DealReplica): void {
     const before = this.outcomes.get(dealId) ?? { lastProof: undefined, faults: 0 };
-    if (mine.lastProof !== undefined && mine.lastProof !== before.lastProof) this.options.events.emit('omp-storage:proof', { dealId, result: 'passed' });
-    for (let i = before.faults; i < (mine.faults ?? 0); i++) this.options.events.emit('omp-storage:proof', { dealId, result: 'failed' });
+    if (mine.lastProof !== undefined && mine.lastProof !== before.lastProof)
+      this.options.events.emit('omp-storage:proof', { dealId, result: 'passed' });
+    for (let i = before.faults; i < (mine.faults ?? 0); i++)
+      this.options.events.emit('omp-storage:proof', { dealId, result: 'failed' });
     this.outcomes.set(dealId, { lastProof: mine.lastProof, faults: mine.faults ?? 0 });
   }
 
@@ -132,14 +142,20 @@ export class DealKeeper {
   private async accept(deal: DealRecord, operator: Address, height: number): Promise<void> {
     const held = this.options.store.summary(deal.cid);
     if (held && (held.size !== deal.size || held.root !== deal.root)) {
-      return this.tell(deal.dealId, `not accepting deal ${deal.dealId.slice(0, 10)}… for ${deal.cid}: its size or commitment root differ from the deal's`);
+      return this.tell(
+        deal.dealId,
+        `not accepting deal ${deal.dealId.slice(0, 10)}… for ${deal.cid}: its size or commitment root differ from the deal's`,
+      );
     }
     if (!held) return this.fetch(deal, operator, height);
     if (!this.due(this.sent.get(deal.dealId), height)) return;
     const tx = this.send(operator, 'omp.acceptDeal', { dealId: deal.dealId });
     if (tx) {
       this.sent.set(deal.dealId, { tx, at: height });
-      this.options.log.info({ deal: deal.dealId, cid: deal.cid }, `accepting deal ${deal.dealId.slice(0, 10)}… for ${deal.cid}`);
+      this.options.log.info(
+        { deal: deal.dealId, cid: deal.cid },
+        `accepting deal ${deal.dealId.slice(0, 10)}… for ${deal.cid}`,
+      );
     }
   }
 
@@ -157,25 +173,45 @@ export class DealKeeper {
       .finally(() => this.fetching.delete(deal.dealId));
   }
 
-  private async prove(deal: DealRecord, challenge: { period: number; indexes: number[] }, operator: Address, height: number): Promise<void> {
+  private async prove(
+    deal: DealRecord,
+    challenge: { period: number; indexes: number[] },
+    operator: Address,
+    height: number,
+  ): Promise<void> {
     const sent = this.proofsSent.get(deal.dealId);
     if (sent?.period === challenge.period && !this.due(sent, height)) return;
     const record = await this.options.store.record(deal.cid);
-    if (!record) return this.tell(`${deal.dealId}/${challenge.period}`, `cannot answer the challenge of deal ${deal.dealId.slice(0, 10)}…: this node no longer holds ${deal.cid}`);
-    const pieceRoots = Array.from({ length: record.pieceRoots.length / 32 }, (_, i) => Buffer.from(record.pieceRoots.subarray(i * 32, (i + 1) * 32)));
+    if (!record)
+      return this.tell(
+        `${deal.dealId}/${challenge.period}`,
+        `cannot answer the challenge of deal ${deal.dealId.slice(0, 10)}…: this node no longer holds ${deal.cid}`,
+      );
+    const pieceRoots = Array.from({ length: record.pieceRoots.length / 32 }, (_, i) =>
+      Buffer.from(record.pieceRoots.subarray(i * 32, (i + 1) * 32)),
+    );
     const root = fromHex(deal.root);
     const proofs = [];
     const file = await open(this.options.store.path(deal.cid), 'r');
     try {
       for (const index of challenge.indexes) {
         const piece = Buffer.alloc(PIECE_BYTES);
-        const { bytesRead } = await file.read(piece, 0, PIECE_BYTES, Math.floor(index / SEGMENTS_PER_PIECE) * PIECE_BYTES);
+        const { bytesRead } = await file.read(
+          piece,
+          0,
+          PIECE_BYTES,
+          Math.floor(index / SEGMENTS_PER_PIECE) * PIECE_BYTES,
+        );
         const proof = proveSegment(index, piece.subarray(0, bytesRead), pieceRoots);
         if (!verifySegment(root, deal.size, proof)) {
           // Useless now: dropped, so reads go to the other providers and the next pass fetches a good copy from them.
           await file.close();
           await this.options.store.remove(deal.cid);
-          return this.tell(`${deal.dealId}/${challenge.period}`, `the copy of ${deal.cid} is damaged: segment ${index} no longer matches its commitment; dropped it, and the challenge of deal ${deal.dealId.slice(0, 10)}… goes unanswered (a fault) unless a good copy comes from the other providers in time`, 'error');
+          return this.tell(
+            `${deal.dealId}/${challenge.period}`,
+            `the copy of ${deal.cid} is damaged: segment ${index} no longer matches its commitment; dropped it, and the challenge of deal ${deal.dealId.slice(0, 10)}… goes unanswered (a fault) unless a good copy comes from the other providers in time`,
+            'error',
+          );
         }
         proofs.push({ index, segment: toHex(proof.segment), path: proof.path.map((hash) => toHex(hash)) });
       }

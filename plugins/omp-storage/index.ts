@@ -14,7 +14,11 @@ import { DealKeeper } from './deal-keeper.js';
 import { readRecord } from '../providers/registry.js';
 
 /** The objects this node holds: CID -> size, media type, commitment (segment tree root and piece roots), the DAG's inner nodes. */
-const OBJECTS = defineLayout('omp-storage.objects', utf8Text('CID'), cbor<ObjectRecord>('object record: size, mediaType, format, root, pieceRoots, inner DAG nodes, storedAt'));
+const OBJECTS = defineLayout(
+  'omp-storage.objects',
+  utf8Text('CID'),
+  cbor<ObjectRecord>('object record: size, mediaType, format, root, pieceRoots, inner DAG nodes, storedAt'),
+);
 const DEFAULT_MAX_OBJECT_BYTES = 1024 * 1_048_576;
 const DEFAULT_GRACE_SECONDS = 3600;
 
@@ -27,13 +31,21 @@ declare module '../../kernel/plugin.js' {
 /** The storage capability (OMP) on every node: an add-on to any role, switched on by `svc_ompRegisterStorageNode`. */
 export default providerCapabilityPlugin({
   name: 'omp-storage',
-  description: 'storage provider (OMP), on every node: registering bonds this node on chain (operator key it holds) and switches the capability on; status, unbonding',
+  description:
+    'storage provider (OMP), on every node: registering bonds this node on chain (operator key it holds) and switches the capability on; status, unbonding',
   kind: OMP,
   registry: 'omp-registry',
-  methods: { register: 'svc_ompRegisterStorageNode', status: 'svc_ompStorageStatus', unregister: 'svc_ompUnregisterStorageNode' },
+  methods: {
+    register: 'svc_ompRegisterStorageNode',
+    status: 'svc_ompStorageStatus',
+    unregister: 'svc_ompUnregisterStorageNode',
+  },
   registration: StorageRegistrationSchema,
   status: StorageStatusSchema,
-  details: (registration) => ({ capacityGb: decimalText(registration.storage_capacity_gb, 'storage_capacity_gb'), formats: registration.supported_formats }),
+  details: (registration) => ({
+    capacityGb: decimalText(registration.storage_capacity_gb, 'storage_capacity_gb'),
+    formats: registration.supported_formats,
+  }),
   view: ({ status, registration, releaseAt }, _role, service) => {
     const details = registration?.details as StorageDetails | undefined;
     const { usedBytes, objects } = (service.extension as StorageObjects).usage();
@@ -56,8 +68,17 @@ export default providerCapabilityPlugin({
     namespaces: [OBJECTS],
     events: { 'omp-storage:proof': "a challenge of this node's on a deal passed or failed" },
     config: {
-      maxObjectBytes: Type.Integer({ minimum: 1, default: DEFAULT_MAX_OBJECT_BYTES, description: 'largest object an upload may be, bytes (413 over it)' }),
-      uploadGraceSeconds: Type.Integer({ minimum: 1, default: DEFAULT_GRACE_SECONDS, description: 'how long an object may stay without a pending or active deal (an upload no deal followed, or one whose deals ended) before it is dropped' }),
+      maxObjectBytes: Type.Integer({
+        minimum: 1,
+        default: DEFAULT_MAX_OBJECT_BYTES,
+        description: 'largest object an upload may be, bytes (413 over it)',
+      }),
+      uploadGraceSeconds: Type.Integer({
+        minimum: 1,
+        default: DEFAULT_GRACE_SECONDS,
+        description:
+          'how long an object may stay without a pending or active deal (an upload no deal followed, or one whose deals ended) before it is dropped',
+      }),
     },
     create: (ctx, service) =>
       new StorageObjects(service, {

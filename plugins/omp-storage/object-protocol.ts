@@ -15,7 +15,9 @@ interface ObjectRequest {
   readonly end?: number;
 }
 
-export type ObjectHeader = { readonly size: number; readonly mediaType: string; readonly start: number; readonly end: number } | { readonly error: string };
+export type ObjectHeader =
+  | { readonly size: number; readonly mediaType: string; readonly start: number; readonly end: number }
+  | { readonly error: string };
 
 const json = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
 const parse = <T>(bytes: Uint8Array): T => JSON.parse(new TextDecoder().decode(bytes)) as T;
@@ -32,12 +34,17 @@ export async function serveObject(stream: Stream, store: ObjectStore, signal: Ab
   const start = Math.max(0, Math.min(request.start ?? 0, held.size - 1));
   const end = Math.max(start, Math.min(request.end ?? held.size - 1, held.size - 1));
   await lp.write(json({ size: held.size, mediaType: held.mediaType, start, end }), { signal });
-  for await (const chunk of createReadStream(store.path(held.cid), { start, end, highWaterMark: CHUNK_BYTES })) await lp.write(chunk as Buffer, { signal });
+  for await (const chunk of createReadStream(store.path(held.cid), { start, end, highWaterMark: CHUNK_BYTES }))
+    await lp.write(chunk as Buffer, { signal });
   await stream.close().catch(() => undefined);
 }
 
 /** Asking side: the header, and the bytes as they arrive (to stream on, or to store). */
-export async function requestObject(stream: Stream, request: ObjectRequest, signal: AbortSignal): Promise<{ header: ObjectHeader; body: AsyncGenerator<Uint8Array> }> {
+export async function requestObject(
+  stream: Stream,
+  request: ObjectRequest,
+  signal: AbortSignal,
+): Promise<{ header: ObjectHeader; body: AsyncGenerator<Uint8Array> }> {
   const lp = lpStream(stream, { maxDataLength: MAX_MESSAGE_BYTES });
   await lp.write(json(request), { signal });
   const header = parse<ObjectHeader>((await lp.read({ signal })).subarray());

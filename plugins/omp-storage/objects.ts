@@ -37,7 +37,9 @@ export interface ObjectsOptions {
 const FETCH_TIMEOUT_MS = 10 * 60_000;
 
 /** Why this node does not take uploads now, or its formats and capacity when it does. */
-export type UploadTerms = { readonly refused: string } | { readonly formats: readonly MediaFormat[]; readonly capacityBytes: number };
+export type UploadTerms =
+  | { readonly refused: string }
+  | { readonly formats: readonly MediaFormat[]; readonly capacityBytes: number };
 
 /**
  * The objects a storage node holds: the store on disk, and what uploads may be (this node's
@@ -61,9 +63,16 @@ export class StorageObjects implements CapabilityExtension {
     await this.store.open();
     const { usedBytes, objects } = this.store.usage();
     if (objects > 0) this.options.log.info({ objects, usedBytes }, `holding ${objects} object(s), ${usedBytes} bytes`);
-    await this.options.p2p.handleProtocol(OBJECT_PROTOCOL, (stream) => serveObject(stream, this.store, this.stopping.signal), { maxInboundStreams: 8 });
+    await this.options.p2p.handleProtocol(
+      OBJECT_PROTOCOL,
+      (stream) => serveObject(stream, this.store, this.stopping.signal),
+      { maxInboundStreams: 8 },
+    );
     this.keeper.start();
-    this.sweeper = setInterval(() => void this.sweep(), Math.min(60_000, Math.max(500, this.options.graceSeconds * 500)));
+    this.sweeper = setInterval(
+      () => void this.sweep(),
+      Math.min(60_000, Math.max(500, this.options.graceSeconds * 500)),
+    );
     this.sweeper.unref();
   }
 
@@ -85,7 +94,10 @@ export class StorageObjects implements CapabilityExtension {
       });
       if (dealt) continue;
       await this.store.remove(object.cid);
-      this.options.log.info({ cid: object.cid, size: object.size }, `dropped ${object.cid}: no pending or active deal names it, ${this.options.graceSeconds} s after it was stored`);
+      this.options.log.info(
+        { cid: object.cid, size: object.size },
+        `dropped ${object.cid}: no pending or active deal names it, ${this.options.graceSeconds} s after it was stored`,
+      );
     }
   }
 
@@ -95,7 +107,8 @@ export class StorageObjects implements CapabilityExtension {
     const holders = new Set<string>();
     for (const id of objectDeals(read, cid)) {
       const deal = readDeal(read, id);
-      if (deal?.status === 'active') for (const r of deal.providers) if (r.acceptedAt !== undefined && !r.faulty) holders.add(r.provider);
+      if (deal?.status === 'active')
+        for (const r of deal.providers) if (r.acceptedAt !== undefined && !r.faulty) holders.add(r.provider);
     }
     return [...holders];
   }
@@ -104,12 +117,20 @@ export class StorageObjects implements CapabilityExtension {
    * The object (or a range of it) from a provider that holds it, for a reader of a node that does
    * not: the first of its holders that answers. Undefined when none does.
    */
-  async fromHolders(cid: string, range: { start: number; end: number } | undefined, signal: AbortSignal): Promise<{ header: Exclude<ObjectHeader, { error: string }>; body: AsyncGenerator<Uint8Array> } | undefined> {
+  async fromHolders(
+    cid: string,
+    range: { start: number; end: number } | undefined,
+    signal: AbortSignal,
+  ): Promise<{ header: Exclude<ObjectHeader, { error: string }>; body: AsyncGenerator<Uint8Array> } | undefined> {
     for (const provider of this.holders(cid)) {
       const peer = this.options.peerOf(provider);
       if (!peer || peer === this.options.p2p.peerId) continue;
       try {
-        const stream = await this.options.p2p.openStream(peer, OBJECT_PROTOCOL, AbortSignal.any([signal, this.stopping.signal]));
+        const stream = await this.options.p2p.openStream(
+          peer,
+          OBJECT_PROTOCOL,
+          AbortSignal.any([signal, this.stopping.signal]),
+        );
         const { header, body } = await requestObject(stream, { cid, ...(range ?? {}) }, signal);
         if (!('error' in header)) return { header, body };
       } catch (error) {
@@ -134,7 +155,11 @@ export class StorageObjects implements CapabilityExtension {
       const peer = this.options.peerOf(provider);
       if (!peer || peer === this.options.p2p.peerId) continue;
       try {
-        const stream = await this.options.p2p.openStream(peer, OBJECT_PROTOCOL, AbortSignal.any([signal, this.stopping.signal]));
+        const stream = await this.options.p2p.openStream(
+          peer,
+          OBJECT_PROTOCOL,
+          AbortSignal.any([signal, this.stopping.signal]),
+        );
         const { header, body } = await requestObject(stream, { cid }, signal);
         if ('error' in header) continue;
         if (header.size > maxBytes) {
@@ -169,18 +194,34 @@ export class StorageObjects implements CapabilityExtension {
         const stream = await this.options.p2p.openStream(peer, OBJECT_PROTOCOL, signal);
         const { header, body } = await requestObject(stream, { cid: deal.cid }, signal);
         if ('error' in header) {
-          this.options.log.debug({ deal: deal.dealId, provider: source.provider, error: header.error }, 'provider does not serve the object');
+          this.options.log.debug(
+            { deal: deal.dealId, provider: source.provider, error: header.error },
+            'provider does not serve the object',
+          );
           continue;
         }
-        const { summary, created } = await this.store.put(body, { maxBytes: deal.size, capacityBytes: terms.capacityBytes, formats: [deal.format as MediaFormat] });
+        const { summary, created } = await this.store.put(body, {
+          maxBytes: deal.size,
+          capacityBytes: terms.capacityBytes,
+          formats: [deal.format as MediaFormat],
+        });
         if (summary.cid === deal.cid && summary.size === deal.size && summary.root === deal.root) {
-          this.options.log.info({ deal: deal.dealId, cid: deal.cid, from: source.provider, bytes: summary.size }, `fetched ${deal.cid} from ${source.provider} for deal ${deal.dealId.slice(0, 10)}…`);
+          this.options.log.info(
+            { deal: deal.dealId, cid: deal.cid, from: source.provider, bytes: summary.size },
+            `fetched ${deal.cid} from ${source.provider} for deal ${deal.dealId.slice(0, 10)}…`,
+          );
           return true;
         }
-        this.options.log.warn({ deal: deal.dealId, got: summary.cid, want: deal.cid, from: source.provider }, `${source.provider} sent other bytes than deal ${deal.dealId.slice(0, 10)}… names: not kept`);
+        this.options.log.warn(
+          { deal: deal.dealId, got: summary.cid, want: deal.cid, from: source.provider },
+          `${source.provider} sent other bytes than deal ${deal.dealId.slice(0, 10)}… names: not kept`,
+        );
         if (created) await this.store.remove(summary.cid);
       } catch (error) {
-        this.options.log.warn({ deal: deal.dealId, from: source.provider, err: error }, `could not fetch ${deal.cid} from ${source.provider}: ${(error as Error).message}`);
+        this.options.log.warn(
+          { deal: deal.dealId, from: source.provider, err: error },
+          `could not fetch ${deal.cid} from ${source.provider}: ${(error as Error).message}`,
+        );
       }
     }
     return false;
@@ -192,11 +233,17 @@ export class StorageObjects implements CapabilityExtension {
   }
 
   async uploadTerms(): Promise<UploadTerms> {
-    if (!this.service.enabled) return { refused: 'the storage capability is switched off in this node\'s config' };
+    if (!this.service.enabled) return { refused: "the storage capability is switched off in this node's config" };
     const { status, registration } = await this.service.status();
-    if (status !== 'active' || !registration) return { refused: `this node is not an active storage provider (${status}): register it with svc_ompRegisterStorageNode first` };
+    if (status !== 'active' || !registration)
+      return {
+        refused: `this node is not an active storage provider (${status}): register it with svc_ompRegisterStorageNode first`,
+      };
     const details = registration.details as unknown as StorageDetails;
-    return { formats: details.formats as MediaFormat[], capacityBytes: Math.floor(Number(details.capacityGb) * BYTES_PER_GB) };
+    return {
+      formats: details.formats as MediaFormat[],
+      capacityBytes: Math.floor(Number(details.capacityGb) * BYTES_PER_GB),
+    };
   }
 
   usage(): { usedBytes: number; objects: number } {

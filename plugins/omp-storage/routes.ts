@@ -17,8 +17,14 @@ type NodeContext = Context<{ Bindings: HttpBindings }>;
 const objectsOf = (service: ProviderService): StorageObjects => service.extension as StorageObjects;
 
 /** An error answer in the routes' shape: `{ error, message, ...details }`. */
-const refuse = (c: Context, status: number, error: string, message: string, details: Record<string, unknown> = {}, close = false): Response =>
-  c.json({ error, message, ...details }, status as never, close ? { connection: 'close' } : {});
+const refuse = (
+  c: Context,
+  status: number,
+  error: string,
+  message: string,
+  details: Record<string, unknown> = {},
+  close = false,
+): Response => c.json({ error, message, ...details }, status as never, close ? { connection: 'close' } : {});
 
 /** Most of a refused upload read off so its client gets the answer; past it the connection is closed. */
 const DRAIN_LIMIT_BYTES = 64 * 1_048_576;
@@ -39,24 +45,50 @@ async function drained(incoming: HttpBindings['incoming'], limit: number): Promi
 async function upload(c: NodeContext, service: ProviderService): Promise<Response> {
   const objects = objectsOf(service);
   const incoming = c.env.incoming;
-  const refuseUpload = async (status: number, error: string, message: string, details: Record<string, unknown> = {}): Promise<Response> =>
-    refuse(c, status, error, message, details, !(await drained(incoming, DRAIN_LIMIT_BYTES)));
+  const refuseUpload = async (
+    status: number,
+    error: string,
+    message: string,
+    details: Record<string, unknown> = {},
+  ): Promise<Response> => refuse(c, status, error, message, details, !(await drained(incoming, DRAIN_LIMIT_BYTES)));
   const terms = await objects.uploadTerms();
   if ('refused' in terms) return refuseUpload(403, 'not_a_provider', terms.refused);
   const declared = Number(incoming.headers['content-length']);
   const { maxObjectBytes } = objects.options;
-  if (Number.isFinite(declared) && declared > maxObjectBytes) return refuseUpload(413, 'object_too_large', `the object passes this node's limit of ${maxObjectBytes} bytes`, { limit: maxObjectBytes });
+  if (Number.isFinite(declared) && declared > maxObjectBytes)
+    return refuseUpload(413, 'object_too_large', `the object passes this node's limit of ${maxObjectBytes} bytes`, {
+      limit: maxObjectBytes,
+    });
   const { usedBytes, stagedBytes } = objects.store.usage();
   if (Number.isFinite(declared) && declared > terms.capacityBytes - usedBytes - stagedBytes) {
-    return refuseUpload(507, 'capacity_exceeded', `the object (${declared} bytes) passes the room this node has left: ${terms.capacityBytes - usedBytes - stagedBytes} bytes`, { capacityBytes: terms.capacityBytes, usedBytes, stagedBytes });
+    return refuseUpload(
+      507,
+      'capacity_exceeded',
+      `the object (${declared} bytes) passes the room this node has left: ${terms.capacityBytes - usedBytes - stagedBytes} bytes`,
+      { capacityBytes: terms.capacityBytes, usedBytes, stagedBytes },
+    );
   }
   const type = incoming.headers['content-type'];
   try {
     // Not destroyed when the upload is refused part way: the rest is read off (up to a bound) so the
     // client, still sending, gets the answer instead of a reset connection.
     const body = incoming.iterator({ destroyOnReturn: false });
-    const { summary, created } = await objects.store.put(body, { maxBytes: maxObjectBytes, capacityBytes: terms.capacityBytes, formats: terms.formats, ...(type ? { declaredType: type } : {}) });
-    return c.json({ cid: summary.cid, size: summary.size, mediaType: summary.mediaType, format: summary.format, root: summary.root }, created ? 201 : 200);
+    const { summary, created } = await objects.store.put(body, {
+      maxBytes: maxObjectBytes,
+      capacityBytes: terms.capacityBytes,
+      formats: terms.formats,
+      ...(type ? { declaredType: type } : {}),
+    });
+    return c.json(
+      {
+        cid: summary.cid,
+        size: summary.size,
+        mediaType: summary.mediaType,
+        format: summary.format,
+        root: summary.root,
+      },
+      created ? 201 : 200,
+    );
   } catch (error) {
     if (error instanceof UploadRefused) return refuseUpload(error.status, error.error, error.message, error.details);
     throw error;
@@ -85,25 +117,47 @@ async function retrieve(c: NodeContext, service: ProviderService): Promise<Respo
   const head = c.env.incoming.method === 'HEAD';
   const car = c.req.query('format') === 'car' || (c.req.header('accept') ?? '').includes('application/vnd.ipld.car');
   const etag = car ? `"${cid}.car"` : `"${cid}"`;
-  const common = { etag, 'cache-control': 'public, max-age=29030400, immutable', 'x-ipfs-path': `/ipfs/${cid}`, 'x-content-type-options': 'nosniff' };
+  const common = {
+    etag,
+    'cache-control': 'public, max-age=29030400, immutable',
+    'x-ipfs-path': `/ipfs/${cid}`,
+    'x-content-type-options': 'nosniff',
+  };
   const inm = c.req.header('if-none-match');
-  if (inm && inm.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) return new Response(null, { status: 304, headers: common });
+  if (inm && inm.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*'))
+    return new Response(null, { status: 304, headers: common });
   if (car) {
-    const headers = { ...common, 'content-type': 'application/vnd.ipld.car; version=1', 'content-disposition': `attachment; filename="${cid}.car"` };
+    const headers = {
+      ...common,
+      'content-type': 'application/vnd.ipld.car; version=1',
+      'content-disposition': `attachment; filename="${cid}.car"`,
+    };
     if (head) return new Response(null, { status: 200, headers });
     const record = (await objects.store.record(cid))!;
     c.env.outgoing.writeHead(200, headers);
-    await pipeline(Readable.from(carExport(cid, record.nodes, objects.store.path(cid))), c.env.outgoing).catch(() => undefined);
+    await pipeline(Readable.from(carExport(cid, record.nodes, objects.store.path(cid))), c.env.outgoing).catch(
+      () => undefined,
+    );
     return RESPONSE_ALREADY_SENT;
   }
   const range = parseRange(c.req.header('range'), summary.size);
   const base = { ...common, 'accept-ranges': 'bytes', 'content-type': summary.mediaType };
   if (range.kind === 'unsatisfiable') {
-    const body = JSON.stringify({ error: 'range_not_satisfiable', message: `the range ${c.req.header('range')} starts past the end of a ${summary.size}-byte object` });
-    return new Response(head ? null : body, { status: 416, headers: { ...base, 'content-range': `bytes */${summary.size}`, 'content-type': 'application/json' } });
+    const body = JSON.stringify({
+      error: 'range_not_satisfiable',
+      message: `the range ${c.req.header('range')} starts past the end of a ${summary.size}-byte object`,
+    });
+    return new Response(head ? null : body, {
+      status: 416,
+      headers: { ...base, 'content-range': `bytes */${summary.size}`, 'content-type': 'application/json' },
+    });
   }
   const [start, end, status] = range.kind === 'partial' ? [range.start, range.end, 206] : [0, summary.size - 1, 200];
-  const headers = { ...base, 'content-length': String(Math.max(0, end - start + 1)), ...(range.kind === 'partial' ? { 'content-range': `bytes ${start}-${end}/${summary.size}` } : {}) };
+  const headers = {
+    ...base,
+    'content-length': String(Math.max(0, end - start + 1)),
+    ...(range.kind === 'partial' ? { 'content-range': `bytes ${start}-${end}/${summary.size}` } : {}),
+  };
   if (summary.size === 0) return new Response(head ? null : new Uint8Array(0), { status, headers });
   if (head) return new Response(null, { status, headers });
   c.env.outgoing.writeHead(status, headers);
@@ -121,11 +175,22 @@ async function fromHolders(c: NodeContext, objects: StorageObjects, cid: string)
   // The size is not known before a holder answers: a range is read against the whole object's.
   const asked = c.req.header('range');
   const wanted = asked ? /^bytes=(\d+)-(\d*)$/.exec(asked.trim()) : null;
-  const range = wanted ? { start: Number(wanted[1]), end: wanted[2] ? Number(wanted[2]) : Number.MAX_SAFE_INTEGER } : undefined;
+  const range = wanted
+    ? { start: Number(wanted[1]), end: wanted[2] ? Number(wanted[2]) : Number.MAX_SAFE_INTEGER }
+    : undefined;
   const served = await objects.fromHolders(cid, range, AbortSignal.timeout(600_000));
-  if (!served) return refuse(c, 404, 'not_found', `this node does not hold ${cid}, and none of its providers answered`, { providers: holders });
+  if (!served)
+    return refuse(c, 404, 'not_found', `this node does not hold ${cid}, and none of its providers answered`, {
+      providers: holders,
+    });
   const { header, body } = served;
-  if (range && range.start >= header.size) return refuse(c, 416, 'range_not_satisfiable', `the range ${asked} starts past the end of a ${header.size}-byte object`);
+  if (range && range.start >= header.size)
+    return refuse(
+      c,
+      416,
+      'range_not_satisfiable',
+      `the range ${asked} starts past the end of a ${header.size}-byte object`,
+    );
   const headers = {
     etag: `"${cid}"`,
     'cache-control': 'public, max-age=29030400, immutable',
@@ -146,6 +211,17 @@ async function fromHolders(c: NodeContext, objects: StorageObjects, cid: string)
 }
 
 export const objectRoutes: RouteSpec<ProviderService>[] = [
-  { method: 'PUT', path: '/omp/objects', summary: 'uploads an object (a storage node): 201 { cid, size, mediaType, format }; 413, 415 unsupported_format, 507 capacity_exceeded', handler: (c, service) => upload(c as NodeContext, service) },
-  { method: 'GET', path: '/ipfs/:cid', summary: 'an object by CID, as an IPFS path gateway (HEAD too): Range (206/416), ETag/304, ?format=car', handler: (c, service) => retrieve(c as NodeContext, service) },
+  {
+    method: 'PUT',
+    path: '/omp/objects',
+    summary:
+      'uploads an object (a storage node): 201 { cid, size, mediaType, format }; 413, 415 unsupported_format, 507 capacity_exceeded',
+    handler: (c, service) => upload(c as NodeContext, service),
+  },
+  {
+    method: 'GET',
+    path: '/ipfs/:cid',
+    summary: 'an object by CID, as an IPFS path gateway (HEAD too): Range (206/416), ETag/304, ?format=car',
+    handler: (c, service) => retrieve(c as NodeContext, service),
+  },
 ];

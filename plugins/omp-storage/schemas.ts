@@ -3,7 +3,6 @@ import { AddressSchema } from '../../chain/schemas.js';
 import { BondOgtSchema, RegistrationBaseSchema } from '../providers/inputs.js';
 import { Formats } from '../omp/index.js';
 
-
 /** The registration's fields, exactly: anything else is refused. */
 export const StorageRegistrationSchema = Type.Object(
   {

@@ -19,7 +19,13 @@ const giveBack = (buffer: Buffer): void => {
  * reused only once the socket has taken it. A client that goes away ends the loop; a read that fails
  * destroys the response (its client sees a body shorter than announced, never wrong bytes).
  */
-export async function sendRange(store: ObjectStore, cid: string, start: number, end: number, res: ServerResponse): Promise<void> {
+export async function sendRange(
+  store: ObjectStore,
+  cid: string,
+  start: number,
+  end: number,
+  res: ServerResponse,
+): Promise<void> {
   // A response closed early may never call its last write back: its close ends the wait as well.
   const closed = new Promise<boolean>((resolve) => res.once('close', () => resolve(res.writableFinished)));
   let written: Promise<boolean> = Promise.resolve(true);

@@ -18,10 +18,17 @@ declare module '../../kernel/plugin.js' {
 
 /** The media formats a storage provider may serve (the chain rules own them; the storage capability uses them). */
 export const FORMATS = ['image', 'video', 'document'] as const;
-export const Formats = Type.Array(Type.Union(FORMATS.map((f) => Type.Literal(f))), { minItems: 1, uniqueItems: true, description: 'distinct media formats: image, video, document' });
+export const Formats = Type.Array(Type.Union(FORMATS.map((f) => Type.Literal(f))), {
+  minItems: 1,
+  uniqueItems: true,
+  description: 'distinct media formats: image, video, document',
+});
 
 /** What a storage registration records on chain besides the bond (capacity as decimal text: no floats in consensus). */
-export const StorageDetailsSchema = Type.Object({ capacityGb: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }), formats: Formats }, { additionalProperties: false });
+export const StorageDetailsSchema = Type.Object(
+  { capacityGb: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }), formats: Formats },
+  { additionalProperties: false },
+);
 
 export interface StorageDetails {
   capacityGb: string;
@@ -29,7 +36,12 @@ export interface StorageDetails {
 }
 
 /** Storage providers bond at least 500 OGT, recorded under the account's `storage` bond. */
-export const OMP: ProviderKind = { plugin: 'omp', purpose: 'storage', minimumBond: 500n * UNIT, details: StorageDetailsSchema };
+export const OMP: ProviderKind = {
+  plugin: 'omp',
+  purpose: 'storage',
+  minimumBond: 500n * UNIT,
+  details: StorageDetailsSchema,
+};
 
 const StorageProviderSchema = Type.Object(
   {
@@ -51,7 +63,8 @@ const StorageProviderSchema = Type.Object(
 export default definePlugin({
   name: 'omp',
   version: '1.0.0',
-  description: 'storage (OMP) chain rules on every node: provider registry (omp.register / omp.unregister, bond release) and deals (omp.createDeal, omp.acceptDeal; refunds, closing at the end of the term); deal and object queries',
+  description:
+    'storage (OMP) chain rules on every node: provider registry (omp.register / omp.unregister, bond release) and deals (omp.createDeal, omp.acceptDeal; refunds, closing at the end of the term); deal and object queries',
   requires: ['chain-reader'],
   provides: ['omp-registry'],
   // The EVM runs the OMP precompile: the deals contracts make are written in its transactions.
@@ -63,7 +76,11 @@ export default definePlugin({
     releaseBonds(ctx, OMP);
     dealsEndBlock(ctx, OMP);
   },
-  genesis: (parameters) => [...unbondingGenesis(parameters), ...genesisProviderEntries(OMP, parameters), ...dealRetention.genesis(parameters)],
+  genesis: (parameters) => [
+    ...unbondingGenesis(parameters),
+    ...genesisProviderEntries(OMP, parameters),
+    ...dealRetention.genesis(parameters),
+  ],
   rpc: (method) => [
     ...dealMethods(method),
     method({
@@ -74,7 +91,14 @@ export default definePlugin({
       handler: (_params, { service }) =>
         service.active().map((record) => {
           const details = record.details as unknown as StorageDetails;
-          return { operator: record.operator, peerId: record.peerId, supported_formats: details.formats, storage_capacity_gb: Number(details.capacityGb), bond_ogt: formatAmountShort(BigInt(record.bond)), registeredAt: record.registeredAt };
+          return {
+            operator: record.operator,
+            peerId: record.peerId,
+            supported_formats: details.formats,
+            storage_capacity_gb: Number(details.capacityGb),
+            bond_ogt: formatAmountShort(BigInt(record.bond)),
+            registeredAt: record.registeredAt,
+          };
         }),
     }),
   ],

@@ -5,7 +5,13 @@ import type { Address } from '../../sdk/address.js';
 import { decode, encode } from '../../sdk/encoding.js';
 import { fromHex, toHex, utf8 } from '../../sdk/bytes.js';
 import type { ProviderKind } from '../providers/registry.js';
-import { decodePrecompileCall, PrecompileRevert, type Precompile, type PrecompileCall, type PrecompileFactory } from '../evm/precompiles.js';
+import {
+  decodePrecompileCall,
+  PrecompileRevert,
+  type Precompile,
+  type PrecompileCall,
+  type PrecompileFactory,
+} from '../evm/precompiles.js';
 import { createDeal, CreateDealPayload } from './deals/tx-kinds.js';
 import { objectDeals, readDeal, type DealRecord, type DealStatus } from './deals/state.js';
 import { objectView } from './deals/view.js';
@@ -61,22 +67,52 @@ function objectInfo(call: PrecompileCall, cid: string): { gas: bigint; output: U
   if (!view) throw new PrecompileRevert(`not_found: no deal stores ${cid}`, gas);
   // A contract gets the deals that keep the object now; dealStatus reads any deal, closed ones too.
   const active = deals.filter((deal) => deal.status === 'active').map((deal) => deal.dealId as Hex);
-  const output = encodeFunctionResult({ abi: OMP_ABI, functionName: 'objectInfo', result: [BigInt(view.size), view.mediaType, view.format, active, view.providers.map(evmAddressOf)] });
+  const output = encodeFunctionResult({
+    abi: OMP_ABI,
+    functionName: 'objectInfo',
+    result: [BigInt(view.size), view.mediaType, view.format, active, view.providers.map(evmAddressOf)],
+  });
   return { gas, output: fromHex(output) };
 }
 
 function dealStatus(call: PrecompileCall, dealId: Hex): { gas: bigint; output: Uint8Array } {
   const deal = readDeal((key) => call.ctx.readState(key), dealId.toLowerCase());
   const result = deal
-    ? ([DEAL_STATUS_CODES[deal.status], evmAddressOf(deal.client), deal.cid, BigInt(deal.size), deal.replicas, BigInt(deal.startBlock ?? 0), BigInt(deal.endBlock ?? 0), BigInt(deal.price), BigInt(deal.escrow), BigInt(deal.paid)] as const)
+    ? ([
+        DEAL_STATUS_CODES[deal.status],
+        evmAddressOf(deal.client),
+        deal.cid,
+        BigInt(deal.size),
+        deal.replicas,
+        BigInt(deal.startBlock ?? 0),
+        BigInt(deal.endBlock ?? 0),
+        BigInt(deal.price),
+        BigInt(deal.escrow),
+        BigInt(deal.paid),
+      ] as const)
     : ([0, `0x${'0'.repeat(40)}` as Hex, '', 0n, 0, 0n, 0n, 0n, 0n, 0n] as const);
-  return { gas: OMP_GAS.dealStatus, output: fromHex(encodeFunctionResult({ abi: OMP_ABI, functionName: 'dealStatus', result: result as never })) };
+  return {
+    gas: OMP_GAS.dealStatus,
+    output: fromHex(encodeFunctionResult({ abi: OMP_ABI, functionName: 'dealStatus', result: result as never })),
+  };
 }
 
 function createDealFromContract(call: PrecompileCall, kind: ProviderKind, request: DealRequest): Uint8Array {
-  if (call.isStatic) throw new PrecompileRevert('createDeal changes state: it cannot be called in a static context (STATICCALL or a view)', OMP_GAS.refused);
-  if (call.delegated) throw new PrecompileRevert('createDeal is called directly: through DELEGATECALL or CALLCODE it would not know which contract pays', OMP_GAS.refused);
-  if (call.value > 0n) throw new PrecompileRevert("send no OMC with createDeal: the escrow is taken from the calling contract's balance", OMP_GAS.refused);
+  if (call.isStatic)
+    throw new PrecompileRevert(
+      'createDeal changes state: it cannot be called in a static context (STATICCALL or a view)',
+      OMP_GAS.refused,
+    );
+  if (call.delegated)
+    throw new PrecompileRevert(
+      'createDeal is called directly: through DELEGATECALL or CALLCODE it would not know which contract pays',
+      OMP_GAS.refused,
+    );
+  if (call.value > 0n)
+    throw new PrecompileRevert(
+      "send no OMC with createDeal: the escrow is taken from the calling contract's balance",
+      OMP_GAS.refused,
+    );
   const payload = {
     cid: request.cid,
     size: Number(request.size),
@@ -89,7 +125,10 @@ function createDealFromContract(call: PrecompileCall, kind: ProviderKind, reques
     provider: `svc1${request.provider.slice(2).toLowerCase()}`,
   };
   if (!checkPayload.Check(payload)) {
-    throw new PrecompileRevert(`invalid_params: ${payloadProblem(CreateDealPayload, checkPayload.Errors(payload))}`, OMP_GAS.refused);
+    throw new PrecompileRevert(
+      `invalid_params: ${payloadProblem(CreateDealPayload, checkPayload.Errors(payload))}`,
+      OMP_GAS.refused,
+    );
   }
   const { ctx } = call;
   const raw = ctx.readState(contractDealsKey(call.caller));
@@ -105,12 +144,29 @@ export function ompPrecompile<Svc>(precompile: PrecompileFactory<Svc>, kind: Pro
   return precompile({
     address: OMP_PRECOMPILE_ADDRESS,
     name: 'OMP',
-    summary: 'Storage from contracts: read an object and its deals, and make a deal paid from the calling contract exactly as omp.createDeal does',
+    summary:
+      'Storage from contracts: read an object and its deals, and make a deal paid from the calling contract exactly as omp.createDeal does',
     revertGas: OMP_GAS.refused,
     functions: [
-      { signature: 'function objectInfo(string cid) view returns (uint64 size, string mediaType, string format, bytes32[] deals, address[] providers)', gas: `${OMP_GAS.objectInfo} + ${OMP_GAS.objectInfoPerDeal} per deal of the object`, summary: 'the object and its active deals, with the providers keeping it (svc_ompGetObject also lists its other deals); reverts not_found for an object no deal stores' },
-      { signature: 'function dealStatus(bytes32 dealId) view returns (uint8 status, address client, string cid, uint64 size, uint8 replicas, uint64 startBlock, uint64 endBlock, uint256 price, uint256 escrow, uint256 paid)', gas: `${OMP_GAS.dealStatus}`, summary: 'a deal as the chain holds it: status 0 none (or its record has left the state, dealRecordBlocks after it ended), 1 pending, 2 active, 3 closed, 4 failed (start and end 0 until active)' },
-      { signature: 'function createDeal(DealRequest request) returns (bytes32 dealId)', gas: `${OMP_GAS.createDeal}`, summary: 'a deal for an uploaded object, escrowing price × replicas from the calling contract' },
+      {
+        signature:
+          'function objectInfo(string cid) view returns (uint64 size, string mediaType, string format, bytes32[] deals, address[] providers)',
+        gas: `${OMP_GAS.objectInfo} + ${OMP_GAS.objectInfoPerDeal} per deal of the object`,
+        summary:
+          'the object and its active deals, with the providers keeping it (svc_ompGetObject also lists its other deals); reverts not_found for an object no deal stores',
+      },
+      {
+        signature:
+          'function dealStatus(bytes32 dealId) view returns (uint8 status, address client, string cid, uint64 size, uint8 replicas, uint64 startBlock, uint64 endBlock, uint256 price, uint256 escrow, uint256 paid)',
+        gas: `${OMP_GAS.dealStatus}`,
+        summary:
+          'a deal as the chain holds it: status 0 none (or its record has left the state, dealRecordBlocks after it ended), 1 pending, 2 active, 3 closed, 4 failed (start and end 0 until active)',
+      },
+      {
+        signature: 'function createDeal(DealRequest request) returns (bytes32 dealId)',
+        gas: `${OMP_GAS.createDeal}`,
+        summary: 'a deal for an uploaded object, escrowing price × replicas from the calling contract',
+      },
     ],
     run(call) {
       const decoded = decodePrecompileCall(OMP_ABI, call.input, OMP_GAS.refused);

@@ -20,14 +20,22 @@ declare module '../../kernel/plugin.js' {
 
 /** The runtimes a compute provider may offer (the chain rules own them; the compute capability uses them). */
 export const RUNTIMES = ['wasm', 'evm'] as const;
-export const Capabilities = Type.Array(Type.Union(RUNTIMES.map((r) => Type.Literal(r))), { minItems: 1, uniqueItems: true, description: 'distinct runtimes: wasm, evm' });
+export const Capabilities = Type.Array(Type.Union(RUNTIMES.map((r) => Type.Literal(r))), {
+  minItems: 1,
+  uniqueItems: true,
+  description: 'distinct runtimes: wasm, evm',
+});
 
 /** What a compute registration records on chain besides the bond. */
 export const ComputeDetailsSchema = Type.Object(
   {
     capabilities: Capabilities,
     maxConcurrentJobs: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
-    dedicated: Type.Optional(Type.Literal(true, { description: 'a --role compute node: assigned jobs before providers that lend idle capacity' })),
+    dedicated: Type.Optional(
+      Type.Literal(true, {
+        description: 'a --role compute node: assigned jobs before providers that lend idle capacity',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -39,7 +47,12 @@ export interface ComputeDetails {
 }
 
 /** Compute providers bond at least 1,000 OGT, recorded under the account's `compute` bond. */
-export const OON: ProviderKind = { plugin: 'oon', purpose: 'compute', minimumBond: 1000n * UNIT, details: ComputeDetailsSchema };
+export const OON: ProviderKind = {
+  plugin: 'oon',
+  purpose: 'compute',
+  minimumBond: 1000n * UNIT,
+  details: ComputeDetailsSchema,
+};
 
 const ComputeProviderSchema = Type.Object(
   {
@@ -62,7 +75,8 @@ const ComputeProviderSchema = Type.Object(
 export default definePlugin({
   name: 'oon',
   version: '1.0.0',
-  description: 'compute (OON) chain rules on every node: provider registry (oon.register / oon.unregister, bond release) and jobs (oon.submitJob, commit, reveal, challenge; assignment, deadlines, payment, re-execution of disputes)',
+  description:
+    'compute (OON) chain rules on every node: provider registry (oon.register / oon.unregister, bond release) and jobs (oon.submitJob, commit, reveal, challenge; assignment, deadlines, payment, re-execution of disputes)',
   requires: ['chain-reader', 'tx-submitter', 'omp-storage'],
   provides: ['oon-registry'],
   // The EVM runs the OON precompile and calls contracts back: what they change of jobs is written in its transactions and end step.
@@ -83,7 +97,11 @@ export default definePlugin({
     releaseBonds(ctx, OON);
     await jobsEndBlock(ctx, OON, (spec) => service.run(spec));
   },
-  genesis: (parameters) => [...unbondingGenesis(parameters), ...genesisProviderEntries(OON, parameters), ...jobsGenesis(parameters)],
+  genesis: (parameters) => [
+    ...unbondingGenesis(parameters),
+    ...genesisProviderEntries(OON, parameters),
+    ...jobsGenesis(parameters),
+  ],
   subscriptions: (kind) => [jobsSubscription(kind)],
   rpc: (method) => [
     ...jobMethods(method),
@@ -95,7 +113,14 @@ export default definePlugin({
       handler: (_params, { service }) =>
         service.active().map((record) => {
           const details = record.details as unknown as ComputeDetails;
-          return { operator: record.operator, peerId: record.peerId, capabilities: details.capabilities, max_concurrent_jobs: details.maxConcurrentJobs, bond_ogt: formatAmountShort(BigInt(record.bond)), registeredAt: record.registeredAt };
+          return {
+            operator: record.operator,
+            peerId: record.peerId,
+            capabilities: details.capabilities,
+            max_concurrent_jobs: details.maxConcurrentJobs,
+            bond_ogt: formatAmountShort(BigInt(record.bond)),
+            registeredAt: record.registeredAt,
+          };
         }),
     }),
   ],

@@ -6,7 +6,14 @@ import { encode, decode } from '../../sdk/encoding.js';
 import { fromHex, toHex, utf8 } from '../../sdk/bytes.js';
 import type { BlockContext } from '../../chain/contract.js';
 import { appendIndexed, drainIndexed } from '../../chain/state/indexed.js';
-import { decodePrecompileCall, PrecompileRevert, type ContractCallback, type Precompile, type PrecompileCall, type PrecompileFactory } from '../evm/precompiles.js';
+import {
+  decodePrecompileCall,
+  PrecompileRevert,
+  type ContractCallback,
+  type Precompile,
+  type PrecompileCall,
+  type PrecompileFactory,
+} from '../evm/precompiles.js';
 import { createJob, SubmitJobPayload, type SubmitJob } from './jobs/tx-kinds.js';
 import { CALLBACKS_DUE_INDEX, readJob, writeJob, type JobRecord, type JobStatus } from './jobs/state.js';
 import { JOB_PARAMS } from './jobs/params.js';
@@ -23,10 +30,23 @@ export const OON_ABI = parseAbi([
 ]);
 
 /** The arguments the chain calls a contract back with: `(bytes32 jobId, uint8 status, string exit, bytes32 outputHash, bytes output)`. */
-const CALLBACK_PARAMETERS = [{ type: 'bytes32' }, { type: 'uint8' }, { type: 'string' }, { type: 'bytes32' }, { type: 'bytes' }] as const;
+const CALLBACK_PARAMETERS = [
+  { type: 'bytes32' },
+  { type: 'uint8' },
+  { type: 'string' },
+  { type: 'bytes32' },
+  { type: 'bytes' },
+] as const;
 
 /** A job's status as the precompile answers it (0: no such job, or its record has left the state). */
-export const JOB_STATUS_CODES: Readonly<Record<JobStatus, number>> = { queued: 1, assigned: 2, committed: 3, finalized: 4, failed: 5, expired: 6 };
+export const JOB_STATUS_CODES: Readonly<Record<JobStatus, number>> = {
+  queued: 1,
+  assigned: 2,
+  committed: 3,
+  finalized: 4,
+  failed: 5,
+  expired: 6,
+};
 
 /** Gas of the precompile's functions. */
 export const OON_GAS = {
@@ -66,9 +86,21 @@ interface JobRequest {
 
 function submitJob(call: PrecompileCall, request: JobRequest): Uint8Array {
   const { ctx } = call;
-  if (call.isStatic) throw new PrecompileRevert('submitJob changes state: it cannot be called in a static context (STATICCALL or a view)', OON_GAS.refused);
-  if (call.delegated) throw new PrecompileRevert('submitJob is called directly: through DELEGATECALL or CALLCODE it would not know which contract pays', OON_GAS.refused);
-  if (call.value > 0n) throw new PrecompileRevert('send no OMC with submitJob: the escrow is taken from the calling contract\'s balance', OON_GAS.refused);
+  if (call.isStatic)
+    throw new PrecompileRevert(
+      'submitJob changes state: it cannot be called in a static context (STATICCALL or a view)',
+      OON_GAS.refused,
+    );
+  if (call.delegated)
+    throw new PrecompileRevert(
+      'submitJob is called directly: through DELEGATECALL or CALLCODE it would not know which contract pays',
+      OON_GAS.refused,
+    );
+  if (call.value > 0n)
+    throw new PrecompileRevert(
+      "send no OMC with submitJob: the escrow is taken from the calling contract's balance",
+      OON_GAS.refused,
+    );
   const payload = {
     runtime: request.runtime,
     ...(request.code !== '0x' ? { code: request.code.toLowerCase() } : {}),
@@ -80,26 +112,47 @@ function submitJob(call: PrecompileCall, request: JobRequest): Uint8Array {
     replicas: request.replicas,
   };
   if (!checkPayload.Check(payload)) {
-    throw new PrecompileRevert(`invalid_params: ${payloadProblem(SubmitJobPayload, checkPayload.Errors(payload))}`, OON_GAS.refused);
+    throw new PrecompileRevert(
+      `invalid_params: ${payloadProblem(SubmitJobPayload, checkPayload.Errors(payload))}`,
+      OON_GAS.refused,
+    );
   }
   const wantsCallback = request.callback !== NO_CALLBACK;
-  if (!wantsCallback && request.callbackGasLimit > 0n) throw new PrecompileRevert('invalid_params: callbackGasLimit without a callback selector', OON_GAS.refused);
-  if (request.callbackGasLimit > JOB_PARAMS.maxCallbackGas) throw new PrecompileRevert(`job_rejected: callbackGasLimit ${request.callbackGasLimit} is over ${JOB_PARAMS.maxCallbackGas}`, OON_GAS.refused);
-  if (wantsCallback && request.callbackGasLimit === 0n) throw new PrecompileRevert('invalid_params: a callback needs callbackGasLimit above 0', OON_GAS.refused);
+  if (!wantsCallback && request.callbackGasLimit > 0n)
+    throw new PrecompileRevert('invalid_params: callbackGasLimit without a callback selector', OON_GAS.refused);
+  if (request.callbackGasLimit > JOB_PARAMS.maxCallbackGas)
+    throw new PrecompileRevert(
+      `job_rejected: callbackGasLimit ${request.callbackGasLimit} is over ${JOB_PARAMS.maxCallbackGas}`,
+      OON_GAS.refused,
+    );
+  if (wantsCallback && request.callbackGasLimit === 0n)
+    throw new PrecompileRevert('invalid_params: a callback needs callbackGasLimit above 0', OON_GAS.refused);
   const n = ((): number => {
     const raw = ctx.readState(contractJobsKey(call.caller));
     return raw ? decode<number>(raw) : 0;
   })();
   const jobId = contractJobId(call.caller, n);
   ctx.writeState(contractJobsKey(call.caller), encode(n + 1));
-  createJob(ctx, call.caller, jobId, payload as SubmitJob, wantsCallback ? { selector: request.callback.toLowerCase(), gasLimit: request.callbackGasLimit } : undefined);
+  createJob(
+    ctx,
+    call.caller,
+    jobId,
+    payload as SubmitJob,
+    wantsCallback ? { selector: request.callback.toLowerCase(), gasLimit: request.callbackGasLimit } : undefined,
+  );
   return fromHex(encodeFunctionResult({ abi: OON_ABI, functionName: 'submitJob', result: jobId as Hex }));
 }
 
 /** The exit, output hash and output a job's callback and status carry (empty until it is finalized). */
 function resultOf(job: JobRecord | undefined): { exit: string; outputHash: Hex; gasUsed: bigint; output: Uint8Array } {
-  if (job?.status !== 'finalized' || !job.result) return { exit: '', outputHash: ZERO_HASH, gasUsed: 0n, output: new Uint8Array(0) };
-  return { exit: job.result.exit, outputHash: job.result.outputHash as Hex, gasUsed: BigInt(job.result.gasUsed), output: job.result.output ?? new Uint8Array(0) };
+  if (job?.status !== 'finalized' || !job.result)
+    return { exit: '', outputHash: ZERO_HASH, gasUsed: 0n, output: new Uint8Array(0) };
+  return {
+    exit: job.result.exit,
+    outputHash: job.result.outputHash as Hex,
+    gasUsed: BigInt(job.result.gasUsed),
+    output: job.result.output ?? new Uint8Array(0),
+  };
 }
 
 function jobStatus(call: PrecompileCall, jobId: Hex): { gas: bigint; output: Uint8Array } {
@@ -109,9 +162,20 @@ function jobStatus(call: PrecompileCall, jobId: Hex): { gas: bigint; output: Uin
   const encoded = encodeFunctionResult({
     abi: OON_ABI,
     functionName: 'jobStatus',
-    result: [job ? JOB_STATUS_CODES[job.status] : 0, requester, result.exit, result.outputHash, result.gasUsed, BigInt(job?.fee ?? '0'), toHex(result.output) as Hex],
+    result: [
+      job ? JOB_STATUS_CODES[job.status] : 0,
+      requester,
+      result.exit,
+      result.outputHash,
+      result.gasUsed,
+      BigInt(job?.fee ?? '0'),
+      toHex(result.output) as Hex,
+    ],
   });
-  return { gas: OON_GAS.jobStatus + OON_GAS.jobStatusPerWord * BigInt(Math.ceil(result.output.length / 32)), output: fromHex(encoded) };
+  return {
+    gas: OON_GAS.jobStatus + OON_GAS.jobStatusPerWord * BigInt(Math.ceil(result.output.length / 32)),
+    output: fromHex(encoded),
+  };
 }
 
 /** The call a settled contract job makes back to its contract, and what is recorded of it. */
@@ -120,7 +184,13 @@ function callbackOf(job: JobRecord): ContractCallback {
   const result = resultOf(job);
   // A long output stays out of the call (the contract has its hash, and jobStatus returns it).
   const output = result.output.length <= JOB_PARAMS.maxCallbackOutput ? result.output : new Uint8Array(0);
-  const args = encodeAbiParameters(CALLBACK_PARAMETERS, [job.jobId as Hex, JOB_STATUS_CODES[job.status], result.exit, result.outputHash, toHex(output) as Hex]);
+  const args = encodeAbiParameters(CALLBACK_PARAMETERS, [
+    job.jobId as Hex,
+    JOB_STATUS_CODES[job.status],
+    result.exit,
+    result.outputHash,
+    toHex(output) as Hex,
+  ]);
   return {
     to: job.requester as Address,
     from: OON_ACCOUNT,
@@ -148,25 +218,32 @@ export function oonPrecompile<Svc>(precompile: PrecompileFactory<Svc>): Precompi
   return precompile({
     address: OON_PRECOMPILE_ADDRESS,
     name: 'OON',
-    summary: 'Compute jobs from contracts: submitJob escrows from the calling contract exactly as oon.submitJob does, and the chain calls the contract back when the job is over',
+    summary:
+      'Compute jobs from contracts: submitJob escrows from the calling contract exactly as oon.submitJob does, and the chain calls the contract back when the job is over',
     revertGas: OON_GAS.refused,
     functions: [
       {
         signature: 'function submitJob(JobRequest request) returns (bytes32 jobId)',
         gas: `${OON_GAS.submitJob} + ${OON_GAS.submitJobPerByte} per byte of code, input and args`,
-        summary: 'creates a job paid by the calling contract: gasLimit × gasPrice × replicas, plus callbackGasLimit × gasPrice held for the callback',
+        summary:
+          'creates a job paid by the calling contract: gasLimit × gasPrice × replicas, plus callbackGasLimit × gasPrice held for the callback',
       },
       {
-        signature: 'function jobStatus(bytes32 jobId) view returns (uint8 status, address requester, string exit, bytes32 outputHash, uint64 gasUsed, uint256 fee, bytes output)',
+        signature:
+          'function jobStatus(bytes32 jobId) view returns (uint8 status, address requester, string exit, bytes32 outputHash, uint64 gasUsed, uint256 fee, bytes output)',
         gas: `${OON_GAS.jobStatus} + ${OON_GAS.jobStatusPerWord} per 32-byte word of output`,
-        summary: 'a job as the chain holds it: status 0 none (or forgotten), 1 queued, 2 assigned, 3 committed, 4 finalized, 5 failed, 6 expired',
+        summary:
+          'a job as the chain holds it: status 0 none (or forgotten), 1 queued, 2 assigned, 3 committed, 4 finalized, 5 failed, 6 expired',
       },
     ],
     run(call) {
       const decoded = decodePrecompileCall(OON_ABI, call.input, OON_GAS.refused);
       if (decoded.functionName === 'jobStatus') return jobStatus(call, decoded.args[0]);
       const request = decoded.args[0] as JobRequest;
-      const bytes = fromHex(request.code).length + fromHex(request.input).length + request.args.reduce((sum, arg) => sum + utf8(arg).length, 0);
+      const bytes =
+        fromHex(request.code).length +
+        fromHex(request.input).length +
+        request.args.reduce((sum, arg) => sum + utf8(arg).length, 0);
       return { gas: OON_GAS.submitJob + OON_GAS.submitJobPerByte * BigInt(bytes), output: submitJob(call, request) };
     },
     callbacks(ctx) {

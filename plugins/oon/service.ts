@@ -44,7 +44,9 @@ export class OonService extends ProviderRegistry {
    * with `height`, as it was after that block.
    */
   async jobRecord(jobId: string, height?: number): Promise<JobRecord | undefined> {
-    const raw = await (height === undefined ? this.chain.state.lastKnownValue(jobKey(jobId)) : this.chain.stateAt(height)(jobKey(jobId)));
+    const raw = await (height === undefined
+      ? this.chain.state.lastKnownValue(jobKey(jobId))
+      : this.chain.stateAt(height)(jobKey(jobId)));
     return raw ? decode<JobRecord>(raw) : undefined;
   }
 

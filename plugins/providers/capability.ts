@@ -2,7 +2,14 @@ import Type, { type Static, type TObject, type TProperties, type TSchema } from 
 import type { Address } from '../../sdk/address.js';
 import { normalizeAddress } from '../../sdk/address.js';
 import { domainError, type DomainErrorName } from '../../sdk/errors.js';
-import { definePlugin, param, type NamespaceSpec, type PluginContext, type PluginDefinition, type RouteSpec } from '../../kernel/plugin.js';
+import {
+  definePlugin,
+  param,
+  type NamespaceSpec,
+  type PluginContext,
+  type PluginDefinition,
+  type RouteSpec,
+} from '../../kernel/plugin.js';
 import { bondUnits } from './inputs.js';
 import { json, utf8Text } from '../../kernel/storage/codec.js';
 import { defineLayout } from '../../kernel/storage/layout.js';
@@ -12,7 +19,10 @@ import type { ProviderKind } from './registry.js';
 /** Every node loads a provider capability; the config may switch it off (`"<name>": { "enabled": false }`). */
 export const CapabilityConfigSchema = Type.Object(
   {
-    enabled: Type.Boolean({ default: true, description: 'false switches the capability off: its methods answer capability_disabled' }),
+    enabled: Type.Boolean({
+      default: true,
+      description: 'false switches the capability off: its methods answer capability_disabled',
+    }),
   },
   { additionalProperties: false },
 );
@@ -44,7 +54,10 @@ export interface CapabilityExtensionSpec {
   readonly requires?: readonly string[];
   /** Config keys of its own, beside `enabled` (`"<name>": { ... }`); `create` reads them from `ctx.config`. */
   readonly config?: TProperties;
-  create(ctx: PluginContext<Static<typeof CapabilityConfigSchema> & Record<string, unknown>>, service: ProviderService): CapabilityExtension;
+  create(
+    ctx: PluginContext<Static<typeof CapabilityConfigSchema> & Record<string, unknown>>,
+    service: ProviderService,
+  ): CapabilityExtension;
   readonly routes?: readonly RouteSpec<ProviderService>[];
 }
 
@@ -55,27 +68,58 @@ export interface CapabilityExtension {
   health?(): Record<string, unknown>;
 }
 
-const REGISTER_ERRORS: readonly DomainErrorName[] = ['invalid_address', 'invalid_params', 'bond_too_low', 'insufficient_funds', 'not_synced', 'already_registered', 'operator_key_unavailable', 'capability_disabled'];
+const REGISTER_ERRORS: readonly DomainErrorName[] = [
+  'invalid_address',
+  'invalid_params',
+  'bond_too_low',
+  'insufficient_funds',
+  'not_synced',
+  'already_registered',
+  'operator_key_unavailable',
+  'capability_disabled',
+];
 
 /**
  * A per-node provider capability (compute, storage): loaded on every node so its registration and
  * status methods always answer; registering this node on chain is what switches it on, and the
  * registration (kept in the plugin's namespace) keeps it on across restarts.
  */
-export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(spec: ProviderCapabilitySpec<R, S>): PluginDefinition<typeof CapabilityConfigSchema, ProviderService> {
+export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(
+  spec: ProviderCapabilitySpec<R, S>,
+): PluginDefinition<typeof CapabilityConfigSchema, ProviderService> {
   const purpose = spec.kind.purpose;
   const enabled = (service: ProviderService): ProviderService => {
-    if (!service.enabled) throw domainError('capability_disabled', `the ${purpose} capability is switched off in this node's config ("${spec.name}": { "enabled": false })`, { capability: spec.name });
+    if (!service.enabled)
+      throw domainError(
+        'capability_disabled',
+        `the ${purpose} capability is switched off in this node's config ("${spec.name}": { "enabled": false })`,
+        { capability: spec.name },
+      );
     return service;
   };
-  const registrationLayout = defineLayout(`${spec.name}.node`, utf8Text('name'), json<LocalRegistration>('registration'), '"registration" -> JSON of this node\'s own registration (operator, bond, details, tx hashes)');
+  const registrationLayout = defineLayout(
+    `${spec.name}.node`,
+    utf8Text('name'),
+    json<LocalRegistration>('registration'),
+    '"registration" -> JSON of this node\'s own registration (operator, bond, details, tx hashes)',
+  );
   return definePlugin({
     name: spec.name,
     version: '1.0.0',
     description: spec.description,
-    requires: ['chain-reader', 'tx-submitter', 'keys', 'p2p', 'sync-status', spec.registry, ...(spec.extension?.requires ?? [])],
+    requires: [
+      'chain-reader',
+      'tx-submitter',
+      'keys',
+      'p2p',
+      'sync-status',
+      spec.registry,
+      ...(spec.extension?.requires ?? []),
+    ],
     provides: [spec.name],
-    config: spec.extension?.config ? Type.Object({ ...CapabilityConfigSchema.properties, ...spec.extension.config }, { additionalProperties: false }) : CapabilityConfigSchema,
+    config: spec.extension?.config
+      ? Type.Object({ ...CapabilityConfigSchema.properties, ...spec.extension.config }, { additionalProperties: false })
+      : CapabilityConfigSchema,
     namespaces: [registrationLayout, ...(spec.extension?.namespaces ?? [])],
     routes: spec.extension?.routes ?? [],
     events: spec.extension?.events ?? {},
@@ -102,7 +146,11 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(s
     async start(service, ctx) {
       if (!service.enabled) return void ctx.log.info(`${purpose} capability switched off by config`);
       const { status, registration } = await service.status();
-      if (registration) ctx.log.info({ operator: registration.operator, status }, `${purpose} capability on: this node is a registered ${purpose} provider`);
+      if (registration)
+        ctx.log.info(
+          { operator: registration.operator, status },
+          `${purpose} capability on: this node is a registered ${purpose} provider`,
+        );
       await (service.extension as CapabilityExtension | undefined)?.start();
     },
     stop: async (service) => {
@@ -118,7 +166,11 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(s
         handler: async ([registration], { service }) => {
           const checked = registration as Static<R> & { operator: string; bond_ogt: number | string };
           const bond = bondUnits(checked.bond_ogt);
-          await enabled(service).register(normalizeAddress(checked.operator) as Address, bond, spec.details(checked, service.role));
+          await enabled(service).register(
+            normalizeAddress(checked.operator) as Address,
+            bond,
+            spec.details(checked, service.role),
+          );
           return spec.view(await service.status(), service.role, service);
         },
       }),

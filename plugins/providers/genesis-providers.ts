@@ -22,7 +22,10 @@ export interface GenesisProvider {
  * began. Its bond must be its account's `bonded.<purpose>` in the genesis accounts, so the OGT supply
  * counts it once.
  */
-export function genesisProviderEntries(kind: ProviderKind, { params, accounts }: GenesisParameters): [string, Uint8Array][] {
+export function genesisProviderEntries(
+  kind: ProviderKind,
+  { params, accounts }: GenesisParameters,
+): [string, Uint8Array][] {
   const all = params.providers as Record<string, unknown> | undefined;
   const listed = all?.[kind.purpose];
   if (listed === undefined) return [];
@@ -39,21 +42,34 @@ export function genesisProviderEntries(kind: ProviderKind, { params, accounts }:
     if (!isValidAddress(raw.operator)) bad(`${at}.operator must be an svc1 address`);
     const operator = normalizeAddress(raw.operator as string);
     if (operators.includes(operator)) bad(`${at}: ${operator} is listed twice`);
-    if (typeof raw.peerId !== 'string' || raw.peerId.length === 0 || raw.peerId.length > 128) bad(`${at}.peerId must be the libp2p peer id of the provider's node`);
+    if (typeof raw.peerId !== 'string' || raw.peerId.length === 0 || raw.peerId.length > 128)
+      bad(`${at}.peerId must be the libp2p peer id of the provider's node`);
     let bond = 0n;
     try {
       bond = parseAmount(String(raw.bond));
     } catch (error) {
       bad(`${at}.bond: ${(error as Error).message}`);
     }
-    if (bond < kind.minimumBond) bad(`${at}.bond is ${formatAmountShort(bond)} OGT: a ${kind.purpose} bond is at least ${formatAmountShort(kind.minimumBond)} OGT`);
+    if (bond < kind.minimumBond)
+      bad(
+        `${at}.bond is ${formatAmountShort(bond)} OGT: a ${kind.purpose} bond is at least ${formatAmountShort(kind.minimumBond)} OGT`,
+      );
     if (!Value.Check(kind.details, raw.details)) {
       const first = Value.Errors(kind.details, raw.details)[0];
       bad(`${at}.details${first?.instancePath ?? ''}: ${first?.message ?? 'does not match the registration details'}`);
     }
     const bonded = accounts.find((a) => a.address === operator)?.bonded?.[kind.purpose] ?? 0n;
-    if (bonded !== bond) bad(`${at}: its account must have "bonded": { "${kind.purpose}": "${formatAmountShort(bond)}" } in the genesis accounts (it has ${formatAmountShort(bonded)} OGT bonded for ${kind.purpose})`);
-    const record: ProviderRecord = { operator, peerId: raw.peerId as string, bond: bond.toString(), details: raw.details as Record<string, unknown>, registeredAt: 0 };
+    if (bonded !== bond)
+      bad(
+        `${at}: its account must have "bonded": { "${kind.purpose}": "${formatAmountShort(bond)}" } in the genesis accounts (it has ${formatAmountShort(bonded)} OGT bonded for ${kind.purpose})`,
+      );
+    const record: ProviderRecord = {
+      operator,
+      peerId: raw.peerId as string,
+      bond: bond.toString(),
+      details: raw.details as Record<string, unknown>,
+      registeredAt: 0,
+    };
     entries.push([recordKey(kind, operator), encode(record)]);
     operators.push(operator);
   }

@@ -54,16 +54,26 @@ export interface OperatorTxDeps {
  * counted) and submits it; its hash, or undefined when the key is gone or the mempool refused it
  * (logged: the work tries again on a later block).
  */
-export function submitAsOperator(deps: OperatorTxDeps, operator: Address, kind: string, payload: Record<string, unknown>): string | undefined {
+export function submitAsOperator(
+  deps: OperatorTxDeps,
+  operator: Address,
+  kind: string,
+  payload: Record<string, unknown>,
+): string | undefined {
   const key = deps.keys.get(operator);
   if (!key) {
     deps.log.error({ operator, kind }, `this node no longer holds the operator key: cannot send ${kind}`);
     return undefined;
   }
-  const tx = signTransaction({ chainId: deps.chain.head.chainId, kind, nonce: deps.submitter.nextNonce(operator), payload: payload as never }, key);
+  const tx = signTransaction(
+    { chainId: deps.chain.head.chainId, kind, nonce: deps.submitter.nextNonce(operator), payload: payload as never },
+    key,
+  );
   try {
     // Not acknowledged to anyone: the work submits again on a later block if the journal write fails.
-    deps.submitter.submit(tx).catch((error: unknown) => deps.log.warn({ kind, err: error }, `${kind} admitted but not journaled`));
+    deps.submitter
+      .submit(tx)
+      .catch((error: unknown) => deps.log.warn({ kind, err: error }, `${kind} admitted but not journaled`));
     return tx.hash;
   } catch (error) {
     deps.log.warn({ kind, err: error }, `${kind} not admitted; retrying on a later block`);

@@ -10,6 +10,8 @@ export class ProviderRegistry {
 
   /** Providers registered on chain and not unbonding, in operator order. */
   active(): ProviderRecord[] {
-    return readProviders((key) => this.chain.state.get(key), this.kind).filter((record) => record.releaseAt === undefined);
+    return readProviders((key) => this.chain.state.get(key), this.kind).filter(
+      (record) => record.releaseAt === undefined,
+    );
   }
 }

@@ -47,14 +47,18 @@ const DEFAULT_UNBONDING_BLOCKS = 100_800;
 /** The registries' genesis entry: the unbonding period, from the genesis file's `"unbondingBlocks"`. */
 export function unbondingGenesis({ network, params }: GenesisParameters): [string, Uint8Array][] {
   const blocks = params.unbondingBlocks ?? (network === 'devnet' ? DEVNET_UNBONDING_BLOCKS : DEFAULT_UNBONDING_BLOCKS);
-  if (!Number.isSafeInteger(blocks) || (blocks as number) < 1) throw new GenesisError('genesis "unbondingBlocks" must be a positive integer');
+  if (!Number.isSafeInteger(blocks) || (blocks as number) < 1)
+    throw new GenesisError('genesis "unbondingBlocks" must be a positive integer');
   return [[UNBONDING_BLOCKS_KEY, encode(blocks)]];
 }
 
 const UnitsString = Type.String({ pattern: '^[1-9][0-9]{0,77}$' });
 
 export function registerPayloadSchema(kind: ProviderKind) {
-  return Type.Object({ peerId: Type.String({ minLength: 1, maxLength: 128 }), bond: UnitsString, details: kind.details }, { additionalProperties: false });
+  return Type.Object(
+    { peerId: Type.String({ minLength: 1, maxLength: 128 }), bond: UnitsString, details: kind.details },
+    { additionalProperties: false },
+  );
 }
 const UnregisterPayload = Type.Object({}, { additionalProperties: false });
 
@@ -71,7 +75,13 @@ export function readRecord(read: ReadState, kind: ProviderKind, operator: string
 }
 
 /** Takes `perMille` of a provider's bond (from its record and its account's bonded balance) to `beneficiary`'s OGT. */
-export function slashBond(ctx: BlockContext, kind: ProviderKind, operator: string, perMille: bigint, beneficiary: string): void {
+export function slashBond(
+  ctx: BlockContext,
+  kind: ProviderKind,
+  operator: string,
+  perMille: bigint,
+  beneficiary: string,
+): void {
   const record = readRecord((key) => ctx.readState(key), kind, operator);
   if (!record) return;
   const amount = (BigInt(record.bond) * perMille) / 1000n;
@@ -120,14 +130,25 @@ export function providerTxKinds<Svc>(kind: ProviderKind, factory: TxKindFactory<
       debits: (payload) => [{ asset: 'OGT', amount: BigInt(payload.bond) }],
       execute(ctx: TxContext<Static<typeof RegisterPayload>>) {
         const operator = ctx.tx.from;
-        if (readRecord(reader(ctx), kind, operator)) throw new TxFailure('already_registered', `${operator} is already a registered ${kind.plugin} provider`);
+        if (readRecord(reader(ctx), kind, operator))
+          throw new TxFailure('already_registered', `${operator} is already a registered ${kind.plugin} provider`);
         const bond = BigInt(ctx.payload.bond);
-        if (bond < kind.minimumBond) throw new TxFailure('bond_too_low', `a ${kind.plugin} bond is at least ${formatAmountShort(kind.minimumBond)} OGT`);
+        if (bond < kind.minimumBond)
+          throw new TxFailure(
+            'bond_too_low',
+            `a ${kind.plugin} bond is at least ${formatAmountShort(kind.minimumBond)} OGT`,
+          );
         ctx.debit(operator, 'OGT', bond);
         const account = ctx.account(operator);
         account.bonded[kind.purpose] = (account.bonded[kind.purpose] ?? 0n) + bond;
         ctx.setAccount(operator, account);
-        const record: ProviderRecord = { operator, peerId: ctx.payload.peerId, bond: bond.toString(), details: ctx.payload.details, registeredAt: ctx.height };
+        const record: ProviderRecord = {
+          operator,
+          peerId: ctx.payload.peerId,
+          bond: bond.toString(),
+          details: ctx.payload.details,
+          registeredAt: ctx.height,
+        };
         ctx.writeState(recordKey(kind, operator), encode(record));
         writeList(ctx, indexKey(kind), [...readList<string>(reader(ctx), indexKey(kind)), operator].sort());
       },
@@ -140,11 +161,18 @@ export function providerTxKinds<Svc>(kind: ProviderKind, factory: TxKindFactory<
         const operator = ctx.tx.from;
         const record = readRecord(reader(ctx), kind, operator);
         if (!record) throw new TxFailure('not_found', `${operator} is not a registered ${kind.plugin} provider`);
-        if (record.releaseAt !== undefined) throw new TxFailure('already_registered', `${operator} is already unbonding (release at block ${record.releaseAt})`);
+        if (record.releaseAt !== undefined)
+          throw new TxFailure(
+            'already_registered',
+            `${operator} is already unbonding (release at block ${record.releaseAt})`,
+          );
         const period = decode<number>(ctx.readState(UNBONDING_BLOCKS_KEY)!);
         const releaseAt = ctx.height + period;
         ctx.writeState(recordKey(kind, operator), encode({ ...record, releaseAt }));
-        writeList(ctx, unbondingKey(kind), [...readList<[string, number]>(reader(ctx), unbondingKey(kind)), [operator, releaseAt]]);
+        writeList(ctx, unbondingKey(kind), [
+          ...readList<[string, number]>(reader(ctx), unbondingKey(kind)),
+          [operator, releaseAt],
+        ]);
       },
     }),
   ];
@@ -165,6 +193,14 @@ export function releaseBonds(ctx: BlockContext, kind: ProviderKind): void {
     ctx.writeState(recordKey(kind, operator), undefined);
   }
   const released = new Set(due.map(([operator]) => operator));
-  writeList(ctx, unbondingKey(kind), unbonding.filter(([operator]) => !released.has(operator)));
-  writeList(ctx, indexKey(kind), readList<string>(reader(ctx), indexKey(kind)).filter((operator) => !released.has(operator)));
+  writeList(
+    ctx,
+    unbondingKey(kind),
+    unbonding.filter(([operator]) => !released.has(operator)),
+  );
+  writeList(
+    ctx,
+    indexKey(kind),
+    readList<string>(reader(ctx), indexKey(kind)).filter((operator) => !released.has(operator)),
+  );
 }

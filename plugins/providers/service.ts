@@ -73,7 +73,18 @@ export class ProviderService {
   private readonly log: Logger;
 
   constructor(options: ProviderServiceOptions) {
-    ({ kind: this.kind, enabled: this.enabled, role: this.role, chain: this.chain, sync: this.sync, submitter: this.submitter, keys: this.keys, peerId: this.peerId, store: this.store, log: this.log } = options);
+    ({
+      kind: this.kind,
+      enabled: this.enabled,
+      role: this.role,
+      chain: this.chain,
+      sync: this.sync,
+      submitter: this.submitter,
+      keys: this.keys,
+      peerId: this.peerId,
+      store: this.store,
+      log: this.log,
+    } = options);
   }
 
   async load(): Promise<void> {
@@ -89,7 +100,10 @@ export class ProviderService {
       const record = readRecord((key) => this.chain.state.get(key), this.kind, operator);
       if (!record || record.registeredAt !== 0) continue;
       if (record.peerId !== this.peerId()) {
-        this.log.warn({ operator, genesisPeerId: record.peerId, peerId: this.peerId() }, `the genesis registers ${operator} as a ${this.kind.purpose} provider at another peer id than this node's (its data dir had keys before): it does the work, but peers cannot reach it by that id`);
+        this.log.warn(
+          { operator, genesisPeerId: record.peerId, peerId: this.peerId() },
+          `the genesis registers ${operator} as a ${this.kind.purpose} provider at another peer id than this node's (its data dir had keys before): it does the work, but peers cannot reach it by that id`,
+        );
       }
       return { operator, peerId: record.peerId, bond: record.bond, details: record.details };
     }
@@ -105,19 +119,46 @@ export class ProviderService {
   /** Signs and submits the bond transaction; the registration is `pending` until a block holds it. */
   async register(operator: Address, bond: bigint, details: Record<string, unknown>): Promise<LocalRegistration> {
     if (bond < this.kind.minimumBond) {
-      throw domainError('bond_too_low', `the ${this.kind.purpose} bond is at least ${formatAmountShort(this.kind.minimumBond)} OGT`, { minimum: Number(this.kind.minimumBond / UNIT), field: 'bond_ogt' });
+      throw domainError(
+        'bond_too_low',
+        `the ${this.kind.purpose} bond is at least ${formatAmountShort(this.kind.minimumBond)} OGT`,
+        { minimum: Number(this.kind.minimumBond / UNIT), field: 'bond_ogt' },
+      );
     }
-    if (!this.sync.synced) throw domainError('not_synced', `this node has not synced yet (head ${this.chain.head.height} of ${this.sync.highestKnown}); register once it has`);
+    if (!this.sync.synced)
+      throw domainError(
+        'not_synced',
+        `this node has not synced yet (head ${this.chain.head.height} of ${this.sync.highestKnown}); register once it has`,
+      );
     const key = this.operatorKey(operator);
-    if (!key) throw domainError('operator_key_unavailable', `this node holds no key for operator ${operator}; import it with \`svc-node keys import\``, { operator });
+    if (!key)
+      throw domainError(
+        'operator_key_unavailable',
+        `this node holds no key for operator ${operator}; import it with \`svc-node keys import\``,
+        { operator },
+      );
     const current = await this.status();
     if (current.status !== 'unregistered') {
-      throw domainError('already_registered', `this node is already registered as a ${this.kind.purpose} provider (operator ${current.registration!.operator}, ${current.status})`, { status: current.status });
+      throw domainError(
+        'already_registered',
+        `this node is already registered as a ${this.kind.purpose} provider (operator ${current.registration!.operator}, ${current.status})`,
+        { status: current.status },
+      );
     }
-    if (readRecord((key) => this.chain.state.get(key), this.kind, operator)) throw domainError('already_registered', `operator ${operator} is already a registered ${this.kind.purpose} provider`, { operator });
+    if (readRecord((key) => this.chain.state.get(key), this.kind, operator))
+      throw domainError(
+        'already_registered',
+        `operator ${operator} is already a registered ${this.kind.purpose} provider`,
+        { operator },
+      );
     const peerId = this.peerId();
     const tx = signTransaction(
-      { chainId: this.chain.head.chainId, kind: `${this.kind.plugin}.register`, nonce: this.submitter.nextNonce(operator), payload: { peerId, bond: bond.toString(), details: details as Payload } },
+      {
+        chainId: this.chain.head.chainId,
+        kind: `${this.kind.plugin}.register`,
+        nonce: this.submitter.nextNonce(operator),
+        payload: { peerId, bond: bond.toString(), details: details as Payload },
+      },
       key,
     );
     await this.submitter.submit(tx);
@@ -130,19 +171,43 @@ export class ProviderService {
   /** Starts unbonding: the bond returns to the operator after the genesis unbonding period. */
   async unregister(): Promise<LocalRegistration> {
     const current = await this.status();
-    if (current.status === 'unregistered') throw domainError('not_found', `this node is not registered as a ${this.kind.purpose} provider`);
+    if (current.status === 'unregistered')
+      throw domainError('not_found', `this node is not registered as a ${this.kind.purpose} provider`);
     if (current.status === 'unbonding') {
-      throw domainError('invalid_params', `the ${this.kind.purpose} registration is already unbonding: the bond returns at block ${current.releaseAt}`, { status: current.status, releaseAt: current.releaseAt });
+      throw domainError(
+        'invalid_params',
+        `the ${this.kind.purpose} registration is already unbonding: the bond returns at block ${current.releaseAt}`,
+        { status: current.status, releaseAt: current.releaseAt },
+      );
     }
     const pendingUnregister = current.registration!.unregisterTxHash;
-    if (current.status === 'pending' || (pendingUnregister !== undefined && this.submitter.isPending(pendingUnregister))) {
-      const why = current.status === 'pending' ? 'its bond is not in a block yet' : 'its unregistration is not in a block yet';
-      throw domainError('invalid_params', `the ${this.kind.purpose} registration can't be unregistered now: ${why}`, { status: current.status });
+    if (
+      current.status === 'pending' ||
+      (pendingUnregister !== undefined && this.submitter.isPending(pendingUnregister))
+    ) {
+      const why =
+        current.status === 'pending' ? 'its bond is not in a block yet' : 'its unregistration is not in a block yet';
+      throw domainError('invalid_params', `the ${this.kind.purpose} registration can't be unregistered now: ${why}`, {
+        status: current.status,
+      });
     }
     const registration = current.registration!;
     const key = this.operatorKey(registration.operator);
-    if (!key) throw domainError('operator_key_unavailable', `this node no longer holds the key of operator ${registration.operator}`, { operator: registration.operator });
-    const tx = signTransaction({ chainId: this.chain.head.chainId, kind: `${this.kind.plugin}.unregister`, nonce: this.submitter.nextNonce(registration.operator), payload: {} }, key);
+    if (!key)
+      throw domainError(
+        'operator_key_unavailable',
+        `this node no longer holds the key of operator ${registration.operator}`,
+        { operator: registration.operator },
+      );
+    const tx = signTransaction(
+      {
+        chainId: this.chain.head.chainId,
+        kind: `${this.kind.plugin}.unregister`,
+        nonce: this.submitter.nextNonce(registration.operator),
+        payload: {},
+      },
+      key,
+    );
     await this.submitter.submit(tx);
     const updated = { ...registration, unregisterTxHash: tx.hash };
     await this.save(updated);
@@ -155,7 +220,11 @@ export class ProviderService {
     try {
       return this.keys.get(operator);
     } catch (error) {
-      throw domainError('operator_key_unavailable', `the key of operator ${operator} can't be opened: ${(error as Error).message}`, { operator });
+      throw domainError(
+        'operator_key_unavailable',
+        `the key of operator ${operator} can't be opened: ${(error as Error).message}`,
+        { operator },
+      );
     }
   }
 
@@ -172,7 +241,9 @@ export class ProviderService {
     if (!registration) return { status: 'unregistered', registration };
     const record = readRecord((key) => this.chain.state.get(key), this.kind, registration.operator);
     if (record && record.peerId === registration.peerId) {
-      return record.releaseAt === undefined ? { status: 'active', registration } : { status: 'unbonding', registration, releaseAt: record.releaseAt };
+      return record.releaseAt === undefined
+        ? { status: 'active', registration }
+        : { status: 'unbonding', registration, releaseAt: record.releaseAt };
     }
     if (registration.txHash === undefined) {
       await this.save(undefined);
@@ -182,7 +253,11 @@ export class ProviderService {
     const receipt = await this.chain.getReceipt(registration.txHash);
     if (!receipt) return { status: 'pending', registration };
     // Mined but not (or no longer) on chain: the registration failed, or its bond was released.
-    if (receipt.status === 'failed') this.log.warn({ tx: registration.txHash, error: receipt.error }, `${this.kind.purpose} registration failed on chain`);
+    if (receipt.status === 'failed')
+      this.log.warn(
+        { tx: registration.txHash, error: receipt.error },
+        `${this.kind.purpose} registration failed on chain`,
+      );
     await this.save(undefined);
     return { status: 'unregistered', registration: undefined };
   }

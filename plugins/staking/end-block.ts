@@ -22,7 +22,9 @@ import type { ReadState } from '../../chain/state/indexed.js';
 
 /** The set in force while no change has been made: the genesis validator alone. */
 export function genesisSet(genesis: GenesisSpec): StoredSet {
-  const validators = [{ operator: genesis.validator, consensusKey: genesis.validatorKey, power: GENESIS_VALIDATOR_POWER, priority: 0n }];
+  const validators = [
+    { operator: genesis.validator, consensusKey: genesis.validatorKey, power: GENESIS_VALIDATOR_POWER, priority: 0n },
+  ];
   return { since: 0, validators, previous: validators };
 }
 
@@ -51,7 +53,9 @@ export function stakingEndBlock(ctx: BlockContext, genesis: GenesisSpec): void {
   if (isEpochEnd(read, ctx.height)) {
     // Nothing staked, ever, and the genesis validator in good standing: it stays alone and nothing is written.
     if (!stored && staying.length === 0 && !isExcluded(read, genesis.validator)) return;
-    const members: Validator[] = isExcluded(read, genesis.validator) ? [] : [{ operator: genesis.validator, consensusKey: genesis.validatorKey, power: GENESIS_VALIDATOR_POWER }];
+    const members: Validator[] = isExcluded(read, genesis.validator)
+      ? []
+      : [{ operator: genesis.validator, consensusKey: genesis.validatorKey, power: GENESIS_VALIDATOR_POWER }];
     for (const record of staying) {
       if (record.status === 'unbonding' || isExcluded(read, record.operator)) continue;
       if (record.status === 'pending') {
@@ -65,7 +69,12 @@ export function stakingEndBlock(ctx: BlockContext, genesis: GenesisSpec): void {
     return;
   }
   const leaving = current.validators.filter((v) => isExcluded(read, v.operator));
-  if (leaving.length > 0) replaceSet(ctx, current, current.validators.filter((v) => !leaving.includes(v)));
+  if (leaving.length > 0)
+    replaceSet(
+      ctx,
+      current,
+      current.validators.filter((v) => !leaving.includes(v)),
+    );
 }
 
 /** Writes the set in force after this block, priorities carried on from `current`. An empty set is never written: the chain would stop for good. */
@@ -73,7 +82,12 @@ function replaceSet(ctx: BlockContext, current: StoredSet, members: readonly Val
   if (members.length === 0) return;
   const steps = ctx.height - current.since;
   const advanced = steps > 0 ? proposerAfter(current.validators, steps).set : current.validators;
-  writeSet((key, value) => ctx.writeState(key, value), ctx.height, nextSet(advanced, members), setGoverning(current, ctx.height));
+  writeSet(
+    (key, value) => ctx.writeState(key, value),
+    ctx.height,
+    nextSet(advanced, members),
+    setGoverning(current, ctx.height),
+  );
 }
 
 /** Stakes whose unbonding period ends with this block go back to their operators' OGT; returns who left. */
@@ -94,7 +108,11 @@ function releaseUnbonded(ctx: BlockContext, operators: readonly string[]): strin
     writeMissed(write, operator, []);
     released.push(operator);
   }
-  if (released.length > 0) writeOperators(write, operators.filter((o) => !released.includes(o)));
+  if (released.length > 0)
+    writeOperators(
+      write,
+      operators.filter((o) => !released.includes(o)),
+    );
   return released;
 }
 

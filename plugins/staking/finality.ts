@@ -18,8 +18,21 @@ export function stakingFinality(service: StakingService): FinalityRules {
     soleCommit: (block, key: KeyPair) => {
       const operator = service.memberByKey(toHex(key.publicKey))?.operator;
       if (!operator) throw new Error('this key is not in the validator set: it cannot certify a block');
-      const vote = { type: 'precommit' as const, height: block.height, round: 0, value: block.hash, validator: operator };
-      return { height: block.height, round: 0, blockHash: block.hash, signatures: [{ validator: operator, signature: toHex(signWith(key, voteSignBytes(service.chain.head.chainId, vote))) }] };
+      const vote = {
+        type: 'precommit' as const,
+        height: block.height,
+        round: 0,
+        value: block.hash,
+        validator: operator,
+      };
+      return {
+        height: block.height,
+        round: 0,
+        blockHash: block.hash,
+        signatures: [
+          { validator: operator, signature: toHex(signWith(key, voteSignBytes(service.chain.head.chainId, vote))) },
+        ],
+      };
     },
   };
 }

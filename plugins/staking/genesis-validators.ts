@@ -22,12 +22,18 @@ export interface GenesisValidator {
  * power), as if they had staked before the chain began. Each one's stake must be its account's
  * `bonded.stake` in the genesis accounts, so the OGT supply counts it once.
  */
-export function genesisValidatorEntries({ params, validator, validatorKey, accounts }: GenesisParameters): [string, Uint8Array][] {
+export function genesisValidatorEntries({
+  params,
+  validator,
+  validatorKey,
+  accounts,
+}: GenesisParameters): [string, Uint8Array][] {
   if (params.validators === undefined) return [];
   const bad = (what: string): never => {
     throw new GenesisError(`genesis "validators"${what}`);
   };
-  if (!Array.isArray(params.validators) || params.validators.length === 0) bad(' must be a non-empty array of { operator, consensusKey, stake, moniker }');
+  if (!Array.isArray(params.validators) || params.validators.length === 0)
+    bad(' must be a non-empty array of { operator, consensusKey, stake, moniker }');
   const entries = new Map<string, Uint8Array>();
   const write = (key: string, value: Uint8Array | undefined): void => void (value && entries.set(key, value));
   const members: Validator[] = [{ operator: validator, consensusKey: validatorKey, power: GENESIS_VALIDATOR_POWER }];
@@ -37,21 +43,38 @@ export function genesisValidatorEntries({ params, validator, validatorKey, accou
     if (typeof raw !== 'object' || raw === null) bad(`${at} must be an object`);
     if (!isValidAddress(raw.operator)) bad(`${at}.operator must be an svc1 address`);
     const operator = normalizeAddress(raw.operator as string);
-    if (typeof raw.consensusKey !== 'string' || !/^0x[0-9a-f]{64}$/.test(raw.consensusKey)) bad(`${at}.consensusKey must be a 32-byte lowercase 0x hex Ed25519 public key`);
+    if (typeof raw.consensusKey !== 'string' || !/^0x[0-9a-f]{64}$/.test(raw.consensusKey))
+      bad(`${at}.consensusKey must be a 32-byte lowercase 0x hex Ed25519 public key`);
     const consensusKey = raw.consensusKey as string;
-    if (typeof raw.moniker !== 'string' || raw.moniker.length === 0 || raw.moniker.length > 64) bad(`${at}.moniker must be 1 to 64 characters`);
+    if (typeof raw.moniker !== 'string' || raw.moniker.length === 0 || raw.moniker.length > 64)
+      bad(`${at}.moniker must be 1 to 64 characters`);
     let stake = 0n;
     try {
       stake = parseAmount(String(raw.stake));
     } catch (error) {
       bad(`${at}.stake: ${(error as Error).message}`);
     }
-    if (stake < STAKE_RANGE.minimum || stake > STAKE_RANGE.maximum) bad(`${at}.stake is ${formatAmountShort(stake)} OGT: a validator's stake is ${formatAmountShort(STAKE_RANGE.minimum)} to ${formatAmountShort(STAKE_RANGE.maximum)} OGT`);
+    if (stake < STAKE_RANGE.minimum || stake > STAKE_RANGE.maximum)
+      bad(
+        `${at}.stake is ${formatAmountShort(stake)} OGT: a validator's stake is ${formatAmountShort(STAKE_RANGE.minimum)} to ${formatAmountShort(STAKE_RANGE.maximum)} OGT`,
+      );
     if (members.some((m) => m.operator === operator)) bad(`${at}: ${operator} is already a validator of the genesis`);
-    if (members.some((m) => m.consensusKey === consensusKey)) bad(`${at}: the consensus key ${consensusKey} is another validator's`);
+    if (members.some((m) => m.consensusKey === consensusKey))
+      bad(`${at}: the consensus key ${consensusKey} is another validator's`);
     const bonded = accounts.find((a) => a.address === operator)?.bonded?.stake ?? 0n;
-    if (bonded !== stake) bad(`${at}: its account must have "bonded": { "stake": "${formatAmountShort(stake)}" } in the genesis accounts (it has ${formatAmountShort(bonded)} OGT bonded as stake)`);
-    writeValidator(write, { operator, consensusKey, moniker: raw.moniker as string, stake: stake.toString(), status: 'active', createdAt: 0, joinedAt: 0 });
+    if (bonded !== stake)
+      bad(
+        `${at}: its account must have "bonded": { "stake": "${formatAmountShort(stake)}" } in the genesis accounts (it has ${formatAmountShort(bonded)} OGT bonded as stake)`,
+      );
+    writeValidator(write, {
+      operator,
+      consensusKey,
+      moniker: raw.moniker as string,
+      stake: stake.toString(),
+      status: 'active',
+      createdAt: 0,
+      joinedAt: 0,
+    });
     write(consensusKeyIndex(consensusKey), encode(operator));
     members.push({ operator, consensusKey, power: stake });
     operators.push(operator);

@@ -23,7 +23,8 @@ declare module '../../kernel/plugin.js' {
 export default definePlugin({
   name: 'staking',
   version: '1.0.0',
-  description: 'staking chain rules on every node: staking.createValidator / addStake / unbond, the validator set by epoch with stake-weighted proposer priorities; svc_validators, svc_stakingStatus',
+  description:
+    'staking chain rules on every node: staking.createValidator / addStake / unbond, the validator set by epoch with stake-weighted proposer priorities; svc_validators, svc_stakingStatus',
   requires: ['chain-reader', 'chain'],
   init: (ctx) => {
     const service = new StakingService(ctx.use('chain-reader'));

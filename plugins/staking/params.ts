@@ -60,7 +60,8 @@ export const livenessParams = (read: ReadState): LivenessParams => ({
 });
 
 const positiveInteger = (value: unknown, name: string): number => {
-  if (!Number.isSafeInteger(value) || (value as number) < 1) throw new GenesisError(`genesis "${name}" must be a positive integer`);
+  if (!Number.isSafeInteger(value) || (value as number) < 1)
+    throw new GenesisError(`genesis "${name}" must be a positive integer`);
   return value as number;
 };
 
@@ -70,12 +71,16 @@ const positiveInteger = (value: unknown, name: string): number => {
  */
 export function stakingGenesis({ params }: GenesisParameters): [string, Uint8Array][] {
   const entries: [string, Uint8Array][] = [];
-  if (params.epochBlocks !== undefined) entries.push([EPOCH_BLOCKS_KEY, encode(positiveInteger(params.epochBlocks, 'epochBlocks'))]);
+  if (params.epochBlocks !== undefined)
+    entries.push([EPOCH_BLOCKS_KEY, encode(positiveInteger(params.epochBlocks, 'epochBlocks'))]);
   for (const { key, genesis } of Object.values(LIVENESS_PARAMS)) {
     if (params[genesis] !== undefined) entries.push([key, encode(positiveInteger(params[genesis], genesis))]);
   }
   const window = params.livenessWindow ?? LIVENESS_PARAMS.window.fallback;
   const maxMissed = params.maxMissedBlocks ?? LIVENESS_PARAMS.maxMissed.fallback;
-  if ((maxMissed as number) >= (window as number)) throw new GenesisError(`genesis "maxMissedBlocks" (${String(maxMissed)}) must be below "livenessWindow" (${String(window)})`);
+  if ((maxMissed as number) >= (window as number))
+    throw new GenesisError(
+      `genesis "maxMissedBlocks" (${String(maxMissed)}) must be below "livenessWindow" (${String(window)})`,
+    );
   return entries;
 }

@@ -5,9 +5,19 @@ import { AddressSchema } from '../../chain/schemas.js';
 import { optionalParam, param, type MethodFactory, type RpcMethod } from '../../kernel/plugin.js';
 import type { StakingService } from './service.js';
 
-const ValidatorStatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('active'), Type.Literal('unbonding'), Type.Literal('jailed'), Type.Literal('tombstoned')], {
-  description: 'pending: in the set from the next epoch; active: in the set (or joining it at the next epoch); unbonding: leaving, stake returns at releaseAt; jailed: out of the set for missing blocks, `staking.unjail` from jailedUntil; tombstoned: double-signed, slashed and out for good',
-});
+const ValidatorStatusSchema = Type.Union(
+  [
+    Type.Literal('pending'),
+    Type.Literal('active'),
+    Type.Literal('unbonding'),
+    Type.Literal('jailed'),
+    Type.Literal('tombstoned'),
+  ],
+  {
+    description:
+      'pending: in the set from the next epoch; active: in the set (or joining it at the next epoch); unbonding: leaving, stake returns at releaseAt; jailed: out of the set for missing blocks, `staking.unjail` from jailedUntil; tombstoned: double-signed, slashed and out for good',
+  },
+);
 
 const SetSchema = Type.Object(
   {
@@ -23,7 +33,9 @@ const SetSchema = Type.Object(
           consensusKey: Type.String(),
           moniker: Type.Union([Type.String(), Type.Null()]),
           power: Type.String({ description: 'voting power: the stake, in OGT' }),
-          proposerPriority: Type.String({ description: 'its proposer priority after the head (integer; the highest proposes next)' }),
+          proposerPriority: Type.String({
+            description: 'its proposer priority after the head (integer; the highest proposes next)',
+          }),
           status: ValidatorStatusSchema,
           genesis: Type.Boolean({ description: 'the genesis validator (in the set without a stake)' }),
         },
@@ -46,8 +58,12 @@ const StatusSchema = Type.Object(
     createdAt: Type.Integer(),
     joinedAt: Type.Union([Type.Integer(), Type.Null()]),
     releaseAt: Type.Union([Type.Integer(), Type.Null()]),
-    jailedUntil: Type.Union([Type.Integer(), Type.Null()], { description: 'jailed: the block from which it may unjail' }),
-    tombstonedAt: Type.Union([Type.Integer(), Type.Null()], { description: 'the block whose evidence removed it for good' }),
+    jailedUntil: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'jailed: the block from which it may unjail',
+    }),
+    tombstonedAt: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'the block whose evidence removed it for good',
+    }),
     missedBlocks: Type.Integer({ description: 'certificates missing its precommit within the liveness window' }),
     livenessWindow: Type.Integer({ description: 'blocks in the liveness window' }),
     maxMissedBlocks: Type.Integer({ description: 'more misses than this in the window and it is jailed' }),
@@ -57,9 +73,19 @@ const StatusSchema = Type.Object(
 
 const ConsensusStateSchema = Type.Object(
   {
-    mode: Type.Union([Type.Literal('observer'), Type.Literal('producing'), Type.Literal('consensus'), Type.Literal('following'), Type.Literal('refused')], {
-      description: 'observer: a node without the validator role; a validator node: producing alone, running consensus, following (its key is not in the set) or refused (another node signs with its key)',
-    }),
+    mode: Type.Union(
+      [
+        Type.Literal('observer'),
+        Type.Literal('producing'),
+        Type.Literal('consensus'),
+        Type.Literal('following'),
+        Type.Literal('refused'),
+      ],
+      {
+        description:
+          'observer: a node without the validator role; a validator node: producing alone, running consensus, following (its key is not in the set) or refused (another node signs with its key)',
+      },
+    ),
     height: Type.Integer({ description: 'the height being decided (the head + 1)' }),
     round: Type.Optional(Type.Integer()),
     step: Type.Optional(Type.Union([Type.Literal('propose'), Type.Literal('prevote'), Type.Literal('precommit')])),
@@ -67,7 +93,11 @@ const ConsensusStateSchema = Type.Object(
     validRound: Type.Optional(Type.Integer()),
     prevotePower: Type.Optional(Type.String({ description: 'OGT of the prevotes seen this round' })),
     precommitPower: Type.Optional(Type.String({ description: 'OGT of the precommits seen this round' })),
-    onlinePower: Type.Optional(Type.String({ description: 'OGT of the validators heard from in the last 3 block times (at least 3 s), this one included' })),
+    onlinePower: Type.Optional(
+      Type.String({
+        description: 'OGT of the validators heard from in the last 3 block times (at least 3 s), this one included',
+      }),
+    ),
     totalPower: Type.Optional(Type.String({ description: 'OGT of the whole set' })),
     lastCommit: Type.Union(
       [
@@ -94,22 +124,32 @@ export function stakingMethods(method: MethodFactory<StakingService>): RpcMethod
   return [
     method({
       name: 'svc_consensusState',
-      summary: "Where consensus stands, on any node: the height being decided and the head's certificate (signers, their power, its age); on a validator node also its mode (producing alone, consensus, following, refused) and, running consensus, the round, step, lock, the power of the votes seen this round and of the validators heard from lately (OGT).",
+      summary:
+        "Where consensus stands, on any node: the height being decided and the head's certificate (signers, their power, its age); on a validator node also its mode (producing alone, consensus, following, refused) and, running consensus, the round, step, lock, the power of the votes seen this round and of the validators heard from lately (OGT).",
       params: [],
       result: ConsensusStateSchema,
       handler: (_params, { service }) => service.consensusState(),
     }),
     method({
       name: 'svc_validators',
-      summary: 'The validator set in force at the head: each validator with its power (stake, OGT), status, proposer priority and whether it is the genesis validator; the next proposer and when the set next changes.',
-      params: [optionalParam('blockTag', Type.Union([Type.Literal('latest'), Type.Literal('finalized')], { description: '"latest" (default) or "finalized": the same under instant finality' }))],
+      summary:
+        'The validator set in force at the head: each validator with its power (stake, OGT), status, proposer priority and whether it is the genesis validator; the next proposer and when the set next changes.',
+      params: [
+        optionalParam(
+          'blockTag',
+          Type.Union([Type.Literal('latest'), Type.Literal('finalized')], {
+            description: '"latest" (default) or "finalized": the same under instant finality',
+          }),
+        ),
+      ],
       result: SetSchema,
       errors: ['invalid_params'],
       handler: (_params, { service }) => service.setView(),
     }),
     method({
       name: 'svc_stakingStatus',
-      summary: "A validator's staking record: stake, status (pending, active, unbonding, jailed, tombstoned), whether it is in the set now, its blocks, and its missed blocks in the liveness window.",
+      summary:
+        "A validator's staking record: stake, status (pending, active, unbonding, jailed, tombstoned), whether it is in the set now, its blocks, and its missed blocks in the liveness window.",
       params: [param('address', AddressSchema)],
       result: StatusSchema,
       errors: ['invalid_params', 'invalid_address', 'not_validator'],

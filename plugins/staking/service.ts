@@ -3,14 +3,26 @@ import type { ChainReader } from '../../chain/capabilities.js';
 import { proposerAfter, totalPower, type PrioritizedValidator } from '../../consensus/validator-set.js';
 import { genesisSet, setGoverning } from './end-block.js';
 import { epochBlocks } from './params.js';
-import { jailedKey, readMissed, readNumber, readOperators, readSet, readValidator, tombstonedKey, type StoredSet, type ValidatorRecord } from './state.js';
+import {
+  jailedKey,
+  readMissed,
+  readNumber,
+  readOperators,
+  readSet,
+  readValidator,
+  tombstonedKey,
+  type StoredSet,
+  type ValidatorRecord,
+} from './state.js';
 import { livenessParams } from './params.js';
 import type { ConsensusStateView, StakingStatus } from '../../sdk/views.js';
 import type { ValidatorSetView } from '../../sdk/views.js';
 
 /** The staking rules' service on every node: the validator set in force at the head, and who proposes. */
 /** What a validator node adds to `svc_consensusState`: its mode and, running consensus, its round. */
-export type ValidatorConsensusState = Omit<ConsensusStateView, 'lastCommit' | 'mode'> & { mode: Exclude<ConsensusStateView['mode'], 'observer'> };
+export type ValidatorConsensusState = Omit<ConsensusStateView, 'lastCommit' | 'mode'> & {
+  mode: Exclude<ConsensusStateView['mode'], 'observer'>;
+};
 
 export class StakingService {
   private validatorState: (() => ValidatorConsensusState) | undefined;
@@ -37,7 +49,14 @@ export class StakingService {
       height: head.height + 1,
       ...this.validatorState?.(),
       lastCommit: commit
-        ? { height: commit.height, round: commit.round, signers: commit.signatures.length, signedPower: formatAmountShort(signedPower), totalPower: formatAmountShort(totalPower(set)), ageMs: Math.max(0, Date.now() - head.timestamp) }
+        ? {
+            height: commit.height,
+            round: commit.round,
+            signers: commit.signatures.length,
+            signedPower: formatAmountShort(signedPower),
+            totalPower: formatAmountShort(totalPower(set)),
+            ageMs: Math.max(0, Date.now() - head.timestamp),
+          }
         : null,
     };
   }
@@ -57,7 +76,8 @@ export class StakingService {
   /** The proposer of `height` (after the set's epoch end) in `round`, and the set's priorities then. */
   proposerOf(height: number, round = 0): { set: PrioritizedValidator[]; proposer: PrioritizedValidator } {
     const { since, validators } = this.currentSet();
-    if (height <= since) throw new RangeError(`height ${height} is not governed by the set in force since block ${since}`);
+    if (height <= since)
+      throw new RangeError(`height ${height} is not governed by the set in force since block ${since}`);
     return proposerAfter(validators, height - since + round);
   }
 
@@ -96,7 +116,8 @@ export class StakingService {
     const jailedUntil = readNumber(this.read, jailedKey(operator)) ?? null;
     const tombstonedAt = readNumber(this.read, tombstonedKey(operator)) ?? null;
     const liveness = livenessParams(this.read);
-    const standing = tombstonedAt !== null ? 'tombstoned' : jailedUntil !== null ? 'jailed' : (record?.status ?? 'active');
+    const standing =
+      tombstonedAt !== null ? 'tombstoned' : jailedUntil !== null ? 'jailed' : (record?.status ?? 'active');
     return {
       operator,
       consensusKey: record?.consensusKey ?? genesis.validatorKey,
@@ -128,7 +149,9 @@ export class StakingService {
   proposerProblem(consensusKey: string): string | undefined {
     const { validators } = this.currentSet();
     if (validators.some((v) => v.consensusKey === consensusKey)) return undefined;
-    return validators.length === 1 && validators[0]!.consensusKey === this.chain.genesis.validatorKey ? 'proposer is not the chain validator' : 'proposer is not in the validator set';
+    return validators.length === 1 && validators[0]!.consensusKey === this.chain.genesis.validatorKey
+      ? 'proposer is not the chain validator'
+      : 'proposer is not in the validator set';
   }
 
   /** The member using a consensus key, if any. */

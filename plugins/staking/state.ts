@@ -40,7 +40,10 @@ export function readValidator(read: ReadState, operator: string): ValidatorRecor
 }
 
 export function writeValidator(write: WriteState, record: ValidatorRecord): void {
-  write(validatorKey(record.operator), encode(Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined))));
+  write(
+    validatorKey(record.operator),
+    encode(Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined))),
+  );
 }
 
 export function readOperators(read: ReadState): string[] {
@@ -61,8 +64,15 @@ export interface StoredSet {
 }
 
 type Row = [string, string, string, string];
-const fromRows = (rows: Row[]): PrioritizedValidator[] => rows.map(([operator, consensusKey, power, priority]) => ({ operator, consensusKey, power: BigInt(power), priority: BigInt(priority) }));
-const toRows = (set: readonly PrioritizedValidator[]): Row[] => set.map((v) => [v.operator, v.consensusKey, v.power.toString(), v.priority.toString()]);
+const fromRows = (rows: Row[]): PrioritizedValidator[] =>
+  rows.map(([operator, consensusKey, power, priority]) => ({
+    operator,
+    consensusKey,
+    power: BigInt(power),
+    priority: BigInt(priority),
+  }));
+const toRows = (set: readonly PrioritizedValidator[]): Row[] =>
+  set.map((v) => [v.operator, v.consensusKey, v.power.toString(), v.priority.toString()]);
 
 /**
  * Sets decoded, by the stored bytes they came from: the set is read for every vote and proposal a
@@ -77,13 +87,22 @@ export function readSet(read: ReadState): StoredSet | undefined {
   let set = decodedSets.get(raw);
   if (!set) {
     const [since, rows, previous] = decode<[number, Row[], Row[]]>(raw);
-    set = Object.freeze({ since, validators: Object.freeze(fromRows(rows)), previous: Object.freeze(fromRows(previous)) });
+    set = Object.freeze({
+      since,
+      validators: Object.freeze(fromRows(rows)),
+      previous: Object.freeze(fromRows(previous)),
+    });
     decodedSets.set(raw, set);
   }
   return set;
 }
 
-export function writeSet(write: WriteState, since: number, validators: readonly PrioritizedValidator[], previous: readonly PrioritizedValidator[]): void {
+export function writeSet(
+  write: WriteState,
+  since: number,
+  validators: readonly PrioritizedValidator[],
+  previous: readonly PrioritizedValidator[],
+): void {
   write(SET_KEY, encode([since, toRows(validators), toRows(previous)]));
 }
 
@@ -113,4 +132,5 @@ export function writeMissed(write: WriteState, operator: string, heights: readon
 }
 
 /** Whether a validator is kept out of the set: jailed (until it unjails) or tombstoned (for good). */
-export const isExcluded = (read: ReadState, operator: string): boolean => read(jailedKey(operator)) !== undefined || read(tombstonedKey(operator)) !== undefined;
+export const isExcluded = (read: ReadState, operator: string): boolean =>
+  read(jailedKey(operator)) !== undefined || read(tombstonedKey(operator)) !== undefined;

@@ -14,7 +14,17 @@ import { decodeBundle, encodeBundle } from '../../p2p/wire.js';
 import { Tendermint, type Proposal, type Step, type Timeouts } from '../../consensus/tendermint.js';
 import type { Validator } from '../../consensus/validator-set.js';
 import type { Vote } from '../../consensus/vote-set.js';
-import { certificateOf, commitProblem, proposalSignBytes, proposalSigned, voteSignBytes, voteSigned, type CommitCertificate, type SignedProposal, type SignedVote } from '../../consensus/messages.js';
+import {
+  certificateOf,
+  commitProblem,
+  proposalSignBytes,
+  proposalSigned,
+  voteSignBytes,
+  voteSigned,
+  type CommitCertificate,
+  type SignedProposal,
+  type SignedVote,
+} from '../../consensus/messages.js';
 import { DoubleSignRefused, SignState } from '../../consensus/sign-state.js';
 import type { StakingService } from '../staking/service.js';
 import { executionBudget } from './producer.js';
@@ -44,7 +54,12 @@ export interface ConsensusView {
  * block with its certificate.
  */
 type ConsensusMessage =
-  | { readonly kind: 'proposal'; readonly proposal: SignedProposal; readonly bundle: Uint8Array; readonly pol?: readonly SignedVote[] }
+  | {
+      readonly kind: 'proposal';
+      readonly proposal: SignedProposal;
+      readonly bundle: Uint8Array;
+      readonly pol?: readonly SignedVote[];
+    }
   | { readonly kind: 'vote'; readonly vote: SignedVote }
   | { readonly kind: 'commit'; readonly certificate: CommitCertificate; readonly bundle: Uint8Array };
 
@@ -105,17 +120,24 @@ export class ConsensusDriver {
     this.signState = SignState.open(join(options.dataDir, 'consensus-sign-state.json'));
     // A dead proposer costs one block time and a round; each further round waits longer, so a slow network still gets through.
     const t = options.blockTime;
-    const timeouts: Timeouts = { propose: { base: t, delta: t / 2 }, prevote: { base: t / 2, delta: t / 2 }, precommit: { base: t / 2, delta: t / 2 } };
+    const timeouts: Timeouts = {
+      propose: { base: t, delta: t / 2 },
+      prevote: { base: t / 2, delta: t / 2 },
+      precommit: { base: t / 2, delta: t / 2 },
+    };
     this.machine = new Tendermint(
       {
         self: this.self(),
         powers: () => new Map(options.staking.currentSet().validators.map((v) => [v.operator, v.power])),
         proposer: (height, round) => options.staking.proposerOf(height, round).proposer.operator,
-        propose: (height, round, validValue, validRound) => void this.serial(() => this.propose(height, round, validValue, validRound)),
+        propose: (height, round, validValue, validRound) =>
+          void this.serial(() => this.propose(height, round, validValue, validRound)),
         broadcastVote: (vote) => this.sendVote(vote),
         schedule: (step, height, round, ms) => this.schedule(step, height, round, ms),
-        decide: (height, round, value, commit) => void this.serial(() => this.decide(height, round, value, commit as SignedVote[])),
-        equivocation: (evidence) => this.reportEquivocation(evidence.first as SignedVote, evidence.second as SignedVote),
+        decide: (height, round, value, commit) =>
+          void this.serial(() => this.decide(height, round, value, commit as SignedVote[])),
+        equivocation: (evidence) =>
+          this.reportEquivocation(evidence.first as SignedVote, evidence.second as SignedVote),
       },
       timeouts,
     );
@@ -137,7 +159,9 @@ export class ConsensusDriver {
     const recent = Date.now() - 3 * Math.max(this.options.blockTime, 1000);
     const set = this.options.staking.currentSet().validators;
     const self = this.self();
-    const online = set.filter((v) => v.operator === self || (this.heard.get(v.operator) ?? 0) >= recent).reduce((sum, v) => sum + v.power, 0n);
+    const online = set
+      .filter((v) => v.operator === self || (this.heard.get(v.operator) ?? 0) >= recent)
+      .reduce((sum, v) => sum + v.power, 0n);
     return {
       height: state.height,
       round: state.round,
@@ -153,9 +177,12 @@ export class ConsensusDriver {
 
   start(): void {
     this.topic = this.options.p2p.gossipTopic('consensus/1', (data) => this.receive(data));
-    this.resender = setInterval(() => {
-      for (const message of this.sent) if (this.worthResending(message)) this.send(message);
-    }, Math.max(200, this.options.blockTime));
+    this.resender = setInterval(
+      () => {
+        for (const message of this.sent) if (this.worthResending(message)) this.send(message);
+      },
+      Math.max(200, this.options.blockTime),
+    );
     // A block that came by import (sync or a peer's gossip) while this validator was still on its height: move on to the next.
     this.off = this.options.events.on('chain:block', () => this.followHead());
     this.startHeight(this.options.chain.head.height + 1);
@@ -180,7 +207,10 @@ export class ConsensusDriver {
     this.validity.clear();
     this.proposalSeen.clear();
     this.sent = [];
-    this.options.log.info({ height: next }, 'the chain moved on without this validator deciding: joining the next height');
+    this.options.log.info(
+      { height: next },
+      'the chain moved on without this validator deciding: joining the next height',
+    );
     this.startHeight(next);
   }
 
@@ -195,16 +225,27 @@ export class ConsensusDriver {
     const last = this.signState.lastSigned();
     const here = last && last.height === height ? last : undefined;
     const round = here?.round ?? 0;
-    const restored = lock ? { round, lockedValue: lock.value, lockedRound: lock.round, validValue: lock.value, validRound: lock.round } : { round, lockedValue: null, lockedRound: -1, validValue: null, validRound: -1 };
+    const restored = lock
+      ? { round, lockedValue: lock.value, lockedRound: lock.round, validValue: lock.value, validRound: lock.round }
+      : { round, lockedValue: null, lockedRound: -1, validValue: null, validRound: -1 };
     this.machine.startHeight(height, { ...restored, ...(here ? { signed: here.step } : {}) });
     // Every vote it signed in this round, not only the last: it may have died before an earlier one left.
-    const signed = here ? [...here.earlier, ...(here.step !== 'proposal' && here.message ? [{ message: here.message, signature: here.signature }] : [])] : [];
+    const signed = here
+      ? [
+          ...here.earlier,
+          ...(here.step !== 'proposal' && here.message ? [{ message: here.message, signature: here.signature }] : []),
+        ]
+      : [];
     for (const { message, signature } of signed) {
       const vote = { ...(message as Vote), signature: `0x${signature}` } as SignedVote;
       this.publish({ kind: 'vote', vote });
       this.machine.onVote(vote);
     }
-    if (here) this.options.log.info({ height, round, step: here.step, locked: lock ?? null }, 'resumed a height this validator had signed in');
+    if (here)
+      this.options.log.info(
+        { height, round, step: here.step, locked: lock ?? null },
+        'resumed a height this validator had signed in',
+      );
   }
 
   stop(): void {
@@ -217,7 +258,9 @@ export class ConsensusDriver {
   /** One piece of chain work at a time (a proposal built, checked or committed). */
   private serial<T>(work: () => Promise<T>): Promise<T> {
     const run = this.work.then(work, work);
-    this.work = run.catch((error: unknown) => this.options.log.warn({ err: error }, `consensus step failed: ${(error as Error).message}`));
+    this.work = run.catch((error: unknown) =>
+      this.options.log.warn({ err: error }, `consensus step failed: ${(error as Error).message}`),
+    );
     return run;
   }
 
@@ -269,11 +312,21 @@ export class ConsensusDriver {
     this.topic?.publish(encode({ ...message, sentAt: Date.now() }));
   }
 
-  private sign(height: number, round: number, step: 'proposal' | 'prevote' | 'precommit', bytes: Uint8Array, locks?: string, message?: Vote): string | undefined {
+  private sign(
+    height: number,
+    round: number,
+    step: 'proposal' | 'prevote' | 'precommit',
+    bytes: Uint8Array,
+    locks?: string,
+    message?: Vote,
+  ): string | undefined {
     try {
-      return toHex(this.signState.sign(height, round, step, bytes, (b) => signWith(this.options.key, b), locks, message));
+      return toHex(
+        this.signState.sign(height, round, step, bytes, (b) => signWith(this.options.key, b), locks, message),
+      );
     } catch (error) {
-      if (error instanceof DoubleSignRefused) return void this.options.log.error({ err: error }, 'refused to sign: it could be a double sign');
+      if (error instanceof DoubleSignRefused)
+        return void this.options.log.error({ err: error }, 'refused to sign: it could be a double sign');
       throw error;
     }
   }
@@ -284,20 +337,49 @@ export class ConsensusDriver {
     const now = this.machine.state();
     if (now.height !== height || now.round !== round || now.step !== 'propose') return;
     await this.carryLatePrecommits();
-    let held: { block: Block; raws: readonly Uint8Array[] } | undefined = validValue ? this.blocks.get(validValue) : undefined;
+    let held: { block: Block; raws: readonly Uint8Array[] } | undefined = validValue
+      ? this.blocks.get(validValue)
+      : undefined;
     if (!held) {
-      const block = await this.options.chain.proposeBlock(this.options.key, Math.max(Date.now(), this.options.chain.head.timestamp + 1), MAX_PROPOSAL_BYTES, executionBudget(this.options.blockTime, 'consensus'));
-      held = { block, raws: block.transactions.map((hash) => this.options.chain.rawTransaction(this.options.chain.pendingTransaction(hash)!)) };
+      const block = await this.options.chain.proposeBlock(
+        this.options.key,
+        Math.max(Date.now(), this.options.chain.head.timestamp + 1),
+        MAX_PROPOSAL_BYTES,
+        executionBudget(this.options.blockTime, 'consensus'),
+      );
+      held = {
+        block,
+        raws: block.transactions.map((hash) =>
+          this.options.chain.rawTransaction(this.options.chain.pendingTransaction(hash)!),
+        ),
+      };
       this.blocks.set(block.hash, held);
       this.validity.set(block.hash, true);
       if (!this.proposalSeen.has(block.hash)) this.proposalSeen.set(block.hash, performance.now());
     }
     // A carried value whose block this node no longer has (it restarted) is not re-proposed: a new block goes with no valid round.
-    const proposal: Proposal = { height, round, value: held.block.hash, validRound: held.block.hash === validValue ? validRound : -1, proposer: this.self()! };
-    const signature = this.sign(height, round, 'proposal', proposalSignBytes(this.options.chain.head.chainId, proposal));
+    const proposal: Proposal = {
+      height,
+      round,
+      value: held.block.hash,
+      validRound: held.block.hash === validValue ? validRound : -1,
+      proposer: this.self()!,
+    };
+    const signature = this.sign(
+      height,
+      round,
+      'proposal',
+      proposalSignBytes(this.options.chain.head.chainId, proposal),
+    );
     if (!signature) return;
-    const pol = proposal.validRound >= 0 ? (this.machine.polka(proposal.validRound, proposal.value) as SignedVote[]) : [];
-    this.publish({ kind: 'proposal', proposal: { ...proposal, signature }, bundle: encodeBundle({ block: held.block, raws: [...held.raws], commit: null }), ...(pol.length > 0 ? { pol } : {}) });
+    const pol =
+      proposal.validRound >= 0 ? (this.machine.polka(proposal.validRound, proposal.value) as SignedVote[]) : [];
+    this.publish({
+      kind: 'proposal',
+      proposal: { ...proposal, signature },
+      bundle: encodeBundle({ block: held.block, raws: [...held.raws], commit: null }),
+      ...(pol.length > 0 ? { pol } : {}),
+    });
     this.machine.onProposal(proposal, true);
   }
 
@@ -314,7 +396,8 @@ export class ConsensusDriver {
     const late = this.late.get(`${head.height}/${base.round}/${head.hash}`);
     if (!late) return;
     const signatures = [...base.signatures];
-    for (const [validator, signature] of late) if (!signatures.some((s) => s.validator === validator)) signatures.push({ validator, signature });
+    for (const [validator, signature] of late)
+      if (!signatures.some((s) => s.validator === validator)) signatures.push({ validator, signature });
     if (signatures.length > base.signatures.length) await chain.improveHeadCommit({ ...base, signatures });
   }
 
@@ -322,10 +405,21 @@ export class ConsensusDriver {
    * The proof of lock a proposal of a carried value travels with: prevotes of its valid round for its
    * value, each verified and counted as if it had come on its own. What is wrong with it, if anything.
    */
-  private takePol(chainId: string, set: readonly Validator[], proposal: SignedProposal, pol: readonly SignedVote[]): string | undefined {
+  private takePol(
+    chainId: string,
+    set: readonly Validator[],
+    proposal: SignedProposal,
+    pol: readonly SignedVote[],
+  ): string | undefined {
     if (pol.length > set.length) return 'a proof of lock of more votes than validators';
     for (const vote of pol) {
-      if (vote.type !== 'prevote' || vote.height !== proposal.height || vote.round !== proposal.validRound || vote.value !== proposal.value) return 'a proof of lock with a vote for something else';
+      if (
+        vote.type !== 'prevote' ||
+        vote.height !== proposal.height ||
+        vote.round !== proposal.validRound ||
+        vote.value !== proposal.value
+      )
+        return 'a proof of lock with a vote for something else';
       if (!voteSigned(chainId, set, vote)) return 'a proof of lock with a vote whose signature does not verify';
     }
     for (const vote of pol) this.machine.onVote(vote);
@@ -353,24 +447,59 @@ export class ConsensusDriver {
    */
   private reportEquivocation(first: SignedVote, second: SignedVote): void {
     const offence = `${first.validator}/${first.height}/${first.round}/${first.type}`;
-    this.options.log.warn({ validator: first.validator, height: first.height, round: first.round, step: first.type }, 'two different signed votes of one validator: submitting the evidence');
+    this.options.log.warn(
+      { validator: first.validator, height: first.height, round: first.round, step: first.type },
+      'two different signed votes of one validator: submitting the evidence',
+    );
     if (this.reported.has(offence)) return;
     this.reported.add(offence);
-    const vote = (v: SignedVote) => ({ type: v.type, height: v.height, round: v.round, value: v.value, validator: v.validator, signature: v.signature });
+    const vote = (v: SignedVote) => ({
+      type: v.type,
+      height: v.height,
+      round: v.round,
+      value: v.value,
+      validator: v.validator,
+      signature: v.signature,
+    });
     const { chain, key } = this.options;
     try {
       chain
-        .submit(signTransaction({ chainId: chain.head.chainId, kind: 'staking.submitEvidence', nonce: chain.nextNonce(key.address), payload: { first: vote(first), second: vote(second) } }, key))
-        .catch((error: unknown) => this.options.log.warn({ err: error, validator: first.validator }, 'the evidence of equivocation is pending but not journaled'));
+        .submit(
+          signTransaction(
+            {
+              chainId: chain.head.chainId,
+              kind: 'staking.submitEvidence',
+              nonce: chain.nextNonce(key.address),
+              payload: { first: vote(first), second: vote(second) },
+            },
+            key,
+          ),
+        )
+        .catch((error: unknown) =>
+          this.options.log.warn(
+            { err: error, validator: first.validator },
+            'the evidence of equivocation is pending but not journaled',
+          ),
+        );
     } catch (error) {
       this.reported.delete(offence);
-      this.options.log.error({ err: error, validator: first.validator }, 'the evidence of equivocation was not admitted');
+      this.options.log.error(
+        { err: error, validator: first.validator },
+        'the evidence of equivocation was not admitted',
+      );
     }
   }
 
   private sendVote(vote: Vote): void {
     const locks = vote.type === 'precommit' && vote.value !== null ? vote.value : undefined;
-    const signature = this.sign(vote.height, vote.round, vote.type, voteSignBytes(this.options.chain.head.chainId, vote), locks, vote);
+    const signature = this.sign(
+      vote.height,
+      vote.round,
+      vote.type,
+      voteSignBytes(this.options.chain.head.chainId, vote),
+      locks,
+      vote,
+    );
     if (!signature) return;
     const signed: SignedVote = { ...vote, signature };
     this.publish({ kind: 'vote', vote: signed });
@@ -391,8 +520,16 @@ export class ConsensusDriver {
         await this.options.chain.checkProposal(held.block, held.raws);
         await this.options.chain.commitProposal(value, certificate);
         this.decided += 1;
-        this.options.events.emit('consensus:committed', { height, round, proposalToCommitMs: performance.now() - (this.proposalSeen.get(value) ?? performance.now()) });
-        this.publish({ kind: 'commit', certificate, bundle: encodeBundle({ block: held.block, raws: [...held.raws], commit: null }) });
+        this.options.events.emit('consensus:committed', {
+          height,
+          round,
+          proposalToCommitMs: performance.now() - (this.proposalSeen.get(value) ?? performance.now()),
+        });
+        this.publish({
+          kind: 'commit',
+          certificate,
+          bundle: encodeBundle({ block: held.block, raws: [...held.raws], commit: null }),
+        });
       }
       failed = false;
     } finally {
@@ -446,21 +583,28 @@ export class ConsensusDriver {
       const bundle = decodeBundle(message.bundle);
       if (bundle.block.hash !== proposal.value || !bundle.raws) return { reject: 'a proposal without its block' };
       if (!this.proposalSeen.has(proposal.value)) this.proposalSeen.set(proposal.value, performance.now());
-      const fromProposer = proposal.proposer === this.options.staking.proposerOf(proposal.height, proposal.round).proposer.operator;
-      const check = <T>(run: () => Promise<T>): Promise<T> => (fromProposer ? this.whileChecking(proposal.height, proposal.round, run) : run());
+      const fromProposer =
+        proposal.proposer === this.options.staking.proposerOf(proposal.height, proposal.round).proposer.operator;
+      const check = <T>(run: () => Promise<T>): Promise<T> =>
+        fromProposer ? this.whileChecking(proposal.height, proposal.round, run) : run();
       const valid =
         this.validity.get(proposal.value) ??
-        (await check(() => this.serial(async () => {
-          // Decided meanwhile (the check waited its turn): the block is the head or a sibling of it, nothing to check.
-          if (proposal.height !== this.options.chain.head.height + 1) return undefined;
-          try {
-            await this.options.chain.checkProposal(bundle.block, bundle.raws!);
-            return true;
-          } catch (error) {
-            this.options.log.warn({ err: error, height: proposal.height, round: proposal.round }, 'proposed block does not execute to its header');
-            return false;
-          }
-        })));
+        (await check(() =>
+          this.serial(async () => {
+            // Decided meanwhile (the check waited its turn): the block is the head or a sibling of it, nothing to check.
+            if (proposal.height !== this.options.chain.head.height + 1) return undefined;
+            try {
+              await this.options.chain.checkProposal(bundle.block, bundle.raws!);
+              return true;
+            } catch (error) {
+              this.options.log.warn(
+                { err: error, height: proposal.height, round: proposal.round },
+                'proposed block does not execute to its header',
+              );
+              return false;
+            }
+          }),
+        ));
       if (valid === undefined) return 'ignore';
       this.validity.set(proposal.value, valid);
       this.blocks.set(bundle.block.hash, { block: bundle.block, raws: bundle.raws });
@@ -474,9 +618,15 @@ export class ConsensusDriver {
     const bundle = decodeBundle(message.bundle);
     if (bundle.block.hash !== certificate.blockHash || !bundle.raws) return { reject: 'a commit without its block' };
     this.blocks.set(bundle.block.hash, { block: bundle.block, raws: bundle.raws });
-    const votes: SignedVote[] = certificate.signatures.map(({ validator, signature }) => ({ type: 'precommit', height: certificate.height, round: certificate.round, value: certificate.blockHash, validator, signature }));
+    const votes: SignedVote[] = certificate.signatures.map(({ validator, signature }) => ({
+      type: 'precommit',
+      height: certificate.height,
+      round: certificate.round,
+      value: certificate.blockHash,
+      validator,
+      signature,
+    }));
     this.machine.onCommit(certificate.height, certificate.round, certificate.blockHash, votes);
     return 'accept';
   }
 }
-

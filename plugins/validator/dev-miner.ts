@@ -24,7 +24,6 @@ export interface DevMinerOptions {
   readonly log: Logger;
 }
 
-
 /**
  * The block producer of dev mode (a devnet whose whole validator set is this node): a block as soon
  * as transactions wait (automine), an empty block at the interval when idle, blocks on demand, and a
@@ -67,7 +66,9 @@ export class DevMiner {
     this.off = this.options.events.on('chain:pendingTransaction', () => this.kick());
     // Under automine a client's send answers once its block is committed, as Anvil's does: its
     // receipt is there at the first look.
-    this.options.chain.settleSubmissionsWith(() => (this.automine ? (this.run ?? Promise.resolve()) : Promise.resolve()));
+    this.options.chain.settleSubmissionsWith(() =>
+      this.automine ? (this.run ?? Promise.resolve()) : Promise.resolve(),
+    );
     this.scheduleIdle();
     if (this.options.chain.mempool.size > 0) this.kick();
   }
@@ -108,7 +109,12 @@ export class DevMiner {
   /** The next block's time in seconds: after the head's (a chain's time never goes back). */
   setNextBlockTimestamp(seconds: number): void {
     const head = this.options.chain.head.timestamp;
-    if (seconds * 1000 <= head) throw domainError('invalid_params', `the next block's time must be after the head's (${Math.floor(head / 1000)} s); got ${seconds}`, { field: 'timestamp', head: Math.floor(head / 1000) });
+    if (seconds * 1000 <= head)
+      throw domainError(
+        'invalid_params',
+        `the next block's time must be after the head's (${Math.floor(head / 1000)} s); got ${seconds}`,
+        { field: 'timestamp', head: Math.floor(head / 1000) },
+      );
     this.nextTimestamp = seconds * 1000;
   }
 
@@ -131,7 +137,8 @@ export class DevMiner {
   mine(count: number, intervalSeconds = 1): Promise<Block> {
     return this.enqueue(async () => {
       let block: Block | undefined;
-      for (let i = 0; i < count; i++) block = await this.produce(i === 0 ? undefined : this.options.chain.head.timestamp + intervalSeconds * 1000);
+      for (let i = 0; i < count; i++)
+        block = await this.produce(i === 0 ? undefined : this.options.chain.head.timestamp + intervalSeconds * 1000);
       return block!;
     });
   }
@@ -165,7 +172,13 @@ export class DevMiner {
           // Another block (on demand, a state edit's) may have taken them since the kick.
           if (this.options.chain.mempool.size === 0) return;
           const block = await this.produce();
-          if (!this.running || !this.automine || block.transactions.length === 0 || this.options.chain.mempool.size === 0) return;
+          if (
+            !this.running ||
+            !this.automine ||
+            block.transactions.length === 0 ||
+            this.options.chain.mempool.size === 0
+          )
+            return;
         }
       })
         .catch((error: unknown) => this.options.log.error({ err: error }, 'dev mode: mining failed'))
@@ -180,11 +193,14 @@ export class DevMiner {
     clearTimeout(this.idleTimer);
     if (!this.running || this.intervalMs <= 0) return;
     const due = this.options.chain.head.timestamp - this.offsetMs + this.intervalMs;
-    this.idleTimer = setTimeout(() => {
-      void this.enqueue(() => this.produce())
-        .catch((error: unknown) => this.options.log.error({ err: error }, 'dev mode: mining failed'))
-        .finally(() => this.scheduleIdle());
-    }, Math.max(0, due - Date.now()));
+    this.idleTimer = setTimeout(
+      () => {
+        void this.enqueue(() => this.produce())
+          .catch((error: unknown) => this.options.log.error({ err: error }, 'dev mode: mining failed'))
+          .finally(() => this.scheduleIdle());
+      },
+      Math.max(0, due - Date.now()),
+    );
   }
 
   /** One block at `at` (ms), or at the next block's time: the one set, else the moved clock, always after the head. */

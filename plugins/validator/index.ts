@@ -8,7 +8,10 @@ import { ValidatorRole } from './role.js';
 
 function loadKey(keyFile: string | undefined, network: string): KeyPair {
   if (!keyFile) {
-    if (network !== 'devnet') throw new Error(`validator: network ${network} needs "validator.keyFile" (a file holding the 32-byte secret key as hex)`);
+    if (network !== 'devnet')
+      throw new Error(
+        `validator: network ${network} needs "validator.keyFile" (a file holding the 32-byte secret key as hex)`,
+      );
     return withNativeSigner(devnetKey('validator', 0));
   }
   try {
@@ -32,7 +35,8 @@ declare module '../../kernel/plugin.js' {
 export default definePlugin({
   name: 'validator',
   version: '1.0.0',
-  description: 'alone in the validator set: produces a signed block every block time, also when empty; in a set of several: runs consensus (Tendermint) with the others; outside the set: follows',
+  description:
+    'alone in the validator set: produces a signed block every block time, also when empty; in a set of several: runs consensus (Tendermint) with the others; outside the set: follows',
   requires: ['block-production', 'chain', 'staking', 'p2p', 'sync-status'],
   // The node's block producer: the chain and the network see it by this capability.
   provides: ['block-producer'],
@@ -43,9 +47,23 @@ export default definePlugin({
   },
   config: Type.Object(
     {
-      blockTime: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 3000, description: 'block interval, ms (--block-time)' }),
-      dev: Type.Boolean({ default: false, description: 'dev mode (--dev, set from the node config): automine, mining on demand, a movable clock' }),
-      keyFile: Type.Optional(Type.String({ minLength: 1, description: "hex secret key this validator signs blocks and votes with (its consensus key); devnet uses the genesis validator's built-in dev key" })),
+      blockTime: Type.Integer({
+        minimum: 10,
+        maximum: 3_600_000,
+        default: 3000,
+        description: 'block interval, ms (--block-time)',
+      }),
+      dev: Type.Boolean({
+        default: false,
+        description: 'dev mode (--dev, set from the node config): automine, mining on demand, a movable clock',
+      }),
+      keyFile: Type.Optional(
+        Type.String({
+          minLength: 1,
+          description:
+            "hex secret key this validator signs blocks and votes with (its consensus key); devnet uses the genesis validator's built-in dev key",
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -54,9 +72,25 @@ export default definePlugin({
     const chain = ctx.use('chain');
     const key = loadKey(ctx.config.keyFile, ctx.node.network);
     const genesis = toHex(key.publicKey) === chain.genesis.validatorKey;
-    ctx.log.info({ proposer: key.address, consensusKey: toHex(key.publicKey), blockTime: ctx.config.blockTime }, genesis ? 'validator key loaded (the genesis validator)' : 'validator key loaded (in the set once staked with this consensus key)');
+    ctx.log.info(
+      { proposer: key.address, consensusKey: toHex(key.publicKey), blockTime: ctx.config.blockTime },
+      genesis
+        ? 'validator key loaded (the genesis validator)'
+        : 'validator key loaded (in the set once staked with this consensus key)',
+    );
     const staking = ctx.use('staking');
-    const role = new ValidatorRole({ chain, staking, p2p: ctx.use('p2p'), sync: ctx.use('sync-status'), events: ctx.events, key, blockTime: ctx.config.blockTime, dataDir: ctx.node.dataDir, log: ctx.log, dev: ctx.config.dev });
+    const role = new ValidatorRole({
+      chain,
+      staking,
+      p2p: ctx.use('p2p'),
+      sync: ctx.use('sync-status'),
+      events: ctx.events,
+      key,
+      blockTime: ctx.config.blockTime,
+      dataDir: ctx.node.dataDir,
+      log: ctx.log,
+      dev: ctx.config.dev,
+    });
     // svc_consensusState (answered on every node by the staking rules) shows this validator's own round too.
     staking.attachValidator(() => role.consensusState());
     return role;

@@ -17,7 +17,8 @@ export interface ProducerOptions {
  * validator's ERC-20 transfers 37% below what it managed without a deadline, with 1 s blocks, and
  * half 20% below: BENCHMARKS.md.)
  */
-export const executionBudget = (blockTime: number, validators: 'alone' | 'consensus'): number => (validators === 'alone' ? blockTime * 0.8 : blockTime / 2);
+export const executionBudget = (blockTime: number, validators: 'alone' | 'consensus'): number =>
+  validators === 'alone' ? blockTime * 0.8 : blockTime / 2;
 
 /**
  * Produces a block every `blockTime` ms after the head's timestamp, also when empty. After a long
@@ -56,12 +57,15 @@ export class BlockProducer {
   private schedule(): void {
     if (!this.running) return;
     const due = this.options.chain.head.timestamp + this.options.blockTime;
-    this.timer = setTimeout(() => {
-      this.inFlight = this.produce().finally(() => {
-        this.inFlight = undefined;
-        this.schedule();
-      });
-    }, Math.max(0, due - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        this.inFlight = this.produce().finally(() => {
+          this.inFlight = undefined;
+          this.schedule();
+        });
+      },
+      Math.max(0, due - Date.now()),
+    );
   }
 
   private async produce(): Promise<void> {

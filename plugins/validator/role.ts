@@ -44,7 +44,13 @@ export class ValidatorRole {
 
   constructor(private readonly options: RoleOptions) {
     this.producer = options.dev
-      ? new DevMiner({ chain: options.chain, events: options.events, key: options.key, blockTime: options.blockTime, log: options.log })
+      ? new DevMiner({
+          chain: options.chain,
+          events: options.events,
+          key: options.key,
+          blockTime: options.blockTime,
+          log: options.log,
+        })
       : new BlockProducer({ chain: options.chain, key: options.key, blockTime: options.blockTime, log: options.log });
   }
 
@@ -69,19 +75,31 @@ export class ValidatorRole {
   }
 
   health(): Record<string, unknown> {
-    return { blockTime: this.blockTime, produced: this.produced, mode: this.mode, lastCommitAgeMs: Math.max(0, Date.now() - this.options.chain.head.timestamp), ...(this.driver ? { consensus: this.driver.describe() } : {}) };
+    return {
+      blockTime: this.blockTime,
+      produced: this.produced,
+      mode: this.mode,
+      lastCommitAgeMs: Math.max(0, Date.now() - this.options.chain.head.timestamp),
+      ...(this.driver ? { consensus: this.driver.describe() } : {}),
+    };
   }
 
   /** `svc_consensusState`: the round this validator is in when it runs consensus; otherwise its mode and the next height. */
   consensusState(): { mode: ValidatorMode; height: number } & Partial<ConsensusView> {
-    return { mode: this.mode, height: this.options.chain.head.height + 1, ...(this.driver ? this.driver.describe() : {}) };
+    return {
+      mode: this.mode,
+      height: this.options.chain.head.height + 1,
+      ...(this.driver ? this.driver.describe() : {}),
+    };
   }
 
   start(): void {
     if (this.options.dev) {
       const { validators } = this.options.staking.currentSet();
       if (validators.length !== 1 || validators[0]!.consensusKey !== toHex(this.options.key.publicKey)) {
-        throw new Error(`--dev: dev mode needs this node to be the whole validator set (the set has ${validators.length} validator(s)${validators.some((v) => v.consensusKey === toHex(this.options.key.publicKey)) ? '' : ', not this key'}); start it on a devnet data dir of its own`);
+        throw new Error(
+          `--dev: dev mode needs this node to be the whole validator set (the set has ${validators.length} validator(s)${validators.some((v) => v.consensusKey === toHex(this.options.key.publicKey)) ? '' : ', not this key'}); start it on a devnet data dir of its own`,
+        );
       }
     }
     this.off = this.options.events.on('chain:block', () => this.reconsider());
@@ -91,7 +109,9 @@ export class ValidatorRole {
   /** One look at the mode at a time, in order. */
   private updates: Promise<void> = Promise.resolve();
   private reconsider(): void {
-    this.updates = this.updates.then(() => this.update()).catch((error: unknown) => this.options.log.error({ err: error }, 'could not settle what this validator does'));
+    this.updates = this.updates
+      .then(() => this.update())
+      .catch((error: unknown) => this.options.log.error({ err: error }, 'could not settle what this validator does'));
   }
 
   /**
@@ -120,7 +140,8 @@ export class ValidatorRole {
     const mine = toHex(key.publicKey);
     for (let height = chain.head.height; height >= Math.max(1, chain.head.height - 20); height--) {
       const block = await chain.getBlock(height);
-      if (block && block.proposerKey === mine && block.timestamp >= this.startedAt && this.produced === 0) return height;
+      if (block && block.proposerKey === mine && block.timestamp >= this.startedAt && this.produced === 0)
+        return height;
     }
     return undefined;
   }
@@ -147,7 +168,10 @@ export class ValidatorRole {
       const elsewhere = await this.keyUsedElsewhere();
       if (elsewhere !== undefined) {
         this.mode = 'refused';
-        return this.options.log.error({ height: elsewhere, consensusKey: toHex(this.options.key.publicKey) }, `block ${elsewhere} was signed with this validator's key by another node since this one started: refusing to sign anything (two nodes with one key would double-sign); stop the other node or give this one its own key`);
+        return this.options.log.error(
+          { height: elsewhere, consensusKey: toHex(this.options.key.publicKey) },
+          `block ${elsewhere} was signed with this validator's key by another node since this one started: refusing to sign anything (two nodes with one key would double-sign); stop the other node or give this one its own key`,
+        );
       }
       wanted = this.wanted();
     }
@@ -161,9 +185,27 @@ export class ValidatorRole {
     }
     if (wanted === 'producing') this.producer.start();
     if (wanted === 'consensus') {
-      this.driver = new ConsensusDriver({ chain: this.options.chain, staking: this.options.staking, p2p: this.options.p2p, events: this.options.events, key: this.options.key, dataDir: this.options.dataDir, blockTime: this.options.blockTime, log: this.options.log });
+      this.driver = new ConsensusDriver({
+        chain: this.options.chain,
+        staking: this.options.staking,
+        p2p: this.options.p2p,
+        events: this.options.events,
+        key: this.options.key,
+        dataDir: this.options.dataDir,
+        blockTime: this.options.blockTime,
+        log: this.options.log,
+      });
       this.driver.start();
     }
-    this.options.log.info({ from: was, to: wanted, height: this.options.chain.head.height }, wanted === 'following' ? 'this validator key is not in the validator set: following the chain' : wanted === 'producing' ? (this.devMiner ? 'dev mode: a block as soon as transactions wait, on demand, and every block time when idle' : 'alone in the validator set: producing a block every block time') : 'in a validator set of several: running consensus');
+    this.options.log.info(
+      { from: was, to: wanted, height: this.options.chain.head.height },
+      wanted === 'following'
+        ? 'this validator key is not in the validator set: following the chain'
+        : wanted === 'producing'
+          ? this.devMiner
+            ? 'dev mode: a block as soon as transactions wait, on demand, and every block time when idle'
+            : 'alone in the validator set: producing a block every block time'
+          : 'in a validator set of several: running consensus',
+    );
   }
 }

@@ -7,9 +7,15 @@ import { dirname, join } from 'node:path';
 const require = createRequire(import.meta.url);
 
 export function startAnvil(flags: readonly string[]): Promise<{ child: ChildProcess; url: string }> {
-  const binary = join(dirname(require.resolve(`@foundry-rs/anvil-linux-${process.arch === 'x64' ? 'amd64' : process.arch}/package.json`)), 'bin', 'anvil');
+  const binary = join(
+    dirname(require.resolve(`@foundry-rs/anvil-linux-${process.arch === 'x64' ? 'amd64' : process.arch}/package.json`)),
+    'bin',
+    'anvil',
+  );
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, ['--host', '127.0.0.1', '--port', '0', ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(binary, ['--host', '127.0.0.1', '--port', '0', ...flags], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     // Anvil logs every request; keep only what finds its port.
     const onData = (d: Buffer) => {

@@ -13,8 +13,13 @@ const result = await autocannon({
     {
       method: 'POST',
       body,
-      setupRequest: (request) => ({ ...request, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'x-svc-nonce': newNonce() } }),
+      setupRequest: (request) => ({
+        ...request,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'x-svc-nonce': newNonce() },
+      }),
     },
   ],
 });
-process.stdout.write(`${JSON.stringify({ requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, errors: result.errors, non2xx: result.non2xx })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, errors: result.errors, non2xx: result.non2xx })}\n`,
+);

@@ -23,16 +23,28 @@ process.stdin.resume();
 function getBalance(): Promise<void> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'svc_getBalance', params: [address] });
   return new Promise((resolve, reject) => {
-    const req = request(url!, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const answer = JSON.parse(Buffer.concat(chunks).toString()) as { result?: { address?: string }; error?: { message: string } };
-        if (answer.result?.address === undefined) reject(new Error(`svc_getBalance: ${answer.error?.message ?? 'no balance in the answer'}`));
-        else resolve();
-      });
-      res.on('error', reject);
-    });
+    const req = request(
+      url!,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const answer = JSON.parse(Buffer.concat(chunks).toString()) as {
+            result?: { address?: string };
+            error?: { message: string };
+          };
+          if (answer.result?.address === undefined)
+            reject(new Error(`svc_getBalance: ${answer.error?.message ?? 'no balance in the answer'}`));
+          else resolve();
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -46,6 +58,9 @@ while (running) {
   await new Promise((resolve) => setTimeout(resolve, interval));
 }
 latencies.sort((a, b) => a - b);
-const pct = (q: number): number => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
-process.stdout.write(`${JSON.stringify({ calls: latencies.length, p50Ms: pct(0.5), p99Ms: pct(0.99), maxMs: latencies.at(-1) })}\n`);
+const pct = (q: number): number =>
+  latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
+process.stdout.write(
+  `${JSON.stringify({ calls: latencies.length, p50Ms: pct(0.5), p99Ms: pct(0.99), maxMs: latencies.at(-1) })}\n`,
+);
 process.exit(0);

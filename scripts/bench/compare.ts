@@ -48,19 +48,48 @@ function json(args: string[]): Promise<Record<string, unknown>> {
 }
 
 const httpRate = async (url: string): Promise<number> =>
-  ((await json([autocannonBin, '-j', '-c', '50', '-d', String(seconds), '-m', 'POST', '-H', 'content-type=application/json', '-b', single, url])) as { requests: { average: number } }).requests.average;
+  (
+    (await json([
+      autocannonBin,
+      '-j',
+      '-c',
+      '50',
+      '-d',
+      String(seconds),
+      '-m',
+      'POST',
+      '-H',
+      'content-type=application/json',
+      '-b',
+      single,
+      url,
+    ])) as { requests: { average: number } }
+  ).requests.average;
 const wsRate = async (url: string): Promise<number> =>
-  ((await json([join(here, 'ws-load.js'), url.replace('http', 'ws'), '4', '64', String(seconds)])) as { callsPerSecond: number }).callsPerSecond;
+  (
+    (await json([join(here, 'ws-load.js'), url.replace('http', 'ws'), '4', '64', String(seconds)])) as {
+      callsPerSecond: number;
+    }
+  ).callsPerSecond;
 
 async function node(tree: string): Promise<{ node: NodeProcess; url: string; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-compare-'));
-  const node = await NodeProcess.start({ name: tree, bin: join(tree, 'dist/bin/svc-node.js'), dataDir: dir, args: ['--role', 'validator', '--log-level', 'info'] });
+  const node = await NodeProcess.start({
+    name: tree,
+    bin: join(tree, 'dist/bin/svc-node.js'),
+    dataDir: dir,
+    args: ['--role', 'validator', '--log-level', 'info'],
+  });
   return { node, url: node.url, dir };
 }
 
 const ceiling = await start([join(here, 'ceiling.js')], /listening (\d+)/);
 const trees = { this: root, other };
-const results: Record<string, { http: number[]; ws: number[] }> = { ceiling: { http: [], ws: [] }, this: { http: [], ws: [] }, other: { http: [], ws: [] } };
+const results: Record<string, { http: number[]; ws: number[] }> = {
+  ceiling: { http: [], ws: [] },
+  this: { http: [], ws: [] },
+  other: { http: [], ws: [] },
+};
 try {
   for (let round = 0; round < rounds; round++) {
     // Alternate which build goes first, so neither always runs on a warmer machine.
@@ -88,7 +117,9 @@ for (const kind of ['http', 'ws'] as const) {
   const ceil = median(results.ceiling![kind]);
   for (const name of ['this', 'other'] as const) {
     const runs = results[name]![kind];
-    process.stdout.write(`${kind} ${name}: median ${Math.round(median(runs))}/s = ${pct(median(runs), ceil)} of ceiling (runs ${runs.map((r) => pct(r, ceil)).join(', ')})\n`);
+    process.stdout.write(
+      `${kind} ${name}: median ${Math.round(median(runs))}/s = ${pct(median(runs), ceil)} of ceiling (runs ${runs.map((r) => pct(r, ceil)).join(', ')})\n`,
+    );
   }
 }
 process.stdout.write(`${JSON.stringify(results)}\n`);

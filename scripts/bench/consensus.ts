@@ -19,14 +19,23 @@ const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 let running: NodeProcess[] = [];
 
 async function startValidator(args: string[]): Promise<NodeProcess> {
-  const node = await startNode(['--role', 'validator', '--data-dir', join(benchDir(), 'data'), '--block-time', blockTime, ...args], nodeArgs);
+  const node = await startNode(
+    ['--role', 'validator', '--data-dir', join(benchDir(), 'data'), '--block-time', blockTime, ...args],
+    nodeArgs,
+  );
   running.push(node);
   return node;
 }
 
-function transfersAgainst(url: string, env: Record<string, string> = {}): Promise<{ transfersPerSecond: number; transfers: number; blocks: number; balanceP99Ms: number }> {
+function transfersAgainst(
+  url: string,
+  env: Record<string, string> = {},
+): Promise<{ transfersPerSecond: number; transfers: number; blocks: number; balanceP99Ms: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(here, 'transfers.js'), url], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [join(here, 'transfers.js'), url], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ...env },
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.once('exit', (code) => {
@@ -50,7 +59,10 @@ function quantile(buckets: [number, number][], q: number): number {
   const rank = q * total;
   let [lowerBound, lowerCount] = [0, 0];
   for (const [bound, count] of buckets) {
-    if (count >= rank) return bound === Number.POSITIVE_INFINITY ? lowerBound : lowerBound + ((bound - lowerBound) * (rank - lowerCount)) / Math.max(1, count - lowerCount);
+    if (count >= rank)
+      return bound === Number.POSITIVE_INFINITY
+        ? lowerBound
+        : lowerBound + ((bound - lowerBound) * (rank - lowerCount)) / Math.max(1, count - lowerCount);
     [lowerBound, lowerCount] = [bound, count];
   }
   return lowerBound;
@@ -59,7 +71,12 @@ function quantile(buckets: [number, number][], q: number): number {
 /** Commits this run's validators made in a round after the first (a proposal missed or late), summed over nodes. */
 async function laterRoundCommits(urls: readonly string[]): Promise<number> {
   let sum = 0;
-  for (const url of urls) sum += Number(/^svc_consensus_proposal_to_commit_seconds_count\{round="1\+"\} (\d+)$/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? 0);
+  for (const url of urls)
+    sum += Number(
+      /^svc_consensus_proposal_to_commit_seconds_count\{round="1\+"\} (\d+)$/m.exec(
+        await (await fetch(`${url}/metrics`)).text(),
+      )?.[1] ?? 0,
+    );
   return sum;
 }
 
@@ -68,7 +85,9 @@ async function commitLatencyBuckets(urls: readonly string[]): Promise<[number, n
   const sums = new Map<number, number>();
   for (const url of urls) {
     const text = await (await fetch(`${url}/metrics`)).text();
-    for (const match of text.matchAll(/^svc_consensus_proposal_to_commit_seconds_bucket\{le="([^"]+)",round="[^"]+"\} (\d+)$/gm)) {
+    for (const match of text.matchAll(
+      /^svc_consensus_proposal_to_commit_seconds_bucket\{le="([^"]+)",round="[^"]+"\} (\d+)$/gm,
+    )) {
       const bound = match[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(match[1]);
       sums.set(bound, (sums.get(bound) ?? 0) + Number(match[2]));
     }
@@ -77,7 +96,8 @@ async function commitLatencyBuckets(urls: readonly string[]): Promise<[number, n
 }
 
 /** The histogram's counts between two readings. */
-const since = (before: [number, number][], after: [number, number][]): [number, number][] => after.map(([bound, count], i): [number, number] => [bound, count - (before[i]?.[1] ?? 0)]);
+const since = (before: [number, number][], after: [number, number][]): [number, number][] =>
+  after.map(([bound, count], i): [number, number] => [bound, count - (before[i]?.[1] ?? 0)]);
 
 try {
   // 1. One validator, alone: the default devnet.
@@ -100,8 +120,12 @@ try {
   );
   const client = new SvcClient(genesis.url);
   for (const [i, key] of stakers.entries()) {
-    await client.waitForTransaction((await client.transfer(devnetKey('account', 9 - i), key.address, 'OGT', 25n * UNIT)).hash);
-    await client.waitForTransaction((await client.createValidator(key, { stake: 20n * UNIT, moniker: `bench-${i + 1}` })).hash);
+    await client.waitForTransaction(
+      (await client.transfer(devnetKey('account', 9 - i), key.address, 'OGT', 25n * UNIT)).hash,
+    );
+    await client.waitForTransaction(
+      (await client.createValidator(key, { stake: 20n * UNIT, moniker: `bench-${i + 1}` })).hash,
+    );
   }
   for (;;) {
     if ((await client.validators()).validators.length === 4) break;
@@ -176,7 +200,9 @@ try {
       // (it takes the submissions) at most 1.2, each other validator at most 1.0.
       singleCpuMicrosPerTransfer: Math.round((singleCpu / single.transfers) * 1e6),
       fourCpuMicrosPerTransfer: cpu.map((c) => Math.round((c / four.transfers) * 1e6)),
-      fourCpuRatioToSingle: cpu.map((c) => Math.round((c / four.transfers / (singleCpu / single.transfers)) * 100) / 100),
+      fourCpuRatioToSingle: cpu.map(
+        (c) => Math.round((c / four.transfers / (singleCpu / single.transfers)) * 100) / 100,
+      ),
       balanceP99MsSingle: single.balanceP99Ms,
       balanceP99MsFour: four.balanceP99Ms,
     })}\n`,

@@ -4,7 +4,16 @@
 // and the compute node for a batch of each. Usage (after `npm run build`):
 //   node dist/scripts/bench/contract-jobs.js          (BENCH_BLOCK_TIME ms, default 1000; BENCH_JOBS per batch, default 20)
 import { fileURLToPath } from 'node:url';
-import { createPublicClient, createWalletClient, defineChain, http, toHex as viemHex, type Abi, type Address, type Hex } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  toHex as viemHex,
+  type Abi,
+  type Address,
+  type Hex,
+} from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { devnetKey, SvcClient, UNIT, type JobView } from '../../sdk/index.js';
 import { compileSolidity } from '../solidity.js';
@@ -34,23 +43,50 @@ try {
   await c.oonRegisterNode({ operator, capabilities: ['wasm'], bond_ogt: 1000, max_concurrent_jobs: 64 });
   while ((await c.oonNodeStatus()).status !== 'active') await new Promise((resolve) => setTimeout(resolve, 200));
 
-  const chain = defineChain({ id: 0x737663, name: 'svc devnet', nativeCurrency: { name: 'OMC', symbol: 'OMC', decimals: 18 }, rpcUrls: { default: { http: [validator.url] } } });
+  const chain = defineChain({
+    id: 0x737663,
+    name: 'svc devnet',
+    nativeCurrency: { name: 'OMC', symbol: 'OMC', decimals: 18 },
+    rpcUrls: { default: { http: [validator.url] } },
+  });
   const publicClient = createPublicClient({ chain, transport: http(validator.url), pollingInterval: 100 });
-  const wallet = createWalletClient({ chain, transport: http(validator.url), account: mnemonicToAccount('test test test test test test test test test test test junk') });
+  const wallet = createWalletClient({
+    chain,
+    transport: http(validator.url),
+    account: mnemonicToAccount('test test test test test test test test test test test junk'),
+  });
   const wordCount = (await compileSolidity([`${root}/contracts`])).WordCount as unknown as { abi: Abi; bytecode: Hex };
-  const deployed = await publicClient.waitForTransactionReceipt({ hash: await wallet.deployContract({ ...wordCount, value: 1000n * UNIT }) });
+  const deployed = await publicClient.waitForTransactionReceipt({
+    hash: await wallet.deployContract({ ...wordCount, value: 1000n * UNIT }),
+  });
   const contract = deployed.contractAddress as Address;
   const requester = devnetKey('account', 1);
   const input = viemHex(new TextEncoder().encode('hello, contracts'));
 
   const direct = async (): Promise<{ jobId: string; block: number }> => {
-    const { jobId, txHash } = await v.submitJob(requester, { runtime: 'wasm', code: upper, input: new TextEncoder().encode('hello, contracts'), gasLimit: 1_000_000n, gasPrice: GAS_PRICE });
+    const { jobId, txHash } = await v.submitJob(requester, {
+      runtime: 'wasm',
+      code: upper,
+      input: new TextEncoder().encode('hello, contracts'),
+      gasLimit: 1_000_000n,
+      gasPrice: GAS_PRICE,
+    });
     return { jobId, block: (await v.waitForTransaction(txHash)).blockNumber };
   };
   const viaContract = async (): Promise<{ jobId: string; block: number; gas: bigint }> => {
-    const hash = await wallet.writeContract({ address: contract, abi: wordCount.abi, functionName: 'count', args: ['', viemHex(upper), input, 1_000_000n, GAS_PRICE, 1] });
+    const hash = await wallet.writeContract({
+      address: contract,
+      abi: wordCount.abi,
+      functionName: 'count',
+      args: ['', viemHex(upper), input, 1_000_000n, GAS_PRICE, 1],
+    });
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
-    const jobId = (await publicClient.readContract({ address: contract, abi: wordCount.abi, functionName: 'lastJob', blockNumber: receipt.blockNumber })) as string;
+    const jobId = (await publicClient.readContract({
+      address: contract,
+      abi: wordCount.abi,
+      functionName: 'lastJob',
+      blockNumber: receipt.blockNumber,
+    })) as string;
     return { jobId, block: Number(receipt.blockNumber), gas: receipt.gasUsed };
   };
   const settled = (job: JobView): number => job.callback?.calledAt ?? job.finalizedAt!;
@@ -59,13 +95,25 @@ try {
   const rounds: { direct: number; contract: number; callbackGas: number; callGas: number }[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const [d, k] = await Promise.all([direct(), viaContract()]);
-    const [dj, kj] = await Promise.all([v.waitForJob(d.jobId, { timeoutMs: 120_000 }), v.waitForJob(k.jobId, { timeoutMs: 120_000 })]);
-    if (kj.callback?.status !== 'success') throw new Error(`the contract's callback ${kj.callback?.status}: ${kj.callback?.revert}`);
-    rounds.push({ direct: settled(dj) - d.block, contract: settled(kj) - k.block, callbackGas: Number(kj.callback.gasUsed), callGas: Number(k.gas) });
+    const [dj, kj] = await Promise.all([
+      v.waitForJob(d.jobId, { timeoutMs: 120_000 }),
+      v.waitForJob(k.jobId, { timeoutMs: 120_000 }),
+    ]);
+    if (kj.callback?.status !== 'success')
+      throw new Error(`the contract's callback ${kj.callback?.status}: ${kj.callback?.revert}`);
+    rounds.push({
+      direct: settled(dj) - d.block,
+      contract: settled(kj) - k.block,
+      callbackGas: Number(kj.callback.gasUsed),
+      callGas: Number(k.gas),
+    });
   }
 
   // CPU per job: a batch of each, the idle block production of the same time taken out.
-  const processes: [string, NodeProcess][] = [['validator', validator], ['compute', compute]];
+  const processes: [string, NodeProcess][] = [
+    ['validator', validator],
+    ['compute', compute],
+  ];
   const cpu = (): number[] => processes.map(([, p]) => cpuSeconds(p));
   const idleStart = cpu();
   const idleAt = performance.now();
@@ -84,10 +132,20 @@ try {
   const contractCpu = await perJob(viaContract);
   const result = {
     blockTimeMs: Number(blockTime),
-    blocksToSettle: { direct: rounds.map((r) => r.direct), contract: rounds.map((r) => r.contract), medianDirect: median(rounds.map((r) => r.direct)), medianContract: median(rounds.map((r) => r.contract)) },
+    blocksToSettle: {
+      direct: rounds.map((r) => r.direct),
+      contract: rounds.map((r) => r.contract),
+      medianDirect: median(rounds.map((r) => r.direct)),
+      medianContract: median(rounds.map((r) => r.contract)),
+    },
     callbackGas: median(rounds.map((r) => r.callbackGas)),
     contractCallGas: median(rounds.map((r) => r.callGas)),
-    cpuMsPerJob: Object.fromEntries(processes.map(([name], i) => [name, { direct: +(directCpu[i]! * 1000).toFixed(2), contract: +(contractCpu[i]! * 1000).toFixed(2) }])),
+    cpuMsPerJob: Object.fromEntries(
+      processes.map(([name], i) => [
+        name,
+        { direct: +(directCpu[i]! * 1000).toFixed(2), contract: +(contractCpu[i]! * 1000).toFixed(2) },
+      ]),
+    ),
     batch,
   };
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

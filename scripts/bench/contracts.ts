@@ -14,7 +14,17 @@
 // BENCH_SVC_BIN (another build's svc-node entry).
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createPublicClient, createWalletClient, defineChain, encodeFunctionData, http, type Abi, type Address, type Hex, type PublicClient } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  encodeFunctionData,
+  http,
+  type Abi,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { benchDir, cleanUp, cpuSeconds, startNetworkWith, startNode, stopNode } from './node-process.js';
 import { compileSolidity } from '../solidity.js';
@@ -35,30 +45,83 @@ async function compileToken(): Promise<{ abi: Abi; bytecode: Hex }> {
   return Token as unknown as { abi: Abi; bytecode: Hex };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
 const say = (what: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${what}\n`);
 
-async function measure(url: string, token: { abi: Abi; bytecode: Hex }, server: { readonly pid?: number | undefined }): Promise<Record<string, number | null>> {
-  const reply = (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })).json()) as { result: string };
+async function measure(
+  url: string,
+  token: { abi: Abi; bytecode: Hex },
+  server: { readonly pid?: number | undefined },
+): Promise<Record<string, number | null>> {
+  const reply = (await (
+    await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+    })
+  ).json()) as { result: string };
   const chainId = Number(BigInt(reply.result));
-  const chain = defineChain({ id: chainId, name: 'bench', nativeCurrency: { name: 'ETH', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } });
-  const client = createPublicClient({ chain, transport: http(url, { timeout: 10_000 }), pollingInterval: 50 }) as PublicClient;
+  const chain = defineChain({
+    id: chainId,
+    name: 'bench',
+    nativeCurrency: { name: 'ETH', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [url] } },
+  });
+  const client = createPublicClient({
+    chain,
+    transport: http(url, { timeout: 10_000 }),
+    pollingInterval: 50,
+  }) as PublicClient;
   const owner = privateKeyToAccount(KEY_0);
   const wallet = createWalletClient({ chain, transport: http(url, { timeout: 120_000 }), account: owner });
   say(`${url}: chain id ${chainId}, deploying the token`);
-  const tokenAddress = (await client.waitForTransactionReceipt({ hash: await wallet.deployContract({ abi: token.abi, bytecode: token.bytecode, args: [10n ** 30n] }) })).contractAddress!;
+  const tokenAddress = (
+    await client.waitForTransactionReceipt({
+      hash: await wallet.deployContract({ abi: token.abi, bytecode: token.bytecode, args: [10n ** 30n] }),
+    })
+  ).contractAddress!;
   // Senders: OMC for gas and tokens to move (not measured).
   const senders: PrivateKeyAccount[] = Array.from({ length: SENDERS }, () => privateKeyToAccount(generatePrivateKey()));
   let nonce = await client.getTransactionCount({ address: owner.address });
   const fees = { maxFeePerGas: 5_000_000_000n, maxPriorityFeePerGas: 1n };
   const funding: Hex[] = [];
   for (const sender of senders) {
-    funding.push(await owner.signTransaction({ chainId, to: sender.address, value: 10n ** 18n, gas: 21_000n, nonce: nonce++, ...fees }));
-    funding.push(await owner.signTransaction({ chainId, to: tokenAddress, data: encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [sender.address, 10n ** 24n] }), gas: 100_000n, nonce: nonce++, ...fees }));
+    funding.push(
+      await owner.signTransaction({
+        chainId,
+        to: sender.address,
+        value: 10n ** 18n,
+        gas: 21_000n,
+        nonce: nonce++,
+        ...fees,
+      }),
+    );
+    funding.push(
+      await owner.signTransaction({
+        chainId,
+        to: tokenAddress,
+        data: encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [sender.address, 10n ** 24n] }),
+        gas: 100_000n,
+        nonce: nonce++,
+        ...fees,
+      }),
+    );
   }
   for (const raw of funding) await client.sendRawTransaction({ serializedTransaction: raw });
-  await client.waitForTransactionReceipt({ hash: await client.sendRawTransaction({ serializedTransaction: await owner.signTransaction({ chainId, to: owner.address, value: 0n, gas: 21_000n, nonce: nonce++, ...fees }) }) });
+  await client.waitForTransactionReceipt({
+    hash: await client.sendRawTransaction({
+      serializedTransaction: await owner.signTransaction({
+        chainId,
+        to: owner.address,
+        value: 0n,
+        gas: 21_000n,
+        nonce: nonce++,
+        ...fees,
+      }),
+    }),
+  });
   say(`funded ${SENDERS} senders; signing ${TRANSFERS} transfers`);
   // The measured transfers, pre-signed, senders interleaved in nonce order.
   const perSender = Math.ceil(TRANSFERS / SENDERS);
@@ -66,7 +129,16 @@ async function measure(url: string, token: { abi: Abi; bytecode: Hex }, server: 
   for (let n = 0; n < perSender; n++) {
     for (const [i, sender] of senders.entries()) {
       const to = senders[(i + n + 1) % SENDERS]!.address;
-      signed.push(await sender.signTransaction({ chainId, to: tokenAddress, data: encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [to, 1n] }), gas: 60_000n, nonce: n, ...fees }));
+      signed.push(
+        await sender.signTransaction({
+          chainId,
+          to: tokenAddress,
+          data: encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [to, 1n] }),
+          gas: 60_000n,
+          nonce: n,
+          ...fees,
+        }),
+      );
     }
   }
   const started = performance.now();
@@ -81,7 +153,8 @@ async function measure(url: string, token: { abi: Abi; bytecode: Hex }, server: 
   say(`submitted in ${((submitted - started) / 1000).toFixed(1)} s; waiting for every nonce`);
   const pending = new Set<Address>(senders.map((s) => s.address));
   while (pending.size > 0) {
-    for (const address of [...pending]) if ((await client.getTransactionCount({ address })) >= perSender) pending.delete(address);
+    for (const address of [...pending])
+      if ((await client.getTransactionCount({ address })) >= perSender) pending.delete(address);
     if (pending.size > 0) await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const mined = performance.now();
@@ -95,7 +168,12 @@ async function measure(url: string, token: { abi: Abi; bytecode: Hex }, server: 
     Array.from({ length: CALLERS }, async (_, c) => {
       while (performance.now() < until) {
         const t = performance.now();
-        await client.readContract({ address: tokenAddress, abi: token.abi, functionName: 'balanceOf', args: [senders[c % SENDERS]!.address] });
+        await client.readContract({
+          address: tokenAddress,
+          abi: token.abi,
+          functionName: 'balanceOf',
+          args: [senders[c % SENDERS]!.address],
+        });
         latencies.push(performance.now() - t);
       }
     }),
@@ -113,7 +191,8 @@ async function measure(url: string, token: { abi: Abi; bytecode: Hex }, server: 
     // Where the transfer phase's CPU went (from /proc for the server, process.cpuUsage for this client).
     serverCpuMsPerTransfer: Number((((serverCpu1 - serverCpu0) * 1000) / signed.length).toFixed(3)),
     clientCpuMsPerTransfer: Number(((clientCpu1.user + clientCpu1.system) / 1000 / signed.length).toFixed(3)),
-    serverCpuMsPerCall: latencies.length > 0 ? Number((((serverCpu3 - serverCpu2) * 1000) / latencies.length).toFixed(3)) : null,
+    serverCpuMsPerCall:
+      latencies.length > 0 ? Number((((serverCpu3 - serverCpu2) * 1000) / latencies.length).toFixed(3)) : null,
   };
 }
 
@@ -123,7 +202,19 @@ try {
   const anvilResult = await measure(anvil.url, token, anvil.child);
   anvil.child.kill('SIGKILL');
   // Another block gas limit than the devnet's needs a network of its own (the limit is a genesis parameter).
-  const node = BLOCK_GAS === String(DEVNET_BLOCK_GAS_LIMIT) ? await startNode(['--role', 'validator', '--network', 'devnet', '--data-dir', benchDir(), '--block-time', '1000']) : await startNetworkWith({ blockGasLimit: Number(BLOCK_GAS) }, 1000);
+  const node =
+    BLOCK_GAS === String(DEVNET_BLOCK_GAS_LIMIT)
+      ? await startNode([
+          '--role',
+          'validator',
+          '--network',
+          'devnet',
+          '--data-dir',
+          benchDir(),
+          '--block-time',
+          '1000',
+        ])
+      : await startNetworkWith({ blockGasLimit: Number(BLOCK_GAS) }, 1000);
   const svcResult = await measure(node.url, token, node);
   await stopNode(node);
   console.log(
@@ -132,7 +223,9 @@ try {
       svc: svcResult,
       transfersRatio: Number((svcResult.transfersPerSecond! / anvilResult.transfersPerSecond!).toFixed(2)),
       callsRatio: Number((svcResult.callsPerSecond! / anvilResult.callsPerSecond!).toFixed(2)),
-      serverCpuPerTransferRatio: Number((svcResult.serverCpuMsPerTransfer! / anvilResult.serverCpuMsPerTransfer!).toFixed(2)),
+      serverCpuPerTransferRatio: Number(
+        (svcResult.serverCpuMsPerTransfer! / anvilResult.serverCpuMsPerTransfer!).toFixed(2),
+      ),
     }),
   );
 } finally {

@@ -20,15 +20,31 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const KEY: Hex = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 const RECIPIENT: Hex = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
-async function loop(url: string, chainId: number, token: { abi: Abi; bytecode: Hex }): Promise<{ seconds: number; msPerTransfer: number }> {
-  const chain = defineChain({ id: chainId, name: 'dev', nativeCurrency: { name: 'ETH', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } });
+async function loop(
+  url: string,
+  chainId: number,
+  token: { abi: Abi; bytecode: Hex },
+): Promise<{ seconds: number; msPerTransfer: number }> {
+  const chain = defineChain({
+    id: chainId,
+    name: 'dev',
+    nativeCurrency: { name: 'ETH', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [url] } },
+  });
   const publicClient = createPublicClient({ chain, transport: http(url), pollingInterval: 20 });
   const wallet = createWalletClient({ chain, transport: http(url), account: privateKeyToAccount(KEY) });
-  const deployed = await publicClient.waitForTransactionReceipt({ hash: await wallet.deployContract({ abi: token.abi, bytecode: token.bytecode, args: [10n ** 24n] }) });
+  const deployed = await publicClient.waitForTransactionReceipt({
+    hash: await wallet.deployContract({ abi: token.abi, bytecode: token.bytecode, args: [10n ** 24n] }),
+  });
   const address = deployed.contractAddress!;
   const started = performance.now();
   for (let i = 0; i < TRANSFERS; i++) {
-    const hash = await wallet.writeContract({ address, abi: token.abi, functionName: 'transfer', args: [RECIPIENT, 1n] });
+    const hash = await wallet.writeContract({
+      address,
+      abi: token.abi,
+      functionName: 'transfer',
+      args: [RECIPIENT, 1n],
+    });
     const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     if (receipt.status !== 'success') throw new Error(`transfer ${i} failed`);
   }
@@ -71,7 +87,15 @@ try {
       anvil.push((await anvilRound(token)).seconds);
     }
   }
-  console.log(JSON.stringify({ transfers: TRANSFERS, pollingIntervalMs: 20, anvilSeconds: anvil, svcSeconds: svc, ratio: Number((median(svc) / median(anvil)).toFixed(2)) }));
+  console.log(
+    JSON.stringify({
+      transfers: TRANSFERS,
+      pollingIntervalMs: 20,
+      anvilSeconds: anvil,
+      svcSeconds: svc,
+      ratio: Number((median(svc) / median(anvil)).toFixed(2)),
+    }),
+  );
 } finally {
   await cleanUp();
 }

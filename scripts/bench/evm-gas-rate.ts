@@ -16,7 +16,13 @@ import { NodePath } from '../conformance/node-path.js';
 import { fromHex, toHex } from '../../sdk/bytes.js';
 import type { Address } from '../../sdk/address.js';
 
-const { values } = parseArgs({ options: { gas: { type: 'string', default: '16777216' }, runs: { type: 'string', default: '3' }, 'block-time': { type: 'string', default: '3000' } } });
+const { values } = parseArgs({
+  options: {
+    gas: { type: 'string', default: '16777216' },
+    runs: { type: 'string', default: '3' },
+    'block-time': { type: 'string', default: '3000' },
+  },
+});
 const GAS = BigInt(values.gas);
 const RUNS = Number(values.runs);
 const BLOCK_TIME_MS = Number(values['block-time']);
@@ -24,7 +30,8 @@ const BLOCK_TIME_MS = Number(values['block-time']);
 const word = (value: bigint | number): string => BigInt(value).toString(16).padStart(64, '0');
 
 /** A contract that copies its calldata to memory once, then STATICCALLs precompile `address` with it until its gas runs out. */
-const callPrecompile = (address: number): string => `0x3660006000375b600060003660006060${address.toString(16).padStart(2, '0')}5afa50600656`.replace('6060', '60');
+const callPrecompile = (address: number): string =>
+  `0x3660006000375b600060003660006060${address.toString(16).padStart(2, '0')}5afa50600656`.replace('6060', '60');
 
 function ecrecoverInput(): string {
   const key = secp256k1.utils.randomSecretKey();
@@ -38,7 +45,8 @@ function ecrecoverInput(): string {
 const modexpInput = (bytes: number): string => `0x${word(bytes)}${word(bytes)}${word(bytes)}${'ff'.repeat(bytes * 3)}`;
 
 /** BLAKE2F with `rounds` rounds (its gas is one per round). */
-const blake2fInput = (rounds: number): string => `0x${rounds.toString(16).padStart(8, '0')}${'11'.repeat(64)}${'22'.repeat(128)}${'00'.repeat(16)}01`;
+const blake2fInput = (rounds: number): string =>
+  `0x${rounds.toString(16).padStart(8, '0')}${'11'.repeat(64)}${'22'.repeat(128)}${'00'.repeat(16)}01`;
 
 // The generators of BN254's G1 and G2 (EIP-197's encoding: G2's coordinates imaginary part first).
 const G1 = `${word(1)}${word(2)}`;
@@ -85,7 +93,11 @@ function stateWith(code: string): Map<string, Uint8Array> {
   ]);
 }
 
-const path = await NodePath.create(EVM_HARDFORK, { evmChainId: DEVNET_EVM_CHAIN_ID, baseFee: DEVNET_BASE_FEE, blockGasLimit: DEVNET_BLOCK_GAS_LIMIT });
+const path = await NodePath.create(EVM_HARDFORK, {
+  evmChainId: DEVNET_EVM_CHAIN_ID,
+  baseFee: DEVNET_BASE_FEE,
+  blockGasLimit: DEVNET_BLOCK_GAS_LIMIT,
+});
 const runner = path.rules.runner;
 const env = { height: 1, timestamp: Date.now(), proposer: CALLER, parentHash: toHex(new Uint8Array(32)) };
 
@@ -99,9 +111,25 @@ for (const workload of WORKLOADS) {
   let gasUsed = 0;
   for (let run = 0; run < RUNS; run++) {
     const started = performance.now();
-    const outcome = await runner.call({ from: CALLER, to: CONTRACT, data: fromHex(workload.input ?? '0x'), value: 0n, gasLimit: GAS, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n }, (key) => state.get(key), env, Number(GAS), undefined, 600_000);
+    const outcome = await runner.call(
+      {
+        from: CALLER,
+        to: CONTRACT,
+        data: fromHex(workload.input ?? '0x'),
+        value: 0n,
+        gasLimit: GAS,
+        maxFeePerGas: 0n,
+        maxPriorityFeePerGas: 0n,
+      },
+      (key) => state.get(key),
+      env,
+      Number(GAS),
+      undefined,
+      600_000,
+    );
     const ms = performance.now() - started;
-    if (outcome.failure?.name !== 'out_of_gas') throw new Error(`${workload.name}: ended ${outcome.failure?.name ?? 'successfully'}, not out of gas`);
+    if (outcome.failure?.name !== 'out_of_gas')
+      throw new Error(`${workload.name}: ended ${outcome.failure?.name ?? 'successfully'}, not out of gas`);
     gasUsed = outcome.gasUsed;
     best = Math.min(best, ms);
   }
@@ -113,4 +141,6 @@ const slowest = rates.reduce((a, b) => (b.rate < a.rate ? b : a));
 const budgetMs = BLOCK_TIME_MS / 3;
 const limit = Math.floor((slowest.rate * 1_000_000 * budgetMs) / 1000);
 console.log(`slowest: ${slowest.name}, ${slowest.rate.toFixed(1)} Mgas/s`);
-console.log(`a block of it within a third of ${BLOCK_TIME_MS} ms (${budgetMs.toFixed(0)} ms): at most ${limit.toLocaleString('en')} gas (the devnet's block gas limit: ${DEVNET_BLOCK_GAS_LIMIT.toLocaleString('en')})`);
+console.log(
+  `a block of it within a third of ${BLOCK_TIME_MS} ms (${budgetMs.toFixed(0)} ms): at most ${limit.toLocaleString('en')} gas (the devnet's block gas limit: ${DEVNET_BLOCK_GAS_LIMIT.toLocaleString('en')})`,
+);

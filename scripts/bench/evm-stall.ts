@@ -23,7 +23,8 @@ const KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff8
 const LOOP_INIT = '0x6004600c60003960046000f35b600056';
 
 const say = (what: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${what}\n`);
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
 interface RpcReply {
   result?: unknown;
@@ -31,7 +32,11 @@ interface RpcReply {
 }
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<RpcReply> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   return (await response.json()) as RpcReply;
 }
 
@@ -51,18 +56,23 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
   }
 }
 
-const receiptOf = (url: string, hash: string) => result<{ status: string; contractAddress?: string } | null>(url, 'eth_getTransactionReceipt', [hash]);
+const receiptOf = (url: string, hash: string) =>
+  result<{ status: string; contractAddress?: string } | null>(url, 'eth_getTransactionReceipt', [hash]);
 
 async function measure(url: string): Promise<Record<string, number>> {
   const chainId = Number(BigInt(await result<string>(url, 'eth_chainId')));
   const owner = privateKeyToAccount(KEY_0);
   const fees = { maxFeePerGas: 5_000_000_000n, maxPriorityFeePerGas: 1n };
   let nonce = Number(BigInt(await result<string>(url, 'eth_getTransactionCount', [owner.address, 'pending'])));
-  const deploy = await result<string>(url, 'eth_sendRawTransaction', [await owner.signTransaction({ chainId, data: LOOP_INIT, gas: 100_000n, nonce: nonce++, ...fees })]);
-  const loop = (await waitFor('the loop contract', async () => (await receiptOf(url, deploy)) ?? undefined)).contractAddress!;
+  const deploy = await result<string>(url, 'eth_sendRawTransaction', [
+    await owner.signTransaction({ chainId, data: LOOP_INIT, gas: 100_000n, nonce: nonce++, ...fees }),
+  ]);
+  const loop = (await waitFor('the loop contract', async () => (await receiptOf(url, deploy)) ?? undefined))
+    .contractAddress!;
   say(`${url}: chain id ${chainId}, loop at ${loop}`);
   const loops: Hex[] = [];
-  for (let i = 0; i < TXS; i++) loops.push(await owner.signTransaction({ chainId, to: loop as Hex, gas: GAS, nonce: nonce++, ...fees }));
+  for (let i = 0; i < TXS; i++)
+    loops.push(await owner.signTransaction({ chainId, to: loop as Hex, gas: GAS, nonce: nonce++, ...fees }));
 
   let running = true;
   const latencies: number[] = [];
@@ -97,7 +107,11 @@ async function measure(url: string): Promise<Record<string, number>> {
   const started = performance.now();
   const hashes = await Promise.all(loops.map((raw) => result<string>(url, 'eth_sendRawTransaction', [raw])));
   say(`sent ${TXS} loops of ${GAS} gas; waiting for them`);
-  await waitFor('the loops to be mined', async () => ((await Promise.all(hashes.map((hash) => receiptOf(url, hash)))).every(Boolean) ? true : undefined), 300_000);
+  await waitFor(
+    'the loops to be mined',
+    async () => ((await Promise.all(hashes.map((hash) => receiptOf(url, hash)))).every(Boolean) ? true : undefined),
+    300_000,
+  );
   const mined = performance.now();
   await new Promise((resolve) => setTimeout(resolve, TAIL_MS));
   running = false;
@@ -131,10 +145,26 @@ try {
   const anvil = await startAnvil(['--block-time', '1', '--gas-limit', String(DEVNET_BLOCK_GAS_LIMIT)]);
   const anvilResult = await measure(anvil.url);
   anvil.child.kill('SIGKILL');
-  const node = await startNode(['--role', 'validator', '--network', 'devnet', '--data-dir', benchDir(), '--block-time', '1000']);
+  const node = await startNode([
+    '--role',
+    'validator',
+    '--network',
+    'devnet',
+    '--data-dir',
+    benchDir(),
+    '--block-time',
+    '1000',
+  ]);
   const svcResult = await measure(node.url);
   await stopNode(node);
-  console.log(JSON.stringify({ gasPerTransaction: Number(GAS), anvil: anvilResult, svc: svcResult, targetsMet: svcResult.blockNumberP99Ms! < 100 && svcResult.longestBlockGapMs! <= 2000 }));
+  console.log(
+    JSON.stringify({
+      gasPerTransaction: Number(GAS),
+      anvil: anvilResult,
+      svc: svcResult,
+      targetsMet: svcResult.blockNumberP99Ms! < 100 && svcResult.longestBlockGapMs! <= 2000,
+    }),
+  );
 } finally {
   await cleanUp();
 }

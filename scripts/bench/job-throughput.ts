@@ -12,7 +12,20 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import wabtFactory from 'wabt';
 import WebSocket from 'ws';
-import { devnetKey, generateKeyPair, jobPayload, rawTransaction, signTransaction, SvcClient, SvcWsClient, transferPayload, UNIT, type JobView, type KeyPair, type WebSocketConstructor } from '../../sdk/index.js';
+import {
+  devnetKey,
+  generateKeyPair,
+  jobPayload,
+  rawTransaction,
+  signTransaction,
+  SvcClient,
+  SvcWsClient,
+  transferPayload,
+  UNIT,
+  type JobView,
+  type KeyPair,
+  type WebSocketConstructor,
+} from '../../sdk/index.js';
 import { benchDir, cleanUp, startNode, submitAll, submitPaced } from './node-process.js';
 import { referenceMs } from './machine-speed.js';
 
@@ -64,11 +77,30 @@ try {
   while ((await c.oonNodeStatus()).status !== 'active') await new Promise((resolve) => setTimeout(resolve, 50));
   const requesters: KeyPair[] = Array.from({ length: REQUESTERS }, () => generateKeyPair());
   const funderNonce = await v.getNonce(funder.address);
-  const funding = requesters.map((r, i) => signTransaction({ chainId, kind: 'transfer', nonce: funderNonce + i, payload: transferPayload(r.address, 'OMC', 1000n * UNIT) }, funder));
+  const funding = requesters.map((r, i) =>
+    signTransaction(
+      { chainId, kind: 'transfer', nonce: funderNonce + i, payload: transferPayload(r.address, 'OMC', 1000n * UNIT) },
+      funder,
+    ),
+  );
   await submitAll(v, funding.map(rawTransaction));
   await v.waitForTransaction(funding.at(-1)!.hash);
   const jobs = Array.from({ length: JOBS }, (_, i) =>
-    signTransaction({ chainId, kind: 'oon.submitJob', nonce: Math.floor(i / REQUESTERS), payload: jobPayload({ runtime: 'wasm', code, input: new TextEncoder().encode(`job ${i}`), gasLimit: 100_000n, gasPrice: 1n }) }, requesters[i % REQUESTERS]!),
+    signTransaction(
+      {
+        chainId,
+        kind: 'oon.submitJob',
+        nonce: Math.floor(i / REQUESTERS),
+        payload: jobPayload({
+          runtime: 'wasm',
+          code,
+          input: new TextEncoder().encode(`job ${i}`),
+          gasLimit: 100_000n,
+          gasPrice: 1n,
+        }),
+      },
+      requesters[i % REQUESTERS]!,
+    ),
   );
 
   // svc_getBalance probes in their own processes, as in the transfers benchmark.
@@ -76,19 +108,28 @@ try {
   const probes = await Promise.all(
     [0, 1].map(
       (p) =>
-        new Promise<{ child: ChildProcess; result: Promise<{ calls: number; p50Ms: number; p99Ms: number }> }>((resolve) => {
-          const child = spawn(process.execPath, [probeScript, validator.url, requesters[p]!.address, '5'], { stdio: ['pipe', 'pipe', 'inherit'] });
-          let out = '';
-          const result = new Promise<{ calls: number; p50Ms: number; p99Ms: number }>((done) => child.once('exit', () => done(JSON.parse(out.trim().split('\n').at(-1)!))));
-          child.stdout!.on('data', (d: Buffer) => {
-            out += d.toString();
-            if (out.startsWith('ready')) resolve({ child, result });
-          });
-        }),
+        new Promise<{ child: ChildProcess; result: Promise<{ calls: number; p50Ms: number; p99Ms: number }> }>(
+          (resolve) => {
+            const child = spawn(process.execPath, [probeScript, validator.url, requesters[p]!.address, '5'], {
+              stdio: ['pipe', 'pipe', 'inherit'],
+            });
+            let out = '';
+            const result = new Promise<{ calls: number; p50Ms: number; p99Ms: number }>((done) =>
+              child.once('exit', () => done(JSON.parse(out.trim().split('\n').at(-1)!))),
+            );
+            child.stdout!.on('data', (d: Buffer) => {
+              out += d.toString();
+              if (out.startsWith('ready')) resolve({ child, result });
+            });
+          },
+        ),
     ),
   );
   // Settled jobs arrive as `jobs` subscription events (polling the node for them would load it).
-  const ws = new SvcWsClient({ url: validator.url.replace('http', 'ws'), WebSocket: WebSocket as unknown as WebSocketConstructor });
+  const ws = new SvcWsClient({
+    url: validator.url.replace('http', 'ws'),
+    WebSocket: WebSocket as unknown as WebSocketConstructor,
+  });
   // Heads first: the node sends a block's head before the job events of that block, so each job
   // event is known to come from the last head seen (its block and time).
   const heads = await ws.subscribe<{ height: number; timestamp: number }>('newHeads');

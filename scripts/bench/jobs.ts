@@ -78,7 +78,8 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 const wasmJob = spec('wasm', wasm, new Uint8Array(0));
 const expected = bareWasm();
 const metered = await executeJob(wasmJob);
-if (new DataView(metered.output.buffer, metered.output.byteOffset).getBigUint64(0, true) !== expected) throw new Error('metered WASM computed something else than bare WASM');
+if (new DataView(metered.output.buffer, metered.output.byteOffset).getBigUint64(0, true) !== expected)
+  throw new Error('metered WASM computed something else than bare WASM');
 const bareTimes: number[] = [];
 const meteredTimes: number[] = [];
 for (let i = 0; i < ROUNDS; i++) {
@@ -92,7 +93,8 @@ const calldata = Uint8Array.from(Buffer.from(n.toString(16).padStart(64, '0'), '
 const bareEvm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: EVM_HARDFORK }) });
 const evmJob = spec('evm', SUM_TO_N, calldata);
 const evmOutcome = await runEvm(evmJob);
-if (BigInt(`0x${Buffer.from(evmOutcome.output).toString('hex')}`) !== (n * (n + 1n)) / 2n) throw new Error('the EVM job computed the wrong sum');
+if (BigInt(`0x${Buffer.from(evmOutcome.output).toString('hex')}`) !== (n * (n + 1n)) / 2n)
+  throw new Error('the EVM job computed the wrong sum');
 const bareEvmTimes: number[] = [];
 const evmTimes: number[] = [];
 for (let i = 0; i < ROUNDS; i++) {
@@ -104,6 +106,11 @@ process.stdout.write(
   `${JSON.stringify({
     rounds: ROUNDS,
     wasm: { meteredMs: median(meteredTimes), bareMs: median(bareTimes), gasUsed: metered.gasUsed.toString() },
-    evm: { jobMs: median(evmTimes), bareMs: median(bareEvmTimes), gasUsed: evmOutcome.gasUsed.toString(), n: n.toString() },
+    evm: {
+      jobMs: median(evmTimes),
+      bareMs: median(bareEvmTimes),
+      gasUsed: evmOutcome.gasUsed.toString(),
+      n: n.toString(),
+    },
   })}\n`,
 );

@@ -33,7 +33,16 @@ function transfers(url: string): Promise<TransfersResult> {
 }
 
 async function once(journal: boolean): Promise<TransfersResult> {
-  const node = await startNode(['--role', 'validator', '--data-dir', benchDir(), '--block-time', BLOCK_TIME, '--tx-journal', String(journal)]);
+  const node = await startNode([
+    '--role',
+    'validator',
+    '--data-dir',
+    benchDir(),
+    '--block-time',
+    BLOCK_TIME,
+    '--tx-journal',
+    String(journal),
+  ]);
   try {
     return await transfers(node.url);
   } finally {
@@ -54,14 +63,20 @@ try {
     // Alternate which goes first: the machine's drift lands on both sides.
     const order = pair % 2 === 0 ? [true, false] : [false, true];
     for (const journal of order) (journal ? withJournal : without).push(await once(journal));
-    process.stderr.write(`pair ${pair + 1}/${PAIRS}: journal ${withJournal.at(-1)!.transfersPerSecond.toFixed(0)}/s, none ${without.at(-1)!.transfersPerSecond.toFixed(0)}/s\n`);
+    process.stderr.write(
+      `pair ${pair + 1}/${PAIRS}: journal ${withJournal.at(-1)!.transfersPerSecond.toFixed(0)}/s, none ${without.at(-1)!.transfersPerSecond.toFixed(0)}/s\n`,
+    );
   }
   const tps = (runs: TransfersResult[]) => runs.map((r) => Math.round(r.transfersPerSecond));
   const submit = (runs: TransfersResult[]) => runs.map((r) => Number(r.submitSeconds.toFixed(2)));
   process.stdout.write(
     `${JSON.stringify({
       pairs: PAIRS,
-      journal: { transfersPerSecond: tps(withJournal), submitSeconds: submit(withJournal), median: median(tps(withJournal)) },
+      journal: {
+        transfersPerSecond: tps(withJournal),
+        submitSeconds: submit(withJournal),
+        median: median(tps(withJournal)),
+      },
       none: { transfersPerSecond: tps(without), submitSeconds: submit(without), median: median(tps(without)) },
       ratio: Number((median(tps(withJournal)) / median(tps(without))).toFixed(3)),
       submitRatio: Number((median(submit(without)) / median(submit(withJournal))).toFixed(3)),

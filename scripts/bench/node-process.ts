@@ -15,7 +15,10 @@ const nodes = new Set<NodeProcess>();
 
 /** Node options every benchmark node takes from the environment. */
 function benchNodeOptions(): string[] {
-  return [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])];
+  return [
+    ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+  ];
 }
 
 /** The svc-node entry benchmarks start: this build's, or another's (BENCH_SVC_BIN, for alternating runs of two builds). */
@@ -23,7 +26,14 @@ export const benchSvcBin = (): string => process.env.BENCH_SVC_BIN ?? SVC_NODE;
 
 /** `svc-node start` on free ports; resolves once it has started. */
 export async function startNode(args: string[], nodeOptions: readonly string[] = []): Promise<NodeProcess> {
-  const node = new NodeProcess({ name: `svc-node ${args.join(' ')}`, args, bin: benchSvcBin(), logFile: join(benchDir(), 'node.log'), nodeOptions: [...benchNodeOptions(), ...nodeOptions], echo: Boolean(process.env.BENCH_NODE_LOG) });
+  const node = new NodeProcess({
+    name: `svc-node ${args.join(' ')}`,
+    args,
+    bin: benchSvcBin(),
+    logFile: join(benchDir(), 'node.log'),
+    nodeOptions: [...benchNodeOptions(), ...nodeOptions],
+    echo: Boolean(process.env.BENCH_NODE_LOG),
+  });
   nodes.add(node);
   await node.start();
   return node;
@@ -35,7 +45,11 @@ export async function startNode(args: string[], nodeOptions: readonly string[] =
  */
 export async function startNetworkWith(params: Record<string, unknown>, blockTime: number): Promise<NodeProcess> {
   const out = join(benchDir(), 'network');
-  execFileSync(process.execPath, [benchSvcBin(), 'init', '--validators', '1', '--out', out, '--block-time', String(blockTime)], { stdio: 'ignore' });
+  execFileSync(
+    process.execPath,
+    [benchSvcBin(), 'init', '--validators', '1', '--out', out, '--block-time', String(blockTime)],
+    { stdio: 'ignore' },
+  );
   const patch = <T>(file: string, change: (json: T) => void) => {
     const json = JSON.parse(readFileSync(join(out, file), 'utf8')) as T;
     change(json);
@@ -70,11 +84,18 @@ export async function cleanUp(): Promise<void> {
 async function sendBatch(client: SvcClient, raws: readonly string[], method: string): Promise<void> {
   const results = await client.batch(raws.map((raw) => ({ method, params: [raw] })));
   const failed = results.find((r) => !r.ok);
-  if (failed && !failed.ok) throw new Error(`submission refused: ${failed.error.message} ${failed.error.data?.reason ?? ''}`);
+  if (failed && !failed.ok)
+    throw new Error(`submission refused: ${failed.error.message} ${failed.error.data?.reason ?? ''}`);
 }
 
 /** As fast as `connections` connections take batches of `batchSize`. */
-export async function submitAll(client: SvcClient, raws: string[], connections = 4, method = 'svc_sendRawTransaction', batchSize = 100): Promise<void> {
+export async function submitAll(
+  client: SvcClient,
+  raws: string[],
+  connections = 4,
+  method = 'svc_sendRawTransaction',
+  batchSize = 100,
+): Promise<void> {
   const batches: string[][] = [];
   for (let i = 0; i < raws.length; i += batchSize) batches.push(raws.slice(i, i + batchSize));
   let next = 0;
@@ -86,7 +107,12 @@ export async function submitAll(client: SvcClient, raws: string[], connections =
 }
 
 /** At `rate` per second: batches of a twentieth of a second's, each sent at its time (one connection: they arrive in order). */
-export async function submitPaced(client: SvcClient, raws: string[], rate: number, method = 'svc_sendRawTransaction'): Promise<void> {
+export async function submitPaced(
+  client: SvcClient,
+  raws: string[],
+  rate: number,
+  method = 'svc_sendRawTransaction',
+): Promise<void> {
   const size = Math.max(1, Math.round(rate / 20));
   const start = performance.now();
   for (let i = 0; i < raws.length; i += size) {

@@ -35,7 +35,14 @@ function mediaFile(dir: string, i: number): string {
   const idat = Buffer.alloc(8);
   idat.writeUInt32BE(data, 0);
   idat.write('IDAT', 4);
-  const out = Buffer.concat([PNG_HEAD, idat, randomBytes(data), Buffer.alloc(4), Buffer.from('00000000IEND', 'latin1').fill(0, 0, 4), Buffer.from('ae426082', 'hex')]);
+  const out = Buffer.concat([
+    PNG_HEAD,
+    idat,
+    randomBytes(data),
+    Buffer.alloc(4),
+    Buffer.from('00000000IEND', 'latin1').fill(0, 0, 4),
+    Buffer.from('ae426082', 'hex'),
+  ]);
   writeFileSync(path, out);
   return path;
 }
@@ -43,11 +50,17 @@ function mediaFile(dir: string, i: number): string {
 /** PUTs a file, streamed; resolves with the response body. */
 function put(url: string, file: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'PUT', headers: { 'content-length': statSync(file).size, 'content-type': 'image/png' } }, (res) => {
-      let body = '';
-      res.on('data', (d: Buffer) => (body += d.toString()));
-      res.on('end', () => (res.statusCode! < 300 ? resolve(body) : reject(new Error(`PUT ${url}: ${res.statusCode} ${body}`))));
-    });
+    const req = request(
+      url,
+      { method: 'PUT', headers: { 'content-length': statSync(file).size, 'content-type': 'image/png' } },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () =>
+          res.statusCode! < 300 ? resolve(body) : reject(new Error(`PUT ${url}: ${res.statusCode} ${body}`)),
+        );
+      },
+    );
     req.on('error', reject);
     createReadStream(file).pipe(req);
   });
@@ -64,7 +77,9 @@ function get(url: string, range?: string): Promise<{ bytes: number; firstByteMs:
         if (firstByteMs < 0) firstByteMs = performance.now() - started;
         bytes += d.length;
       });
-      res.on('end', () => (res.statusCode! < 300 ? resolve({ bytes, firstByteMs }) : reject(new Error(`GET ${url}: ${res.statusCode}`))));
+      res.on('end', () =>
+        res.statusCode! < 300 ? resolve({ bytes, firstByteMs }) : reject(new Error(`GET ${url}: ${res.statusCode}`)),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -74,7 +89,9 @@ function get(url: string, range?: string): Promise<{ bytes: number; firstByteMs:
 /** The bare ceiling (scripts/bench/object-ceiling.ts), as a process of its own like the node. */
 function ceiling(dir: string): Promise<{ url: string; close: () => void }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fileURLToPath(new URL('./object-ceiling.js', import.meta.url)), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [fileURLToPath(new URL('./object-ceiling.js', import.meta.url)), dir], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     child.stdout!.on('data', (d: Buffer) => {
       const port = /listening (\d+)/.exec(d.toString())?.[1];
       if (port) resolve({ url: `http://127.0.0.1:${port}`, close: () => child.kill('SIGTERM') });
@@ -83,15 +100,20 @@ function ceiling(dir: string): Promise<{ url: string; close: () => void }> {
   });
 }
 
-const pct = (values: number[], q: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+const pct = (values: number[], q: number): number =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 
 /** Paired ratios (ceiling time over node time: the node's speed as a share of the ceiling's). */
-const ratios = (pairs: Array<{ ceilMs: number; svcMs: number }>): { median: number; min: number; max: number; pairs: number } => {
+const ratios = (
+  pairs: Array<{ ceilMs: number; svcMs: number }>,
+): { median: number; min: number; max: number; pairs: number } => {
   const values = pairs.map(({ ceilMs, svcMs }) => ceilMs / svcMs);
   return { median: pct(values, 0.5), min: Math.min(...values), max: Math.max(...values), pairs: values.length };
 };
 
-async function proofs(dir: string): Promise<{ proveMs: { p50: number; p99: number }; verifyMs: { p50: number; p99: number }; proofBytes: number }> {
+async function proofs(
+  dir: string,
+): Promise<{ proveMs: { p50: number; p99: number }; verifyMs: { p50: number; p99: number }; proofBytes: number }> {
   const size = 1024 * 1_048_576;
   const path = join(dir, 'one-gib');
   const builder = new CommitmentBuilder();
@@ -123,20 +145,40 @@ async function proofs(dir: string): Promise<{ proveMs: { p50: number; p99: numbe
   }
   await file.close();
   rmSync(path);
-  return { proveMs: { p50: pct(prove, 0.5), p99: pct(prove, 0.99) }, verifyMs: { p50: pct(verify, 0.5), p99: pct(verify, 0.99) }, proofBytes };
+  return {
+    proveMs: { p50: pct(prove, 0.5), p99: pct(prove, 0.99) },
+    verifyMs: { p50: pct(verify, 0.5), p99: pct(verify, 0.99) },
+    proofBytes,
+  };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-objects-'));
 try {
   const ceil = await ceiling(dir);
   const nodeDir = benchDir();
-  writeFileSync(join(nodeDir, 'config.json'), JSON.stringify({ 'omp-storage': { maxObjectBytes: 4 * 1024 * 1_048_576 } }));
-  const node = await startNode(['--role', 'validator', '--data-dir', nodeDir, '--config', join(nodeDir, 'config.json')]);
+  writeFileSync(
+    join(nodeDir, 'config.json'),
+    JSON.stringify({ 'omp-storage': { maxObjectBytes: 4 * 1024 * 1_048_576 } }),
+  );
+  const node = await startNode([
+    '--role',
+    'validator',
+    '--data-dir',
+    nodeDir,
+    '--config',
+    join(nodeDir, 'config.json'),
+  ]);
   const client = new SvcClient(node.url);
   const operator = (await client.nodeInfo()).operator;
   await client.waitForTransaction((await client.transfer(devnetKey('account', 0), operator, 'OGT', 1000n * UNIT)).hash);
-  await client.ompRegisterStorageNode({ operator, storage_capacity_gb: 100, bond_ogt: 500, supported_formats: ['image'] });
-  while ((await client.ompStorageStatus()).status !== 'active') await new Promise((resolve) => setTimeout(resolve, 100));
+  await client.ompRegisterStorageNode({
+    operator,
+    storage_capacity_gb: 100,
+    bond_ogt: 500,
+    supported_formats: ['image'],
+  });
+  while ((await client.ompStorageStatus()).status !== 'active')
+    await new Promise((resolve) => setTimeout(resolve, 100));
 
   const files = Array.from({ length: OBJECTS }, (_, i) => mediaFile(dir, i));
   const bytes = OBJECTS * OBJECT_MIB * 1_048_576;
@@ -186,16 +228,34 @@ try {
   }
   ceil.close();
   for (const file of files) rmSync(file);
-  const sum = (pairs: Array<{ ceilMs: number; svcMs: number }>, key: 'ceilMs' | 'svcMs'): number => pairs.reduce((total, pair) => total + pair[key], 0);
+  const sum = (pairs: Array<{ ceilMs: number; svcMs: number }>, key: 'ceilMs' | 'svcMs'): number =>
+    pairs.reduce((total, pair) => total + pair[key], 0);
   const mbps = (ms: number): number => bytes / 1_048_576 / (ms / 1000);
   const rangeMbps = (ms: number): number => (RANGES * RANGE_BYTES) / 1_048_576 / (ms / 1000);
   process.stdout.write(
     `${JSON.stringify({
       objectMiB: OBJECT_MIB,
       objects: OBJECTS,
-      upload: { svcMBps: mbps(sum(uploads, 'svcMs')), ceilingMBps: mbps(sum(uploads, 'ceilMs')), ratio: ratios(uploads) },
-      download: { svcMBps: mbps(sum(downloads, 'svcMs') / DOWNLOAD_ROUNDS), ceilingMBps: mbps(sum(downloads, 'ceilMs') / DOWNLOAD_ROUNDS), ratio: ratios(downloads) },
-      ranges: { count: RANGES, bytes: RANGE_BYTES, svcMBps: rangeMbps(sum(rangeBlocks, 'svcMs')), ceilingMBps: rangeMbps(sum(rangeBlocks, 'ceilMs')), ratio: ratios(rangeBlocks), svcTtfbP99Ms: pct(svcTtfb, 0.99), ceilingTtfbP99Ms: pct(ceilTtfb, 0.99), svcTtfbP50Ms: pct(svcTtfb, 0.5) },
+      upload: {
+        svcMBps: mbps(sum(uploads, 'svcMs')),
+        ceilingMBps: mbps(sum(uploads, 'ceilMs')),
+        ratio: ratios(uploads),
+      },
+      download: {
+        svcMBps: mbps(sum(downloads, 'svcMs') / DOWNLOAD_ROUNDS),
+        ceilingMBps: mbps(sum(downloads, 'ceilMs') / DOWNLOAD_ROUNDS),
+        ratio: ratios(downloads),
+      },
+      ranges: {
+        count: RANGES,
+        bytes: RANGE_BYTES,
+        svcMBps: rangeMbps(sum(rangeBlocks, 'svcMs')),
+        ceilingMBps: rangeMbps(sum(rangeBlocks, 'ceilMs')),
+        ratio: ratios(rangeBlocks),
+        svcTtfbP99Ms: pct(svcTtfb, 0.99),
+        ceilingTtfbP99Ms: pct(ceilTtfb, 0.99),
+        svcTtfbP50Ms: pct(svcTtfb, 0.5),
+      },
       proofs: await proofs(dir),
     })}\n`,
   );

@@ -23,12 +23,16 @@ interface Started {
 
 function startProcess(args: string[], pattern: RegExp, env: Record<string, string> = {}): Promise<Started> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, args, {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ...env },
+    });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const match = pattern.exec(out);
-      if (match) resolvePromise({ child, url: match[1]!.startsWith('http') ? match[1]! : `http://127.0.0.1:${match[1]}` });
+      if (match)
+        resolvePromise({ child, url: match[1]!.startsWith('http') ? match[1]! : `http://127.0.0.1:${match[1]}` });
     });
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${out}`)));
   });
@@ -57,54 +61,168 @@ interface HttpResult {
 }
 
 async function autocannon(url: string, body: string): Promise<HttpResult> {
-  const result = (await runJson([autocannonBin, '-j', '-c', String(connections), '-d', String(duration), '-m', 'POST', '-H', 'content-type=application/json', '-b', body, url])) as {
+  const result = (await runJson([
+    autocannonBin,
+    '-j',
+    '-c',
+    String(connections),
+    '-d',
+    String(duration),
+    '-m',
+    'POST',
+    '-H',
+    'content-type=application/json',
+    '-b',
+    body,
+    url,
+  ])) as {
     requests: { average: number };
     latency: { p99: number };
     errors: number;
     non2xx: number;
   };
-  return { requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+  return {
+    requestsPerSecond: result.requests.average,
+    p99Ms: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
 }
 
 const single = '{"jsonrpc":"2.0","id":1,"method":"svc_blockNumber","params":[]}';
-const batch = JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'svc_blockNumber', params: [] })));
+const batch = JSON.stringify(
+  Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'svc_blockNumber', params: [] })),
+);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 const ceiling = await startProcess([join(here, 'ceiling.js')], /listening (\d+)/);
-const node = await NodeProcess.start({ name: 'validator', dataDir, args: ['--role', 'validator', '--log-level', 'info'] });
+const node = await NodeProcess.start({
+  name: 'validator',
+  dataDir,
+  args: ['--role', 'validator', '--log-level', 'info'],
+});
 try {
   process.stderr.write(`bench: ${duration}s per run, ${connections} connections\n`);
-  const rows: { name: string; svc: number; ceiling: number; unit: string; ratio: number; target: string; extra?: string }[] = [];
+  const rows: {
+    name: string;
+    svc: number;
+    ceiling: number;
+    unit: string;
+    ratio: number;
+    target: string;
+    extra?: string;
+  }[] = [];
 
   const ceilSingle = await autocannon(ceiling.url, single);
   const svcSingle = await autocannon(node.url, single);
-  rows.push({ name: 'svc_blockNumber, single calls over HTTP', svc: svcSingle.requestsPerSecond, ceiling: ceilSingle.requestsPerSecond, unit: 'req/s', ratio: svcSingle.requestsPerSecond / ceilSingle.requestsPerSecond, target: '>= 85%, p99 < 5 ms', extra: `p99 ${svcSingle.p99Ms} ms (ceiling ${ceilSingle.p99Ms} ms); errors ${svcSingle.errors + svcSingle.non2xx}` });
+  rows.push({
+    name: 'svc_blockNumber, single calls over HTTP',
+    svc: svcSingle.requestsPerSecond,
+    ceiling: ceilSingle.requestsPerSecond,
+    unit: 'req/s',
+    ratio: svcSingle.requestsPerSecond / ceilSingle.requestsPerSecond,
+    target: '>= 85%, p99 < 5 ms',
+    extra: `p99 ${svcSingle.p99Ms} ms (ceiling ${ceilSingle.p99Ms} ms); errors ${svcSingle.errors + svcSingle.non2xx}`,
+  });
 
   const ceilBatch = await autocannon(ceiling.url, batch);
   const svcBatch = await autocannon(node.url, batch);
-  rows.push({ name: 'svc_blockNumber, batches of 100 over HTTP', svc: svcBatch.requestsPerSecond * 100, ceiling: ceilBatch.requestsPerSecond * 100, unit: 'calls/s', ratio: svcBatch.requestsPerSecond / ceilBatch.requestsPerSecond, target: '>= 90%', extra: `p99 ${svcBatch.p99Ms} ms per batch` });
+  rows.push({
+    name: 'svc_blockNumber, batches of 100 over HTTP',
+    svc: svcBatch.requestsPerSecond * 100,
+    ceiling: ceilBatch.requestsPerSecond * 100,
+    unit: 'calls/s',
+    ratio: svcBatch.requestsPerSecond / ceilBatch.requestsPerSecond,
+    target: '>= 90%',
+    extra: `p99 ${svcBatch.p99Ms} ms per batch`,
+  });
 
-  const balanceBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'svc_getBalance', params: [devnetKey('account', 0).address] });
+  const balanceBody = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'svc_getBalance',
+    params: [devnetKey('account', 0).address],
+  });
   const ceilBalance = await autocannon(ceiling.url, balanceBody);
   const svcBalance = await autocannon(node.url, balanceBody);
-  rows.push({ name: 'svc_getBalance of a funded account over HTTP', svc: svcBalance.requestsPerSecond, ceiling: ceilBalance.requestsPerSecond, unit: 'req/s', ratio: svcBalance.requestsPerSecond / ceilBalance.requestsPerSecond, target: '>= 70%', extra: `p99 ${svcBalance.p99Ms} ms; errors ${svcBalance.errors + svcBalance.non2xx}` });
+  rows.push({
+    name: 'svc_getBalance of a funded account over HTTP',
+    svc: svcBalance.requestsPerSecond,
+    ceiling: ceilBalance.requestsPerSecond,
+    unit: 'req/s',
+    ratio: svcBalance.requestsPerSecond / ceilBalance.requestsPerSecond,
+    target: '>= 70%',
+    extra: `p99 ${svcBalance.p99Ms} ms; errors ${svcBalance.errors + svcBalance.non2xx}`,
+  });
 
   const wsLoad = join(here, 'ws-load.js');
-  const ceilWs = (await runJson([wsLoad, ceiling.url.replace('http', 'ws'), '4', '64', String(Math.max(3, duration / 2))])) as { callsPerSecond: number };
-  const svcWs = (await runJson([wsLoad, node.url.replace('http', 'ws'), '4', '64', String(Math.max(3, duration / 2))])) as { callsPerSecond: number };
-  rows.push({ name: 'svc_blockNumber, pipelined over 4 WebSockets (64 in flight each)', svc: svcWs.callsPerSecond, ceiling: ceilWs.callsPerSecond, unit: 'calls/s', ratio: svcWs.callsPerSecond / ceilWs.callsPerSecond, target: '>= 90%' });
+  const ceilWs = (await runJson([
+    wsLoad,
+    ceiling.url.replace('http', 'ws'),
+    '4',
+    '64',
+    String(Math.max(3, duration / 2)),
+  ])) as { callsPerSecond: number };
+  const svcWs = (await runJson([
+    wsLoad,
+    node.url.replace('http', 'ws'),
+    '4',
+    '64',
+    String(Math.max(3, duration / 2)),
+  ])) as { callsPerSecond: number };
+  rows.push({
+    name: 'svc_blockNumber, pipelined over 4 WebSockets (64 in flight each)',
+    svc: svcWs.callsPerSecond,
+    ceiling: ceilWs.callsPerSecond,
+    unit: 'calls/s',
+    ratio: svcWs.callsPerSecond / ceilWs.callsPerSecond,
+    target: '>= 90%',
+  });
 
   // HTTP pipelining over the same handful of connections as the WebSocket run, for comparison.
-  const pipelined = (await runJson([autocannonBin, '-j', '-c', '4', '-p', '64', '-d', String(Math.max(3, duration / 2)), '-m', 'POST', '-H', 'content-type=application/json', '-b', single, node.url])) as { requests: { average: number } };
-  rows.push({ name: 'svc_blockNumber, pipelined over 4 HTTP keep-alive connections (64 in flight each)', svc: pipelined.requests.average, ceiling: Number.NaN, unit: 'calls/s', ratio: Number.NaN, target: 'compare with WebSocket above', extra: '' });
+  const pipelined = (await runJson([
+    autocannonBin,
+    '-j',
+    '-c',
+    '4',
+    '-p',
+    '64',
+    '-d',
+    String(Math.max(3, duration / 2)),
+    '-m',
+    'POST',
+    '-H',
+    'content-type=application/json',
+    '-b',
+    single,
+    node.url,
+  ])) as { requests: { average: number } };
+  rows.push({
+    name: 'svc_blockNumber, pipelined over 4 HTTP keep-alive connections (64 in flight each)',
+    svc: pipelined.requests.average,
+    ceiling: Number.NaN,
+    unit: 'calls/s',
+    ratio: Number.NaN,
+    target: 'compare with WebSocket above',
+    extra: '',
+  });
 
   // Guardrails cost: the same authenticated load (token + fresh nonce per request) against two fresh
   // nodes, one with guardrails and rate limiting on, one without (the node above has served every
   // other load by now, which made it slower than a fresh one and the comparison unfair).
   const token = 'bench-token-0123456789abcdef';
   const guardedDir = mkdtempSync(join(tmpdir(), 'svc-bench-guarded-'));
-  const plainNode = await NodeProcess.start({ name: 'without guardrails', dataDir: join(guardedDir, 'plain'), args: ['--role', 'validator'] });
-  const guarded = await NodeProcess.start({ name: 'with guardrails', dataDir: join(guardedDir, 'guarded'), args: ['--role', 'validator', '--guardrails', 'true', '--rate-limit', '1000000000', '--rate-limit-burst', '0'], env: { SVC_RPC_TOKENS: token } });
+  const plainNode = await NodeProcess.start({
+    name: 'without guardrails',
+    dataDir: join(guardedDir, 'plain'),
+    args: ['--role', 'validator'],
+  });
+  const guarded = await NodeProcess.start({
+    name: 'with guardrails',
+    dataDir: join(guardedDir, 'guarded'),
+    args: ['--role', 'validator', '--guardrails', 'true', '--rate-limit', '1000000000', '--rate-limit-burst', '0'],
+    env: { SVC_RPC_TOKENS: token },
+  });
   try {
     const authedLoad = join(here, 'authed-load.js');
     // Alternating runs, averaged: this machine's speed drifts by more than the effect measured.
@@ -118,7 +236,12 @@ try {
     }
     const mean = (runs: Load[]): number => runs.reduce((sum, r) => sum + r.requestsPerSecond, 0) / runs.length;
     const plain = { requestsPerSecond: mean(plainRuns) };
-    const withGuardrails = { requestsPerSecond: mean(guardedRuns), p99Ms: Math.max(...guardedRuns.map((r) => r.p99Ms)), errors: guardedRuns.reduce((s, r) => s + r.errors, 0), non2xx: guardedRuns.reduce((s, r) => s + r.non2xx, 0) };
+    const withGuardrails = {
+      requestsPerSecond: mean(guardedRuns),
+      p99Ms: Math.max(...guardedRuns.map((r) => r.p99Ms)),
+      errors: guardedRuns.reduce((s, r) => s + r.errors, 0),
+      non2xx: guardedRuns.reduce((s, r) => s + r.non2xx, 0),
+    };
     rows.push({
       name: 'svc_blockNumber with guardrails + rate limiting on (token + fresh nonce per request) vs off, 3 alternating runs each',
       svc: withGuardrails.requestsPerSecond,
@@ -137,9 +260,18 @@ try {
   const subscriberDir = mkdtempSync(join(tmpdir(), 'svc-bench-subscribers-'));
   const subscriberConfig = join(subscriberDir, 'config.json');
   writeFileSync(subscriberConfig, JSON.stringify({ rpc: { maxWsConnections: 5000, maxWsConnectionsPerClient: 5000 } }));
-  const subscriberNode = await NodeProcess.start({ name: 'subscribers', dataDir: join(subscriberDir, 'data'), args: ['--config', subscriberConfig, '--role', 'validator', '--block-time', '200'] });
+  const subscriberNode = await NodeProcess.start({
+    name: 'subscribers',
+    dataDir: join(subscriberDir, 'data'),
+    args: ['--config', subscriberConfig, '--role', 'validator', '--block-time', '200'],
+  });
   try {
-    const fanout = (await runJson([join(here, 'subscribers.js'), subscriberNode.url.replace('http', 'ws'), '1000', '30'])) as { subscribers: number; blocks: number; p50Ms: number; p99Ms: number; maxMs: number };
+    const fanout = (await runJson([
+      join(here, 'subscribers.js'),
+      subscriberNode.url.replace('http', 'ws'),
+      '1000',
+      '30',
+    ])) as { subscribers: number; blocks: number; p50Ms: number; p99Ms: number; maxMs: number };
     rows.push({
       name: `newHeads to ${fanout.subscribers} WebSocket subscribers: block timestamp to the last subscriber's receipt (${fanout.blocks} blocks)`,
       svc: fanout.p99Ms,
@@ -157,8 +289,20 @@ try {
   // Transfers run against a fresh node of their own, so the chain above doesn't carry their state.
   const transferDir = mkdtempSync(join(tmpdir(), 'svc-bench-transfers-'));
   const blockTime = process.env.BENCH_BLOCK_TIME ?? '1000';
-  const transferNode = await NodeProcess.start({ name: 'transfers', dataDir: transferDir, args: ['--role', 'validator', '--block-time', blockTime] });
-  let transfers: { transfersPerSecond: number; transfers: number; accounts: number; balanceP99Ms: number; balanceP50Ms: number; balanceCalls: number; inclusionSeconds: number };
+  const transferNode = await NodeProcess.start({
+    name: 'transfers',
+    dataDir: transferDir,
+    args: ['--role', 'validator', '--block-time', blockTime],
+  });
+  let transfers: {
+    transfersPerSecond: number;
+    transfers: number;
+    accounts: number;
+    balanceP99Ms: number;
+    balanceP50Ms: number;
+    balanceCalls: number;
+    inclusionSeconds: number;
+  };
   try {
     transfers = (await runJson([join(here, 'transfers.js'), transferNode.url])) as typeof transfers;
   } finally {
@@ -173,12 +317,16 @@ try {
     ceiling: verifyRate,
     unit: 'transfers/s',
     ratio: transfers.transfersPerSecond / verifyRate,
-    target: '>= 60% of one core\'s Ed25519 checks (the ceiling column, same run)',
+    target: ">= 60% of one core's Ed25519 checks (the ceiling column, same run)",
     extra: `svc_getBalance meanwhile (${transfers.balanceCalls} calls): p50 ${transfers.balanceP50Ms.toFixed(1)} ms, p99 ${transfers.balanceP99Ms.toFixed(1)} ms (target p99 < 20 ms)`,
   });
 
   // Job runtimes against bare WebAssembly and a bare EVM, then jobs through the chain end to end.
-  const runtimes = (await runJson([join(here, 'jobs.js')])) as { rounds: number; wasm: { meteredMs: number; bareMs: number; gasUsed: string }; evm: { jobMs: number; bareMs: number; gasUsed: string; n: string } };
+  const runtimes = (await runJson([join(here, 'jobs.js')])) as {
+    rounds: number;
+    wasm: { meteredMs: number; bareMs: number; gasUsed: string };
+    evm: { jobMs: number; bareMs: number; gasUsed: string; n: string };
+  };
   rows.push({
     name: 'metered WASM job, compute-bound (20 M rounds of a mix through a call), against the same module in bare WebAssembly',
     svc: 1000 / runtimes.wasm.meteredMs,
@@ -197,7 +345,17 @@ try {
     target: '>= 90%',
     extra: `median of ${runtimes.rounds}: ${runtimes.evm.jobMs.toFixed(1)} ms vs ${runtimes.evm.bareMs.toFixed(1)} ms; gasUsed ${runtimes.evm.gasUsed}`,
   });
-  const jobs = (await runJson([join(here, 'job-throughput.js')])) as { jobs: number; blockMs: number; seconds: number; jobsPerSecond: number; steadyJobsPerSecond: number; turnBlocks: Record<string, number>; blocks: number; balanceCalls: number; balanceP99Ms: number };
+  const jobs = (await runJson([join(here, 'job-throughput.js')])) as {
+    jobs: number;
+    blockMs: number;
+    seconds: number;
+    jobsPerSecond: number;
+    steadyJobsPerSecond: number;
+    turnBlocks: Record<string, number>;
+    blocks: number;
+    balanceCalls: number;
+    balanceP99Ms: number;
+  };
   const oneBlockTurns = ((jobs.turnBlocks['1'] ?? 0) / jobs.jobs) * 100;
   rows.push({
     name: `${jobs.jobs.toLocaleString('en-US')} small WASI jobs, submission to finalized (validator + one compute node, max_concurrent_jobs 8, ${jobs.blockMs} ms blocks)`,
@@ -210,7 +368,14 @@ try {
   });
 
   // Sync: a fresh node imports (re-executes and verifies) a 5,000-block chain from a validator.
-  const sync = (await runJson([join(here, 'sync.js')])) as { blocks: number; transfers: number; seconds: number; blocksPerSecond: number; transfersPerSecond: number; sameStateRoot: boolean };
+  const sync = (await runJson([join(here, 'sync.js')])) as {
+    blocks: number;
+    transfers: number;
+    seconds: number;
+    blocksPerSecond: number;
+    transfersPerSecond: number;
+    sameStateRoot: boolean;
+  };
   rows.push({
     name: `fresh node syncing ${sync.blocks.toLocaleString('en-US')} blocks holding ${sync.transfers.toLocaleString('en-US')} transfers from a validator (libp2p, same machine)`,
     svc: sync.transfersPerSecond,
@@ -227,12 +392,34 @@ try {
     objects: number;
     upload: { svcMBps: number; ceilingMBps: number };
     download: { svcMBps: number; ceilingMBps: number };
-    ranges: { count: number; bytes: number; svcMBps: number; ceilingMBps: number; svcTtfbP99Ms: number; ceilingTtfbP99Ms: number };
+    ranges: {
+      count: number;
+      bytes: number;
+      svcMBps: number;
+      ceilingMBps: number;
+      svcTtfbP99Ms: number;
+      ceilingTtfbP99Ms: number;
+    };
     proofs: { proveMs: { p50: number; p99: number }; verifyMs: { p50: number; p99: number }; proofBytes: number };
   };
   const sized = `${objects.objects} objects of ${objects.objectMiB} MiB`;
-  rows.push({ name: `object upload (PUT /omp/objects: CID, commitment, sniffing, synced to disk), ${sized}, against a bare node:http PUT piped to a file`, svc: objects.upload.svcMBps, ceiling: objects.upload.ceilingMBps, unit: 'MB/s', ratio: objects.upload.svcMBps / objects.upload.ceilingMBps, target: '>= 50%', extra: 'the ceiling does not sync its file' });
-  rows.push({ name: `object download (GET /ipfs/<cid>), ${sized}, 3 rounds, against node:http + createReadStream`, svc: objects.download.svcMBps, ceiling: objects.download.ceilingMBps, unit: 'MB/s', ratio: objects.download.svcMBps / objects.download.ceilingMBps, target: '>= 90%' });
+  rows.push({
+    name: `object upload (PUT /omp/objects: CID, commitment, sniffing, synced to disk), ${sized}, against a bare node:http PUT piped to a file`,
+    svc: objects.upload.svcMBps,
+    ceiling: objects.upload.ceilingMBps,
+    unit: 'MB/s',
+    ratio: objects.upload.svcMBps / objects.upload.ceilingMBps,
+    target: '>= 50%',
+    extra: 'the ceiling does not sync its file',
+  });
+  rows.push({
+    name: `object download (GET /ipfs/<cid>), ${sized}, 3 rounds, against node:http + createReadStream`,
+    svc: objects.download.svcMBps,
+    ceiling: objects.download.ceilingMBps,
+    unit: 'MB/s',
+    ratio: objects.download.svcMBps / objects.download.ceilingMBps,
+    target: '>= 90%',
+  });
   rows.push({
     name: `${objects.ranges.count} random ${objects.ranges.bytes / 1024} KiB ranges (206), against node:http + createReadStream`,
     svc: objects.ranges.svcMBps,
@@ -262,7 +449,10 @@ try {
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   mkdirSync(join(root, '.bench'), { recursive: true });
-  writeFileSync(join(root, '.bench/results.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, duration, rows }, null, 2)}\n`);
+  writeFileSync(
+    join(root, '.bench/results.json'),
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, duration, rows }, null, 2)}\n`,
+  );
 } finally {
   ceiling.child.kill('SIGTERM');
   await node.stop('SIGTERM');

@@ -16,7 +16,15 @@ import { mergeConfig } from '../../kernel/config/load.js';
 import { resolveConfig } from '../../node/config.js';
 import { SvcNode } from '../../node/node.js';
 import { createLogger } from '../../kernel/log.js';
-import { devnetKey, generateKeyPair, jobPayload, signTransaction, toHex, type KeyPair, type SignedTransaction } from '../../sdk/index.js';
+import {
+  devnetKey,
+  generateKeyPair,
+  jobPayload,
+  signTransaction,
+  toHex,
+  type KeyPair,
+  type SignedTransaction,
+} from '../../sdk/index.js';
 import type { Chain } from '../../chain/chain.js';
 import { JOB_PARAMS } from '../../plugins/oon/jobs/params.js';
 
@@ -61,9 +69,28 @@ const requesters: KeyPair[] = Array.from({ length: REQUESTERS }, () => generateK
 const genesis = join(dir, 'genesis.json');
 writeFileSync(
   genesis,
-  JSON.stringify({ chainId: CHAIN_ID, timestamp: 1_700_000_000_000, validatorKey: toHex(validatorKey.publicKey), validator: validatorKey.address, accounts: requesters.map((r) => ({ address: r.address, omc: '1000', ogt: '0' })), jobRecordBlocks: RECORD_BLOCKS }),
+  JSON.stringify({
+    chainId: CHAIN_ID,
+    timestamp: 1_700_000_000_000,
+    validatorKey: toHex(validatorKey.publicKey),
+    validator: validatorKey.address,
+    accounts: requesters.map((r) => ({ address: r.address, omc: '1000', ogt: '0' })),
+    jobRecordBlocks: RECORD_BLOCKS,
+  }),
 );
-const config = resolveConfig(mergeConfig({ role: 'full', storage: 'rocksdb', dataDir: join(dir, 'data'), genesis, rpc: { bind: '127.0.0.1:0' }, p2p: { host: '127.0.0.1', port: 0 } }, {}));
+const config = resolveConfig(
+  mergeConfig(
+    {
+      role: 'full',
+      storage: 'rocksdb',
+      dataDir: join(dir, 'data'),
+      genesis,
+      rpc: { bind: '127.0.0.1:0' },
+      p2p: { host: '127.0.0.1', port: 0 },
+    },
+    {},
+  ),
+);
 const node = await SvcNode.create({ config, catalog, log: createLogger({ level: 'warn', format: 'json' }) });
 try {
   await node.start();
@@ -87,7 +114,23 @@ try {
       const requester = requesters[submitted % REQUESTERS]!;
       const nonce = nonces.get(requester) ?? 0;
       nonces.set(requester, nonce + 1);
-      batch.push(signTransaction({ chainId: CHAIN_ID, kind: 'oon.submitJob', nonce, payload: jobPayload({ runtime: 'wasm', code, input: new TextEncoder().encode(`job ${submitted}`), gasLimit: 10_000n, gasPrice: 1n }) }, requester));
+      batch.push(
+        signTransaction(
+          {
+            chainId: CHAIN_ID,
+            kind: 'oon.submitJob',
+            nonce,
+            payload: jobPayload({
+              runtime: 'wasm',
+              code,
+              input: new TextEncoder().encode(`job ${submitted}`),
+              gasLimit: 10_000n,
+              gasPrice: 1n,
+            }),
+          },
+          requester,
+        ),
+      );
     }
     await Promise.all(batch.map((tx) => chain.submit(tx)));
     blockMs += await block();

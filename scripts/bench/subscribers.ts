@@ -18,10 +18,15 @@ await Promise.all(
         const ws = new WebSocket(url!, { perMessageDeflate: false });
         sockets.push(ws);
         ws.on('error', reject);
-        ws.on('open', () => ws.send(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'svc_subscribe', params: ['newHeads'] })));
+        ws.on('open', () =>
+          ws.send(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'svc_subscribe', params: ['newHeads'] })),
+        );
         ws.on('message', (data) => {
           const now = Date.now();
-          const message = JSON.parse(data.toString()) as { id?: number; params?: { result: { height: number; timestamp: number } } };
+          const message = JSON.parse(data.toString()) as {
+            id?: number;
+            params?: { result: { height: number; timestamp: number } };
+          };
           if (message.id !== undefined) {
             subscribed++;
             resolve();
@@ -46,8 +51,13 @@ await new Promise<void>((resolve) => {
     }
   }, 50);
 });
-const latencies = [...arrivals.entries()].filter(([h, e]) => h >= first && e.received === count).map(([, e]) => e.last - e.timestamp).sort((a, b) => a - b);
+const latencies = [...arrivals.entries()]
+  .filter(([h, e]) => h >= first && e.received === count)
+  .map(([, e]) => e.last - e.timestamp)
+  .sort((a, b) => a - b);
 const pct = (q: number): number => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-process.stdout.write(`${JSON.stringify({ subscribers: subscribed, blocks: latencies.length, p50Ms: pct(0.5), p99Ms: pct(0.99), maxMs: latencies.at(-1) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ subscribers: subscribed, blocks: latencies.length, p50Ms: pct(0.5), p99Ms: pct(0.99), maxMs: latencies.at(-1) })}\n`,
+);
 for (const ws of sockets) ws.terminate();
 process.exit(0);

@@ -2,7 +2,16 @@
 // BENCH_SYNC_TRANSFERS signed transfers (default 100,000); then a fresh node bootstrapped from it syncs
 // the whole chain, re-executing and verifying every block. Prints one JSON line.
 // Usage: node sync.js
-import { devnetKey, generateKeyPair, rawTransaction, signTransaction, SvcClient, transferPayload, UNIT, type KeyPair } from '../../sdk/index.js';
+import {
+  devnetKey,
+  generateKeyPair,
+  rawTransaction,
+  signTransaction,
+  SvcClient,
+  transferPayload,
+  UNIT,
+  type KeyPair,
+} from '../../sdk/index.js';
 import { benchDir as tempDir, cleanUp, startNode, stopNode as stop, submitAll } from './node-process.js';
 
 const BLOCKS = Number(process.env.BENCH_SYNC_BLOCKS ?? 5000);
@@ -20,13 +29,31 @@ try {
   const chainId = 'svc-devnet-1';
   const accounts: KeyPair[] = Array.from({ length: ACCOUNTS }, () => generateKeyPair());
   const dev = Array.from({ length: 10 }, (_, i) => devnetKey('account', i));
-  const funding = accounts.map((account, i) => signTransaction({ chainId, kind: 'transfer', nonce: Math.floor(i / 10), payload: transferPayload(account.address, 'OMC', 1000n * UNIT) }, dev[i % 10]!));
+  const funding = accounts.map((account, i) =>
+    signTransaction(
+      {
+        chainId,
+        kind: 'transfer',
+        nonce: Math.floor(i / 10),
+        payload: transferPayload(account.address, 'OMC', 1000n * UNIT),
+      },
+      dev[i % 10]!,
+    ),
+  );
   const perAccount = Math.ceil(TRANSFERS / ACCOUNTS);
   const raws: string[] = [];
   const lastHashes: string[] = [];
   for (let n = 0; n < perAccount; n++) {
     for (let i = 0; i < ACCOUNTS && raws.length < TRANSFERS; i++) {
-      const tx = signTransaction({ chainId, kind: 'transfer', nonce: n, payload: transferPayload(accounts[(i + n + 1) % ACCOUNTS]!.address, 'OMC', 1n) }, accounts[i]!);
+      const tx = signTransaction(
+        {
+          chainId,
+          kind: 'transfer',
+          nonce: n,
+          payload: transferPayload(accounts[(i + n + 1) % ACCOUNTS]!.address, 'OMC', 1n),
+        },
+        accounts[i]!,
+      );
       raws.push(rawTransaction(tx));
       if (n === perAccount - 1) lastHashes.push(tx.hash);
     }
@@ -54,10 +81,14 @@ try {
   const follower = await startNode(['--role', 'full', '--data-dir', tempDir(), '--bootstrap-peers', validator.p2p]);
   await waitHeight(new SvcClient(follower.url), height, 20);
   const seconds = (performance.now() - started) / 1000;
-  const sameRoot = (await new SvcClient(follower.url).getBlockByNumber(height)).stateRoot === (await frozen.getBlockByNumber(height)).stateRoot;
+  const sameRoot =
+    (await new SvcClient(follower.url).getBlockByNumber(height)).stateRoot ===
+    (await frozen.getBlockByNumber(height)).stateRoot;
   await stop(follower);
   await stop(validator);
-  process.stdout.write(`${JSON.stringify({ blocks: height, transfers, seconds, blocksPerSecond: height / seconds, transfersPerSecond: transfers / seconds, sameStateRoot: sameRoot })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ blocks: height, transfers, seconds, blocksPerSecond: height / seconds, transfersPerSecond: transfers / seconds, sameStateRoot: sameRoot })}\n`,
+  );
 } finally {
   await cleanUp();
 }

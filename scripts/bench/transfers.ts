@@ -5,7 +5,16 @@
 // Prints one JSON line. Usage: node transfers.js <rpcUrl>
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { devnetKey, generateKeyPair, rawTransaction, signTransaction, SvcClient, transferPayload, UNIT, type KeyPair } from '../../sdk/index.js';
+import {
+  devnetKey,
+  generateKeyPair,
+  rawTransaction,
+  signTransaction,
+  SvcClient,
+  transferPayload,
+  UNIT,
+  type KeyPair,
+} from '../../sdk/index.js';
 import { submitAll, submitPaced } from './node-process.js';
 
 const url = process.argv[2]!;
@@ -28,17 +37,37 @@ const dev = Array.from({ length: 10 }, (_, i) => devnetKey('account', i));
 const devNonces = await Promise.all(dev.map((k) => client.getNonce(k.address)));
 const funding = accounts.map((account, i) => {
   const from = i % dev.length;
-  return signTransaction({ chainId, kind: 'transfer', nonce: devNonces[from]!++, payload: transferPayload(account.address, 'OMC', 1000n * UNIT) }, dev[from]!);
+  return signTransaction(
+    {
+      chainId,
+      kind: 'transfer',
+      nonce: devNonces[from]!++,
+      payload: transferPayload(account.address, 'OMC', 1000n * UNIT),
+    },
+    dev[from]!,
+  );
 });
 await submitAll(client, funding.map(rawTransaction), CONNECTIONS, 'svc_sendRawTransaction', BATCH);
 await waitMined(funding.slice(-dev.length).map((tx) => tx.hash));
 
 // 2. Pre-sign the measured transfers.
 const transfers = accounts.flatMap((account, i) =>
-  Array.from({ length: PER_ACCOUNT }, (_, n) => signTransaction({ chainId, kind: 'transfer', nonce: n, payload: transferPayload(accounts[(i + n + 1) % ACCOUNTS]!.address, 'OMC', UNIT) }, account)),
+  Array.from({ length: PER_ACCOUNT }, (_, n) =>
+    signTransaction(
+      {
+        chainId,
+        kind: 'transfer',
+        nonce: n,
+        payload: transferPayload(accounts[(i + n + 1) % ACCOUNTS]!.address, 'OMC', UNIT),
+      },
+      account,
+    ),
+  ),
 );
 // Interleave senders so batches spread over accounts, in nonce order per sender.
-const ordered = Array.from({ length: PER_ACCOUNT }, (_, n) => transfers.filter((_, idx) => idx % PER_ACCOUNT === n)).flat();
+const ordered = Array.from({ length: PER_ACCOUNT }, (_, n) =>
+  transfers.filter((_, idx) => idx % PER_ACCOUNT === n),
+).flat();
 const raws = ordered.map(rawTransaction);
 
 // 3. Measure: two independent readers (their own processes) call svc_getBalance every 5 ms meanwhile.
@@ -47,15 +76,21 @@ const probeScript = fileURLToPath(new URL('./balance-probe.js', import.meta.url)
 const probes = await Promise.all(
   [0, 1].map(
     (p) =>
-      new Promise<{ child: ChildProcess; result: Promise<{ calls: number; p50Ms: number; p99Ms: number }> }>((resolve) => {
-        const child = spawn(process.execPath, [probeScript, url, accounts[p * 97]!.address, PROBE_INTERVAL_MS], { stdio: ['pipe', 'pipe', 'inherit'] });
-        let out = '';
-        const result = new Promise<{ calls: number; p50Ms: number; p99Ms: number }>((done) => child.once('exit', () => done(JSON.parse(out.trim().split('\n').at(-1)!))));
-        child.stdout!.on('data', (d: Buffer) => {
-          out += d.toString();
-          if (out.startsWith('ready')) resolve({ child, result });
-        });
-      }),
+      new Promise<{ child: ChildProcess; result: Promise<{ calls: number; p50Ms: number; p99Ms: number }> }>(
+        (resolve) => {
+          const child = spawn(process.execPath, [probeScript, url, accounts[p * 97]!.address, PROBE_INTERVAL_MS], {
+            stdio: ['pipe', 'pipe', 'inherit'],
+          });
+          let out = '';
+          const result = new Promise<{ calls: number; p50Ms: number; p99Ms: number }>((done) =>
+            child.once('exit', () => done(JSON.parse(out.trim().split('\n').at(-1)!))),
+          );
+          child.stdout!.on('data', (d: Buffer) => {
+            out += d.toString();
+            if (out.startsWith('ready')) resolve({ child, result });
+          });
+        },
+      ),
   ),
 );
 const startHeight = await client.blockNumber();

@@ -7,8 +7,15 @@ import { withNativeSigner } from '../../keys/native-signer.js';
 /** Microseconds one check of a transfer's signature takes on this thread, over `count` transfers. */
 export function ed25519VerifyMicros(count = 10_000): number {
   const sender = withNativeSigner(generateKeyPair());
-  const signed = Array.from({ length: count }, (_, nonce) => signTransaction({ chainId: 'svc-devnet-1', kind: 'transfer', nonce, payload: transferPayload(sender.address, 'OMC', 1n) }, sender));
+  const signed = Array.from({ length: count }, (_, nonce) =>
+    signTransaction(
+      { chainId: 'svc-devnet-1', kind: 'transfer', nonce, payload: transferPayload(sender.address, 'OMC', 1n) },
+      sender,
+    ),
+  );
   const started = performance.now();
-  for (const tx of signed) if (!verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), sender.publicKey)) throw new Error('a signature did not verify');
+  for (const tx of signed)
+    if (!verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), sender.publicKey))
+      throw new Error('a signature did not verify');
   return ((performance.now() - started) / count) * 1000;
 }

@@ -11,11 +11,15 @@ const request = '{"jsonrpc":"2.0","id":1,"method":"svc_blockNumber","params":[]}
 let calls = 0;
 let measuring = false;
 const sockets = await Promise.all(
-  Array.from({ length: connections }, () => new Promise<WebSocket>((resolve, reject) => {
-    const ws = new WebSocket(url!, { perMessageDeflate: false });
-    ws.once('open', () => resolve(ws));
-    ws.once('error', reject);
-  })),
+  Array.from(
+    { length: connections },
+    () =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const ws = new WebSocket(url!, { perMessageDeflate: false });
+        ws.once('open', () => resolve(ws));
+        ws.once('error', reject);
+      }),
+  ),
 );
 for (const ws of sockets) {
   ws.on('message', () => {

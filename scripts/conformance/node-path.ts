@@ -24,7 +24,8 @@ export const CONFORMANCE_CHAIN_ID = 'conformance-1';
  * BLOCKHASH in Ethereum's state tests: Keccak-256 of the block number written in decimal (the
  * vectors were filled with that rule, geth's `vmTestBlockHash`).
  */
-export const vectorBlockHash = async (height: number): Promise<string> => toHex(keccak_256(new TextEncoder().encode(String(height))));
+export const vectorBlockHash = async (height: number): Promise<string> =>
+  toHex(keccak_256(new TextEncoder().encode(String(height))));
 
 /** What a block of the vectors fixes for the EVM that the chain keeps as genesis parameters. */
 export interface PathParams {
@@ -55,7 +56,11 @@ export class NodePath {
     let rules: EvmRules | undefined;
     const service = () => ({ rules: rules! });
     const precompiles = new PrecompileHost(collectPrecompiles([{ definition: evmPlugin, service }]));
-    const runner = await EvmRunner.create({ chainId: params.evmChainId, baseFee: params.baseFee, blockGasLimit: params.blockGasLimit }, vectorBlockHash, { chainId: CONFORMANCE_CHAIN_ID, precompiles, hardfork });
+    const runner = await EvmRunner.create(
+      { chainId: params.evmChainId, baseFee: params.baseFee, blockGasLimit: params.blockGasLimit },
+      vectorBlockHash,
+      { chainId: CONFORMANCE_CHAIN_ID, precompiles, hardfork },
+    );
     rules = new EvmRules(runner);
     const kinds = TxKindRegistry.collect([{ definition: evmPlugin, service }]);
     return new NodePath({ chainId: CONFORMANCE_CHAIN_ID, evmChainId: params.evmChainId, hardfork }, rules, kinds);

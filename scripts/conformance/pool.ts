@@ -3,13 +3,19 @@ import { NodePaths } from './node-path.js';
 import { runStateCase, STATE_HARDFORK, type CaseOutcome, type StateCase } from './state-tests.js';
 
 // From dist/ the worker sits beside this file; tests run the TypeScript sources and use the build's copy.
-const WORKER_URL = import.meta.url.endsWith('.ts') ? new URL('../../dist/scripts/conformance/worker.js', import.meta.url) : new URL('./worker.js', import.meta.url);
+const WORKER_URL = import.meta.url.endsWith('.ts')
+  ? new URL('../../dist/scripts/conformance/worker.js', import.meta.url)
+  : new URL('./worker.js', import.meta.url);
 
 /**
  * Runs state cases on `threads` worker threads (each with its own node path), or here when
  * `threads` is 1; outcomes come back in the cases' order. A worker that fails ends the run.
  */
-export async function runStateCases(cases: readonly StateCase[], threads: number, progress?: (done: number) => void): Promise<CaseOutcome[]> {
+export async function runStateCases(
+  cases: readonly StateCase[],
+  threads: number,
+  progress?: (done: number) => void,
+): Promise<CaseOutcome[]> {
   const outcomes: CaseOutcome[] = new Array(cases.length);
   let done = 0;
   const finished = () => {
@@ -43,7 +49,9 @@ export async function runStateCases(cases: readonly StateCase[], threads: number
               send();
             });
             worker.on('error', reject);
-            worker.on('exit', (code) => reject(new Error(`a conformance worker exited (code ${code}) during case ${cases[current]?.id}`)));
+            worker.on('exit', (code) =>
+              reject(new Error(`a conformance worker exited (code ${code}) during case ${cases[current]?.id}`)),
+            );
             send();
           }),
       ),

@@ -18,7 +18,12 @@ export interface KnownFailures {
   readonly transactions: Readonly<Record<string, string>>;
 }
 
-export const KNOWN_FAILURES_FILE = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './known-failures.json' : '../../../scripts/conformance/known-failures.json', import.meta.url));
+export const KNOWN_FAILURES_FILE = fileURLToPath(
+  new URL(
+    import.meta.url.endsWith('.ts') ? './known-failures.json' : '../../../scripts/conformance/known-failures.json',
+    import.meta.url,
+  ),
+);
 
 export function readKnownFailures(file = KNOWN_FAILURES_FILE): KnownFailures {
   return JSON.parse(readFileSync(file, 'utf8')) as KnownFailures;
@@ -41,18 +46,39 @@ export interface ConformanceReport {
 }
 
 /** Runs the state cases (all, or the sample) and every transaction vector through the node's path. */
-export async function runConformance(options: ConformanceOptions = {}, progress?: (done: number, total: number) => void, known = readKnownFailures()): Promise<ConformanceReport> {
+export async function runConformance(
+  options: ConformanceOptions = {},
+  progress?: (done: number, total: number) => void,
+  known = readKnownFailures(),
+): Promise<ConformanceReport> {
   const started = performance.now();
-  const [stateFiles, transactionFiles] = [await readVectorFiles('GeneralStateTests'), await readVectorFiles('TransactionTests')];
+  const [stateFiles, transactionFiles] = [
+    await readVectorFiles('GeneralStateTests'),
+    await readVectorFiles('TransactionTests'),
+  ];
   let cases = stateCases(stateFiles).filter((testCase) => !options.filter || testCase.id.includes(options.filter));
   if (options.sample !== undefined) cases = sampleCases(cases, options.sample, options.seed ?? 1);
   const notRun = known.notRun;
   const run = cases.filter((testCase) => notRun[testCase.id] === undefined);
-  const outcomes = await runStateCases(run, options.threads ?? availableParallelism(), (done) => progress?.(done, run.length));
+  const outcomes = await runStateCases(run, options.threads ?? availableParallelism(), (done) =>
+    progress?.(done, run.length),
+  );
   const byId = new Map(outcomes.map((outcome) => [outcome.id, outcome]));
-  const state = cases.map((testCase): CaseOutcome => byId.get(testCase.id) ?? { id: testCase.id, folder: testCase.folder, status: 'failed', reason: `not run: ${notRun[testCase.id]}` });
+  const state = cases.map(
+    (testCase): CaseOutcome =>
+      byId.get(testCase.id) ?? {
+        id: testCase.id,
+        folder: testCase.folder,
+        status: 'failed',
+        reason: `not run: ${notRun[testCase.id]}`,
+      },
+  );
   // No block: nothing is refused for its gas limit or fee cap against a chain's parameters.
-  const path = await NodePath.create(Hardfork.Cancun, { evmChainId: VECTOR_CHAIN_ID, baseFee: 0n, blockGasLimit: Number.MAX_SAFE_INTEGER });
+  const path = await NodePath.create(Hardfork.Cancun, {
+    evmChainId: VECTOR_CHAIN_ID,
+    baseFee: 0n,
+    blockGasLimit: Number.MAX_SAFE_INTEGER,
+  });
   const transactions = transactionCases(transactionFiles)
     .filter((testCase) => !options.filter || testCase.id.includes(options.filter))
     .map((testCase) => runTransactionCase(testCase, path));
@@ -60,7 +86,10 @@ export async function runConformance(options: ConformanceOptions = {}, progress?
 }
 
 /** What a report says against the list of known failures: the lines to print and whether it fails. */
-export function judge(report: ConformanceReport, known: KnownFailures): { lines: string[]; unlisted: string[]; stale: string[] } {
+export function judge(
+  report: ConformanceReport,
+  known: KnownFailures,
+): { lines: string[]; unlisted: string[]; stale: string[] } {
   const count = (status: string) => report.state.filter((outcome) => outcome.status === status).length;
   const txCount = (status: string) => report.transactions.filter((outcome) => outcome.status === status).length;
   const lines = [
@@ -74,7 +103,8 @@ export function judge(report: ConformanceReport, known: KnownFailures): { lines:
   const stale: string[] = [];
   for (const outcome of report.state) {
     const listed = known.state[outcome.id] ?? known.notRun[outcome.id];
-    if ((outcome.status === 'failed' || outcome.status === 'blob_accepted') && !listed) unlisted.push(`state ${outcome.id}: ${outcome.reason}`);
+    if ((outcome.status === 'failed' || outcome.status === 'blob_accepted') && !listed)
+      unlisted.push(`state ${outcome.id}: ${outcome.reason}`);
     if ((outcome.status === 'passed' || outcome.status === 'blob_refused') && listed) stale.push(`state ${outcome.id}`);
   }
   for (const outcome of report.transactions) {
@@ -89,21 +119,29 @@ async function main(): Promise<void> {
   const cli = cac('conformance');
   cli
     .option('--sample <n>', 'run this many state cases, drawn from every folder (default: all)')
-    .option('--seed <n>', 'the sample\'s seed', { default: '1' })
+    .option('--seed <n>', "the sample's seed", { default: '1' })
     .option('--filter <text>', 'only cases whose id contains this')
     .option('--threads <n>', 'worker threads for the state cases (default: one per core)')
     .help();
   const { options } = cli.parse();
   if (options.help) return;
   const report = await runConformance(
-    { ...(options.sample !== undefined ? { sample: Number(options.sample) } : {}), seed: Number(options.seed), ...(options.filter !== undefined ? { filter: String(options.filter) } : {}), ...(options.threads !== undefined ? { threads: Number(options.threads) } : {}) },
+    {
+      ...(options.sample !== undefined ? { sample: Number(options.sample) } : {}),
+      seed: Number(options.seed),
+      ...(options.filter !== undefined ? { filter: String(options.filter) } : {}),
+      ...(options.threads !== undefined ? { threads: Number(options.threads) } : {}),
+    },
     (done, total) => process.stderr.write(`  ${done} of ${total} state cases\n`),
   );
   const { lines, unlisted, stale } = judge(report, readKnownFailures());
-  for (const outcome of report.state) if (outcome.status === 'failed') console.log(`listed: state ${outcome.id}: ${outcome.reason}`);
-  for (const outcome of report.transactions) if (outcome.status === 'failed') console.log(`listed: transaction ${outcome.id}: ${outcome.reason}`);
+  for (const outcome of report.state)
+    if (outcome.status === 'failed') console.log(`listed: state ${outcome.id}: ${outcome.reason}`);
+  for (const outcome of report.transactions)
+    if (outcome.status === 'failed') console.log(`listed: transaction ${outcome.id}: ${outcome.reason}`);
   for (const line of unlisted) console.log(`not listed: ${line}`);
-  for (const line of stale) console.log(`listed but passes (take it off scripts/conformance/known-failures.json): ${line}`);
+  for (const line of stale)
+    console.log(`listed but passes (take it off scripts/conformance/known-failures.json): ${line}`);
   for (const line of lines) console.log(line);
   console.log(`cores: ${availableParallelism()}`);
   if (unlisted.length > 0 || stale.length > 0) process.exitCode = 1;

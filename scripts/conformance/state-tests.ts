@@ -75,7 +75,10 @@ export function stateCases(files: readonly VectorFile[]): StateCase[] {
 }
 
 /** How a case ended: passed, failed with a reason, or (blob transactions) refused or accepted. */
-export type CaseOutcome = { readonly id: string; readonly folder: string } & ({ readonly status: 'passed' | 'blob_refused' } | { readonly status: 'failed' | 'blob_accepted'; readonly reason: string });
+export type CaseOutcome = { readonly id: string; readonly folder: string } & (
+  | { readonly status: 'passed' | 'blob_refused' }
+  | { readonly status: 'failed' | 'blob_accepted'; readonly reason: string }
+);
 
 const BLOB_TYPE = 0x03;
 const bigint = (hex: Hex | undefined): bigint => (hex === undefined || hex === '0x' ? 0n : BigInt(hex));
@@ -92,14 +95,26 @@ export function seedState(pre: Record<Hex, PreAccount>, blockGasLimit: number): 
   const state = new Map<string, Uint8Array>([[BLOCK_GAS_LIMIT_KEY, encode(blockGasLimit)]]);
   for (const [address, account] of Object.entries(pre)) {
     const hex40 = address.slice(2).toLowerCase();
-    state.set(accountKey(svc(address)), encodeAccount({ omc: bigint(account.balance), ogt: 0n, nonce: Number(bigint(account.nonce)), bonded: {} }));
+    state.set(
+      accountKey(svc(address)),
+      encodeAccount({ omc: bigint(account.balance), ogt: 0n, nonce: Number(bigint(account.nonce)), bonded: {} }),
+    );
     const code = fromHex(account.code);
     const slots = Object.entries(account.storage).filter(([, value]) => bigint(value) !== 0n);
     if (code.length === 0 && slots.length === 0) continue;
     const codeHash = keccak_256(code);
     if (code.length > 0) state.set(codeKey(toHex(codeHash).slice(2)), code);
-    state.set(contractKey(hex40), encodeContract({ codeHash, creator: svc(address), createdAt: 0, ...(slots.length > 0 ? { storage: true as const } : {}) }));
-    for (const [slot, value] of slots) state.set(storageKey(hex40, pad64(slot)), Uint8Array.from(strip(fromHex(`0x${pad64(value)}`))));
+    state.set(
+      contractKey(hex40),
+      encodeContract({
+        codeHash,
+        creator: svc(address),
+        createdAt: 0,
+        ...(slots.length > 0 ? { storage: true as const } : {}),
+      }),
+    );
+    for (const [slot, value] of slots)
+      state.set(storageKey(hex40, pad64(slot)), Uint8Array.from(strip(fromHex(`0x${pad64(value)}`))));
   }
   return state;
 }
@@ -121,7 +136,9 @@ export function transactionBytes(testCase: StateCase): Uint8Array {
     return raw;
   }
   const { nonce, gasPrice, gasLimit, to, value, data } = legacy;
-  return createLegacyTx({ nonce, gasPrice, gasLimit, to, value, data }, { common }).sign(fromHex(testCase.test.transaction.secretKey)).serialize();
+  return createLegacyTx({ nonce, gasPrice, gasLimit, to, value, data }, { common })
+    .sign(fromHex(testCase.test.transaction.secretKey))
+    .serialize();
 }
 
 const MAX_GAS_LIMIT = Number.MAX_SAFE_INTEGER;
@@ -144,8 +161,14 @@ export async function runStateCase(testCase: StateCase, paths: NodePaths): Promi
   const seeded = seedState(pre, blockGasLimit);
   const state = { get: (key: string) => seeded.get(key) };
   const refusal = await refusedBy(raw, path, state, env);
-  if (raw[0] === BLOB_TYPE) return refusal.refused ? { ...base, status: 'blob_refused' } : { ...base, status: 'blob_accepted', reason: 'a blob transaction was executed' };
-  if (expected.expectException) return refusal.refused ? { ...base, status: 'passed' } : { ...base, status: 'failed', reason: `accepted a transaction Ethereum refuses (${expected.expectException})` };
+  if (raw[0] === BLOB_TYPE)
+    return refusal.refused
+      ? { ...base, status: 'blob_refused' }
+      : { ...base, status: 'blob_accepted', reason: 'a blob transaction was executed' };
+  if (expected.expectException)
+    return refusal.refused
+      ? { ...base, status: 'passed' }
+      : { ...base, status: 'failed', reason: `accepted a transaction Ethereum refuses (${expected.expectException})` };
   if (refusal.refused) return { ...base, status: 'failed', reason: `refused: ${refusal.reason}` };
   const after = new Map(seeded);
   for (const [key, value] of refusal.changes) {
@@ -153,19 +176,39 @@ export async function runStateCase(testCase: StateCase, paths: NodePaths): Promi
     else after.set(key, value);
   }
   const logs = logsHash(refusal.logs);
-  if (logs !== expected.logs) return { ...base, status: 'failed', reason: `logs hash ${logs}, expected ${expected.logs}` };
+  if (logs !== expected.logs)
+    return { ...base, status: 'failed', reason: `logs hash ${logs}, expected ${expected.logs}` };
   const root = await ethereumStateRoot(after);
-  if (root !== expected.hash) return { ...base, status: 'failed', reason: `state root ${root}, expected ${expected.hash}` };
+  if (root !== expected.hash)
+    return { ...base, status: 'failed', reason: `state root ${root}, expected ${expected.hash}` };
   return { ...base, status: 'passed' };
 }
 
 type PathResult =
   | { readonly refused: true; readonly reason: string }
-  | { readonly refused: false; readonly changes: ReadonlyMap<string, Uint8Array | undefined>; readonly logs: readonly Log[] };
+  | {
+      readonly refused: false;
+      readonly changes: ReadonlyMap<string, Uint8Array | undefined>;
+      readonly logs: readonly Log[];
+    };
 
-async function refusedBy(raw: Uint8Array, path: NodePath, state: { get(key: string): Uint8Array | undefined }, env: Env): Promise<PathResult> {
+async function refusedBy(
+  raw: Uint8Array,
+  path: NodePath,
+  state: { get(key: string): Uint8Array | undefined },
+  env: Env,
+): Promise<PathResult> {
   const decoded = path.decode(raw);
-  if (!('tx' in decoded)) return { refused: true, reason: 'format' in decoded ? decoded.format : 'wrongChain' in decoded ? decoded.wrongChain : (decoded.reason ?? 'bad signature') };
+  if (!('tx' in decoded))
+    return {
+      refused: true,
+      reason:
+        'format' in decoded
+          ? decoded.format
+          : 'wrongChain' in decoded
+            ? decoded.wrongChain
+            : (decoded.reason ?? 'bad signature'),
+    };
   try {
     path.admit(decoded.tx, state);
   } catch (error) {
@@ -185,6 +228,7 @@ async function refusedBy(raw: Uint8Array, path: NodePath, state: { get(key: stri
   if (result.rejected.length > 0) return { refused: true, reason: `block: ${result.rejected[0]!.message}` };
   const receipt = result.receipts[0]!;
   // A transaction the EVM could not run at all is in the block with a failed receipt and no gas (only its nonce moved).
-  if (receipt.status === 'failed' && receipt.gasUsed === undefined) return { refused: true, reason: `execution: ${receipt.error?.name}: ${receipt.error?.reason}` };
+  if (receipt.status === 'failed' && receipt.gasUsed === undefined)
+    return { refused: true, reason: `execution: ${receipt.error?.name}: ${receipt.error?.reason}` };
   return { refused: false, changes: result.overlay.changes, logs: receipt.logs ?? [] };
 }

@@ -15,7 +15,21 @@ export interface TransactionCase {
 }
 
 /** Forks oldest first: a vector filled only up to an older fork is judged by the newest it has. */
-const FORKS = ['Frontier', 'Homestead', 'EIP150', 'EIP158', 'Byzantium', 'Constantinople', 'ConstantinopleFix', 'Istanbul', 'Berlin', 'London', 'Paris', 'Shanghai', STATE_FORK];
+const FORKS = [
+  'Frontier',
+  'Homestead',
+  'EIP150',
+  'EIP158',
+  'Byzantium',
+  'Constantinople',
+  'ConstantinopleFix',
+  'Istanbul',
+  'Berlin',
+  'London',
+  'Paris',
+  'Shanghai',
+  STATE_FORK,
+];
 
 /** Every vector, with Cancun's expectation (61 of the 210 stop at an older fork: their newest). */
 export function transactionCases(files: readonly VectorFile[]): TransactionCase[] {
@@ -37,7 +51,10 @@ export function transactionCases(files: readonly VectorFile[]): TransactionCase[
  * valid vector of a kind the chain does not take (legacy without EIP-155, blob and set-code types),
  * refused; failed otherwise.
  */
-export type TransactionOutcome = { readonly id: string } & ({ readonly status: 'passed' | 'refused_on_purpose'; readonly reason?: string } | { readonly status: 'failed'; readonly reason: string });
+export type TransactionOutcome = { readonly id: string } & (
+  | { readonly status: 'passed' | 'refused_on_purpose'; readonly reason?: string }
+  | { readonly status: 'failed'; readonly reason: string }
+);
 
 /** What the chain refuses by design though Ethereum takes it, by the refusal's words. */
 const ON_PURPOSE = [/only replay-protected \(EIP-155\)/, /transaction type [34] is not supported/];
@@ -52,16 +69,36 @@ const ON_PURPOSE = [/only replay-protected \(EIP-155\)/, /transaction type [34] 
 export function runTransactionCase(testCase: TransactionCase, path: NodePath): TransactionOutcome {
   const refusal = refusedBy(fromHex(testCase.txbytes), path);
   const { id, expected } = testCase;
-  if (expected.exception) return refusal.refused ? { id, status: 'passed', reason: refusal.reason } : { id, status: 'failed', reason: `accepted a transaction Ethereum refuses (${expected.exception})` };
-  if (refusal.refused) return ON_PURPOSE.some((words) => words.test(refusal.reason)) ? { id, status: 'refused_on_purpose', reason: refusal.reason } : { id, status: 'failed', reason: `refused: ${refusal.reason}` };
-  if (refusal.sender !== accountAddress(`0x${expected.sender!.slice(2).toLowerCase()}`)) return { id, status: 'failed', reason: `sender ${refusal.sender}, expected ${expected.sender}` };
-  if (refusal.hash !== expected.hash) return { id, status: 'failed', reason: `hash ${refusal.hash}, expected ${expected.hash}` };
+  if (expected.exception)
+    return refusal.refused
+      ? { id, status: 'passed', reason: refusal.reason }
+      : { id, status: 'failed', reason: `accepted a transaction Ethereum refuses (${expected.exception})` };
+  if (refusal.refused)
+    return ON_PURPOSE.some((words) => words.test(refusal.reason))
+      ? { id, status: 'refused_on_purpose', reason: refusal.reason }
+      : { id, status: 'failed', reason: `refused: ${refusal.reason}` };
+  if (refusal.sender !== accountAddress(`0x${expected.sender!.slice(2).toLowerCase()}`))
+    return { id, status: 'failed', reason: `sender ${refusal.sender}, expected ${expected.sender}` };
+  if (refusal.hash !== expected.hash)
+    return { id, status: 'failed', reason: `hash ${refusal.hash}, expected ${expected.hash}` };
   return { id, status: 'passed' };
 }
 
-function refusedBy(raw: Uint8Array, path: NodePath): { refused: true; reason: string } | { refused: false; sender: string; hash: string } {
+function refusedBy(
+  raw: Uint8Array,
+  path: NodePath,
+): { refused: true; reason: string } | { refused: false; sender: string; hash: string } {
   const decoded = path.decode(raw);
-  if (!('tx' in decoded)) return { refused: true, reason: 'format' in decoded ? decoded.format : 'wrongChain' in decoded ? decoded.wrongChain : (decoded.reason ?? 'bad signature') };
+  if (!('tx' in decoded))
+    return {
+      refused: true,
+      reason:
+        'format' in decoded
+          ? decoded.format
+          : 'wrongChain' in decoded
+            ? decoded.wrongChain
+            : (decoded.reason ?? 'bad signature'),
+    };
   const checked = path.kinds.check(decoded.tx);
   if ('reason' in checked) return { refused: true, reason: checked.reason };
   try {

@@ -4,7 +4,14 @@ import { createGunzip } from 'node:zlib';
 import { extract } from 'tar-stream';
 
 /** The vendored archive of Ethereum's test vectors (see vectors/README.md). */
-export const VECTORS_ARCHIVE = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './vectors/ethereum-tests-cancun.tgz' : '../../../scripts/conformance/vectors/ethereum-tests-cancun.tgz', import.meta.url));
+export const VECTORS_ARCHIVE = fileURLToPath(
+  new URL(
+    import.meta.url.endsWith('.ts')
+      ? './vectors/ethereum-tests-cancun.tgz'
+      : '../../../scripts/conformance/vectors/ethereum-tests-cancun.tgz',
+    import.meta.url,
+  ),
+);
 
 /** One JSON file of the archive, by its path inside it (e.g. `GeneralStateTests/stExample/add11.json`). */
 export interface VectorFile {
@@ -13,7 +20,10 @@ export interface VectorFile {
 }
 
 /** The archive's JSON files under `folder`, in archive order, read from the archive as it streams. */
-export async function readVectorFiles(folder: 'GeneralStateTests' | 'TransactionTests', archive = VECTORS_ARCHIVE): Promise<VectorFile[]> {
+export async function readVectorFiles(
+  folder: 'GeneralStateTests' | 'TransactionTests',
+  archive = VECTORS_ARCHIVE,
+): Promise<VectorFile[]> {
   const files: VectorFile[] = [];
   const tar = extract();
   createReadStream(archive).pipe(createGunzip()).pipe(tar);

@@ -31,7 +31,8 @@ export async function ethereumStateRoot(state: StateEntries): Promise<string> {
   const accounts = new Map<string, AccountView>();
   const view = (hex40: string): AccountView => {
     let account = accounts.get(hex40);
-    if (!account) accounts.set(hex40, (account = { nonce: 0n, balance: 0n, codeHash: KECCAK256_NULL, storage: new Map() }));
+    if (!account)
+      accounts.set(hex40, (account = { nonce: 0n, balance: 0n, codeHash: KECCAK256_NULL, storage: new Map() }));
     return account;
   };
   for (const [key, value] of state) {
@@ -61,5 +62,15 @@ export async function ethereumStateRoot(state: StateEntries): Promise<string> {
 
 /** The logs' hash the vectors give: Keccak-256 of the RLP list of [address, topics, data]. */
 export function logsHash(logs: readonly Log[]): string {
-  return toHex(keccak_256(RLP.encode(logs.map((log) => [fromHex(`0x${log.address.slice(4)}`), log.topics.map((topic) => fromHex(topic)), fromHex(log.data)]))));
+  return toHex(
+    keccak_256(
+      RLP.encode(
+        logs.map((log) => [
+          fromHex(`0x${log.address.slice(4)}`),
+          log.topics.map((topic) => fromHex(topic)),
+          fromHex(log.data),
+        ]),
+      ),
+    ),
+  );
 }

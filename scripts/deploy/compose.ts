@@ -19,7 +19,10 @@ const addressOf = (i: number): string => `${SUBNET}.${10 + i}`;
 export function renderCompose(manifest: Manifest): string {
   const validators = manifest.validators.count;
   const followers = manifest.followers;
-  const names = [...Array.from({ length: validators }, (_, i) => `validator${i}`), ...followers.map((_, i) => `follower${i}`)];
+  const names = [
+    ...Array.from({ length: validators }, (_, i) => `validator${i}`),
+    ...followers.map((_, i) => `follower${i}`),
+  ];
   const init = [
     'init',
     `--validators ${validators}`,
@@ -34,14 +37,21 @@ export function renderCompose(manifest: Manifest): string {
   // key exists in one place. `init` makes the network in its own container, hands each node its files
   // and keeps none (it runs as root to give the volumes to the image's user `svc`). Once: a network
   // already handed out is kept.
-  const handOut = names.map((name) => `mkdir -p /nodes/${name} && cp -a /data/net/genesis.json /data/net/${name}.json /data/net/${name} /nodes/${name}/ && chown -R svc:svc /nodes/${name}`).join(' && ');
+  const handOut = names
+    .map(
+      (name) =>
+        `mkdir -p /nodes/${name} && cp -a /data/net/genesis.json /data/net/${name}.json /data/net/${name} /nodes/${name}/ && chown -R svc:svc /nodes/${name}`,
+    )
+    .join(' && ');
   const services: Record<string, unknown> = {
     init: {
       image: IMAGE,
       build: { context: '..', dockerfile: 'deploy/Dockerfile' },
       user: 'root',
       entrypoint: ['sh', '-c'],
-      command: [`test -f /nodes/${names[0]}/genesis.json || { node dist/bin/svc-node.js ${init} && ${handOut} && rm -rf /data/net; }`],
+      command: [
+        `test -f /nodes/${names[0]}/genesis.json || { node dist/bin/svc-node.js ${init} && ${handOut} && rm -rf /data/net; }`,
+      ],
       volumes: names.map((name) => `${name}-data:/nodes/${name}`),
       networks: { devnet: { ipv4_address: `${SUBNET}.5` } },
     },
@@ -61,7 +71,16 @@ export function renderCompose(manifest: Manifest): string {
     if (follower?.compute) command.push('--role', 'compute');
     if (follower?.archive) command.push('--receipt-archive', 'true');
     if (i - validators === publicFollower) {
-      command.push('--tls-cert', '/certs/tls.crt', '--tls-key', '/certs/tls.key', '--rate-limit', '600', '--rate-limit-burst', '100');
+      command.push(
+        '--tls-cert',
+        '/certs/tls.crt',
+        '--tls-key',
+        '/certs/tls.key',
+        '--rate-limit',
+        '600',
+        '--rate-limit-burst',
+        '100',
+      );
       service.ports = [`${PUBLIC_PORT}:8545`];
       service.volumes = [`${name}-data:/data/net`, './certs:/certs:ro'];
       service.environment = { SVC_HEALTH_URL: 'https://127.0.0.1:8545/health' };

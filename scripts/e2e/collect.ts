@@ -1,4 +1,11 @@
-import { RpcError, type BatchCall, type DealView, type JobView, type PeerInfo, type SvcClient } from '../../sdk/index.js';
+import {
+  RpcError,
+  type BatchCall,
+  type DealView,
+  type JobView,
+  type PeerInfo,
+  type SvcClient,
+} from '../../sdk/index.js';
 import { encodeFunctionData, parseAbi } from 'viem';
 import { toEthAddress } from '../../sdk/address.js';
 import type { NodeProcess } from '../node-process.js';
@@ -85,7 +92,11 @@ export async function batchAll<T>(client: SvcClient, calls: readonly BatchCall[]
         next += 100;
         const answers = await client.batch<T>(calls.slice(start, start + 100));
         answers.forEach((answer, i) => {
-          if (!answer.ok) throw new RpcError(answer.error.code, answer.error.message, { ...answer.error.data, reason: `${calls[start + i]!.method}: ${answer.error.data?.reason ?? answer.error.message}` });
+          if (!answer.ok)
+            throw new RpcError(answer.error.code, answer.error.message, {
+              ...answer.error.data,
+              reason: `${calls[start + i]!.method}: ${answer.error.data?.reason ?? answer.error.message}`,
+            });
           results[start + i] = answer.result;
         });
       }
@@ -103,15 +114,37 @@ const balanceOf = (raw: { omc: string; ogt: string; bonded: Record<string, strin
 /** Blocks 1..height as a node has them. */
 async function blocksOf(client: SvcClient, height: number): Promise<Map<number, BlockSeen>> {
   const heights = Array.from({ length: height }, (_, i) => i + 1);
-  const blocks = await batchAll<{ height: number; hash: string; stateRoot: string; timestamp: number; proposer: string; transactions: string[] }>(
+  const blocks = await batchAll<{
+    height: number;
+    hash: string;
+    stateRoot: string;
+    timestamp: number;
+    proposer: string;
+    transactions: string[];
+  }>(
     client,
     heights.map((h) => ({ method: 'svc_getBlockByNumber', params: [h] })),
   );
-  return new Map(blocks.map((b) => [b.height, { hash: b.hash, stateRoot: b.stateRoot, timestamp: b.timestamp, proposer: b.proposer, transactions: b.transactions }]));
+  return new Map(
+    blocks.map((b) => [
+      b.height,
+      {
+        hash: b.hash,
+        stateRoot: b.stateRoot,
+        timestamp: b.timestamp,
+        proposer: b.proposer,
+        transactions: b.transactions,
+      },
+    ]),
+  );
 }
 
 /** Balances of `addresses` after block `height`, as a node reports them. */
-export async function balancesAt(client: SvcClient, addresses: readonly string[], height: number): Promise<Map<string, ReportedBalance>> {
+export async function balancesAt(
+  client: SvcClient,
+  addresses: readonly string[],
+  height: number,
+): Promise<Map<string, ReportedBalance>> {
   const raws = await batchAll<{ omc: string; ogt: string; bonded: Record<string, string> }>(
     client,
     addresses.map((address) => ({ method: 'svc_getBalance', params: [address, height] })),
@@ -120,11 +153,25 @@ export async function balancesAt(client: SvcClient, addresses: readonly string[]
 }
 
 /** `balanceOf(holder)` of each token for each holder after block `height`, keyed `<token>:<holder>`. */
-async function tokenBalancesAt(client: SvcClient, tokens: readonly string[], holders: readonly string[], height: number): Promise<Map<string, bigint>> {
+async function tokenBalancesAt(
+  client: SvcClient,
+  tokens: readonly string[],
+  holders: readonly string[],
+  height: number,
+): Promise<Map<string, bigint>> {
   const pairs = tokens.flatMap((token) => holders.map((holder) => [token, holder] as const));
   const answers = await batchAll<{ output: string }>(
     client,
-    pairs.map(([token, holder]) => ({ method: 'svc_call', params: [{ to: token, data: encodeFunctionData({ abi: BALANCE_OF, functionName: 'balanceOf', args: [toEthAddress(holder)] }) }, height] })),
+    pairs.map(([token, holder]) => ({
+      method: 'svc_call',
+      params: [
+        {
+          to: token,
+          data: encodeFunctionData({ abi: BALANCE_OF, functionName: 'balanceOf', args: [toEthAddress(holder)] }),
+        },
+        height,
+      ],
+    })),
   );
   return new Map(pairs.map(([token, holder], i) => [`${token}:${holder}`, BigInt(answers[i]!.output)]));
 }
@@ -132,7 +179,8 @@ async function tokenBalancesAt(client: SvcClient, tokens: readonly string[], hol
 /** Every address a transaction names: its sender, and the payload's addresses. */
 function addressesIn(tx: MinedTx): string[] {
   const named = [tx.from];
-  for (const value of Object.values(tx.payload)) if (typeof value === 'string' && /^svc1[0-9a-f]{40}$/.test(value)) named.push(value);
+  for (const value of Object.values(tx.payload))
+    if (typeof value === 'string' && /^svc1[0-9a-f]{40}$/.test(value)) named.push(value);
   return named;
 }
 
@@ -154,9 +202,26 @@ export async function collect(options: CollectOptions): Promise<Collected> {
   const { height, reference } = options;
   const ref = reference.client(60_000);
   const canonical = await blocksOf(ref, height);
-  const placed = [...canonical].flatMap(([h, block]) => block.transactions.map((hash, index) => ({ height: h, index, hash })));
-  const views = await batchAll<{ hash: string; from: string; nonce: number; kind: string; payload: Record<string, unknown> }>(ref, placed.map((p) => ({ method: 'svc_getTransaction', params: [p.hash] })));
-  const receipts = await batchAll<{ status: 'success' | 'failed'; error?: { name: string; reason: string }; gasUsed?: number; effectiveGasPrice?: string; contractAddress?: string }>(
+  const placed = [...canonical].flatMap(([h, block]) =>
+    block.transactions.map((hash, index) => ({ height: h, index, hash })),
+  );
+  const views = await batchAll<{
+    hash: string;
+    from: string;
+    nonce: number;
+    kind: string;
+    payload: Record<string, unknown>;
+  }>(
+    ref,
+    placed.map((p) => ({ method: 'svc_getTransaction', params: [p.hash] })),
+  );
+  const receipts = await batchAll<{
+    status: 'success' | 'failed';
+    error?: { name: string; reason: string };
+    gasUsed?: number;
+    effectiveGasPrice?: string;
+    contractAddress?: string;
+  }>(
     ref,
     placed.map((p) => ({ method: 'svc_getTransactionReceipt', params: [p.hash] })),
   );
@@ -170,25 +235,47 @@ export async function collect(options: CollectOptions): Promise<Collected> {
     status: receipts[i]!.status,
     proposer: canonical.get(p.height)!.proposer,
     ...(receipts[i]!.error ? { error: receipts[i]!.error } : {}),
-    ...(receipts[i]!.gasUsed !== undefined ? { gasUsed: receipts[i]!.gasUsed, effectiveGasPrice: BigInt(receipts[i]!.effectiveGasPrice ?? '0') } : {}),
+    ...(receipts[i]!.gasUsed !== undefined
+      ? { gasUsed: receipts[i]!.gasUsed, effectiveGasPrice: BigInt(receipts[i]!.effectiveGasPrice ?? '0') }
+      : {}),
     ...(receipts[i]!.contractAddress ? { contractAddress: receipts[i]!.contractAddress } : {}),
   }));
-  const isJobContract = (tx: MinedTx): boolean => tx.kind === 'evm.create' && typeof tx.payload.code === 'string' && tx.payload.code.toLowerCase() === options.jobContractCode?.toLowerCase();
-  const tokens = txs.filter((tx) => tx.status === 'success' && tx.contractAddress && !isJobContract(tx)).map((tx) => tx.contractAddress!);
+  const isJobContract = (tx: MinedTx): boolean =>
+    tx.kind === 'evm.create' &&
+    typeof tx.payload.code === 'string' &&
+    tx.payload.code.toLowerCase() === options.jobContractCode?.toLowerCase();
+  const tokens = txs
+    .filter((tx) => tx.status === 'success' && tx.contractAddress && !isJobContract(tx))
+    .map((tx) => tx.contractAddress!);
   const baseFee = BigInt((await ref.rpcCall<string>('eth_gasPrice')) ?? '0');
   const addresses = [...new Set([...options.addresses, ...options.validators, ...txs.flatMap(addressesIn)])].sort();
   const genesis = await balancesAt(options.archive?.client(60_000) ?? ref, addresses, 0);
 
   const signedJobs = txs.filter((tx) => tx.kind === 'oon.submitJob' && tx.status === 'success').map((tx) => tx.hash);
   // Contracts' jobs have no transaction of their own: listed by requester, for every contract a create made.
-  const created = [...new Set(txs.filter((tx) => tx.status === 'success' && tx.contractAddress).map((tx) => tx.contractAddress!))];
+  const created = [
+    ...new Set(txs.filter((tx) => tx.status === 'success' && tx.contractAddress).map((tx) => tx.contractAddress!)),
+  ];
   const contractJobs = (await Promise.all(created.map((address) => jobsOf(ref, address, height)))).flat();
   const jobIds = [...signedJobs, ...contractJobs];
   const dealIds = txs.filter((tx) => tx.kind === 'omp.createDeal' && tx.status === 'success').map((tx) => tx.hash);
-  const jobs = await batchAll<JobView>(ref, jobIds.map((id) => ({ method: 'svc_oonGetJob', params: [id, height] })));
-  const deals = await batchAll<DealView>(ref, dealIds.map((id) => ({ method: 'svc_ompGetDeal', params: [id, height] })));
-  const nonces = await batchAll<number>(ref, options.accounts.map((a) => ({ method: 'svc_getNonce', params: [a] })));
-  const validators = await Promise.all(options.validators.map((operator) => ref.stakingStatus(operator).then((s) => ({ operator, status: s.status, tombstonedAt: s.tombstonedAt }))));
+  const jobs = await batchAll<JobView>(
+    ref,
+    jobIds.map((id) => ({ method: 'svc_oonGetJob', params: [id, height] })),
+  );
+  const deals = await batchAll<DealView>(
+    ref,
+    dealIds.map((id) => ({ method: 'svc_ompGetDeal', params: [id, height] })),
+  );
+  const nonces = await batchAll<number>(
+    ref,
+    options.accounts.map((a) => ({ method: 'svc_getNonce', params: [a] })),
+  );
+  const validators = await Promise.all(
+    options.validators.map((operator) =>
+      ref.stakingStatus(operator).then((s) => ({ operator, status: s.status, tombstonedAt: s.tombstonedAt })),
+    ),
+  );
 
   const nodes = await Promise.all(
     options.nodes.map(async (node): Promise<NodeReport> => {

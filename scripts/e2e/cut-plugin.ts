@@ -15,7 +15,8 @@ export default definePlugin({
   rpc: (method) => [
     method({
       name: 'e2e_denyPeers',
-      summary: 'Replaces the peers this node refuses, both ways, until the next call ([] lifts it); answers the list now in force.',
+      summary:
+        'Replaces the peers this node refuses, both ways, until the next call ([] lifts it); answers the list now in force.',
       params: [param('peers', Type.Array(PEER_ID, { maxItems: 64 }))],
       result: Type.Array(PEER_ID),
       handler: ([peers], { service }) => {

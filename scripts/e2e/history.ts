@@ -1,6 +1,18 @@
 import type { PerturbationKind } from './manifest.js';
 
-export type OperationKind = 'transfer' | 'badNonce' | 'insufficientFunds' | 'faucet' | 'duplicate' | 'job' | 'deal' | 'contract' | 'registration' | 'unjail' | 'setup' | 'filler';
+export type OperationKind =
+  | 'transfer'
+  | 'badNonce'
+  | 'insufficientFunds'
+  | 'faucet'
+  | 'duplicate'
+  | 'job'
+  | 'deal'
+  | 'contract'
+  | 'registration'
+  | 'unjail'
+  | 'setup'
+  | 'filler';
 
 /**
  * One request that could put a transaction on chain, as the runner saw it: which node, what it

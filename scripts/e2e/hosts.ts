@@ -126,7 +126,9 @@ function removeStale(): void {
     }
   };
   const namespaces = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' });
-  for (const match of namespaces.matchAll(/^(svce2e(\d+))-h\d+/gm)) if (!alive(Number(match[2]))) quiet('netns', 'del', match[0]);
+  for (const match of namespaces.matchAll(/^(svce2e(\d+))-h\d+/gm))
+    if (!alive(Number(match[2]))) quiet('netns', 'del', match[0]);
   const links = execFileSync('ip', ['-o', 'link', 'show', 'type', 'bridge'], { encoding: 'utf8' });
-  for (const match of links.matchAll(/^\d+: (svce2e(\d+)b)[:@]/gm)) if (!alive(Number(match[2]))) quiet('link', 'del', match[1]!);
+  for (const match of links.matchAll(/^\d+: (svce2e(\d+)b)[:@]/gm))
+    if (!alive(Number(match[2]))) quiet('link', 'del', match[1]!);
 }

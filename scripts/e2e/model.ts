@@ -8,7 +8,9 @@ import type { MinedTx, ReportedBalance } from './collect.js';
 const TRANSFER_SELECTOR = '0xa9059cbb';
 
 /** The job contract's one call the model follows (contracts/WordCount.sol), and the callback gas it asks for. */
-const JOB_CONTRACT_ABI = parseAbi(['function count(string codeCid, bytes code, bytes input, uint64 gasLimit, uint256 gasPrice, uint8 replicas) returns (bytes32)']);
+const JOB_CONTRACT_ABI = parseAbi([
+  'function count(string codeCid, bytes code, bytes input, uint64 gasLimit, uint256 gasPrice, uint8 replicas) returns (bytes32)',
+]);
 const JOB_CONTRACT_CALLBACK_GAS = 200_000n;
 
 /** Blocks between a deal's proofs of storage (a chain constant: each period's challenge is issued at its start). */
@@ -122,15 +124,23 @@ export class ReferenceModel {
   /** An Ethereum transaction's recipient (undefined for a create), calldata and value, from its signed bytes. */
   private static ethereumCall(tx: MinedTx): { to?: string; data: string; value: bigint } {
     const parsed = parseTransaction(tx.payload.rlp as Hex);
-    return { ...(parsed.to ? { to: accountAddress(parsed.to) } : {}), data: parsed.data ?? '0x', value: parsed.value ?? 0n };
+    return {
+      ...(parsed.to ? { to: accountAddress(parsed.to) } : {}),
+      data: parsed.data ?? '0x',
+      value: parsed.value ?? 0n,
+    };
   }
 
   /** A create of the example token: at its sender and nonce's address, the supply (its constructor's one argument, the last word of the init code) to the sender. */
   private create(tx: MinedTx, code: string, value: bigint): void {
     const address = accountAddress(getContractAddress({ from: toEthAddress(tx.from), nonce: BigInt(tx.nonce) }));
-    if (tx.contractAddress !== address) this.problems.push(`${tx.hash} (block ${tx.height}): the create made ${tx.contractAddress}, the model expects ${address} (sender and nonce)`);
+    if (tx.contractAddress !== address)
+      this.problems.push(
+        `${tx.hash} (block ${tx.height}): the create made ${tx.contractAddress}, the model expects ${address} (sender and nonce)`,
+      );
     this.move(tx.from, address, 'OMC', value);
-    if (this.jobContractCode !== undefined && code.toLowerCase() === this.jobContractCode.toLowerCase()) this.jobContracts.set(address, 0);
+    if (this.jobContractCode !== undefined && code.toLowerCase() === this.jobContractCode.toLowerCase())
+      this.jobContracts.set(address, 0);
     else this.tokens.set(address, new Map([[tx.from, BigInt(`0x${code.slice(-64)}`)]]));
   }
 
@@ -153,7 +163,8 @@ export class ReferenceModel {
   /** A call: the OMC it carries moves; a token transfer moves the amount (the verdict was judged); a call to no token does nothing else. */
   private call(tx: MinedTx, to: string, data: string, value: bigint): void {
     this.move(tx.from, accountAddress(to), 'OMC', value);
-    if (this.jobContracts.has(accountAddress(to)) && tx.status === 'success') return this.contractJob(accountAddress(to), data);
+    if (this.jobContracts.has(accountAddress(to)) && tx.status === 'success')
+      return this.contractJob(accountAddress(to), data);
     const token = this.tokens.get(accountAddress(to));
     const transfer = ReferenceModel.tokenTransfer(data);
     if (!token || !transfer) return;
@@ -164,7 +175,10 @@ export class ReferenceModel {
   /** Replays one mined transaction. */
   apply(tx: MinedTx, deals: ReadonlyMap<string, DealView>): void {
     const sender = this.account(tx.from);
-    if (tx.nonce !== sender.nonce) this.problems.push(`${tx.hash} (block ${tx.height}): nonce ${tx.nonce} of ${tx.from}, whose next nonce was ${sender.nonce}`);
+    if (tx.nonce !== sender.nonce)
+      this.problems.push(
+        `${tx.hash} (block ${tx.height}): nonce ${tx.nonce} of ${tx.from}, whose next nonce was ${sender.nonce}`,
+      );
     sender.nonce = tx.nonce + 1;
     if (tx.gasUsed !== undefined) this.payGas(tx);
     if (tx.kind.startsWith('evm.')) {
@@ -174,7 +188,9 @@ export class ReferenceModel {
     }
     const judged = this.judge(tx);
     if (judged !== undefined && judged !== tx.status) {
-      this.problems.push(`${tx.hash} (block ${tx.height}, ${tx.kind}): the chain says ${tx.status}${tx.error ? ` (${tx.error.name})` : ''}, the model ${judged}`);
+      this.problems.push(
+        `${tx.hash} (block ${tx.height}, ${tx.kind}): the chain says ${tx.status}${tx.error ? ` (${tx.error.name})` : ''}, the model ${judged}`,
+      );
       return;
     }
     if (tx.status === 'failed') return;
@@ -221,20 +237,30 @@ export class ReferenceModel {
       case 'omp.createDeal': {
         const escrow = amount(p.price) * BigInt(p.replicas as number);
         this.move(tx.from, undefined, 'OMC', escrow);
-        this.deals.set(tx.hash, { client: tx.from, escrow, price: amount(p.price), durationBlocks: p.durationBlocks as number, paid: 0n });
+        this.deals.set(tx.hash, {
+          client: tx.from,
+          escrow,
+          price: amount(p.price),
+          durationBlocks: p.durationBlocks as number,
+          paid: 0n,
+        });
         return;
       }
       case 'omp.proveStorage': {
         const deal = this.deals.get(p.dealId as string);
         const record = deals.get(p.dealId as string);
         if (!deal || !record || record.startBlock === null || record.endBlock === null) {
-          this.problems.push(`${tx.hash}: a proof for deal ${p.dealId as string}, which the model does not know as started`);
+          this.problems.push(
+            `${tx.hash}: a proof for deal ${p.dealId as string}, which the model does not know as started`,
+          );
           return;
         }
         // The period's share of the price: telescoping, so a term's shares add up to the price.
         const issuedAt = record.startBlock + (p.period as number) * PROOF_PERIOD_BLOCKS;
         const term = BigInt(deal.durationBlocks);
-        const share = (deal.price * BigInt(Math.min(issuedAt + PROOF_PERIOD_BLOCKS, record.endBlock) - record.startBlock)) / term - (deal.price * BigInt(issuedAt - record.startBlock)) / term;
+        const share =
+          (deal.price * BigInt(Math.min(issuedAt + PROOF_PERIOD_BLOCKS, record.endBlock) - record.startBlock)) / term -
+          (deal.price * BigInt(issuedAt - record.startBlock)) / term;
         this.account(tx.from).omc += share;
         deal.escrow -= share;
         deal.paid += share;
@@ -252,7 +278,12 @@ export class ReferenceModel {
    */
   private judge(tx: MinedTx): 'success' | 'failed' | undefined {
     const p = tx.payload;
-    const call = tx.kind === 'evm.call' ? { to: p.to as string, data: p.data as string, value: BigInt(p.value as string) } : tx.kind === 'evm.ethereum' ? ReferenceModel.ethereumCall(tx) : undefined;
+    const call =
+      tx.kind === 'evm.call'
+        ? { to: p.to as string, data: p.data as string, value: BigInt(p.value as string) }
+        : tx.kind === 'evm.ethereum'
+          ? ReferenceModel.ethereumCall(tx)
+          : undefined;
     if (call?.to !== undefined && this.jobContracts.has(accountAddress(call.to))) return undefined;
     if (call?.to !== undefined && call.value === 0n) {
       const token = this.tokens.get(accountAddress(call.to));
@@ -267,7 +298,11 @@ export class ReferenceModel {
     if (tx.kind === 'faucet.mint') {
       if (tx.from !== this.faucet) return 'failed';
       const last = this.lastGrant.get(p.to as string);
-      return p.cooldownSeconds !== undefined && last !== undefined && tx.timestamp - last < (p.cooldownSeconds as number) * 1000 ? 'failed' : 'success';
+      return p.cooldownSeconds !== undefined &&
+        last !== undefined &&
+        tx.timestamp - last < (p.cooldownSeconds as number) * 1000
+        ? 'failed'
+        : 'success';
     }
     return undefined;
   }
@@ -280,7 +315,11 @@ export class ReferenceModel {
    * What the ends of blocks did up to the compared height, from the records there: settled jobs pay
    * their providers and refund the rest, closed or failed deals return what is left in escrow.
    */
-  settle(jobs: ReadonlyMap<string, JobView>, deals: ReadonlyMap<string, DealView>, proposerOf: (height: number) => string | undefined = () => undefined): void {
+  settle(
+    jobs: ReadonlyMap<string, JobView>,
+    deals: ReadonlyMap<string, DealView>,
+    proposerOf: (height: number) => string | undefined = () => undefined,
+  ): void {
     for (const [jobId, job] of this.jobs) {
       const record = jobs.get(jobId);
       if (!record) {
@@ -294,8 +333,14 @@ export class ReferenceModel {
       if (record.status === 'finalized') {
         const each = BigInt(record.gasUsed ?? '0') * job.gasPrice;
         const paid = each * BigInt(record.providers.length);
-        if (record.fee !== paid.toString()) this.problems.push(`job ${jobId}: fee ${record.fee}, but gas used ${record.gasUsed} × gas price ${job.gasPrice} × ${record.providers.length} provider(s) is ${paid}`);
-        if (record.settledBy === 're-execution') this.problems.push(`job ${jobId}: settled by re-execution, so some provider reported a wrong result (no provider of this run is dishonest)`);
+        if (record.fee !== paid.toString())
+          this.problems.push(
+            `job ${jobId}: fee ${record.fee}, but gas used ${record.gasUsed} × gas price ${job.gasPrice} × ${record.providers.length} provider(s) is ${paid}`,
+          );
+        if (record.settledBy === 're-execution')
+          this.problems.push(
+            `job ${jobId}: settled by re-execution, so some provider reported a wrong result (no provider of this run is dishonest)`,
+          );
         for (const provider of record.providers) this.account(provider).omc += each;
         this.account(job.requester).omc += job.escrow - paid - (job.callbackReserve ?? 0n);
         job.escrow = job.callbackReserve ?? 0n;
@@ -308,12 +353,18 @@ export class ReferenceModel {
       if (job.callbackReserve !== undefined && record.callback?.status != null && record.callback.calledAt !== null) {
         const fee = BigInt(record.callback.gasUsed ?? '0') * job.gasPrice;
         const proposer = proposerOf(record.callback.calledAt);
-        if (proposer === undefined) this.problems.push(`job ${jobId}: called back in block ${record.callback.calledAt}, whose proposer the model was not given`);
+        if (proposer === undefined)
+          this.problems.push(
+            `job ${jobId}: called back in block ${record.callback.calledAt}, whose proposer the model was not given`,
+          );
         else this.account(proposer).omc += fee;
         this.account(job.requester).omc += job.callbackReserve - fee;
         job.escrow = 0n;
       }
-      if (record.escrow !== job.escrow.toString()) this.problems.push(`job ${jobId} (${record.status}): escrow ${record.escrow} on chain, ${job.escrow} in the model`);
+      if (record.escrow !== job.escrow.toString())
+        this.problems.push(
+          `job ${jobId} (${record.status}): escrow ${record.escrow} on chain, ${job.escrow} in the model`,
+        );
     }
     for (const [dealId, deal] of this.deals) {
       const record = deals.get(dealId);
@@ -323,14 +374,19 @@ export class ReferenceModel {
       }
       if (record.faults > 0) {
         this.slashBeneficiaries.add(deal.client);
-        for (const replica of record.providers) if (replica.faults > 0) this.mightBeSlashed(replica.provider, 'storage');
+        for (const replica of record.providers)
+          if (replica.faults > 0) this.mightBeSlashed(replica.provider, 'storage');
       }
-      if (record.paid !== deal.paid.toString()) this.problems.push(`deal ${dealId}: paid ${record.paid} on chain, ${deal.paid} in the model`);
+      if (record.paid !== deal.paid.toString())
+        this.problems.push(`deal ${dealId}: paid ${record.paid} on chain, ${deal.paid} in the model`);
       if (record.status === 'closed' || record.status === 'failed') {
         this.account(deal.client).omc += deal.escrow;
         deal.escrow = 0n;
       }
-      if (record.escrow !== deal.escrow.toString()) this.problems.push(`deal ${dealId} (${record.status}): escrow ${record.escrow} on chain, ${deal.escrow} in the model`);
+      if (record.escrow !== deal.escrow.toString())
+        this.problems.push(
+          `deal ${dealId} (${record.status}): escrow ${record.escrow} on chain, ${deal.escrow} in the model`,
+        );
     }
   }
 }

@@ -49,8 +49,12 @@ function watchFinality(testnet: Testnet, history: History): () => Promise<void> 
         testnet.nodes
           .filter((node) => node.state === 'up')
           .map(async (node) => {
-            const block = await node.client(2_000).getBlockByNumber('finalized').catch(() => undefined);
-            if (block) history.sightings.push({ node: node.name, at: Date.now(), height: block.height, hash: block.hash });
+            const block = await node
+              .client(2_000)
+              .getBlockByNumber('finalized')
+              .catch(() => undefined);
+            if (block)
+              history.sightings.push({ node: node.name, at: Date.now(), height: block.height, hash: block.hash });
           }),
       );
       await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -66,7 +70,9 @@ function watchFinality(testnet: Testnet, history: History): () => Promise<void> 
 async function heal(testnet: Testnet): Promise<void> {
   testnet.restoreLinks();
   for (const node of testnet.nodes) if (node.state === 'paused') node.resume();
-  await Promise.all(testnet.nodes.filter((n) => n.state === 'down').map((node) => node.start(testnet.bootstrapFor(node))));
+  await Promise.all(
+    testnet.nodes.filter((n) => n.state === 'down').map((node) => node.start(testnet.bootstrapFor(node))),
+  );
   await setDenied(testnet.nodes, () => []);
 }
 
@@ -75,7 +81,18 @@ async function level(nodes: readonly NodeProcess[]): Promise<number> {
   const heads = await Promise.all(nodes.map((n) => n.client(10_000).blockNumber()));
   const target = Math.max(...heads);
   await until(
-    async () => Promise.all(nodes.map((n) => n.client(10_000).getBlockByNumber(target).then((b) => b.hash, () => undefined))),
+    async () =>
+      Promise.all(
+        nodes.map((n) =>
+          n
+            .client(10_000)
+            .getBlockByNumber(target)
+            .then(
+              (b) => b.hash,
+              () => undefined,
+            ),
+        ),
+      ),
     (hashes) => hashes.every((h) => h !== undefined),
     SETTLE_TIMEOUT_MS,
     `every node to reach block ${target}`,
@@ -86,7 +103,9 @@ async function level(nodes: readonly NodeProcess[]): Promise<number> {
 function describeDisruptions(history: History): string {
   const counts = new Map<string, number>();
   for (const d of history.disruptions) counts.set(d.kind, (counts.get(d.kind) ?? 0) + 1);
-  return counts.size === 0 ? 'no perturbations' : `${history.disruptions.length} perturbations (${[...counts].map(([k, n]) => `${k} ${n}`).join(', ')})`;
+  return counts.size === 0
+    ? 'no perturbations'
+    : `${history.disruptions.length} perturbations (${[...counts].map(([k, n]) => `${k} ${n}`).join(', ')})`;
 }
 
 export async function runE2e(options: RunOptions): Promise<RunReport> {
@@ -98,7 +117,9 @@ export async function runE2e(options: RunOptions): Promise<RunReport> {
   const history = new History();
   const random = Random.seeded(manifest.seed);
   const [perturbRandom, workloadRandom] = [random.split(), random.split()];
-  say(`e2e ${manifest.name}: seed ${manifest.seed}, ${manifest.seconds} s, ${manifest.validators.count} validator(s), ${manifest.followers.length} follower(s), ${manifest.blockTime} ms blocks; run directory ${dir}`);
+  say(
+    `e2e ${manifest.name}: seed ${manifest.seed}, ${manifest.seconds} s, ${manifest.validators.count} validator(s), ${manifest.followers.length} follower(s), ${manifest.blockTime} ms blocks; run directory ${dir}`,
+  );
   let testnet: Testnet | undefined;
   let collected: Collected | undefined;
   let results: CheckResult[] = [];
@@ -108,17 +129,37 @@ export async function runE2e(options: RunOptions): Promise<RunReport> {
     const v0 = testnet.validators[0]!;
     const chainId = (await v0.client().chainInfo()).chainId;
     const artifacts = await contractArtifacts();
-    const workload = new Workload({ manifest, testnet, history, random: workloadRandom, chainId, evmChainId: Number(await v0.client().rpcCall<string>('eth_chainId')), code: await jobCode(), ...artifacts, dropOneTransfer: faults.has('drop-tx') });
+    const workload = new Workload({
+      manifest,
+      testnet,
+      history,
+      random: workloadRandom,
+      chainId,
+      evmChainId: Number(await v0.client().rpcCall<string>('eth_chainId')),
+      code: await jobCode(),
+      ...artifacts,
+      dropOneTransfer: faults.has('drop-tx'),
+    });
     const perturber = new Perturber(testnet, history, perturbRandom, manifest, say);
     const stopWatching = watchFinality(testnet, history);
     const started = Date.now();
     workload.start();
     perturber.start();
     while (Date.now() - started < manifest.seconds * 1000) {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(10_000, manifest.seconds * 1000 - (Date.now() - started))));
-      const head = await v0.client(2_000).blockNumber().catch(() => undefined);
-      const tally = history.submissions.reduce((t, s) => ({ ...t, [s.outcome]: (t[s.outcome] ?? 0) + 1 }), {} as Record<string, number>);
-      say(`+${Math.round((Date.now() - started) / 1000)} s: head ${head ?? '(v0 not answering)'}, ${tally.acknowledged ?? 0} acknowledged, ${tally.refused ?? 0} refused, ${tally.unanswered ?? 0} unanswered, ${describeDisruptions(history)}`);
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.min(10_000, manifest.seconds * 1000 - (Date.now() - started))),
+      );
+      const head = await v0
+        .client(2_000)
+        .blockNumber()
+        .catch(() => undefined);
+      const tally = history.submissions.reduce(
+        (t, s) => ({ ...t, [s.outcome]: (t[s.outcome] ?? 0) + 1 }),
+        {} as Record<string, number>,
+      );
+      say(
+        `+${Math.round((Date.now() - started) / 1000)} s: head ${head ?? '(v0 not answering)'}, ${tally.acknowledged ?? 0} acknowledged, ${tally.refused ?? 0} refused, ${tally.unanswered ?? 0} unanswered, ${describeDisruptions(history)}`,
+      );
     }
     say('stopping the workload and the perturbations; bringing every node back');
     await perturber.stop();
@@ -129,15 +170,32 @@ export async function runE2e(options: RunOptions): Promise<RunReport> {
     if (filled > 0) say(`filled ${filled} nonce gap(s): transactions acknowledged once that no node holds any more`);
     // A few blocks more, so what is pending is mined, then one height every node has.
     const now = await v0.client(10_000).blockNumber();
-    await until(() => v0.client(10_000).blockNumber(), (h) => h >= now + 5, SETTLE_TIMEOUT_MS, 'five more blocks');
+    await until(
+      () => v0.client(10_000).blockNumber(),
+      (h) => h >= now + 5,
+      SETTLE_TIMEOUT_MS,
+      'five more blocks',
+    );
     await stopWatching();
     const height = await level(testnet.nodes);
     say(`collecting blocks 1–${height} and the state at ${height} from ${testnet.nodes.length} nodes`);
     const providers = testnet.followers.filter((f) => f.compute || f.storage).map((f) => f.operator);
     const validators = testnet.validatorKeys.map((k) => k.address);
     const archive = testnet.followers.find((_f, i) => manifest.followers[i]!.archive)?.node;
-    const identities = [...testnet.accounts.map((a) => a.address), ...testnet.ethAccounts.map((a) => accountAddress(a.address))];
-    collected = await collect({ nodes: testnet.nodes, reference: v0, ...(archive ? { archive } : {}), height, addresses: [...identities, ...providers], accounts: identities, validators, jobContractCode: artifacts.jobContract.bytecode });
+    const identities = [
+      ...testnet.accounts.map((a) => a.address),
+      ...testnet.ethAccounts.map((a) => accountAddress(a.address)),
+    ];
+    collected = await collect({
+      nodes: testnet.nodes,
+      reference: v0,
+      ...(archive ? { archive } : {}),
+      height,
+      addresses: [...identities, ...providers],
+      accounts: identities,
+      validators,
+      jobContractCode: artifacts.jobContract.bytecode,
+    });
     if (faults.has('balance')) {
       // The runner's test-only fault: one node's reported balance of one account, off by one base unit.
       const node = collected.nodes.at(-1)!;
@@ -147,7 +205,16 @@ export async function runE2e(options: RunOptions): Promise<RunReport> {
       say(`fault injected: ${node.name}'s reported OMC of ${address} raised by one base unit`);
     }
     const exits = new Map(testnet.nodes.map((n) => [n.name, n.exits] as const));
-    const input = { manifest, collected, history, faucet: devnetKey('faucet', 0).address, accounts: identities, exits, problems: perturber.problems, jobContractCode: artifacts.jobContract.bytecode };
+    const input = {
+      manifest,
+      collected,
+      history,
+      faucet: devnetKey('faucet', 0).address,
+      accounts: identities,
+      exits,
+      problems: perturber.problems,
+      jobContractCode: artifacts.jobContract.bytecode,
+    };
     results = checksFor(manifest).map((check) => check(input));
   } catch (error) {
     failure = error as Error;

@@ -1,6 +1,17 @@
 import { readFileSync } from 'node:fs';
 import wabtFactory from 'wabt';
-import { dealPayload, jobPayload, rawTransaction, RpcError, signTransaction, transferPayload, UNIT, type KeyPair, type Payload, type SignedTransaction } from '../../sdk/index.js';
+import {
+  dealPayload,
+  jobPayload,
+  rawTransaction,
+  RpcError,
+  signTransaction,
+  transferPayload,
+  UNIT,
+  type KeyPair,
+  type Payload,
+  type SignedTransaction,
+} from '../../sdk/index.js';
 import { encodeDeployData, encodeFunctionData, keccak256, toHex as toHexBytes, type Abi, type Hex } from 'viem';
 import type { HDAccount } from 'viem/accounts';
 import { contractAddressOf } from '../../sdk/contracts.js';
@@ -13,14 +24,20 @@ import type { Random } from './random.js';
 import { COMPUTE_BOND_OGT, STORAGE_BOND_OGT, type Follower, type Testnet } from './testnet.js';
 
 /** The job every `job` operation submits: stdin to stdout in upper case. */
-const JOB_WAT = new URL(import.meta.url.endsWith('.ts') ? '../../examples/jobs/upper.wat' : '../../../examples/jobs/upper.wat', import.meta.url);
+const JOB_WAT = new URL(
+  import.meta.url.endsWith('.ts') ? '../../examples/jobs/upper.wat' : '../../../examples/jobs/upper.wat',
+  import.meta.url,
+);
 const JOB_GAS_LIMIT = 200_000n;
 const JOB_GAS_PRICE = 1_000_000_000n;
 /** A deal's term: a few proof periods, so deals close within a short run. */
 const DEAL_BLOCKS = 20;
 
 /** The example ERC-20 (examples/contracts/Token.sol) the `contract` operations deploy and call. */
-const CONTRACTS_DIR = new URL(import.meta.url.endsWith('.ts') ? '../../examples/contracts/' : '../../../examples/contracts/', import.meta.url);
+const CONTRACTS_DIR = new URL(
+  import.meta.url.endsWith('.ts') ? '../../examples/contracts/' : '../../../examples/contracts/',
+  import.meta.url,
+);
 const DEPLOY_GAS_LIMIT = 3_000_000;
 const CALL_GAS_LIMIT = 100_000;
 const TOKEN = 10n ** 18n;
@@ -46,7 +63,10 @@ interface TokenTransfer {
 }
 
 /** The package's contracts (the precompiles' interfaces and WordCount, which pays for jobs). */
-const PACKAGE_CONTRACTS_DIR = new URL(import.meta.url.endsWith('.ts') ? '../../contracts/' : '../../../contracts/', import.meta.url);
+const PACKAGE_CONTRACTS_DIR = new URL(
+  import.meta.url.endsWith('.ts') ? '../../contracts/' : '../../../contracts/',
+  import.meta.url,
+);
 /** What a job contract is deployed with: OMC for its jobs' escrows. */
 export const JOB_CONTRACT_FUNDS = 10n ** 15n;
 const JOB_CALL_GAS_LIMIT = 400_000;
@@ -70,7 +90,9 @@ export async function jobCode(): Promise<Uint8Array> {
 
 /** A refusal's error name (`nonce_too_low`), or undefined when the node gave no answer at all. */
 function refusalOf(error: unknown): string | undefined {
-  return error instanceof RpcError && error.code !== -32603 && error.message !== 'bad_response' ? error.message : undefined;
+  return error instanceof RpcError && error.code !== -32603 && error.message !== 'bad_response'
+    ? error.message
+    : undefined;
 }
 
 const words = ['block', 'chain', 'node', 'peer', 'vote', 'seal', 'job', 'gas', 'deal', 'proof', 'stake', 'epoch'];
@@ -122,7 +144,9 @@ export class Workload {
   start(): void {
     const { manifest, testnet, random } = this.options;
     const meanGapMs = (1000 * testnet.accounts.length) / manifest.workload.perSecond;
-    this.running = testnet.accounts.map((account, i) => this.client(account, random.split(), meanGapMs, testnet.ethAccounts[i]));
+    this.running = testnet.accounts.map((account, i) =>
+      this.client(account, random.split(), meanGapMs, testnet.ethAccounts[i]),
+    );
     // The providers register while the rest goes on (and the perturbations too): until then jobs queue, and deals wait.
     const within = Math.min(10_000, manifest.seconds * 250);
     for (const follower of testnet.followers) {
@@ -149,7 +173,13 @@ export class Workload {
       if (head === undefined) continue;
       for (const key of this.options.testnet.validatorKeys) {
         const status = await client.stakingStatus(key.address).catch(() => undefined);
-        if (status?.status !== 'jailed' || status.jailedUntil === null || head < status.jailedUntil || Date.now() - (sentAt.get(key.address) ?? 0) < 10_000) continue;
+        if (
+          status?.status !== 'jailed' ||
+          status.jailedUntil === null ||
+          head < status.jailedUntil ||
+          Date.now() - (sentAt.get(key.address) ?? 0) < 10_000
+        )
+          continue;
         const nonce = await client.getNonce(key.address).catch(() => undefined);
         if (nonce === undefined) continue;
         sentAt.set(key.address, Date.now());
@@ -172,7 +202,10 @@ export class Workload {
     while (!this.stopped) {
       const node = follower.node;
       const client = node.client(10_000);
-      const status = node.state === 'up' ? await (purpose === 'compute' ? client.oonNodeStatus() : client.ompStorageStatus()).catch(() => undefined) : undefined;
+      const status =
+        node.state === 'up'
+          ? await (purpose === 'compute' ? client.oonNodeStatus() : client.ompStorageStatus()).catch(() => undefined)
+          : undefined;
       if (status?.status === 'active') return;
       if (status?.status === 'unregistered' && Date.now() - sentAt > 10_000) {
         sentAt = Date.now();
@@ -180,8 +213,18 @@ export class Workload {
         try {
           const registered =
             purpose === 'compute'
-              ? await client.oonRegisterNode({ operator: follower.operator, capabilities: ['wasm'], bond_ogt: COMPUTE_BOND_OGT, max_concurrent_jobs: 4 })
-              : await client.ompRegisterStorageNode({ operator: follower.operator, storage_capacity_gb: 1, bond_ogt: STORAGE_BOND_OGT, supported_formats: ['image', 'document'] });
+              ? await client.oonRegisterNode({
+                  operator: follower.operator,
+                  capabilities: ['wasm'],
+                  bond_ogt: COMPUTE_BOND_OGT,
+                  max_concurrent_jobs: 4,
+                })
+              : await client.ompRegisterStorageNode({
+                  operator: follower.operator,
+                  storage_capacity_gb: 1,
+                  bond_ogt: STORAGE_BOND_OGT,
+                  supported_formats: ['image', 'document'],
+                });
           history.acknowledged(entry, registered.txHash!);
         } catch (error) {
           const refusal = refusalOf(error);
@@ -229,7 +272,10 @@ export class Workload {
       // After an answer it could not read, the client asks a node what its next nonce is.
       if (resync) resync = !(await this.resync(account, random));
       const operation = random.weighted(this.options.manifest.workload.mix);
-      const outcome = eth && operation === 'contract' && random.chance(0.5) ? await this.ethereumContract(eth, random) : await this.perform(operation, account, random);
+      const outcome =
+        eth && operation === 'contract' && random.chance(0.5)
+          ? await this.ethereumContract(eth, random)
+          : await this.perform(operation, account, random);
       if (outcome === 'unanswered' || outcome === 'nonce') resync = true;
     }
   }
@@ -245,7 +291,12 @@ export class Workload {
     }
   }
 
-  private sign(account: KeyPair, kind: string, payload: Payload, nonce = this.nonces.get(account.address)!): SignedTransaction {
+  private sign(
+    account: KeyPair,
+    kind: string,
+    payload: Payload,
+    nonce = this.nonces.get(account.address)!,
+  ): SignedTransaction {
     return signTransaction({ chainId: this.options.chainId, kind, nonce, payload }, account);
   }
 
@@ -265,7 +316,11 @@ export class Workload {
   }
 
   /** One operation; what the client should make of its answer. */
-  private async perform(operation: keyof Manifest['workload']['mix'], account: KeyPair, random: Random): Promise<'ok' | 'unanswered' | 'nonce'> {
+  private async perform(
+    operation: keyof Manifest['workload']['mix'],
+    account: KeyPair,
+    random: Random,
+  ): Promise<'ok' | 'unanswered' | 'nonce'> {
     const { testnet } = this.options;
     const node = this.pickNode(random);
     const nonce = this.nonces.get(account.address)!;
@@ -281,7 +336,13 @@ export class Workload {
         const tx = this.sign(account, 'transfer', transferPayload(to, asset, BigInt(random.int(1, 1000)) * 10n ** 15n));
         if (this.options.dropOneTransfer && !this.dropped) {
           this.dropped = true;
-          const entry = this.options.history.submit({ operation, node: node.name, hash: tx.hash, from: tx.from, nonce: tx.nonce });
+          const entry = this.options.history.submit({
+            operation,
+            node: node.name,
+            hash: tx.hash,
+            from: tx.from,
+            nonce: tx.nonce,
+          });
           this.options.history.acknowledged(entry, tx.hash);
           node.note({ fault: 'dropped a transfer it acknowledged (the runner never sent it)', hash: tx.hash });
           return advance(entry);
@@ -291,12 +352,25 @@ export class Workload {
       case 'badNonce': {
         // A nonce already used, or past what the mempool takes ahead: refused, never mined.
         const bad = nonce > 0 && random.chance(0.5) ? random.int(0, nonce - 1) : nonce + 1_000 + random.int(1, 100);
-        const tx = this.sign(account, 'transfer', transferPayload(random.pick(testnet.accounts).address, 'OMC', UNIT), bad);
+        const tx = this.sign(
+          account,
+          'transfer',
+          transferPayload(random.pick(testnet.accounts).address, 'OMC', UNIT),
+          bad,
+        );
         await this.send(operation, node, tx);
         return 'ok';
       }
       case 'insufficientFunds': {
-        const tx = this.sign(account, 'transfer', transferPayload(random.pick(testnet.accounts.filter((a) => a !== account)).address, 'OMC', 1_000_000_000n * UNIT));
+        const tx = this.sign(
+          account,
+          'transfer',
+          transferPayload(
+            random.pick(testnet.accounts.filter((a) => a !== account)).address,
+            'OMC',
+            1_000_000_000n * UNIT,
+          ),
+        );
         return advance(await this.send(operation, node, tx));
       }
       case 'faucet': {
@@ -315,14 +389,34 @@ export class Workload {
       case 'duplicate': {
         // The same signed transfer to two nodes at once: mined once.
         const other = this.pickNode(random);
-        const tx = this.sign(account, 'transfer', transferPayload(random.pick(testnet.accounts.filter((a) => a !== account)).address, 'OMC', BigInt(random.int(1, 1000)) * 10n ** 15n));
+        const tx = this.sign(
+          account,
+          'transfer',
+          transferPayload(
+            random.pick(testnet.accounts.filter((a) => a !== account)).address,
+            'OMC',
+            BigInt(random.int(1, 1000)) * 10n ** 15n,
+          ),
+        );
         const entries = await Promise.all([this.send(operation, node, tx), this.send(operation, other, tx)]);
         const acknowledged = entries.find((e) => e.outcome === 'acknowledged');
         return advance(acknowledged ?? entries.find((e) => e.outcome === 'unanswered') ?? entries[0]!);
       }
       case 'job': {
-        const input = new TextEncoder().encode(Array.from({ length: random.int(1, 12) }, () => random.pick(words)).join(' '));
-        const tx = this.sign(account, 'oon.submitJob', jobPayload({ runtime: 'wasm', code: this.options.code, input, gasLimit: JOB_GAS_LIMIT, gasPrice: JOB_GAS_PRICE }));
+        const input = new TextEncoder().encode(
+          Array.from({ length: random.int(1, 12) }, () => random.pick(words)).join(' '),
+        );
+        const tx = this.sign(
+          account,
+          'oon.submitJob',
+          jobPayload({
+            runtime: 'wasm',
+            code: this.options.code,
+            input,
+            gasLimit: JOB_GAS_LIMIT,
+            gasPrice: JOB_GAS_PRICE,
+          }),
+        );
         return advance(await this.send(operation, node, tx));
       }
       case 'deal': {
@@ -330,12 +424,24 @@ export class Workload {
         const text = Array.from({ length: random.int(16, 600) }, () => random.pick(words)).join(' ');
         let object;
         try {
-          object = await holder.node.client(15_000).uploadObject(new TextEncoder().encode(text), { contentType: 'text/plain' });
+          object = await holder.node
+            .client(15_000)
+            .uploadObject(new TextEncoder().encode(text), { contentType: 'text/plain' });
         } catch {
           // Its storage node is down or paused: no deal to make this time.
           return 'ok';
         }
-        const tx = this.sign(account, 'omp.createDeal', dealPayload({ object, provider: holder.operator, replicas: 1, durationBlocks: DEAL_BLOCKS, price: BigInt(random.int(1, 100)) * 10n ** 15n }));
+        const tx = this.sign(
+          account,
+          'omp.createDeal',
+          dealPayload({
+            object,
+            provider: holder.operator,
+            replicas: 1,
+            durationBlocks: DEAL_BLOCKS,
+            price: BigInt(random.int(1, 100)) * 10n ** 15n,
+          }),
+        );
         return advance(await this.send(operation, node, tx));
       }
       case 'contract': {
@@ -344,23 +450,56 @@ export class Workload {
           const contract = this.jobContracts.get(account.address);
           const { abi, bytecode } = this.options.jobContract as unknown as { abi: Abi; bytecode: Hex };
           if (!contract) {
-            const entry = await this.send(operation, node, this.sign(account, 'evm.create', { code: bytecode, value: JOB_CONTRACT_FUNDS.toString(), gasLimit: DEPLOY_GAS_LIMIT }));
-            if (entry.outcome === 'acknowledged') this.jobContracts.set(account.address, contractAddressOf(account.address, nonce));
+            const entry = await this.send(
+              operation,
+              node,
+              this.sign(account, 'evm.create', {
+                code: bytecode,
+                value: JOB_CONTRACT_FUNDS.toString(),
+                gasLimit: DEPLOY_GAS_LIMIT,
+              }),
+            );
+            if (entry.outcome === 'acknowledged')
+              this.jobContracts.set(account.address, contractAddressOf(account.address, nonce));
             return advance(entry);
           }
           const input = toHexBytes(new TextEncoder().encode(random.pick(words)));
-          const data = encodeFunctionData({ abi, functionName: 'count', args: ['', toHexBytes(this.options.code), input, 1_000_000n, 1n, 1] });
-          return advance(await this.send(operation, node, this.sign(account, 'evm.call', { to: contract, data, value: '0', gasLimit: JOB_CALL_GAS_LIMIT })));
+          const data = encodeFunctionData({
+            abi,
+            functionName: 'count',
+            args: ['', toHexBytes(this.options.code), input, 1_000_000n, 1n, 1],
+          });
+          return advance(
+            await this.send(
+              operation,
+              node,
+              this.sign(account, 'evm.call', { to: contract, data, value: '0', gasLimit: JOB_CALL_GAS_LIMIT }),
+            ),
+          );
         }
         if (this.deploys(random, account.address)) {
           const { supply, code } = this.tokenDeploy(random);
-          const entry = await this.send(operation, node, this.sign(account, 'evm.create', { code, value: '0', gasLimit: DEPLOY_GAS_LIMIT }));
-          if (entry.outcome === 'acknowledged') this.deployed(account.address, contractAddressOf(account.address, nonce), supply);
+          const entry = await this.send(
+            operation,
+            node,
+            this.sign(account, 'evm.create', { code, value: '0', gasLimit: DEPLOY_GAS_LIMIT }),
+          );
+          if (entry.outcome === 'acknowledged')
+            this.deployed(account.address, contractAddressOf(account.address, nonce), supply);
           return advance(entry);
         }
         // Amounts up to what a deployer holds: transfers by accounts without enough revert (and pay their gas).
         const transfer = this.tokenTransfer(random, account.address);
-        const entry = await this.send(operation, node, this.sign(account, 'evm.call', { to: transfer.token, data: transfer.data, value: '0', gasLimit: CALL_GAS_LIMIT }));
+        const entry = await this.send(
+          operation,
+          node,
+          this.sign(account, 'evm.call', {
+            to: transfer.token,
+            data: transfer.data,
+            value: '0',
+            gasLimit: CALL_GAS_LIMIT,
+          }),
+        );
         if (entry.outcome === 'acknowledged') this.transferred(transfer);
         return advance(entry);
       }
@@ -407,12 +546,26 @@ export class Workload {
    */
   private tokenTransfer(random: Random, from: string): TokenTransfer {
     const { testnet } = this.options;
-    const identities = [...testnet.accounts.map((a) => a.address), ...testnet.ethAccounts.map((a) => accountAddress(a.address))].filter((a) => a !== from);
+    const identities = [
+      ...testnet.accounts.map((a) => a.address),
+      ...testnet.ethAccounts.map((a) => accountAddress(a.address)),
+    ].filter((a) => a !== from);
     const held = [...this.holding(from)].filter(([, amount]) => amount >= TOKEN);
-    const [token, max] = held.length > 0 && random.chance(0.8) ? random.pick(held) : [random.pick(this.tokens), 50n * TOKEN];
+    const [token, max] =
+      held.length > 0 && random.chance(0.8) ? random.pick(held) : [random.pick(this.tokens), 50n * TOKEN];
     const amount = BigInt(random.int(1, Number(max / TOKEN))) * TOKEN;
     const to = random.pick(identities);
-    return { from, to, token, amount, data: encodeFunctionData({ abi: this.tokenArtifact.abi, functionName: 'transfer', args: [toEthAddress(to), amount] }) };
+    return {
+      from,
+      to,
+      token,
+      amount,
+      data: encodeFunctionData({
+        abi: this.tokenArtifact.abi,
+        functionName: 'transfer',
+        args: [toEthAddress(to), amount],
+      }),
+    };
   }
 
   /** A `contract` operation as an Ethereum transaction (EIP-1559, signed with the identity's secp256k1 key) through `eth_sendRawTransaction`. */
@@ -428,7 +581,12 @@ export class Workload {
     const transfer = deploy ? undefined : this.tokenTransfer(random, from);
     const creation = deploy ? this.tokenDeploy(random) : undefined;
     const raw = transfer
-      ? await eth.signTransaction({ ...base, gas: BigInt(CALL_GAS_LIMIT), to: toEthAddress(transfer.token), data: transfer.data })
+      ? await eth.signTransaction({
+          ...base,
+          gas: BigInt(CALL_GAS_LIMIT),
+          to: toEthAddress(transfer.token),
+          data: transfer.data,
+        })
       : await eth.signTransaction({ ...base, gas: BigInt(DEPLOY_GAS_LIMIT), data: creation!.code });
     const entry = await this.sendEthereum('contract', this.pickNode(random), raw, from, nonce);
     if (entry.outcome === 'acknowledged') {
@@ -440,7 +598,13 @@ export class Workload {
   }
 
   /** Sends an Ethereum transaction as wallets do, recording what the node answered in the history's words. */
-  private async sendEthereum(operation: OperationKind, node: NodeProcess, raw: Hex, from: string, nonce: number): Promise<Submission> {
+  private async sendEthereum(
+    operation: OperationKind,
+    node: NodeProcess,
+    raw: Hex,
+    from: string,
+    nonce: number,
+  ): Promise<Submission> {
     const { history } = this.options;
     const hash = keccak256(raw);
     const entry = history.submit({ operation, node: node.name, hash, from, nonce });
@@ -448,7 +612,8 @@ export class Workload {
       history.acknowledged(entry, await node.client().rpcCall<string>('eth_sendRawTransaction', [raw]));
     } catch (error) {
       const refusal = refusalOf(error);
-      const name = refusal === undefined ? undefined : (ETH_REFUSALS.find(([words]) => words.test(refusal))?.[1] ?? refusal);
+      const name =
+        refusal === undefined ? undefined : (ETH_REFUSALS.find(([words]) => words.test(refusal))?.[1] ?? refusal);
       if (name === 'already_known') history.acknowledged(entry, hash);
       else if (name) history.refused(entry, name);
       else history.unanswered(entry, (error as Error).message);
@@ -467,15 +632,47 @@ export class Workload {
     const { testnet } = this.options;
     const [first, second] = testnet.accounts;
     const identities = [
-      ...testnet.accounts.map((account) => ({ address: account.address, fill: (next: number) => this.send('filler', nodes[0]!, this.sign(account, 'transfer', transferPayload(account === first ? second!.address : first!.address, 'OMC', 1n), next)) })),
+      ...testnet.accounts.map((account) => ({
+        address: account.address,
+        fill: (next: number) =>
+          this.send(
+            'filler',
+            nodes[0]!,
+            this.sign(
+              account,
+              'transfer',
+              transferPayload(account === first ? second!.address : first!.address, 'OMC', 1n),
+              next,
+            ),
+          ),
+      })),
       // An Ethereum identity fills with a transfer of nothing to itself.
       ...testnet.ethAccounts.map((eth) => ({
         address: accountAddress(eth.address),
-        fill: async (next: number) => this.sendEthereum('filler', nodes[0]!, await eth.signTransaction({ chainId: this.options.evmChainId, nonce: next, gas: 21_000n, to: eth.address, value: 0n, ...ETH_FEES }), accountAddress(eth.address), next),
+        fill: async (next: number) =>
+          this.sendEthereum(
+            'filler',
+            nodes[0]!,
+            await eth.signTransaction({
+              chainId: this.options.evmChainId,
+              nonce: next,
+              gas: 21_000n,
+              to: eth.address,
+              value: 0n,
+              ...ETH_FEES,
+            }),
+            accountAddress(eth.address),
+            next,
+          ),
       })),
     ];
     for (const { address, fill } of identities) {
-      const highest = Math.max(-1, ...this.options.history.submissions.filter((s) => s.from === address && s.outcome === 'acknowledged').map((s) => s.nonce ?? -1));
+      const highest = Math.max(
+        -1,
+        ...this.options.history.submissions
+          .filter((s) => s.from === address && s.outcome === 'acknowledged')
+          .map((s) => s.nonce ?? -1),
+      );
       for (let attempt = 0; attempt < 50; attempt++) {
         const seen = await Promise.all(nodes.map((node) => node.client(15_000).getNonce(address)));
         const next = Math.max(...seen);
@@ -487,10 +684,12 @@ export class Workload {
         const entry = await fill(next);
         if (entry.outcome !== 'acknowledged') break;
         filled += 1;
-        await nodes[0]!.client(30_000).waitForTransaction(entry.hash!, { timeoutMs: 30_000 }).catch(() => undefined);
+        await nodes[0]!
+          .client(30_000)
+          .waitForTransaction(entry.hash!, { timeoutMs: 30_000 })
+          .catch(() => undefined);
       }
     }
     return filled;
   }
-
 }

@@ -3,7 +3,19 @@ import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /** The modules, lowest first: each may import from those before it, never from those after it. */
-const LAYERS = ['sdk', 'kernel', 'jobs', 'objects', 'chain', 'consensus', 'keys', 'p2p', 'plugins', 'node', 'bin'] as const;
+const LAYERS = [
+  'sdk',
+  'kernel',
+  'jobs',
+  'objects',
+  'chain',
+  'consensus',
+  'keys',
+  'p2p',
+  'plugins',
+  'node',
+  'bin',
+] as const;
 type Layer = (typeof LAYERS)[number];
 
 function sources(dir: string): string[] {
@@ -21,7 +33,9 @@ function layerOf(path: string): Layer | undefined {
 /** Every relative import of a file, as repo-relative paths. */
 function imports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => relative('.', join(dirname(file), m[1]!)));
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) =>
+    relative('.', join(dirname(file), m[1]!)),
+  );
 }
 
 describe('module layers', () => {
@@ -40,13 +54,21 @@ describe('module layers', () => {
 
   it('chain rules never import from per-node plugins: every node runs the registries, not every node a capability', () => {
     const wrong = ['plugins/oon', 'plugins/omp'].flatMap((dir) =>
-      sources(dir).flatMap((file) => imports(file).filter((target) => /^plugins\/(compute|omp-storage|validator)\//.test(target)).map((target) => `${file} imports ${target}`)),
+      sources(dir).flatMap((file) =>
+        imports(file)
+          .filter((target) => /^plugins\/(compute|omp-storage|validator)\//.test(target))
+          .map((target) => `${file} imports ${target}`),
+      ),
     );
     expect(wrong).toEqual([]);
   });
 
   it('the EVM plugin runs precompiles without knowing them: it imports nothing of the plugins that declare them', () => {
-    const wrong = sources('plugins/evm').flatMap((file) => imports(file).filter((target) => /^plugins\/(oon|omp|staking)\//.test(target)).map((target) => `${file} imports ${target}`));
+    const wrong = sources('plugins/evm').flatMap((file) =>
+      imports(file)
+        .filter((target) => /^plugins\/(oon|omp|staking)\//.test(target))
+        .map((target) => `${file} imports ${target}`),
+    );
     expect(wrong).toEqual([]);
   });
 

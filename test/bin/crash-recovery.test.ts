@@ -1,6 +1,15 @@
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { devnetKey, generateKeyPair, RpcError, signTransaction, SvcClient, transferPayload, UNIT, type Address } from '../../sdk/index.js';
+import {
+  devnetKey,
+  generateKeyPair,
+  RpcError,
+  signTransaction,
+  SvcClient,
+  transferPayload,
+  UNIT,
+  type Address,
+} from '../../sdk/index.js';
 import { DEVNET_ACCOUNT_OMC, DEVNET_ACCOUNTS } from '../../chain/genesis.js';
 import { startNodeProcess } from '../helpers/cli.js';
 import { tempDir, waitFor } from '../helpers/test-node.js';
@@ -25,7 +34,15 @@ describe('crash recovery', () => {
     const load = (async () => {
       while (!stop) {
         const round = senders.map((key, i) => {
-          const tx = signTransaction({ chainId: 'svc-devnet-1', kind: 'transfer', nonce: nonces[i]!, payload: transferPayload(recipients[(sent + i) % recipients.length]!, 'OMC', UNIT + BigInt(sent)) }, key);
+          const tx = signTransaction(
+            {
+              chainId: 'svc-devnet-1',
+              kind: 'transfer',
+              nonce: nonces[i]!,
+              payload: transferPayload(recipients[(sent + i) % recipients.length]!, 'OMC', UNIT + BigInt(sent)),
+            },
+            key,
+          );
           return client.sendTransaction(tx).then(
             () => {
               nonces[i]!++;
@@ -39,8 +56,18 @@ describe('crash recovery', () => {
         await Promise.all(round).catch(() => undefined);
       }
     })();
-    await waitFor(() => client.blockNumber(), (h) => h >= 15, 20_000, 'blocks under load');
-    await waitFor(() => sent, (n) => n >= 50, 20_000, '50 transfers sent');
+    await waitFor(
+      () => client.blockNumber(),
+      (h) => h >= 15,
+      20_000,
+      'blocks under load',
+    );
+    await waitFor(
+      () => sent,
+      (n) => n >= 50,
+      20_000,
+      '50 transfers sent',
+    );
     const killed = first.stop('SIGKILL');
     stop = true;
     await load.catch(() => undefined);
@@ -52,7 +79,14 @@ describe('crash recovery', () => {
       const again = new SvcClient(second.url);
       const head = await again.getBlockByNumber('latest');
       expect(head.height).toBeGreaterThanOrEqual(15);
-      const everyone = [...senders.map((k) => k.address), ...Array.from({ length: DEVNET_ACCOUNTS - senders.length }, (_, i) => devnetKey('account', i + senders.length).address), ...recipients];
+      const everyone = [
+        ...senders.map((k) => k.address),
+        ...Array.from(
+          { length: DEVNET_ACCOUNTS - senders.length },
+          (_, i) => devnetKey('account', i + senders.length).address,
+        ),
+        ...recipients,
+      ];
       const balances = await Promise.all(everyone.map((a) => again.getBalance(a, head.height)));
       const total = balances.reduce((sum, b) => sum + b.omc, 0n);
       expect(total).toBe(DEVNET_ACCOUNT_OMC * BigInt(DEVNET_ACCOUNTS));

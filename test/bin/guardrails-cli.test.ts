@@ -13,7 +13,25 @@ describe('guardrails from the command line', () => {
   it('refuses to start with --guardrails true and no token configured', async () => {
     const dataDir = tempDir();
     dirs.push(dataDir);
-    const result = await run(SVC_NODE, ['start', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--guardrails', 'true', '--log-level', 'silent'], { SVC_RPC_TOKENS: '' });
+    const result = await run(
+      SVC_NODE,
+      [
+        'start',
+        '--data-dir',
+        dataDir,
+        '--bind',
+        '127.0.0.1:0',
+        '--p2p-host',
+        '127.0.0.1',
+        '--p2p-port',
+        '0',
+        '--guardrails',
+        'true',
+        '--log-level',
+        'silent',
+      ],
+      { SVC_RPC_TOKENS: '' },
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('no token is configured');
   });
@@ -22,7 +40,12 @@ describe('guardrails from the command line', () => {
     const dataDir = tempDir();
     dirs.push(dataDir);
     const token = 'cli-token-0123456789abcdef';
-    const node = await NodeProcess.start({ name: 'guarded', dataDir, args: ['--role', 'validator', '--guardrails', 'true', '--block-time', '100'], env: { SVC_RPC_TOKENS: token } });
+    const node = await NodeProcess.start({
+      name: 'guarded',
+      dataDir,
+      args: ['--role', 'validator', '--guardrails', 'true', '--block-time', '100'],
+      env: { SVC_RPC_TOKENS: token },
+    });
     try {
       for (let i = 0; i < 3; i++) {
         const ok = await run(SVC, ['block-number', '--url', node.url], { SVC_RPC_TOKEN: token });

@@ -36,7 +36,9 @@ describe('operator keys', () => {
     expect(locked.stderr).toMatch(/operator\.json is encrypted: give its passphrase/);
     const wrong = await run(SVC_NODE, ['keys', '--data-dir', data], { SVC_KEY_PASSPHRASE: 'nope' });
     expect(wrong.stderr).toMatch(/wrong passphrase/);
-    const opened = await run(SVC_NODE, ['keys', 'operator', '--data-dir', data], { SVC_KEY_PASSPHRASE: 'correct horse battery staple' });
+    const opened = await run(SVC_NODE, ['keys', 'operator', '--data-dir', data], {
+      SVC_KEY_PASSPHRASE: 'correct horse battery staple',
+    });
     expect(opened.stdout.trim()).toBe(operator);
   });
 
@@ -46,7 +48,9 @@ describe('operator keys', () => {
     const keyFile = join(d, 'me.json');
     const created = await run(SVC, ['keys', 'new', '--out', keyFile, '--json']);
     const address = (JSON.parse(created.stdout) as { address: string }).address;
-    const imported = await run(SVC_NODE, ['keys', 'import', keyFile, '--data-dir', data, '--json'], { SVC_KEY_PASSPHRASE: 'pw' });
+    const imported = await run(SVC_NODE, ['keys', 'import', keyFile, '--data-dir', data, '--json'], {
+      SVC_KEY_PASSPHRASE: 'pw',
+    });
     expect(imported.code).toBe(0);
     expect(JSON.parse(imported.stdout)).toEqual({ imported: address, encrypted: true });
     const sealed = join(data, 'keys', 'operators', `${address}.json`);

@@ -21,11 +21,36 @@ const height = async (url: string): Promise<number> => (await rpc<number>(url, '
 describe('svc-node start', () => {
   it('serves a growing chain, exits 0 on SIGINT, and continues from the stored height after restart', async () => {
     const dataDir = dir();
-    const first = await startNodeProcess(['--role', 'validator', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--block-time', '100', '--p2p-port', '0']);
-    const reached = await waitFor(() => height(first.url), (h) => h >= 3, 15_000, 'height 3');
+    const first = await startNodeProcess([
+      '--role',
+      'validator',
+      '--data-dir',
+      dataDir,
+      '--bind',
+      '127.0.0.1:0',
+      '--block-time',
+      '100',
+      '--p2p-port',
+      '0',
+    ]);
+    const reached = await waitFor(
+      () => height(first.url),
+      (h) => h >= 3,
+      15_000,
+      'height 3',
+    );
     expect(await first.stop('SIGINT')).toBe(0);
     expect(first.output()).toContain('node stopped');
-    const second = await startNodeProcess(['--role', 'validator', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--block-time', '100']);
+    const second = await startNodeProcess([
+      '--role',
+      'validator',
+      '--data-dir',
+      dataDir,
+      '--bind',
+      '127.0.0.1:0',
+      '--block-time',
+      '100',
+    ]);
     expect(await height(second.url)).toBeGreaterThanOrEqual(reached);
     const block1 = (await rpc<{ height: number }>(second.url, 'svc_getBlockByNumber', [1])).body.result!;
     expect(block1.height).toBe(1);
@@ -34,8 +59,24 @@ describe('svc-node start', () => {
 
   it('--storage memory writes nothing under the data dir, from start to stop', async () => {
     const dataDir = join(dir(), 'never-made');
-    const node = await startNodeProcess(['--role', 'validator', '--storage', 'memory', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--block-time', '100']);
-    await waitFor(() => height(node.url), (h) => h >= 2, 15_000, 'height 2');
+    const node = await startNodeProcess([
+      '--role',
+      'validator',
+      '--storage',
+      'memory',
+      '--data-dir',
+      dataDir,
+      '--bind',
+      '127.0.0.1:0',
+      '--block-time',
+      '100',
+    ]);
+    await waitFor(
+      () => height(node.url),
+      (h) => h >= 2,
+      15_000,
+      'height 2',
+    );
     expect(existsSync(dataDir)).toBe(false);
     expect(await node.stop('SIGINT')).toBe(0);
     expect(existsSync(dataDir)).toBe(false);
@@ -44,7 +85,19 @@ describe('svc-node start', () => {
   it('refuses a second node on the same data dir with one line naming --data-dir', async () => {
     const dataDir = dir();
     const first = await startNodeProcess(['--role', 'validator', '--data-dir', dataDir, '--bind', '127.0.0.1:0']);
-    const second = await run(SVC_NODE, ['start', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--log-level', 'silent']);
+    const second = await run(SVC_NODE, [
+      'start',
+      '--data-dir',
+      dataDir,
+      '--bind',
+      '127.0.0.1:0',
+      '--p2p-host',
+      '127.0.0.1',
+      '--p2p-port',
+      '0',
+      '--log-level',
+      'silent',
+    ]);
     expect(second.code).not.toBe(0);
     expect(second.stderr.trim().split('\n')).toHaveLength(1);
     expect(second.stderr).toMatch(/--data-dir .*in use by another svc-node/);
@@ -57,7 +110,19 @@ describe('svc-node start', () => {
     const port = (blocker.address() as { port: number }).port;
     const dataDir = join(dir(), 'new-data');
     try {
-      const result = await run(SVC_NODE, ['start', '--data-dir', dataDir, '--bind', `127.0.0.1:${port}`, '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--log-level', 'silent']);
+      const result = await run(SVC_NODE, [
+        'start',
+        '--data-dir',
+        dataDir,
+        '--bind',
+        `127.0.0.1:${port}`,
+        '--p2p-host',
+        '127.0.0.1',
+        '--p2p-port',
+        '0',
+        '--log-level',
+        'silent',
+      ]);
       expect(result.code).not.toBe(0);
       expect(result.stderr).toMatch(new RegExp(`--bind 127.0.0.1:${port}: cannot listen \\(EADDRINUSE\\)`));
       expect(existsSync(dataDir)).toBe(false);
@@ -71,7 +136,19 @@ describe('svc-node start', () => {
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const result = await run(SVC_NODE, ['start', '--data-dir', dir(), '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', String(port), '--log-level', 'silent']);
+      const result = await run(SVC_NODE, [
+        'start',
+        '--data-dir',
+        dir(),
+        '--bind',
+        '127.0.0.1:0',
+        '--p2p-host',
+        '127.0.0.1',
+        '--p2p-port',
+        String(port),
+        '--log-level',
+        'silent',
+      ]);
       expect(result.code).not.toBe(0);
       expect(result.stderr).toMatch(new RegExp(`--p2p-port ${port}: cannot listen on 127.0.0.1 \\(the port is in use`));
     } finally {
@@ -99,8 +176,14 @@ describe('svc-node start', () => {
     [['--receipt-archive', 'maybe'], /--receipt-archive: expected true or false/],
     [['--storage', 'leveldb'], /--storage: unknown value "leveldb"/],
     [['--bootstrap-peers', '/ip4/1.2.3.4/tcp/1'], /--bootstrap-peers: "\/ip4\/1.2.3.4\/tcp\/1" is not a multiaddr/],
-    [['--bootstrap-peers', '/ip4/300.2.3.4/tcp/1/p2p/12D3KooWNTF2FeepLMsAdNxVonZGkHq5F8kWSW5EncP8LfNKskWW'], /invalid IPv4/],
-    [['--bootstrap-peers', `/ip4/1.2.3.4/tcp/1/p2p/${'1'.repeat(43)}`], /--bootstrap-peers: ".*" does not end in a valid peer id/],
+    [
+      ['--bootstrap-peers', '/ip4/300.2.3.4/tcp/1/p2p/12D3KooWNTF2FeepLMsAdNxVonZGkHq5F8kWSW5EncP8LfNKskWW'],
+      /invalid IPv4/,
+    ],
+    [
+      ['--bootstrap-peers', `/ip4/1.2.3.4/tcp/1/p2p/${'1'.repeat(43)}`],
+      /--bootstrap-peers: ".*" does not end in a valid peer id/,
+    ],
     [['--log-format', 'xml'], /--log-format: unknown value "xml"/],
     [['--network', 'testnet'], /needs --genesis/],
     [['--role', 'validator', '--role', 'full'], /--role: given more than once/],
@@ -117,16 +200,28 @@ describe('svc-node start', () => {
   it('prune reads --history-blocks as the text typed', async () => {
     for (const bad of ['1e3', '0', '-5', '2.0']) {
       const result = await run(SVC_NODE, ['prune', '--data-dir', dir(), '--history-blocks', bad]);
-      expect({ bad, code: result.code, stderr: result.stderr.trim() }).toEqual({ bad, code: 2, stderr: `svc-node: --history-blocks: expected a whole number of at least 1, got "${bad}"` });
+      expect({ bad, code: result.code, stderr: result.stderr.trim() }).toEqual({
+        bad,
+        code: 2,
+        stderr: `svc-node: --history-blocks: expected a whole number of at least 1, got "${bad}"`,
+      });
     }
   });
 
   it('reads a JSON config file with comments; flags win over it; a bad key is named', async () => {
     const d = dir();
     const good = join(d, 'good.json');
-    writeFileSync(good, `{\n  // a validator on a free port\n  "role": "validator",\n  "rpc": { "bind": "127.0.0.1:1" },\n  "validator": { "blockTime": 100 },\n}\n`);
+    writeFileSync(
+      good,
+      `{\n  // a validator on a free port\n  "role": "validator",\n  "rpc": { "bind": "127.0.0.1:1" },\n  "validator": { "blockTime": 100 },\n}\n`,
+    );
     const node = await startNodeProcess(['--config', good, '--data-dir', join(d, 'data'), '--bind', '127.0.0.1:0']);
-    await waitFor(() => height(node.url), (h) => h >= 1, 10_000, 'a block');
+    await waitFor(
+      () => height(node.url),
+      (h) => h >= 1,
+      10_000,
+      'a block',
+    );
     expect(await node.stop()).toBe(0);
 
     const bad = join(d, 'bad.json');
@@ -136,7 +231,10 @@ describe('svc-node start', () => {
     expect(badResult.stderr).toContain('config key "rpc.maxBatch": must be >= 1');
 
     const badPeer = join(d, 'bad-peer.json');
-    writeFileSync(badPeer, JSON.stringify({ p2p: { bootstrapPeers: [`/ip4/127.0.0.1/tcp/4001/p2p/${'1'.repeat(43)}`] } }));
+    writeFileSync(
+      badPeer,
+      JSON.stringify({ p2p: { bootstrapPeers: [`/ip4/127.0.0.1/tcp/4001/p2p/${'1'.repeat(43)}`] } }),
+    );
     const badPeerResult = await run(SVC_NODE, ['start', '--config', badPeer, '--data-dir', join(d, 'data3')]);
     expect(badPeerResult.code).toBe(2);
     expect(badPeerResult.stderr).toContain('p2p.bootstrapPeers[0]: "/ip4/127.0.0.1/tcp/4001/p2p/111');
@@ -171,7 +269,9 @@ describe('svc-node other commands', () => {
     expect(list.find((p) => p.name === 'chain')?.methods).toContain('svc_blockNumber');
     expect(list.find((p) => p.name === 'metrics')?.routes).toEqual(['GET /metrics']);
     // Each storage namespace with its key -> value layout, as the plugin declares it.
-    expect(list.find((p) => p.name === 'faucet')).toMatchObject({ namespaces: [{ name: 'faucet.cooldowns', layout: expect.stringContaining(' -> ') }] });
+    expect(list.find((p) => p.name === 'faucet')).toMatchObject({
+      namespaces: [{ name: 'faucet.cooldowns', layout: expect.stringContaining(' -> ') }],
+    });
     const human = await run(SVC_NODE, ['plugins']);
     expect(human.stdout).toMatch(/^ {4}chain\.blocks {2}u64 height -> CBOR block$/m);
     expect(human.stdout).toMatch(/^compute .*\n {2}enabled: always \(switched on by registering\)$/m);
@@ -183,7 +283,16 @@ describe('svc-node other commands', () => {
 
 describe('svc client CLI', () => {
   it('reads the block number and calls any method against a running node', async () => {
-    const node = await startNodeProcess(['--role', 'validator', '--data-dir', dir(), '--bind', '127.0.0.1:0', '--block-time', '100']);
+    const node = await startNodeProcess([
+      '--role',
+      'validator',
+      '--data-dir',
+      dir(),
+      '--bind',
+      '127.0.0.1:0',
+      '--block-time',
+      '100',
+    ]);
     try {
       const bn = await run(SVC, ['block-number', '--url', node.url]);
       expect(bn.code).toBe(0);
@@ -203,7 +312,9 @@ describe('npm start', () => {
   it('does not rebuild when dist/ is current (the build is incremental)', async () => {
     const built = ['dist/kernel/host.js', 'dist/bin/svc-node.js'];
     const before = built.map((file) => statSync(file).mtimeMs);
-    const npm = await new Promise<number | null>((resolve) => spawn('npm', ['run', 'build', '--silent'], { stdio: 'ignore' }).once('exit', resolve));
+    const npm = await new Promise<number | null>((resolve) =>
+      spawn('npm', ['run', 'build', '--silent'], { stdio: 'ignore' }).once('exit', resolve),
+    );
     expect(npm).toBe(0);
     expect(built.map((file) => statSync(file).mtimeMs)).toEqual(before);
   });

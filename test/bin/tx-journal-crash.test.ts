@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { devnetKey, generateKeyPair, RpcError, signTransaction, SvcClient, transferPayload, UNIT, type Address } from '../../sdk/index.js';
+import {
+  devnetKey,
+  generateKeyPair,
+  RpcError,
+  signTransaction,
+  SvcClient,
+  transferPayload,
+  UNIT,
+  type Address,
+} from '../../sdk/index.js';
 import { startNodeProcess } from '../helpers/cli.js';
 import { tempDir, waitFor } from '../helpers/test-node.js';
 
@@ -28,12 +37,21 @@ describe('journal of acknowledged transactions, across SIGKILL', () => {
       const streams = senders.map(async (key, i) => {
         while (!killed) {
           const amount = UNIT + BigInt(run * 1000 + acks);
-          const tx = signTransaction({ chainId: 'svc-devnet-1', kind: 'transfer', nonce: nonces[i]!, payload: transferPayload(to, 'OMC', amount) }, key);
+          const tx = signTransaction(
+            {
+              chainId: 'svc-devnet-1',
+              kind: 'transfer',
+              nonce: nonces[i]!,
+              payload: transferPayload(to, 'OMC', amount),
+            },
+            key,
+          );
           try {
             await client.sendTransaction(tx);
           } catch (error) {
             if (killed) return;
-            if (error instanceof RpcError) throw new Error(`run ${run}: ${key.address} nonce ${nonces[i]} refused: ${error.message}`);
+            if (error instanceof RpcError)
+              throw new Error(`run ${run}: ${key.address} nonce ${nonces[i]} refused: ${error.message}`);
             throw error;
           }
           if (killed) {
@@ -60,7 +78,9 @@ describe('journal of acknowledged transactions, across SIGKILL', () => {
       const client = new SvcClient(last.url);
       const hashes = [...acknowledged];
       await waitFor(
-        async () => (await Promise.all(hashes.map((hash) => client.getTransaction(hash)))).filter((tx) => tx.status === 'mined').length,
+        async () =>
+          (await Promise.all(hashes.map((hash) => client.getTransaction(hash)))).filter((tx) => tx.status === 'mined')
+            .length,
         (mined) => mined === hashes.length,
         60_000,
         `all ${hashes.length} acknowledged transactions mined`,
@@ -68,7 +88,9 @@ describe('journal of acknowledged transactions, across SIGKILL', () => {
       // None twice: each acknowledged hash is listed by exactly one block.
       const head = await client.blockNumber();
       const listed = new Map<string, number>();
-      for (let height = 1; height <= head; height++) for (const hash of (await client.getBlockByNumber(height)).transactions) listed.set(hash, (listed.get(hash) ?? 0) + 1);
+      for (let height = 1; height <= head; height++)
+        for (const hash of (await client.getBlockByNumber(height)).transactions)
+          listed.set(hash, (listed.get(hash) ?? 0) + 1);
       expect(hashes.filter((hash) => listed.get(hash) !== 1)).toEqual([]);
       const receipts = await Promise.all(hashes.map((hash) => client.getTransactionReceipt(hash)));
       expect(receipts.filter((r) => r.status !== 'success')).toEqual([]);

@@ -40,7 +40,9 @@ describe('--wait', () => {
       const hash = /transaction (0x[0-9a-f]{64}) submitted; waiting/.exec(stderr)?.[1];
       expect(hash, `${args[0]}: ${stderr}`).toBeDefined();
       expect(code, `${args[0]}: ${stderr}`).toBe(130);
-      expect(stderr).toContain(`stopped waiting: transaction ${hash} stands; follow it up with\n  svc receipt ${hash} --url ${node.url}`);
+      expect(stderr).toContain(
+        `stopped waiting: transaction ${hash} stands; follow it up with\n  svc receipt ${hash} --url ${node.url}`,
+      );
     }
   }, 60_000);
 
@@ -48,11 +50,25 @@ describe('--wait', () => {
     const code = join(tempDir('svc-wait-'), 'return-one.hex');
     // PUSH1 1, PUSH1 0, MSTORE, PUSH1 32, PUSH1 0, RETURN: an EVM job that returns 1.
     writeFileSync(code, '0x600160005260206000f3');
-    const { code: exit, stderr } = await interruptWhenWaiting(['job', 'submit', '--runtime', 'evm', '--code', code, '--gas-limit', '100000', '--dev-account', '2', '--wait']);
+    const { code: exit, stderr } = await interruptWhenWaiting([
+      'job',
+      'submit',
+      '--runtime',
+      'evm',
+      '--code',
+      code,
+      '--gas-limit',
+      '100000',
+      '--dev-account',
+      '2',
+      '--wait',
+    ]);
     const id = /job (0x[0-9a-f]{64}) submitted; waiting/.exec(stderr)?.[1];
     expect(id, stderr).toBeDefined();
     expect(exit, stderr).toBe(130);
-    expect(stderr).toContain(`stopped waiting: job ${id} stands; follow it up with\n  svc job status ${id} --wait --url ${node.url}`);
+    expect(stderr).toContain(
+      `stopped waiting: job ${id} stands; follow it up with\n  svc job status ${id} --wait --url ${node.url}`,
+    );
   }, 60_000);
 
   it('on a terminal, shows each state the job reaches while it waits (in a pipe it says nothing of them: the oon-jobs CLI test finds one stderr line)', async () => {
@@ -61,13 +77,34 @@ describe('--wait', () => {
     try {
       const code = join(tempDir('svc-wait-tty-'), 'return-one.hex');
       writeFileSync(code, '0x600160005260206000f3');
-      const command = [process.execPath, SVC, 'job', 'submit', '--runtime', 'evm', '--code', code, '--gas-limit', '100000', '--dev-account', '3', '--wait', '--url', moving.url];
+      const command = [
+        process.execPath,
+        SVC,
+        'job',
+        'submit',
+        '--runtime',
+        'evm',
+        '--code',
+        code,
+        '--gas-limit',
+        '100000',
+        '--dev-account',
+        '3',
+        '--wait',
+        '--url',
+        moving.url,
+      ];
       // util-linux `script` runs the command on a pseudo-terminal: stderr is a TTY.
       const tty = spawn('script', ['-qfec', command.join(' '), '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
       let out = '';
       tty.stdout.on('data', (d: Buffer) => (out += d.toString()));
       const exited = new Promise((resolve) => tty.once('exit', resolve));
-      await waitFor(() => out, (text) => /^\s+queued \(waiting: no active provider offers evm\) after \d+\.\d s/m.test(text), 20_000, 'the queued state on the terminal');
+      await waitFor(
+        () => out,
+        (text) => /^\s+queued \(waiting: no active provider offers evm\) after \d+\.\d s/m.test(text),
+        20_000,
+        'the queued state on the terminal',
+      );
       expect(out).toMatch(/job 0x[0-9a-f]{64} submitted; waiting/);
       tty.kill('SIGKILL');
       await exited;

@@ -13,8 +13,17 @@ describe('block activity summary', () => {
     activity.count('imported', 1, 3);
     activity.report(logs.log, 12);
     expect(logs.lines).toHaveLength(1);
-    expect(logs.lines[0]).toMatchObject({ level: 30, head: 12, produced: 1, imported: 2, transactions: 4, msPerBlock: 3 });
-    expect(String(logs.lines[0]!.msg)).toMatch(/^head 12: 3 blocks in \d+ s \(1 produced, 2 imported\), 4 tx, 3 ms a block$/);
+    expect(logs.lines[0]).toMatchObject({
+      level: 30,
+      head: 12,
+      produced: 1,
+      imported: 2,
+      transactions: 4,
+      msPerBlock: 3,
+    });
+    expect(String(logs.lines[0]!.msg)).toMatch(
+      /^head 12: 3 blocks in \d+ s \(1 produced, 2 imported\), 4 tx, 3 ms a block$/,
+    );
     activity.report(logs.log, 12);
     expect(logs.lines).toHaveLength(1);
   });

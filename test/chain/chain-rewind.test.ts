@@ -22,11 +22,28 @@ describe('the chain going back to an earlier block (dev mode revert)', () => {
   });
 
   it("restores the block's state root and history, and drops the undone blocks' transactions, receipts, account index entries, eth_ logs and pending transactions", async () => {
-    const wallet = createWalletClient({ account: privateKeyToAccount(TEST_KEY_0), transport: http(dev.url) }).extend(publicActions);
-    const chainRef = { id: 0x737663, name: 'dev', nativeCurrency: { name: 'OMC', symbol: 'OMC', decimals: 18 }, rpcUrls: { default: { http: [dev.url] } } };
-    const deployed = await wallet.waitForTransactionReceipt({ hash: await wallet.deployContract({ abi: probe.abi, bytecode: probe.bytecode, chain: chainRef }) });
+    const wallet = createWalletClient({ account: privateKeyToAccount(TEST_KEY_0), transport: http(dev.url) }).extend(
+      publicActions,
+    );
+    const chainRef = {
+      id: 0x737663,
+      name: 'dev',
+      nativeCurrency: { name: 'OMC', symbol: 'OMC', decimals: 18 },
+      rpcUrls: { default: { http: [dev.url] } },
+    };
+    const deployed = await wallet.waitForTransactionReceipt({
+      hash: await wallet.deployContract({ abi: probe.abi, bytecode: probe.bytecode, chain: chainRef }),
+    });
     const contract = deployed.contractAddress!;
-    await wallet.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: contract, abi: probe.abi, functionName: 'count', args: [2n], chain: chainRef }) });
+    await wallet.waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        address: contract,
+        abi: probe.abi,
+        functionName: 'count',
+        args: [2n],
+        chain: chainRef,
+      }),
+    });
 
     const snapshot = (await rpc<string>(dev.url, 'evm_snapshot')).body.result!;
     const kept = chain.head;
@@ -37,13 +54,31 @@ describe('the chain going back to an earlier block (dev mode revert)', () => {
     // account's balance), deleted (a storage slot set to zero), logs, and one transaction left pending.
     const alice = devnetKey('account', 0);
     const stranger = generateKeyPair();
-    const transfer = signTransaction({ chainId: kept.chainId, kind: 'transfer', nonce: chain.nextNonce(alice.address), payload: transferPayload(stranger.address, 'OMC', 5n) }, alice);
+    const transfer = signTransaction(
+      {
+        chainId: kept.chainId,
+        kind: 'transfer',
+        nonce: chain.nextNonce(alice.address),
+        payload: transferPayload(stranger.address, 'OMC', 5n),
+      },
+      alice,
+    );
     expect((await rpc(dev.url, 'svc_sendRawTransaction', [rawTransaction(transfer)])).body.error).toBeUndefined();
-    const counted = await wallet.writeContract({ address: contract, abi: probe.abi, functionName: 'count', args: [3n], chain: chainRef });
+    const counted = await wallet.writeContract({
+      address: contract,
+      abi: probe.abi,
+      functionName: 'count',
+      args: [3n],
+      chain: chainRef,
+    });
     await wallet.waitForTransactionReceipt({ hash: counted });
     await rpc(dev.url, 'anvil_setStorageAt', [contract, '0x0', '0x0']);
     await rpc(dev.url, 'evm_setAutomine', [false]);
-    const waiting = await wallet.sendTransaction({ to: stranger.address.replace('svc1', '0x') as Hex, value: 1n, chain: chainRef });
+    const waiting = await wallet.sendTransaction({
+      to: stranger.address.replace('svc1', '0x') as Hex,
+      value: 1n,
+      chain: chainRef,
+    });
     expect(chain.mempool.size).toBe(1);
     expect((await chain.accountTransactions(stranger.address, 10)).entries).toHaveLength(1);
     const undone = chain.head.height;
@@ -63,21 +98,37 @@ describe('the chain going back to an earlier block (dev mode revert)', () => {
     // The counter as it was (2), now and in the kept block's history.
     const counter = (await rpc<string>(dev.url, 'eth_getStorageAt', [contract, '0x0', 'latest'])).body.result!;
     expect(BigInt(counter)).toBe(2n);
-    expect((await rpc<string>(dev.url, 'eth_getStorageAt', [contract, '0x0', `0x${kept.height.toString(16)}`])).body.result).toBe(counter);
-    expect((await rpc<unknown[]>(dev.url, 'eth_getLogs', [{ address: contract, fromBlock: `0x${(kept.height + 1).toString(16)}`, toBlock: 'latest' }])).body.result).toEqual([]);
+    expect(
+      (await rpc<string>(dev.url, 'eth_getStorageAt', [contract, '0x0', `0x${kept.height.toString(16)}`])).body.result,
+    ).toBe(counter);
+    expect(
+      (
+        await rpc<unknown[]>(dev.url, 'eth_getLogs', [
+          { address: contract, fromBlock: `0x${(kept.height + 1).toString(16)}`, toBlock: 'latest' },
+        ])
+      ).body.result,
+    ).toEqual([]);
     expect((await rpc<unknown[]>(dev.url, 'eth_getFilterChanges', [filter])).body.result).toEqual([]);
     expect((await rpc<unknown[]>(dev.url, 'eth_getFilterChanges', [logFilter])).body.result).toEqual([]);
 
     // The chain goes on from there: the same transactions are new again, at the heights after the kept block.
     expect((await rpc(dev.url, 'svc_sendRawTransaction', [rawTransaction(transfer)])).body.error).toBeUndefined();
-    await waitFor(() => chain.getTransaction(transfer.hash), (found) => found?.height === kept.height + 1, 10_000, 'the transfer to be mined again');
+    await waitFor(
+      () => chain.getTransaction(transfer.hash),
+      (found) => found?.height === kept.height + 1,
+      10_000,
+      'the transfer to be mined again',
+    );
     expect((await rpc<string[]>(dev.url, 'eth_getFilterChanges', [filter])).body.result).toEqual([chain.head.hash]);
     expect((await chain.accountTransactions(stranger.address, 10)).entries).toHaveLength(1);
   });
 
   it('refuses to go back past the head or below the history window, and changes nothing', async () => {
     const head = chain.head;
-    await expect(chain.rewind(head.height + 1)).rejects.toMatchObject({ message: 'invalid_params', data: { reason: `cannot go back to block ${head.height + 1}: the head is ${head.height}` } });
+    await expect(chain.rewind(head.height + 1)).rejects.toMatchObject({
+      message: 'invalid_params',
+      data: { reason: `cannot go back to block ${head.height + 1}: the head is ${head.height}` },
+    });
     await expect(chain.rewind(-1)).rejects.toMatchObject({ message: 'invalid_params' });
     expect(chain.head.hash).toBe(head.hash);
     expect((await rpc(dev.url, 'evm_revert', ['0x7f'])).body.result).toBe(false);
@@ -90,7 +141,14 @@ describe('the chain going back to an earlier block (dev mode revert)', () => {
       await rpc(short.url, 'anvil_mine', [5]);
       const before = short.node.service<Chain>('chain').head.hash;
       const refused = await rpc(short.url, 'evm_revert', [snapshot]);
-      expect(refused.body.error).toMatchObject({ message: 'pruned', data: { reason: expect.stringMatching(/^cannot go back to block \d+: its state is older than this node's history window \(oldest: \d+\)$/) } });
+      expect(refused.body.error).toMatchObject({
+        message: 'pruned',
+        data: {
+          reason: expect.stringMatching(
+            /^cannot go back to block \d+: its state is older than this node's history window \(oldest: \d+\)$/,
+          ),
+        },
+      });
       expect(short.node.service<Chain>('chain').head.hash).toBe(before);
       // Refused, the snapshot is still there (and still too old).
       expect((await rpc(short.url, 'evm_revert', [snapshot])).body.error?.message).toBe('pruned');

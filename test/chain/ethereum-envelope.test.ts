@@ -11,28 +11,70 @@ import { TEST_KEY_0, TEST_ADDRESS_0 } from '../helpers/foundry.js';
 
 const context = { chainId: 'svc-devnet-1', evmChainId: 0x737663 };
 const account = privateKeyToAccount(TEST_KEY_0);
-const tx = { chainId: context.evmChainId, type: 'eip1559' as const, nonce: 7, to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' as Hex, value: 5n, gas: 21_000n, maxFeePerGas: 3n, maxPriorityFeePerGas: 1n };
+const tx = {
+  chainId: context.evmChainId,
+  type: 'eip1559' as const,
+  nonce: 7,
+  to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' as Hex,
+  value: 5n,
+  gas: 21_000n,
+  maxFeePerGas: 3n,
+  maxPriorityFeePerGas: 1n,
+};
 
 describe('the Ethereum envelope', () => {
   it('decodes to an evm.ethereum transaction: Keccak hash, recovered Keccak-derived sender, the nonce, the bytes as they came', async () => {
     const raw = await account.signTransaction(tx);
     const result = decodeVerified(fromHex(raw), context);
     if (!('tx' in result)) throw new Error(JSON.stringify(result));
-    expect(result.tx).toMatchObject({ kind: ETHEREUM_KIND, chainId: 'svc-devnet-1', nonce: 7, hash: keccak256(raw), from: `svc1${TEST_ADDRESS_0.slice(2).toLowerCase()}` });
-    expect(result.tx.payload).toMatchObject({ type: 2, value: '5', gasLimit: '21000', maxFeePerGas: '3', maxPriorityFeePerGas: '1', to: tx.to.toLowerCase() });
+    expect(result.tx).toMatchObject({
+      kind: ETHEREUM_KIND,
+      chainId: 'svc-devnet-1',
+      nonce: 7,
+      hash: keccak256(raw),
+      from: `svc1${TEST_ADDRESS_0.slice(2).toLowerCase()}`,
+    });
+    expect(result.tx.payload).toMatchObject({
+      type: 2,
+      value: '5',
+      gasLimit: '21000',
+      maxFeePerGas: '3',
+      maxPriorityFeePerGas: '1',
+      to: tx.to.toLowerCase(),
+    });
     expect(Buffer.from(rawOf(result.tx)).toString('hex')).toBe(raw.slice(2));
     expect(decodeStored(fromHex(raw), context).hash).toBe(result.tx.hash);
   });
 
   it('refuses another chain id, a legacy transaction without EIP-155, a high-s signature, blob and set-code types, and a network without an EVM', async () => {
-    expect(decodeVerified(fromHex(await account.signTransaction({ ...tx, chainId: 1 })), context)).toHaveProperty('wrongChain');
-    expect(decodeVerified(fromHex(await account.signTransaction({ to: tx.to, value: 1n, gas: 21_000n, gasPrice: 3n, nonce: 0, type: 'legacy' })), context)).toMatchObject({ format: expect.stringMatching(/EIP-155/) });
+    expect(decodeVerified(fromHex(await account.signTransaction({ ...tx, chainId: 1 })), context)).toHaveProperty(
+      'wrongChain',
+    );
+    expect(
+      decodeVerified(
+        fromHex(
+          await account.signTransaction({ to: tx.to, value: 1n, gas: 21_000n, gasPrice: 3n, nonce: 0, type: 'legacy' }),
+        ),
+        context,
+      ),
+    ).toMatchObject({ format: expect.stringMatching(/EIP-155/) });
     const signed = parseTransaction(await account.signTransaction(tx));
     const highS = `0x${(secp256k1.Point.CURVE().n - BigInt(signed.s!)).toString(16).padStart(64, '0')}` as Hex;
-    expect(decodeVerified(fromHex(serializeTransaction(tx, { r: signed.r!, s: highS, yParity: signed.yParity === 0 ? 1 : 0 })), context)).toHaveProperty('badSignature', true);
-    expect(decodeVerified(fromHex('0x03c0'), context)).toMatchObject({ format: expect.stringMatching(/type 3 is not supported/) });
-    expect(decodeVerified(fromHex('0x04c0'), context)).toMatchObject({ format: expect.stringMatching(/type 4 is not supported/) });
-    expect(decodeVerified(fromHex(await account.signTransaction(tx)), { chainId: 'other' })).toMatchObject({ format: expect.stringMatching(/runs no EVM/) });
+    expect(
+      decodeVerified(
+        fromHex(serializeTransaction(tx, { r: signed.r!, s: highS, yParity: signed.yParity === 0 ? 1 : 0 })),
+        context,
+      ),
+    ).toHaveProperty('badSignature', true);
+    expect(decodeVerified(fromHex('0x03c0'), context)).toMatchObject({
+      format: expect.stringMatching(/type 3 is not supported/),
+    });
+    expect(decodeVerified(fromHex('0x04c0'), context)).toMatchObject({
+      format: expect.stringMatching(/type 4 is not supported/),
+    });
+    expect(decodeVerified(fromHex(await account.signTransaction(tx)), { chainId: 'other' })).toMatchObject({
+      format: expect.stringMatching(/runs no EVM/),
+    });
   });
 
   it('recovers the signer of replay-protected legacy, EIP-2930 and EIP-1559 transactions, natively as in JavaScript', async () => {
@@ -40,8 +82,25 @@ describe('the Ethereum envelope', () => {
     for (let i = 0; i < 8; i++) {
       const signer = privateKeyToAccount(generatePrivateKey());
       for (const raw of [
-        await signer.signTransaction({ to: tx.to, value: 1n, gas: 21_000n, gasPrice: 3n, nonce: i, chainId: context.evmChainId, type: 'legacy' }),
-        await signer.signTransaction({ to: tx.to, value: 1n, gas: 21_000n, gasPrice: 3n, nonce: i, chainId: context.evmChainId, type: 'eip2930', accessList: [] }),
+        await signer.signTransaction({
+          to: tx.to,
+          value: 1n,
+          gas: 21_000n,
+          gasPrice: 3n,
+          nonce: i,
+          chainId: context.evmChainId,
+          type: 'legacy',
+        }),
+        await signer.signTransaction({
+          to: tx.to,
+          value: 1n,
+          gas: 21_000n,
+          gasPrice: 3n,
+          nonce: i,
+          chainId: context.evmChainId,
+          type: 'eip2930',
+          accessList: [],
+        }),
         await signer.signTransaction({ ...tx, nonce: i }),
       ]) {
         const result = decodeVerified(fromHex(raw), context);

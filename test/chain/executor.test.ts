@@ -21,12 +21,28 @@ describe('transaction execution', () => {
     const { kinds, state } = setup();
     const alice = devnetKey('account', 0);
     const stranger = generateKeyPair();
-    const env = { chainId: 'svc-devnet-1', height: 1, timestamp: 1, parentHash: `0x${'00'.repeat(32)}`, lastCommit: null, proposer: devnetKey('validator', 0).address };
+    const env = {
+      chainId: 'svc-devnet-1',
+      height: 1,
+      timestamp: 1,
+      parentHash: `0x${'00'.repeat(32)}`,
+      lastCommit: null,
+      proposer: devnetKey('validator', 0).address,
+    };
     const all = decodeAccount(state.get(accountKey(alice.address))).omc;
     const txs = [
-      signTransaction({ chainId: env.chainId, kind: 'transfer', nonce: 0, payload: transferPayload(stranger.address, 'OMC', all) }, alice),
-      signTransaction({ chainId: env.chainId, kind: 'transfer', nonce: 1, payload: transferPayload(stranger.address, 'OMC', 1n) }, alice),
-      signTransaction({ chainId: env.chainId, kind: 'transfer', nonce: 0, payload: transferPayload(alice.address, 'OMC', 5n) }, stranger),
+      signTransaction(
+        { chainId: env.chainId, kind: 'transfer', nonce: 0, payload: transferPayload(stranger.address, 'OMC', all) },
+        alice,
+      ),
+      signTransaction(
+        { chainId: env.chainId, kind: 'transfer', nonce: 1, payload: transferPayload(stranger.address, 'OMC', 1n) },
+        alice,
+      ),
+      signTransaction(
+        { chainId: env.chainId, kind: 'transfer', nonce: 0, payload: transferPayload(alice.address, 'OMC', 5n) },
+        stranger,
+      ),
     ];
     const result = await executeTransactions(txs, env, state, kinds, captureLog().log, true);
     expect(result.receipts.map((r) => r.status)).toEqual(['success', 'failed', 'success']);
@@ -39,11 +55,23 @@ describe('transaction execution', () => {
   it('leaves invalid transactions out when producing, and rejects them when importing', async () => {
     const { kinds, state } = setup();
     const alice = devnetKey('account', 0);
-    const env = { chainId: 'svc-devnet-1', height: 1, timestamp: 1, parentHash: `0x${'00'.repeat(32)}`, lastCommit: null, proposer: devnetKey('validator', 0).address };
-    const gap = signTransaction({ chainId: env.chainId, kind: 'transfer', nonce: 3, payload: transferPayload(alice.address, 'OMC', 1n) }, alice);
+    const env = {
+      chainId: 'svc-devnet-1',
+      height: 1,
+      timestamp: 1,
+      parentHash: `0x${'00'.repeat(32)}`,
+      lastCommit: null,
+      proposer: devnetKey('validator', 0).address,
+    };
+    const gap = signTransaction(
+      { chainId: env.chainId, kind: 'transfer', nonce: 3, payload: transferPayload(alice.address, 'OMC', 1n) },
+      alice,
+    );
     const produced = await executeTransactions([gap], env, state, kinds, captureLog().log, false);
     expect(produced.included).toHaveLength(0);
     expect(produced.rejected[0]).toMatchObject({ error: 'nonce_gap' });
-    await expect(executeTransactions([gap], env, state, kinds, captureLog().log, true)).rejects.toThrow(/ahead of the account nonce/);
+    await expect(executeTransactions([gap], env, state, kinds, captureLog().log, true)).rejects.toThrow(
+      /ahead of the account nonce/,
+    );
   });
 });

@@ -1,7 +1,15 @@
 import { existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { devnetKey, generateKeyPair, RpcError, signTransaction, SvcClient, transferPayload, UNIT } from '../../sdk/index.js';
+import {
+  devnetKey,
+  generateKeyPair,
+  RpcError,
+  signTransaction,
+  SvcClient,
+  transferPayload,
+  UNIT,
+} from '../../sdk/index.js';
 import { startTestNode, tempDir, waitFor } from '../helpers/test-node.js';
 import { encodeRecord, readJournal } from '../../chain/tx-journal.js';
 import { encodeSigned } from '../../sdk/transaction.js';
@@ -10,14 +18,28 @@ const JOURNAL = 'pending-transactions.journal';
 /** A validator that makes block 1 and then none for an hour: what it acknowledges stays pending. */
 const STALLED = { validator: { blockTime: 3_600_000 } };
 
-const transfer = (nonce: number, i = 0) => signTransaction({ chainId: 'svc-devnet-1', kind: 'transfer', nonce, payload: transferPayload(generateKeyPair().address, 'OMC', UNIT + BigInt(i)) }, devnetKey('account', 0));
+const transfer = (nonce: number, i = 0) =>
+  signTransaction(
+    {
+      chainId: 'svc-devnet-1',
+      kind: 'transfer',
+      nonce,
+      payload: transferPayload(generateKeyPair().address, 'OMC', UNIT + BigInt(i)),
+    },
+    devnetKey('account', 0),
+  );
 
 describe('replaying the journal at start', () => {
   it('takes acknowledged transactions back after a stop; a journal of mined ones (and a torn record) replays none of them again', async () => {
     const dataDir = tempDir('svc-journal-replay-');
     const first = await startTestNode({ dataDir, ...STALLED });
     const client = new SvcClient(first.url);
-    await waitFor(() => client.blockNumber(), (h) => h >= 1, 15_000, 'block 1');
+    await waitFor(
+      () => client.blockNumber(),
+      (h) => h >= 1,
+      15_000,
+      'block 1',
+    );
     const nonce = await client.getNonce(devnetKey('account', 0).address);
     const txs = [0, 1, 2].map((i) => transfer(nonce + i, i));
     for (const tx of txs) await client.sendTransaction(tx);
@@ -27,7 +49,13 @@ describe('replaying the journal at start', () => {
     const second = await startTestNode({ dataDir, validator: { blockTime: 100 } });
     const again = new SvcClient(second.url);
     expect(second.logs.text()).toMatch(/journal: 3 acknowledged transactions pending again/);
-    for (const tx of txs) await waitFor(() => again.getTransaction(tx.hash), (view) => view.status === 'mined', 15_000, `${tx.hash} mined`);
+    for (const tx of txs)
+      await waitFor(
+        () => again.getTransaction(tx.hash),
+        (view) => view.status === 'mined',
+        15_000,
+        `${tx.hash} mined`,
+      );
     await second.stop();
 
     // The journal as it was before they were mined, its last record torn by the crash that wrote it.
@@ -48,10 +76,14 @@ describe('replaying the journal at start', () => {
     // expired; only one never mined has expired.
     const hourAgo = Date.now() - 3_600_000;
     const never = transfer(nonce + 10);
-    const aged = [...readJournal(journalWhilePending).records.map((record) => record.raw), encodeSigned(never)].map((raw) => encodeRecord(hourAgo, raw));
+    const aged = [...readJournal(journalWhilePending).records.map((record) => record.raw), encodeSigned(never)].map(
+      (raw) => encodeRecord(hourAgo, raw),
+    );
     writeFileSync(join(dataDir, JOURNAL), Buffer.concat(aged));
     const fourth = await startTestNode({ dataDir, ...STALLED });
-    expect(fourth.logs.text()).toMatch(/journal: 0 acknowledged transactions pending again \(3 mined before the stop, 0 whose nonce another transaction took, 1 expired, 0 no longer valid\)/);
+    expect(fourth.logs.text()).toMatch(
+      /journal: 0 acknowledged transactions pending again \(3 mined before the stop, 0 whose nonce another transaction took, 1 expired, 0 no longer valid\)/,
+    );
     await fourth.stop();
   }, 60_000);
 
@@ -59,7 +91,12 @@ describe('replaying the journal at start', () => {
     const node = await startTestNode({ ...STALLED, chain: { txJournalMaxBytes: 4096 } });
     try {
       const client = new SvcClient(node.url);
-      await waitFor(() => client.blockNumber(), (h) => h >= 1, 15_000, 'block 1');
+      await waitFor(
+        () => client.blockNumber(),
+        (h) => h >= 1,
+        15_000,
+        'block 1',
+      );
       const nonce = await client.getNonce(devnetKey('account', 0).address);
       let refused: RpcError | undefined;
       let admitted = 0;

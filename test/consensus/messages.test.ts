@@ -1,10 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { generateKeyPair, sign, toHex, type KeyPair } from '../../sdk/index.js';
-import { certificateOf, commitProblem, proposalSignBytes, proposalSigned, voteSignBytes, voteSigned, type SignedVote } from '../../consensus/messages.js';
+import {
+  certificateOf,
+  commitProblem,
+  proposalSignBytes,
+  proposalSigned,
+  voteSignBytes,
+  voteSigned,
+  type SignedVote,
+} from '../../consensus/messages.js';
 import type { Validator } from '../../consensus/validator-set.js';
 
 const keys: KeyPair[] = [generateKeyPair(), generateKeyPair(), generateKeyPair(), generateKeyPair()];
-const set: Validator[] = keys.map((key, i) => ({ operator: key.address, consensusKey: toHex(key.publicKey), power: BigInt(15 + i * 4) }));
+const set: Validator[] = keys.map((key, i) => ({
+  operator: key.address,
+  consensusKey: toHex(key.publicKey),
+  power: BigInt(15 + i * 4),
+}));
 const CHAIN = 'svc-devnet';
 const BLOCK = `0x${'ab'.repeat(32)}`;
 
@@ -32,15 +44,38 @@ describe('consensus messages and commit certificates', () => {
     // Powers 15, 19, 23, 27 (84): 19 + 23 + 27 = 69 > 56; 15 + 19 + 23 = 57 > 56; 15 + 19 + 27 = 61; 15 + 27 = 42 is not.
     const good = certificateOf(7, 1, BLOCK, [precommit(keys[1]!), precommit(keys[2]!), precommit(keys[3]!)]);
     expect(commitProblem(CHAIN, set, good, 7, BLOCK)).toBeUndefined();
-    expect(commitProblem(CHAIN, set, certificateOf(7, 1, BLOCK, [precommit(keys[0]!), precommit(keys[3]!)]), 7, BLOCK)).toMatch(/precommits of 42 of 84 power/);
+    expect(
+      commitProblem(CHAIN, set, certificateOf(7, 1, BLOCK, [precommit(keys[0]!), precommit(keys[3]!)]), 7, BLOCK),
+    ).toMatch(/precommits of 42 of 84 power/);
     expect(commitProblem(CHAIN, set, good, 8, BLOCK)).toMatch(/the certificate is for block 7/);
     const twice = certificateOf(7, 1, BLOCK, [precommit(keys[1]!), precommit(keys[1]!), precommit(keys[3]!)]);
     expect(commitProblem(CHAIN, set, twice, 7, BLOCK)).toMatch(/signs twice/);
-    const forged = { ...good, signatures: good.signatures.map((s, i) => (i === 0 ? { ...s, signature: toHex(sign(new Uint8Array(3), keys[1]!.secretKey)) } : s)) };
+    const forged = {
+      ...good,
+      signatures: good.signatures.map((s, i) =>
+        i === 0 ? { ...s, signature: toHex(sign(new Uint8Array(3), keys[1]!.secretKey)) } : s,
+      ),
+    };
     expect(commitProblem(CHAIN, set, forged, 7, BLOCK)).toMatch(/signature does not verify/);
     const outsider = generateKeyPair();
-    expect(commitProblem(CHAIN, set, certificateOf(7, 1, BLOCK, [precommit(outsider), precommit(keys[2]!), precommit(keys[3]!)]), 7, BLOCK)).toMatch(/not in the validator set/);
+    expect(
+      commitProblem(
+        CHAIN,
+        set,
+        certificateOf(7, 1, BLOCK, [precommit(outsider), precommit(keys[2]!), precommit(keys[3]!)]),
+        7,
+        BLOCK,
+      ),
+    ).toMatch(/not in the validator set/);
     // Nil precommits are no commit.
-    expect(commitProblem(CHAIN, set, certificateOf(7, 1, BLOCK, [precommit(keys[1]!, null), precommit(keys[2]!, null), precommit(keys[3]!, null)]), 7, BLOCK)).toMatch(/does not verify/);
+    expect(
+      commitProblem(
+        CHAIN,
+        set,
+        certificateOf(7, 1, BLOCK, [precommit(keys[1]!, null), precommit(keys[2]!, null), precommit(keys[3]!, null)]),
+        7,
+        BLOCK,
+      ),
+    ).toMatch(/does not verify/);
   });
 });

@@ -17,7 +17,9 @@ describe('signing state (double-sign protection)', () => {
     expect(state.sign(5, 0, 'prevote', vote('prevote 5/0 X'), signer)).toEqual(first);
     expect(() => state.sign(5, 0, 'prevote', vote('prevote 5/0 Y'), signer)).toThrow(DoubleSignRefused);
     state.sign(5, 0, 'precommit', vote('precommit 5/0 X'), signer);
-    expect(() => state.sign(5, 0, 'prevote', vote('prevote 5/0 X'), signer)).toThrow(/already signed precommit at 5\/0/);
+    expect(() => state.sign(5, 0, 'prevote', vote('prevote 5/0 X'), signer)).toThrow(
+      /already signed precommit at 5\/0/,
+    );
     state.sign(5, 1, 'proposal', vote('proposal 5/1'), signer);
     expect(() => state.sign(4, 9, 'precommit', vote('old'), signer)).toThrow(DoubleSignRefused);
     state.sign(6, 0, 'prevote', vote('prevote 6/0'), signer);
@@ -82,7 +84,10 @@ describe('signing state (double-sign protection)', () => {
     );
     const signOnce = (height: number, round: number, step: string, value: string): Promise<string> =>
       new Promise((done, fail) => {
-        const child = spawn(process.execPath, [script, String(height), String(round), step, value], { stdio: ['ignore', 'pipe', 'inherit'], cwd: resolve('.') });
+        const child = spawn(process.execPath, [script, String(height), String(round), step, value], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+          cwd: resolve('.'),
+        });
         let out = '';
         child.stdout.on('data', (d: Buffer) => {
           out += d.toString();

@@ -16,7 +16,10 @@ export function prng(seed: number): () => number {
   };
 }
 
-export type Message = { kind: 'proposal'; proposal: Proposal } | { kind: 'vote'; vote: Vote } | { kind: 'commit'; height: number; round: number; value: string; commit: Vote[] };
+export type Message =
+  | { kind: 'proposal'; proposal: Proposal }
+  | { kind: 'vote'; vote: Vote }
+  | { kind: 'commit'; height: number; round: number; value: string; commit: Vote[] };
 
 export interface Byzantine {
   /** Replaces what an honest validator would send with what this one sends to each peer. */
@@ -61,19 +64,42 @@ export class Simulation {
   constructor(private readonly options: SimulationOptions) {
     this.random = prng(options.seed);
     this.powers = new Map(options.validators.map((v) => [v.name, v.power]));
-    this.set = nextSet([], options.validators.map((v) => ({ operator: v.name, consensusKey: v.name, power: v.power })));
+    this.set = nextSet(
+      [],
+      options.validators.map((v) => ({ operator: v.name, consensusKey: v.name, power: v.power })),
+    );
     for (const { name } of options.validators) {
       const host: ConsensusHost = {
         self: name,
         powers: () => this.powers,
         proposer: (height, round) => this.proposer(height, round),
-        propose: (height, round, validValue, validRound) => this.broadcast(name, { kind: 'proposal', proposal: { height, round, value: validValue ?? `block ${height}/${round} by ${name}`, validRound: validValue === null ? -1 : validRound, proposer: name } }),
+        propose: (height, round, validValue, validRound) =>
+          this.broadcast(name, {
+            kind: 'proposal',
+            proposal: {
+              height,
+              round,
+              value: validValue ?? `block ${height}/${round} by ${name}`,
+              validRound: validValue === null ? -1 : validRound,
+              proposer: name,
+            },
+          }),
         broadcastVote: (vote) => this.broadcast(name, { kind: 'vote', vote }),
         schedule: (step, height, round, ms) => this.at(this.now + ms, () => this.timeout(name, step, height, round)),
         decide: (height, round, value, commit) => this.decided(name, height, round, value, commit),
         equivocation: (evidence) => this.evidence.push(evidence),
       };
-      this.nodes.set(name, { name, machine: new Tendermint(host, { propose: { base: 300, delta: 100 }, prevote: { base: 100, delta: 50 }, precommit: { base: 100, delta: 50 } }), down: false, held: [], paused: false });
+      this.nodes.set(name, {
+        name,
+        machine: new Tendermint(host, {
+          propose: { base: 300, delta: 100 },
+          prevote: { base: 100, delta: 50 },
+          precommit: { base: 100, delta: 50 },
+        }),
+        down: false,
+        held: [],
+        paused: false,
+      });
     }
   }
 
@@ -136,8 +162,16 @@ export class Simulation {
     const byzantine = this.options.byzantine?.[from];
     for (const to of this.nodes.keys()) {
       let sent: Message | undefined = message;
-      if (byzantine && message.kind === 'proposal' && byzantine.proposal) sent = (() => { const p = byzantine.proposal!(message.proposal, to); return p ? { kind: 'proposal' as const, proposal: p } : undefined; })();
-      if (byzantine && message.kind === 'vote' && byzantine.vote) sent = (() => { const v = byzantine.vote!(message.vote, to); return v ? { kind: 'vote' as const, vote: v } : undefined; })();
+      if (byzantine && message.kind === 'proposal' && byzantine.proposal)
+        sent = (() => {
+          const p = byzantine.proposal!(message.proposal, to);
+          return p ? { kind: 'proposal' as const, proposal: p } : undefined;
+        })();
+      if (byzantine && message.kind === 'vote' && byzantine.vote)
+        sent = (() => {
+          const v = byzantine.vote!(message.vote, to);
+          return v ? { kind: 'vote' as const, vote: v } : undefined;
+        })();
       if (!sent) continue;
       const delay = to === from ? 0 : this.delayTo(to, sent);
       const deliver = sent;
@@ -152,14 +186,21 @@ export class Simulation {
     const node = this.nodes.get(to)!;
     if (node.down) return;
     if (node.paused) return void node.held.push(message);
-    const id = message.kind === 'vote' ? `v/${message.vote.type}/${message.vote.height}/${message.vote.round}/${message.vote.value}/${message.vote.validator}` : message.kind === 'proposal' ? `p/${message.proposal.height}/${message.proposal.round}/${message.proposal.value}` : `c/${message.height}/${message.round}/${message.value}`;
+    const id =
+      message.kind === 'vote'
+        ? `v/${message.vote.type}/${message.vote.height}/${message.vote.round}/${message.vote.value}/${message.vote.validator}`
+        : message.kind === 'proposal'
+          ? `p/${message.proposal.height}/${message.proposal.round}/${message.proposal.value}`
+          : `c/${message.height}/${message.round}/${message.value}`;
     let seen = this.seen.get(to);
     if (!seen) this.seen.set(to, (seen = new Set()));
     if (seen.has(id)) return;
     seen.add(id);
     // Gossip: what a node receives it passes on (a byzantine node too: it cannot change others' signed messages).
-    for (const peer of this.nodes.keys()) if (peer !== to) this.at(this.now + this.delayTo(peer, message), () => this.deliver(peer, message));
-    if (message.kind === 'proposal') node.machine.onProposal(message.proposal, !(this.options.invalid?.(message.proposal.value) ?? false));
+    for (const peer of this.nodes.keys())
+      if (peer !== to) this.at(this.now + this.delayTo(peer, message), () => this.deliver(peer, message));
+    if (message.kind === 'proposal')
+      node.machine.onProposal(message.proposal, !(this.options.invalid?.(message.proposal.value) ?? false));
     else if (message.kind === 'vote') node.machine.onVote(message.vote);
     else node.machine.onCommit(message.height, message.round, message.value, message.commit);
   }

@@ -15,7 +15,9 @@ function certificatesHold(sim: Simulation): void {
   for (const { value, commit, height, round } of sim.commits) {
     const signers = new Set(commit.map((v) => v.validator));
     expect(signers.size).toBe(commit.length);
-    expect(commit.every((v) => v.type === 'precommit' && v.value === value && v.height === height && v.round === round)).toBe(true);
+    expect(
+      commit.every((v) => v.type === 'precommit' && v.value === value && v.height === height && v.round === round),
+    ).toBe(true);
     const power = [...signers].reduce((sum, name) => sum + sim.powerOf(name), 0n);
     expect(power * 3n > sim.totalPower() * 2n).toBe(true);
   }
@@ -76,14 +78,17 @@ describe('Tendermint consensus (simulated network)', () => {
           v1: {
             // To half the network one value, to the other half another.
             proposal: (p, to) => (to === 'v2' || to === 'v1' ? p : { ...p, value: `${p.value} (forked)` }),
-            vote: (v, to) => (to === 'v2' || to === 'v1' ? v : v.value === null ? v : { ...v, value: `${v.value} (forked)` }),
+            vote: (v, to) =>
+              to === 'v2' || to === 'v1' ? v : v.value === null ? v : { ...v, value: `${v.value} (forked)` },
           },
         },
       });
       sim.start();
       sim.run(120_000, () => sim.decidedByAll(['v2', 'v3', 'v4']) >= 10);
       expect(sim.decidedByAll(['v2', 'v3', 'v4'])).toBeGreaterThanOrEqual(10);
-      const honest = [...sim.decisions].filter(([, byNode]) => new Set(['v2', 'v3', 'v4'].map((n) => byNode.get(n)).filter(Boolean)).size > 1);
+      const honest = [...sim.decisions].filter(
+        ([, byNode]) => new Set(['v2', 'v3', 'v4'].map((n) => byNode.get(n)).filter(Boolean)).size > 1,
+      );
       expect(honest).toEqual([]);
     }
   });
@@ -100,7 +105,9 @@ describe('Tendermint consensus (simulated network)', () => {
         ],
         seed,
         maxDelayMs: 400,
-        byzantine: { a: { vote: (v) => (coin() < 0.5 ? v : { ...v, value: v.value === null ? `random ${seed}` : null }) } },
+        byzantine: {
+          a: { vote: (v) => (coin() < 0.5 ? v : { ...v, value: v.value === null ? `random ${seed}` : null }) },
+        },
       });
       sim.start();
       sim.run(10_000);
@@ -110,20 +117,31 @@ describe('Tendermint consensus (simulated network)', () => {
       sim.run(30_000);
       // It made progress too (the byzantine voter alone cannot stop 3 honest validators of 65 of 80 power).
       expect(sim.decidedByAll(['b', 'c']), `seed ${seed}`).toBeGreaterThan(5);
-      const honest = [...sim.decisions].filter(([, byNode]) => new Set(['b', 'c', 'd'].map((n) => byNode.get(n)).filter(Boolean)).size > 1);
+      const honest = [...sim.decisions].filter(
+        ([, byNode]) => new Set(['b', 'c', 'd'].map((n) => byNode.get(n)).filter(Boolean)).size > 1,
+      );
       expect(honest, `seed ${seed}`).toEqual([]);
     }
   });
 
   it('reports two different votes of one validator in one round as evidence, and still agrees', () => {
-    const sim = new Simulation({ validators: four, seed: 5, byzantine: { v2: { vote: (v, to) => (to === 'v3' ? { ...v, value: 'other' } : v) } } });
+    const sim = new Simulation({
+      validators: four,
+      seed: 5,
+      byzantine: { v2: { vote: (v, to) => (to === 'v3' ? { ...v, value: 'other' } : v) } },
+    });
     sim.start();
     sim.run(60_000, () => sim.decidedByAll(['v1', 'v3', 'v4']) >= 3);
     expect(sim.disagreements()).toEqual([]);
     expect(sim.evidence.length).toBeGreaterThan(0);
     for (const { first, second } of sim.evidence) {
       expect(first.validator).toBe('v2');
-      expect([second.validator, second.type, second.height, second.round]).toEqual([first.validator, first.type, first.height, first.round]);
+      expect([second.validator, second.type, second.height, second.round]).toEqual([
+        first.validator,
+        first.type,
+        first.height,
+        first.round,
+      ]);
       expect(second.value).not.toBe(first.value);
     }
   });
@@ -137,7 +155,8 @@ describe('Tendermint consensus (simulated network)', () => {
     const probe = new Simulation({ validators: four, seed: 1 });
     let target = 2;
     while (!(probe.proposer(target, 0) !== 'v1' && probe.proposer(target, 1) === 'v1')) target++;
-    const isTarget = (m: Message): boolean => (m.kind === 'vote' ? m.vote.height : m.kind === 'proposal' ? m.proposal.height : m.height) === target;
+    const isTarget = (m: Message): boolean =>
+      (m.kind === 'vote' ? m.vote.height : m.kind === 'proposal' ? m.proposal.height : m.height) === target;
     const sim = new Simulation({
       validators: four,
       seed: 3,
@@ -158,7 +177,15 @@ describe('Tendermint consensus (simulated network)', () => {
       delay: (to, m) => {
         if (!isTarget(m) || to === 'v3') return undefined;
         // Precommits for X at round 0 from v1 and v3 (v1's relayed by v3), and v3's commit: held up.
-        if ((m.kind === 'vote' && m.vote.type === 'precommit' && m.vote.round === 0 && m.vote.value !== null && (m.vote.validator === 'v3' || m.vote.validator === 'v1')) || m.kind === 'commit') return 20_000;
+        if (
+          (m.kind === 'vote' &&
+            m.vote.type === 'precommit' &&
+            m.vote.round === 0 &&
+            m.vote.value !== null &&
+            (m.vote.validator === 'v3' || m.vote.validator === 'v1')) ||
+          m.kind === 'commit'
+        )
+          return 20_000;
         return undefined;
       },
     });
@@ -195,7 +222,9 @@ describe('Tendermint consensus (simulated network)', () => {
         if (sim.now >= healAt) return undefined;
         const from = m.kind === 'vote' ? m.vote.validator : m.kind === 'proposal' ? m.proposal.proposer : undefined;
         // Until the cut heals, nothing of b's reaches c or d and the reverse (a's messages go everywhere).
-        return m.kind === 'commit' || (from !== undefined && from !== 'a' && sides(to, from)) ? healAt - sim.now : undefined;
+        return m.kind === 'commit' || (from !== undefined && from !== 'a' && sides(to, from))
+          ? healAt - sim.now
+          : undefined;
       },
     });
     sim.start();
@@ -223,15 +252,24 @@ describe('Tendermint consensus (simulated network)', () => {
     });
     const locked = new Tendermint(host('v1'));
     locked.startHeight(7);
-    const prevotesForX = ['v1', 'v2', 'v3', 'v4'].map((validator): Vote => ({ type: 'prevote', height: 7, round: 0, value: 'X', validator }));
+    const prevotesForX = ['v1', 'v2', 'v3', 'v4'].map(
+      (validator): Vote => ({ type: 'prevote', height: 7, round: 0, value: 'X', validator }),
+    );
     for (const vote of prevotesForX) locked.onVote(vote);
-    expect(locked.polka(0, 'X').map((v) => v.validator).sort()).toEqual(['v1', 'v2', 'v3', 'v4']);
+    expect(
+      locked
+        .polka(0, 'X')
+        .map((v) => v.validator)
+        .sort(),
+    ).toEqual(['v1', 'v2', 'v3', 'v4']);
     expect(locked.polka(0, 'Y')).toEqual([]);
     const late = new Tendermint(host('v5'));
     late.startHeight(7, { round: 2, lockedValue: null, lockedRound: -1, validValue: null, validRound: -1 });
     late.onProposal({ height: 7, round: 2, value: 'X', validRound: 0, proposer: 'v3' }, true);
     expect(sent.filter((v) => v.validator === 'v5')).toEqual([]);
     for (const vote of locked.polka(0, 'X')) late.onVote(vote);
-    expect(sent.filter((v) => v.validator === 'v5')).toEqual([{ type: 'prevote', height: 7, round: 2, value: 'X', validator: 'v5' }]);
+    expect(sent.filter((v) => v.validator === 'v5')).toEqual([
+      { type: 'prevote', height: 7, round: 2, value: 'X', validator: 'v5' },
+    ]);
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { nextSet, proposerAfter, step, type PrioritizedValidator, type Validator } from '../../consensus/validator-set.js';
+import {
+  nextSet,
+  proposerAfter,
+  step,
+  type PrioritizedValidator,
+  type Validator,
+} from '../../consensus/validator-set.js';
 
 const validator = (operator: string, power: bigint): Validator => ({ operator, consensusKey: `0x${operator}`, power });
 
@@ -36,7 +42,7 @@ describe('proposer selection (stake-weighted round robin)', () => {
     expect(seen.get('d')).toBe(1700);
   });
 
-  it("follows the documented sequence: powers 4, 2, 2, 2 give p0 p1 p2 p3 p0, repeated", () => {
+  it('follows the documented sequence: powers 4, 2, 2, 2 give p0 p1 p2 p3 p0, repeated', () => {
     // Tendermint's proposer-selection spec (docs/spec/reactors/consensus/proposer-selection.md).
     let set: PrioritizedValidator[] = [
       { ...validator('p0', 4n), priority: 0n },

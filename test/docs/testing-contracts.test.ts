@@ -8,7 +8,17 @@ import { bash, walkthrough } from '../helpers/walkthrough.js';
 describe('docs/testing-contracts.md', () => {
   let node: RunningNode;
   beforeAll(async () => {
-    node = await startNodeProcess(['--dev', '--storage', 'memory', '--data-dir', tempDir('svc-dev-docs-'), '--bind', '127.0.0.1:0', '--p2p-port', '0']);
+    node = await startNodeProcess([
+      '--dev',
+      '--storage',
+      'memory',
+      '--data-dir',
+      tempDir('svc-dev-docs-'),
+      '--bind',
+      '127.0.0.1:0',
+      '--p2p-port',
+      '0',
+    ]);
   });
   afterAll(async () => {
     await node?.stop();
@@ -21,7 +31,11 @@ describe('docs/testing-contracts.md', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^1000000000000000000$/m);
     const lines = result.stdout.trim().split('\n');
-    expect(lines.slice(-3)).toEqual(['0x00000000000000000000000000000000000000000000000000000000000000ff', 'true', '0']);
+    expect(lines.slice(-3)).toEqual([
+      '0x00000000000000000000000000000000000000000000000000000000000000ff',
+      'true',
+      '0',
+    ]);
   }, 60_000);
   it('its forge script lines build with solc-js and broadcast to `svc-node start --dev` as written (but for the port and the install)', async () => {
     // `npm i solc` is this repository's own dependency here: the line is left out and solc-js found through NODE_PATH.

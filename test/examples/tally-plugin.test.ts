@@ -28,13 +28,22 @@ describe('examples/tally-plugin (a transaction kind and a genesis entry)', () =>
     expect(served).toBe(genesisHash(withPluginGenesis(devnetGenesisSpec(), [...DEVNET_GENESIS_PLUGINS, tally])));
     expect(served).not.toBe(devnetGenesisHash());
     const alice = devnetKey('account', 1);
-    const add = (nonce: number, by: number) => signTransaction({ chainId: 'svc-devnet-1', kind: 'tally.add', nonce, payload: { by } }, alice);
+    const add = (nonce: number, by: number) =>
+      signTransaction({ chainId: 'svc-devnet-1', kind: 'tally.add', nonce, payload: { by } }, alice);
     const first = await client.sendTransaction(add(await client.getNonce(alice.address), 7));
-    expect(await client.waitForTransaction(first, { pollMs: 20 })).toMatchObject({ status: 'success', kind: 'tally.add' });
+    expect(await client.waitForTransaction(first, { pollMs: 20 })).toMatchObject({
+      status: 'success',
+      kind: 'tally.add',
+    });
     expect((await rpc<number>(running.url, 'tally_get', [alice.address])).body.result).toBe(7);
     const tooBig = await client.sendTransaction(add(await client.getNonce(alice.address), 10));
-    expect(await client.waitForTransaction(tooBig, { pollMs: 20 })).toMatchObject({ status: 'failed', error: { name: 'invalid_params' } });
-    await expect(client.sendTransaction(add(await client.getNonce(alice.address), 11))).rejects.toMatchObject({ message: 'invalid_transaction' });
+    expect(await client.waitForTransaction(tooBig, { pollMs: 20 })).toMatchObject({
+      status: 'failed',
+      error: { name: 'invalid_params' },
+    });
+    await expect(client.sendTransaction(add(await client.getNonce(alice.address), 11))).rejects.toMatchObject({
+      message: 'invalid_transaction',
+    });
     // Its state is chain state: kept across a restart.
     await running.stop();
     running = await startTestNode({ dataDir, plugins: [TALLY], validator: { blockTime: 50 } });

@@ -15,7 +15,10 @@ function luminance([r, g, b]) {
 function parse(color) {
   const parts = /rgba?\(([^)]+)\)/.exec(color);
   if (!parts) throw new Error(`a colour the check cannot read: ${color}`);
-  const [r, g, b, a] = parts[1].split(/[,\s/]+/).filter(Boolean).map(Number);
+  const [r, g, b, a] = parts[1]
+    .split(/[,\s/]+/)
+    .filter(Boolean)
+    .map(Number);
   return [r, g, b, a === undefined || Number.isNaN(a) ? 1 : a];
 }
 
@@ -66,7 +69,14 @@ window.svcLowContrast = () => {
     const size = parseFloat(style.fontSize);
     const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
     const needed = large ? 3 : 4.5;
-    if (ratio < needed) findings.push({ text: text.textContent.trim().slice(0, 40), ratio: Math.round(ratio * 100) / 100, needed, color: style.color, background: `rgb(${background.slice(0, 3).map(Math.round).join(', ')})` });
+    if (ratio < needed)
+      findings.push({
+        text: text.textContent.trim().slice(0, 40),
+        ratio: Math.round(ratio * 100) / 100,
+        needed,
+        color: style.color,
+        background: `rgb(${background.slice(0, 3).map(Math.round).join(', ')})`,
+      });
   }
   return findings;
 };
@@ -76,7 +86,8 @@ window.svcUnnamed = () => {
   const findings = [];
   for (const control of document.querySelectorAll('input, select, textarea')) {
     if (control.type === 'hidden') continue;
-    const named = control.labels?.length > 0 || control.getAttribute('aria-label') || control.getAttribute('aria-labelledby');
+    const named =
+      control.labels?.length > 0 || control.getAttribute('aria-label') || control.getAttribute('aria-labelledby');
     if (!named) findings.push(`${control.tagName.toLowerCase()}#${control.id || '?'}`);
   }
   for (const button of document.querySelectorAll('button')) {
@@ -93,5 +104,9 @@ window.svcFocus = () => {
   const element = document.activeElement;
   if (!element || element === document.body) return { id: '', text: '', outlined: false };
   const style = getComputedStyle(element);
-  return { id: element.id, text: element.textContent.trim().slice(0, 40), outlined: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2 };
+  return {
+    id: element.id,
+    text: element.textContent.trim().slice(0, 40),
+    outlined: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
+  };
 };

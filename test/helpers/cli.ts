@@ -16,7 +16,10 @@ export interface RunResult {
 /** Runs a built CLI to completion. */
 export function run(bin: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -36,5 +39,10 @@ export interface RunningNode {
 /** Starts `svc-node start ...` (of another build with `bin`) as the shared NodeProcess and resolves once its RPC listens. */
 export async function startNodeProcess(args: string[], bin = SVC_NODE): Promise<RunningNode> {
   const node = await NodeProcess.start({ name: `svc-node ${args.join(' ')}`, args, bin, readyAt: 'rpc' });
-  return { child: node.process!, url: node.url, output: () => node.output(), stop: (signal = 'SIGINT') => node.stop(signal) };
+  return {
+    child: node.process!,
+    url: node.url,
+    output: () => node.output(),
+    stop: (signal = 'SIGINT') => node.stop(signal),
+  };
 }

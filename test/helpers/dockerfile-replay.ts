@@ -49,7 +49,8 @@ function ignored(ignoreFile: string): (path: string) => boolean {
         .map((line) => line.trim())
         .filter((line) => line !== '' && !line.startsWith('#'))
     : [];
-  for (const pattern of patterns) if (/[*?[!]/.test(pattern)) throw new Error(`${ignoreFile}: the replay reads plain paths only, not "${pattern}"`);
+  for (const pattern of patterns)
+    if (/[*?[!]/.test(pattern)) throw new Error(`${ignoreFile}: the replay reads plain paths only, not "${pattern}"`);
   return (path) => patterns.some((pattern) => path === pattern || path.startsWith(`${pattern}/`));
 }
 
@@ -67,12 +68,18 @@ const inRoot = (stage: ReplayedStage, path: string): string => join(stage.root, 
 /** `["a", "b"]` exec form, as ENTRYPOINT, CMD and HEALTHCHECK's CMD take it. */
 function execForm(args: string): string[] {
   const parsed = JSON.parse(args) as unknown;
-  if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === 'string')) throw new Error(`not an exec-form array: ${args}`);
+  if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === 'string'))
+    throw new Error(`not an exec-form array: ${args}`);
   return parsed as string[];
 }
 
 /** Replays `dockerfile` with `context` as its build context into `out`; the stages, last one last. */
-export function replayDockerfile(dockerfile: string, context: string, out: string, log: (line: string) => void = () => {}): ReplayedStage[] {
+export function replayDockerfile(
+  dockerfile: string,
+  context: string,
+  out: string,
+  log: (line: string) => void = () => {},
+): ReplayedStage[] {
   const stages: ReplayedStage[] = [];
   const skip = ignored(`${dockerfile}.dockerignore`);
   for (const { op, args } of instructions(readFileSync(dockerfile, 'utf8'))) {
@@ -81,7 +88,15 @@ export function replayDockerfile(dockerfile: string, context: string, out: strin
       const [image, as, name] = args.split(/\s+/);
       const root = join(out, `stage${stages.length}`);
       mkdirSync(root, { recursive: true });
-      stages.push({ name: as?.toUpperCase() === 'AS' ? name : undefined, image: image!, root, node: nodeOf(image!), workdir: '/', env: {}, skipped: [] });
+      stages.push({
+        name: as?.toUpperCase() === 'AS' ? name : undefined,
+        image: image!,
+        root,
+        node: nodeOf(image!),
+        workdir: '/',
+        env: {},
+        skipped: [],
+      });
       continue;
     }
     if (!stage) throw new Error(`${op} before FROM`);
@@ -95,14 +110,23 @@ export function replayDockerfile(dockerfile: string, context: string, out: strin
       }
     } else if (op === 'COPY') {
       const parts = args.split(/\s+/);
-      const from = parts[0]!.startsWith('--from=') ? stages.find((s) => s.name === parts.shift()!.slice('--from='.length)) : undefined;
+      const from = parts[0]!.startsWith('--from=')
+        ? stages.find((s) => s.name === parts.shift()!.slice('--from='.length))
+        : undefined;
       const destination = parts.pop()!;
       for (const source of parts) {
         if (source.includes('*')) throw new Error(`COPY ${source}: the replay copies plain paths only`);
         const path = from ? join(from.root, posix.resolve(from.workdir, source)) : join(context, source);
-        const target = destination.endsWith('/') || parts.length > 1 || source === '.' ? join(inRoot(stage, destination), source === '.' ? '' : posix.basename(source)) : inRoot(stage, destination);
+        const target =
+          destination.endsWith('/') || parts.length > 1 || source === '.'
+            ? join(inRoot(stage, destination), source === '.' ? '' : posix.basename(source))
+            : inRoot(stage, destination);
         mkdirSync(dirname(target), { recursive: true });
-        cpSync(path, target, { recursive: true, verbatimSymlinks: true, filter: (file) => from !== undefined || !skip(relative(context, file)) });
+        cpSync(path, target, {
+          recursive: true,
+          verbatimSymlinks: true,
+          filter: (file) => from !== undefined || !skip(relative(context, file)),
+        });
       }
     } else if (op === 'RUN') {
       for (const command of args.split('&&').map((c) => c.trim())) {
@@ -110,15 +134,21 @@ export function replayDockerfile(dockerfile: string, context: string, out: strin
           stage.skipped.push(command);
           continue;
         }
-        if (/(^|\s)\//.test(command)) throw new Error(`RUN ${command}: an absolute path the replay cannot place in its stage`);
+        if (/(^|\s)\//.test(command))
+          throw new Error(`RUN ${command}: an absolute path the replay cannot place in its stage`);
         log(`RUN ${command}`);
-        execFileSync('sh', ['-c', command], { cwd: inRoot(stage, '.'), env: { ...process.env, PATH: `${dirname(stage.node)}:${process.env.PATH}`, ...stage.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+        execFileSync('sh', ['-c', command], {
+          cwd: inRoot(stage, '.'),
+          env: { ...process.env, PATH: `${dirname(stage.node)}:${process.env.PATH}`, ...stage.env },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
       }
     } else if (op === 'USER') stage.user = args;
     else if (op === 'ENTRYPOINT') stage.entrypoint = execForm(args);
     else if (op === 'CMD') stage.cmd = execForm(args);
     else if (op === 'HEALTHCHECK') stage.healthcheck = execForm(args.slice(args.indexOf('CMD ') + 4));
-    else if (!['VOLUME', 'EXPOSE', 'ARG', 'LABEL', 'STOPSIGNAL'].includes(op)) throw new Error(`the replay does not know ${op}`);
+    else if (!['VOLUME', 'EXPOSE', 'ARG', 'LABEL', 'STOPSIGNAL'].includes(op))
+      throw new Error(`the replay does not know ${op}`);
   }
   return stages;
 }

@@ -19,7 +19,10 @@ export const TEST_ADDRESS_1 = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 /** Runs `cast` to completion; rejects with its output when it fails. */
 export function cast(args: string[], timeoutMs = 60_000): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(foundryBinary('cast'), args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FOUNDRY_DISABLE_NIGHTLY_WARNING: '1' } });
+    const child = spawn(foundryBinary('cast'), args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', FOUNDRY_DISABLE_NIGHTLY_WARNING: '1' },
+    });
     let out = '';
     let err = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -36,7 +39,9 @@ export function cast(args: string[], timeoutMs = 60_000): Promise<string> {
 /** An Anvil process from the npm package's binary on a free port (a same-run reference for what geth-style methods answer). */
 export function startAnvil(args: string[] = []): Promise<{ url: string; stop: () => Promise<void> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(foundryBinary('anvil'), ['--host', '127.0.0.1', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(foundryBinary('anvil'), ['--host', '127.0.0.1', '--port', '0', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     const stop = () =>
       new Promise<void>((done) => {

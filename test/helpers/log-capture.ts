@@ -17,7 +17,8 @@ export function captureLog(level: 'debug' | 'info' | 'warn' = 'info'): CapturedL
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
       raw += chunk.toString();
-      for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString().split('\n'))
+        if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });

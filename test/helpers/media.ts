@@ -6,7 +6,8 @@ const PNG_HEAD = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108
 const MP4_HEAD = Buffer.from('0000001c6674797069736f6d0000020069736f6d69736f326d703431', 'hex');
 const ELF_HEAD = Buffer.from('7f454c4602010100', 'hex');
 
-const headed = (head: Buffer, size: number): Buffer => Buffer.concat([head, Buffer.from(patternBytes(Math.max(0, size - head.length)))]);
+const headed = (head: Buffer, size: number): Buffer =>
+  Buffer.concat([head, Buffer.from(patternBytes(Math.max(0, size - head.length)))]);
 
 /** A PNG whose pixel data (one IDAT chunk, its CRC not checked) fills it to `size`. */
 function png(size: number): Buffer {
@@ -14,7 +15,10 @@ function png(size: number): Buffer {
   const idat = Buffer.alloc(8);
   idat.writeUInt32BE(data, 0);
   idat.write('IDAT', 4);
-  return Buffer.concat([PNG_HEAD, idat, Buffer.from(patternBytes(data)), Buffer.alloc(4)]).subarray(0, Math.max(size, PNG_HEAD.length + 12));
+  return Buffer.concat([PNG_HEAD, idat, Buffer.from(patternBytes(data)), Buffer.alloc(4)]).subarray(
+    0,
+    Math.max(size, PNG_HEAD.length + 12),
+  );
 }
 
 /** Bytes of `size` that sniff as an image (PNG), a video (MP4), a document (PDF) or an executable (ELF). */
@@ -44,5 +48,10 @@ export function decodablePng(width: number, height: number): Buffer {
     rows.push(0);
     for (let x = 0; x < width; x++) rows.push((x * 255) / width, (y * 255) / height, 160);
   }
-  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', header), chunk('IDAT', deflateSync(Buffer.from(rows))), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from('89504e470d0a1a0a', 'hex'),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(Buffer.from(rows))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }

@@ -20,7 +20,11 @@ export function plainDevnetGenesisFile(): string {
     timestamp: base.timestamp,
     validatorKey: base.validatorKey,
     validator: base.validator,
-    accounts: base.accounts.map((a) => ({ address: a.address, omc: formatAmountShort(a.omc), ogt: formatAmountShort(a.ogt) })),
+    accounts: base.accounts.map((a) => ({
+      address: a.address,
+      omc: formatAmountShort(a.omc),
+      ogt: formatAmountShort(a.ogt),
+    })),
   };
   file = join(tempDir('svc-plain-devnet-'), 'genesis.json');
   writeFileSync(file, `${JSON.stringify(spec, null, 2)}\n`);

@@ -23,12 +23,32 @@ export { tempDir } from './temp-dirs.js';
 export const syncStatus = (node: TestNode): SyncStatus => node.node.service<SyncStatus>('sync-status');
 
 /** A real node on 127.0.0.1:0 with a temp data dir; `stop` also removes the dir unless it was given. */
-export async function startTestNode(config: RawConfig = {}, plugins: AnyPlugin[] = [], options: { baseDir?: string; logLevel?: 'debug' | 'info' } = {}): Promise<TestNode> {
+export async function startTestNode(
+  config: RawConfig = {},
+  plugins: AnyPlugin[] = [],
+  options: { baseDir?: string; logLevel?: 'debug' | 'info' } = {},
+): Promise<TestNode> {
   const ownDir = config.dataDir === undefined;
   const dataDir = (config.dataDir as string | undefined) ?? tempDir();
-  const raw = mergeConfig({ role: 'validator', storage: 'rocksdb', dataDir, rpc: { bind: '127.0.0.1:0', validateResults: true }, p2p: { host: '127.0.0.1', port: 0 }, validator: { blockTime: 100 } }, config);
+  const raw = mergeConfig(
+    {
+      role: 'validator',
+      storage: 'rocksdb',
+      dataDir,
+      rpc: { bind: '127.0.0.1:0', validateResults: true },
+      p2p: { host: '127.0.0.1', port: 0 },
+      validator: { blockTime: 100 },
+    },
+    config,
+  );
   const logs = captureLog(options.logLevel);
-  const node = await SvcNode.create({ config: resolveConfig(raw), catalog, log: logs.log, plugins, baseDir: options.baseDir });
+  const node = await SvcNode.create({
+    config: resolveConfig(raw),
+    catalog,
+    log: logs.log,
+    plugins,
+    baseDir: options.baseDir,
+  });
   await node.start();
   const url = node.rpcUrl;
   return {
@@ -44,18 +64,38 @@ export async function startTestNode(config: RawConfig = {}, plugins: AnyPlugin[]
   };
 }
 
-export async function rpc<T = unknown>(url: string, method: string, params?: unknown[]): Promise<{ status: number; body: { result?: T; error?: { code: number; message: string; data?: Record<string, unknown> } } }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) }) });
+export async function rpc<T = unknown>(
+  url: string,
+  method: string,
+  params?: unknown[],
+): Promise<{
+  status: number;
+  body: { result?: T; error?: { code: number; message: string; data?: Record<string, unknown> } };
+}> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) }),
+  });
   return { status: response.status, body: (await response.json()) as never };
 }
 
-export async function postRaw(url: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }): Promise<{ status: number; text: string; headers: Headers }> {
+export async function postRaw(
+  url: string,
+  body: string,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+): Promise<{ status: number; text: string; headers: Headers }> {
   const response = await fetch(url, { method: 'POST', headers, body });
   return { status: response.status, text: await response.text(), headers: response.headers };
 }
 
 /** Resolves when `predicate` holds, polling; fails after `timeoutMs`. For conditions with no event to wait on. */
-export async function waitFor<T>(probe: () => Promise<T> | T, predicate: (value: T) => boolean, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T> | T,
+  predicate: (value: T) => boolean,
+  timeoutMs = 15_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

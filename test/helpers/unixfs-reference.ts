@@ -17,7 +17,12 @@ export async function referenceCid(bytes: Uint8Array): Promise<string> {
   if (chunks.length > 1024) throw new Error('the reference builder covers single-level DAGs only');
   const leaves = await Promise.all(chunks.map(async (chunk) => CID.createV1(raw.code, await sha256.digest(chunk))));
   const file = new UnixFS({ type: 'file', blockSizes: chunks.map((c) => BigInt(c.length)) });
-  const node = dagPb.encode(dagPb.prepare({ Data: file.marshal(), Links: leaves.map((cid, i) => ({ Hash: cid, Name: '', Tsize: chunks[i]!.length })) }));
+  const node = dagPb.encode(
+    dagPb.prepare({
+      Data: file.marshal(),
+      Links: leaves.map((cid, i) => ({ Hash: cid, Name: '', Tsize: chunks[i]!.length })),
+    }),
+  );
   return CID.createV1(dagPb.code, await sha256.digest(node)).toString();
 }
 

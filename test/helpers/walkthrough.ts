@@ -26,4 +26,5 @@ export function bash(script: string): Promise<{ code: number | null; stdout: str
 }
 
 /** stderr without the lines a `--wait` prints before it waits (what it waits for): nothing else may be there. */
-export const withoutWaits = (text: string): string => text.replace(/^[a-z ]+ \S+ submitted; waiting \(Ctrl-C stops waiting, not the [a-z ]+\)\n/gm, '');
+export const withoutWaits = (text: string): string =>
+  text.replace(/^[a-z ]+ \S+ submitted; waiting \(Ctrl-C stops waiting, not the [a-z ]+\)\n/gm, '');

@@ -35,7 +35,9 @@ export class WsClient {
     }
     const from = this.messages.length;
     this.socket.send(text);
-    const isReply = (m: unknown): boolean => (m as { method?: string }).method === undefined && (id === undefined || (m as { id?: unknown }).id === id || (m as { id?: unknown }).id === null);
+    const isReply = (m: unknown): boolean =>
+      (m as { method?: string }).method === undefined &&
+      (id === undefined || (m as { id?: unknown }).id === id || (m as { id?: unknown }).id === null);
     for (;;) {
       const found = this.messages.slice(from).find(isReply);
       if (found !== undefined) return found;
@@ -47,7 +49,8 @@ export class WsClient {
     const deadline = Date.now() + timeoutMs;
     while (this.messages.length < count) {
       const remaining = deadline - Date.now();
-      if (remaining <= 0) throw new Error(`timed out waiting for ${count} WebSocket messages (have ${this.messages.length})`);
+      if (remaining <= 0)
+        throw new Error(`timed out waiting for ${count} WebSocket messages (have ${this.messages.length})`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, remaining);
         this.waiters.push(() => {

@@ -15,14 +15,19 @@ function toolchainMissing(): string | null {
   const dir = tempDir();
   writeFileSync(join(dir, 'empty.c'), 'int main(void) { return 0; }\n');
   try {
-    execFileSync('/usr/bin/clang', ['--target=wasm32-wasi', '-o', join(dir, 'empty.wasm'), join(dir, 'empty.c')], { stdio: 'pipe' });
+    execFileSync('/usr/bin/clang', ['--target=wasm32-wasi', '-o', join(dir, 'empty.wasm'), join(dir, 'empty.c')], {
+      stdio: 'pipe',
+    });
     return null;
   } catch (error) {
     return String((error as { stderr?: Buffer }).stderr ?? error).trim();
   }
 }
 const missing = toolchainMissing();
-if (missing !== null && !process.env.CI) console.warn(`c-toolchain.test.ts skipped: Debian's WASI toolchain cannot build here (apt-get install clang lld wasi-libc libclang-rt-14-dev-wasm32): ${missing}`);
+if (missing !== null && !process.env.CI)
+  console.warn(
+    `c-toolchain.test.ts skipped: Debian's WASI toolchain cannot build here (apt-get install clang lld wasi-libc libclang-rt-14-dev-wasm32): ${missing}`,
+  );
 
 const WORD_COUNT = `
 #include <assert.h>
@@ -70,13 +75,16 @@ const requester = generateKeyPair();
 
 describe.skipIf(missing !== null && !process.env.CI)("a C program built with Debian's clang and wasi-libc", () => {
   beforeAll(async () => {
-    if (missing !== null) throw new Error(`CI installs Debian's WASI toolchain (.ci/run), but it cannot build: ${missing}`);
+    if (missing !== null)
+      throw new Error(`CI installs Debian's WASI toolchain (.ci/run), but it cannot build: ${missing}`);
     dir = tempDir();
     // One validator: the devnet's genesis makes it its compute provider.
     node = await startTestNode({ validator: { blockTime: 100 } });
     client = new SvcClient(node.url);
     expect((await client.oonNodeStatus()).status).toBe('active');
-    await client.waitForTransaction((await client.transfer(devnetKey('account', 1), requester.address, 'OMC', 100n * UNIT)).hash);
+    await client.waitForTransaction(
+      (await client.transfer(devnetKey('account', 1), requester.address, 'OMC', 100n * UNIT)).hash,
+    );
   }, 120_000);
   afterAll(async () => {
     await node?.stop();
@@ -89,16 +97,46 @@ describe.skipIf(missing !== null && !process.env.CI)("a C program built with Deb
     expect(code.length).toBeLessThan(compile(dir, 'words-unstripped', WORD_COUNT, ['-O2']).length / 2);
     const inputFile = join(dir, 'input.txt');
     writeFileSync(inputFile, 'one two  three\nfour, five');
-    const submitted = await run(SVC, ['--url', node.url, 'job', 'submit', '--code', join(dir, 'words.wasm'), '--input', `@${inputFile}`, '--arg', 'first', '--arg', 'second, with a comma', '--gas-limit', '10000000', '--dev-account', '2', '--wait', '--json']);
+    const submitted = await run(SVC, [
+      '--url',
+      node.url,
+      'job',
+      'submit',
+      '--code',
+      join(dir, 'words.wasm'),
+      '--input',
+      `@${inputFile}`,
+      '--arg',
+      'first',
+      '--arg',
+      'second, with a comma',
+      '--gas-limit',
+      '10000000',
+      '--dev-account',
+      '2',
+      '--wait',
+      '--json',
+    ]);
     expect(submitted.code, `svc job submit: ${submitted.stderr}`).toBe(0);
     const plain = JSON.parse(submitted.stdout) as JobView;
     expect(plain).toMatchObject({ status: 'finalized', exit: 'exit:0' });
-    expect(Buffer.from(plain.output!.slice(2), 'hex').toString()).toBe('5 words, 3 args, last "second, with a comma"\n');
+    expect(Buffer.from(plain.output!.slice(2), 'hex').toString()).toBe(
+      '5 words, 3 args, last "second, with a comma"\n',
+    );
     // One wallet: submitted one after the other (nonces), waited for together.
     const input = new TextEncoder().encode('no words? four');
     const jobIds: string[] = [];
-    for (const args of [['words', 'exit'], ['words', 'assert']]) jobIds.push((await client.submitJob(requester, { runtime: 'wasm', code, input, args, gasLimit: 10_000_000n, gasPrice: 1n })).jobId);
-    const [exited, asserted] = await Promise.all(jobIds.map((jobId) => client.waitForJob(jobId, { timeoutMs: 60_000 })));
+    for (const args of [
+      ['words', 'exit'],
+      ['words', 'assert'],
+    ])
+      jobIds.push(
+        (await client.submitJob(requester, { runtime: 'wasm', code, input, args, gasLimit: 10_000_000n, gasPrice: 1n }))
+          .jobId,
+      );
+    const [exited, asserted] = await Promise.all(
+      jobIds.map((jobId) => client.waitForJob(jobId, { timeoutMs: 60_000 })),
+    );
     expect(exited).toMatchObject({ status: 'finalized', exit: 'exit:3' });
     expect(asserted).toMatchObject({ status: 'finalized', exit: 'trap:unreachable' });
     const log = await run(SVC, ['--url', node.url, 'job', 'output', asserted!.jobId, '--log']);
@@ -107,11 +145,24 @@ describe.skipIf(missing !== null && !process.env.CI)("a C program built with Deb
 
   it('is refused at submission when clang vectorised it with SIMD, naming the feature', async () => {
     const code = compile(dir, 'sum', VECTORISED, ['-O3', '-msimd128', '-s']);
-    const refused = await failure(client.submitJob(requester, { runtime: 'wasm', code, gasLimit: 10_000_000n, gasPrice: 1n }));
-    expect({ message: refused.message, feature: refused.data?.feature }).toEqual({ message: 'job_rejected', feature: 'SIMD' });
+    const refused = await failure(
+      client.submitJob(requester, { runtime: 'wasm', code, gasLimit: 10_000_000n, gasPrice: 1n }),
+    );
+    expect({ message: refused.message, feature: refused.data?.feature }).toEqual({
+      message: 'job_rejected',
+      feature: 'SIMD',
+    });
     // The same source without -msimd128 runs: -O3 alone does not vectorise for wasm32.
-    const { jobId } = await client.submitJob(requester, { runtime: 'wasm', code: compile(dir, 'sum-scalar', VECTORISED, ['-O3', '-s']), gasLimit: 10_000_000n, gasPrice: 1n });
+    const { jobId } = await client.submitJob(requester, {
+      runtime: 'wasm',
+      code: compile(dir, 'sum-scalar', VECTORISED, ['-O3', '-s']),
+      gasLimit: 10_000_000n,
+      gasPrice: 1n,
+    });
     const job = await client.waitForJob(jobId, { timeoutMs: 60_000 });
-    expect({ exit: job.exit, output: Buffer.from(job.output!.slice(2), 'hex').toString() }).toEqual({ exit: 'exit:0', output: `${(3 * 1023 * 1024) / 2}\n` });
+    expect({ exit: job.exit, output: Buffer.from(job.output!.slice(2), 'hex').toString() }).toEqual({
+      exit: 'exit:0',
+      output: `${(3 * 1023 * 1024) / 2}\n`,
+    });
   }, 120_000);
 });

@@ -34,7 +34,11 @@ describe('an EVM job', () => {
   it("uses the EVM's own gas accounting: doubling a word costs 29 gas, as bare runCode says", async () => {
     const outcome = await runEvm(spec(DOUBLE, word(21n)));
     expect(BigInt(`0x${Buffer.from(outcome.output).toString('hex')}`)).toBe(42n);
-    const bare = await (await createEVM({ common: new Common({ chain: Mainnet, hardfork: EVM_HARDFORK }) })).runCode({ code: DOUBLE, data: word(21n), gasLimit: 1_000_000n });
+    const bare = await (await createEVM({ common: new Common({ chain: Mainnet, hardfork: EVM_HARDFORK }) })).runCode({
+      code: DOUBLE,
+      data: word(21n),
+      gasLimit: 1_000_000n,
+    });
     expect(outcome.gasUsed).toBe(bare.executionGasUsed);
     expect(outcome.gasUsed).toBe(29n);
   });
@@ -43,7 +47,10 @@ describe('an EVM job', () => {
     const outcome = await runEvm(spec(SUM_TO_N, word(1_000_000n), 10_000n));
     expect(outcome.exit).toEqual({ kind: 'out_of_gas' });
     expect(outcome.gasUsed).toBe(10_000n);
-    expect((await runEvm(spec(fromHex('fe'), new Uint8Array(0)))).exit).toEqual({ kind: 'trap', reason: 'invalid opcode' });
+    expect((await runEvm(spec(fromHex('fe'), new Uint8Array(0)))).exit).toEqual({
+      kind: 'trap',
+      reason: 'invalid opcode',
+    });
   });
 
   it('reads the assigning block as its context: NUMBER is the height', async () => {

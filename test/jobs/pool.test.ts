@@ -25,7 +25,11 @@ const job = (name: string, options: { input?: string; gasLimit?: bigint } = {}):
 describe('the job pool', () => {
   it('runs jobs on worker threads and gives their outcomes', async () => {
     pool = new JobPool({ size: 2, timeoutMs: 30_000 });
-    const outcomes = await Promise.all([pool.run(job('upper', { input: 'a' })), pool.run(job('upper', { input: 'b' })), pool.run(job('upper', { input: 'c' }))]);
+    const outcomes = await Promise.all([
+      pool.run(job('upper', { input: 'a' })),
+      pool.run(job('upper', { input: 'b' })),
+      pool.run(job('upper', { input: 'c' })),
+    ]);
     expect(outcomes.map((o) => new TextDecoder().decode(o.output))).toEqual(['A', 'B', 'C']);
   });
 

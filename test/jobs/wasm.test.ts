@@ -7,7 +7,10 @@ import { fixture, wat } from '../helpers/wat.js';
 
 const LIMITS = { maxMemoryPages: 16, maxCallDepth: 1000, maxTableElements: 10_000 };
 
-function run(code: Uint8Array, options: { input?: string; gasLimit?: bigint; args?: string[]; seed?: Uint8Array } = {}): JobOutcome {
+function run(
+  code: Uint8Array,
+  options: { input?: string; gasLimit?: bigint; args?: string[]; seed?: Uint8Array } = {},
+): JobOutcome {
   const instrumented = instrument(code, LIMITS);
   const module = new WebAssembly.Module(instrumented.bytes);
   return runWasm(module, instrumented, {
@@ -43,7 +46,15 @@ describe('a metered WASI job', () => {
       firstEvent: out.readBigUInt64LE(16),
       firstEventError: out.readUInt32LE(24),
       clockEvent: out.readBigUInt64LE(28),
-    }).toEqual({ firstPollEvents: 1, clocksOnlyEvents: 1, shutdownStdout: 57, shutdownUnopened: 8, firstEvent: 22n, firstEventError: 0, clockEvent: 33n });
+    }).toEqual({
+      firstPollEvents: 1,
+      clocksOnlyEvents: 1,
+      shutdownStdout: 57,
+      shutdownUnopened: 8,
+      firstEvent: 22n,
+      firstEventError: 0,
+      clockEvent: 33n,
+    });
   });
 
   it('gives one output and one gasUsed on every run', () => {
@@ -85,7 +96,9 @@ describe('a metered WASI job', () => {
 
   it('refuses a module that is not a WASI command, or that needs more memory than the cap', () => {
     expect(() => instrument(wat('(module (memory (export "memory") 1))'), LIMITS)).toThrow(/_start/);
-    expect(() => instrument(wat('(module (memory (export "memory") 17) (func (export "_start")))'), LIMITS)).toThrow(/memory starts at 17, over the limit of 16/);
+    expect(() => instrument(wat('(module (memory (export "memory") 17) (func (export "_start")))'), LIMITS)).toThrow(
+      /memory starts at 17, over the limit of 16/,
+    );
     expect(() => instrument(new Uint8Array([1, 2, 3]), LIMITS)).toThrow(/not a WebAssembly module/);
   });
 
@@ -117,6 +130,8 @@ describe('the module reader', () => {
   it('refuses a u32 longer than 5 bytes instead of misreading it', async () => {
     const { Reader } = await import('../../jobs/wasm/binary.js');
     expect(new Reader(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x0f])).u32()).toBe(0xffffffff);
-    expect(() => new Reader(Uint8Array.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x01])).u32()).toThrow(/longer than 5 bytes/);
+    expect(() => new Reader(Uint8Array.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x01])).u32()).toThrow(
+      /longer than 5 bytes/,
+    );
   });
 });

@@ -23,7 +23,9 @@ describe('genesis', () => {
     expect(genesisHash(devnetGenesis())).toBe(DEVNET_GENESIS_HASH);
     const node = await startTestNode({ storage: 'memory' });
     try {
-      expect((await rpc<{ genesisHash: string }>(node.url, 'svc_chainInfo')).body.result!.genesisHash).toBe(DEVNET_GENESIS_HASH);
+      expect((await rpc<{ genesisHash: string }>(node.url, 'svc_chainInfo')).body.result!.genesisHash).toBe(
+        DEVNET_GENESIS_HASH,
+      );
     } finally {
       await node.stop();
     }
@@ -35,22 +37,41 @@ describe('genesis', () => {
   });
 
   it('a plugin writes only under its own name or params/, a key twice is refused, and a shared parameter must agree', () => {
-    const plugin = (name: string, entries: (readonly [string, Uint8Array])[]): AnyPlugin => definePlugin({ name, version: '1.0.0', description: name, genesis: () => entries }) as AnyPlugin;
+    const plugin = (name: string, entries: (readonly [string, Uint8Array])[]): AnyPlugin =>
+      definePlugin({ name, version: '1.0.0', description: name, genesis: () => entries }) as AnyPlugin;
     const base = devnetBaseGenesis();
-    expect([...withPluginGenesis(base, [plugin('a', [entry('a/x', 1), entry('params/p', 2)]), plugin('b', [entry('params/p', 2)])]).entries.keys()]).toEqual(['a/x', 'params/p']);
-    expect(() => withPluginGenesis(base, [plugin('a', [entry('b/x', 1)])])).toThrow('plugin "a": genesis key "b/x" must start with "a/" or "params/"');
-    expect(() => withPluginGenesis(base, [plugin('a', [entry('params/p', 1)]), plugin('b', [entry('params/p', 2)])])).toThrow('genesis key "params/p" of plugin "b" is already set by plugin "a"');
+    expect([
+      ...withPluginGenesis(base, [
+        plugin('a', [entry('a/x', 1), entry('params/p', 2)]),
+        plugin('b', [entry('params/p', 2)]),
+      ]).entries.keys(),
+    ]).toEqual(['a/x', 'params/p']);
+    expect(() => withPluginGenesis(base, [plugin('a', [entry('b/x', 1)])])).toThrow(
+      'plugin "a": genesis key "b/x" must start with "a/" or "params/"',
+    );
+    expect(() =>
+      withPluginGenesis(base, [plugin('a', [entry('params/p', 1)]), plugin('b', [entry('params/p', 2)])]),
+    ).toThrow('genesis key "params/p" of plugin "b" is already set by plugin "a"');
   });
 
   it('a genesis registers providers only with their bond bonded in the accounts, at least the minimum, with valid details; and a challenge window in range', () => {
     const spec = devnetGenesisSpec();
     const compute = (spec.params.providers as { compute: Record<string, unknown>[] }).compute[0]!;
-    const withProviders = (providers: unknown, params: Record<string, unknown> = {}) => withPluginGenesis({ ...spec, params: { ...spec.params, providers, ...params } }, DEVNET_GENESIS_PLUGINS);
-    expect(() => withProviders({ compute: [{ ...compute, bond: '999' }] })).toThrow(/providers.compute"\[0\].bond is 999 OGT: a compute bond is at least 1000 OGT/);
-    expect(() => withProviders({ compute: [{ ...compute, bond: '2000' }] })).toThrow(/must have "bonded": \{ "compute": "2000" \}.*it has 1000 OGT bonded for compute/);
-    expect(() => withProviders({ compute: [{ ...compute, details: { capabilities: ['gpu'], maxConcurrentJobs: 1 } }] })).toThrow(/providers.compute"\[0\].details\/capabilities/);
+    const withProviders = (providers: unknown, params: Record<string, unknown> = {}) =>
+      withPluginGenesis({ ...spec, params: { ...spec.params, providers, ...params } }, DEVNET_GENESIS_PLUGINS);
+    expect(() => withProviders({ compute: [{ ...compute, bond: '999' }] })).toThrow(
+      /providers.compute"\[0\].bond is 999 OGT: a compute bond is at least 1000 OGT/,
+    );
+    expect(() => withProviders({ compute: [{ ...compute, bond: '2000' }] })).toThrow(
+      /must have "bonded": \{ "compute": "2000" \}.*it has 1000 OGT bonded for compute/,
+    );
+    expect(() =>
+      withProviders({ compute: [{ ...compute, details: { capabilities: ['gpu'], maxConcurrentJobs: 1 } }] }),
+    ).toThrow(/providers.compute"\[0\].details\/capabilities/);
     expect(() => withProviders({ compute: [compute, compute] })).toThrow(/is listed twice/);
     expect(() => withProviders({ compute: 'all' })).toThrow(/must be an array/);
-    expect(() => withProviders(spec.params.providers, { jobChallengeWindowMs: -1 })).toThrow(/"jobChallengeWindowMs" must be a whole number of ms from 0 to 600000/);
+    expect(() => withProviders(spec.params.providers, { jobChallengeWindowMs: -1 })).toThrow(
+      /"jobChallengeWindowMs" must be a whole number of ms from 0 to 600000/,
+    );
   });
 });

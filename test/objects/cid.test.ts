@@ -17,7 +17,11 @@ async function* chunked(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Ar
  * multi-chunk file.
  */
 const FIXTURES: [string, Uint8Array, string][] = [
-  ['hello world (IPIP-499)', new TextEncoder().encode('hello world'), 'bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e'],
+  [
+    'hello world (IPIP-499)',
+    new TextEncoder().encode('hello world'),
+    'bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e',
+  ],
   ['0 B', new Uint8Array(0), 'bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku'],
   ['1 B', patternBytes(1), 'bafkreigkgwdvr5wspzwpiutssn4xpj2i7wedshnwphhnu7ohx4pqaxxipe'],
   ['1 MiB', patternBytes(1_048_576), 'bafkreiagw657w6bevibtqicrneldb2zg32crali3bcub5ed6yb2ezwfcqy'],

@@ -1,6 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CommitmentBuilder, PIECE_BYTES, pieceCount, pieceRoot, proveSegment, rootOfPieces, SEGMENT_BYTES, segmentCount, verifySegment } from '../../objects/commitment.js';
+import {
+  CommitmentBuilder,
+  PIECE_BYTES,
+  pieceCount,
+  pieceRoot,
+  proveSegment,
+  rootOfPieces,
+  SEGMENT_BYTES,
+  segmentCount,
+  verifySegment,
+} from '../../objects/commitment.js';
 
 /** The commitment built as an upload builds it: the bytes in chunks of random sizes. */
 function streamed(bytes: Uint8Array): ReturnType<CommitmentBuilder['finish']> {
@@ -13,10 +23,20 @@ function streamed(bytes: Uint8Array): ReturnType<CommitmentBuilder['finish']> {
   return builder.finish();
 }
 
-const piecesOf = (bytes: Uint8Array): Uint8Array[] => Array.from({ length: pieceCount(bytes.length) }, (_, i) => bytes.subarray(i * PIECE_BYTES, (i + 1) * PIECE_BYTES));
+const piecesOf = (bytes: Uint8Array): Uint8Array[] =>
+  Array.from({ length: pieceCount(bytes.length) }, (_, i) => bytes.subarray(i * PIECE_BYTES, (i + 1) * PIECE_BYTES));
 
 describe('segment commitment', () => {
-  const sizes = [0, 1, SEGMENT_BYTES - 1, SEGMENT_BYTES, SEGMENT_BYTES + 1, PIECE_BYTES, PIECE_BYTES + 1, 3 * PIECE_BYTES + 12_345];
+  const sizes = [
+    0,
+    1,
+    SEGMENT_BYTES - 1,
+    SEGMENT_BYTES,
+    SEGMENT_BYTES + 1,
+    PIECE_BYTES,
+    PIECE_BYTES + 1,
+    3 * PIECE_BYTES + 12_345,
+  ];
 
   it('gives the same root streamed in any chunks as built piece by piece', () => {
     for (const size of sizes) {
@@ -33,7 +53,10 @@ describe('segment commitment', () => {
       const bytes = randomBytes(size);
       const { root, pieceRoots } = streamed(bytes);
       const count = segmentCount(size);
-      const indexes = count <= 300 ? Array.from({ length: count }, (_, i) => i) : Array.from({ length: 50 }, () => Math.floor(Math.random() * count));
+      const indexes =
+        count <= 300
+          ? Array.from({ length: count }, (_, i) => i)
+          : Array.from({ length: 50 }, () => Math.floor(Math.random() * count));
       for (const index of indexes) {
         const piece = piecesOf(bytes)[Math.floor(index / 256)]!;
         const proof = proveSegment(index, piece, pieceRoots);
@@ -59,6 +82,8 @@ describe('segment commitment', () => {
     const tail = proveSegment(last, piecesOf(bytes)[2]!, pieceRoots);
     expect(tail.segment.length).toBe(100);
     expect(verifySegment(root, bytes.length, tail)).toBe(true);
-    expect(verifySegment(root, bytes.length, { ...tail, segment: Buffer.concat([tail.segment, Buffer.alloc(1)]) })).toBe(false);
+    expect(
+      verifySegment(root, bytes.length, { ...tail, segment: Buffer.concat([tail.segment, Buffer.alloc(1)]) }),
+    ).toBe(false);
   });
 });

@@ -7,9 +7,15 @@ describe('media sniffing', () => {
     expect(await sniffMedia(media.png(5000), false)).toEqual({ mediaType: 'image/png', format: 'image' });
     expect(await sniffMedia(media.mp4(5000), false)).toEqual({ mediaType: 'video/mp4', format: 'video' });
     expect(await sniffMedia(media.pdf(5000), false)).toEqual({ mediaType: 'application/pdf', format: 'document' });
-    expect(await sniffMedia(new TextEncoder().encode('# notes\nplain text, ünïcode'), true)).toEqual({ mediaType: 'text/plain; charset=utf-8', format: 'document' });
+    expect(await sniffMedia(new TextEncoder().encode('# notes\nplain text, ünïcode'), true)).toEqual({
+      mediaType: 'text/plain; charset=utf-8',
+      format: 'document',
+    });
     // A WebAssembly module (the code of a compute job) is a document too.
-    expect(await sniffMedia(Uint8Array.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]), true)).toEqual({ mediaType: 'application/wasm', format: 'document' });
+    expect(await sniffMedia(Uint8Array.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]), true)).toEqual({
+      mediaType: 'application/wasm',
+      format: 'document',
+    });
   });
 
   it('serves nothing it cannot name: executables, unknown binary, empty objects', async () => {

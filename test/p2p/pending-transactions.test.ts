@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { devnetKey, signTransaction, SvcClient, transferPayload, generateKeyPair, type KeyPair } from '../../sdk/index.js';
+import {
+  devnetKey,
+  signTransaction,
+  SvcClient,
+  transferPayload,
+  generateKeyPair,
+  type KeyPair,
+} from '../../sdk/index.js';
 import type { Chain } from '../../chain/chain.js';
 import type { P2pService } from '../../p2p/service.js';
 import { startTestNode, tempDir, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
@@ -32,7 +39,11 @@ describe('pending transactions across a producer restart', () => {
     // Long blocks, so the validator holds what it was sent in its mempool for a while.
     const validatorConfig = { dataDir: validatorDir, validator: { blockTime: 2000 } };
     let validator = await start(validatorConfig);
-    const follower = await start({ role: 'full', storage: 'memory', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [p2pAddress(validator)] } });
+    const follower = await start({
+      role: 'full',
+      storage: 'memory',
+      p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [p2pAddress(validator)] },
+    });
     await waitFor(() => syncStatus(follower).synced, Boolean, 10_000, 'the follower to sync');
 
     const senders: KeyPair[] = [devnetKey('account', 6), devnetKey('account', 7)];
@@ -45,7 +56,10 @@ describe('pending transactions across a producer restart', () => {
       for (let i = 0; i < count; i++) {
         const key = senders[i % senders.length]!;
         const nonce = nonces.get(key.address)!;
-        const tx = signTransaction({ chainId: 'svc-devnet-1', kind: 'transfer', nonce, payload: transferPayload(to, 'OMC', 1n) }, key);
+        const tx = signTransaction(
+          { chainId: 'svc-devnet-1', kind: 'transfer', nonce, payload: transferPayload(to, 'OMC', 1n) },
+          key,
+        );
         hashes.push(await f.sendTransaction(tx));
         nonces.set(key.address, nonce + 1);
       }
@@ -56,7 +70,12 @@ describe('pending transactions across a producer restart', () => {
     // 1. Sent right after a block: the validator gets them by gossip and holds them, unmined, when it stops.
     await nextBlock(validator);
     const heldByValidator = await send(10);
-    await waitFor(() => heldByValidator.every((hash) => chain(validator).mempool.has(hash)), Boolean, 5_000, 'the validator to hold the transfers');
+    await waitFor(
+      () => heldByValidator.every((hash) => chain(validator).mempool.has(hash)),
+      Boolean,
+      5_000,
+      'the validator to hold the transfers',
+    );
     await validator.stop();
     running.delete(validator);
 
@@ -64,7 +83,10 @@ describe('pending transactions across a producer restart', () => {
     await send(10);
 
     // 3. The validator comes back on its data dir (with an empty mempool) and dials the follower.
-    validator = await start({ ...validatorConfig, p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [p2pAddress(follower)] } });
+    validator = await start({
+      ...validatorConfig,
+      p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [p2pAddress(follower)] },
+    });
     expect(heldByValidator.some((hash) => chain(validator).mempool.has(hash))).toBe(false);
 
     // 4. Sent right after it is back.

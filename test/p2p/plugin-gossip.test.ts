@@ -45,9 +45,19 @@ describe("a plugin's own gossip topic", () => {
     );
     expect(heard.c.every((m) => m.startsWith('hello'))).toBe(true);
     topicA.publish(encode('rude'));
-    await waitFor(() => heard.b, (m) => m.includes('rude'), 10_000, 'b to judge the rude message');
+    await waitFor(
+      () => heard.b,
+      (m) => m.includes('rude'),
+      10_000,
+      'b to judge the rude message',
+    );
     topicA.publish(encode('hello again'));
-    await waitFor(() => heard.c, (m) => m.includes('hello again'), 10_000, 'the next greeting at c');
+    await waitFor(
+      () => heard.c,
+      (m) => m.includes('hello again'),
+      10_000,
+      'the next greeting at c',
+    );
     // Gossip keeps order along one path: the rude one, published before it, would have arrived first.
     expect(heard.c).not.toContain('rude');
   });

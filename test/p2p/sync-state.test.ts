@@ -6,7 +6,11 @@ function tracker(graceMs: number) {
   let head = 0;
   let now = 1_000;
   const changes: boolean[] = [];
-  const state = new SyncState(() => head, (synced) => changes.push(synced), { window: 2, graceMs, now: () => now });
+  const state = new SyncState(
+    () => head,
+    (synced) => changes.push(synced),
+    { window: 2, graceMs, now: () => now },
+  );
   return { state, changes, setHead: (h: number) => (head = h), advance: (ms: number) => (now += ms) };
 }
 
@@ -49,11 +53,20 @@ describe('sync state', () => {
 
   it('reports leaving by itself when the grace runs out with nothing else happening (a timer), and counts losing every peer as lagging', async () => {
     let synced: boolean[] = [];
-    const state = new SyncState(() => 5, (s) => synced.push(s), { window: 2, graceMs: 30 });
+    const state = new SyncState(
+      () => 5,
+      (s) => synced.push(s),
+      { window: 2, graceMs: 30 },
+    );
     state.reportPeerHead(5);
     state.reportPeerHead(undefined);
     expect(state.isSynced).toBe(true);
-    await waitFor(() => synced, (changes) => changes.at(-1) === false, 2_000, 'the grace to run out');
+    await waitFor(
+      () => synced,
+      (changes) => changes.at(-1) === false,
+      2_000,
+      'the grace to run out',
+    );
     expect(synced).toEqual([true, false]);
     synced = [];
     state.close();

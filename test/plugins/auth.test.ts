@@ -22,8 +22,18 @@ afterAll(async () => {
 
 const call = '{"jsonrpc":"2.0","id":1,"method":"svc_blockNumber"}';
 
-async function post(headers: Record<string, string>, body = call): Promise<{ status: number; body: { error?: { code: number; message: string; data?: { reason: string } }; result?: unknown } | unknown[] }> {
-  const response = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+async function post(
+  headers: Record<string, string>,
+  body = call,
+): Promise<{
+  status: number;
+  body: { error?: { code: number; message: string; data?: { reason: string } }; result?: unknown } | unknown[];
+}> {
+  const response = await fetch(node.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
   return { status: response.status, body: (await response.json()) as never };
 }
 
@@ -40,17 +50,51 @@ describe('auth plugin over HTTP', () => {
   // when the file was loaded (a busy machine can take seconds in between).
   it.each([
     ['no token', () => ({ 'x-svc-nonce': newNonce() }), 'unauthorized', -32001],
-    ['a wrong token', () => ({ authorization: 'Bearer wrong-token-0123456789', 'x-svc-nonce': newNonce() }), 'unauthorized', -32001],
-    ['a non-bearer scheme', () => ({ authorization: `Basic ${TOKEN}`, 'x-svc-nonce': newNonce() }), 'unauthorized', -32001],
+    [
+      'a wrong token',
+      () => ({ authorization: 'Bearer wrong-token-0123456789', 'x-svc-nonce': newNonce() }),
+      'unauthorized',
+      -32001,
+    ],
+    [
+      'a non-bearer scheme',
+      () => ({ authorization: `Basic ${TOKEN}`, 'x-svc-nonce': newNonce() }),
+      'unauthorized',
+      -32001,
+    ],
     ['no nonce', () => ({ authorization: `Bearer ${TOKEN}` }), 'nonce_reused', -32002],
-    ['a malformed nonce', () => ({ authorization: `Bearer ${TOKEN}`, 'x-svc-nonce': 'not-a-nonce' }), 'nonce_reused', -32002],
-    ['a nonce with a short random part', () => ({ authorization: `Bearer ${TOKEN}`, 'x-svc-nonce': `${Date.now()}.abc` }), 'nonce_reused', -32002],
-    ['a stale nonce', () => ({ authorization: `Bearer ${TOKEN}`, 'x-svc-nonce': `${Date.now() - 301_000}.abcdefghij` }), 'nonce_reused', -32002],
-    ['a nonce from the future', () => ({ authorization: `Bearer ${TOKEN}`, 'x-svc-nonce': `${Date.now() + 301_000}.abcdefghij` }), 'nonce_reused', -32002],
+    [
+      'a malformed nonce',
+      () => ({ authorization: `Bearer ${TOKEN}`, 'x-svc-nonce': 'not-a-nonce' }),
+      'nonce_reused',
+      -32002,
+    ],
+    [
+      'a nonce with a short random part',
+      () => ({ authorization: `Bearer ${TOKEN}`, 'x-svc-nonce': `${Date.now()}.abc` }),
+      'nonce_reused',
+      -32002,
+    ],
+    [
+      'a stale nonce',
+      () => ({ authorization: `Bearer ${TOKEN}`, 'x-svc-nonce': `${Date.now() - 301_000}.abcdefghij` }),
+      'nonce_reused',
+      -32002,
+    ],
+    [
+      'a nonce from the future',
+      () => ({ authorization: `Bearer ${TOKEN}`, 'x-svc-nonce': `${Date.now() + 301_000}.abcdefghij` }),
+      'nonce_reused',
+      -32002,
+    ],
   ] as const)('refuses %s with HTTP 401', async (_what, headers, message, code) => {
     const res = await post(headers() as Record<string, string>);
     expect(res.status).toBe(401);
-    expect(res.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code, message, data: { reason: expect.any(String) } } });
+    expect(res.body).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code, message, data: { reason: expect.any(String) } },
+    });
   });
 
   it('refuses a reused nonce with the same token, but accepts it with another token', async () => {
@@ -63,11 +107,17 @@ describe('auth plugin over HTTP', () => {
   });
 
   it('refuses a batch with bad headers as a whole, running none of its calls', async () => {
-    const batch = JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'svc_blockNumber' }, { jsonrpc: '2.0', id: 2, method: 'faucet_request', params: [`svc1${'1'.repeat(40)}`] }]);
+    const batch = JSON.stringify([
+      { jsonrpc: '2.0', id: 1, method: 'svc_blockNumber' },
+      { jsonrpc: '2.0', id: 2, method: 'faucet_request', params: [`svc1${'1'.repeat(40)}`] },
+    ]);
     const res = await post({ authorization: 'Bearer nope-nope-nope-nope' }, batch);
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ error: { message: 'unauthorized' } });
-    const status = await post(good(), JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'faucet_status', params: [`svc1${'1'.repeat(40)}`] }));
+    const status = await post(
+      good(),
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'faucet_status', params: [`svc1${'1'.repeat(40)}`] }),
+    );
     expect(status.body).toMatchObject({ result: { eligible: true } });
   });
 
@@ -84,7 +134,9 @@ describe('auth plugin over HTTP', () => {
   it('the SDK sends the token and a fresh nonce on every request and reports 401 as RpcError', async () => {
     const client = new SvcClient({ url: node.url, token: TOKEN });
     for (let i = 0; i < 5; i++) expect(await client.blockNumber()).toEqual(expect.any(Number));
-    const error = await new SvcClient({ url: node.url, token: 'wrong-token-0123456789' }).blockNumber().catch((e: unknown) => e);
+    const error = await new SvcClient({ url: node.url, token: 'wrong-token-0123456789' })
+      .blockNumber()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RpcError);
     expect(error).toMatchObject({ message: 'unauthorized', code: -32001, httpStatus: 401 });
   });
@@ -146,10 +198,11 @@ describe('auth plugin over WebSocket', () => {
     expect((await handshake([WS_PROTOCOL, 'svc.bearer.%%%', authProtocols(TOKEN)[2]!])).status).toBe(401);
   });
 
-  it('connects the SDK through a WebSocket that takes no headers (a browser\'s), its token sent as subprotocols', async () => {
+  it("connects the SDK through a WebSocket that takes no headers (a browser's), its token sent as subprotocols", async () => {
     // What a browser's constructor takes: a URL and subprotocols, nothing else.
     const BrowserLike = function (url: string, protocols?: unknown) {
-      if (protocols !== undefined && !Array.isArray(protocols)) throw new TypeError('a browser WebSocket takes subprotocols, not options');
+      if (protocols !== undefined && !Array.isArray(protocols))
+        throw new TypeError('a browser WebSocket takes subprotocols, not options');
       return new WebSocket(url, protocols as string[] | undefined);
     };
     const global = globalThis as { WebSocket?: unknown };

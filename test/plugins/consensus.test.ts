@@ -18,7 +18,11 @@ writeFileSync(
     timestamp: Date.now() - 60_000,
     validatorKey: toHex(devnetKey('validator', 0).publicKey),
     validator: devnetKey('validator', 0).address,
-    accounts: Array.from({ length: 10 }, (_, i) => ({ address: devnetKey('account', i).address, omc: '1000000', ogt: '10000' })),
+    accounts: Array.from({ length: 10 }, (_, i) => ({
+      address: devnetKey('account', i).address,
+      omc: '1000000',
+      ogt: '10000',
+    })),
     livenessWindow: 10_000,
     maxMissedBlocks: 9_999,
   }),
@@ -35,7 +39,21 @@ async function validator(key: KeyPair | undefined, bootstrap: string[], dir = te
   const config: Record<string, unknown> = { validator: { blockTime: BLOCK_MS, keyFile: join(dir, 'validator.key') } };
   writeFileSync(join(dir, 'validator.key'), toHex((key ?? devnetKey('validator', 0)).secretKey));
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
-  const node = await startNodeProcess(['--role', 'validator', '--network', 'consnet', '--genesis', genesisFile, '--data-dir', join(dir, 'data'), '--bind', '127.0.0.1:0', '--config', join(dir, 'config.json'), ...(bootstrap.length ? ['--bootstrap-peers', bootstrap.join(',')] : [])]);
+  const node = await startNodeProcess([
+    '--role',
+    'validator',
+    '--network',
+    'consnet',
+    '--genesis',
+    genesisFile,
+    '--data-dir',
+    join(dir, 'data'),
+    '--bind',
+    '127.0.0.1:0',
+    '--config',
+    join(dir, 'config.json'),
+    ...(bootstrap.length ? ['--bootstrap-peers', bootstrap.join(',')] : []),
+  ]);
   dirs.set(node, dir);
   return node;
 }
@@ -48,16 +66,26 @@ const lastWords = (node: RunningNode): string =>
     .filter((line) => !/"(imported|produced) block/.test(line))
     .slice(-15)
     .join('\n');
-const p2pOf = (node: RunningNode): string => /p2p listening on (\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/\w+)/.exec(node.output())![1]!;
+const p2pOf = (node: RunningNode): string =>
+  /p2p listening on (\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/\w+)/.exec(node.output())![1]!;
 const heightOf = async (node: RunningNode): Promise<number> => new SvcClient(node.url).blockNumber();
 
 beforeAll(async () => {
   genesis = await validator(undefined, []);
-  await waitFor(() => genesis.output(), (out) => /p2p listening on/.test(out), 10_000, 'the genesis validator');
+  await waitFor(
+    () => genesis.output(),
+    (out) => /p2p listening on/.test(out),
+    10_000,
+    'the genesis validator',
+  );
   v = new SvcClient(genesis.url);
   for (const key of stakers) others.push(await validator(key, [p2pOf(genesis)]));
-  for (const key of stakers) await v.waitForTransaction((await v.transfer(devnetKey('account', 0), key.address, 'OGT', 50n * UNIT)).hash);
-  for (const key of stakers) await v.waitForTransaction((await v.createValidator(key, { stake: 20n * UNIT, moniker: key.address.slice(0, 10) })).hash);
+  for (const key of stakers)
+    await v.waitForTransaction((await v.transfer(devnetKey('account', 0), key.address, 'OGT', 50n * UNIT)).hash);
+  for (const key of stakers)
+    await v.waitForTransaction(
+      (await v.createValidator(key, { stake: 20n * UNIT, moniker: key.address.slice(0, 10) })).hash,
+    );
 }, 120_000);
 const started: RunningNode[] = [];
 afterAll(async () => {
@@ -67,9 +95,18 @@ afterAll(async () => {
 /** Every node's block hash and state root at each height in [from, to]: one of each per height. */
 async function agreeing(nodes: RunningNode[], from: number, to: number): Promise<void> {
   for (const node of nodes)
-    await waitFor(() => heightOf(node), (h) => h >= to, 60_000, `block ${to} on ${node.url}`).catch(async (error: unknown) => {
-      const states = await Promise.all(nodes.map((n) => new SvcClient(n.url).consensusState().catch((e: unknown) => String(e))));
-      throw new Error(`${(error as Error).message}\n${nodes.map((n, i) => `${n.url}: ${JSON.stringify(states[i])}\n${lastWords(n)}`).join('\n')}`);
+    await waitFor(
+      () => heightOf(node),
+      (h) => h >= to,
+      60_000,
+      `block ${to} on ${node.url}`,
+    ).catch(async (error: unknown) => {
+      const states = await Promise.all(
+        nodes.map((n) => new SvcClient(n.url).consensusState().catch((e: unknown) => String(e))),
+      );
+      throw new Error(
+        `${(error as Error).message}\n${nodes.map((n, i) => `${n.url}: ${JSON.stringify(states[i])}\n${lastWords(n)}`).join('\n')}`,
+      );
     });
   for (let height = from; height <= to; height++) {
     const blocks = await Promise.all(nodes.map((node) => new SvcClient(node.url).getBlockByNumber(height)));
@@ -80,7 +117,12 @@ async function agreeing(nodes: RunningNode[], from: number, to: number): Promise
 
 describe('consensus among staked validators (processes)', { timeout: 180_000 }, () => {
   it('four validators at equal stake: the same block hash and state root at every height on every node', async () => {
-    const set = await waitFor(() => v.validators(), (s) => s.validators.length === 4, 60_000, 'the set of four (next epoch)');
+    const set = await waitFor(
+      () => v.validators(),
+      (s) => s.validators.length === 4,
+      60_000,
+      'the set of four (next epoch)',
+    );
     expect(new Set(set.validators.map((m) => m.power))).toEqual(new Set(['20']));
     const from = set.height + 1;
     await agreeing([genesis, ...others], from, from + 15);
@@ -96,14 +138,25 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
       expect(next.lastCommit!.signatures.length).toBeGreaterThanOrEqual(3);
     }
     const state = await new SvcClient(others[0]!.url).rpcCall<Record<string, unknown>>('svc_consensusState');
-    expect(state).toMatchObject({ mode: 'consensus', onlinePower: '80', totalPower: '80', lockedRound: expect.any(Number), step: expect.stringMatching(/^(propose|prevote|precommit)$/) });
+    expect(state).toMatchObject({
+      mode: 'consensus',
+      onlinePower: '80',
+      totalPower: '80',
+      lockedRound: expect.any(Number),
+      step: expect.stringMatching(/^(propose|prevote|precommit)$/),
+    });
     // The logs at info: no line a block, a summary every few seconds; "caught up" only after a real sync.
     for (const node of [genesis, ...others]) {
       const lines = node.output().split('\n');
       expect(lines.filter((line) => /"msg":"(produced|imported) block/.test(line))).toEqual([]);
       expect(lines.filter((line) => /"msg":"caught up with peers"/.test(line)).length).toBeLessThanOrEqual(2);
     }
-    await waitFor(() => genesis.output(), (out) => /"msg":"head \d+: \d+ blocks? in \d+ s \(/.test(out), 20_000, 'a summary line');
+    await waitFor(
+      () => genesis.output(),
+      (out) => /"msg":"head \d+: \d+ blocks? in \d+ s \(/.test(out),
+      20_000,
+      'a summary line',
+    );
   });
 
   let victim: RunningNode;
@@ -121,10 +174,18 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
     alive = nodes.filter((node) => node !== victim);
     await agreeing(alive, height + 1, height + 12);
     // The others see it gone: the power heard from lately drops to three quarters.
-    await waitFor(() => new SvcClient(alive[0]!.url).rpcCall<{ onlinePower: string }>('svc_consensusState'), (s) => s.onlinePower === '60', 15_000, 'online power to drop to 60');
+    await waitFor(
+      () => new SvcClient(alive[0]!.url).rpcCall<{ onlinePower: string }>('svc_consensusState'),
+      (s) => s.onlinePower === '60',
+      15_000,
+      'online power to drop to 60',
+    );
     // Each of its turns costs a propose timeout (one block time) and a new round: recorded, not asserted.
     const client = new SvcClient(alive[0]!.url);
-    const [first, last] = await Promise.all([client.getBlockByNumber(height + 1), client.getBlockByNumber(height + 12)]);
+    const [first, last] = await Promise.all([
+      client.getBlockByNumber(height + 1),
+      client.getBlockByNumber(height + 12),
+    ]);
     // Metrics tell it: rounds and votes counted, proposal-to-commit latency observed, and the dead validator's missed blocks.
     const metrics = await (await fetch(`${alive[0]!.url}/metrics`)).text();
     const value = (pattern: RegExp): number => Number(pattern.exec(metrics)?.[1] ?? NaN);
@@ -133,8 +194,12 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
     expect(value(/^svc_consensus_votes_total\{type="prevote",direction="in"\} (\d+)/m)).toBeGreaterThan(0);
     expect(value(/^svc_consensus_proposal_to_commit_seconds_count\{round="0"\} (\d+)/m)).toBeGreaterThan(0);
     const victimOperator = operators[index]!;
-    expect(value(new RegExp(`^svc_staking_missed_blocks\\{validator="${victimOperator}"\\} (\\d+)`, 'm'))).toBeGreaterThanOrEqual(5);
-    process.stdout.write(`consensus with one of four down: mean block interval ${((last.timestamp - first.timestamp) / 11).toFixed(0)} ms at a ${BLOCK_MS} ms block time\n`);
+    expect(
+      value(new RegExp(`^svc_staking_missed_blocks\\{validator="${victimOperator}"\\} (\\d+)`, 'm')),
+    ).toBeGreaterThanOrEqual(5);
+    process.stdout.write(
+      `consensus with one of four down: mean block interval ${((last.timestamp - first.timestamp) / 11).toFixed(0)} ms at a ${BLOCK_MS} ms block time\n`,
+    );
   });
 
   it('commits nothing and diverges nowhere for 30 s with two of four down, and goes on once one is back on its data', async () => {
@@ -156,7 +221,12 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
     const back = await validator(victimKey, alive.map(p2pOf), dirs.get(victim));
     started.push(back);
     const resumed = Date.now();
-    await waitFor(() => heightOf(alive[0]!), (h) => h > ceiling, 15_000, 'commits to resume within 15 s');
+    await waitFor(
+      () => heightOf(alive[0]!),
+      (h) => h > ceiling,
+      15_000,
+      'commits to resume within 15 s',
+    );
     process.stdout.write(`consensus resumed ${Date.now() - resumed} ms after a third validator came back\n`);
     await agreeing([...alive, back], ceiling - 2, ceiling + 3);
   });
@@ -170,19 +240,29 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
     const node = await validator(fifth, alive.map(p2pOf));
     fifthNode = node;
     started.push(node);
-    await client.waitForTransaction((await client.transfer(devnetKey('account', 1), fifth.address, 'OGT', 50n * UNIT)).hash);
-    await client.waitForTransaction((await client.createValidator(fifth, { stake: 20n * UNIT, moniker: 'fifth' })).hash);
+    await client.waitForTransaction(
+      (await client.transfer(devnetKey('account', 1), fifth.address, 'OGT', 50n * UNIT)).hash,
+    );
+    await client.waitForTransaction(
+      (await client.createValidator(fifth, { stake: 20n * UNIT, moniker: 'fifth' })).hash,
+    );
     // Pending until an epoch ends (the transaction may itself land in the block that ends one).
     const status = await client.stakingStatus(fifth.address);
     if (status.status === 'pending') expect(status.inSet).toBe(false);
     else expect(status.status === 'active' && status.joinedAt! >= status.createdAt).toBe(true);
-    const set = await waitFor(() => client.validators(), (s) => s.validators.length === 5, 60_000, 'the set of five (next epoch)');
+    const set = await waitFor(
+      () => client.validators(),
+      (s) => s.validators.length === 5,
+      60_000,
+      'the set of five (next epoch)',
+    );
     expect(await client.stakingStatus(fifth.address)).toMatchObject({ status: 'active', inSet: true });
     // 25 blocks: a fifth of the power proposes about a fifth of them (the killed validator's turns go to the next round's proposer).
     const from = set.height + 1;
     await agreeing([...alive, node], from, from + 24);
     let mine = 0;
-    for (let height = from; height <= from + 24; height++) if ((await client.getBlockByNumber(height)).proposer === fifth.address) mine++;
+    for (let height = from; height <= from + 24; height++)
+      if ((await client.getBlockByNumber(height)).proposer === fifth.address) mine++;
     expect(mine).toBeGreaterThanOrEqual(3);
     expect(mine).toBeLessThanOrEqual(9);
   });
@@ -197,11 +277,20 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
     for (let kill = 0; kill < 20; kill++) {
       const before = existsSync(signState) ? readFileSync(signState, 'utf8') : '';
       // The signing state is written (and synced) before a signature leaves the node: a change is the moment right after a signature.
-      await waitFor(() => (existsSync(signState) ? readFileSync(signState, 'utf8') : ''), (now) => now !== before, 30_000, `signature ${kill + 1}`).catch(async (error: unknown) => {
+      await waitFor(
+        () => (existsSync(signState) ? readFileSync(signState, 'utf8') : ''),
+        (now) => now !== before,
+        30_000,
+        `signature ${kill + 1}`,
+      ).catch(async (error: unknown) => {
         // What the restarted node said: why it signs nothing.
         const all = [...others, node];
-        const states = await Promise.all(all.map((n) => new SvcClient(n.url).consensusState().catch((e: unknown) => String(e))));
-        throw new Error(`${(error as Error).message}\n${lastWords(node)}\nconsensus states (the others, then it): ${all.map((n, i) => `${n.url} ${JSON.stringify(states[i])}`).join('\n')}`);
+        const states = await Promise.all(
+          all.map((n) => new SvcClient(n.url).consensusState().catch((e: unknown) => String(e))),
+        );
+        throw new Error(
+          `${(error as Error).message}\n${lastWords(node)}\nconsensus states (the others, then it): ${all.map((n, i) => `${n.url} ${JSON.stringify(states[i])}`).join('\n')}`,
+        );
       });
       await node.stop('SIGKILL');
       node = await validator(fifth, others.map(p2pOf), dir);
@@ -211,6 +300,10 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
     await agreeing([...others, node], from, to);
     // No node saw two different votes of it, and the chain holds no evidence against it.
     for (const other of [...others, node]) expect(other.output()).not.toContain('two different signed votes');
-    expect(await new SvcClient(others[0]!.url).stakingStatus(fifth.address)).toMatchObject({ status: 'active', inSet: true, tombstonedAt: null });
+    expect(await new SvcClient(others[0]!.url).stakingStatus(fifth.address)).toMatchObject({
+      status: 'active',
+      inSet: true,
+      tombstonedAt: null,
+    });
   });
 });

@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BaseError, createTestClient, defineChain, getContractAddress, http, publicActions, walletActions, type Abi, type Hex } from 'viem';
+import {
+  BaseError,
+  createTestClient,
+  defineChain,
+  getContractAddress,
+  http,
+  publicActions,
+  walletActions,
+  type Abi,
+  type Hex,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { contracts } from '../helpers/contracts.js';
 import { startNodeProcess, type RunningNode } from '../helpers/cli.js';
@@ -7,13 +17,21 @@ import { startAnvil, TEST_ADDRESS_1, TEST_KEY_0 } from '../helpers/foundry.js';
 import { rpc, startTestNode, tempDir, waitFor } from '../helpers/test-node.js';
 import { devnetKey, signTransaction, SvcClient } from '../../sdk/index.js';
 
-const artifact = (name: string): { abi: Abi; bytecode: Hex } => contracts()[name] as unknown as { abi: Abi; bytecode: Hex };
+const artifact = (name: string): { abi: Abi; bytecode: Hex } =>
+  contracts()[name] as unknown as { abi: Abi; bytecode: Hex };
 const account = privateKeyToAccount(TEST_KEY_0);
 
 /** A contract test's dev loop with viem's test client in `anvil` mode: the same script for Anvil and for svc-node. */
 async function devLoop(url: string, chainId: number): Promise<Record<string, unknown>> {
-  const chain = defineChain({ id: chainId, name: 'dev', nativeCurrency: { name: 'ETH', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } });
-  const client = createTestClient({ mode: 'anvil', chain, transport: http(url), account, pollingInterval: 20 }).extend(publicActions).extend(walletActions);
+  const chain = defineChain({
+    id: chainId,
+    name: 'dev',
+    nativeCurrency: { name: 'ETH', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [url] } },
+  });
+  const client = createTestClient({ mode: 'anvil', chain, transport: http(url), account, pollingInterval: 20 })
+    .extend(publicActions)
+    .extend(walletActions);
   const seen: Record<string, unknown> = {};
 
   // Automine: a transaction's receipt comes at once, in a block of its own.
@@ -22,7 +40,11 @@ async function devLoop(url: string, chainId: number): Promise<Record<string, unk
   const mined = await client.waitForTransactionReceipt({ hash: transfer });
   // Dev mode also makes an empty block each idle second, so one may come between the look and the send.
   const block = await client.getBlock({ blockNumber: mined.blockNumber });
-  seen.automined = mined.status === 'success' && mined.blockNumber > before && block.transactions.length === 1 && block.transactions[0] === transfer;
+  seen.automined =
+    mined.status === 'success' &&
+    mined.blockNumber > before &&
+    block.transactions.length === 1 &&
+    block.transactions[0] === transfer;
 
   // A fixture's snapshot: deploy and transfer, then revert — the contract is gone, balances, nonce and head back.
   const { abi: lockAbi, bytecode: lockCode } = artifact('TimeLock');
@@ -30,7 +52,11 @@ async function devLoop(url: string, chainId: number): Promise<Record<string, unk
   const payeeBefore = await client.getBalance({ address: TEST_ADDRESS_1 });
   const nonceBefore = await client.getTransactionCount({ address: account.address });
   const snapshot = await client.snapshot();
-  const fixture = (await client.waitForTransactionReceipt({ hash: await client.deployContract({ abi: lockAbi, bytecode: lockCode, args: [60n], value: 5n }) })).contractAddress!;
+  const fixture = (
+    await client.waitForTransactionReceipt({
+      hash: await client.deployContract({ abi: lockAbi, bytecode: lockCode, args: [60n], value: 5n }),
+    })
+  ).contractAddress!;
   const paid = await client.sendTransaction({ to: TEST_ADDRESS_1, value: 10n ** 18n });
   await client.waitForTransactionReceipt({ hash: paid });
   await client.snapshot();
@@ -49,7 +75,12 @@ async function devLoop(url: string, chainId: number): Promise<Record<string, unk
   // The snapshot is used up. (A later one is too on svc-node, as on Hardhat; Anvil answers an error for it.)
   seen.usedUp = await client.request({ method: 'evm_revert', params: [snapshot] } as never);
   // The same deploy again lands at the same address: the account's nonce went back with the blocks.
-  seen.sameAddress = (await client.waitForTransactionReceipt({ hash: await client.deployContract({ abi: lockAbi, bytecode: lockCode, args: [60n], value: 5n }) })).contractAddress === fixture;
+  seen.sameAddress =
+    (
+      await client.waitForTransactionReceipt({
+        hash: await client.deployContract({ abi: lockAbi, bytecode: lockCode, args: [60n], value: 5n }),
+      })
+    ).contractAddress === fixture;
 
   // mine(10) moves the head by 10.
   const start = await client.getBlockNumber({ cacheTime: 0 });
@@ -58,18 +89,29 @@ async function devLoop(url: string, chainId: number): Promise<Record<string, unk
 
   // A time lock: refused before its time; after increaseTime(3600) and a block, withdrawn.
   const { abi, bytecode } = artifact('TimeLock');
-  const deployed = await client.waitForTransactionReceipt({ hash: await client.deployContract({ abi, bytecode, args: [3600n], value: 10n ** 15n }) });
+  const deployed = await client.waitForTransactionReceipt({
+    hash: await client.deployContract({ abi, bytecode, args: [3600n], value: 10n ** 15n }),
+  });
   const lock = deployed.contractAddress!;
   const early = await client.simulateContract({ address: lock, abi, functionName: 'withdraw' }).then(
     () => 'ran',
-    (error: unknown) => (error instanceof BaseError ? (error.walk((e) => (e as { data?: { errorName?: string } }).data?.errorName !== undefined) as { data?: { errorName?: string } } | null)?.data?.errorName : String(error)),
+    (error: unknown) =>
+      error instanceof BaseError
+        ? (
+            error.walk((e) => (e as { data?: { errorName?: string } }).data?.errorName !== undefined) as {
+              data?: { errorName?: string };
+            } | null
+          )?.data?.errorName
+        : String(error),
   );
   seen.early = early;
   const lockedAt = (await client.getBlock()).timestamp;
   await client.increaseTime({ seconds: 3600 });
   await client.mine({ blocks: 1 });
   seen.clockMoved = (await client.getBlock()).timestamp - lockedAt >= 3600n;
-  const withdraw = await client.waitForTransactionReceipt({ hash: await client.writeContract({ address: lock, abi, functionName: 'withdraw' }) });
+  const withdraw = await client.waitForTransactionReceipt({
+    hash: await client.writeContract({ address: lock, abi, functionName: 'withdraw' }),
+  });
   seen.withdrawn = withdraw.status;
   seen.lockEmpty = await client.getBalance({ address: lock });
 
@@ -109,11 +151,19 @@ async function devLoop(url: string, chainId: number): Promise<Record<string, unk
   await client.impersonateAccount({ address: whale });
   const asWhale = await client.sendTransaction({ account: whale, to: payee, value: 1_000n, chain });
   const impersonated = await client.waitForTransactionReceipt({ hash: asWhale });
-  seen.impersonated = [impersonated.status, impersonated.from.toLowerCase() === whale.toLowerCase(), await client.getBalance({ address: payee })];
+  seen.impersonated = [
+    impersonated.status,
+    impersonated.from.toLowerCase() === whale.toLowerCase(),
+    await client.getBalance({ address: payee }),
+  ];
   seen.impersonatedTx = (await client.getTransaction({ hash: asWhale })).from.toLowerCase() === whale.toLowerCase();
   // A test account that is not this client's signer, the same way (Anvil would sign for it anyway).
   await client.impersonateAccount({ address: TEST_ADDRESS_1 });
-  seen.testAccount = (await client.waitForTransactionReceipt({ hash: await client.sendTransaction({ account: TEST_ADDRESS_1, to: payee, value: 1n, chain }) })).status;
+  seen.testAccount = (
+    await client.waitForTransactionReceipt({
+      hash: await client.sendTransaction({ account: TEST_ADDRESS_1, to: payee, value: 1n, chain }),
+    })
+  ).status;
   await client.stopImpersonatingAccount({ address: TEST_ADDRESS_1 });
   await client.stopImpersonatingAccount({ address: whale });
   seen.stopped = await client.sendTransaction({ account: whale, to: payee, value: 1n, chain }).then(
@@ -158,13 +208,21 @@ const EXPECTED = {
 describe('dev mode', () => {
   let node: RunningNode;
   beforeAll(async () => {
-    node = await startNodeProcess(['--dev', '--data-dir', tempDir('svc-dev-'), '--bind', '127.0.0.1:0', '--p2p-port', '0']);
+    node = await startNodeProcess([
+      '--dev',
+      '--data-dir',
+      tempDir('svc-dev-'),
+      '--bind',
+      '127.0.0.1:0',
+      '--p2p-port',
+      '0',
+    ]);
   });
   afterAll(async () => {
     await node?.stop();
   });
 
-  it("runs the same viem test-client script as Anvil: automine, mine, the clock and a time lock, mining on demand, state edits, impersonation", async () => {
+  it('runs the same viem test-client script as Anvil: automine, mine, the clock and a time lock, mining on demand, state edits, impersonation', async () => {
     const anvil = await startAnvil();
     try {
       expect(await devLoop(anvil.url, 31337)).toEqual(EXPECTED);
@@ -185,24 +243,53 @@ describe('dev mode', () => {
     const head = Number((await rpc<string>(node.url, 'eth_blockNumber')).body.result);
     const follower = await startTestNode({ role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [p2p] } });
     try {
-      await waitFor(async () => Number((await rpc<string>(follower.url, 'eth_blockNumber')).body.result), (h) => h >= head, 30_000, 'the follower to reach the dev head');
-      const [mine, theirs] = await Promise.all([rpc<{ stateRoot: string; hash: string }>(follower.url, 'svc_getBlockByNumber', [head]), rpc<{ stateRoot: string; hash: string }>(node.url, 'svc_getBlockByNumber', [head])]);
+      await waitFor(
+        async () => Number((await rpc<string>(follower.url, 'eth_blockNumber')).body.result),
+        (h) => h >= head,
+        30_000,
+        'the follower to reach the dev head',
+      );
+      const [mine, theirs] = await Promise.all([
+        rpc<{ stateRoot: string; hash: string }>(follower.url, 'svc_getBlockByNumber', [head]),
+        rpc<{ stateRoot: string; hash: string }>(node.url, 'svc_getBlockByNumber', [head]),
+      ]);
       expect(mine.body.result?.stateRoot).toBe(theirs.body.result?.stateRoot);
       expect(mine.body.result?.hash).toBe(theirs.body.result?.hash);
-      expect((await rpc<string>(follower.url, 'eth_getBalance', ['0x000000000000000000000000000000000000dEaD', `0x${head.toString(16)}`])).body.result).toBe('0x3040');
+      expect(
+        (
+          await rpc<string>(follower.url, 'eth_getBalance', [
+            '0x000000000000000000000000000000000000dEaD',
+            `0x${head.toString(16)}`,
+          ])
+        ).body.result,
+      ).toBe('0x3040');
       const refused = await rpc(node.url, 'evm_revert', [snapshot]);
       expect(refused.body.error).toMatchObject({ code: -32028, message: 'peers_connected' });
       expect(Number((await rpc<string>(node.url, 'eth_blockNumber')).body.result)).toBeGreaterThanOrEqual(head);
     } finally {
       await follower.stop();
     }
-    await waitFor(async () => (await rpc<unknown[]>(node.url, 'svc_peers')).body.result!, (peers) => peers.length === 0, 10_000, 'the follower to disconnect');
-    const undone = (await rpc<{ hash: string }>(node.url, 'eth_getBlockByNumber', [`0x${head.toString(16)}`, false])).body.result!;
+    await waitFor(
+      async () => (await rpc<unknown[]>(node.url, 'svc_peers')).body.result!,
+      (peers) => peers.length === 0,
+      10_000,
+      'the follower to disconnect',
+    );
+    const undone = (await rpc<{ hash: string }>(node.url, 'eth_getBlockByNumber', [`0x${head.toString(16)}`, false]))
+      .body.result!;
     expect((await rpc(node.url, 'evm_revert', [snapshot])).body.result).toBe(true);
     // The edit went with its block (the idle interval may have mined an empty one at its height since).
-    expect((await rpc<string>(node.url, 'eth_getBalance', ['0x000000000000000000000000000000000000dEaD', 'latest'])).body.result).toBe('0x3039');
-    expect((await rpc<{ hash: string } | null>(node.url, 'eth_getBlockByNumber', [`0x${head.toString(16)}`, false])).body.result?.hash).not.toBe(undone.hash);
-    expect((await rpc<{ hash: string }>(node.url, 'eth_getBlockByNumber', [`0x${kept.toString(16)}`, false])).body.result).toBeTruthy();
+    expect(
+      (await rpc<string>(node.url, 'eth_getBalance', ['0x000000000000000000000000000000000000dEaD', 'latest'])).body
+        .result,
+    ).toBe('0x3039');
+    expect(
+      (await rpc<{ hash: string } | null>(node.url, 'eth_getBlockByNumber', [`0x${head.toString(16)}`, false])).body
+        .result?.hash,
+    ).not.toBe(undone.hash);
+    expect(
+      (await rpc<{ hash: string }>(node.url, 'eth_getBlockByNumber', [`0x${kept.toString(16)}`, false])).body.result,
+    ).toBeTruthy();
   }, 60_000);
 
   it('a revert drops later snapshots; a restart opens the chain as the revert left it and mines on from there', async () => {
@@ -213,9 +300,19 @@ describe('dev mode', () => {
     try {
       const payee = '0x00000000000000000000000000000000000fee01';
       // A new chain's first block comes at once (its genesis time is long past): the snapshot follows it.
-      await waitFor(async () => Number((await rpc<string>(dev.url, 'eth_blockNumber')).body.result), (height) => height >= 1, 10_000, 'the first block');
+      await waitFor(
+        async () => Number((await rpc<string>(dev.url, 'eth_blockNumber')).body.result),
+        (height) => height >= 1,
+        10_000,
+        'the first block',
+      );
       const first = (await rpc<string>(dev.url, 'evm_snapshot')).body.result!;
-      const kept = (await rpc<{ number: string; hash: string; stateRoot: string }>(dev.url, 'eth_getBlockByNumber', ['latest', false])).body.result!;
+      const kept = (
+        await rpc<{ number: string; hash: string; stateRoot: string }>(dev.url, 'eth_getBlockByNumber', [
+          'latest',
+          false,
+        ])
+      ).body.result!;
       await rpc(dev.url, 'anvil_setBalance', [payee, '0x64']);
       const second = (await rpc<string>(dev.url, 'evm_snapshot')).body.result!;
       await rpc(dev.url, 'anvil_mine', [5]);
@@ -225,14 +322,23 @@ describe('dev mode', () => {
       expect((await rpc(dev.url, 'evm_revert', ['later'])).body.error?.code).toBe(-32602);
       await dev.stop();
       dev = await startNodeProcess(args);
-      const reopened = (await rpc<{ number: string; hash: string; stateRoot: string }>(dev.url, 'eth_getBlockByNumber', ['latest', false])).body.result!;
+      const reopened = (
+        await rpc<{ number: string; hash: string; stateRoot: string }>(dev.url, 'eth_getBlockByNumber', [
+          'latest',
+          false,
+        ])
+      ).body.result!;
       expect(reopened).toMatchObject({ number: kept.number, hash: kept.hash });
-      const atKept = (await rpc<{ hash: string; stateRoot: string }>(dev.url, 'eth_getBlockByNumber', [kept.number, false])).body.result!;
+      const atKept = (
+        await rpc<{ hash: string; stateRoot: string }>(dev.url, 'eth_getBlockByNumber', [kept.number, false])
+      ).body.result!;
       expect(atKept).toMatchObject({ hash: kept.hash, stateRoot: kept.stateRoot });
       expect((await rpc<string>(dev.url, 'eth_getBalance', [payee, 'latest'])).body.result).toBe('0x0');
       await rpc(dev.url, 'anvil_setBalance', [payee, '0x65']);
       expect((await rpc<string>(dev.url, 'eth_getBalance', [payee, 'latest'])).body.result).toBe('0x65');
-      expect(Number((await rpc<string>(dev.url, 'eth_blockNumber')).body.result)).toBeGreaterThan(Number(reopened.number));
+      expect(Number((await rpc<string>(dev.url, 'eth_blockNumber')).body.result)).toBeGreaterThan(
+        Number(reopened.number),
+      );
     } finally {
       await dev.stop();
     }
@@ -245,17 +351,32 @@ describe('dev mode', () => {
     // Init code that deploys one byte of code (PUSH1 1, PUSH1 0, RETURN): a contract with a record.
     const sent = await rpc<Hex>(node.url, 'eth_sendTransaction', [{ from: dao, data: '0x60016000f3' }]);
     expect(sent.body.error).toBeUndefined();
-    const receipt = (await rpc<{ contractAddress: string; from: string; status: string }>(node.url, 'eth_getTransactionReceipt', [sent.body.result])).body.result!;
-    expect(receipt).toMatchObject({ status: '0x1', from: dao, contractAddress: getContractAddress({ from: dao, nonce: 0n }).toLowerCase() });
-    const record = (await rpc<{ creator: string }>(node.url, 'svc_getContract', [`svc1${receipt.contractAddress.slice(2)}`])).body.result;
+    const receipt = (
+      await rpc<{ contractAddress: string; from: string; status: string }>(node.url, 'eth_getTransactionReceipt', [
+        sent.body.result,
+      ])
+    ).body.result!;
+    expect(receipt).toMatchObject({
+      status: '0x1',
+      from: dao,
+      contractAddress: getContractAddress({ from: dao, nonce: 0n }).toLowerCase(),
+    });
+    const record = (
+      await rpc<{ creator: string }>(node.url, 'svc_getContract', [`svc1${receipt.contractAddress.slice(2)}`])
+    ).body.result;
     expect(record?.creator).toBe(`svc1${dao.slice(2)}`);
   });
 
   it("sets an account's OGT and OMC through the svc side, in a block", async () => {
     const address = 'svc1000000000000000000000000000000000000f00d';
-    expect((await rpc(node.url, 'svc_devSetBalance', [address, { omc: '5', ogt: '7000000000000000000' }])).body.error).toBeUndefined();
+    expect(
+      (await rpc(node.url, 'svc_devSetBalance', [address, { omc: '5', ogt: '7000000000000000000' }])).body.error,
+    ).toBeUndefined();
     expect(await new SvcClient(node.url).getBalance(address)).toMatchObject({ omc: 5n, ogt: 7n * 10n ** 18n });
-    expect((await rpc(node.url, 'svc_devSetBalance', ['0x000000000000000000000000000000000000f00d', { ogt: '1' }])).body.error).toMatchObject({ message: 'invalid_address' });
+    expect(
+      (await rpc(node.url, 'svc_devSetBalance', ['0x000000000000000000000000000000000000f00d', { ogt: '1' }])).body
+        .error,
+    ).toMatchObject({ message: 'invalid_address' });
     expect((await rpc(node.url, 'svc_devSetBalance', [address, {}])).body.error?.code).toBe(-32602);
   });
 
@@ -276,7 +397,12 @@ describe('dev-mode methods elsewhere', () => {
   it('a node not in dev mode lists them and answers dev_mode_off, and --dev is refused where it cannot hold', async () => {
     const plain = await startTestNode({});
     try {
-      for (const [method, params] of [['evm_mine', []], ['anvil_mine', [1]], ['evm_increaseTime', [60]], ['evm_setAutomine', [false]]] as const) {
+      for (const [method, params] of [
+        ['evm_mine', []],
+        ['anvil_mine', [1]],
+        ['evm_increaseTime', [60]],
+        ['evm_setAutomine', [false]],
+      ] as const) {
         const { body } = await rpc(plain.url, method, [...params]);
         expect(body.error, method).toMatchObject({ code: -32027, message: 'dev_mode_off' });
       }
@@ -286,12 +412,24 @@ describe('dev-mode methods elsewhere', () => {
     // A state edit signed with the devnet validator's (public) key is refused by a node not in dev mode.
     const again = await startTestNode({});
     try {
-      const edit = signTransaction({ chainId: 'svc-devnet-1', kind: 'evm.devSet', nonce: 0, payload: { address: '0x000000000000000000000000000000000000dead', balance: '1' } }, devnetKey('validator', 0));
+      const edit = signTransaction(
+        {
+          chainId: 'svc-devnet-1',
+          kind: 'evm.devSet',
+          nonce: 0,
+          payload: { address: '0x000000000000000000000000000000000000dead', balance: '1' },
+        },
+        devnetKey('validator', 0),
+      );
       await expect(new SvcClient(again.url).sendTransaction(edit)).rejects.toMatchObject({ message: 'dev_mode_off' });
     } finally {
       await again.stop();
     }
-    await expect(startTestNode({ dev: true, role: 'full' })).rejects.toThrow(/--dev: dev mode runs a validator; --role full contradicts it/);
-    await expect(startTestNode({ dev: true, network: 'testnet', genesis: '/nonexistent' })).rejects.toThrow(/--dev: dev mode runs only on the built-in devnet/);
+    await expect(startTestNode({ dev: true, role: 'full' })).rejects.toThrow(
+      /--dev: dev mode runs a validator; --role full contradicts it/,
+    );
+    await expect(startTestNode({ dev: true, network: 'testnet', genesis: '/nonexistent' })).rejects.toThrow(
+      /--dev: dev mode runs only on the built-in devnet/,
+    );
   });
 });

@@ -75,7 +75,17 @@ describe('the explorer is accessible', { timeout: 60_000 }, () => {
 
   for (const colorScheme of ['light', 'dark'] as const) {
     it(`names every control and image, and keeps every text at AA contrast (${colorScheme} scheme)`, async () => {
-      const paths = ['/ui/', '/ui/#/block/1', `/ui/#/tx/${txHash}`, `/ui/#/account/${funded}`, '/ui/#/validators', '/ui/#/compute', '/ui/#/storage', '/ui/#/node', '/ui/#/faucet'];
+      const paths = [
+        '/ui/',
+        '/ui/#/block/1',
+        `/ui/#/tx/${txHash}`,
+        `/ui/#/account/${funded}`,
+        '/ui/#/validators',
+        '/ui/#/compute',
+        '/ui/#/storage',
+        '/ui/#/node',
+        '/ui/#/faucet',
+      ];
       const { page, errors } = await openPage(browser, `${node.url}/ui/`, WIDTHS.desktop, { colorScheme });
       await page.getByTestId('head-height').waitFor();
       const findings: Record<string, unknown> = {};
@@ -83,7 +93,12 @@ describe('the explorer is accessible', { timeout: 60_000 }, () => {
         await page.goto(`${node.url}${path}`);
         await page.locator('main h2').first().waitFor();
         // A page's loading text is replaced by its data: check what a reader finally sees.
-        await waitFor(() => page.getByText(/^Loading/).count(), (count) => count === 0, 10_000, `${path} to load`);
+        await waitFor(
+          () => page.getByText(/^Loading/).count(),
+          (count) => count === 0,
+          10_000,
+          `${path} to load`,
+        );
         if (path.endsWith('faucet')) {
           await page.getByLabel('Address to fund').fill('svc1nope');
           await page.getByRole('alert').waitFor();

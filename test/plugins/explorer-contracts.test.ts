@@ -31,18 +31,46 @@ beforeAll(async () => {
   await client.waitForTransaction(deployed.txHash, { pollMs: 20 });
   token = deployed.address;
   creationHash = deployed.txHash;
-  transferHash = (await client.callContract(owner, { address: token, abi: artifact('Token').abi, functionName: 'transfer', args: [toEthAddress(friend.address), 25n] })).hash;
+  transferHash = (
+    await client.callContract(owner, {
+      address: token,
+      abi: artifact('Token').abi,
+      functionName: 'transfer',
+      args: [toEthAddress(friend.address), 25n],
+    })
+  ).hash;
   await client.waitForTransaction(transferHash, { pollMs: 20 });
   const probe = await client.deployContract(owner, artifact('Probe'));
   await client.waitForTransaction(probe.txHash, { pollMs: 20 });
   // A gas limit given: the estimate would refuse a call that reverts.
-  failedHash = (await client.callContract(owner, { address: probe.address, abi: artifact('Probe').abi, functionName: 'failWithReason', gasLimit: 100_000 })).hash;
+  failedHash = (
+    await client.callContract(owner, {
+      address: probe.address,
+      abi: artifact('Probe').abi,
+      functionName: 'failWithReason',
+      gasLimit: 100_000,
+    })
+  ).hash;
   await client.waitForTransaction(failedHash, { pollMs: 20 });
   // The node keeps Probe's ABI (as `svc contract deploy` gives it): its events and custom errors decode by name.
   await client.rpcCall('svc_setContractAbi', [probe.address, artifact('Probe').abi]);
-  countedHash = (await client.callContract(owner, { address: probe.address, abi: artifact('Probe').abi, functionName: 'count', args: [2n] })).hash;
+  countedHash = (
+    await client.callContract(owner, {
+      address: probe.address,
+      abi: artifact('Probe').abi,
+      functionName: 'count',
+      args: [2n],
+    })
+  ).hash;
   await client.waitForTransaction(countedHash, { pollMs: 20 });
-  customHash = (await client.callContract(owner, { address: probe.address, abi: artifact('Probe').abi, functionName: 'failWithCustom', gasLimit: 100_000 })).hash;
+  customHash = (
+    await client.callContract(owner, {
+      address: probe.address,
+      abi: artifact('Probe').abi,
+      functionName: 'failWithCustom',
+      gasLimit: 100_000,
+    })
+  ).hash;
   await client.waitForTransaction(customHash, { pollMs: 20 });
 }, 60_000);
 afterAll(async () => {
@@ -99,7 +127,7 @@ describe('the explorer shows contracts', { timeout: 60_000 }, () => {
     }
   });
 
-  it("events and custom errors of a contract whose ABI the node keeps, decoded by name", async () => {
+  it('events and custom errors of a contract whose ABI the node keeps, decoded by name', async () => {
     for (const [name, size] of Object.entries(WIDTHS)) {
       const { page, errors } = await openPage(browser, `${node.url}/ui/#/tx/${countedHash}`, size);
       await page.getByTestId('abi-decoded-log').first().waitFor();

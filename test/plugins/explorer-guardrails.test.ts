@@ -17,7 +17,13 @@ let browser: Browser;
 async function guardedNode(plugins: string[]): Promise<TestNode> {
   const tokenFile = join(tempDir(), 'tokens');
   writeFileSync(tokenFile, `${TOKEN}\n`);
-  const node = await startTestNode({ ...plainDevnet(),  guardrails: true, auth: { tokenFile }, plugins, validator: { blockTime: 200 } });
+  const node = await startTestNode({
+    ...plainDevnet(),
+    guardrails: true,
+    auth: { tokenFile },
+    plugins,
+    validator: { blockTime: 200 },
+  });
   nodes.push(node);
   return node;
 }
@@ -43,13 +49,32 @@ describe('the explorer under guardrails', { timeout: 90_000 }, () => {
     const client = new SvcClient({ url: node.url, token: TOKEN });
     const operator = node.node.keys.operator.address;
     const requester = generateKeyPair();
-    for (const [to, asset, amount] of [[operator, 'OGT', 1000n], [requester.address, 'OMC', 10n]] as const) {
+    for (const [to, asset, amount] of [
+      [operator, 'OGT', 1000n],
+      [requester.address, 'OMC', 10n],
+    ] as const) {
       await client.waitForTransaction((await client.transfer(devnetKey('account', 0), to, asset, amount * UNIT)).hash);
     }
-    await client.ompRegisterStorageNode({ operator, storage_capacity_gb: 1, bond_ogt: 500, supported_formats: ['image'] });
-    await waitFor(async () => (await client.ompStorageStatus()).status, (status) => status === 'active', 20_000, 'the storage registration');
+    await client.ompRegisterStorageNode({
+      operator,
+      storage_capacity_gb: 1,
+      bond_ogt: 500,
+      supported_formats: ['image'],
+    });
+    await waitFor(
+      async () => (await client.ompStorageStatus()).status,
+      (status) => status === 'active',
+      20_000,
+      'the storage registration',
+    );
     const object = await client.uploadObject(decodablePng(48, 32));
-    const { dealId } = await client.createDeal(requester, { object, provider: operator, replicas: 1, durationBlocks: 10_000, price: 1n });
+    const { dealId } = await client.createDeal(requester, {
+      object,
+      provider: operator,
+      replicas: 1,
+      durationBlocks: 10_000,
+      price: 1n,
+    });
     expect((await client.waitForDeal(dealId, { timeoutMs: 30_000 })).status).toBe('active');
 
     const { page, errors } = await openPage(browser, `${node.url}/`, WIDTHS.phone);
@@ -84,7 +109,12 @@ describe('the explorer under guardrails', { timeout: 90_000 }, () => {
     // The image, fetched with the token and drawn from a blob URL: decoded at its real size.
     await page.goto(`${node.url}/ui/#/object/${object.cid}`);
     const image = page.getByRole('img', { name: `Stored image ${object.cid} (image/png)` });
-    await waitFor(() => image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth), (width) => width === 48, 15_000, 'the image to load');
+    await waitFor(
+      () => image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+      (width) => width === 48,
+      15_000,
+      'the image to load',
+    );
     expect(await image.getAttribute('src')).toMatch(/^blob:/);
     expect(errors).toEqual([]);
     await page.close();

@@ -21,22 +21,45 @@ let video: string;
 const requester = generateKeyPair();
 
 beforeAll(async () => {
-  node = await startTestNode({ ...plainDevnet(),  validator: { blockTime: 200 } });
+  node = await startTestNode({ ...plainDevnet(), validator: { blockTime: 200 } });
   client = new SvcClient(node.url);
-  follower = await startTestNode({ ...plainDevnet(),  role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [node.node.service<P2pService>('p2p').listenAddresses[0]!] } });
+  follower = await startTestNode({
+    ...plainDevnet(),
+    role: 'full',
+    p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [node.node.service<P2pService>('p2p').listenAddresses[0]!] },
+  });
   browser = await launchBrowser();
   mkdirSync(SCREENSHOTS, { recursive: true });
   const operator = node.node.keys.operator.address;
   const funder = devnetKey('account', 0);
-  for (const [to, asset, amount] of [[operator, 'OGT', 2000n], [requester.address, 'OMC', 100n]] as const) {
+  for (const [to, asset, amount] of [
+    [operator, 'OGT', 2000n],
+    [requester.address, 'OMC', 100n],
+  ] as const) {
     await client.waitForTransaction((await client.transfer(funder, to, asset, amount * UNIT)).hash);
   }
   await client.oonRegisterNode({ operator, capabilities: ['wasm'], bond_ogt: 1000, max_concurrent_jobs: 2 });
-  await client.ompRegisterStorageNode({ operator, storage_capacity_gb: 1, bond_ogt: 500, supported_formats: ['image', 'video'] });
-  await waitFor(async () => [(await client.oonNodeStatus()).status, (await client.ompStorageStatus()).status], (s) => s.every((status) => status === 'active'), 20_000, 'both registrations');
+  await client.ompRegisterStorageNode({
+    operator,
+    storage_capacity_gb: 1,
+    bond_ogt: 500,
+    supported_formats: ['image', 'video'],
+  });
+  await waitFor(
+    async () => [(await client.oonNodeStatus()).status, (await client.ompStorageStatus()).status],
+    (s) => s.every((status) => status === 'active'),
+    20_000,
+    'both registrations',
+  );
   const keep = async (bytes: Uint8Array): Promise<string> => {
     const object = await client.uploadObject(bytes);
-    const { dealId } = await client.createDeal(requester, { object, provider: operator, replicas: 1, durationBlocks: 10_000, price: 1n });
+    const { dealId } = await client.createDeal(requester, {
+      object,
+      provider: operator,
+      replicas: 1,
+      durationBlocks: 10_000,
+      price: 1n,
+    });
     expect((await client.waitForDeal(dealId, { timeoutMs: 30_000 })).status).toBe('active');
     return object.cid;
   };
@@ -72,13 +95,27 @@ describe('the explorer pages for validators, compute, storage and the node', { t
     const { page, errors } = await open('/ui/#/compute', WIDTHS.desktop);
     await page.getByTestId('compute-providers').getByText('wasm').waitFor();
     await page.getByText('No job yet.').waitFor();
-    const { jobId } = await client.submitJob(requester, { runtime: 'wasm', code: fixture('upper'), input: new TextEncoder().encode('seen in a browser'), gasLimit: 1_000_000n, gasPrice: 1n });
-    const row = page.getByTestId('jobs').locator('tr').filter({ has: page.getByTitle(jobId) });
+    const { jobId } = await client.submitJob(requester, {
+      runtime: 'wasm',
+      code: fixture('upper'),
+      input: new TextEncoder().encode('seen in a browser'),
+      gasLimit: 1_000_000n,
+      gasPrice: 1n,
+    });
+    const row = page
+      .getByTestId('jobs')
+      .locator('tr')
+      .filter({ has: page.getByTitle(jobId) });
     // Live over the `jobs` subscription: no reload between the statuses.
     await row.getByTestId('job-status').filter({ hasText: 'finalized' }).waitFor({ timeout: 30_000 });
     // Jobs over time, sampled while the page is open: a chart drawn on a canvas, its latest values told in words.
     await page.getByTestId('chart-jobs').locator('canvas').waitFor();
-    await waitFor(() => page.getByTestId('chart-jobs').getByRole('img').getAttribute('aria-label'), (label) => /finalized now [1-9]/.test(label ?? ''), 10_000, 'the jobs chart to count the job');
+    await waitFor(
+      () => page.getByTestId('chart-jobs').getByRole('img').getAttribute('aria-label'),
+      (label) => /finalized now [1-9]/.test(label ?? ''),
+      10_000,
+      'the jobs chart to count the job',
+    );
     await page.screenshot({ path: join(SCREENSHOTS, 'compute-desktop.png'), fullPage: true });
     await row.getByTitle(jobId).click();
     await page.getByRole('heading', { name: 'Job' }).waitFor();
@@ -104,13 +141,26 @@ describe('the explorer pages for validators, compute, storage and the node', { t
       const thumbnail = page.getByTestId('objects').getByRole('img', { name: `Stored image ${image} (image/png)` });
       await thumbnail.waitFor();
       // Decoded by the browser from the bytes the node served: its real size.
-      await waitFor(() => thumbnail.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth), (width) => width === 96, 10_000, 'the image to load');
+      await waitFor(
+        () => thumbnail.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+        (width) => width === 96,
+        10_000,
+        'the image to load',
+      );
       await page.screenshot({ path: join(SCREENSHOTS, `storage-${name}.png`), fullPage: true });
       expect(await fitsWidth(page)).toBe(true);
 
       await page.getByTestId('objects').getByTitle(image).click();
       await page.getByRole('heading', { name: 'Object' }).waitFor();
-      await waitFor(() => page.getByRole('img', { name: `Stored image ${image} (image/png)` }).evaluate((img) => (img as unknown as { naturalHeight: number }).naturalHeight), (height) => height === 64, 10_000, 'the image to load');
+      await waitFor(
+        () =>
+          page
+            .getByRole('img', { name: `Stored image ${image} (image/png)` })
+            .evaluate((img) => (img as unknown as { naturalHeight: number }).naturalHeight),
+        (height) => height === 64,
+        10_000,
+        'the image to load',
+      );
       expect(await page.getByTestId('object-deals').locator('tr').first().textContent()).toContain('active');
       await page.screenshot({ path: join(SCREENSHOTS, `object-image-${name}.png`), fullPage: true });
 
@@ -136,12 +186,15 @@ describe('the explorer pages for validators, compute, storage and the node', { t
       const followerId = follower.node.service<P2pService>('p2p').peerId;
       await page.getByTestId('peers').getByTitle(followerId).waitFor();
       // Read again every 2 s: the head in the details moves on without a reload.
-      const headShown = async (): Promise<number> => Number(/head\s*(\d+)/.exec((await page.getByLabel('Health details').textContent())!)?.[1]);
+      const headShown = async (): Promise<number> =>
+        Number(/head\s*(\d+)/.exec((await page.getByLabel('Health details').textContent())!)?.[1]);
       const before = await headShown();
       await waitFor(headShown, (head) => head > before, 10_000, 'the node page to refresh');
       // The mempool and the peers over time, drawn once two samples are in.
       await page.getByTestId('chart-node').locator('canvas').waitFor();
-      expect(await page.getByTestId('chart-node').getByRole('img').getAttribute('aria-label')).toMatch(/pending transactions now \d+, peers now 1$/);
+      expect(await page.getByTestId('chart-node').getByRole('img').getAttribute('aria-label')).toMatch(
+        /pending transactions now \d+, peers now 1$/,
+      );
       await page.screenshot({ path: join(SCREENSHOTS, `node-${name}.png`), fullPage: true });
       expect(await fitsWidth(page)).toBe(true);
       expect(errors).toEqual([]);

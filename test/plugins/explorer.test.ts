@@ -26,8 +26,14 @@ const shownHead = async (page: Page): Promise<number> => Number(await page.getBy
 
 describe('the explorer page', { timeout: 60_000 }, () => {
   it('is where a browser asking the node for / goes; JSON-RPC clients and the page files keep their answers', async () => {
-    const asked = await fetch(`${node.url}/`, { headers: { accept: 'text/html,application/xhtml+xml' }, redirect: 'manual' });
-    expect({ status: asked.status, location: asked.headers.get('location') }).toEqual({ status: 302, location: '/ui/' });
+    const asked = await fetch(`${node.url}/`, {
+      headers: { accept: 'text/html,application/xhtml+xml' },
+      redirect: 'manual',
+    });
+    expect({ status: asked.status, location: asked.headers.get('location') }).toEqual({
+      status: 302,
+      location: '/ui/',
+    });
     expect((await fetch(`${node.url}/`)).status).toBe(405);
     const script = await fetch(`${node.url}/ui/app.js`);
     expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
@@ -39,19 +45,44 @@ describe('the explorer page', { timeout: 60_000 }, () => {
     it(`shows the head advancing live and the latest blocks, with no console errors (${name} width)`, async () => {
       const { page, errors } = await open('/', size);
       expect(new URL(page.url()).pathname).toBe('/ui/');
-      await waitFor(() => shownHead(page), (height) => height > 0, 15_000, 'the head on screen');
+      await waitFor(
+        () => shownHead(page),
+        (height) => height > 0,
+        15_000,
+        'the head on screen',
+      );
       const first = await shownHead(page);
       // Live: the number changes on screen as blocks come, without a reload.
-      await waitFor(() => shownHead(page), (height) => height >= first + 3, 15_000, 'the head to advance on screen');
+      await waitFor(
+        () => shownHead(page),
+        (height) => height >= first + 3,
+        15_000,
+        'the head to advance on screen',
+      );
       const rows = page.getByTestId('latest-blocks').locator('tr');
-      await waitFor(() => rows.count(), (count) => count >= 3, 10_000, 'the latest blocks');
+      await waitFor(
+        () => rows.count(),
+        (count) => count >= 3,
+        10_000,
+        'the latest blocks',
+      );
       expect(Number(await rows.first().locator('td').first().textContent())).toBeGreaterThanOrEqual(first);
       // A transaction mined while the page is open joins the latest transactions, live.
-      const tx = await new SvcClient(node.url).transfer(devnetKey('account', 5), generateKeyPair().address, 'OMC', UNIT);
+      const tx = await new SvcClient(node.url).transfer(
+        devnetKey('account', 5),
+        generateKeyPair().address,
+        'OMC',
+        UNIT,
+      );
       await page.getByTestId('latest-transactions').getByTitle(tx.hash).waitFor({ timeout: 15_000 });
       // Charts of the last few hundred blocks, kept live: the block-time chart's words name a block at or past the head seen.
       await page.getByTestId('chart-transactions').locator('canvas').waitFor();
-      const latestCharted = async (): Promise<number> => Number(/at block (\d+)$/.exec((await page.getByTestId('chart-block-time').getByRole('img').getAttribute('aria-label')) ?? '')?.[1] ?? 0);
+      const latestCharted = async (): Promise<number> =>
+        Number(
+          /at block (\d+)$/.exec(
+            (await page.getByTestId('chart-block-time').getByRole('img').getAttribute('aria-label')) ?? '',
+          )?.[1] ?? 0,
+        );
       await waitFor(latestCharted, (height) => height >= first + 3, 15_000, 'the charts to follow the head');
       await page.screenshot({ path: join(SCREENSHOTS, `home-${name}.png`), fullPage: true });
       expect(await fitsWidth(page)).toBe(true);
@@ -105,7 +136,10 @@ describe('the explorer page', { timeout: 60_000 }, () => {
       await page.screenshot({ path: join(SCREENSHOTS, `search-error-${name}.png`) });
       expect(await page.getByLabel('Search').getAttribute('aria-invalid')).toBe('true');
       await search(`0x${'ab'.repeat(32)}`);
-      await page.getByRole('alert').filter({ hasText: `No block and no transaction has the hash 0x${'ab'.repeat(32)}.` }).waitFor();
+      await page
+        .getByRole('alert')
+        .filter({ hasText: `No block and no transaction has the hash 0x${'ab'.repeat(32)}.` })
+        .waitFor();
       // Another page: the message was about the last query, and goes.
       await page.getByRole('link', { name: 'Validators' }).click();
       await page.getByRole('alert').waitFor({ state: 'detached' });
@@ -118,7 +152,9 @@ describe('the explorer page', { timeout: 60_000 }, () => {
     const { page, errors } = await open('/ui/#/faucet', WIDTHS.phone);
     const field = page.getByLabel('Address to fund');
     await field.fill('svc1 not an address');
-    expect(await page.getByRole('alert').textContent()).toBe('Not an address: an address is svc1 or 0x followed by 40 hex digits.');
+    expect(await page.getByRole('alert').textContent()).toBe(
+      'Not an address: an address is svc1 or 0x followed by 40 hex digits.',
+    );
     expect(await page.getByRole('button', { name: 'Request devnet tokens' }).isDisabled()).toBe(true);
     const address = generateKeyPair().address;
     await field.fill(address);
@@ -128,7 +164,12 @@ describe('the explorer page', { timeout: 60_000 }, () => {
     const first = Number(/in (\d+) s/.exec((await page.getByTestId('faucet-cooldown').textContent())!)![1]);
     expect(first).toBeGreaterThan(0);
     // It counts down on screen, without a reload.
-    await waitFor(async () => Number(/in (\d+) s/.exec((await page.getByTestId('faucet-cooldown').textContent())!)![1]), (now) => now < first, 10_000, 'the cooldown to count down');
+    await waitFor(
+      async () => Number(/in (\d+) s/.exec((await page.getByTestId('faucet-cooldown').textContent())!)![1]),
+      (now) => now < first,
+      10_000,
+      'the cooldown to count down',
+    );
     expect(await page.getByRole('button', { name: 'Request devnet tokens' }).isDisabled()).toBe(true);
     await page.screenshot({ path: join(SCREENSHOTS, 'faucet-phone.png'), fullPage: true });
     await page.setViewportSize(WIDTHS.desktop);

@@ -38,7 +38,9 @@ describe('metrics plugin', () => {
     const calls = families.get('svc_rpc_calls_total')!;
     expect(calls.type).toBe('COUNTER');
     const count = (labels: Record<string, string>): number =>
-      calls.metrics.filter((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v)).reduce((sum, m) => sum + Number(m.value), 0);
+      calls.metrics
+        .filter((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v))
+        .reduce((sum, m) => sum + Number(m.value), 0);
     expect(count({ method: 'svc_blockNumber', outcome: 'ok', transport: 'http' })).toBe(2);
     expect(count({ method: 'svc_blockNumber', outcome: 'ok', transport: 'ws' })).toBe(1);
     expect(count({ method: 'svc_getBlockByNumber', outcome: 'not_found' })).toBe(1);
@@ -48,9 +50,19 @@ describe('metrics plugin', () => {
     expect(families.has('svc_process_cpu_seconds_total')).toBe(true);
 
     const head = (await rpc<number>(node.url, 'svc_blockNumber')).body.result!;
-    await waitFor(async () => Number((await scrape()).get('svc_chain_head_height')!.metrics[0]!.value), (h) => h >= head, 10_000, 'head gauge');
+    await waitFor(
+      async () => Number((await scrape()).get('svc_chain_head_height')!.metrics[0]!.value),
+      (h) => h >= head,
+      10_000,
+      'head gauge',
+    );
     await ws.close();
-    await waitFor(async () => (await scrape()).get('svc_ws_connections')!.metrics[0]!.value, (v) => v === '0', 10_000, 'ws gauge back to 0');
+    await waitFor(
+      async () => (await scrape()).get('svc_ws_connections')!.metrics[0]!.value,
+      (v) => v === '0',
+      10_000,
+      'ws gauge back to 0',
+    );
   });
 
   it('follows the Prometheus naming rules that promtool checks: counters end in _total and nothing else does, snake_case, base units, help text', async () => {
@@ -64,7 +76,8 @@ describe('metrics plugin', () => {
       if (type === 'counter' && !name.endsWith('_total')) problems.push(`${name}: counter without _total`);
       if (type !== 'counter' && name.endsWith('_total')) problems.push(`${name}: ${type} named like a counter`);
       if (!/^[a-z_:][a-z0-9_:]*$/.test(name)) problems.push(`${name}: not snake_case`);
-      if (/_(milliseconds|ms|kilobytes|megabytes)(_|$)/.test(name)) problems.push(`${name}: not in base units (seconds, bytes)`);
+      if (/_(milliseconds|ms|kilobytes|megabytes)(_|$)/.test(name))
+        problems.push(`${name}: not in base units (seconds, bytes)`);
       if (/_(gauge|counter|histogram|summary)(_|$)/.test(name)) problems.push(`${name}: names its type`);
       if (!helps.has(name)) problems.push(`${name}: no help text`);
     }

@@ -1,7 +1,18 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dealPayload, devnetKey, generateKeyPair, rawTransaction, signTransaction, SvcClient, toHex, UNIT, type SignedTransaction, type UploadedObject } from '../../sdk/index.js';
+import {
+  dealPayload,
+  devnetKey,
+  generateKeyPair,
+  rawTransaction,
+  signTransaction,
+  SvcClient,
+  toHex,
+  UNIT,
+  type SignedTransaction,
+  type UploadedObject,
+} from '../../sdk/index.js';
 import type { Chain } from '../../chain/chain.js';
 import { dealKey, objectDealsKey } from '../../plugins/omp/deals/state.js';
 import { DEAL_PARAMS } from '../../plugins/omp/deals/params.js';
@@ -19,7 +30,13 @@ const CHAIN_ID = 'svc-deal-records-1';
 const validatorKey = devnetKey('validator', 0);
 const provider = generateKeyPair();
 const buyer = generateKeyPair();
-const object: UploadedObject = { cid: 'bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku', size: 1000, root: `0x${'11'.repeat(32)}`, format: 'image', mediaType: 'image/png' };
+const object: UploadedObject = {
+  cid: 'bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku',
+  size: 1000,
+  root: `0x${'11'.repeat(32)}`,
+  format: 'image',
+  mediaType: 'image/png',
+};
 let archive: TestNode;
 let windowed: TestNode;
 const chains: Chain[] = [];
@@ -31,10 +48,37 @@ beforeAll(async () => {
     { address: provider.address, omc: '0', ogt: '1000' },
     { address: buyer.address, omc: '1000', ogt: '0' },
   ];
-  writeFileSync(genesis, JSON.stringify({ chainId: CHAIN_ID, timestamp: 1_700_000_000_000, validatorKey: toHex(validatorKey.publicKey), validator: validatorKey.address, accounts, dealRecordBlocks: RECORD_BLOCKS }));
-  [archive, windowed] = await Promise.all([startTestNode({ role: 'full', genesis, chain: { receiptArchive: true } }), startTestNode({ role: 'full', genesis, chain: { historyBlocks: HISTORY_BLOCKS } })]);
+  writeFileSync(
+    genesis,
+    JSON.stringify({
+      chainId: CHAIN_ID,
+      timestamp: 1_700_000_000_000,
+      validatorKey: toHex(validatorKey.publicKey),
+      validator: validatorKey.address,
+      accounts,
+      dealRecordBlocks: RECORD_BLOCKS,
+    }),
+  );
+  [archive, windowed] = await Promise.all([
+    startTestNode({ role: 'full', genesis, chain: { receiptArchive: true } }),
+    startTestNode({ role: 'full', genesis, chain: { historyBlocks: HISTORY_BLOCKS } }),
+  ]);
   chains.push(archive.node.service<Chain>('chain'), windowed.node.service<Chain>('chain'));
-  await send(signTransaction({ chainId: CHAIN_ID, kind: 'omp.register', nonce: 0, payload: { peerId: 'a-provider', bond: (500n * UNIT).toString(), details: { capacityGb: '1', formats: ['image'] } } }, provider));
+  await send(
+    signTransaction(
+      {
+        chainId: CHAIN_ID,
+        kind: 'omp.register',
+        nonce: 0,
+        payload: {
+          peerId: 'a-provider',
+          bond: (500n * UNIT).toString(),
+          details: { capacityGb: '1', formats: ['image'] },
+        },
+      },
+      provider,
+    ),
+  );
   await block(1000);
 }, 60_000);
 afterAll(async () => {
@@ -55,7 +99,15 @@ async function block(after: number): Promise<void> {
 }
 
 async function createDeal(): Promise<string> {
-  const tx = signTransaction({ chainId: CHAIN_ID, kind: 'omp.createDeal', nonce: buyerNonce++, payload: dealPayload({ object, provider: provider.address, replicas: 1, durationBlocks: 10, price: UNIT }) }, buyer);
+  const tx = signTransaction(
+    {
+      chainId: CHAIN_ID,
+      kind: 'omp.createDeal',
+      nonce: buyerNonce++,
+      payload: dealPayload({ object, provider: provider.address, replicas: 1, durationBlocks: 10, price: UNIT }),
+    },
+    buyer,
+  );
   await send(tx);
   await block(1000);
   return tx.hash;
@@ -100,13 +152,28 @@ describe('deal records', () => {
     // Past the windowed node's history: it says the record was pruned (its creation is still there); the archive answers.
     while (chains[0]!.head.height < endedAt + RECORD_BLOCKS + HISTORY_BLOCKS + 1) await block(1000);
     const gone = await failure(new SvcClient(windowed.url).getDeal(first), 'a deal past the history window');
-    expect({ code: gone.code, message: gone.message, data: gone.data }).toMatchObject({ code: -32031, message: 'pruned', data: { dealId: first, createdAt: failed.createdAt } });
-    expect(gone.data?.reason).toMatch(/has left the state \(an ended deal's record leaves it 5 blocks after it closes or fails\) and this node's history: an archive node keeps it/);
+    expect({ code: gone.code, message: gone.message, data: gone.data }).toMatchObject({
+      code: -32031,
+      message: 'pruned',
+      data: { dealId: first, createdAt: failed.createdAt },
+    });
+    expect(gone.data?.reason).toMatch(
+      /has left the state \(an ended deal's record leaves it 5 blocks after it closes or fails\) and this node's history: an archive node keeps it/,
+    );
     expect((await failure(new SvcClient(windowed.url).getDeal(`0x${'ab'.repeat(32)}`))).message).toBe('not_found');
     expect(await archived.getDeal(first)).toEqual(failed);
   });
 
   it('refuse a genesis dealRecordBlocks that is not a positive integer', () => {
-    for (const bad of [0, -1, 1.5, '10']) expect(() => dealRetention.genesis({ validator: '', validatorKey: '', accounts: [], network: 'x', params: { dealRecordBlocks: bad } })).toThrow('genesis "dealRecordBlocks" must be a positive integer');
+    for (const bad of [0, -1, 1.5, '10'])
+      expect(() =>
+        dealRetention.genesis({
+          validator: '',
+          validatorKey: '',
+          accounts: [],
+          network: 'x',
+          params: { dealRecordBlocks: bad },
+        }),
+      ).toThrow('genesis "dealRecordBlocks" must be a positive integer');
   });
 });

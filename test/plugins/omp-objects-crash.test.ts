@@ -14,19 +14,46 @@ let running: RunningNode | undefined;
 let client: SvcClient;
 
 async function start(): Promise<void> {
-  running = await startNodeProcess(['--genesis', plainDevnetGenesisFile(), '--role', 'validator', '--data-dir', dataDir, '--bind', '127.0.0.1:0', '--block-time', '200']);
+  running = await startNodeProcess([
+    '--genesis',
+    plainDevnetGenesisFile(),
+    '--role',
+    'validator',
+    '--data-dir',
+    dataDir,
+    '--bind',
+    '127.0.0.1:0',
+    '--block-time',
+    '200',
+  ]);
   client = new SvcClient(running.url);
-  await waitFor(async () => (await fetch(`${running!.url}/health`)).status, (status) => status === 200, 20_000, 'the node to be up');
+  await waitFor(
+    async () => (await fetch(`${running!.url}/health`)).status,
+    (status) => status === 200,
+    20_000,
+    'the node to be up',
+  );
 }
 
-const objectsDir = (which: 'blobs' | 'staging'): string[] => (existsSync(join(dataDir, 'objects', which)) ? readdirSync(join(dataDir, 'objects', which)) : []);
+const objectsDir = (which: 'blobs' | 'staging'): string[] =>
+  existsSync(join(dataDir, 'objects', which)) ? readdirSync(join(dataDir, 'objects', which)) : [];
 
 beforeAll(async () => {
   await start();
   const operator = (await client.nodeInfo()).operator;
   await client.waitForTransaction((await client.transfer(devnetKey('account', 4), operator, 'OGT', 1000n * UNIT)).hash);
-  await client.ompRegisterStorageNode({ operator, storage_capacity_gb: 1, bond_ogt: 500, supported_formats: ['image'] });
-  await waitFor(() => client.ompStorageStatus(), (status) => status.status === 'active', 20_000, 'the registration to be mined');
+  await client.ompRegisterStorageNode({
+    operator,
+    storage_capacity_gb: 1,
+    bond_ogt: 500,
+    supported_formats: ['image'],
+  });
+  await waitFor(
+    () => client.ompStorageStatus(),
+    (status) => status.status === 'active',
+    20_000,
+    'the registration to be mined',
+  );
 }, 60_000);
 afterAll(async () => {
   await running?.stop('SIGKILL');
@@ -44,8 +71,15 @@ describe('objects across a crash', { timeout: 60_000 }, () => {
         sent += 65_536;
       },
     });
-    const upload = fetch(`${running!.url}/omp/objects`, { method: 'PUT', body, duplex: 'half' } as RequestInit).catch((error: unknown) => error);
-    await waitFor(() => objectsDir('staging').map((file) => statSync(join(dataDir, 'objects', 'staging', file)).size), (sizes) => sizes.some((size) => size >= 1_048_576), 20_000, 'the upload to reach the disk');
+    const upload = fetch(`${running!.url}/omp/objects`, { method: 'PUT', body, duplex: 'half' } as RequestInit).catch(
+      (error: unknown) => error,
+    );
+    await waitFor(
+      () => objectsDir('staging').map((file) => statSync(join(dataDir, 'objects', 'staging', file)).size),
+      (sizes) => sizes.some((size) => size >= 1_048_576),
+      20_000,
+      'the upload to reach the disk',
+    );
     await running!.stop('SIGKILL');
     expect(await upload).toBeInstanceOf(Error);
     // As if it had died between moving a finished upload into place and recording it: a blob never acknowledged.

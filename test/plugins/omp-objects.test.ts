@@ -19,7 +19,7 @@ let client: SvcClient;
 const MAX_OBJECT = 8 * 1_048_576;
 
 beforeAll(async () => {
-  node = await startTestNode({ ...plainDevnet(),  'omp-storage': { maxObjectBytes: MAX_OBJECT } });
+  node = await startTestNode({ ...plainDevnet(), 'omp-storage': { maxObjectBytes: MAX_OBJECT } });
   client = new SvcClient(node.url);
 }, 60_000);
 afterAll(async () => {
@@ -29,11 +29,22 @@ afterAll(async () => {
 async function register(): Promise<void> {
   const operator = node.node.keys.operator.address;
   await client.waitForTransaction((await client.transfer(devnetKey('account', 3), operator, 'OGT', 1000n * UNIT)).hash);
-  await client.ompRegisterStorageNode({ operator, storage_capacity_gb: 0.02, bond_ogt: 500, supported_formats: ['image', 'document'] });
-  await waitFor(() => client.ompStorageStatus(), (status) => status.status === 'active', 20_000, 'the registration to be mined');
+  await client.ompRegisterStorageNode({
+    operator,
+    storage_capacity_gb: 0.02,
+    bond_ogt: 500,
+    supported_formats: ['image', 'document'],
+  });
+  await waitFor(
+    () => client.ompStorageStatus(),
+    (status) => status.status === 'active',
+    20_000,
+    'the registration to be mined',
+  );
 }
 
-const put = (body: Uint8Array | ReadableStream<Uint8Array>, headers: Record<string, string> = {}): Promise<Response> => fetch(`${node.url}/omp/objects`, { method: 'PUT', body, headers, duplex: 'half' } as RequestInit);
+const put = (body: Uint8Array | ReadableStream<Uint8Array>, headers: Record<string, string> = {}): Promise<Response> =>
+  fetch(`${node.url}/omp/objects`, { method: 'PUT', body, headers, duplex: 'half' } as RequestInit);
 
 /** A body streamed in chunks with no Content-Length. */
 function streamOf(bytes: Uint8Array, chunk = 256 * 1024): ReadableStream<Uint8Array> {
@@ -65,7 +76,13 @@ describe('media objects on a storage node', () => {
     expect(response.status).toBe(201);
     const body = (await response.json()) as { cid: string; size: number; mediaType: string; format: string };
     cid = body.cid;
-    expect(body).toEqual({ cid: await referenceCid(image), size: image.length, mediaType: 'image/png', format: 'image', root: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(body).toEqual({
+      cid: await referenceCid(image),
+      size: image.length,
+      mediaType: 'image/png',
+      format: 'image',
+      root: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
     expect(await client.ompStorageStatus()).toMatchObject({ usedBytes: image.length, objects: 1 });
     // The same bytes again: the object it holds, not a second copy.
     const again = await put(image);
@@ -88,7 +105,9 @@ describe('media objects on a storage node', () => {
     const head = await fetch(`${node.url}/ipfs/${cid}`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-length')).toBe(String(image.length));
-    expect((await fetch(`${node.url}/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku`)).status).toBe(404);
+    expect((await fetch(`${node.url}/ipfs/bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku`)).status).toBe(
+      404,
+    );
     expect((await fetch(`${node.url}/ipfs/not-a-cid`)).status).toBe(400);
   });
 
@@ -100,7 +119,13 @@ describe('media objects on a storage node', () => {
       const b = a + Math.floor(Math.random() * 300_000);
       const n = 1 + Math.floor(Math.random() * 200_000);
       const [header, first, last] =
-        kind === 0 ? [`bytes=${a}-${b}`, a, Math.min(b, size - 1)] : kind === 1 ? [`bytes=${a}-`, a, size - 1] : kind === 2 ? [`bytes=-${n}`, Math.max(0, size - n), size - 1] : [`bytes=${size + Math.floor(Math.random() * 1000)}-`, 0, 0];
+        kind === 0
+          ? [`bytes=${a}-${b}`, a, Math.min(b, size - 1)]
+          : kind === 1
+            ? [`bytes=${a}-`, a, size - 1]
+            : kind === 2
+              ? [`bytes=-${n}`, Math.max(0, size - n), size - 1]
+              : [`bytes=${size + Math.floor(Math.random() * 1000)}-`, 0, 0];
       const response = await fetch(`${node.url}/ipfs/${cid}`, { headers: { range: header } });
       if (kind === 3) {
         expect(response.status, header).toBe(416);
@@ -147,7 +172,9 @@ describe('media objects on a storage node', () => {
     expect(Buffer.from(await (await fetch(`${node.url}/ipfs/${cid}`)).arrayBuffer()).equals(image)).toBe(true);
     // 70 objects (the node keeps 64 files open) read at random, 20 at a time: files close under reads.
     const small = Array.from({ length: 70 }, (_, i) => media.png(3000 + i));
-    const cids = await Promise.all(small.map(async (bytes) => ((await (await put(bytes)).json()) as { cid: string }).cid));
+    const cids = await Promise.all(
+      small.map(async (bytes) => ((await (await put(bytes)).json()) as { cid: string }).cid),
+    );
     for (let batch = 0; batch < 20; batch++) {
       await Promise.all(
         Array.from({ length: 20 }, async () => {
@@ -171,10 +198,14 @@ describe('media objects on a storage node', () => {
     expect(streamed.status).toBe(415);
     const spoofed = await put(media.pdf(10_000), { 'content-type': 'image/png' });
     expect(spoofed.status).toBe(415);
-    expect(((await spoofed.json()) as { message: string }).message).toMatch(/application\/pdf, not the declared image\/png/);
+    expect(((await spoofed.json()) as { message: string }).message).toMatch(
+      /application\/pdf, not the declared image\/png/,
+    );
     const video = await put(media.mp4(10_000));
     expect(video.status).toBe(415);
-    expect(((await video.json()) as { message: string }).message).toMatch(/video \(video\/mp4\) is not among this node's formats: image, document/);
+    expect(((await video.json()) as { message: string }).message).toMatch(
+      /video \(video\/mp4\) is not among this node's formats: image, document/,
+    );
     const pdf = await put(media.pdf(10_000), { 'content-type': 'application/pdf' });
     expect(pdf.status).toBe(201);
     expect(await pdf.json()).toMatchObject({ mediaType: 'application/pdf', format: 'document' });

@@ -20,9 +20,24 @@ async function register(node: TestNode, account: number): Promise<string> {
   const client = new SvcClient(node.url);
   const operator = node.node.keys.operator.address;
   await v.waitForTransaction((await v.transfer(devnetKey('account', account), operator, 'OGT', 1000n * UNIT)).hash);
-  await waitFor(() => client.getBalance(operator).then((x) => x.ogt), (ogt) => ogt >= 1000n * UNIT, 20_000, 'the operator funds');
-  await client.ompRegisterStorageNode({ operator, storage_capacity_gb: 0.1, bond_ogt: 500, supported_formats: ['image'] });
-  await waitFor(() => client.ompStorageStatus(), (status) => status.status === 'active', 20_000, 'the registration');
+  await waitFor(
+    () => client.getBalance(operator).then((x) => x.ogt),
+    (ogt) => ogt >= 1000n * UNIT,
+    20_000,
+    'the operator funds',
+  );
+  await client.ompRegisterStorageNode({
+    operator,
+    storage_capacity_gb: 0.1,
+    bond_ogt: 500,
+    supported_formats: ['image'],
+  });
+  await waitFor(
+    () => client.ompStorageStatus(),
+    (status) => status.status === 'active',
+    20_000,
+    'the registration',
+  );
   return operator;
 }
 
@@ -30,10 +45,11 @@ let operatorA: string;
 let operatorB: string;
 
 beforeAll(async () => {
-  validator = await startTestNode({ ...plainDevnet(),  validator: { blockTime: 150 } });
+  validator = await startTestNode({ ...plainDevnet(), validator: { blockTime: 150 } });
   v = new SvcClient(validator.url);
   const bootstrap = [validator.node.service<P2pService>('p2p').listenAddresses[0]!];
-  const storage = () => startTestNode({ ...plainDevnet(),  role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: bootstrap } });
+  const storage = () =>
+    startTestNode({ ...plainDevnet(), role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: bootstrap } });
   [a, b] = await Promise.all([storage(), storage()]);
   await waitFor(() => syncStatus(a).synced && syncStatus(b).synced, Boolean, 20_000, 'the storage nodes to sync');
   operatorA = await register(a, 7);
@@ -53,7 +69,13 @@ describe('replicated objects', { timeout: 90_000 }, () => {
   it('a deal of 2 replicas: the second provider fetches the object from the first (found through a peer), checks it, accepts; then both prove', async () => {
     const object = await new SvcClient(a.url).uploadObject(bytes);
     cid = object.cid;
-    ({ dealId } = await v.createDeal(buyer, { object, provider: operatorA, replicas: 2, durationBlocks: 400, price: 4n * UNIT }));
+    ({ dealId } = await v.createDeal(buyer, {
+      object,
+      provider: operatorA,
+      replicas: 2,
+      durationBlocks: 400,
+      price: 4n * UNIT,
+    }));
     const deal = await v.waitForDeal(dealId, { timeoutMs: 60_000 });
     expect(deal.status).toBe('active');
     expect(deal.providers.map((r) => r.provider)).toEqual([operatorA, operatorB]);
@@ -61,7 +83,12 @@ describe('replicated objects', { timeout: 90_000 }, () => {
     const fromB = await fetch(`${b.url}/ipfs/${cid}`);
     expect(Buffer.from(await fromB.arrayBuffer()).equals(bytes)).toBe(true);
     expect(await new SvcClient(b.url).ompStorageStatus()).toMatchObject({ objects: 1, usedBytes: bytes.length });
-    await waitFor(() => v.getDeal(dealId), (d) => d.providers.every((r) => r.lastProof !== null), 30_000, 'both providers to pass a proof');
+    await waitFor(
+      () => v.getDeal(dealId),
+      (d) => d.providers.every((r) => r.lastProof !== null),
+      30_000,
+      'both providers to pass a proof',
+    );
   });
 
   it('any node serves an object it does not hold, byte ranges too, streamed from a provider that does', async () => {
@@ -77,15 +104,25 @@ describe('replicated objects', { timeout: 90_000 }, () => {
 
   it('a provider whose copy is damaged drops it, fetches a good copy from the other replica, and goes on proving', async () => {
     const path = join(a.dataDir, 'objects', 'blobs', cid);
-    const damagedAt = (await v.blockNumber());
+    const damagedAt = await v.blockNumber();
     writeFileSync(path, Buffer.concat([readFileSync(path).subarray(0, 64), Buffer.alloc(bytes.length - 64, 0x5a)]));
     // Its next challenge finds the damage (the proof is checked before it leaves)...
-    await waitFor(() => a.logs.text(), (text) => text.includes(`the copy of ${cid} is damaged`), 30_000, 'the damage to be found');
+    await waitFor(
+      () => a.logs.text(),
+      (text) => text.includes(`the copy of ${cid} is damaged`),
+      30_000,
+      'the damage to be found',
+    );
     // ... reads from it go to the good replica meanwhile, and come whole ...
     const fromA = await fetch(`${a.url}/ipfs/${cid}`);
     expect(Buffer.from(await fromA.arrayBuffer()).equals(bytes)).toBe(true);
     // ... then it holds a good copy again and passes its challenges.
-    await waitFor(() => v.getDeal(dealId), (d) => (d.providers[0]!.lastProof ?? 0) > damagedAt + 20, 30_000, 'a proof from the repaired copy');
+    await waitFor(
+      () => v.getDeal(dealId),
+      (d) => (d.providers[0]!.lastProof ?? 0) > damagedAt + 20,
+      30_000,
+      'a proof from the repaired copy',
+    );
     expect(readFileSync(path).equals(bytes)).toBe(true);
     const deal = await v.getDeal(dealId);
     // A repair slower than a period costs one fault, never the replica.
@@ -106,11 +143,32 @@ describe('replicated objects', { timeout: 90_000 }, () => {
     const image = join(dir, 'cli.png');
     const png = media.png(700_000);
     writeFileSync(image, png);
-    const put = await run(SVC, ['--url', a.url, 'omp', 'put', image, '--replicas', '2', '--duration', '200', '--price', '0.5', '--dev-account', '3', '--wait', '--json']);
+    const put = await run(SVC, [
+      '--url',
+      a.url,
+      'omp',
+      'put',
+      image,
+      '--replicas',
+      '2',
+      '--duration',
+      '200',
+      '--price',
+      '0.5',
+      '--dev-account',
+      '3',
+      '--wait',
+      '--json',
+    ]);
     // Only the line that names what it waits for.
-    expect(put.stderr).toMatch(/^(transaction|job|deal) \S+ submitted; waiting \(Ctrl-C stops waiting, not the (transaction|job|deal)\)\n$/);
+    expect(put.stderr).toMatch(
+      /^(transaction|job|deal) \S+ submitted; waiting \(Ctrl-C stops waiting, not the (transaction|job|deal)\)\n$/,
+    );
     expect(put.code).toBe(0);
-    const stored = JSON.parse(put.stdout) as { cid: string; deal: { dealId: string; status: string; providers: { provider: string }[] } };
+    const stored = JSON.parse(put.stdout) as {
+      cid: string;
+      deal: { dealId: string; status: string; providers: { provider: string }[] };
+    };
     expect(stored.deal.status).toBe('active');
     expect(stored.deal.providers.map((r) => r.provider).sort()).toEqual([operatorA, operatorB].sort());
     const copy = join(dir, 'copy.png');
@@ -123,11 +181,24 @@ describe('replicated objects', { timeout: 90_000 }, () => {
     // Without --price: the documented default for its size and term, said before the deal is signed.
     const small = join(dir, 'small.png');
     writeFileSync(small, media.png(50_000));
-    const cheap = await run(SVC, ['--url', a.url, 'omp', 'put', small, '--duration', '200', '--dev-account', '3', '--json']);
+    const cheap = await run(SVC, [
+      '--url',
+      a.url,
+      'omp',
+      'put',
+      small,
+      '--duration',
+      '200',
+      '--dev-account',
+      '3',
+      '--json',
+    ]);
     expect(cheap.code).toBe(0);
     const made = JSON.parse(cheap.stdout) as { size: number; dealId: string };
     const expected = BigInt(made.size) * 200n * 1_000_000n;
-    expect(cheap.stderr).toContain(`price ${formatAmountShort(expected)} OMC per replica (the default: 0.001 OMC per MB per 1,000 blocks, at least 0.000001 OMC; --price to choose)`);
+    expect(cheap.stderr).toContain(
+      `price ${formatAmountShort(expected)} OMC per replica (the default: 0.001 OMC per MB per 1,000 blocks, at least 0.000001 OMC; --price to choose)`,
+    );
     // Acknowledged by node a without --wait: mined, then read from the validator.
     const v = new SvcClient(validator.url);
     await v.waitForTransaction(made.dealId);

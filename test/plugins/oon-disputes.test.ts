@@ -53,28 +53,68 @@ async function send(key: KeyPair, kind: string, payload: Record<string, unknown>
   return receipt.status === 'success' ? 'success' : `${receipt.error?.name}: ${receipt.error?.reason}`;
 }
 
-const wrong: ReportedResult = { outputHash: toHex(sha256(new TextEncoder().encode('wrong'))), exit: 'exit:0', gasUsed: '1000', outputSize: 5 };
-const upper = (input: string, replicas: 1 | 2) => ({ runtime: 'wasm' as const, code: fixture('upper'), input: new TextEncoder().encode(input), gasLimit: 1_000_000n, gasPrice: 1_000n, replicas });
+const wrong: ReportedResult = {
+  outputHash: toHex(sha256(new TextEncoder().encode('wrong'))),
+  exit: 'exit:0',
+  gasUsed: '1000',
+  outputSize: 5,
+};
+const upper = (input: string, replicas: 1 | 2) => ({
+  runtime: 'wasm' as const,
+  code: fixture('upper'),
+  input: new TextEncoder().encode(input),
+  gasLimit: 1_000_000n,
+  gasPrice: 1_000n,
+  replicas,
+});
 const bondOf = async (address: string): Promise<bigint> => (await v.getBalance(address)).bonded.compute ?? 0n;
-const assignedTo = (jobId: string, provider: string) => waitFor(() => job(jobId), (record) => record?.assignments.some((a) => a.provider === provider) ?? false, 20_000, `job assigned to ${provider}`);
+const assignedTo = (jobId: string, provider: string) =>
+  waitFor(
+    () => job(jobId),
+    (record) => record?.assignments.some((a) => a.provider === provider) ?? false,
+    20_000,
+    `job assigned to ${provider}`,
+  );
 
 beforeAll(async () => {
-  validator = await startTestNode({ ...plainDevnet(),  validator: { blockTime: 200 } });
+  validator = await startTestNode({ ...plainDevnet(), validator: { blockTime: 200 } });
   v = new SvcClient(validator.url);
   // The conservation check runs on every block the validator commits.
   validator.node.events.on('chain:block', () => {
     const now = audit(chainOf(validator));
     totals ??= now;
-    if (now.omc !== totals.omc || now.ogt !== totals.ogt) violations.push(`block ${chainOf(validator).head.height}: OMC ${now.omc} (was ${totals.omc}), OGT ${now.ogt} (was ${totals.ogt})`);
+    if (now.omc !== totals.omc || now.ogt !== totals.ogt)
+      violations.push(
+        `block ${chainOf(validator).head.height}: OMC ${now.omc} (was ${totals.omc}), OGT ${now.ogt} (was ${totals.ogt})`,
+      );
   });
-  computeA = await startTestNode({ ...plainDevnet(),  role: 'compute', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] } });
+  computeA = await startTestNode({
+    ...plainDevnet(),
+    role: 'compute',
+    p2p: {
+      host: '127.0.0.1',
+      port: 0,
+      bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!],
+    },
+  });
   operatorA = computeA.node.keys.operator.address;
   await waitFor(() => syncStatus(computeA).synced, Boolean, 20_000, 'compute node A to sync');
   const funder = devnetKey('account', 0);
-  for (const [to, asset, amount] of [[M.address, 'OGT', 2000n], [operatorA, 'OGT', 2000n], [requester.address, 'OMC', 1000n], [challenger.address, 'OMC', 10n]] as const) {
+  for (const [to, asset, amount] of [
+    [M.address, 'OGT', 2000n],
+    [operatorA, 'OGT', 2000n],
+    [requester.address, 'OMC', 1000n],
+    [challenger.address, 'OMC', 10n],
+  ] as const) {
     await v.waitForTransaction((await v.transfer(funder, to, asset, amount * UNIT)).hash);
   }
-  expect(await send(M, 'oon.register', { peerId: 'test-signer', bond: (1000n * UNIT).toString(), details: { capabilities: ['wasm', 'evm'], maxConcurrentJobs: 4 } })).toBe('success');
+  expect(
+    await send(M, 'oon.register', {
+      peerId: 'test-signer',
+      bond: (1000n * UNIT).toString(),
+      details: { capabilities: ['wasm', 'evm'], maxConcurrentJobs: 4 },
+    }),
+  ).toBe('success');
 }, 120_000);
 afterAll(async () => {
   await computeA?.stop();
@@ -98,9 +138,18 @@ describe('compute job disputes and faults', { timeout: 90_000 }, () => {
     const { jobId } = await v.submitJob(requester, upper('who is right', 2));
     await assignedTo(jobId, M.address);
     const salt = toHex(randomBytes(32));
-    expect(await send(M, 'oon.commitResult', { jobId, commitment: resultCommitment(jobId, M.address, wrong, salt) })).toBe('success');
-    await waitFor(() => job(jobId).status, (status) => status === 'committed', 20_000, 'both commitments');
-    expect(await send(M, 'oon.revealResult', { jobId, ...wrong, salt, output: toHex(new TextEncoder().encode('wrong')) })).toBe('success');
+    expect(
+      await send(M, 'oon.commitResult', { jobId, commitment: resultCommitment(jobId, M.address, wrong, salt) }),
+    ).toBe('success');
+    await waitFor(
+      () => job(jobId).status,
+      (status) => status === 'committed',
+      20_000,
+      'both commitments',
+    );
+    expect(
+      await send(M, 'oon.revealResult', { jobId, ...wrong, salt, output: toHex(new TextEncoder().encode('wrong')) }),
+    ).toBe('success');
     const done = await v.waitForJob(jobId, { timeoutMs: 60_000 });
     expect(done).toMatchObject({ status: 'finalized', settledBy: 're-execution', providers: [operatorA] });
     expect(Buffer.from(done.output!.slice(2), 'hex').toString()).toBe('WHO IS RIGHT');
@@ -111,13 +160,31 @@ describe('compute job disputes and faults', { timeout: 90_000 }, () => {
   it("makes a copied commitment fail at reveal: the copier can't open it and is slashed for not revealing", async () => {
     const { jobId } = await v.submitJob(requester, upper('copy me', 2));
     await assignedTo(jobId, M.address);
-    const theirs = await waitFor(() => job(jobId).assignments.find((a) => a.provider === operatorA)?.commitment, Boolean, 20_000, "A's commitment");
+    const theirs = await waitFor(
+      () => job(jobId).assignments.find((a) => a.provider === operatorA)?.commitment,
+      Boolean,
+      20_000,
+      "A's commitment",
+    );
     expect(await send(M, 'oon.commitResult', { jobId, commitment: theirs })).toBe('success');
-    const reveal = await waitFor(() => job(jobId).assignments.find((a) => a.provider === operatorA)?.reveal, Boolean, 20_000, "A's reveal");
+    const reveal = await waitFor(
+      () => job(jobId).assignments.find((a) => a.provider === operatorA)?.reveal,
+      Boolean,
+      20_000,
+      "A's reveal",
+    );
     const bondBefore = await bondOf(M.address);
     const { output, ...fields } = reveal!;
     // A's salt is not in the chain; even the right result with any salt does not open a commitment bound to A's address.
-    const copied = await send(M, 'oon.revealResult', { jobId, outputHash: fields.outputHash, exit: fields.exit, gasUsed: fields.gasUsed, outputSize: fields.outputSize, salt: toHex(randomBytes(32)), output: toHex(output!) });
+    const copied = await send(M, 'oon.revealResult', {
+      jobId,
+      outputHash: fields.outputHash,
+      exit: fields.exit,
+      gasUsed: fields.gasUsed,
+      outputSize: fields.outputSize,
+      salt: toHex(randomBytes(32)),
+      output: toHex(output!),
+    });
     expect(copied).toMatch(/^invalid_params: the reveal does not open/);
     const done = await v.waitForJob(jobId, { timeoutMs: 60_000 });
     expect(done).toMatchObject({ status: 'finalized', settledBy: 'unchallenged', providers: [operatorA] });
@@ -126,15 +193,32 @@ describe('compute job disputes and faults', { timeout: 90_000 }, () => {
 
   it('pays a challenger who proves a single wrong result: the provider loses 10%, the requester pays nothing', async () => {
     // Only M offers EVM, so it alone runs this job.
-    const sumToN = Uint8Array.from(Buffer.from('60003560005b811560165781019060019003906005565b60005260206000f3', 'hex'));
-    const input = Uint8Array.from(Buffer.from((10n).toString(16).padStart(64, '0'), 'hex'));
+    const sumToN = Uint8Array.from(
+      Buffer.from('60003560005b811560165781019060019003906005565b60005260206000f3', 'hex'),
+    );
+    const input = Uint8Array.from(Buffer.from(10n.toString(16).padStart(64, '0'), 'hex'));
     const before = await v.getBalance(requester.address);
-    const { jobId } = await v.submitJob(requester, { runtime: 'evm', code: sumToN, input, gasLimit: 100_000n, gasPrice: 1_000n });
+    const { jobId } = await v.submitJob(requester, {
+      runtime: 'evm',
+      code: sumToN,
+      input,
+      gasLimit: 100_000n,
+      gasPrice: 1_000n,
+    });
     await assignedTo(jobId, M.address);
     const salt = toHex(randomBytes(32));
-    expect(await send(M, 'oon.commitResult', { jobId, commitment: resultCommitment(jobId, M.address, wrong, salt) })).toBe('success');
-    expect(await send(M, 'oon.revealResult', { jobId, ...wrong, salt, output: toHex(new TextEncoder().encode('wrong')) })).toBe('success');
-    await waitFor(() => job(jobId).challengeBy, (by) => by !== undefined, 20_000, 'the challenge window');
+    expect(
+      await send(M, 'oon.commitResult', { jobId, commitment: resultCommitment(jobId, M.address, wrong, salt) }),
+    ).toBe('success');
+    expect(
+      await send(M, 'oon.revealResult', { jobId, ...wrong, salt, output: toHex(new TextEncoder().encode('wrong')) }),
+    ).toBe('success');
+    await waitFor(
+      () => job(jobId).challengeBy,
+      (by) => by !== undefined,
+      20_000,
+      'the challenge window',
+    );
     const bondBefore = await bondOf(M.address);
     const challengerBefore = await v.getBalance(challenger.address);
     expect(await send(challenger, 'oon.challenge', { jobId })).toBe('success');
@@ -151,8 +235,16 @@ describe('compute job disputes and faults', { timeout: 90_000 }, () => {
 
   it('applies a report of several jobs whole or not at all: commitments first, so a single-replica job is committed and revealed in one report', async () => {
     // Only M offers EVM: both jobs are M's.
-    const sumToN = Uint8Array.from(Buffer.from('60003560005b811560165781019060019003906005565b60005260206000f3', 'hex'));
-    const evmJob = (n: bigint) => ({ runtime: 'evm' as const, code: sumToN, input: Uint8Array.from(Buffer.from(n.toString(16).padStart(64, '0'), 'hex')), gasLimit: 100_000n, gasPrice: 1_000n });
+    const sumToN = Uint8Array.from(
+      Buffer.from('60003560005b811560165781019060019003906005565b60005260206000f3', 'hex'),
+    );
+    const evmJob = (n: bigint) => ({
+      runtime: 'evm' as const,
+      code: sumToN,
+      input: Uint8Array.from(Buffer.from(n.toString(16).padStart(64, '0'), 'hex')),
+      gasLimit: 100_000n,
+      gasPrice: 1_000n,
+    });
     const first = await v.submitJob(requester, evmJob(4n));
     const second = await v.submitJob(requester, evmJob(5n));
     await assignedTo(first.jobId, M.address);
@@ -160,21 +252,42 @@ describe('compute job disputes and faults', { timeout: 90_000 }, () => {
     const reports = await Promise.all(
       [first, second].map(async ({ jobId }, i) => {
         const estimate = await v.estimateJob(evmJob(BigInt(4 + i)));
-        const result: ReportedResult = { outputHash: estimate.outputHash, exit: estimate.exit, gasUsed: estimate.gasUsed, outputSize: estimate.outputSize };
+        const result: ReportedResult = {
+          outputHash: estimate.outputHash,
+          exit: estimate.exit,
+          gasUsed: estimate.gasUsed,
+          outputSize: estimate.outputSize,
+        };
         const salt = toHex(randomBytes(32));
-        return { commit: { jobId, commitment: resultCommitment(jobId, M.address, result, salt) }, reveal: { jobId, ...result, salt, output: estimate.output } };
+        return {
+          commit: { jobId, commitment: resultCommitment(jobId, M.address, result, salt) },
+          reveal: { jobId, ...result, salt, output: estimate.output },
+        };
       }),
     );
     const [a, b] = reports as [(typeof reports)[0], (typeof reports)[0]];
     // A reveal before its commitment fails the report, and the commitment before it is undone with it.
-    expect(await send(M, 'oon.reportResults', { commits: [a.commit], reveals: [a.reveal, b.reveal] })).toBe(`invalid_params: ${M.address} has no commitment on job ${second.jobId}`);
+    expect(await send(M, 'oon.reportResults', { commits: [a.commit], reveals: [a.reveal, b.reveal] })).toBe(
+      `invalid_params: ${M.address} has no commitment on job ${second.jobId}`,
+    );
     expect(job(first.jobId).assignments[0]!.commitment).toBeUndefined();
     expect(job(first.jobId).status).toBe('assigned');
     // What no state could make valid is refused at submission.
-    await expect(send(M, 'oon.reportResults', { commits: [a.commit, a.commit], reveals: [] })).rejects.toMatchObject({ message: 'invalid_params', data: { reason: `job ${first.jobId} appears twice in one list of the report` } });
-    await expect(send(M, 'oon.reportResults', { commits: [], reveals: [] })).rejects.toMatchObject({ message: 'invalid_params', data: { reason: 'a report carries at least one commitment or reveal' } });
-    expect(await send(M, 'oon.reportResults', { commits: [a.commit, b.commit], reveals: [a.reveal, b.reveal] })).toBe('success');
-    for (const [{ jobId }, n] of [[first, 4n], [second, 5n]] as const) {
+    await expect(send(M, 'oon.reportResults', { commits: [a.commit, a.commit], reveals: [] })).rejects.toMatchObject({
+      message: 'invalid_params',
+      data: { reason: `job ${first.jobId} appears twice in one list of the report` },
+    });
+    await expect(send(M, 'oon.reportResults', { commits: [], reveals: [] })).rejects.toMatchObject({
+      message: 'invalid_params',
+      data: { reason: 'a report carries at least one commitment or reveal' },
+    });
+    expect(await send(M, 'oon.reportResults', { commits: [a.commit, b.commit], reveals: [a.reveal, b.reveal] })).toBe(
+      'success',
+    );
+    for (const [{ jobId }, n] of [
+      [first, 4n],
+      [second, 5n],
+    ] as const) {
       const done = await v.waitForJob(jobId, { timeoutMs: 60_000 });
       expect(done).toMatchObject({ status: 'finalized', settledBy: 'unchallenged', providers: [M.address] });
       expect(BigInt(done.output!)).toBe((n * (n + 1n)) / 2n);

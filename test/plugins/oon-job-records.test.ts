@@ -1,7 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetKey, generateKeyPair, jobPayload, rawTransaction, signTransaction, SvcClient, toHex } from '../../sdk/index.js';
+import {
+  devnetKey,
+  generateKeyPair,
+  jobPayload,
+  rawTransaction,
+  signTransaction,
+  SvcClient,
+  toHex,
+} from '../../sdk/index.js';
 import type { Chain } from '../../chain/chain.js';
 import { jobKey } from '../../plugins/oon/jobs/state.js';
 import { JOB_PARAMS } from '../../plugins/oon/jobs/params.js';
@@ -25,7 +33,14 @@ beforeAll(async () => {
   const genesis = join(tempDir(), 'genesis.json');
   writeFileSync(
     genesis,
-    JSON.stringify({ chainId: 'svc-records-1', timestamp: 1_700_000_000_000, validatorKey: toHex(validatorKey.publicKey), validator: validatorKey.address, accounts: [{ address: requester.address, omc: '1000', ogt: '0' }], jobRecordBlocks: RECORD_BLOCKS }),
+    JSON.stringify({
+      chainId: 'svc-records-1',
+      timestamp: 1_700_000_000_000,
+      validatorKey: toHex(validatorKey.publicKey),
+      validator: validatorKey.address,
+      accounts: [{ address: requester.address, omc: '1000', ogt: '0' }],
+      jobRecordBlocks: RECORD_BLOCKS,
+    }),
   );
   [archive, windowed] = await Promise.all([
     startTestNode({ role: 'full', genesis, chain: { receiptArchive: true } }),
@@ -47,12 +62,32 @@ async function block(timestamp: number): Promise<void> {
 describe('job records', () => {
   it('leave the state jobRecordBlocks after they settle, on every node alike; an archive answers for them always, a windowed node within its history window', async () => {
     // A job no provider takes (there is none): it settles as expired after its queue window.
-    const tx = signTransaction({ chainId: 'svc-records-1', kind: 'oon.submitJob', nonce: 0, payload: jobPayload({ runtime: 'wasm', code: fixture('upper'), input: new Uint8Array(), gasLimit: 10_000n, gasPrice: 1n }) }, requester);
-    await Promise.all([archive, windowed].map((node) => new SvcClient(node.url).sendRawTransaction(rawTransaction(tx))));
+    const tx = signTransaction(
+      {
+        chainId: 'svc-records-1',
+        kind: 'oon.submitJob',
+        nonce: 0,
+        payload: jobPayload({
+          runtime: 'wasm',
+          code: fixture('upper'),
+          input: new Uint8Array(),
+          gasLimit: 10_000n,
+          gasPrice: 1n,
+        }),
+      },
+      requester,
+    );
+    await Promise.all(
+      [archive, windowed].map((node) => new SvcClient(node.url).sendRawTransaction(rawTransaction(tx))),
+    );
     const start = chains[0]!.head.timestamp;
     await block(start + 1000);
     await block(start + JOB_PARAMS.queueWindow.ms + 2000);
-    while (chains[0]!.state.get(jobKey(tx.hash)) && (await new SvcClient(archive.url).getJob(tx.hash)).status === 'queued') await block(chains[0]!.head.timestamp + 1000);
+    while (
+      chains[0]!.state.get(jobKey(tx.hash)) &&
+      (await new SvcClient(archive.url).getJob(tx.hash)).status === 'queued'
+    )
+      await block(chains[0]!.head.timestamp + 1000);
     const settled = await new SvcClient(archive.url).getJob(tx.hash);
     expect(settled.status).toBe('expired');
     const settledAt = settled.finalizedAt!;
@@ -67,10 +102,17 @@ describe('job records', () => {
     expect((await new SvcClient(windowed.url).listJobs({ requester: requester.address })).jobs).toEqual([settled]);
 
     // Past the windowed node's history: it says the record was pruned (its submission is still there); the archive answers.
-    while (chains[0]!.head.height < settledAt + RECORD_BLOCKS + HISTORY_BLOCKS + 1) await block(chains[0]!.head.timestamp + 1000);
+    while (chains[0]!.head.height < settledAt + RECORD_BLOCKS + HISTORY_BLOCKS + 1)
+      await block(chains[0]!.head.timestamp + 1000);
     const gone = await failure(new SvcClient(windowed.url).getJob(tx.hash), 'a job past the history window');
-    expect({ code: gone.code, message: gone.message, data: gone.data }).toMatchObject({ code: -32031, message: 'pruned', data: { jobId: tx.hash, submittedAt: settled.submittedAt } });
-    expect(gone.data?.reason).toMatch(/has left the state \(a settled job's record leaves it 5 blocks after it settles\) and this node's history: an archive node keeps it/);
+    expect({ code: gone.code, message: gone.message, data: gone.data }).toMatchObject({
+      code: -32031,
+      message: 'pruned',
+      data: { jobId: tx.hash, submittedAt: settled.submittedAt },
+    });
+    expect(gone.data?.reason).toMatch(
+      /has left the state \(a settled job's record leaves it 5 blocks after it settles\) and this node's history: an archive node keeps it/,
+    );
     // An id no job ever had is still not_found.
     expect((await failure(new SvcClient(windowed.url).getJob(`0x${'ab'.repeat(32)}`))).message).toBe('not_found');
     expect(await new SvcClient(archive.url).getJob(tx.hash)).toEqual(settled);
@@ -78,7 +120,10 @@ describe('job records', () => {
 
   const NO_GENESIS = { validator: '', validatorKey: '', accounts: [] };
   it('refuse a genesis jobRecordBlocks that is not a positive integer', () => {
-    for (const bad of [0, -1, 1.5, '10']) expect(() => jobsGenesis({ ...NO_GENESIS, network: 'x', params: { jobRecordBlocks: bad } })).toThrow('genesis "jobRecordBlocks" must be a positive integer');
+    for (const bad of [0, -1, 1.5, '10'])
+      expect(() => jobsGenesis({ ...NO_GENESIS, network: 'x', params: { jobRecordBlocks: bad } })).toThrow(
+        'genesis "jobRecordBlocks" must be a positive integer',
+      );
     expect(jobsGenesis({ ...NO_GENESIS, network: 'devnet', params: {} })).toEqual([]);
   });
 });

@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetKey, generateKeyPair, rawTransaction, signTransaction, jobPayload, SvcClient, transferPayload, UNIT, type JobView } from '../../sdk/index.js';
+import {
+  devnetKey,
+  generateKeyPair,
+  rawTransaction,
+  signTransaction,
+  jobPayload,
+  SvcClient,
+  transferPayload,
+  UNIT,
+  type JobView,
+} from '../../sdk/index.js';
 import type { Chain } from '../../chain/chain.js';
 import { JOB_PARAMS } from '../../plugins/oon/jobs/params.js';
 import { fixture } from '../helpers/wat.js';
@@ -19,10 +29,18 @@ async function block(timestamp: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  node = await startTestNode({ ...plainDevnet(),  role: 'full' });
+  node = await startTestNode({ ...plainDevnet(), role: 'full' });
   chain = node.node.service<Chain>('chain');
   client = new SvcClient(node.url);
-  const funding = signTransaction({ chainId: chain.head.chainId, kind: 'transfer', nonce: 0, payload: transferPayload(requester.address, 'OMC', 100n * UNIT) }, devnetKey('account', 2));
+  const funding = signTransaction(
+    {
+      chainId: chain.head.chainId,
+      kind: 'transfer',
+      nonce: 0,
+      payload: transferPayload(requester.address, 'OMC', 100n * UNIT),
+    },
+    devnetKey('account', 2),
+  );
   await client.sendRawTransaction(rawTransaction(funding));
   await block(chain.head.timestamp + 1000);
 }, 60_000);
@@ -32,7 +50,21 @@ afterAll(async () => {
 
 /** Submits a job no provider can take (there is none) and mines it; returns its id and the block time it was mined at. */
 async function submitUnassignable(nonce: number): Promise<{ jobId: string; at: number; height: number }> {
-  const tx = signTransaction({ chainId: chain.head.chainId, kind: 'oon.submitJob', nonce, payload: jobPayload({ runtime: 'wasm', code: fixture('upper'), input: new Uint8Array(), gasLimit: 10_000n, gasPrice: 1n }) }, requester);
+  const tx = signTransaction(
+    {
+      chainId: chain.head.chainId,
+      kind: 'oon.submitJob',
+      nonce,
+      payload: jobPayload({
+        runtime: 'wasm',
+        code: fixture('upper'),
+        input: new Uint8Array(),
+        gasLimit: 10_000n,
+        gasPrice: 1n,
+      }),
+    },
+    requester,
+  );
   await client.sendRawTransaction(rawTransaction(tx));
   const at = chain.head.timestamp + 1000;
   await block(at);

@@ -19,12 +19,16 @@ function computeConfig(dataDir: string) {
   return {
     role: 'compute',
     dataDir,
-    p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!] },
+    p2p: {
+      host: '127.0.0.1',
+      port: 0,
+      bootstrapPeers: [validator.node.service<P2pService>('p2p').listenAddresses[0]!],
+    },
   };
 }
 
 beforeAll(async () => {
-  validator = await startTestNode({ ...plainDevnet(),  validator: { blockTime: 50 } });
+  validator = await startTestNode({ ...plainDevnet(), validator: { blockTime: 50 } });
   computeDir = tempDir();
   compute = await startTestNode({ ...plainDevnet(), ...computeConfig(computeDir) });
   v = new SvcClient(validator.url);
@@ -37,10 +41,23 @@ afterAll(async () => {
   await validator?.stop();
 });
 
-const refusal = (method: string, params: unknown[], client = c): Promise<RpcError> => failure(client.rpcCall(method, params), `${method} ${JSON.stringify(params)}`);
+const refusal = (method: string, params: unknown[], client = c): Promise<RpcError> =>
+  failure(client.rpcCall(method, params), `${method} ${JSON.stringify(params)}`);
 
-const computeRegistration = (overrides: Record<string, unknown> = {}) => ({ operator, capabilities: ['wasm', 'evm'], bond_ogt: 1000, max_concurrent_jobs: 4, ...overrides });
-const storageRegistration = (overrides: Record<string, unknown> = {}) => ({ operator, storage_capacity_gb: 250, bond_ogt: 500, supported_formats: ['image', 'document'], ...overrides });
+const computeRegistration = (overrides: Record<string, unknown> = {}) => ({
+  operator,
+  capabilities: ['wasm', 'evm'],
+  bond_ogt: 1000,
+  max_concurrent_jobs: 4,
+  ...overrides,
+});
+const storageRegistration = (overrides: Record<string, unknown> = {}) => ({
+  operator,
+  storage_capacity_gb: 250,
+  bond_ogt: 500,
+  supported_formats: ['image', 'document'],
+  ...overrides,
+});
 
 describe('compute and storage registration on a two-node devnet', () => {
   it('refuses every invalid compute registration with the right error and field', async () => {
@@ -49,7 +66,11 @@ describe('compute and storage registration on a two-node devnet', () => {
       [computeRegistration({ extra: true }), 'invalid_params', { field: 'extra' }],
       [computeRegistration({ capabilities: [] }), 'invalid_params', { field: 'capabilities' }],
       [computeRegistration({ capabilities: ['wasm', 'wasm'] }), 'invalid_params', { field: 'capabilities' }],
-      [computeRegistration({ capabilities: ['gpu'] }), 'invalid_params', { field: 'capabilities.0', reason: 'capabilities.0 must be one of "wasm", "evm"' }],
+      [
+        computeRegistration({ capabilities: ['gpu'] }),
+        'invalid_params',
+        { field: 'capabilities.0', reason: 'capabilities.0 must be one of "wasm", "evm"' },
+      ],
       [computeRegistration({ capabilities: 'wasm' }), 'invalid_params', { field: 'capabilities' }],
       [computeRegistration({ max_concurrent_jobs: 0 }), 'invalid_params', { field: 'max_concurrent_jobs' }],
       [computeRegistration({ max_concurrent_jobs: 1.5 }), 'invalid_params', { field: 'max_concurrent_jobs' }],
@@ -77,7 +98,11 @@ describe('compute and storage registration on a two-node devnet', () => {
       [storageRegistration({ storage_capacity_gb: -5 }), 'invalid_params', { field: 'storage_capacity_gb' }],
       [storageRegistration({ supported_formats: [] }), 'invalid_params', { field: 'supported_formats' }],
       [storageRegistration({ supported_formats: ['audio'] }), 'invalid_params'],
-      [storageRegistration({ supported_formats: ['video', 'video'] }), 'invalid_params', { field: 'supported_formats' }],
+      [
+        storageRegistration({ supported_formats: ['video', 'video'] }),
+        'invalid_params',
+        { field: 'supported_formats' },
+      ],
       [storageRegistration({ capabilities: ['wasm'] }), 'invalid_params', { field: 'capabilities' }],
       [storageRegistration({ bond_ogt: 499.5 }), 'bond_too_low', { minimum: 500 }],
     ];
@@ -90,7 +115,10 @@ describe('compute and storage registration on a two-node devnet', () => {
 
   it('refuses an operator whose key the node does not hold, and an unfunded operator', async () => {
     const stranger = generateKeyPair().address;
-    expect(await refusal('svc_oonRegisterNode', [computeRegistration({ operator: stranger })])).toMatchObject({ message: 'operator_key_unavailable', code: -32024 });
+    expect(await refusal('svc_oonRegisterNode', [computeRegistration({ operator: stranger })])).toMatchObject({
+      message: 'operator_key_unavailable',
+      code: -32024,
+    });
     const unfunded = await refusal('svc_oonRegisterNode', [computeRegistration()]);
     expect(unfunded).toMatchObject({ message: 'insufficient_funds', code: -32021 });
     // In the user's units: tokens, not base units.
@@ -99,10 +127,14 @@ describe('compute and storage registration on a two-node devnet', () => {
   });
 
   it('answers not_synced on a node that has not synced yet', async () => {
-    const lonely = await startTestNode({ ...plainDevnet(),  role: 'compute', p2p: { host: '127.0.0.1', port: 0 } });
+    const lonely = await startTestNode({ ...plainDevnet(), role: 'compute', p2p: { host: '127.0.0.1', port: 0 } });
     try {
       const client = new SvcClient(lonely.url);
-      const error = await refusal('svc_oonRegisterNode', [computeRegistration({ operator: lonely.node.keys.operator.address })], client);
+      const error = await refusal(
+        'svc_oonRegisterNode',
+        [computeRegistration({ operator: lonely.node.keys.operator.address })],
+        client,
+      );
       expect(error).toMatchObject({ message: 'not_synced', code: -32022 });
     } finally {
       await lonely.stop();
@@ -112,23 +144,66 @@ describe('compute and storage registration on a two-node devnet', () => {
   it('registers a funded operator: pending, then active; the bond leaves its OGT exactly; every node lists it', async () => {
     const funding = await v.transfer(devnetKey('account', 5), operator, 'OGT', 2000n * UNIT);
     await v.waitForTransaction(funding.hash, { pollMs: 20 });
-    await waitFor(() => c.getBalance(operator), (b) => b.ogt === 2000n * UNIT, 10_000, 'the compute node to see the funding');
+    await waitFor(
+      () => c.getBalance(operator),
+      (b) => b.ogt === 2000n * UNIT,
+      10_000,
+      'the compute node to see the funding',
+    );
 
     const registered = await c.rpcCall<Record<string, unknown>>('svc_oonRegisterNode', [computeRegistration()]);
-    expect(registered).toMatchObject({ registered: true, status: 'pending', operator, capabilities: ['wasm', 'evm'], bond_ogt: '1000', max_concurrent_jobs: 4, activeJobs: 0, completedJobs: 0, peerId: compute.node.keys.peerId });
-    const active = await waitFor(() => c.rpcCall<{ status: string }>('svc_oonNodeStatus'), (s) => s.status === 'active', 10_000, 'the registration to be mined');
+    expect(registered).toMatchObject({
+      registered: true,
+      status: 'pending',
+      operator,
+      capabilities: ['wasm', 'evm'],
+      bond_ogt: '1000',
+      max_concurrent_jobs: 4,
+      activeJobs: 0,
+      completedJobs: 0,
+      peerId: compute.node.keys.peerId,
+    });
+    const active = await waitFor(
+      () => c.rpcCall<{ status: string }>('svc_oonNodeStatus'),
+      (s) => s.status === 'active',
+      10_000,
+      'the registration to be mined',
+    );
     expect(active).toMatchObject({ registered: true, operator, bond_ogt: '1000' });
     expect((await c.getBalance(operator)).ogt).toBe(1000n * UNIT);
 
     const providers = await v.rpcCall<Record<string, unknown>[]>('svc_oonListProviders');
-    expect(providers).toEqual([{ operator, peerId: compute.node.keys.peerId, capabilities: ['wasm', 'evm'], max_concurrent_jobs: 4, bond_ogt: '1000', registeredAt: expect.any(Number) }]);
-    expect(await refusal('svc_oonRegisterNode', [computeRegistration()])).toMatchObject({ message: 'already_registered', code: -32023 });
+    expect(providers).toEqual([
+      {
+        operator,
+        peerId: compute.node.keys.peerId,
+        capabilities: ['wasm', 'evm'],
+        max_concurrent_jobs: 4,
+        bond_ogt: '1000',
+        registeredAt: expect.any(Number),
+      },
+    ]);
+    expect(await refusal('svc_oonRegisterNode', [computeRegistration()])).toMatchObject({
+      message: 'already_registered',
+      code: -32023,
+    });
   });
 
   it('holds a second, separate bond for storage on the same node: 1,500 OGT in two bonds', async () => {
-    const registered = await c.rpcCall<Record<string, unknown>>('svc_ompRegisterStorageNode', [storageRegistration({ bond_ogt: '500' })]);
-    expect(registered).toMatchObject({ status: 'pending', storage_capacity_gb: 250, supported_formats: ['image', 'document'], bond_ogt: '500' });
-    await waitFor(() => c.rpcCall<{ status: string }>('svc_ompStorageStatus'), (s) => s.status === 'active', 10_000);
+    const registered = await c.rpcCall<Record<string, unknown>>('svc_ompRegisterStorageNode', [
+      storageRegistration({ bond_ogt: '500' }),
+    ]);
+    expect(registered).toMatchObject({
+      status: 'pending',
+      storage_capacity_gb: 250,
+      supported_formats: ['image', 'document'],
+      bond_ogt: '500',
+    });
+    await waitFor(
+      () => c.rpcCall<{ status: string }>('svc_ompStorageStatus'),
+      (s) => s.status === 'active',
+      10_000,
+    );
     expect((await c.getBalance(operator)).ogt).toBe(500n * UNIT);
     const [computeBond] = await v.rpcCall<{ bond_ogt: string }[]>('svc_oonListProviders');
     const [storageBond] = await v.rpcCall<{ bond_ogt: string; operator: string }[]>('svc_ompListProviders');
@@ -136,10 +211,16 @@ describe('compute and storage registration on a two-node devnet', () => {
     const account = compute.node.service<Chain>('chain').state.get(`accounts/${operator}`);
     const { decodeAccount } = await import('../../chain/state/accounts.js');
     expect(decodeAccount(account).bonded).toEqual({ compute: 1000n * UNIT, storage: 500n * UNIT });
-    expect(await c.getBalance(operator)).toMatchObject({ ogt: 500n * UNIT, bonded: { compute: 1000n * UNIT, storage: 500n * UNIT }, bondedOGT: '1500.000000000000000000' });
+    expect(await c.getBalance(operator)).toMatchObject({
+      ogt: 500n * UNIT,
+      bonded: { compute: 1000n * UNIT, storage: 500n * UNIT },
+      bondedOGT: '1500.000000000000000000',
+    });
     const shown = await run(SVC, ['balance', operator, '--url', compute.url]);
     expect(shown.stdout).toContain('  bonded OGT 1500.000000000000000000 (compute 1000, storage 500)');
-    expect(await refusal('svc_ompRegisterStorageNode', [storageRegistration()])).toMatchObject({ message: 'already_registered' });
+    expect(await refusal('svc_ompRegisterStorageNode', [storageRegistration()])).toMatchObject({
+      message: 'already_registered',
+    });
   });
 
   it('keeps the registrations across a restart of the compute node', async () => {
@@ -147,22 +228,44 @@ describe('compute and storage registration on a two-node devnet', () => {
     compute = await startTestNode({ ...plainDevnet(), ...computeConfig(computeDir) });
     c = new SvcClient(compute.url);
     expect(compute.node.keys.operator.address).toBe(operator);
-    expect(await c.rpcCall('svc_oonNodeStatus')).toMatchObject({ registered: true, status: 'active', operator, bond_ogt: '1000' });
-    expect(await c.rpcCall('svc_ompStorageStatus')).toMatchObject({ registered: true, status: 'active', operator, bond_ogt: '500' });
+    expect(await c.rpcCall('svc_oonNodeStatus')).toMatchObject({
+      registered: true,
+      status: 'active',
+      operator,
+      bond_ogt: '1000',
+    });
+    expect(await c.rpcCall('svc_ompStorageStatus')).toMatchObject({
+      registered: true,
+      status: 'active',
+      operator,
+      bond_ogt: '500',
+    });
   });
 
   it('returns the bond after the unbonding period once unregistered', async () => {
     await waitFor(() => syncStatus(compute).synced, Boolean, 10_000);
     const before = (await c.getBalance(operator)).ogt;
     await c.rpcCall('svc_oonUnregisterNode');
-    const unbonding = await waitFor(() => c.rpcCall<{ status: string; releaseAt: number | null }>('svc_oonNodeStatus'), (s) => s.releaseAt !== null, 10_000);
+    const unbonding = await waitFor(
+      () => c.rpcCall<{ status: string; releaseAt: number | null }>('svc_oonNodeStatus'),
+      (s) => s.releaseAt !== null,
+      10_000,
+    );
     expect(unbonding.status).toBe('unbonding');
     expect(unbonding.releaseAt).toBeGreaterThan(0);
     const again = await refusal('svc_oonUnregisterNode', []);
-    expect(again).toMatchObject({ message: 'invalid_params', data: { status: 'unbonding', releaseAt: unbonding.releaseAt } });
+    expect(again).toMatchObject({
+      message: 'invalid_params',
+      data: { status: 'unbonding', releaseAt: unbonding.releaseAt },
+    });
     expect(again.data?.reason).toContain(`already unbonding: the bond returns at block ${unbonding.releaseAt}`);
     expect(await v.rpcCall('svc_oonListProviders')).toEqual([]);
-    await waitFor(() => c.rpcCall<{ status: string }>('svc_oonNodeStatus'), (s) => s.status === 'unregistered', 15_000, 'the bond to be released');
+    await waitFor(
+      () => c.rpcCall<{ status: string }>('svc_oonNodeStatus'),
+      (s) => s.status === 'unregistered',
+      15_000,
+      'the bond to be released',
+    );
     expect((await c.getBalance(operator)).ogt).toBe(before + 1000n * UNIT);
     // The storage bond is untouched.
     expect(await c.rpcCall('svc_ompStorageStatus')).toMatchObject({ status: 'active', bond_ogt: '500' });

@@ -13,14 +13,23 @@ afterEach(async () => {
 const call = (id = 1) => ({ jsonrpc: '2.0', id, method: 'svc_blockNumber' });
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 describe('rate-limit plugin', () => {
   it('sends the headers on every response, counting down, then answers 429 with Retry-After', async () => {
     node = await startTestNode({ storage: 'memory', rateLimit: { limit: 3, burst: 2, windowSeconds: 60 } });
     // Windows are whole minutes of the clock: start the six calls well inside one, so none lands in the next.
-    await waitFor(() => Date.now() % 60_000, (intoWindow) => intoWindow < 50_000, 15_000, 'a fresh part of the rate window');
+    await waitFor(
+      () => Date.now() % 60_000,
+      (intoWindow) => intoWindow < 50_000,
+      15_000,
+      'a fresh part of the rate window',
+    );
     const seen: [string | null, string | null][] = [];
     for (let i = 0; i < 5; i++) {
       const sentAt = Date.now();
@@ -31,12 +40,20 @@ describe('rate-limit plugin', () => {
       expect(Number(res.headers.get('x-ratelimit-reset'))).toBeGreaterThan(sentAt / 1000);
       seen.push([res.headers.get('x-ratelimit-remaining'), res.headers.get('x-svc-burst-remaining')]);
     }
-    expect(seen).toEqual([['2', '2'], ['1', '2'], ['0', '2'], ['0', '1'], ['0', '0']]);
+    expect(seen).toEqual([
+      ['2', '2'],
+      ['1', '2'],
+      ['0', '2'],
+      ['0', '1'],
+      ['0', '0'],
+    ]);
     const refused = await post(node.url, call(6));
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
-    expect(await refused.json()).toMatchObject({ error: { code: -32005, message: 'rate_limited', data: { retryAfterSeconds: expect.any(Number) } } });
+    expect(await refused.json()).toMatchObject({
+      error: { code: -32005, message: 'rate_limited', data: { retryAfterSeconds: expect.any(Number) } },
+    });
     // /health and /metrics are not counted and still served.
     expect((await fetch(`${node.url}/health`)).status).toBe(200);
     expect((await fetch(`${node.url}/metrics`)).status).toBe(200);
@@ -44,10 +61,16 @@ describe('rate-limit plugin', () => {
 
   it('counts each call of a batch and refuses a batch larger than what remains', async () => {
     node = await startTestNode({ storage: 'memory', rateLimit: { limit: 10, windowSeconds: 60 } });
-    const first = await post(node.url, Array.from({ length: 8 }, (_, i) => call(i)));
+    const first = await post(
+      node.url,
+      Array.from({ length: 8 }, (_, i) => call(i)),
+    );
     expect(first.status).toBe(200);
     expect(first.headers.get('x-ratelimit-remaining')).toBe('2');
-    const tooBig = await post(node.url, Array.from({ length: 3 }, (_, i) => call(i)));
+    const tooBig = await post(
+      node.url,
+      Array.from({ length: 3 }, (_, i) => call(i)),
+    );
     expect(tooBig.status).toBe(429);
     // The refused batch used nothing: two single calls still fit.
     expect((await post(node.url, call())).status).toBe(200);
@@ -77,7 +100,16 @@ describe('rate-limit plugin', () => {
     expect(await ws.request(JSON.stringify(call(1)))).toMatchObject({ result: expect.any(Number) });
     expect(await ws.request(JSON.stringify(call(2)))).toMatchObject({ result: expect.any(Number) });
     expect(await ws.request(JSON.stringify(call(3)))).toMatchObject({
-      error: { code: -32005, message: 'rate_limited', data: { retryAfterSeconds: expect.any(Number), ratelimitLimit: 2, ratelimitRemaining: 0, retryAfter: expect.any(Number) } },
+      error: {
+        code: -32005,
+        message: 'rate_limited',
+        data: {
+          retryAfterSeconds: expect.any(Number),
+          ratelimitLimit: 2,
+          ratelimitRemaining: 0,
+          retryAfter: expect.any(Number),
+        },
+      },
     });
     await ws.close();
   });
@@ -100,11 +132,18 @@ describe('faucet per-client throttle', () => {
     node = await startTestNode({ storage: 'memory' });
     const statuses: number[] = [];
     for (let i = 0; i < 25; i++) {
-      const res = await post(node.url, { jsonrpc: '2.0', id: i, method: 'faucet_request', params: [generateKeyPair().address] });
+      const res = await post(node.url, {
+        jsonrpc: '2.0',
+        id: i,
+        method: 'faucet_request',
+        params: [generateKeyPair().address],
+      });
       statuses.push(res.status);
       if (i === 20) {
         expect(res.headers.get('content-type')).toBe('application/json');
-        expect(await res.json()).toMatchObject({ error: { code: -32005, message: 'rate_limited', data: { retryAfterSeconds: expect.any(Number) } } });
+        expect(await res.json()).toMatchObject({
+          error: { code: -32005, message: 'rate_limited', data: { retryAfterSeconds: expect.any(Number) } },
+        });
       }
     }
     expect(statuses.slice(0, 20).every((s) => s === 200)).toBe(true);

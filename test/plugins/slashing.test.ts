@@ -35,7 +35,12 @@ const keyFile = (key: KeyPair): string => {
 const bootstrap = (): string[] => [genesisNode.node.service<P2pService>('p2p').listenAddresses[0]!];
 const testnet = { network: 'slashnet', genesis: genesisFile };
 const startValidator = (key: KeyPair, dataDir?: string): Promise<TestNode> =>
-  startTestNode({ ...testnet, ...(dataDir ? { dataDir } : {}), validator: { blockTime: BLOCK_MS, keyFile: keyFile(key) }, p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: bootstrap() } });
+  startTestNode({
+    ...testnet,
+    ...(dataDir ? { dataDir } : {}),
+    validator: { blockTime: BLOCK_MS, keyFile: keyFile(key) },
+    p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: bootstrap() },
+  });
 const chainOf = (node: TestNode): Chain => node.node.service<Chain>('chain');
 
 beforeAll(async () => {
@@ -55,9 +60,21 @@ beforeAll(async () => {
   genesisNode = await startTestNode({ ...testnet, validator: { blockTime: BLOCK_MS, keyFile: keyFile(genesisKey) } });
   client = new SvcClient(genesisNode.url);
   for (const key of stakers) nodes.set(key, await startValidator(key));
-  observer = await startTestNode({ ...testnet, role: 'full', p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: bootstrap() } });
-  for (const key of stakers) await client.waitForTransaction((await client.createValidator(key, { stake: 20n * UNIT, moniker: key.address.slice(0, 10) })).hash);
-  await waitFor(() => client.validators(), (set) => set.validators.length === 5, 30_000, 'the set of five (next epoch)');
+  observer = await startTestNode({
+    ...testnet,
+    role: 'full',
+    p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: bootstrap() },
+  });
+  for (const key of stakers)
+    await client.waitForTransaction(
+      (await client.createValidator(key, { stake: 20n * UNIT, moniker: key.address.slice(0, 10) })).hash,
+    );
+  await waitFor(
+    () => client.validators(),
+    (set) => set.validators.length === 5,
+    30_000,
+    'the set of five (next epoch)',
+  );
 }, 90_000);
 afterAll(async () => {
   await Promise.all([...nodes.values(), observer].map((node) => node?.stop()));
@@ -83,7 +100,10 @@ describe('evidence, slashing and jailing', { timeout: 120_000 }, () => {
       async () => {
         const next = chainOf(genesisNode).head.height + 1;
         for (const height of [next, next + 1])
-          for (const value of [`0x${'a1'.repeat(32)}`, `0x${'b2'.repeat(32)}`]) topic.publish(encode({ kind: 'vote', vote: forgedPrevote(equivocator, height, 3, value), sentAt: Date.now() }));
+          for (const value of [`0x${'a1'.repeat(32)}`, `0x${'b2'.repeat(32)}`])
+            topic.publish(
+              encode({ kind: 'vote', vote: forgedPrevote(equivocator, height, 3, value), sentAt: Date.now() }),
+            );
         return (await client.stakingStatus(equivocator.address)).status;
       },
       (status) => status === 'tombstoned',
@@ -100,17 +120,28 @@ describe('evidence, slashing and jailing', { timeout: 120_000 }, () => {
     const block = await client.getBlockByNumber(status.tombstonedAt!);
     const kinds = await Promise.all(block.transactions.map(async (hash) => (await client.getTransaction(hash)).kind));
     expect(kinds).toContain('staking.submitEvidence');
-    const submitter = (await Promise.all(block.transactions.map((hash) => client.getTransaction(hash)))).find((tx) => tx.kind === 'staking.submitEvidence')!.from;
+    const submitter = (await Promise.all(block.transactions.map((hash) => client.getTransaction(hash)))).find(
+      (tx) => tx.kind === 'staking.submitEvidence',
+    )!.from;
     expect(submitter).not.toBe(reporter.address);
     expect((await client.getBalance(reporter.address)).ogt).toBe(reporterBefore.ogt);
     // Out of the set from the next block on, and for good: the chain goes on with the four others.
     const set = await client.validators();
     expect(set.validators.map((v) => v.operator)).not.toContain(equivocator.address);
     const after = chainOf(genesisNode).head.height;
-    await waitFor(() => chainOf(genesisNode).head.height, (h) => h >= after + 12, 20_000, 'blocks past the next epoch');
+    await waitFor(
+      () => chainOf(genesisNode).head.height,
+      (h) => h >= after + 12,
+      20_000,
+      'blocks past the next epoch',
+    );
     expect((await client.validators()).validators.map((v) => v.operator)).not.toContain(equivocator.address);
     // The same evidence again is refused: a validator is punished once.
-    const again = await client.submitEvidence(reporter, forgedPrevote(equivocator, status.tombstonedAt!, 0, `0x${'c3'.repeat(32)}`), forgedPrevote(equivocator, status.tombstonedAt!, 0, `0x${'d4'.repeat(32)}`));
+    const again = await client.submitEvidence(
+      reporter,
+      forgedPrevote(equivocator, status.tombstonedAt!, 0, `0x${'c3'.repeat(32)}`),
+      forgedPrevote(equivocator, status.tombstonedAt!, 0, `0x${'d4'.repeat(32)}`),
+    );
     const receipt = await client.waitForTransaction(again.hash);
     expect(receipt.error?.reason).toMatch(/already been punished/);
     // A node of its own never signs for it again: its votes no longer count (it is not in the set).
@@ -122,9 +153,20 @@ describe('evidence, slashing and jailing', { timeout: 120_000 }, () => {
     const height = chainOf(genesisNode).head.height;
     const [a, b] = stakers as [KeyPair, KeyPair];
     const same = forgedPrevote(a, height, 0, `0x${'11'.repeat(32)}`);
-    await expect(client.submitEvidence(reporter, same, same)).rejects.toMatchObject({ message: 'invalid_params', data: { reason: expect.stringMatching(/same value/) } });
-    await expect(client.submitEvidence(reporter, same, forgedPrevote(b, height, 0, `0x${'22'.repeat(32)}`))).rejects.toMatchObject({ message: 'invalid_params', data: { reason: expect.stringMatching(/different validators/) } });
-    const unsigned = { ...forgedPrevote(a, height, 0, `0x${'22'.repeat(32)}`), signature: toHex(signWith(reporter, new Uint8Array([1]))) };
+    await expect(client.submitEvidence(reporter, same, same)).rejects.toMatchObject({
+      message: 'invalid_params',
+      data: { reason: expect.stringMatching(/same value/) },
+    });
+    await expect(
+      client.submitEvidence(reporter, same, forgedPrevote(b, height, 0, `0x${'22'.repeat(32)}`)),
+    ).rejects.toMatchObject({
+      message: 'invalid_params',
+      data: { reason: expect.stringMatching(/different validators/) },
+    });
+    const unsigned = {
+      ...forgedPrevote(a, height, 0, `0x${'22'.repeat(32)}`),
+      signature: toHex(signWith(reporter, new Uint8Array([1]))),
+    };
     const tx = await client.submitEvidence(reporter, same, unsigned);
     expect((await client.waitForTransaction(tx.hash)).error?.reason).toMatch(/not both signed by/);
     expect((await client.stakingStatus(a.address)).status).toBe('active');
@@ -135,7 +177,12 @@ describe('evidence, slashing and jailing', { timeout: 120_000 }, () => {
     const dataDir = sleeperNode.dataDir;
     await sleeperNode.node.stop();
     // Jailing takes a number of missed blocks, which a busy machine makes more slowly: the bound is in time only as a backstop.
-    const jailed = await waitFor(() => client.stakingStatus(sleeper.address), (s) => s.status === 'jailed', 90_000, 'the sleeper to be jailed');
+    const jailed = await waitFor(
+      () => client.stakingStatus(sleeper.address),
+      (s) => s.status === 'jailed',
+      90_000,
+      'the sleeper to be jailed',
+    );
     expect(jailed.inSet).toBe(false);
     expect(jailed.missedBlocks).toBe(0);
     expect(jailed.stake).toBe('20');
@@ -145,15 +192,33 @@ describe('evidence, slashing and jailing', { timeout: 120_000 }, () => {
     expect(refused.error?.reason).toMatch(new RegExp(`jailed until block ${jailed.jailedUntil}`));
     // Its node comes back on its data dir; after the jail time it unjails and is in the set from the next epoch.
     nodes.set(sleeper, await startValidator(sleeper, dataDir));
-    await waitFor(() => chainOf(genesisNode).head.height, (h) => h >= jailed.jailedUntil!, 30_000, 'the jail time to pass');
+    await waitFor(
+      () => chainOf(genesisNode).head.height,
+      (h) => h >= jailed.jailedUntil!,
+      30_000,
+      'the jail time to pass',
+    );
     const unjail = await client.unjailValidator(sleeper);
     expect((await client.waitForTransaction(unjail.hash)).status).toBe('success');
-    const back = await waitFor(() => client.stakingStatus(sleeper.address), (s) => s.inSet, 30_000, 'the sleeper back in the set');
+    const back = await waitFor(
+      () => client.stakingStatus(sleeper.address),
+      (s) => s.inSet,
+      30_000,
+      'the sleeper back in the set',
+    );
     expect(back.status).toBe('active');
     // Every validator node agrees on the chain meanwhile.
     const height = chainOf(genesisNode).head.height + 3;
-    for (const node of [genesisNode, ...nodes.values()]) await waitFor(() => chainOf(node).head.height, (h) => h >= height, 30_000, `block ${height}`);
-    const hashes = await Promise.all([genesisNode, ...nodes.values()].map(async (node) => (await chainOf(node).getBlock(height))!.hash));
+    for (const node of [genesisNode, ...nodes.values()])
+      await waitFor(
+        () => chainOf(node).head.height,
+        (h) => h >= height,
+        30_000,
+        `block ${height}`,
+      );
+    const hashes = await Promise.all(
+      [genesisNode, ...nodes.values()].map(async (node) => (await chainOf(node).getBlock(height))!.hash),
+    );
     expect(new Set(hashes).size).toBe(1);
   }, 240_000);
 });

@@ -8,14 +8,17 @@ import { run } from '../helpers/cli.js';
 // The hosts profile as a user runs it: the built runner, each node in a network namespace of its own.
 const E2E = resolve('dist/scripts/e2e.js');
 const unavailable = HostNetwork.unavailable();
-if (unavailable) console.warn(`e2e-hosts.test.ts skipped: the hosts profile cannot run here: ${unavailable} (CI runs it as root)`);
+if (unavailable)
+  console.warn(`e2e-hosts.test.ts skipped: the hosts profile cannot run here: ${unavailable} (CI runs it as root)`);
 const kept: string[] = [];
 afterAll(() => {
   for (const dir of kept) rmSync(dir, { recursive: true, force: true });
 });
 
 describe.skipIf(unavailable !== undefined)('the end-to-end runner on test hosts', () => {
-  it('passes every check on the hosts profile: a network from svc-node init, each node on its own address, every perturbation including a host link cut; and leaves no namespace behind', { timeout: 600_000 }, async () => {
+  it('passes every check on the hosts profile: a network from svc-node init, each node on its own address, every perturbation including a host link cut; and leaves no namespace behind', {
+    timeout: 600_000,
+  }, async () => {
     const result = await run(E2E, ['--manifest', 'config/e2e/hosts.jsonc']);
     const dir = /logs and data dirs kept in (\S+)/.exec(result.stdout)?.[1];
     if (dir) kept.push(dir);

@@ -30,12 +30,15 @@ function keepLogs(dir: string): string {
 }
 
 describe('the end-to-end runner', () => {
-  it('passes every check on the 60-second profile: four validators and a follower, every operation and perturbation', { timeout: 600_000 }, async () => {
+  it('passes every check on the 60-second profile: four validators and a follower, every operation and perturbation', {
+    timeout: 600_000,
+  }, async () => {
     const result = await run(E2E, ['--manifest', 'config/e2e/short.jsonc']);
     const dir = keptDir(result.stdout);
     if (dir) kept.push(dir);
     // On failure the whole report shows: which check, what it found, what was perturbed when.
-    if (result.code !== 0) console.log(`${result.stdout}\n${result.stderr}${dir ? `\nnode logs copied to ${keepLogs(dir)}` : ''}`);
+    if (result.code !== 0)
+      console.log(`${result.stdout}\n${result.stderr}${dir ? `\nnode logs copied to ${keepLogs(dir)}` : ''}`);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^8 passed, 0 failed$/m);
     expect(result.stdout).toMatch(/perturbations \(/);
@@ -43,8 +46,17 @@ describe('the end-to-end runner', () => {
     expect(dir).toBeUndefined();
   });
 
-  it('fails exactly the matching checks when the runner injects its faults: a node reporting a wrong balance, a transaction acknowledged and lost', { timeout: 300_000 }, async () => {
-    const result = await run(E2E, ['--manifest', 'config/e2e/runner-faults.jsonc', '--fault', 'balance', '--fault', 'drop-tx']);
+  it('fails exactly the matching checks when the runner injects its faults: a node reporting a wrong balance, a transaction acknowledged and lost', {
+    timeout: 300_000,
+  }, async () => {
+    const result = await run(E2E, [
+      '--manifest',
+      'config/e2e/runner-faults.jsonc',
+      '--fault',
+      'balance',
+      '--fault',
+      'drop-tx',
+    ]);
     const dir = keptDir(result.stdout);
     if (dir) kept.push(dir);
     if (result.code !== 1) console.log(`${result.stdout}\n${result.stderr}`);
@@ -68,18 +80,33 @@ describe('the end-to-end runner', () => {
 
   it('refuses a manifest with a wrong key or value, naming it, before starting anything', async () => {
     const minutes = await run(E2E, ['--manifest', 'config/e2e/short.jsonc', '--minutes', 'x']);
-    expect({ code: minutes.code, stderr: minutes.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('--minutes must be a positive number, not "x"') });
+    expect({ code: minutes.code, stderr: minutes.stderr }).toEqual({
+      code: 2,
+      stderr: expect.stringContaining('--minutes must be a positive number, not "x"'),
+    });
     const file = join(tempDir(), 'manifest.json');
     writeFileSync(file, JSON.stringify({ validators: { count: 4 }, perturbation: {} }));
     const unknown = await run(E2E, ['--manifest', file]);
-    expect({ code: unknown.code, stderr: unknown.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('unknown manifest key "perturbation"') });
+    expect({ code: unknown.code, stderr: unknown.stderr }).toEqual({
+      code: 2,
+      stderr: expect.stringContaining('unknown manifest key "perturbation"'),
+    });
     writeFileSync(file, JSON.stringify({ validators: { count: 11 } }));
     const tooMany = await run(E2E, ['--manifest', file]);
-    expect({ code: tooMany.code, stderr: tooMany.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('manifest key "validators.count"') });
+    expect({ code: tooMany.code, stderr: tooMany.stderr }).toEqual({
+      code: 2,
+      stderr: expect.stringContaining('manifest key "validators.count"'),
+    });
     writeFileSync(file, JSON.stringify({ perturbations: { kinds: ['link'] } }));
     const linkOnLoopback = await run(E2E, ['--manifest', file]);
-    expect({ code: linkOnLoopback.code, stderr: linkOnLoopback.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('link cuts a test host\'s link: it needs "hosts": true') });
+    expect({ code: linkOnLoopback.code, stderr: linkOnLoopback.stderr }).toEqual({
+      code: 2,
+      stderr: expect.stringContaining('link cuts a test host\'s link: it needs "hosts": true'),
+    });
     const missing = await run(E2E, ['--manifest', 'no/such/manifest.json']);
-    expect({ code: missing.code, stderr: missing.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('no/such/manifest.json') });
+    expect({ code: missing.code, stderr: missing.stderr }).toEqual({
+      code: 2,
+      stderr: expect.stringContaining('no/such/manifest.json'),
+    });
   });
 });

@@ -19,14 +19,52 @@ function generator(seed: number): () => number {
   return next;
 }
 
-const BOUNDARY_INTEGERS = [0, 1, 23, 24, 255, 256, 65535, 65536, 2 ** 32 - 1, 2 ** 32, 2 ** 53 - 1, -1, -24, -25, -256, -257, -65536, -65537, -(2 ** 32), -(2 ** 32) - 1, -(2 ** 53) + 1];
-const ODD_VALUES: unknown[] = [1.5, -0, NaN, Infinity, 2 ** 53, -(2 ** 53), 12n, -(2n ** 70n), undefined, new Map([['a', 1]]), 'héllo', 'snow ☃', '\uD800'];
+const BOUNDARY_INTEGERS = [
+  0,
+  1,
+  23,
+  24,
+  255,
+  256,
+  65535,
+  65536,
+  2 ** 32 - 1,
+  2 ** 32,
+  2 ** 53 - 1,
+  -1,
+  -24,
+  -25,
+  -256,
+  -257,
+  -65536,
+  -65537,
+  -(2 ** 32),
+  -(2 ** 32) - 1,
+  -(2 ** 53) + 1,
+];
+const ODD_VALUES: unknown[] = [
+  1.5,
+  -0,
+  NaN,
+  Infinity,
+  2 ** 53,
+  -(2 ** 53),
+  12n,
+  -(2n ** 70n),
+  undefined,
+  new Map([['a', 1]]),
+  'héllo',
+  'snow ☃',
+  '\uD800',
+];
 
 function randomValue(next: () => number, depth: number, odd: boolean): unknown {
   const pick = Math.floor(next() * (depth > 3 ? 6 : 9));
   switch (pick) {
     case 0:
-      return BOUNDARY_INTEGERS[Math.floor(next() * BOUNDARY_INTEGERS.length)]! + (next() < 0.5 ? 0 : Math.floor(next() * 3));
+      return (
+        BOUNDARY_INTEGERS[Math.floor(next() * BOUNDARY_INTEGERS.length)]! + (next() < 0.5 ? 0 : Math.floor(next() * 3))
+      );
     case 1:
       return Math.floor((next() - 0.5) * 2 ** Math.floor(next() * 54));
     case 2: {
@@ -34,17 +72,26 @@ function randomValue(next: () => number, depth: number, odd: boolean): unknown {
       return Array.from({ length }, () => String.fromCharCode(32 + Math.floor(next() * 95))).join('');
     }
     case 3:
-      return Uint8Array.from({ length: Math.floor(next() * (next() < 0.1 ? 70_000 : 50)) }, () => Math.floor(next() * 256));
+      return Uint8Array.from({ length: Math.floor(next() * (next() < 0.1 ? 70_000 : 50)) }, () =>
+        Math.floor(next() * 256),
+      );
     case 4:
       return [true, false, null][Math.floor(next() * 3)];
     case 5:
-      return odd && next() < 0.3 ? ODD_VALUES[Math.floor(next() * ODD_VALUES.length)] : `0x${Math.floor(next() * 1e15).toString(16)}`;
+      return odd && next() < 0.3
+        ? ODD_VALUES[Math.floor(next() * ODD_VALUES.length)]
+        : `0x${Math.floor(next() * 1e15).toString(16)}`;
     case 6:
       return Array.from({ length: Math.floor(next() * 6) }, () => randomValue(next, depth + 1, odd));
     default: {
       const record: Record<string, unknown> = {};
       const keys = Math.floor(next() * 8);
-      for (let i = 0; i < keys; i++) record[Math.floor(next() * 1e6).toString(36).slice(0, 1 + Math.floor(next() * 6))] = randomValue(next, depth + 1, odd);
+      for (let i = 0; i < keys; i++)
+        record[
+          Math.floor(next() * 1e6)
+            .toString(36)
+            .slice(0, 1 + Math.floor(next() * 6))
+        ] = randomValue(next, depth + 1, odd);
       return record;
     }
   }

@@ -28,31 +28,64 @@ describe('SDK contracts: deployContract, callContract, readContract, getLogs (na
 
   it('deploys at the address it predicts, with the constructor arguments encoded, and reads it back decoded', async () => {
     expect(await api.readContract({ address, abi: token().abi, functionName: 'totalSupply' })).toBe(5_000n);
-    expect(await api.readContract({ address: toEthAddress(address), abi: token().abi, functionName: 'balanceOf', args: [toEthAddress(owner.address)] })).toBe(5_000n);
+    expect(
+      await api.readContract({
+        address: toEthAddress(address),
+        abi: token().abi,
+        functionName: 'balanceOf',
+        args: [toEthAddress(owner.address)],
+      }),
+    ).toBe(5_000n);
     expect((await api.getCode(address)).length).toBeGreaterThan(100);
   });
 
   it('calls a function in a transaction; its receipt carries gas and the decoded-by-the-reader logs', async () => {
-    const tx = await api.callContract(owner, { address, abi: token().abi, functionName: 'transfer', args: [toEthAddress(friend.address), 70n] });
+    const tx = await api.callContract(owner, {
+      address,
+      abi: token().abi,
+      functionName: 'transfer',
+      args: [toEthAddress(friend.address), 70n],
+    });
     const receipt = await api.waitForTransaction(tx.hash, { pollMs: 20 });
     expect(receipt.status).toBe('success');
     expect(receipt.gasUsed).toBeGreaterThan(21_000);
     expect(receipt.logs).toHaveLength(1);
-    expect(await api.readContract({ address, abi: token().abi, functionName: 'balanceOf', args: [toEthAddress(friend.address)] })).toBe(70n);
+    expect(
+      await api.readContract({
+        address,
+        abi: token().abi,
+        functionName: 'balanceOf',
+        args: [toEthAddress(friend.address)],
+      }),
+    ).toBe(70n);
     const logs = await api.getLogs({ address });
     expect(logs.map((log) => log.transactionHash)).toContain(tx.hash);
   });
 
   it('names a custom error of the ABI when a read or an estimate reverts', async () => {
-    const overdraw = { address, abi: token().abi, functionName: 'transfer', args: [toEthAddress(owner.address), 10n ** 30n], from: friend.address };
+    const overdraw = {
+      address,
+      abi: token().abi,
+      functionName: 'transfer',
+      args: [toEthAddress(owner.address), 10n ** 30n],
+      from: friend.address,
+    };
     const failure = await api.readContract(overdraw).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RpcError);
     expect((failure as RpcError).message).toBe('execution_reverted');
-    expect((failure as RpcError).data).toMatchObject({ reason: expect.stringMatching(/^InsufficientBalance\(/), error: { name: 'InsufficientBalance' } });
-    await expect(api.callContract(friend, overdraw)).rejects.toMatchObject({ message: 'execution_reverted', data: { error: { name: 'InsufficientBalance' } } });
+    expect((failure as RpcError).data).toMatchObject({
+      reason: expect.stringMatching(/^InsufficientBalance\(/),
+      error: { name: 'InsufficientBalance' },
+    });
+    await expect(api.callContract(friend, overdraw)).rejects.toMatchObject({
+      message: 'execution_reverted',
+      data: { error: { name: 'InsufficientBalance' } },
+    });
   });
 
   it('refuses arguments that do not fit the ABI before sending anything', async () => {
-    await expect(api.readContract({ address, abi: token().abi, functionName: 'balanceOf', args: ['not an address'] })).rejects.toMatchObject({ message: 'invalid_params', data: { field: 'args' } });
+    await expect(
+      api.readContract({ address, abi: token().abi, functionName: 'balanceOf', args: ['not an address'] }),
+    ).rejects.toMatchObject({ message: 'invalid_params', data: { field: 'args' } });
   });
 });

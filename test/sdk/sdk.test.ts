@@ -33,7 +33,8 @@ describe('sdk: amounts', () => {
     expect(formatAmount(1n)).toBe('0.000000000000000001');
     expect(formatAmountShort(25n * 10n ** 17n)).toBe('2.5');
     expect(formatAmountShort(5n * UNIT)).toBe('5');
-    for (const bad of ['', '-1', '1.', '.5', '1e3', '01', '1.0000000000000000001', 'abc', ' 1 2']) expect(() => parseAmount(bad), bad).toThrow(RangeError);
+    for (const bad of ['', '-1', '1.', '.5', '1e3', '01', '1.0000000000000000001', 'abc', ' 1 2'])
+      expect(() => parseAmount(bad), bad).toThrow(RangeError);
   });
 
   it('converts JSON numbers from their decimal text, never through float arithmetic', () => {
@@ -62,7 +63,15 @@ describe('sdk: addresses and keys', () => {
 
   it('signs with @noble in a way node:crypto verifies, and verifies what node:crypto signs', () => {
     const key = devnetKey('account', 0);
-    const tx = signTransaction({ chainId: 'svc-devnet-1', kind: 'transfer', nonce: 7, payload: transferPayload(devnetKey('account', 1).address, 'OGT', 42n) }, key);
+    const tx = signTransaction(
+      {
+        chainId: 'svc-devnet-1',
+        kind: 'transfer',
+        nonce: 7,
+        payload: transferPayload(devnetKey('account', 1).address, 'OGT', 42n),
+      },
+      key,
+    );
     expect(verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), key.publicKey)).toBe(true);
     expect(verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), devnetKey('account', 1).publicKey)).toBe(false);
     // Remembering a verified signature accepts nothing else: another message, signature or key still fails.
@@ -83,7 +92,15 @@ describe('sdk: addresses and keys', () => {
 
   it('round-trips a signed transaction through its raw encoding', () => {
     const key = devnetKey('account', 0);
-    const tx = signTransaction({ chainId: 'svc-devnet-1', kind: 'transfer', nonce: 1, payload: transferPayload(devnetKey('account', 1).address, 'OMC', 10n ** 30n) }, key);
+    const tx = signTransaction(
+      {
+        chainId: 'svc-devnet-1',
+        kind: 'transfer',
+        nonce: 1,
+        payload: transferPayload(devnetKey('account', 1).address, 'OMC', 10n ** 30n),
+      },
+      key,
+    );
     expect(decodeTransaction(fromHex(rawTransaction(tx)))).toEqual(tx);
   });
 
@@ -109,15 +126,28 @@ describe('sdk: client against a running node', () => {
 
   it('getBalance gives human amounts with 18 fractional digits and base-unit bigints', async () => {
     const balance = await client.getBalance(devnetKey('account', 8).address);
-    expect(balance).toMatchObject({ address: devnetKey('account', 8).address, balanceOMC: '1000000.000000000000000000', balanceOGT: '10000.000000000000000000', omc: 1_000_000n * UNIT, ogt: 10_000n * UNIT });
+    expect(balance).toMatchObject({
+      address: devnetKey('account', 8).address,
+      balanceOMC: '1000000.000000000000000000',
+      balanceOGT: '10000.000000000000000000',
+      omc: 1_000_000n * UNIT,
+      ogt: 10_000n * UNIT,
+    });
     expect(balance.blockNumber).toBeGreaterThanOrEqual(0);
   });
 
   it('validates parameters before sending anything', async () => {
     const offline = new SvcClient({ url: node.url, fetch: () => Promise.reject(new Error('must not be called')) });
-    await expect(offline.getBalance('svc1nope')).rejects.toMatchObject({ code: -32602, message: 'invalid_address', data: { field: 'address' } });
+    await expect(offline.getBalance('svc1nope')).rejects.toMatchObject({
+      code: -32602,
+      message: 'invalid_address',
+      data: { field: 'address' },
+    });
     await expect(offline.faucetRequest('0x1234')).rejects.toBeInstanceOf(RpcError);
-    await expect(offline.getTransaction('0x12')).rejects.toMatchObject({ message: 'invalid_params', data: { field: 'hash' } });
+    await expect(offline.getTransaction('0x12')).rejects.toMatchObject({
+      message: 'invalid_params',
+      data: { field: 'hash' },
+    });
     await expect(offline.getBlockByNumber(-1)).rejects.toMatchObject({ message: 'invalid_params' });
   });
 
@@ -128,7 +158,11 @@ describe('sdk: client against a running node', () => {
   });
 
   it('batches calls and returns each result or error in order', async () => {
-    const results = await client.batch([{ method: 'svc_blockNumber' }, { method: 'svc_nope' }, { method: 'svc_getBalance', params: [devnetKey('account', 0).address] }]);
+    const results = await client.batch([
+      { method: 'svc_blockNumber' },
+      { method: 'svc_nope' },
+      { method: 'svc_getBalance', params: [devnetKey('account', 0).address] },
+    ]);
     expect(results[0]).toMatchObject({ ok: true, result: expect.any(Number) });
     expect(results[1]).toMatchObject({ ok: false, error: { code: -32601 } });
     expect(results[2]).toMatchObject({ ok: true, result: { address: devnetKey('account', 0).address } });
@@ -137,12 +171,28 @@ describe('sdk: client against a running node', () => {
   it('sends a transfer and waits for its receipt; chain and node info describe the node', async () => {
     const tx = await client.transfer(devnetKey('account', 6), devnetKey('account', 7).address, 'OMC', 3n * UNIT);
     expect(await client.waitForTransaction(tx.hash, { pollMs: 20 })).toMatchObject({ status: 'success' });
-    expect(await client.chainInfo()).toMatchObject({ network: 'devnet', chainId: 'svc-devnet-1', archive: false, historyBlocks: 10000 });
+    expect(await client.chainInfo()).toMatchObject({
+      network: 'devnet',
+      chainId: 'svc-devnet-1',
+      archive: false,
+      historyBlocks: 10000,
+    });
     const info = await client.nodeInfo();
-    expect(info).toMatchObject({ role: 'validator', network: 'devnet', synced: true, peerId: expect.stringMatching(/^12D3KooW/) });
-    expect(info.plugins.map((p) => p.name)).toEqual(expect.arrayContaining(['chain', 'validator', 'metrics', 'faucet']));
+    expect(info).toMatchObject({
+      role: 'validator',
+      network: 'devnet',
+      synced: true,
+      peerId: expect.stringMatching(/^12D3KooW/),
+    });
+    expect(info.plugins.map((p) => p.name)).toEqual(
+      expect.arrayContaining(['chain', 'validator', 'metrics', 'faucet']),
+    );
     const doc = await client.discover();
-    expect(doc.methods.map((m) => m.name)).toEqual(expect.arrayContaining(['svc_getBalance', 'faucet_request', 'svc_nodeInfo', 'rpc.discover']));
-    await expect(client.waitForTransaction(`0x${'77'.repeat(32)}`, { timeoutMs: 100, pollMs: 20 })).rejects.toMatchObject({ message: 'not_found' });
+    expect(doc.methods.map((m) => m.name)).toEqual(
+      expect.arrayContaining(['svc_getBalance', 'faucet_request', 'svc_nodeInfo', 'rpc.discover']),
+    );
+    await expect(
+      client.waitForTransaction(`0x${'77'.repeat(32)}`, { timeoutMs: 100, pollMs: 20 }),
+    ).rejects.toMatchObject({ message: 'not_found' });
   });
 });

@@ -19,7 +19,9 @@ describe('SDK WebSocket client', () => {
     node = await startTestNode({ storage: 'memory' });
     client = new SvcWsClient({ url: node.wsUrl, WebSocket: Ws });
     expect(await client.blockNumber()).toEqual(expect.any(Number));
-    expect(await client.getBalance(devnetKey('account', 0).address)).toMatchObject({ balanceOMC: '1000000.000000000000000000' });
+    expect(await client.getBalance(devnetKey('account', 0).address)).toMatchObject({
+      balanceOMC: '1000000.000000000000000000',
+    });
     await expect(client.getBlockByNumber(10_000_000)).rejects.toMatchObject({ message: 'not_found', code: -32030 });
     await expect(client.getBalance('svc1bad')).rejects.toBeInstanceOf(RpcError);
   });
@@ -37,7 +39,12 @@ describe('SDK WebSocket client', () => {
       if (seen.length === 5) break;
     }
     for (let i = 1; i < seen.length; i++) expect(seen[i]).toBe(seen[i - 1]! + 1);
-    await waitFor(() => viaCallback.length, (n) => n >= 3, 5000, 'callbacks');
+    await waitFor(
+      () => viaCallback.length,
+      (n) => n >= 3,
+      5000,
+      'callbacks',
+    );
     await other.unsubscribe();
   });
 
@@ -49,11 +56,21 @@ describe('SDK WebSocket client', () => {
     const heights: number[] = [];
     const heads = await client.subscribeHeads({ fromBlock: 1 });
     heads.on((head) => heights.push(head.height));
-    await waitFor(() => heights.length, (n) => n >= 10, 10_000, '10 heads');
+    await waitFor(
+      () => heights.length,
+      (n) => n >= 10,
+      10_000,
+      '10 heads',
+    );
     await node.stop();
     const stoppedAt = heights.at(-1)!;
     node = await startTestNode({ dataDir, validator: { blockTime: 30 }, rpc: { bind: `127.0.0.1:${port}` } });
-    await waitFor(() => heights.at(-1) ?? 0, (h) => h >= stoppedAt + 10, 20_000, 'heads after the restart');
+    await waitFor(
+      () => heights.at(-1) ?? 0,
+      (h) => h >= stoppedAt + 10,
+      20_000,
+      'heads after the restart',
+    );
     expect(client.reconnects).toBeGreaterThanOrEqual(1);
     expect(heights).toEqual(Array.from({ length: heights.length }, (_, i) => i + 1));
   });

@@ -33,7 +33,10 @@ export function AccountPage({ address }: { address: string }) {
           ['Address', <Hash value={balance.address} />],
           ['OMC', <span data-testid="balance-omc">{amount(balance.omc)}</span>],
           ['OGT', amount(balance.ogt)],
-          ['Bonded OGT', bonded.length === 0 ? 'none' : bonded.map(([purpose, units]) => `${amount(units)} (${purpose})`).join(', ')],
+          [
+            'Bonded OGT',
+            bonded.length === 0 ? 'none' : bonded.map(([purpose, units]) => `${amount(units)} (${purpose})`).join(', '),
+          ],
           ['Next nonce', nonce],
           ['At block', balance.blockNumber],
         ]}
@@ -46,7 +49,12 @@ export function AccountPage({ address }: { address: string }) {
             rows={[
               ['Code size', <span data-testid="code-size">{contract.codeSize} bytes</span>],
               ['Code hash', <Hash value={contract.codeHash} />],
-              ['Created by', <a href={href.account(contract.creator)}><Hash value={contract.creator} /></a>],
+              [
+                'Created by',
+                <a href={href.account(contract.creator)}>
+                  <Hash value={contract.creator} />
+                </a>,
+              ],
               ['Created in block', <a href={href.block(contract.createdAt)}>{contract.createdAt}</a>],
             ]}
           />
@@ -59,7 +67,13 @@ export function AccountPage({ address }: { address: string }) {
 }
 
 /** The first page, and the next ones on request. */
-function AccountTransactions({ address, first }: { address: string; first: { transactions: TransactionView[]; cursor: string | null; indexedFrom: number } }) {
+function AccountTransactions({
+  address,
+  first,
+}: {
+  address: string;
+  first: { transactions: TransactionView[]; cursor: string | null; indexedFrom: number };
+}) {
   const [shown, setShown] = useState(first.transactions);
   const [cursor, setCursor] = useState(first.cursor);
   const [error, setError] = useState<string | undefined>();

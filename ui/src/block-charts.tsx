@@ -12,7 +12,9 @@ interface Point {
   readonly transactions: number;
 }
 
-const pointOf = (block: Pick<BlockView, 'height' | 'timestamp'> & { transactions: readonly unknown[] | number }): Point => ({
+const pointOf = (
+  block: Pick<BlockView, 'height' | 'timestamp'> & { transactions: readonly unknown[] | number },
+): Point => ({
   height: block.height,
   timestamp: block.timestamp,
   transactions: typeof block.transactions === 'number' ? block.transactions : block.transactions.length,
@@ -33,7 +35,9 @@ export function BlockCharts() {
       const loaded: Point[] = [];
       // In batches the node takes (at most 100 calls each).
       for (let i = 0; i < heights.length; i += 100) {
-        const results = await http.batch(heights.slice(i, i + 100).map((height) => ({ method: 'svc_getBlockByNumber', params: [height] })));
+        const results = await http.batch(
+          heights.slice(i, i + 100).map((height) => ({ method: 'svc_getBlockByNumber', params: [height] })),
+        );
         for (const result of results) if (result.ok) loaded.push(pointOf(result.result as BlockView));
       }
       if (stopped) return;
@@ -41,7 +45,14 @@ export function BlockCharts() {
       const heads = await ws.subscribeHeads({ fromBlock: head + 1 });
       unsubscribe = () => void heads.unsubscribe();
       if (stopped) return unsubscribe();
-      heads.on((event) => setPoints((shown) => [...shown.filter((p) => p.height !== event.height), pointOf({ ...event, transactions: event.transactionCount })].slice(-(WINDOW + 1))));
+      heads.on((event) =>
+        setPoints((shown) =>
+          [
+            ...shown.filter((p) => p.height !== event.height),
+            pointOf({ ...event, transactions: event.transactionCount }),
+          ].slice(-(WINDOW + 1)),
+        ),
+      );
     })().catch(() => undefined);
     return () => {
       stopped = true;
@@ -57,8 +68,20 @@ export function BlockCharts() {
   const median = [...blockTimes].sort((a, b) => a - b)[Math.floor(blockTimes.length / 2)]!;
   return (
     <div class="charts">
-      <Chart title={`Block time, last ${shown.length} blocks (ms)`} x={x} series={[{ label: 'block time (ms)', values: blockTimes, color: '#3b82f6' }]} testId="chart-block-time" summary={`median ${median} ms, latest ${blockTimes.at(-1)} ms at block ${last.height}`} />
-      <Chart title={`Transactions per block, last ${shown.length} blocks`} x={x} series={[{ label: 'transactions', values: txs, color: '#10b981' }]} testId="chart-transactions" summary={`${txs.reduce((a, b) => a + b, 0)} in all, ${last.transactions} in block ${last.height}`} />
+      <Chart
+        title={`Block time, last ${shown.length} blocks (ms)`}
+        x={x}
+        series={[{ label: 'block time (ms)', values: blockTimes, color: '#3b82f6' }]}
+        testId="chart-block-time"
+        summary={`median ${median} ms, latest ${blockTimes.at(-1)} ms at block ${last.height}`}
+      />
+      <Chart
+        title={`Transactions per block, last ${shown.length} blocks`}
+        x={x}
+        series={[{ label: 'transactions', values: txs, color: '#10b981' }]}
+        testId="chart-transactions"
+        summary={`${txs.reduce((a, b) => a + b, 0)} in all, ${last.transactions} in block ${last.height}`}
+      />
     </div>
   );
 }

@@ -6,7 +6,9 @@ import { href } from './route.js';
 
 /** A block by height or hash: its header and its transactions. */
 export function BlockPage({ id }: { id: string }) {
-  const block = useLoad(`block ${id}`, () => (/^\d+$/.test(id) ? http.getBlockByNumber(Number(id)) : http.getBlockByHash(id)));
+  const block = useLoad(`block ${id}`, () =>
+    /^\d+$/.test(id) ? http.getBlockByNumber(Number(id)) : http.getBlockByHash(id),
+  );
   if (block.state !== 'done') return <NotLoaded loaded={block} what={`block ${id}`} />;
   const b = block.value;
   return (
@@ -16,11 +18,28 @@ export function BlockPage({ id }: { id: string }) {
         label={`Block ${b.height}`}
         rows={[
           ['Hash', <Hash value={b.hash} />],
-          ['Parent', b.height > 0 ? <a href={href.block(b.height - 1)}><Hash value={b.parentHash} /></a> : <Hash value={b.parentHash} />],
+          [
+            'Parent',
+            b.height > 0 ? (
+              <a href={href.block(b.height - 1)}>
+                <Hash value={b.parentHash} />
+              </a>
+            ) : (
+              <Hash value={b.parentHash} />
+            ),
+          ],
           ['Time', <Time ms={b.timestamp} />],
-          ['Proposer', <a href={href.account(b.proposer)}><Hash value={b.proposer} /></a>],
+          [
+            'Proposer',
+            <a href={href.account(b.proposer)}>
+              <Hash value={b.proposer} />
+            </a>,
+          ],
           ['State root', <Hash value={b.stateRoot} />],
-          ['Certificate of the parent', b.lastCommit ? `${b.lastCommit.signatures.length} precommit(s), round ${b.lastCommit.round}` : 'none'],
+          [
+            'Certificate of the parent',
+            b.lastCommit ? `${b.lastCommit.signatures.length} precommit(s), round ${b.lastCommit.round}` : 'none',
+          ],
         ]}
       />
       <h3>Transactions ({b.transactions.length})</h3>
@@ -30,7 +49,9 @@ export function BlockPage({ id }: { id: string }) {
         <ol class="list" data-testid="block-transactions">
           {b.transactions.map((hash) => (
             <li key={hash}>
-              <a href={href.tx(hash)}><Hash value={hash} /></a>
+              <a href={href.tx(hash)}>
+                <Hash value={hash} />
+              </a>
             </li>
           ))}
         </ol>

@@ -41,14 +41,22 @@ export function Chart({ title, x, series, time = false, testId, summary }: Chart
         scales: { x: { time } },
         legend: { show: true, live: false },
         cursor: { show: true, points: { show: false } },
-        axes: [{ stroke: 'currentColor', grid: GRID, ...(time ? { incrs: TIME_TICKS } : {}) }, { stroke: 'currentColor', grid: GRID, size: 64 }],
-        series: [{ label: time ? 'time' : 'block' }, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 1.5, points: { show: false } }))],
+        axes: [
+          { stroke: 'currentColor', grid: GRID, ...(time ? { incrs: TIME_TICKS } : {}) },
+          { stroke: 'currentColor', grid: GRID, size: 64 },
+        ],
+        series: [
+          { label: time ? 'time' : 'block' },
+          ...series.map((s) => ({ label: s.label, stroke: s.color, width: 1.5, points: { show: false } })),
+        ],
       },
       data(),
       element,
     );
     plot.current = created;
-    const resize = new ResizeObserver(() => created.setSize({ width: Math.max(200, element.clientWidth), height: HEIGHT }));
+    const resize = new ResizeObserver(() =>
+      created.setSize({ width: Math.max(200, element.clientWidth), height: HEIGHT }),
+    );
     resize.observe(element);
     return () => {
       resize.disconnect();

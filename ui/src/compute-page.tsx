@@ -26,7 +26,10 @@ export function ComputePage() {
       ) : providers.value.length === 0 ? (
         <p>No compute provider is registered.</p>
       ) : (
-        <Table columns={['Operator', 'Runtimes', 'Job slots', ['Bond (OGT)', 'wide'], ['Since block', 'wide']]} testId="compute-providers">
+        <Table
+          columns={['Operator', 'Runtimes', 'Job slots', ['Bond (OGT)', 'wide'], ['Since block', 'wide']]}
+          testId="compute-providers"
+        >
           {providers.value.map((p) => (
             <tr key={p.operator}>
               <td>
@@ -59,9 +62,15 @@ function LiveJobs() {
         const events = await ws.subscribe<JobView>('jobs');
         unsubscribe = () => void events.unsubscribe();
         if (stopped) return unsubscribe();
-        events.on((job) => !stopped && setJobs((shown) => [job, ...(shown ?? []).filter((j) => j.jobId !== job.jobId)].slice(0, JOBS)));
+        events.on(
+          (job) =>
+            !stopped && setJobs((shown) => [job, ...(shown ?? []).filter((j) => j.jobId !== job.jobId)].slice(0, JOBS)),
+        );
         const { jobs: latest } = await http.listJobs({ limit: JOBS });
-        if (!stopped) setJobs((shown) => [...(shown ?? []), ...latest.filter((j) => !shown?.some((s) => s.jobId === j.jobId))].slice(0, JOBS));
+        if (!stopped)
+          setJobs((shown) =>
+            [...(shown ?? []), ...latest.filter((j) => !shown?.some((s) => s.jobId === j.jobId))].slice(0, JOBS),
+          );
       } catch (failure) {
         if (!stopped) setError(describe(failure));
       }
@@ -71,11 +80,19 @@ function LiveJobs() {
       unsubscribe?.();
     };
   }, []);
-  if (error) return <p class="error" role="alert">{error}</p>;
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {error}
+      </p>
+    );
   if (!jobs) return <p>Loading the jobs…</p>;
   if (jobs.length === 0) return <p>No job yet.</p>;
   return (
-    <Table columns={['Job', 'Status', 'Runtime', ['Requester', 'wide'], ['Gas used', 'wide'], ['Fee (OMC)', 'wide']]} testId="jobs">
+    <Table
+      columns={['Job', 'Status', 'Runtime', ['Requester', 'wide'], ['Gas used', 'wide'], ['Fee (OMC)', 'wide']]}
+      testId="jobs"
+    >
       {jobs.map((job) => (
         <tr key={job.jobId}>
           <td>

@@ -47,7 +47,16 @@ export function FaucetPage() {
       <h2>Faucet</h2>
       <form class="faucet" onSubmit={submit} noValidate>
         <label for="faucet-address">Address to fund</label>
-        <input id="faucet-address" value={address} placeholder="svc1… or 0x…" autoComplete="off" spellcheck={false} aria-invalid={message ? 'true' : 'false'} aria-describedby={message ? 'faucet-error' : undefined} onInput={(e) => setAddress((e.target as HTMLInputElement).value)} />
+        <input
+          id="faucet-address"
+          value={address}
+          placeholder="svc1… or 0x…"
+          autoComplete="off"
+          spellcheck={false}
+          aria-invalid={message ? 'true' : 'false'}
+          aria-describedby={message ? 'faucet-error' : undefined}
+          onInput={(e) => setAddress((e.target as HTMLInputElement).value)}
+        />
         <button type="submit" disabled={invalid || waitSeconds > 0}>
           Request devnet tokens
         </button>
@@ -59,12 +68,15 @@ export function FaucetPage() {
       </form>
       {grant && (
         <p role="status" data-testid="faucet-granted">
-          Granted {grant.omcMinted} OMC and {grant.ogtMinted} OGT to <a href={href.account(account ?? typed)}>{account ?? typed}</a> (transaction <a href={href.tx(grant.txHash)}>{grant.txHash.slice(0, 12)}…</a>).
+          Granted {grant.omcMinted} OMC and {grant.ogtMinted} OGT to{' '}
+          <a href={href.account(account ?? typed)}>{account ?? typed}</a> (transaction{' '}
+          <a href={href.tx(grant.txHash)}>{grant.txHash.slice(0, 12)}…</a>).
         </p>
       )}
       {waitSeconds > 0 && (
         <p data-testid="faucet-cooldown" aria-live="polite">
-          Next grant for this address in {waitSeconds} s, at <time dateTime={new Date(nextAt!).toISOString()}>{new Date(nextAt!).toLocaleTimeString()}</time>.
+          Next grant for this address in {waitSeconds} s, at{' '}
+          <time dateTime={new Date(nextAt!).toISOString()}>{new Date(nextAt!).toLocaleTimeString()}</time>.
         </p>
       )}
     </>

@@ -20,7 +20,9 @@ export function Fields({ label, rows }: { label: string; rows: ReadonlyArray<rea
 export const short = (hex: string): string => (hex.length > 20 ? `${hex.slice(0, 10)}…${hex.slice(-6)}` : hex);
 
 export const Hash = ({ value }: { value: string }) => <span class="hash">{value}</span>;
-export const Time = ({ ms }: { ms: number }) => <time dateTime={new Date(ms).toISOString()}>{new Date(ms).toLocaleString()}</time>;
+export const Time = ({ ms }: { ms: number }) => (
+  <time dateTime={new Date(ms).toISOString()}>{new Date(ms).toLocaleString()}</time>
+);
 
 /** An address, cut short unless `full`, linked to its account page. */
 export const AccountLink = ({ address, full }: { address: string; full?: boolean }) => (

@@ -14,7 +14,10 @@ async function transactionsOf(blocks: readonly BlockView[]): Promise<Transaction
   // With each one's receipt status: the table says which failed.
   return Promise.all(
     hashes.map(async (hash) => {
-      const [tx, receipt] = await Promise.all([http.getTransaction(hash), http.getTransactionReceipt(hash).catch(() => undefined)]);
+      const [tx, receipt] = await Promise.all([
+        http.getTransaction(hash),
+        http.getTransactionReceipt(hash).catch(() => undefined),
+      ]);
       return receipt ? { ...tx, outcome: receipt.status } : tx;
     }),
   );
@@ -44,7 +47,9 @@ export function Home() {
         if (stopped) return;
         setInfo(chain);
         const from = Math.max(0, chain.head.height - LATEST + 1);
-        const latest = await Promise.all(Array.from({ length: chain.head.height - from + 1 }, (_, i) => http.getBlockByNumber(chain.head.height - i)));
+        const latest = await Promise.all(
+          Array.from({ length: chain.head.height - from + 1 }, (_, i) => http.getBlockByNumber(chain.head.height - i)),
+        );
         if (stopped) return;
         setBlocks(latest.map(summary));
         setTransactions(await transactionsOf(latest));
@@ -55,12 +60,20 @@ export function Home() {
         if (stopped) return unsubscribe();
         heads.on((head) => {
           setBlocks((shown) => [summary(head), ...shown.filter((b) => b.height !== head.height)].slice(0, LATEST));
-          setInfo((known) => (known ? { ...known, head: { height: head.height, hash: head.hash, timestamp: head.timestamp } } : known));
+          setInfo((known) =>
+            known ? { ...known, head: { height: head.height, hash: head.hash, timestamp: head.timestamp } } : known,
+          );
           if (head.transactionCount === 0) return;
           void http
             .getBlockByNumber(head.height)
             .then((block) => transactionsOf([block]))
-            .then((fresh) => !stopped && setTransactions((shown) => [...fresh, ...shown.filter((tx) => !fresh.some((f) => f.hash === tx.hash))].slice(0, LATEST)))
+            .then(
+              (fresh) =>
+                !stopped &&
+                setTransactions((shown) =>
+                  [...fresh, ...shown.filter((tx) => !fresh.some((f) => f.hash === tx.hash))].slice(0, LATEST),
+                ),
+            )
             // A block's transactions that could not be read now are left out; the blocks table still counts them.
             .catch(() => undefined);
         });
@@ -74,14 +87,21 @@ export function Home() {
     };
   }, []);
 
-  if (error) return <p class="error" role="alert">{error}</p>;
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {error}
+      </p>
+    );
   return (
     <>
       <h2>Chain</h2>
       <dl class="stats" aria-label="Chain statistics">
         <div>
           <dt>Head</dt>
-          <dd data-testid="head-height" aria-live="polite">{info ? info.head.height : '…'}</dd>
+          <dd data-testid="head-height" aria-live="polite">
+            {info ? info.head.height : '…'}
+          </dd>
         </div>
         <div>
           <dt>Network</dt>

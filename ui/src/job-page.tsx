@@ -19,7 +19,12 @@ function shown(hex: string): string {
 function describeCallback(callback: NonNullable<JobView['callback']>): string {
   const call = `${callback.selector} with up to ${callback.gasLimit} gas`;
   if (callback.status === null) return `${call}: made once the job is over`;
-  const how = callback.status === 'success' ? 'succeeded' : callback.status === 'no_code' ? 'not made: no code at the contract\'s address' : `${callback.status.replace(/_/g, ' ')}${callback.revert ? ` (${callback.revert})` : ''}`;
+  const how =
+    callback.status === 'success'
+      ? 'succeeded'
+      : callback.status === 'no_code'
+        ? "not made: no code at the contract's address"
+        : `${callback.status.replace(/_/g, ' ')}${callback.revert ? ` (${callback.revert})` : ''}`;
   return `${call}: ${how}, ${callback.gasUsed} gas, in block ${callback.calledAt}`;
 }
 
@@ -59,13 +64,33 @@ export function JobPage({ id }: { id: string }) {
           ['Status', <span data-testid="job-status">{job.status}</span>],
           ...(job.reason ? ([['Why', job.reason]] as const) : []),
           ['Runtime', job.runtime],
-          ['Code', job.codeCid ? <a href={href.object(job.codeCid)} class="hash">{job.codeCid}</a> : 'inline'],
+          [
+            'Code',
+            job.codeCid ? (
+              <a href={href.object(job.codeCid)} class="hash">
+                {job.codeCid}
+              </a>
+            ) : (
+              'inline'
+            ),
+          ],
           [job.callback ? 'Requester (a contract)' : 'Requester', <AccountLink address={job.requester} full />],
-          ...(job.callback ? ([['Callback', <span data-testid="job-callback">{describeCallback(job.callback)}</span>]] as const) : []),
-          ['Providers', job.providers.length === 0 ? 'none yet' : job.providers.map((p) => <AccountLink key={p} address={p} />)],
+          ...(job.callback
+            ? ([['Callback', <span data-testid="job-callback">{describeCallback(job.callback)}</span>]] as const)
+            : []),
+          [
+            'Providers',
+            job.providers.length === 0 ? 'none yet' : job.providers.map((p) => <AccountLink key={p} address={p} />),
+          ],
           ['Submitted in block', <a href={href.block(job.submittedAt)}>{job.submittedAt}</a>],
-          ['Assigned in block', job.assignedAt === null ? '—' : <a href={href.block(job.assignedAt)}>{job.assignedAt}</a>],
-          ['Settled in block', job.finalizedAt === null ? '—' : <a href={href.block(job.finalizedAt)}>{job.finalizedAt}</a>],
+          [
+            'Assigned in block',
+            job.assignedAt === null ? '—' : <a href={href.block(job.assignedAt)}>{job.assignedAt}</a>,
+          ],
+          [
+            'Settled in block',
+            job.finalizedAt === null ? '—' : <a href={href.block(job.finalizedAt)}>{job.finalizedAt}</a>,
+          ],
           ['Gas', `${job.gasUsed ?? '—'} used of ${job.gasLimit} at ${job.gasPrice} per gas`],
           ['Fee', job.fee === null ? '—' : `${amount(job.fee)} OMC`],
           ['Exit', job.exit ?? '—'],
@@ -75,9 +100,15 @@ export function JobPage({ id }: { id: string }) {
       {job.outputSize !== null && (
         <>
           <h3>Output ({job.outputSize} bytes)</h3>
-          {job.output !== null && <pre class="payload" data-testid="job-output">{shown(job.output)}</pre>}
+          {job.output !== null && (
+            <pre class="payload" data-testid="job-output">
+              {shown(job.output)}
+            </pre>
+          )}
           <p>
-            <ProtectedLink path={`/oon/jobs/${job.jobId}/output`}>Download the output</ProtectedLink> · <ProtectedLink path={`/oon/jobs/${job.jobId}/log`}>the log</ProtectedLink> (from the node of a provider that ran it)
+            <ProtectedLink path={`/oon/jobs/${job.jobId}/output`}>Download the output</ProtectedLink> ·{' '}
+            <ProtectedLink path={`/oon/jobs/${job.jobId}/log`}>the log</ProtectedLink> (from the node of a provider that
+            ran it)
           </p>
         </>
       )}

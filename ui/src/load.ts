@@ -1,6 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 
-export type Loaded<T> = { readonly state: 'loading' } | { readonly state: 'done'; readonly value: T } | { readonly state: 'failed'; readonly message: string };
+export type Loaded<T> =
+  | { readonly state: 'loading' }
+  | { readonly state: 'done'; readonly value: T }
+  | { readonly state: 'failed'; readonly message: string };
 
 /** What `load` gives for `key`, loaded again when the key changes; its error's message (the node's words) on failure. */
 export function useLoad<T>(key: string, load: () => Promise<T>): Loaded<T> {
@@ -28,7 +31,12 @@ export function describe(error: unknown): string {
 /** What `load` gives, read again `everyMs` after each answer; the last answer stays on screen while the next one loads. */
 export function usePolled<T>(load: () => Promise<T>, everyMs: number): Loaded<T> {
   const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
-  usePoll(load, everyMs, (value) => setLoaded({ state: 'done', value }), (error) => setLoaded({ state: 'failed', message: describe(error) }));
+  usePoll(
+    load,
+    everyMs,
+    (value) => setLoaded({ state: 'done', value }),
+    (error) => setLoaded({ state: 'failed', message: describe(error) }),
+  );
   return loaded;
 }
 
@@ -36,7 +44,12 @@ export function usePolled<T>(load: () => Promise<T>, everyMs: number): Loaded<T>
  * Calls `load` while the component is mounted, again `everyMs` after each answer (never two at once),
  * and hands each answer or error on; nothing arrives after unmount.
  */
-export function usePoll<T>(load: () => Promise<T>, everyMs: number, onValue: (value: T) => void, onError: (error: unknown) => void = () => undefined): void {
+export function usePoll<T>(
+  load: () => Promise<T>,
+  everyMs: number,
+  onValue: (value: T) => void,
+  onError: (error: unknown) => void = () => undefined,
+): void {
   useEffect(() => {
     let current = true;
     let timer: ReturnType<typeof setTimeout> | undefined;

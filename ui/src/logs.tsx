@@ -7,8 +7,14 @@ type EvmLog = NonNullable<Receipt['logs']>[number];
 
 /** Events every explorer knows by their topic (ERC-20 and ERC-721 share these signatures). */
 const KNOWN: Record<string, { name: string; fields: readonly string[] }> = {
-  '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef': { name: 'Transfer', fields: ['from', 'to', 'value'] },
-  '0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925': { name: 'Approval', fields: ['owner', 'spender', 'value'] },
+  '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef': {
+    name: 'Transfer',
+    fields: ['from', 'to', 'value'],
+  },
+  '0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925': {
+    name: 'Approval',
+    fields: ['owner', 'spender', 'value'],
+  },
 };
 
 const account = (topic: string): string => `svc1${topic.slice(-40)}`;
@@ -26,7 +32,13 @@ function decoded(log: EvmLog): { name: string; args: [string, string, string] } 
  * A transaction's EVM logs, in order: decoded with the contract's ABI when the node keeps one
  * (`decoded`, by position), else a standard event decoded, any other with its topics and data.
  */
-export function Logs({ logs, decoded: withAbi = [] }: { logs: readonly EvmLog[]; decoded?: readonly (Decoded | undefined)[] }) {
+export function Logs({
+  logs,
+  decoded: withAbi = [],
+}: {
+  logs: readonly EvmLog[];
+  decoded?: readonly (Decoded | undefined)[];
+}) {
   if (logs.length === 0) return <p>No logs.</p>;
   return (
     <ol class="logs" data-testid="logs">

@@ -2,13 +2,36 @@ import type { ObjectView } from '../../sdk/index.js';
 import { ProtectedLink, useProtectedUrl } from './protected.js';
 
 /** An object's bytes as a person sees them: an image, a playable video, else a link. Served by this node from `/ipfs/<cid>`. */
-export function Media({ object, thumbnail }: { object: Pick<ObjectView, 'cid' | 'format' | 'mediaType' | 'size'>; thumbnail?: boolean }) {
+export function Media({
+  object,
+  thumbnail,
+}: {
+  object: Pick<ObjectView, 'cid' | 'format' | 'mediaType' | 'size'>;
+  thumbnail?: boolean;
+}) {
   const path = `/ipfs/${object.cid}`;
   const shown = object.format === 'image' || (object.format === 'video' && !thumbnail);
   const src = useProtectedUrl(shown ? path : undefined);
   if (shown && src === undefined) return <p>Loading the {object.format}…</p>;
-  if (object.format === 'image') return <img src={src} alt={`Stored image ${object.cid} (${object.mediaType})`} loading="lazy" class={thumbnail ? 'thumbnail' : 'media'} />;
-  if (object.format === 'video' && !thumbnail) return <video src={src} controls preload="metadata" class="media" aria-label={`Stored video ${object.cid} (${object.mediaType})`} />;
+  if (object.format === 'image')
+    return (
+      <img
+        src={src}
+        alt={`Stored image ${object.cid} (${object.mediaType})`}
+        loading="lazy"
+        class={thumbnail ? 'thumbnail' : 'media'}
+      />
+    );
+  if (object.format === 'video' && !thumbnail)
+    return (
+      <video
+        src={src}
+        controls
+        preload="metadata"
+        class="media"
+        aria-label={`Stored video ${object.cid} (${object.mediaType})`}
+      />
+    );
   return (
     <ProtectedLink path={path}>
       {object.format} ({object.mediaType}, {object.size} bytes)

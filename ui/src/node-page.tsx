@@ -35,7 +35,12 @@ export function NodePage() {
         label="Node"
         rows={[
           ['Health', <span data-testid="node-health">{text(readiness)}</span>],
-          ['Sync', syncing === false ? 'synced' : `block ${syncing.currentBlock} of ${syncing.highestBlock} (from ${syncing.startingBlock})`],
+          [
+            'Sync',
+            syncing === false
+              ? 'synced'
+              : `block ${syncing.currentBlock} of ${syncing.highestBlock} (from ${syncing.startingBlock})`,
+          ],
           ['Role', info.role],
           ['Network', `${info.network} (${info.chainId})`],
           ['Version', info.version],
@@ -46,7 +51,10 @@ export function NodePage() {
       />
       <SampledChart title="Mempool and peers while this page is open" samples={samples} testId="chart-node" />
       <h3>Details</h3>
-      <Fields label="Health details" rows={Object.entries(details).map(([name, value]) => [name, <span class="hash">{text(value)}</span>] as const)} />
+      <Fields
+        label="Health details"
+        rows={Object.entries(details).map(([name, value]) => [name, <span class="hash">{text(value)}</span>] as const)}
+      />
       <h3>Peers ({peers.length})</h3>
       {peers.length === 0 ? (
         <p>No peer connected.</p>

@@ -13,7 +13,10 @@ function connect(next: string | undefined): void {
   token = next;
   http = new SvcClient({ url: location.origin, ...(next ? { token: next } : {}) });
   ws?.close();
-  ws = new SvcWsClient({ url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`, ...(next ? { token: next } : {}) });
+  ws = new SvcWsClient({
+    url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`,
+    ...(next ? { token: next } : {}),
+  });
 }
 connect(sessionStorage.getItem(TOKEN_KEY) ?? undefined);
 

@@ -24,7 +24,12 @@ export function ObjectPage({ cid }: { cid: string }) {
           ['Media type', object.mediaType],
           ['Format', object.format],
           ['Size', `${object.size} bytes`],
-          ['Kept by', object.providers.length === 0 ? 'no provider' : object.providers.map((p) => <AccountLink key={p} address={p} />)],
+          [
+            'Kept by',
+            object.providers.length === 0
+              ? 'no provider'
+              : object.providers.map((p) => <AccountLink key={p} address={p} />),
+          ],
         ]}
       />
       <h3>Deals ({deals.length})</h3>
@@ -38,7 +43,11 @@ export function ObjectPage({ cid }: { cid: string }) {
             <td class="wide">
               <AccountLink address={deal.client} />
             </td>
-            <td>{deal.startBlock === null ? `${deal.durationBlocks} from acceptance` : `${deal.startBlock}–${deal.endBlock}`}</td>
+            <td>
+              {deal.startBlock === null
+                ? `${deal.durationBlocks} from acceptance`
+                : `${deal.startBlock}–${deal.endBlock}`}
+            </td>
             <td class="wide">
               {amount(deal.paid)} of {amount(BigInt(deal.price) * BigInt(deal.replicas))}
             </td>

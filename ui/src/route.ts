@@ -34,7 +34,8 @@ export function parseRoute(hash: string): Route {
   if (page === 'account' && value) return { page, address: isValidEthAddress(value) ? accountAddress(value) : value };
   if (page === 'job' && value) return { page, id: value };
   if (page === 'object' && value) return { page, cid: value };
-  if (page === 'validators' || page === 'compute' || page === 'storage' || page === 'node' || page === 'faucet') return { page };
+  if (page === 'validators' || page === 'compute' || page === 'storage' || page === 'node' || page === 'faucet')
+    return { page };
   return { page: 'home' };
 }
 

@@ -11,7 +11,10 @@ async function resolve(query: string): Promise<string> {
   if (/^\d+$/.test(query)) return href.block(query);
   if (isValidAddress(query)) return href.account(query);
   if (isValidEthAddress(query)) return href.account(accountAddress(query));
-  if (!HASH.test(query)) throw new Error('Type a block number, a hash (0x and 64 hex digits) or an address (svc1 or 0x, then 40 hex digits).');
+  if (!HASH.test(query))
+    throw new Error(
+      'Type a block number, a hash (0x and 64 hex digits) or an address (svc1 or 0x, then 40 hex digits).',
+    );
   const hash = query.toLowerCase();
   const tx = await http.getTransaction(hash).catch(() => undefined);
   if (tx) return href.tx(hash);
@@ -42,7 +45,14 @@ export function Search() {
   return (
     <form role="search" class="search" onSubmit={submit}>
       <label for="search">Search</label>
-      <input id="search" name="q" value={query} placeholder="block, hash or address" aria-invalid={error ? 'true' : 'false'} aria-describedby={error ? 'search-error' : undefined} onInput={(e) => {
+      <input
+        id="search"
+        name="q"
+        value={query}
+        placeholder="block, hash or address"
+        aria-invalid={error ? 'true' : 'false'}
+        aria-describedby={error ? 'search-error' : undefined}
+        onInput={(e) => {
           setQuery((e.target as HTMLInputElement).value);
           setError(undefined);
         }}

@@ -27,7 +27,10 @@ export function StoragePage() {
       {providers.length === 0 ? (
         <p>No storage provider is registered.</p>
       ) : (
-        <Table columns={['Operator', 'Formats', 'Capacity', ['Bond (OGT)', 'wide'], ['Since block', 'wide']]} testId="storage-providers">
+        <Table
+          columns={['Operator', 'Formats', 'Capacity', ['Bond (OGT)', 'wide'], ['Since block', 'wide']]}
+          testId="storage-providers"
+        >
           {providers.map((p) => (
             <tr key={p.operator}>
               <td>

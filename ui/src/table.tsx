@@ -4,7 +4,15 @@ import type { ComponentChildren } from 'preact';
 export type Column = string | readonly [string, 'wide'];
 
 /** A table with column headings (scoped for screen readers) and the rows given as children. */
-export function Table({ columns, testId, children }: { columns: readonly Column[]; testId: string; children: ComponentChildren }) {
+export function Table({
+  columns,
+  testId,
+  children,
+}: {
+  columns: readonly Column[];
+  testId: string;
+  children: ComponentChildren;
+}) {
   return (
     <table>
       <thead>

@@ -18,7 +18,9 @@ export function TxPage({ hash }: { hash: string }) {
     const reverted = receipt?.revert && receipt.revert !== '0x' ? receipt.revert : undefined;
     const revertedIn = reverted && typeof to === 'string' ? to : undefined;
     const abis = await contractAbis([...logs.map((log) => log.address), ...(revertedIn ? [revertedIn] : [])]);
-    const decodedLogs: (Decoded | undefined)[] = await Promise.all(logs.map((log) => (abis.has(log.address) ? decodeLog(abis.get(log.address)!, log) : undefined)));
+    const decodedLogs: (Decoded | undefined)[] = await Promise.all(
+      logs.map((log) => (abis.has(log.address) ? decodeLog(abis.get(log.address)!, log) : undefined)),
+    );
     const revertAbi = revertedIn && abis.get(revertedIn);
     const decodedRevert = reverted && revertAbi ? await decodeRevert(revertAbi, reverted) : undefined;
     return { tx, receipt, decodedLogs, decodedRevert };
@@ -33,14 +35,52 @@ export function TxPage({ hash }: { hash: string }) {
         rows={[
           ['Hash', <Hash value={tx.hash} />],
           ['Kind', tx.kind],
-          ['From', <a href={href.account(tx.from)}><Hash value={tx.from} /></a>],
+          [
+            'From',
+            <a href={href.account(tx.from)}>
+              <Hash value={tx.from} />
+            </a>,
+          ],
           ['Nonce', tx.nonce],
           ['Block', tx.blockNumber === null ? 'pending' : <a href={href.block(tx.blockNumber)}>{tx.blockNumber}</a>],
-          ['Outcome', receipt ? (receipt.status === 'success' ? 'success' : <span data-testid="tx-failure" title={receipt.error?.name}>failed: {receipt.error?.reason || receipt.error?.name || 'no reason given'}</span>) : 'pending'],
-          ...(receipt?.gasUsed !== undefined ? ([['Gas used', `${receipt.gasUsed} gas at ${Number(receipt.effectiveGasPrice ?? '0') / 1e9} gwei: ${amount((BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice ?? '0')).toString())} OMC`]] as const) : []),
-          ...(receipt?.contractAddress ? ([['Contract created', <a href={href.account(receipt.contractAddress)}><Hash value={receipt.contractAddress} /></a>]] as const) : []),
-          ...(decodedRevert ? ([['Reverted with', <code data-testid="decoded-revert">{decodedText(decodedRevert)}</code>]] as const) : []),
-          ...(receipt?.revert && receipt.revert !== '0x' ? ([['Revert data', <Hash value={receipt.revert} />]] as const) : []),
+          [
+            'Outcome',
+            receipt ? (
+              receipt.status === 'success' ? (
+                'success'
+              ) : (
+                <span data-testid="tx-failure" title={receipt.error?.name}>
+                  failed: {receipt.error?.reason || receipt.error?.name || 'no reason given'}
+                </span>
+              )
+            ) : (
+              'pending'
+            ),
+          ],
+          ...(receipt?.gasUsed !== undefined
+            ? ([
+                [
+                  'Gas used',
+                  `${receipt.gasUsed} gas at ${Number(receipt.effectiveGasPrice ?? '0') / 1e9} gwei: ${amount((BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice ?? '0')).toString())} OMC`,
+                ],
+              ] as const)
+            : []),
+          ...(receipt?.contractAddress
+            ? ([
+                [
+                  'Contract created',
+                  <a href={href.account(receipt.contractAddress)}>
+                    <Hash value={receipt.contractAddress} />
+                  </a>,
+                ],
+              ] as const)
+            : []),
+          ...(decodedRevert
+            ? ([['Reverted with', <code data-testid="decoded-revert">{decodedText(decodedRevert)}</code>]] as const)
+            : []),
+          ...(receipt?.revert && receipt.revert !== '0x'
+            ? ([['Revert data', <Hash value={receipt.revert} />]] as const)
+            : []),
         ]}
       />
       {receipt?.logs && (
@@ -50,7 +90,9 @@ export function TxPage({ hash }: { hash: string }) {
         </>
       )}
       <h3>Payload</h3>
-      <pre class="payload" data-testid="tx-payload">{JSON.stringify(payloadInTokens(tx.kind, tx.payload), null, 2)}</pre>
+      <pre class="payload" data-testid="tx-payload">
+        {JSON.stringify(payloadInTokens(tx.kind, tx.payload), null, 2)}
+      </pre>
     </>
   );
 }

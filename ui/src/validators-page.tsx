@@ -23,11 +23,24 @@ export function ValidatorsPage() {
           ['Total power', `${set.totalPower} OGT`],
           ['Next proposer', <AccountLink address={set.nextProposer} />],
           ['Set changes at', `block ${set.nextChangeAt} (epochs of ${set.epochBlocks} blocks)`],
-          ['Consensus here', consensus.round === undefined ? consensus.mode : `${consensus.mode}, height ${consensus.height}, round ${consensus.round}, ${consensus.step}`],
-          ['Last commit', commit ? `block ${commit.height}, round ${commit.round}: ${commit.signers} signer(s), ${commit.signedPower} of ${commit.totalPower} OGT, ${(commit.ageMs / 1000).toFixed(1)} s ago` : 'none yet'],
+          [
+            'Consensus here',
+            consensus.round === undefined
+              ? consensus.mode
+              : `${consensus.mode}, height ${consensus.height}, round ${consensus.round}, ${consensus.step}`,
+          ],
+          [
+            'Last commit',
+            commit
+              ? `block ${commit.height}, round ${commit.round}: ${commit.signers} signer(s), ${commit.signedPower} of ${commit.totalPower} OGT, ${(commit.ageMs / 1000).toFixed(1)} s ago`
+              : 'none yet',
+          ],
         ]}
       />
-      <Table columns={['Validator', 'Name', 'Power (OGT)', ['Proposer priority', 'wide'], ['Consensus key', 'wide']]} testId="validators">
+      <Table
+        columns={['Validator', 'Name', 'Power (OGT)', ['Proposer priority', 'wide'], ['Consensus key', 'wide']]}
+        testId="validators"
+      >
         {set.validators.map((v) => (
           <tr key={v.operator}>
             <td>

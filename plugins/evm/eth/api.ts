@@ -6,7 +6,12 @@ import type { Chain } from '../../../chain/chain.js';
 import type { Block } from '../../../chain/schemas.js';
 import { accountKey, decodeAccount } from '../../../chain/state/accounts.js';
 import { submitFromClient } from '../../../chain/client-submit.js';
-import { ETHEREUM_KIND, isEthereumEnvelope, parseEthereumTransaction, type EthereumPayload } from '../../../chain/ethereum-envelope.js';
+import {
+  ETHEREUM_KIND,
+  isEthereumEnvelope,
+  parseEthereumTransaction,
+  type EthereumPayload,
+} from '../../../chain/ethereum-envelope.js';
 import { DEV_IMPERSONATED_KIND, impersonatedSender, type DevImpersonated } from '../dev-edits.js';
 import type { Receipt } from '../../../chain/receipts.js';
 import { decodeStored } from '../../../chain/decode-verified.js';
@@ -15,7 +20,14 @@ import type { CallRequest, EvmBlockEnv, EvmOutcome } from '../runner.js';
 import type { StateRead } from '../state-manager.js';
 import { codeKey, contractKey, decodeContract, storageKey } from '../state.js';
 import { blockAt, heightOf, stateHeight, type BlockParam } from './block-tag.js';
-import { ETH_VISIBLE_KINDS, ethLogs, gasOf, type EthBlockEntry, type EthBlockIndex, type IndexedLog } from './block-index.js';
+import {
+  ETH_VISIBLE_KINDS,
+  ethLogs,
+  gasOf,
+  type EthBlockEntry,
+  type EthBlockIndex,
+  type IndexedLog,
+} from './block-index.js';
 import { EthRpcError, ethereumError, revertError } from './errors.js';
 import { blockView, logView, receiptView, transactionView } from './views.js';
 import { qty, type Quantity } from './quantity.js';
@@ -48,7 +60,12 @@ export interface LogFilter {
 }
 
 /** How `svc_getLogs` shows a log (svc1 addresses, numbers as numbers). */
-export type SvcLogView = (log: IndexedLog, logIndex: number, block: { hash: string; height: number }, transactionHash: string) => Record<string, unknown>;
+export type SvcLogView = (
+  log: IndexedLog,
+  logIndex: number,
+  block: { hash: string; height: number },
+  transactionHash: string,
+) => Record<string, unknown>;
 
 /** The most blocks one `eth_getLogs` may span, and the most logs it may return. */
 export const LOGS_BLOCK_RANGE = 10_000;
@@ -126,7 +143,12 @@ export class EthApi {
   /** The block a call runs in: the one it names, as it was (its number, time and proposer). */
   async env(height: number): Promise<EvmBlockEnv> {
     const block = (await blockAt(this.chain, height))!;
-    return { height: block.height, timestamp: block.timestamp, proposer: block.proposer as Address, parentHash: block.parentHash };
+    return {
+      height: block.height,
+      timestamp: block.timestamp,
+      proposer: block.proposer as Address,
+      parentHash: block.parentHash,
+    };
   }
 
   private request(call: EthCallObject, gasCap: number): CallRequest {
@@ -141,18 +163,36 @@ export class EthApi {
       maxFeePerGas: feeCap,
       maxPriorityFeePerGas: BigInt(call.maxPriorityFeePerGas ?? '0'),
       ...(call.nonce !== undefined ? { nonce: BigInt(call.nonce) } : {}),
-      ...(call.accessList ? { accessList: call.accessList.map(({ address, storageKeys }) => ({ address: address.toLowerCase(), storageKeys })) } : {}),
+      ...(call.accessList
+        ? {
+            accessList: call.accessList.map(({ address, storageKeys }) => ({
+              address: address.toLowerCase(),
+              storageKeys,
+            })),
+          }
+        : {}),
     };
   }
 
   /** Runs a call on a block's state; answers as tools expect a revert (code 3) or another halt (-32000). */
   /** A call's outcome; it may run `budgetMs` (default: the node's call budget), then fails with geth's "execution aborted". */
-  async simulate(call: EthCallObject, block: BlockParam | undefined, overrides?: StateOverrides, budgetMs?: number): Promise<EvmOutcome> {
+  async simulate(
+    call: EthCallObject,
+    block: BlockParam | undefined,
+    overrides?: StateOverrides,
+    budgetMs?: number,
+  ): Promise<EvmOutcome> {
     return (await this.simulateTraced(call, block, undefined, overrides, budgetMs)).outcome;
   }
 
   /** A call as `simulate` runs it, with a tracer attached (debug_traceCall), and the request it made of the call object. */
-  async simulateTraced(call: EthCallObject, block: BlockParam | undefined, tracer: Tracer | undefined, overrides?: StateOverrides, budgetMs?: number): Promise<{ outcome: EvmOutcome; request: CallRequest }> {
+  async simulateTraced(
+    call: EthCallObject,
+    block: BlockParam | undefined,
+    tracer: Tracer | undefined,
+    overrides?: StateOverrides,
+    budgetMs?: number,
+  ): Promise<{ outcome: EvmOutcome; request: CallRequest }> {
     const height = await stateHeight(this.chain, block);
     const read = await withOverrides(this.reader(height), overrides).catch((error: Error) => {
       throw new EthRpcError(-32602, `invalid state override: ${error.message}`);
@@ -192,7 +232,11 @@ export class EthApi {
     };
     const first = await run(cap);
     if (first.failure?.name === 'execution_reverted') throw revertError(first.result.execResult.returnValue);
-    if (first.failure) throw new EthRpcError(-32000, first.failure.name === 'out_of_gas' ? `gas required exceeds allowance (${cap})` : first.failure.reason);
+    if (first.failure)
+      throw new EthRpcError(
+        -32000,
+        first.failure.name === 'out_of_gas' ? `gas required exceeds allowance (${cap})` : first.failure.reason,
+      );
     // A run that read no gas shows its least limit itself (plain sends, most token transfers): no second run.
     if (first.gasNeed !== undefined) return qty(first.gasNeed);
     // What it used is often exactly what it needs; else it needs more (refunds, the 63/64 rule).
@@ -215,10 +259,12 @@ export class EthApi {
 
   async sendRaw(hex: string): Promise<string> {
     const bytes = fromHex(hex);
-    if (!isEthereumEnvelope(bytes)) throw new EthRpcError(-32000, 'not an Ethereum transaction: native transactions go to svc_sendRawTransaction');
+    if (!isEthereumEnvelope(bytes))
+      throw new EthRpcError(-32000, 'not an Ethereum transaction: native transactions go to svc_sendRawTransaction');
     try {
       const tx = await submitFromClient(this.chain, this.chain, bytes, (decoded) => {
-        if (decoded.kind !== ETHEREUM_KIND) throw domainError('invalid_transaction', 'eth_sendRawTransaction takes Ethereum transactions');
+        if (decoded.kind !== ETHEREUM_KIND)
+          throw domainError('invalid_transaction', 'eth_sendRawTransaction takes Ethereum transactions');
       });
       return tx.hash;
     } catch (error) {
@@ -227,14 +273,21 @@ export class EthApi {
   }
 
   /** An Ethereum transaction of the chain, with its sender (from its receipt when it has one: no signature recovery). */
-  private async mined(hash: string, known?: Pick<Receipt, 'from'>): Promise<{ tx: TypedTransaction; from: string; height: number } | undefined> {
+  private async mined(
+    hash: string,
+    known?: Pick<Receipt, 'from'>,
+  ): Promise<{ tx: TypedTransaction; from: string; height: number } | undefined> {
     const stored = await this.chain.getRawTransaction(hash);
     if (!stored) return undefined;
     if (!isEthereumEnvelope(stored.raw)) {
       // Dev mode's impersonated transactions are Ethereum transactions of the account they run as.
       const signed = decodeStored(stored.raw, this.chain.envelope);
       if (signed.kind !== DEV_IMPERSONATED_KIND) return undefined;
-      return { tx: this.evm.transactionOf(signed)!, from: impersonatedSender(signed.payload as unknown as DevImpersonated), height: stored.height };
+      return {
+        tx: this.evm.transactionOf(signed)!,
+        from: impersonatedSender(signed.payload as unknown as DevImpersonated),
+        height: stored.height,
+      };
     }
     const receipt = known ?? (await this.chain.getReceipt(hash));
     const from = receipt?.from ?? decodeStored(stored.raw, this.chain.envelope).from;
@@ -245,26 +298,54 @@ export class EthApi {
     const hash = rawHash.toLowerCase();
     const pending = this.chain.pendingTransaction(hash);
     if (pending) {
-      if (pending.kind === ETHEREUM_KIND) return transactionView(this.evm.ethereumTx(pending.payload as EthereumPayload), pending.from, hash, undefined, this.evm.params.baseFee);
-      if (pending.kind === DEV_IMPERSONATED_KIND) return transactionView(this.evm.transactionOf(pending)!, impersonatedSender(pending.payload as unknown as DevImpersonated), hash, undefined, this.evm.params.baseFee);
+      if (pending.kind === ETHEREUM_KIND)
+        return transactionView(
+          this.evm.ethereumTx(pending.payload as EthereumPayload),
+          pending.from,
+          hash,
+          undefined,
+          this.evm.params.baseFee,
+        );
+      if (pending.kind === DEV_IMPERSONATED_KIND)
+        return transactionView(
+          this.evm.transactionOf(pending)!,
+          impersonatedSender(pending.payload as unknown as DevImpersonated),
+          hash,
+          undefined,
+          this.evm.params.baseFee,
+        );
       return null;
     }
     const found = await this.mined(hash);
     if (!found) return null;
     const [block, entry] = await Promise.all([blockAt(this.chain, found.height), this.index.get(found.height)]);
-    return transactionView(found.tx, found.from, hash, { blockHash: block!.hash, blockNumber: found.height, transactionIndex: entry.transactions.indexOf(hash) }, this.evm.params.baseFee);
+    return transactionView(
+      found.tx,
+      found.from,
+      hash,
+      { blockHash: block!.hash, blockNumber: found.height, transactionIndex: entry.transactions.indexOf(hash) },
+      this.evm.params.baseFee,
+    );
   }
 
   async receipt(rawHash: string): Promise<Record<string, unknown> | null> {
     const hash = rawHash.toLowerCase();
     const receipt = await this.chain.receiptOrPruned(hash);
     if (receipt === 'pruned') {
-      throw domainError('pruned', `the receipt of ${hash} is in a block older than this node's history window; ask an archive node`, { oldest: this.chain.state.oldestAvailable(this.chain.head.height) });
+      throw domainError(
+        'pruned',
+        `the receipt of ${hash} is in a block older than this node's history window; ask an archive node`,
+        { oldest: this.chain.state.oldestAvailable(this.chain.head.height) },
+      );
     }
     if (!receipt || !ETH_VISIBLE_KINDS.has(receipt.kind)) return null;
     const found = await this.mined(hash, receipt);
     if (!found) return null;
-    return receiptView({ ...receipt, from: found.from as Receipt['from'] }, found.tx, await this.index.get(receipt.blockNumber));
+    return receiptView(
+      { ...receipt, from: found.from as Receipt['from'] },
+      found.tx,
+      await this.index.get(receipt.blockNumber),
+    );
   }
 
   async blockByHeight(height: number | undefined, full: boolean): Promise<Record<string, unknown> | null> {
@@ -284,7 +365,13 @@ export class EthApi {
       ? await Promise.all(
           entry.transactions.map(async (hash, i) => {
             const found = (await this.mined(hash))!;
-            return transactionView(found.tx, found.from, hash, { blockHash: block.hash, blockNumber: block.height, transactionIndex: i }, this.evm.params.baseFee);
+            return transactionView(
+              found.tx,
+              found.from,
+              hash,
+              { blockHash: block.hash, blockNumber: block.height, transactionIndex: i },
+              this.evm.params.baseFee,
+            );
           }),
         )
       : entry.transactions;
@@ -308,16 +395,21 @@ export class EthApi {
   /** The range a filter spans, checked against the cap; `blockHash` names one block. */
   async range(filter: LogFilter): Promise<{ from: number; to: number } | undefined> {
     if (filter.blockHash !== undefined) {
-      if (filter.fromBlock !== undefined || filter.toBlock !== undefined) throw new EthRpcError(-32602, 'invalid params: give blockHash or fromBlock/toBlock, not both');
+      if (filter.fromBlock !== undefined || filter.toBlock !== undefined)
+        throw new EthRpcError(-32602, 'invalid params: give blockHash or fromBlock/toBlock, not both');
       const block = await this.chain.getBlockByHash(filter.blockHash.toLowerCase());
       if (!block) throw new EthRpcError(-32000, 'unknown block');
       return { from: block.height, to: block.height };
     }
     // The cap judges the range asked for; what lies past the head is simply not there yet.
-    const asked = async (tag: string): Promise<number> => (/^0x[0-9a-fA-F]+$/.test(tag) ? Number(BigInt(tag)) : (await heightOf(this.chain, tag as BlockParam)) ?? this.chain.head.height);
+    const asked = async (tag: string): Promise<number> =>
+      /^0x[0-9a-fA-F]+$/.test(tag)
+        ? Number(BigInt(tag))
+        : ((await heightOf(this.chain, tag as BlockParam)) ?? this.chain.head.height);
     const from = await asked(filter.fromBlock ?? 'latest');
     const wanted = await asked(filter.toBlock ?? 'latest');
-    if (wanted - from + 1 > LOGS_BLOCK_RANGE) throw new EthRpcError(-32005, `query exceeds max block range ${LOGS_BLOCK_RANGE}`);
+    if (wanted - from + 1 > LOGS_BLOCK_RANGE)
+      throw new EthRpcError(-32005, `query exceeds max block range ${LOGS_BLOCK_RANGE}`);
     const to = Math.min(wanted, this.chain.head.height);
     if (from > to) return undefined;
     return { from, to };
@@ -335,9 +427,14 @@ export class EthApi {
       for (let i = 0; i < logs.length; i++) {
         const log = logs[i]!;
         if (!logMatches(log, filter)) continue;
-        if (out.length >= LOGS_MAX_RESULTS) throw new EthRpcError(-32005, `query returned more than ${LOGS_MAX_RESULTS} results`);
+        if (out.length >= LOGS_MAX_RESULTS)
+          throw new EthRpcError(-32005, `query returned more than ${LOGS_MAX_RESULTS} results`);
         hash ??= (await blockAt(this.chain, height))!.hash;
-        out.push(svc ? svc(log, i, { hash, height }, log[4] ?? entry.transactions[log[0]]!) : logView(log, i, { hash, height }, entry.transactions[log[0]]!));
+        out.push(
+          svc
+            ? svc(log, i, { hash, height }, log[4] ?? entry.transactions[log[0]]!)
+            : logView(log, i, { hash, height }, entry.transactions[log[0]]!),
+        );
       }
     }
     return out;
@@ -349,7 +446,11 @@ export class EthApi {
   }
 
   /** Fee history: the base fee is fixed, so is every block's; rewards are the priority fees asked (none on a devnet). */
-  async feeHistory(count: number, newest: BlockParam, percentiles: readonly number[] | undefined): Promise<Record<string, unknown>> {
+  async feeHistory(
+    count: number,
+    newest: BlockParam,
+    percentiles: readonly number[] | undefined,
+  ): Promise<Record<string, unknown>> {
     const last = await stateHeight(this.chain, newest);
     const blocks = Math.max(1, Math.min(count, 1024, last + 1));
     const oldest = last - blocks + 1;

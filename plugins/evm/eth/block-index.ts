@@ -11,7 +11,13 @@ import type { Logger } from '../../../kernel/log.js';
  * One log as the index keeps it: the position of its transaction among the block's Ethereum ones
  * (-1 for a native transaction's, with its hash last), emitter, topics, data.
  */
-export type IndexedLog = readonly [txPosition: number, address: string, topics: readonly string[], data: string, nativeTx?: string];
+export type IndexedLog = readonly [
+  txPosition: number,
+  address: string,
+  topics: readonly string[],
+  data: string,
+  nativeTx?: string,
+];
 
 /** What `eth_` views need of a block that holds EVM transactions. */
 export interface EthBlockEntry {
@@ -28,19 +34,31 @@ export function ethLogs(entry: EthBlockEntry): readonly IndexedLog[] {
   return entry.logs.some((log) => log[0] < 0) ? entry.logs.filter((log) => log[0] >= 0) : entry.logs;
 }
 
-export const ETH_BLOCKS = defineLayout('evm.blocks', u64('height'), cbor<EthBlockEntry>('{ transactions, gas, logs } of a block with EVM transactions (none: no entry)'));
-export const ETH_META = defineLayout('evm.meta', utf8Text('name'), u64('value'), '"indexed" -> u64 height of the last block indexed into evm.blocks');
+export const ETH_BLOCKS = defineLayout(
+  'evm.blocks',
+  u64('height'),
+  cbor<EthBlockEntry>('{ transactions, gas, logs } of a block with EVM transactions (none: no entry)'),
+);
+export const ETH_META = defineLayout(
+  'evm.meta',
+  utf8Text('name'),
+  u64('value'),
+  '"indexed" -> u64 height of the last block indexed into evm.blocks',
+);
 
 const EMPTY: EthBlockEntry = { transactions: [], gas: [], logs: [] };
 
 /** Gas of a block's Ethereum transactions, up to and including position `upTo`. */
-export const gasOf = (entry: EthBlockEntry, upTo = entry.gas.length - 1): number => entry.gas.slice(0, upTo + 1).reduce((sum, g) => sum + g, 0);
+export const gasOf = (entry: EthBlockEntry, upTo = entry.gas.length - 1): number =>
+  entry.gas.slice(0, upTo + 1).reduce((sum, g) => sum + g, 0);
 const EVM_KINDS = new Set([ETHEREUM_KIND, 'evm.create', 'evm.call', DEV_IMPERSONATED_KIND]);
 /** Kinds Ethereum's views list as transactions (the native ones show only their logs). */
 export const ETH_VISIBLE_KINDS: ReadonlySet<string> = new Set([ETHEREUM_KIND, DEV_IMPERSONATED_KIND]);
 
 /** The entry of a block from its receipts (undefined: no EVM transaction). */
-export function entryOf(receipts: readonly Pick<CommittedReceipt, 'kind' | 'transactionHash' | 'gasUsed' | 'logs'>[]): EthBlockEntry | undefined {
+export function entryOf(
+  receipts: readonly Pick<CommittedReceipt, 'kind' | 'transactionHash' | 'gasUsed' | 'logs'>[],
+): EthBlockEntry | undefined {
   const transactions: string[] = [];
   const gas: number[] = [];
   const logs: IndexedLog[] = [];
@@ -49,7 +67,12 @@ export function entryOf(receipts: readonly Pick<CommittedReceipt, 'kind' | 'tran
     if (!EVM_KINDS.has(receipt.kind)) continue;
     any = true;
     const native = !ETH_VISIBLE_KINDS.has(receipt.kind);
-    for (const log of receipt.logs ?? []) logs.push(native ? [-1, `0x${log.address.slice(4)}`, log.topics, log.data, receipt.transactionHash] : [transactions.length, `0x${log.address.slice(4)}`, log.topics, log.data]);
+    for (const log of receipt.logs ?? [])
+      logs.push(
+        native
+          ? [-1, `0x${log.address.slice(4)}`, log.topics, log.data, receipt.transactionHash]
+          : [transactions.length, `0x${log.address.slice(4)}`, log.topics, log.data],
+      );
     if (native) continue;
     transactions.push(receipt.transactionHash);
     gas.push(receipt.gasUsed ?? 0);
@@ -81,7 +104,10 @@ export class EthBlockIndex {
   }
 
   /** Indexes what the node committed while this index was not written (a crash between the two, or an upgrade). */
-  async catchUp(head: number, receiptsOf: (height: number) => Promise<readonly CommittedReceipt[] | undefined>): Promise<void> {
+  async catchUp(
+    head: number,
+    receiptsOf: (height: number) => Promise<readonly CommittedReceipt[] | undefined>,
+  ): Promise<void> {
     this.last = (await this.meta.get('indexed')) ?? 0;
     // Ahead of the chain: it went back (dev mode's revert) and the node stopped before this index followed.
     if (this.last > head) await this.dropAbove(head);
@@ -109,7 +135,10 @@ export class EthBlockIndex {
         await batch.write();
         this.last = height;
       } catch (error) {
-        this.log.error({ err: error, height }, 'indexing a block for eth_ views failed; it is indexed again at the next start');
+        this.log.error(
+          { err: error, height },
+          'indexing a block for eth_ views failed; it is indexed again at the next start',
+        );
       } finally {
         this.unwritten.delete(height);
       }
@@ -119,7 +148,14 @@ export class EthBlockIndex {
   /** The chain went back to block `height`: the entries of the blocks undone go (in turn with the writes). */
   rewind(height: number): void {
     for (const at of this.unwritten.keys()) if (at > height) this.unwritten.delete(at);
-    this.writes = this.writes.then(() => this.dropAbove(height)).catch((error: unknown) => this.log.error({ err: error, height }, 'dropping the eth_ index of undone blocks failed; it is dropped at the next start'));
+    this.writes = this.writes
+      .then(() => this.dropAbove(height))
+      .catch((error: unknown) =>
+        this.log.error(
+          { err: error, height },
+          'dropping the eth_ index of undone blocks failed; it is dropped at the next start',
+        ),
+      );
   }
 
   private async dropAbove(height: number): Promise<void> {

@@ -8,7 +8,9 @@ export const BlockParamSchema = Type.Union([
   Type.String({ pattern: '^(latest|pending|safe|finalized|earliest|0x[0-9a-fA-F]{1,16})$' }),
   Type.Object(
     {
-      blockNumber: Type.Optional(Type.String({ pattern: '^(latest|pending|safe|finalized|earliest|0x[0-9a-fA-F]{1,16})$' })),
+      blockNumber: Type.Optional(
+        Type.String({ pattern: '^(latest|pending|safe|finalized|earliest|0x[0-9a-fA-F]{1,16})$' }),
+      ),
       blockHash: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' })),
       requireCanonical: Type.Optional(Type.Boolean()),
     },
@@ -22,7 +24,10 @@ export type BlockParam = Static<typeof BlockParamSchema>;
  * instant finality `latest`, `safe` and `finalized` are the head, and `pending` is too (a pending
  * block is not built until the validator's turn; what is pending shows in nonces and filters).
  */
-export async function heightOf(chain: Pick<Chain, 'head' | 'getBlockByHash'>, param: BlockParam | undefined): Promise<number | undefined> {
+export async function heightOf(
+  chain: Pick<Chain, 'head' | 'getBlockByHash'>,
+  param: BlockParam | undefined,
+): Promise<number | undefined> {
   const tag = param ?? 'latest';
   if (typeof tag === 'object') {
     if (tag.blockHash !== undefined) return (await chain.getBlockByHash(tag.blockHash.toLowerCase()))?.height;
@@ -35,12 +40,22 @@ export async function heightOf(chain: Pick<Chain, 'head' | 'getBlockByHash'>, pa
 }
 
 /** A block a state query names, or geth's "header not found" (-32000) for one that does not exist. */
-export async function stateHeight(chain: Pick<Chain, 'head' | 'getBlockByHash'>, param: BlockParam | undefined): Promise<number> {
+export async function stateHeight(
+  chain: Pick<Chain, 'head' | 'getBlockByHash'>,
+  param: BlockParam | undefined,
+): Promise<number> {
   const height = await heightOf(chain, param);
-  if (height === undefined) throw new EthRpcError(-32000, typeof param === 'object' && param.blockHash ? `header for hash not found` : 'header not found');
+  if (height === undefined)
+    throw new EthRpcError(
+      -32000,
+      typeof param === 'object' && param.blockHash ? `header for hash not found` : 'header not found',
+    );
   return height;
 }
 
-export async function blockAt(chain: Pick<Chain, 'head' | 'getBlock' | 'getBlockByHash'>, height: number): Promise<Block | undefined> {
+export async function blockAt(
+  chain: Pick<Chain, 'head' | 'getBlock' | 'getBlockByHash'>,
+  height: number,
+): Promise<Block | undefined> {
   return height === chain.head.height ? chain.head : chain.getBlock(height);
 }

@@ -22,7 +22,11 @@ export class EthRpcError extends RpcError {
   }
 
   override toJSON(): { code: number; message: string; data?: never } {
-    return (this.raw === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.raw }) as { code: number; message: string };
+    return (
+      this.raw === undefined
+        ? { code: this.code, message: this.message }
+        : { code: this.code, message: this.message, data: this.raw }
+    ) as { code: number; message: string };
   }
 }
 
@@ -51,7 +55,8 @@ const SUBMISSION_WORDS: Record<string, string> = {
  * (401, 429) and parameter errors pass unchanged.
  */
 export function ethereumError(error: unknown): unknown {
-  if (!isRpcError(error) || error.httpStatus !== undefined || error.code === -32602 || error instanceof EthRpcError) return error;
+  if (!isRpcError(error) || error.httpStatus !== undefined || error.code === -32602 || error instanceof EthRpcError)
+    return error;
   const words = SUBMISSION_WORDS[error.message];
   const reason = error.data?.reason;
   if (words) return new EthRpcError(-32000, reason && !reason.startsWith(words) ? `${words}: ${reason}` : words);

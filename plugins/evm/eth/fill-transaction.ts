@@ -11,13 +11,38 @@ import { qty } from './quantity.js';
  * plus the tip as the cap), the chain id — as the unsigned transaction's RLP and its fields. viem asks
  * for it before every send it prepares: one call where it would make four otherwise.
  */
-export async function fillTransaction(eth: EthApi, evm: EvmService, call: EthCallObject): Promise<{ raw: string; tx: Record<string, unknown> }> {
+export async function fillTransaction(
+  eth: EthApi,
+  evm: EvmService,
+  call: EthCallObject,
+): Promise<{ raw: string; tx: Record<string, unknown> }> {
   try {
-    const nonce = call.nonce !== undefined ? BigInt(call.nonce) : call.from ? BigInt(await eth.transactionCount(call.from, 'pending')) : 0n;
+    const nonce =
+      call.nonce !== undefined
+        ? BigInt(call.nonce)
+        : call.from
+          ? BigInt(await eth.transactionCount(call.from, 'pending'))
+          : 0n;
     const gasLimit = call.gas !== undefined ? BigInt(call.gas) : BigInt(await eth.estimateGas(call, undefined));
     const common = evm.runner.txCommon;
-    const fields = { nonce, gasLimit, to: (call.to ?? undefined) as `0x${string}` | undefined, value: BigInt(call.value ?? '0x0'), data: (call.data ?? call.input ?? '0x') as `0x${string}` };
-    const view: Record<string, unknown> = { chainId: qty(common.chainId()), nonce: qty(nonce), to: call.to ?? null, gas: qty(gasLimit), value: qty(fields.value), input: fields.data, v: '0x0', r: '0x0', s: '0x0' };
+    const fields = {
+      nonce,
+      gasLimit,
+      to: (call.to ?? undefined) as `0x${string}` | undefined,
+      value: BigInt(call.value ?? '0x0'),
+      data: (call.data ?? call.input ?? '0x') as `0x${string}`,
+    };
+    const view: Record<string, unknown> = {
+      chainId: qty(common.chainId()),
+      nonce: qty(nonce),
+      to: call.to ?? null,
+      gas: qty(gasLimit),
+      value: qty(fields.value),
+      input: fields.data,
+      v: '0x0',
+      r: '0x0',
+      s: '0x0',
+    };
     if (call.from) view.from = call.from;
     if (call.gasPrice !== undefined && call.maxFeePerGas === undefined) {
       const tx = createLegacyTx({ ...fields, gasPrice: BigInt(call.gasPrice) }, { common });
@@ -25,9 +50,18 @@ export async function fillTransaction(eth: EthApi, evm: EvmService, call: EthCal
     }
     const tip = call.maxPriorityFeePerGas !== undefined ? BigInt(call.maxPriorityFeePerGas) : 0n;
     const cap = call.maxFeePerGas !== undefined ? BigInt(call.maxFeePerGas) : evm.params.baseFee + tip;
-    const accessList = (call.accessList ?? []).map(({ address, storageKeys }) => ({ address: address as `0x${string}`, storageKeys: storageKeys as `0x${string}`[] }));
-    const tx = createFeeMarket1559Tx({ ...fields, chainId: common.chainId(), maxFeePerGas: cap, maxPriorityFeePerGas: tip, accessList }, { common });
-    return { raw: toHex(tx.serialize()), tx: { ...view, type: '0x2', maxFeePerGas: qty(cap), maxPriorityFeePerGas: qty(tip), accessList, yParity: '0x0' } };
+    const accessList = (call.accessList ?? []).map(({ address, storageKeys }) => ({
+      address: address as `0x${string}`,
+      storageKeys: storageKeys as `0x${string}`[],
+    }));
+    const tx = createFeeMarket1559Tx(
+      { ...fields, chainId: common.chainId(), maxFeePerGas: cap, maxPriorityFeePerGas: tip, accessList },
+      { common },
+    );
+    return {
+      raw: toHex(tx.serialize()),
+      tx: { ...view, type: '0x2', maxFeePerGas: qty(cap), maxPriorityFeePerGas: qty(tip), accessList, yParity: '0x0' },
+    };
   } catch (error) {
     throw ethereumError(error);
   }

@@ -28,7 +28,8 @@ export class PollFilters {
 
   private add(filter: Filter): string {
     this.expire();
-    if (this.filters.size >= MAX_FILTERS) throw new EthRpcError(-32000, `too many filters (${MAX_FILTERS}); uninstall some or let them expire`);
+    if (this.filters.size >= MAX_FILTERS)
+      throw new EthRpcError(-32000, `too many filters (${MAX_FILTERS}); uninstall some or let them expire`);
     const id = `0x${randomBytes(16).toString('hex')}`;
     this.filters.set(id, filter);
     return id;
@@ -38,8 +39,15 @@ export class PollFilters {
   async newLogFilter(filter: LogFilter): Promise<string> {
     // Checks the range now, so a filter that could never answer is refused at once.
     const range = await this.api.range({ ...filter, toBlock: filter.toBlock ?? 'latest' });
-    const named = filter.blockHash !== undefined || (filter.fromBlock !== undefined && !['latest', 'pending', 'safe', 'finalized'].includes(filter.fromBlock));
-    return this.add({ kind: 'logs', filter, next: named ? (range?.from ?? this.api.index.indexedTo + 1) : this.api.index.indexedTo + 1, seen: this.now() });
+    const named =
+      filter.blockHash !== undefined ||
+      (filter.fromBlock !== undefined && !['latest', 'pending', 'safe', 'finalized'].includes(filter.fromBlock));
+    return this.add({
+      kind: 'logs',
+      filter,
+      next: named ? (range?.from ?? this.api.index.indexedTo + 1) : this.api.index.indexedTo + 1,
+      seen: this.now(),
+    });
   }
 
   newBlockFilter(head: number): string {
@@ -52,12 +60,14 @@ export class PollFilters {
 
   /** A pending Ethereum transaction, for the pending-transaction filters. */
   pending(hash: string): void {
-    for (const filter of this.filters.values()) if (filter.kind === 'pending' && filter.hashes.length < MAX_PENDING) filter.hashes.push(hash);
+    for (const filter of this.filters.values())
+      if (filter.kind === 'pending' && filter.hashes.length < MAX_PENDING) filter.hashes.push(hash);
   }
 
   /** The chain went back to block `height`: block and log filters report from the block after it again. */
   rewound(height: number): void {
-    for (const filter of this.filters.values()) if (filter.kind !== 'pending' && filter.next > height + 1) filter.next = height + 1;
+    for (const filter of this.filters.values())
+      if (filter.kind !== 'pending' && filter.next > height + 1) filter.next = height + 1;
   }
 
   uninstall(id: string): boolean {
@@ -81,7 +91,10 @@ export class PollFilters {
       for (; filter.next <= head; filter.next++) hashes.push(await blockHash(filter.next));
       return hashes;
     }
-    const to = filter.filter.toBlock !== undefined && filter.filter.toBlock.startsWith('0x') ? Math.min(head, Number(filter.filter.toBlock)) : head;
+    const to =
+      filter.filter.toBlock !== undefined && filter.filter.toBlock.startsWith('0x')
+        ? Math.min(head, Number(filter.filter.toBlock))
+        : head;
     if (filter.next > to) return [];
     const logs = await this.api.logsIn(filter.next, to, filter.filter);
     filter.next = to + 1;

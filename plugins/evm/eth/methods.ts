@@ -21,7 +21,12 @@ export const CallObject = Type.Object(
     data: Type.Optional(DataSchema),
     input: Type.Optional(DataSchema),
     nonce: Type.Optional(QuantitySchema),
-    accessList: Type.Optional(Type.Array(Type.Object({ address: Address, storageKeys: Type.Array(Hash32Schema) }, { additionalProperties: false }), { maxItems: 1_000 })),
+    accessList: Type.Optional(
+      Type.Array(
+        Type.Object({ address: Address, storageKeys: Type.Array(Hash32Schema) }, { additionalProperties: false }),
+        { maxItems: 1_000 },
+      ),
+    ),
   },
   // Tools send more (type, chainId): what a call does not use is ignored.
   { additionalProperties: true },
@@ -47,10 +52,34 @@ const Quantity = Type.String({ pattern: '^0x[0-9a-f]+$' });
  */
 export function ethMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
   return [
-    method({ name: 'eth_chainId', summary: "The EVM chain id (EIP-155) transactions are signed for.", params: [], result: Quantity, handler: (_p, { service }) => service.eth.chainId() }),
-    method({ name: 'net_version', summary: 'The EVM chain id in decimal.', params: [], result: Type.String(), handler: (_p, { service }) => String(service.rules.params.chainId) }),
-    method({ name: 'net_listening', summary: 'Whether the node takes peers: true.', params: [], result: Type.Boolean(), handler: () => true }),
-    method({ name: 'web3_clientVersion', summary: 'The node software and version.', params: [], result: Type.String(), handler: () => `svc-node/v${VERSION}/node-${process.version}` }),
+    method({
+      name: 'eth_chainId',
+      summary: 'The EVM chain id (EIP-155) transactions are signed for.',
+      params: [],
+      result: Quantity,
+      handler: (_p, { service }) => service.eth.chainId(),
+    }),
+    method({
+      name: 'net_version',
+      summary: 'The EVM chain id in decimal.',
+      params: [],
+      result: Type.String(),
+      handler: (_p, { service }) => String(service.rules.params.chainId),
+    }),
+    method({
+      name: 'net_listening',
+      summary: 'Whether the node takes peers: true.',
+      params: [],
+      result: Type.Boolean(),
+      handler: () => true,
+    }),
+    method({
+      name: 'web3_clientVersion',
+      summary: 'The node software and version.',
+      params: [],
+      result: Type.String(),
+      handler: () => `svc-node/v${VERSION}/node-${process.version}`,
+    }),
     method({
       name: 'eth_syncing',
       summary: 'false when synced; otherwise where the sync stands.',
@@ -59,21 +88,50 @@ export function ethMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
       handler: (_p, { service }) => {
         const head = service.rules.chain.head.height;
         const best = service.sync.highestKnown;
-        return service.sync.synced || best <= head ? false : { startingBlock: qty(service.syncStart), currentBlock: qty(head), highestBlock: qty(best) };
+        return service.sync.synced || best <= head
+          ? false
+          : { startingBlock: qty(service.syncStart), currentBlock: qty(head), highestBlock: qty(best) };
       },
     }),
-    method({ name: 'eth_blockNumber', summary: 'The head height.', params: [], result: Quantity, handler: (_p, { service }) => qty(service.rules.chain.head.height) }),
-    method({ name: 'eth_accounts', summary: 'Accounts this node signs for: none (it holds no user keys).', params: [], result: Type.Array(Type.String()), handler: () => [] }),
-    method({ name: 'eth_getBalance', summary: 'OMC in base units (wei) at a block.', params: [param('address', Address), Block], result: Quantity, errors: ['pruned'], handler: ([a, b], { service }) => service.eth.balance(a, b) }),
+    method({
+      name: 'eth_blockNumber',
+      summary: 'The head height.',
+      params: [],
+      result: Quantity,
+      handler: (_p, { service }) => qty(service.rules.chain.head.height),
+    }),
+    method({
+      name: 'eth_accounts',
+      summary: 'Accounts this node signs for: none (it holds no user keys).',
+      params: [],
+      result: Type.Array(Type.String()),
+      handler: () => [],
+    }),
+    method({
+      name: 'eth_getBalance',
+      summary: 'OMC in base units (wei) at a block.',
+      params: [param('address', Address), Block],
+      result: Quantity,
+      errors: ['pruned'],
+      handler: ([a, b], { service }) => service.eth.balance(a, b),
+    }),
     method({
       name: 'eth_getTransactionCount',
-      summary: "An account's nonce at a block; with \"pending\", the next nonce counting pending transactions (one nonce sequence for both envelopes).",
+      summary:
+        'An account\'s nonce at a block; with "pending", the next nonce counting pending transactions (one nonce sequence for both envelopes).',
       params: [param('address', Address), Block],
       result: Quantity,
       errors: ['pruned'],
       handler: ([a, b], { service }) => service.eth.transactionCount(a, b),
     }),
-    method({ name: 'eth_getCode', summary: "An account's code at a block.", params: [param('address', Address), Block], result: DataSchema, errors: ['pruned'], handler: ([a, b], { service }) => service.eth.code(a, b) }),
+    method({
+      name: 'eth_getCode',
+      summary: "An account's code at a block.",
+      params: [param('address', Address), Block],
+      result: DataSchema,
+      errors: ['pruned'],
+      handler: ([a, b], { service }) => service.eth.code(a, b),
+    }),
     method({
       name: 'eth_getStorageAt',
       summary: 'A storage slot of an account at a block (32 bytes).',
@@ -84,7 +142,8 @@ export function ethMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
     }),
     method({
       name: 'eth_call',
-      summary: 'Runs a call on a block\'s state without a transaction; a revert answers code 3 "execution reverted" with the revert bytes as data.',
+      summary:
+        'Runs a call on a block\'s state without a transaction; a revert answers code 3 "execution reverted" with the revert bytes as data.',
       params: [param('call', CallObject), Block, optionalParam('stateOverrides', StateOverridesSchema)],
       result: DataSchema,
       errors: ['pruned'],
@@ -92,7 +151,8 @@ export function ethMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
     }),
     method({
       name: 'eth_estimateGas',
-      summary: 'The least gas limit with which a call succeeds: exact from one run when the call reads no gas (no GAS, call, create, precompile or refund), else within 1.5% by search; a revert answers code 3 like eth_call.',
+      summary:
+        'The least gas limit with which a call succeeds: exact from one run when the call reads no gas (no GAS, call, create, precompile or refund), else within 1.5% by search; a revert answers code 3 like eth_call.',
       params: [param('call', CallObject), Block],
       result: Quantity,
       errors: ['pruned'],
@@ -100,28 +160,53 @@ export function ethMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
     }),
     method({
       name: 'eth_fillTransaction',
-      summary: 'A call object completed for signing: the pending nonce, gas by estimate, fees (base fee plus tip as the cap), chain id; `{ raw, tx }` as geth answers (the unsigned RLP and its fields).',
+      summary:
+        'A call object completed for signing: the pending nonce, gas by estimate, fees (base fee plus tip as the cap), chain id; `{ raw, tx }` as geth answers (the unsigned RLP and its fields).',
       params: [param('transaction', CallObject)],
       result: EthResult('{ raw, tx }'),
       handler: ([call], { service }) => fillTransaction(service.eth, service.rules, call),
     }),
-    method({ name: 'eth_gasPrice', summary: 'A gas price that is included: the base fee (fixed on this network).', params: [], result: Quantity, handler: (_p, { service }) => qty(service.rules.params.baseFee) }),
-    method({ name: 'eth_maxPriorityFeePerGas', summary: 'A priority fee that is included: 0 (blocks have room; the proposer takes what is offered).', params: [], result: Quantity, handler: () => '0x0' }),
+    method({
+      name: 'eth_gasPrice',
+      summary: 'A gas price that is included: the base fee (fixed on this network).',
+      params: [],
+      result: Quantity,
+      handler: (_p, { service }) => qty(service.rules.params.baseFee),
+    }),
+    method({
+      name: 'eth_maxPriorityFeePerGas',
+      summary: 'A priority fee that is included: 0 (blocks have room; the proposer takes what is offered).',
+      params: [],
+      result: Quantity,
+      handler: () => '0x0',
+    }),
     method({
       name: 'eth_feeHistory',
       summary: 'Base fees, gas used ratios and priority-fee percentiles of recent blocks (at most 1,024).',
-      params: [param('blockCount', Type.Union([QuantitySchema, Type.Integer({ minimum: 1 })])), param('newestBlock', BlockParamSchema), optionalParam('rewardPercentiles', Type.Array(Type.Number({ minimum: 0, maximum: 100 }), { maxItems: 100 }))],
+      params: [
+        param('blockCount', Type.Union([QuantitySchema, Type.Integer({ minimum: 1 })])),
+        param('newestBlock', BlockParamSchema),
+        optionalParam('rewardPercentiles', Type.Array(Type.Number({ minimum: 0, maximum: 100 }), { maxItems: 100 })),
+      ],
       result: EthResult('{ oldestBlock, baseFeePerGas, gasUsedRatio, reward? }'),
-      handler: ([count, newest, percentiles], { service }) => service.eth.feeHistory(Number(count), newest as BlockParam, percentiles),
+      handler: ([count, newest, percentiles], { service }) =>
+        service.eth.feeHistory(Number(count), newest as BlockParam, percentiles),
     }),
     method({
       name: 'eth_sendRawTransaction',
-      summary: 'Submits a signed Ethereum transaction (legacy with EIP-155, EIP-2930, EIP-1559); answers its hash once the mempool admitted it.',
+      summary:
+        'Submits a signed Ethereum transaction (legacy with EIP-155, EIP-2930, EIP-1559); answers its hash once the mempool admitted it.',
       params: [param('transaction', DataSchema)],
       result: Hash32Schema,
       handler: ([raw], { service }) => service.eth.sendRaw(raw),
     }),
-    method({ name: 'eth_getTransactionByHash', summary: 'An Ethereum transaction, pending or mined; null when unknown.', params: [param('hash', Hash32Schema)], result: EthResult('a transaction, or null'), handler: ([h], { service }) => service.eth.transactionByHash(h) }),
+    method({
+      name: 'eth_getTransactionByHash',
+      summary: 'An Ethereum transaction, pending or mined; null when unknown.',
+      params: [param('hash', Hash32Schema)],
+      result: EthResult('a transaction, or null'),
+      handler: ([h], { service }) => service.eth.transactionByHash(h),
+    }),
     method({
       name: 'eth_getTransactionReceipt',
       summary: "A mined Ethereum transaction's receipt; null while pending or unknown.",
@@ -135,7 +220,8 @@ export function ethMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
       summary: 'A block with its Ethereum transactions (hashes, or whole with full = true); null for one not made yet.',
       params: [param('block', BlockParamSchema), optionalParam('full', Type.Boolean())],
       result: EthResult('a block, or null'),
-      handler: async ([b, full], { service }) => service.eth.blockByHeight(await service.eth.heightOf(b), full ?? false),
+      handler: async ([b, full], { service }) =>
+        service.eth.blockByHeight(await service.eth.heightOf(b), full ?? false),
     }),
     method({
       name: 'eth_getBlockByHash',
@@ -146,7 +232,7 @@ export function ethMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
     }),
     method({
       name: 'eth_getBlockTransactionCountByNumber',
-      summary: "How many Ethereum transactions a block holds; null for one not made yet.",
+      summary: 'How many Ethereum transactions a block holds; null for one not made yet.',
       params: [param('block', BlockParamSchema)],
       result: EthResult('a quantity, or null'),
       handler: async ([b], { service }) => service.eth.transactionCountOf(await service.eth.heightOf(b)),
@@ -156,26 +242,59 @@ export function ethMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
       summary: 'How many Ethereum transactions a block holds; null when unknown.',
       params: [param('hash', Hash32Schema)],
       result: EthResult('a quantity, or null'),
-      handler: async ([h], { service }) => service.eth.transactionCountOf((await service.rules.chain.getBlockByHash(h.toLowerCase()))?.height),
+      handler: async ([h], { service }) =>
+        service.eth.transactionCountOf((await service.rules.chain.getBlockByHash(h.toLowerCase()))?.height),
     }),
     method({
       name: 'eth_getLogs',
-      summary: 'Logs of Ethereum transactions by block range (at most 10,000 blocks and 10,000 logs), addresses and topics.',
+      summary:
+        'Logs of Ethereum transactions by block range (at most 10,000 blocks and 10,000 logs), addresses and topics.',
       params: [param('filter', Filter)],
       result: EthResult('logs'),
       handler: ([f], { service }) => service.eth.logs(f as LogFilter),
     }),
-    method({ name: 'eth_newFilter', summary: 'A poll filter of logs; poll it with eth_getFilterChanges.', params: [param('filter', Filter)], result: Type.String(), handler: ([f], { service }) => service.filters.newLogFilter(f as LogFilter) }),
-    method({ name: 'eth_newBlockFilter', summary: 'A poll filter of new block hashes.', params: [], result: Type.String(), handler: (_p, { service }) => service.filters.newBlockFilter(service.eth.index.indexedTo) }),
-    method({ name: 'eth_newPendingTransactionFilter', summary: 'A poll filter of pending Ethereum transaction hashes.', params: [], result: Type.String(), handler: (_p, { service }) => service.filters.newPendingFilter() }),
+    method({
+      name: 'eth_newFilter',
+      summary: 'A poll filter of logs; poll it with eth_getFilterChanges.',
+      params: [param('filter', Filter)],
+      result: Type.String(),
+      handler: ([f], { service }) => service.filters.newLogFilter(f as LogFilter),
+    }),
+    method({
+      name: 'eth_newBlockFilter',
+      summary: 'A poll filter of new block hashes.',
+      params: [],
+      result: Type.String(),
+      handler: (_p, { service }) => service.filters.newBlockFilter(service.eth.index.indexedTo),
+    }),
+    method({
+      name: 'eth_newPendingTransactionFilter',
+      summary: 'A poll filter of pending Ethereum transaction hashes.',
+      params: [],
+      result: Type.String(),
+      handler: (_p, { service }) => service.filters.newPendingFilter(),
+    }),
     method({
       name: 'eth_getFilterChanges',
-      summary: "What a filter matched since it was last polled (filters not polled for 5 minutes are dropped).",
+      summary: 'What a filter matched since it was last polled (filters not polled for 5 minutes are dropped).',
       params: [param('id', Type.String())],
       result: EthResult('logs, block hashes or transaction hashes'),
-      handler: ([id], { service }) => service.filters.changes(id, async (height) => (await service.rules.chain.getBlock(height))!.hash),
+      handler: ([id], { service }) =>
+        service.filters.changes(id, async (height) => (await service.rules.chain.getBlock(height))!.hash),
     }),
-    method({ name: 'eth_getFilterLogs', summary: "Every log a log filter's range holds.", params: [param('id', Type.String())], result: EthResult('logs'), handler: ([id], { service }) => service.filters.logs(id) }),
-    method({ name: 'eth_uninstallFilter', summary: 'Removes a poll filter: true, or false if unknown.', params: [param('id', Type.String())], result: Type.Boolean(), handler: ([id], { service }) => service.filters.uninstall(id) }),
+    method({
+      name: 'eth_getFilterLogs',
+      summary: "Every log a log filter's range holds.",
+      params: [param('id', Type.String())],
+      result: EthResult('logs'),
+      handler: ([id], { service }) => service.filters.logs(id),
+    }),
+    method({
+      name: 'eth_uninstallFilter',
+      summary: 'Removes a poll filter: true, or false if unknown.',
+      params: [param('id', Type.String())],
+      result: Type.Boolean(),
+      handler: ([id], { service }) => service.filters.uninstall(id),
+    }),
   ];
 }

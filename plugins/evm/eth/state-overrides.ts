@@ -38,7 +38,8 @@ export async function withOverrides(base: StateRead, overrides: StateOverrides |
   for (const [raw, override] of Object.entries(overrides)) {
     const address = accountAddress(raw);
     const hex40 = address.slice(4);
-    if (override.state && override.stateDiff) throw new Error(`state override of ${raw}: give "state" or "stateDiff", not both`);
+    if (override.state && override.stateDiff)
+      throw new Error(`state override of ${raw}: give "state" or "stateDiff", not both`);
     if (override.balance !== undefined || override.nonce !== undefined) {
       const account = decodeAccount(await base(accountKey(address)));
       if (override.balance !== undefined) account.omc = BigInt(override.balance);
@@ -50,11 +51,21 @@ export async function withOverrides(base: StateRead, overrides: StateOverrides |
       const code = fromHex(override.code);
       const codeHash = keccak_256(code);
       values.set(codeKey(toHex(codeHash).slice(2)), code);
-      values.set(contractKey(hex40), encodeContract({ codeHash, creator: contract?.creator ?? address, createdAt: contract?.createdAt ?? 0, storage: true }));
-      if (!values.has(accountKey(address))) values.set(accountKey(address), encodeAccount(decodeAccount(await base(accountKey(address)))));
+      values.set(
+        contractKey(hex40),
+        encodeContract({
+          codeHash,
+          creator: contract?.creator ?? address,
+          createdAt: contract?.createdAt ?? 0,
+          storage: true,
+        }),
+      );
+      if (!values.has(accountKey(address)))
+        values.set(accountKey(address), encodeAccount(decodeAccount(await base(accountKey(address)))));
     }
     if (override.state) replaced.add(storagePrefix(hex40));
-    for (const [slot, value] of Object.entries(override.state ?? override.stateDiff ?? {})) values.set(storageKey(hex40, slot.slice(2).toLowerCase()), word(value));
+    for (const [slot, value] of Object.entries(override.state ?? override.stateDiff ?? {}))
+      values.set(storageKey(hex40, slot.slice(2).toLowerCase()), word(value));
   }
   return (key) => {
     if (values.has(key)) return values.get(key);

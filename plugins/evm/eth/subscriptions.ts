@@ -7,7 +7,11 @@ import { logMatches } from './api.js';
 import { blockView, logView } from './views.js';
 
 const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' });
-const Topic = Type.Union([Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }), Type.Null(), Type.Array(Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }))]);
+const Topic = Type.Union([
+  Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }),
+  Type.Null(),
+  Type.Array(Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' })),
+]);
 
 /**
  * `eth_subscribe` kinds over WebSocket, notified as `eth_subscription`: `newHeads` (each committed
@@ -22,7 +26,13 @@ export function ethSubscriptions(kind: SubscriptionFactory<EvmPlugin>): Subscrip
       summary: 'the header of every committed block',
       start: (sink, _options, service, events) =>
         events.on('chain:block', ({ block, receipts }) => {
-          const { transactions: _omitted, ...header } = blockView(block, entryOf(receipts) ?? { transactions: [], gas: [], logs: [] }, service.rules.params.blockGasLimit, service.rules.params.baseFee, []);
+          const { transactions: _omitted, ...header } = blockView(
+            block,
+            entryOf(receipts) ?? { transactions: [], gas: [], logs: [] },
+            service.rules.params.blockGasLimit,
+            service.rules.params.baseFee,
+            [],
+          );
           sink.send(header);
         }),
     }),
@@ -30,13 +40,20 @@ export function ethSubscriptions(kind: SubscriptionFactory<EvmPlugin>): Subscrip
       kind: 'logs',
       namespace: 'eth',
       summary: 'logs of committed blocks that match { address?, topics? }',
-      options: Type.Object({ address: Type.Optional(Type.Union([Address, Type.Array(Address)])), topics: Type.Optional(Type.Array(Topic, { maxItems: 4 })) }, { additionalProperties: false }),
+      options: Type.Object(
+        {
+          address: Type.Optional(Type.Union([Address, Type.Array(Address)])),
+          topics: Type.Optional(Type.Array(Topic, { maxItems: 4 })),
+        },
+        { additionalProperties: false },
+      ),
       start: (sink, options, _service, events) =>
         events.on('chain:block', ({ block, receipts }) => {
           const entry = entryOf(receipts);
           if (!entry) return;
           ethLogs(entry).forEach((log, i) => {
-            if (logMatches(log, options ?? {})) sink.send(logView(log, i, { hash: block.hash, height: block.height }, entry.transactions[log[0]]!));
+            if (logMatches(log, options ?? {}))
+              sink.send(logView(log, i, { hash: block.hash, height: block.height }, entry.transactions[log[0]]!));
           });
         }),
     }),

@@ -27,7 +27,8 @@ const MAX_TIMEOUT_MS = 30_000;
 function timeoutOf(text: string | undefined): number {
   if (text === undefined) return DEFAULT_TRACE_LIMITS.timeoutMs;
   const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(text);
-  if (!match) throw new EthRpcError(-32602, `invalid params: timeout "${text}" is not a duration such as "5s" or "500ms"`);
+  if (!match)
+    throw new EthRpcError(-32602, `invalid params: timeout "${text}" is not a duration such as "5s" or "500ms"`);
   const ms = Number(match[1]) * (match[2] === 'ms' ? 1 : match[2] === 's' ? 1_000 : 60_000);
   return Math.min(ms, MAX_TIMEOUT_MS);
 }
@@ -36,7 +37,10 @@ function tracerOf(config: TraceConfig | undefined): Tracer {
   const limits = { ...DEFAULT_TRACE_LIMITS, timeoutMs: timeoutOf(config?.timeout) };
   if (config?.tracer === undefined) return new StructLogger(config ?? {}, limits);
   if (config.tracer === 'callTracer') return new CallTracer(config.tracerConfig ?? {}, limits);
-  throw new EthRpcError(-32602, `invalid params: tracer "${config.tracer}" is not served here; use the struct logger (no tracer) or ${TRACERS.map((t) => `"${t}"`).join(', ')}`);
+  throw new EthRpcError(
+    -32602,
+    `invalid params: tracer "${config.tracer}" is not served here; use the struct logger (no tracer) or ${TRACERS.map((t) => `"${t}"`).join(', ')}`,
+  );
 }
 
 /** Runs a traced run; a trace stopped by its limits answers geth's -32000 with the reason. */
@@ -46,7 +50,8 @@ async function traced(tracer: Tracer, run: () => Promise<{ outcome: EvmOutcome; 
     return tracer.result(done.outcome, done.run);
   } catch (error) {
     // A replay of the block's earlier transactions that ran out of time is answered where it runs (transaction()).
-    if (error instanceof TraceAbortedError || error instanceof EvmDeadlineError) throw new EthRpcError(-32000, error.message);
+    if (error instanceof TraceAbortedError || error instanceof EvmDeadlineError)
+      throw new EthRpcError(-32000, error.message);
     throw error;
   }
 }
@@ -75,7 +80,11 @@ export class TraceApi {
     });
     const signed = replay.txs[stored.index]!;
     const tx = this.evm.transactionOf(signed);
-    if (!tx) throw new EthRpcError(-32000, `transaction ${hash} is a ${signed.kind} transaction, which does not run in the EVM: nothing to trace`);
+    if (!tx)
+      throw new EthRpcError(
+        -32000,
+        `transaction ${hash} is a ${signed.kind} transaction, which does not run in the EVM: nothing to trace`,
+      );
     const { env } = replay;
     return traced(tracer, async () => ({
       outcome: await this.evm.runner.runTransaction(
@@ -87,7 +96,13 @@ export class TraceApi {
         tracer,
         { runClass: 'request', budgetMs: Math.max(0, deadline - performance.now()) },
       ),
-      run: { from: tx.getSenderAddress().toString(), ...(tx.to ? { to: tx.to.toString() } : {}), value: tx.value, gasLimit: tx.gasLimit, input: tx.data },
+      run: {
+        from: tx.getSenderAddress().toString(),
+        ...(tx.to ? { to: tx.to.toString() } : {}),
+        value: tx.value,
+        gasLimit: tx.gasLimit,
+        input: tx.data,
+      },
     }));
   }
 
@@ -95,7 +110,16 @@ export class TraceApi {
     const tracer = tracerOf(config);
     return traced(tracer, async () => {
       const { outcome, request } = await this.eth.simulateTraced(call, block, tracer);
-      return { outcome, run: { from: `0x${request.from.slice(4)}`, ...(request.to ? { to: `0x${request.to.slice(4)}` } : {}), value: request.value, gasLimit: request.gasLimit, input: request.data } };
+      return {
+        outcome,
+        run: {
+          from: `0x${request.from.slice(4)}`,
+          ...(request.to ? { to: `0x${request.to.slice(4)}` } : {}),
+          value: request.value,
+          gasLimit: request.gasLimit,
+          input: request.data,
+        },
+      };
     }).catch((error: unknown) => {
       throw isRpcError(error) ? error : new EthRpcError(-32000, (error as Error).message);
     });

@@ -34,7 +34,13 @@ export interface TxLocation {
 }
 
 /** An Ethereum transaction as `eth_getTransactionByHash` and full block views show it. */
-export function transactionView(tx: TypedTransaction, from: string, hash: string, location: TxLocation | undefined, baseFee: bigint): Record<string, unknown> {
+export function transactionView(
+  tx: TypedTransaction,
+  from: string,
+  hash: string,
+  location: TxLocation | undefined,
+  baseFee: bigint,
+): Record<string, unknown> {
   const json = tx.toJSON() as Record<string, unknown>;
   const typed = tx.type !== 0;
   const view: Record<string, unknown> = {
@@ -68,7 +74,12 @@ export function transactionView(tx: TypedTransaction, from: string, hash: string
 }
 
 /** A log as `eth_getLogs`, receipts and subscriptions show it; `logIndex` counts the block's Ethereum logs. */
-export function logView(log: IndexedLog, logIndex: number, block: { hash: string; height: number }, transactionHash: string): Record<string, unknown> {
+export function logView(
+  log: IndexedLog,
+  logIndex: number,
+  block: { hash: string; height: number },
+  transactionHash: string,
+): Record<string, unknown> {
   const [txPosition, address, topics, data] = log;
   return {
     address,
@@ -87,7 +98,9 @@ export function logView(log: IndexedLog, logIndex: number, block: { hash: string
 export function receiptView(receipt: Receipt, tx: TypedTransaction, entry: EthBlockEntry): Record<string, unknown> {
   const position = entry.transactions.indexOf(receipt.transactionHash);
   const block = { hash: receipt.blockHash, height: receipt.blockNumber };
-  const logs = ethLogs(entry).flatMap((log, i) => (log[0] === position ? [logView(log, i, block, receipt.transactionHash)] : []));
+  const logs = ethLogs(entry).flatMap((log, i) =>
+    log[0] === position ? [logView(log, i, block, receipt.transactionHash)] : [],
+  );
   return {
     transactionHash: receipt.transactionHash,
     transactionIndex: qty(position),
@@ -112,7 +125,13 @@ export function receiptView(receipt: Receipt, tx: TypedTransaction, entry: EthBl
  * chain has none (no uncles, no proof of work, no withdrawals or blobs). `transactions` lists its
  * Ethereum transactions only (hashes, or the views `full` asks for).
  */
-export function blockView(block: Omit<Block, 'transactions'>, entry: EthBlockEntry, gasLimit: number, baseFee: bigint, transactions: readonly unknown[]): Record<string, unknown> {
+export function blockView(
+  block: Omit<Block, 'transactions'>,
+  entry: EthBlockEntry,
+  gasLimit: number,
+  baseFee: bigint,
+  transactions: readonly unknown[],
+): Record<string, unknown> {
   return {
     number: qty(block.height),
     hash: block.hash,

@@ -62,7 +62,8 @@ export class CallTracer implements Tracer {
       if (this.options.withLog && step.opcode.code >= LOG0 && step.opcode.code <= LOG4) this.log(step);
     };
     const before = (message: Message): void => {
-      const type = message.depth === 0 ? (message.to ? 'CALL' : 'CREATE') : (this.opAtDepth[message.depth - 1] ?? 'CALL');
+      const type =
+        message.depth === 0 ? (message.to ? 'CALL' : 'CREATE') : (this.opAtDepth[message.depth - 1] ?? 'CALL');
       // A delegate call or call-code runs the target's code in the caller's context: the EVM's message
       // is addressed to that context, geth names the contract that called and the code it called.
       const borrowed = type === 'DELEGATECALL' || type === 'CALLCODE';
@@ -115,16 +116,31 @@ export class CallTracer implements Tracer {
     const count = step.opcode.code - LOG0;
     const offset = Number(stack[stack.length - 1]!);
     const size = Number(stack[stack.length - 2]!);
-    const topics = Array.from({ length: count }, (_, i) => `0x${stack[stack.length - 3 - i]!.toString(16).padStart(64, '0')}`);
+    const topics = Array.from(
+      { length: count },
+      (_, i) => `0x${stack[stack.length - 3 - i]!.toString(16).padStart(64, '0')}`,
+    );
     // Memory past its size reads as zeros (the LOG op expands it first).
     const data = new Uint8Array(size);
     data.set(step.memory.subarray(offset, offset + size));
-    (frame.logs ??= []).push({ address: step.address.toString(), topics, data: toHex(data), position: qty(BigInt(frame.calls?.length ?? 0)) });
+    (frame.logs ??= []).push({
+      address: step.address.toString(),
+      topics,
+      data: toHex(data),
+      position: qty(BigInt(frame.calls?.length ?? 0)),
+    });
   }
 
   /** The top frame with the transaction's own gas (limit and used, intrinsic gas and refunds included). */
   result(outcome: EvmOutcome, run: TracedRun): CallFrame {
-    const top = this.top ?? { type: run.to ? 'CALL' : 'CREATE', from: run.from, gas: '0x0', gasUsed: '0x0', input: toHex(run.input), value: qty(run.value) };
+    const top = this.top ?? {
+      type: run.to ? 'CALL' : 'CREATE',
+      from: run.from,
+      gas: '0x0',
+      gasUsed: '0x0',
+      input: toHex(run.input),
+      value: qty(run.value),
+    };
     top.gas = qty(run.gasLimit);
     top.gasUsed = qty(BigInt(outcome.gasUsed));
     return top;

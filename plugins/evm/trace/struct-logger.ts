@@ -55,7 +55,10 @@ export class StructLogger implements Tracer {
     // and thrown with the result.
     const onStep = (step: InterpreterStep, resolve?: (result?: unknown) => void): void => {
       overdue();
-      if (this.logs.length >= this.limits.maxSteps) throw new TraceAbortedError(`the trace has more than ${this.limits.maxSteps} steps: trace with {"tracer":"callTracer"}, or trace a smaller call`);
+      if (this.logs.length >= this.limits.maxSteps)
+        throw new TraceAbortedError(
+          `the trace has more than ${this.limits.maxSteps} steps: trace with {"tracer":"callTracer"}, or trace a smaller call`,
+        );
       this.record(step).then(
         () => resolve?.(),
         (error: unknown) => {
@@ -76,7 +79,13 @@ export class StructLogger implements Tracer {
   }
 
   private async record(step: InterpreterStep): Promise<void> {
-    const log: StructLog = { pc: step.pc, op: step.opcode.name, gas: Number(step.gasLeft), gasCost: Number(step.opcode.dynamicFee ?? BigInt(step.opcode.fee)), depth: step.depth + 1 };
+    const log: StructLog = {
+      pc: step.pc,
+      op: step.opcode.name,
+      gas: Number(step.gasLeft),
+      gasCost: Number(step.opcode.dynamicFee ?? BigInt(step.opcode.fee)),
+      depth: step.depth + 1,
+    };
     this.logs.push(log);
     if (!this.options.disableStack) log.stack = step.stack.map((item) => `0x${item.toString(16)}`);
     if (this.options.enableMemory) {
@@ -87,19 +96,31 @@ export class StructLogger implements Tracer {
     if (this.options.enableReturnData && this.returnData.length > 0) log.returnData = toHex(this.returnData);
     if (step.gasRefund > 0n) log.refund = Number(step.gasRefund);
     const code = step.opcode.code;
-    if (!this.options.disableStorage && (code === SLOAD || code === SSTORE) && step.stack.length >= (code === SLOAD ? 1 : 2)) {
+    if (
+      !this.options.disableStorage &&
+      (code === SLOAD || code === SSTORE) &&
+      step.stack.length >= (code === SLOAD ? 1 : 2)
+    ) {
       const address = step.address.toString();
       const seen = this.storage.get(address) ?? {};
       this.storage.set(address, seen);
       const slot = step.stack[step.stack.length - 1]!;
       if (code === SSTORE) seen[word(slot)] = word(step.stack[step.stack.length - 2]!);
-      else seen[word(slot)] = bare(setLengthLeft(await step.stateManager.getStorage(step.address, setLengthLeft(bigIntToBytes(slot), 32)), 32));
+      else
+        seen[word(slot)] = bare(
+          setLengthLeft(await step.stateManager.getStorage(step.address, setLengthLeft(bigIntToBytes(slot), 32)), 32),
+        );
       log.storage = { ...seen };
     }
   }
 
   result(outcome: EvmOutcome): { gas: number; failed: boolean; returnValue: string; structLogs: StructLog[] } {
     if (this.failure !== undefined) throw this.failure;
-    return { gas: outcome.gasUsed, failed: outcome.failure !== undefined, returnValue: toHex(outcome.result.execResult.returnValue), structLogs: this.logs };
+    return {
+      gas: outcome.gasUsed,
+      failed: outcome.failure !== undefined,
+      returnValue: toHex(outcome.result.execResult.returnValue),
+      structLogs: this.logs,
+    };
   }
 }

@@ -39,6 +39,7 @@ export interface TracedRun {
 export function deadline(limits: TraceLimits): () => void {
   const until = Date.now() + limits.timeoutMs;
   return () => {
-    if (Date.now() > until) throw new TraceAbortedError(`execution timeout: the trace took longer than ${limits.timeoutMs} ms`);
+    if (Date.now() > until)
+      throw new TraceAbortedError(`execution timeout: the trace took longer than ${limits.timeoutMs} ms`);
   };
 }

@@ -7,7 +7,18 @@ import { segmentCount } from '../../../objects/commitment.js';
 import { slashBond, type ProviderKind } from '../../providers/registry.js';
 import { DEAL_PARAMS } from './params.js';
 import { encode } from '../../../sdk/encoding.js';
-import { addCommitted, boundaryIndex, dealRetention, dealSchedule, objectDeals, objectDealsKey, readDeal, writeDeal, type DealRecord, type DealReplica } from './state.js';
+import {
+  addCommitted,
+  boundaryIndex,
+  dealRetention,
+  dealSchedule,
+  objectDeals,
+  objectDealsKey,
+  readDeal,
+  writeDeal,
+  type DealRecord,
+  type DealReplica,
+} from './state.js';
 
 /**
  * The deals' end of block, on every node:
@@ -53,16 +64,32 @@ export function dealsEndBlock(ctx: BlockContext, kind: ProviderKind): void {
       release(ctx, deal, 'closed', undefined, read, write);
     } else {
       const period = deal.periods ?? 0;
-      for (const replica of deal.providers) if (!replica.faulty) replica.challenge = { period, issuedAt: ctx.height, indexes: challengeIndexes(ctx.parentHash, deal, replica.provider, period) };
+      for (const replica of deal.providers)
+        if (!replica.faulty)
+          replica.challenge = {
+            period,
+            issuedAt: ctx.height,
+            indexes: challengeIndexes(ctx.parentHash, deal, replica.provider, period),
+          };
       deal.periods = period + 1;
-      appendIndexed(read, write, boundaryIndex(Math.min(ctx.height + DEAL_PARAMS.proofPeriodBlocks, deal.endBlock!)), deal.dealId);
+      appendIndexed(
+        read,
+        write,
+        boundaryIndex(Math.min(ctx.height + DEAL_PARAMS.proofPeriodBlocks, deal.endBlock!)),
+        deal.dealId,
+      );
     }
     writeDeal(write, deal);
   }
 }
 
 /** The segments a challenge asks for: drawn from a hash every node computes alike, none twice. */
-export function challengeIndexes(parentHash: string, deal: Pick<DealRecord, 'dealId' | 'size'>, provider: string, period: number): number[] {
+export function challengeIndexes(
+  parentHash: string,
+  deal: Pick<DealRecord, 'dealId' | 'size'>,
+  provider: string,
+  period: number,
+): number[] {
   const segments = segmentCount(deal.size);
   const indexes: number[] = [];
   for (let i = 0; indexes.length < Math.min(DEAL_PARAMS.segmentsPerChallenge, segments); i++) {
@@ -80,7 +107,14 @@ function fault(ctx: BlockContext, kind: ProviderKind, deal: DealRecord, replica:
   slashBond(ctx, kind, replica.provider, DEAL_PARAMS.faultSlashPerMille, deal.client);
 }
 
-function release(ctx: BlockContext, deal: DealRecord, status: 'failed' | 'closed', reason: string | undefined, read: ReadState, write: WriteState): void {
+function release(
+  ctx: BlockContext,
+  deal: DealRecord,
+  status: 'failed' | 'closed',
+  reason: string | undefined,
+  read: ReadState,
+  write: WriteState,
+): void {
   for (const replica of deal.providers) addCommitted(read, write, replica.provider, -deal.size);
   deal.status = status;
   deal.reason = reason;

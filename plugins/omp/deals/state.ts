@@ -1,6 +1,13 @@
 import { decode, encode } from '../../../sdk/encoding.js';
 import type { Deadline } from '../../../chain/deadline.js';
-import { addToNumber, readNumber, secondSchedule, withoutUndefined, type ReadState, type WriteState } from '../../../chain/state/indexed.js';
+import {
+  addToNumber,
+  readNumber,
+  secondSchedule,
+  withoutUndefined,
+  type ReadState,
+  type WriteState,
+} from '../../../chain/state/indexed.js';
 import { RecordRetention } from '../../../chain/state/record-retention.js';
 import { DEFAULT_DEAL_RECORD_BLOCKS } from './params.js';
 
@@ -75,7 +82,12 @@ export const boundaryIndex = (height: number): string => `omp/boundaries/${heigh
 export const dealSchedule = secondSchedule('omp/due');
 
 /** Closed and failed deals' records leave the state `dealRecordBlocks` (a genesis parameter) after they end. */
-export const dealRetention = new RecordRetention('dealRecordBlocks', 'omp', (dealId) => dealKey(dealId), DEFAULT_DEAL_RECORD_BLOCKS);
+export const dealRetention = new RecordRetention(
+  'dealRecordBlocks',
+  'omp',
+  (dealId) => dealKey(dealId),
+  DEFAULT_DEAL_RECORD_BLOCKS,
+);
 
 export function readDeal(read: ReadState, dealId: string): DealRecord | undefined {
   const raw = read(dealKey(dealId));
@@ -86,10 +98,10 @@ export function writeDeal(write: WriteState, deal: DealRecord): void {
   write(dealKey(deal.dealId), encode({ ...withoutUndefined(deal), providers: deal.providers.map(withoutUndefined) }));
 }
 
-
 export const readCommitted = (read: ReadState, provider: string): number => readNumber(read, committedKey(provider));
 
-export const addCommitted = (read: ReadState, write: WriteState, provider: string, bytes: number): void => addToNumber(read, write, committedKey(provider), bytes);
+export const addCommitted = (read: ReadState, write: WriteState, provider: string, bytes: number): void =>
+  addToNumber(read, write, committedKey(provider), bytes);
 
 export function objectDeals(read: ReadState, cid: string): string[] {
   const raw = read(objectDealsKey(cid));

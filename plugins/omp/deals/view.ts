@@ -6,7 +6,12 @@ const Nullable = <T extends ReturnType<typeof Type.Integer>>(schema: T) => Type.
 export const DealViewSchema = Type.Object(
   {
     dealId: Type.String(),
-    status: Type.Union([Type.Literal('pending'), Type.Literal('active'), Type.Literal('closed'), Type.Literal('failed')]),
+    status: Type.Union([
+      Type.Literal('pending'),
+      Type.Literal('active'),
+      Type.Literal('closed'),
+      Type.Literal('failed'),
+    ]),
     reason: Type.Union([Type.String(), Type.Null()], { description: 'why it waits or failed' }),
     cid: Type.String(),
     size: Type.Integer(),
@@ -23,14 +28,29 @@ export const DealViewSchema = Type.Object(
           faults: Type.Integer({ description: 'challenges it missed or failed' }),
           faulty: Type.Boolean({ description: 'too many faults: no longer challenged, paid or read from' }),
           paid: Type.String({ description: 'OMC base units paid to it' }),
-          challenge: Type.Union([Type.Object({ period: Type.Integer(), issuedAt: Type.Integer(), indexes: Type.Array(Type.Integer()) }, { additionalProperties: false }), Type.Null()], { description: 'its open challenge' }),
+          challenge: Type.Union(
+            [
+              Type.Object(
+                { period: Type.Integer(), issuedAt: Type.Integer(), indexes: Type.Array(Type.Integer()) },
+                { additionalProperties: false },
+              ),
+              Type.Null(),
+            ],
+            { description: 'its open challenge' },
+          ),
         },
         { additionalProperties: false },
       ),
     ),
     durationBlocks: Type.Integer(),
     createdAt: Type.Integer(),
-    acceptBy: Type.Object({ height: Type.Integer(), time: Type.Integer() }, { additionalProperties: false, description: 'the providers accept by then (block and time), or the deal is refunded' }),
+    acceptBy: Type.Object(
+      { height: Type.Integer(), time: Type.Integer() },
+      {
+        additionalProperties: false,
+        description: 'the providers accept by then (block and time), or the deal is refunded',
+      },
+    ),
     startBlock: Nullable(Type.Integer()),
     endBlock: Nullable(Type.Integer()),
     price: Type.String({ description: 'OMC base units per replica for the term' }),
@@ -71,7 +91,10 @@ export function dealView(deal: DealRecord): DealView {
     price: deal.price,
     escrow: deal.escrow,
     paid: deal.paid,
-    lastProof: deal.providers.reduce<number | null>((last, r) => (r.lastProof !== undefined && (last === null || r.lastProof > last) ? r.lastProof : last), null),
+    lastProof: deal.providers.reduce<number | null>(
+      (last, r) => (r.lastProof !== undefined && (last === null || r.lastProof > last) ? r.lastProof : last),
+      null,
+    ),
     faults: deal.providers.reduce((sum, r) => sum + (r.faults ?? 0), 0),
   };
 }
@@ -83,7 +106,9 @@ export const ObjectViewSchema = Type.Object(
     mediaType: Type.String(),
     format: Type.String(),
     deals: Type.Array(Type.String(), { description: 'ids of the deals that stored it, oldest first' }),
-    providers: Type.Array(Type.String(), { description: 'providers of its active deals that accepted it and are not faulty: where to read it' }),
+    providers: Type.Array(Type.String(), {
+      description: 'providers of its active deals that accepted it and are not faulty: where to read it',
+    }),
   },
   { additionalProperties: false },
 );
@@ -94,6 +119,15 @@ export function objectView(cid: string, deals: readonly DealRecord[]): ObjectVie
   const latest = deals.at(-1);
   if (!latest) return undefined;
   const providers = new Set<string>();
-  for (const deal of deals) if (deal.status === 'active') for (const r of deal.providers) if (r.acceptedAt !== undefined && !r.faulty) providers.add(r.provider);
-  return { cid, size: latest.size, mediaType: latest.mediaType, format: latest.format, deals: deals.map((d) => d.dealId), providers: [...providers] };
+  for (const deal of deals)
+    if (deal.status === 'active')
+      for (const r of deal.providers) if (r.acceptedAt !== undefined && !r.faulty) providers.add(r.provider);
+  return {
+    cid,
+    size: latest.size,
+    mediaType: latest.mediaType,
+    format: latest.format,
+    deals: deals.map((d) => d.dealId),
+    providers: [...providers],
+  };
 }

@@ -42,8 +42,16 @@ export function canonicalCid(text: string): string {
 export function codeDeal(read: ReadState, cid: string): DealRecord {
   const deals = objectDeals(read, cid).map((id) => readDeal(read, id)!);
   const active = deals.find((deal) => deal.status === 'active');
-  if (!active) throw new TxFailure('job_rejected', `no active storage deal keeps ${cid}: store the code with a deal first (svc omp put --replicas N --duration BLOCKS --price OMC)`);
-  if (active.size > JOB_PARAMS.maxCodeBytesByCid) throw new TxFailure('job_rejected', `the object ${cid} is ${active.size} bytes: code by CID may be at most ${JOB_PARAMS.maxCodeBytesByCid} bytes`);
+  if (!active)
+    throw new TxFailure(
+      'job_rejected',
+      `no active storage deal keeps ${cid}: store the code with a deal first (svc omp put --replicas N --duration BLOCKS --price OMC)`,
+    );
+  if (active.size > JOB_PARAMS.maxCodeBytesByCid)
+    throw new TxFailure(
+      'job_rejected',
+      `the object ${cid} is ${active.size} bytes: code by CID may be at most ${JOB_PARAMS.maxCodeBytesByCid} bytes`,
+    );
   return active;
 }
 
@@ -53,7 +61,11 @@ export function codeDeal(read: ReadState, cid: string): DealRecord {
  * runtime would refuse at submission is `refused`, with the reason: a run of it is a `trap:code
  * refused` result, the same on every node.
  */
-export function codeFromObject(runtime: Runtime, object: Uint8Array, gasLimit: bigint): { readonly code: Uint8Array } | { readonly refused: string } {
+export function codeFromObject(
+  runtime: Runtime,
+  object: Uint8Array,
+  gasLimit: bigint,
+): { readonly code: Uint8Array } | { readonly refused: string } {
   let code = object;
   if (runtime === 'evm') {
     const hex = /^\s*(?:0x)?((?:[0-9a-fA-F]{2})+)\s*$/.exec(Buffer.from(object).toString('latin1'));
@@ -75,7 +87,12 @@ export function refusedOutcome(reason: string): JobOutcome {
 }
 
 /** Runs a job's code from its object: refused code gives `refusedOutcome` without running. */
-export async function runFromObject(runtime: Runtime, object: Uint8Array, gasLimit: bigint, run: (code: Uint8Array) => Promise<JobOutcome>): Promise<JobOutcome> {
+export async function runFromObject(
+  runtime: Runtime,
+  object: Uint8Array,
+  gasLimit: bigint,
+  run: (code: Uint8Array) => Promise<JobOutcome>,
+): Promise<JobOutcome> {
   const checked = codeFromObject(runtime, object, gasLimit);
   return 'refused' in checked ? refusedOutcome(checked.refused) : run(checked.code);
 }

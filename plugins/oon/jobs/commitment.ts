@@ -20,7 +20,20 @@ export interface ReportedResult {
  * has committed to one.
  */
 export function resultCommitment(jobId: string, provider: string, result: ReportedResult, salt: string): string {
-  return toHex(sha256(encode(['svc-oon-commit', jobId, provider.toLowerCase(), result.outputHash, result.exit, result.gasUsed, result.outputSize, salt])));
+  return toHex(
+    sha256(
+      encode([
+        'svc-oon-commit',
+        jobId,
+        provider.toLowerCase(),
+        result.outputHash,
+        result.exit,
+        result.gasUsed,
+        result.outputSize,
+        salt,
+      ]),
+    ),
+  );
 }
 
 export function sameResult(a: ReportedResult, b: ReportedResult): boolean {

@@ -6,7 +6,16 @@ import type { JobOutcome } from '../../../jobs/outcome.js';
 import type { JobSpec } from '../../../jobs/spec.js';
 import { readProviders, slashBond, type ProviderKind } from '../../providers/registry.js';
 import { sameResult, type ReportedResult } from './commitment.js';
-import { challengeWindowOf, commitWindowFor, deadlineAfter, describeDeadline, isPast, isReached, JOB_PARAMS, type Deadline } from './params.js';
+import {
+  challengeWindowOf,
+  commitWindowFor,
+  deadlineAfter,
+  describeDeadline,
+  isPast,
+  isReached,
+  JOB_PARAMS,
+  type Deadline,
+} from './params.js';
 import { codeCidKey, runFromObject } from './code.js';
 import {
   addLoad,
@@ -45,8 +54,18 @@ interface ComputeDetails {
 
 /** A run's outcome as providers report it. */
 export function reportOf(outcome: JobOutcome): ReportedResult {
-  const exit = outcome.exit.kind === 'exit' ? `exit:${outcome.exit.code}` : outcome.exit.kind === 'out_of_gas' ? 'out_of_gas' : `trap:${outcome.exit.reason}`;
-  return { outputHash: toHex(sha256(outcome.output)), exit, gasUsed: outcome.gasUsed.toString(), outputSize: outcome.output.length };
+  const exit =
+    outcome.exit.kind === 'exit'
+      ? `exit:${outcome.exit.code}`
+      : outcome.exit.kind === 'out_of_gas'
+        ? 'out_of_gas'
+        : `trap:${outcome.exit.reason}`;
+  return {
+    outputHash: toHex(sha256(outcome.output)),
+    exit,
+    gasUsed: outcome.gasUsed.toString(),
+    outputSize: outcome.output.length,
+  };
 }
 
 /** What a run of the job needs; the same on every node and for every replica. */
@@ -89,7 +108,8 @@ export async function jobsEndBlock(ctx: BlockContext, kind: ProviderKind, reexec
     else if (job.status === 'committed') await settleResults(ctx, kind, job, reexecute, read, write);
     else if (job.status === 'queued') expireIfWaitedOut(ctx, job, read, write);
     // Short of replicas before every commitment is in: find the missing ones. After that the job goes on with the results it has.
-    if ((job.status === 'queued' || job.status === 'assigned') && job.assignments.length < job.replicas) wait(ctx, job, read, write);
+    if ((job.status === 'queued' || job.status === 'assigned') && job.assignments.length < job.replicas)
+      wait(ctx, job, read, write);
     else dequeue(read, write, job);
     writeJob(write, job);
     if (job.status !== before) changed.add(jobId);
@@ -100,7 +120,8 @@ export async function jobsEndBlock(ctx: BlockContext, kind: ProviderKind, reexec
   else if (read(CHANGED_KEY)) write(CHANGED_KEY, undefined);
 }
 
-const isOver = (job: JobRecord): boolean => job.status === 'finalized' || job.status === 'failed' || job.status === 'expired';
+const isOver = (job: JobRecord): boolean =>
+  job.status === 'finalized' || job.status === 'failed' || job.status === 'expired';
 
 /** A job settled in this block: its record goes `jobRecordBlocks` later; a contract's job is called back at this block's end. */
 function settledNow(ctx: BlockContext, job: JobRecord): void {
@@ -112,16 +133,19 @@ function settledNow(ctx: BlockContext, job: JobRecord): void {
 }
 
 /** OMC of a job's escrow held for its callback until the call is made (the rest is settled with the job). */
-const heldForCallback = (job: JobRecord): bigint => (job.callback && job.callback.status === undefined ? BigInt(job.callback.reserve) : 0n);
+const heldForCallback = (job: JobRecord): bigint =>
+  job.callback && job.callback.status === undefined ? BigInt(job.callback.reserve) : 0n;
 
 /** When a job that waits for providers gives up: `queueWindow` after its submission. */
-const queueDeadline = (job: JobRecord): Deadline => deadlineAfter({ height: job.submittedAt, timestamp: job.submittedTime }, JOB_PARAMS.queueWindow);
+const queueDeadline = (job: JobRecord): Deadline =>
+  deadlineAfter({ height: job.submittedAt, timestamp: job.submittedTime }, JOB_PARAMS.queueWindow);
 
 /** Into the queue (once), with a visit scheduled for when it would expire there. */
 function wait(ctx: BlockContext, job: JobRecord, read: ReadState, write: WriteState): void {
   if (job.queuedAt !== undefined) return;
   enqueue(read, write, job);
-  if (job.assignments.length === 0) scheduleAt(read, write, Math.max(ctx.timestamp + 1000, queueDeadline(job).time), job.jobId);
+  if (job.assignments.length === 0)
+    scheduleAt(read, write, Math.max(ctx.timestamp + 1000, queueDeadline(job).time), job.jobId);
 }
 
 /** A job that waited out its queue window with no provider is refunded; one whose time came but not its height is looked at again a second later. */
@@ -130,7 +154,14 @@ function expireIfWaitedOut(ctx: BlockContext, job: JobRecord, read: ReadState, w
   const deadline = queueDeadline(job);
   if (isPast(ctx, deadline)) {
     dequeue(read, write, job);
-    return refund(ctx, job, 'expired', `no provider took it within ${JOB_PARAMS.queueWindow.blocks} blocks and ${JOB_PARAMS.queueWindow.ms / 1000} s`, read, write);
+    return refund(
+      ctx,
+      job,
+      'expired',
+      `no provider took it within ${JOB_PARAMS.queueWindow.blocks} blocks and ${JOB_PARAMS.queueWindow.ms / 1000} s`,
+      read,
+      write,
+    );
   }
   if (ctx.timestamp >= deadline.time) scheduleAt(read, write, ctx.timestamp + 1000, job.jobId);
 }
@@ -141,7 +172,14 @@ function releaseSlots(read: ReadState, write: WriteState, assignments: readonly 
 }
 
 /** Ends a job without a result: what is left in escrow goes back to the requester. */
-function refund(ctx: BlockContext, job: JobRecord, status: 'failed' | 'expired', reason: string, read: ReadState, write: WriteState): void {
+function refund(
+  ctx: BlockContext,
+  job: JobRecord,
+  status: 'failed' | 'expired',
+  reason: string,
+  read: ReadState,
+  write: WriteState,
+): void {
   releaseSlots(read, write, job.assignments);
   const held = heldForCallback(job);
   ctx.credit(job.requester as never, 'OMC', BigInt(job.escrow) - held);
@@ -153,7 +191,15 @@ function refund(ctx: BlockContext, job: JobRecord, status: 'failed' | 'expired',
 }
 
 /** A missed deadline: the provider is slashed a little (to the requester) and not assigned the job again. */
-function dropMissed(ctx: BlockContext, kind: ProviderKind, job: JobRecord, missed: readonly Assignment[], what: string, read: ReadState, write: WriteState): void {
+function dropMissed(
+  ctx: BlockContext,
+  kind: ProviderKind,
+  job: JobRecord,
+  missed: readonly Assignment[],
+  what: string,
+  read: ReadState,
+  write: WriteState,
+): void {
   for (const assignment of missed) {
     slashBond(ctx, kind, assignment.provider, JOB_PARAMS.missSlashPerMille, job.requester);
     job.excluded.push(assignment.provider);
@@ -161,24 +207,40 @@ function dropMissed(ctx: BlockContext, kind: ProviderKind, job: JobRecord, misse
   releaseSlots(read, write, missed);
   job.assignments = job.assignments.filter((a) => !missed.includes(a));
   job.attempts += 1;
-  if (job.attempts >= JOB_PARAMS.maxAttempts) return refund(ctx, job, 'failed', `${what} in ${job.attempts} attempts`, read, write);
+  if (job.attempts >= JOB_PARAMS.maxAttempts)
+    return refund(ctx, job, 'failed', `${what} in ${job.attempts} attempts`, read, write);
   job.status = job.assignments.length === 0 ? 'queued' : 'assigned';
   job.reason = `reassigning: ${missed.map((a) => a.provider).join(', ')} ${what}`;
 }
 
-function checkCommitDeadlines(ctx: BlockContext, kind: ProviderKind, job: JobRecord, read: ReadState, write: WriteState): void {
+function checkCommitDeadlines(
+  ctx: BlockContext,
+  kind: ProviderKind,
+  job: JobRecord,
+  read: ReadState,
+  write: WriteState,
+): void {
   const missed = job.assignments.filter((a) => !a.commitment && isPast(ctx, a.commitBy));
   if (missed.length > 0) dropMissed(ctx, kind, job, missed, 'did not commit a result by its deadline', read, write);
   // A deadline whose time came but not yet its height: look again a second later.
   const open = job.assignments.filter((a) => !a.commitment);
-  if (job.status === 'assigned' && open.length > 0) scheduleAt(read, write, Math.max(ctx.timestamp + 1000, Math.min(...open.map((a) => a.commitBy.time))), job.jobId);
+  if (job.status === 'assigned' && open.length > 0)
+    scheduleAt(read, write, Math.max(ctx.timestamp + 1000, Math.min(...open.map((a) => a.commitBy.time))), job.jobId);
 }
 
-async function settleResults(ctx: BlockContext, kind: ProviderKind, job: JobRecord, reexecute: Reexecute, read: ReadState, write: WriteState): Promise<void> {
+async function settleResults(
+  ctx: BlockContext,
+  kind: ProviderKind,
+  job: JobRecord,
+  reexecute: Reexecute,
+  read: ReadState,
+  write: WriteState,
+): Promise<void> {
   const revealed = job.assignments.filter((a) => a.reveal);
   if (job.challengeBy === undefined) {
     if (revealed.length < job.replicas) {
-      if (!isPast(ctx, job.revealBy!)) return scheduleAt(read, write, Math.max(ctx.timestamp + 1000, job.revealBy!.time), job.jobId);
+      if (!isPast(ctx, job.revealBy!))
+        return scheduleAt(read, write, Math.max(ctx.timestamp + 1000, job.revealBy!.time), job.jobId);
       // The reveal window closed: those that did not open their commitment are slashed.
       const missed = job.assignments.filter((a) => !a.reveal);
       if (revealed.length === 0) {
@@ -189,11 +251,13 @@ async function settleResults(ctx: BlockContext, kind: ProviderKind, job: JobReco
         if (job.status !== 'failed') job.status = 'queued';
         return;
       }
-      for (const assignment of missed) slashBond(ctx, kind, assignment.provider, JOB_PARAMS.missSlashPerMille, job.requester);
+      for (const assignment of missed)
+        slashBond(ctx, kind, assignment.provider, JOB_PARAMS.missSlashPerMille, job.requester);
       job.assignments = revealed;
     }
     const [first, ...rest] = revealed;
-    if (revealed.length > 1 && rest.every((a) => sameResult(a.reveal!, first!.reveal!))) return finalize(ctx, job, revealed, first!.reveal!, 'agreement');
+    if (revealed.length > 1 && rest.every((a) => sameResult(a.reveal!, first!.reveal!)))
+      return finalize(ctx, job, revealed, first!.reveal!, 'agreement');
     if (revealed.length > 1) return settleByReexecution(ctx, kind, job, reexecute, read, write);
     // One result: open for challenge before it is paid.
     job.challengeBy = deadlineAfter(ctx, challengeWindowOf(read));
@@ -202,12 +266,20 @@ async function settleResults(ctx: BlockContext, kind: ProviderKind, job: JobReco
   if (job.challenge) return settleByReexecution(ctx, kind, job, reexecute, read, write);
   // The window's last block may still carry a challenge (applied above, before this step): the result
   // is unchallenged once that block is reached, not a block later.
-  if (!isReached(ctx, job.challengeBy)) return scheduleAt(read, write, Math.max(ctx.timestamp + 1000, job.challengeBy.time), job.jobId);
+  if (!isReached(ctx, job.challengeBy))
+    return scheduleAt(read, write, Math.max(ctx.timestamp + 1000, job.challengeBy.time), job.jobId);
   finalize(ctx, job, revealed, revealed[0]!.reveal!, 'unchallenged');
 }
 
 /** Every node runs the job itself; providers whose result differs lose part of their bond. */
-async function settleByReexecution(ctx: BlockContext, kind: ProviderKind, job: JobRecord, reexecute: Reexecute, read: ReadState, write: WriteState): Promise<void> {
+async function settleByReexecution(
+  ctx: BlockContext,
+  kind: ProviderKind,
+  job: JobRecord,
+  reexecute: Reexecute,
+  read: ReadState,
+  write: WriteState,
+): Promise<void> {
   let outcome: JobOutcome;
   if (job.codeHash !== undefined) outcome = await reexecute(jobSpec(job, ctx.readState(codeKey(job.codeHash))!));
   else {
@@ -220,7 +292,8 @@ async function settleByReexecution(ctx: BlockContext, kind: ProviderKind, job: J
   const revealed = job.assignments.filter((a) => a.reveal);
   const honest = revealed.filter((a) => sameResult(a.reveal!, truth));
   const beneficiary = job.challenge?.challenger ?? job.requester;
-  for (const wrong of revealed.filter((a) => !honest.includes(a))) slashBond(ctx, kind, wrong.provider, JOB_PARAMS.wrongSlashPerMille, beneficiary);
+  for (const wrong of revealed.filter((a) => !honest.includes(a)))
+    slashBond(ctx, kind, wrong.provider, JOB_PARAMS.wrongSlashPerMille, beneficiary);
   if (job.challenge) {
     // A challenge of an honest result forfeits the deposit to the provider; of a wrong one, it comes back.
     ctx.credit((honest[0]?.provider ?? job.challenge.challenger) as never, 'OMC', BigInt(job.challenge.deposit));
@@ -241,11 +314,24 @@ function awaitCode(ctx: BlockContext, job: JobRecord, read: ReadState, write: Wr
     return scheduleAt(read, write, Math.max(ctx.timestamp + 1000, job.codeBy.time), job.jobId);
   }
   if (job.challenge) ctx.credit(job.challenge.challenger as never, 'OMC', BigInt(job.challenge.deposit));
-  refund(ctx, job, 'failed', `the code ${job.codeCid} was not supplied for the re-execution that settles this job's dispute by ${describeDeadline(job.codeBy)}: refunded, no one paid or slashed`, read, write);
+  refund(
+    ctx,
+    job,
+    'failed',
+    `the code ${job.codeCid} was not supplied for the re-execution that settles this job's dispute by ${describeDeadline(job.codeBy)}: refunded, no one paid or slashed`,
+    read,
+    write,
+  );
 }
 
 /** Pays each provider of the right result gasUsed × gasPrice, refunds the rest of the escrow. */
-function finalize(ctx: BlockContext, job: JobRecord, payees: readonly Assignment[], result: ReportedResult & { output?: Uint8Array }, settledBy: 'agreement' | 'unchallenged' | 're-execution'): void {
+function finalize(
+  ctx: BlockContext,
+  job: JobRecord,
+  payees: readonly Assignment[],
+  result: ReportedResult & { output?: Uint8Array },
+  settledBy: 'agreement' | 'unchallenged' | 're-execution',
+): void {
   const fee = BigInt(result.gasUsed) * BigInt(job.gasPrice);
   let escrow = BigInt(job.escrow);
   for (const payee of payees) {
@@ -255,7 +341,14 @@ function finalize(ctx: BlockContext, job: JobRecord, payees: readonly Assignment
   const held = heldForCallback(job);
   ctx.credit(job.requester as never, 'OMC', escrow - held);
   const output = result.output ?? payees.find((p) => p.reveal?.output)?.reveal?.output;
-  job.result = { outputHash: result.outputHash, exit: result.exit, gasUsed: result.gasUsed, outputSize: result.outputSize, ...(output ? { output } : {}), settledBy };
+  job.result = {
+    outputHash: result.outputHash,
+    exit: result.exit,
+    gasUsed: result.gasUsed,
+    outputSize: result.outputSize,
+    ...(output ? { output } : {}),
+    settledBy,
+  };
   job.fee = (fee * BigInt(payees.length)).toString();
   job.escrow = held.toString();
   job.status = 'finalized';
@@ -281,11 +374,20 @@ function assignQueued(ctx: BlockContext, kind: ProviderKind, incoming: readonly 
     const before = job.status;
     if (job.assignments.length === 0 && isPast(ctx, queueDeadline(job))) {
       dequeue(read, write, job);
-      refund(ctx, job, 'expired', `no provider took it within ${JOB_PARAMS.queueWindow.blocks} blocks and ${JOB_PARAMS.queueWindow.ms / 1000} s`, read, write);
+      refund(
+        ctx,
+        job,
+        'expired',
+        `no provider took it within ${JOB_PARAMS.queueWindow.blocks} blocks and ${JOB_PARAMS.queueWindow.ms / 1000} s`,
+        read,
+        write,
+      );
     } else {
       const need = job.replicas - job.assignments.length;
       const offering = providers.filter((p) => details(p).capabilities.includes(job.runtime));
-      const eligible = offering.filter((p) => !job.excluded.includes(p.operator) && !job.assignments.some((a) => a.provider === p.operator));
+      const eligible = offering.filter(
+        (p) => !job.excluded.includes(p.operator) && !job.assignments.some((a) => a.provider === p.operator),
+      );
       const open = eligible.filter((p) => load.get(p.operator)! < details(p).maxConcurrentJobs);
       if (open.length < need) {
         job.reason =
@@ -305,7 +407,9 @@ function assignQueued(ctx: BlockContext, kind: ProviderKind, incoming: readonly 
   };
 
   const assign = (job: JobRecord, open: (typeof providers)[number][], need: number): void => {
-    const rank = new Map(open.map((p) => [p.operator, toHex(sha256(utf8(`${ctx.parentHash}|${job.jobId}|${p.operator}`)))]));
+    const rank = new Map(
+      open.map((p) => [p.operator, toHex(sha256(utf8(`${ctx.parentHash}|${job.jobId}|${p.operator}`)))]),
+    );
     open.sort((a, b) => {
       const dedicated = Number(details(b).dedicated === true) - Number(details(a).dedicated === true);
       return dedicated !== 0 ? dedicated : rank.get(a.operator)! < rank.get(b.operator)! ? -1 : 1;

@@ -15,7 +15,10 @@ export const jobsGenesis = (parameters: GenesisParameters): [string, Uint8Array]
   const entries = jobRetention.genesis(parameters);
   const window = parameters.params.jobChallengeWindowMs;
   if (window !== undefined) {
-    if (!Number.isSafeInteger(window) || (window as number) < 0 || (window as number) > MAX_CHALLENGE_WINDOW_MS) throw new GenesisError(`genesis "jobChallengeWindowMs" must be a whole number of ms from 0 to ${MAX_CHALLENGE_WINDOW_MS}`);
+    if (!Number.isSafeInteger(window) || (window as number) < 0 || (window as number) > MAX_CHALLENGE_WINDOW_MS)
+      throw new GenesisError(
+        `genesis "jobChallengeWindowMs" must be a whole number of ms from 0 to ${MAX_CHALLENGE_WINDOW_MS}`,
+      );
     entries.push([CHALLENGE_WINDOW_KEY, encode(window)]);
   }
   return entries;

@@ -21,7 +21,16 @@ const ListFilter = Type.Object(
   {
     requester: Type.Optional(AddressSchema),
     provider: Type.Optional(AddressSchema),
-    status: Type.Optional(Type.Union([Type.Literal('queued'), Type.Literal('assigned'), Type.Literal('committed'), Type.Literal('finalized'), Type.Literal('failed'), Type.Literal('expired')])),
+    status: Type.Optional(
+      Type.Union([
+        Type.Literal('queued'),
+        Type.Literal('assigned'),
+        Type.Literal('committed'),
+        Type.Literal('finalized'),
+        Type.Literal('failed'),
+        Type.Literal('expired'),
+      ]),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
     cursor: Type.Optional(Type.Integer({ minimum: 0, description: 'from a previous page\'s "cursor"' })),
   },
@@ -44,7 +53,8 @@ const EstimateSchema = Type.Object(
 /** A job_rejected domain error from a runtime refusal, naming the feature. */
 function rejected(error: unknown): never {
   if (isTxFailure(error)) throw domainError(error.error, error.message, error.data);
-  if (error instanceof ModuleRejectedError) throw domainError('job_rejected', error.message, { feature: error.feature });
+  if (error instanceof ModuleRejectedError)
+    throw domainError('job_rejected', error.message, { feature: error.feature });
   throw error;
 }
 
@@ -53,50 +63,89 @@ export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
   return [
     method({
       name: 'svc_oonSubmitJob',
-      summary: 'Submits a signed oon.submitJob transaction (the same as svc_sendRawTransaction, with the job checked first); returns the job id, which is the transaction hash.',
+      summary:
+        'Submits a signed oon.submitJob transaction (the same as svc_sendRawTransaction, with the job checked first); returns the job id, which is the transaction hash.',
       params: [param('rawTransaction', RawTransactionSchema)],
       result: Type.Object({ jobId: HashSchema, txHash: HashSchema }, { additionalProperties: false }),
-      errors: ['invalid_params', 'invalid_transaction', 'invalid_signature', 'job_rejected', 'insufficient_funds', 'nonce_too_low', 'nonce_gap', 'nonce_conflict', 'already_known', 'mempool_full'],
+      errors: [
+        'invalid_params',
+        'invalid_transaction',
+        'invalid_signature',
+        'job_rejected',
+        'insufficient_funds',
+        'nonce_too_low',
+        'nonce_gap',
+        'nonce_conflict',
+        'already_known',
+        'mempool_full',
+      ],
       handler: async ([raw], { service }) => {
         // The kind is checked on the transaction the node decodes and verifies anyway (once, off the main thread).
         const tx = await submitFromClient(service.chain, service.submitter, fromHex(raw), ({ kind }) => {
-          if (kind !== 'oon.submitJob') throw domainError('invalid_params', `this method takes an oon.submitJob transaction, not ${kind}`, { field: 'rawTransaction' });
+          if (kind !== 'oon.submitJob')
+            throw domainError('invalid_params', `this method takes an oon.submitJob transaction, not ${kind}`, {
+              field: 'rawTransaction',
+            });
         });
         return { jobId: tx.hash, txHash: tx.hash };
       },
     }),
     method({
       name: 'svc_oonGetJob',
-      summary: 'A job by id: status, providers, gas, fee, escrow, exit, output hash (and the output when small), why it waits or failed, and its blocks; at the head, or as it was after a past block.',
-      description: 'A past blockNumber is answered within the history window (any block on an archive node); older ones answer `pruned`. A settled job whose record has left the state and the history window answers `pruned` too (the transaction that submitted it is kept); an archive node keeps every record.',
+      summary:
+        'A job by id: status, providers, gas, fee, escrow, exit, output hash (and the output when small), why it waits or failed, and its blocks; at the head, or as it was after a past block.',
+      description:
+        'A past blockNumber is answered within the history window (any block on an archive node); older ones answer `pruned`. A settled job whose record has left the state and the history window answers `pruned` too (the transaction that submitted it is kept); an archive node keeps every record.',
       params: [param('jobId', HashSchema), optionalParam('blockNumber', BlockTagSchema)],
       result: JobViewSchema,
       errors: ['invalid_params', 'not_found', 'pruned'],
       handler: async ([jobId, tag], { service }) => {
         const height = tag === undefined ? undefined : service.chain.heightOf(tag);
         const job = await service.jobRecord(jobId.toLowerCase(), height);
-        if (!job && height !== undefined) throw domainError('not_found', `no job ${jobId} at block ${height}`, { jobId, blockNumber: height });
+        if (!job && height !== undefined)
+          throw domainError('not_found', `no job ${jobId} at block ${height}`, { jobId, blockNumber: height });
         if (!job) {
           // A job signed as a transaction is that transaction, which every node keeps: it tells a pruned record from an id no job had.
           const recordBlocks = service.jobRecordBlocks();
           const submittedAt = await jobRetention.prunedSince(service.chain, jobId.toLowerCase(), 'oon.submitJob');
           if (submittedAt !== undefined) {
-            throw domainError('pruned', `job ${jobId}, submitted in block ${submittedAt}, has left the state (a settled job's record leaves it ${recordBlocks} blocks after it settles) and this node's history: an archive node keeps it`, { jobId, submittedAt });
+            throw domainError(
+              'pruned',
+              `job ${jobId}, submitted in block ${submittedAt}, has left the state (a settled job's record leaves it ${recordBlocks} blocks after it settles) and this node's history: an archive node keeps it`,
+              { jobId, submittedAt },
+            );
           }
-          throw domainError('not_found', `no job ${jobId} in this node's state or history (a settled job's record leaves the state ${recordBlocks} blocks after it settles; an archive node keeps it)`, { jobId });
+          throw domainError(
+            'not_found',
+            `no job ${jobId} in this node's state or history (a settled job's record leaves the state ${recordBlocks} blocks after it settles; an archive node keeps it)`,
+            { jobId },
+          );
         }
         return jobView(job);
       },
     }),
     method({
       name: 'svc_oonListJobs',
-      summary: 'Jobs, newest first: of a requester, of a provider, or all; optionally of one status; pages of `limit` (default 50) with a cursor.',
+      summary:
+        'Jobs, newest first: of a requester, of a provider, or all; optionally of one status; pages of `limit` (default 50) with a cursor.',
       params: [optionalParam('filter', ListFilter)],
-      result: Type.Object({ jobs: Type.Array(JobViewSchema), cursor: Type.Union([Type.Integer(), Type.Null()], { description: 'pass it to get the next page; null at the end' }) }, { additionalProperties: false }),
+      result: Type.Object(
+        {
+          jobs: Type.Array(JobViewSchema),
+          cursor: Type.Union([Type.Integer(), Type.Null()], {
+            description: 'pass it to get the next page; null at the end',
+          }),
+        },
+        { additionalProperties: false },
+      ),
       errors: ['invalid_params', 'invalid_address'],
       handler: async ([filter], { service }) => {
         const read = (key: string) => service.chain.state.get(key);
-        const index = filter?.requester ? requesterIndex(normalizeAddress(filter.requester)) : filter?.provider ? providerIndex(normalizeAddress(filter.provider)) : ALL_INDEX;
+        const index = filter?.requester
+          ? requesterIndex(normalizeAddress(filter.requester))
+          : filter?.provider
+            ? providerIndex(normalizeAddress(filter.provider))
+            : ALL_INDEX;
         const limit = filter?.limit ?? 50;
         const jobs = [];
         let cursor: number | undefined = filter?.cursor;
@@ -117,9 +166,19 @@ export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
     }),
     method({
       name: 'svc_oonEstimate',
-      summary: 'Runs a job once on this node, changing nothing: gasUsed, exit and output, to choose a gas limit before submitting.',
+      summary:
+        'Runs a job once on this node, changing nothing: gasUsed, exit and output, to choose a gas limit before submitting.',
       params: [param('job', EstimateSchema)],
-      result: Type.Object({ gasUsed: Type.String(), exit: Type.String(), outputHash: Type.String(), outputSize: Type.Integer(), output: Type.String({ description: '0x hex, cut at 64 KiB' }) }, { additionalProperties: false }),
+      result: Type.Object(
+        {
+          gasUsed: Type.String(),
+          exit: Type.String(),
+          outputHash: Type.String(),
+          outputSize: Type.Integer(),
+          output: Type.String({ description: '0x hex, cut at 64 KiB' }),
+        },
+        { additionalProperties: false },
+      ),
       errors: ['invalid_params', 'job_rejected'],
       handler: async ([job], { service }) => {
         const overLimit = jobLimitProblem(job);
@@ -130,13 +189,25 @@ export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
         const gasLimit = BigInt(job.gasLimit);
         let code: Uint8Array;
         try {
-          if ((job.code === undefined) === (job.codeCid === undefined)) throw new TxFailure('invalid_params', 'give the code inline (code) or by the CID of a stored object (codeCid): one of the two');
+          if ((job.code === undefined) === (job.codeCid === undefined))
+            throw new TxFailure(
+              'invalid_params',
+              'give the code inline (code) or by the CID of a stored object (codeCid): one of the two',
+            );
           if (job.code !== undefined) code = fromHex(job.code);
           else {
             const cid = canonicalCid(job.codeCid!);
             codeDeal((key) => service.chain.state.get(key), cid);
-            const object = await service.readObject(cid, JOB_PARAMS.maxCodeBytesByCid, AbortSignal.timeout(CODE_FETCH_TIMEOUT_MS));
-            if (!object) throw new TxFailure('job_rejected', `no provider of ${cid} served its bytes (checked against the CID) within ${CODE_FETCH_TIMEOUT_MS / 1000} s`);
+            const object = await service.readObject(
+              cid,
+              JOB_PARAMS.maxCodeBytesByCid,
+              AbortSignal.timeout(CODE_FETCH_TIMEOUT_MS),
+            );
+            if (!object)
+              throw new TxFailure(
+                'job_rejected',
+                `no provider of ${cid} served its bytes (checked against the CID) within ${CODE_FETCH_TIMEOUT_MS / 1000} s`,
+              );
             const checked = codeFromObject(job.runtime, object, gasLimit);
             if ('refused' in checked) throw new TxFailure('job_rejected', checked.refused);
             code = checked.code;
@@ -147,10 +218,26 @@ export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
         }
         const head = service.chain.head;
         const outcome = await service
-          .run({ runtime: job.runtime, code, input: fromHex(job.input ?? '0x'), args: job.args ?? ['job'], gasLimit, timestamp: head.timestamp, height: head.height, seed: sha256(code), limits: JOB_PARAMS.limits })
+          .run({
+            runtime: job.runtime,
+            code,
+            input: fromHex(job.input ?? '0x'),
+            args: job.args ?? ['job'],
+            gasLimit,
+            timestamp: head.timestamp,
+            height: head.height,
+            seed: sha256(code),
+            limits: JOB_PARAMS.limits,
+          })
           .catch(rejected);
         const report = reportOf(outcome);
-        return { gasUsed: report.gasUsed, exit: report.exit, outputHash: report.outputHash, outputSize: report.outputSize, output: toHex(outcome.output.subarray(0, JOB_PARAMS.maxInlineOutput)) };
+        return {
+          gasUsed: report.gasUsed,
+          exit: report.exit,
+          outputHash: report.outputHash,
+          outputSize: report.outputSize,
+          output: toHex(outcome.output.subarray(0, JOB_PARAMS.maxInlineOutput)),
+        };
       },
     }),
   ];

@@ -1,5 +1,17 @@
 import { decode, encode } from '../../../sdk/encoding.js';
-import { addToNumber, appendIndexed, drainIndexed, indexCount, readIndexed, readNumber, secondSchedule, withoutUndefined, unchangedSkipped, type ReadState, type WriteState } from '../../../chain/state/indexed.js';
+import {
+  addToNumber,
+  appendIndexed,
+  drainIndexed,
+  indexCount,
+  readIndexed,
+  readNumber,
+  secondSchedule,
+  withoutUndefined,
+  unchangedSkipped,
+  type ReadState,
+  type WriteState,
+} from '../../../chain/state/indexed.js';
 
 export { appendIndexed, drainIndexed, indexCount, readIndexed, unchangedSkipped, type ReadState, type WriteState };
 import type { Runtime } from '../../../jobs/spec.js';
@@ -83,7 +95,10 @@ export interface JobRecord {
   challenge?: { readonly challenger: string; readonly deposit: string; readonly at: number };
   /** A dispute over code named by CID waits for the code until then (`oon.supplyCode`). */
   codeBy?: Deadline;
-  result?: ReportedResult & { readonly output?: Uint8Array; readonly settledBy: 'agreement' | 'unchallenged' | 're-execution' };
+  result?: ReportedResult & {
+    readonly output?: Uint8Array;
+    readonly settledBy: 'agreement' | 'unchallenged' | 're-execution';
+  };
   /** OMC paid to providers, decimal. */
   fee?: string;
   finalizedAt?: number;
@@ -132,10 +147,8 @@ export function writeJob(write: WriteState, job: JobRecord): void {
   write(jobKey(job.jobId), encode({ ...withoutUndefined(job), assignments: job.assignments.map(withoutUndefined) }));
 }
 
-
 /** Jobs by the second their next deadline falls in (`oon/due/<second>/<n>`, `oon/due-from`). */
 export const { scheduleAt, drainDue } = secondSchedule('oon/due');
-
 
 /** Puts a job at the back of the queue. */
 export function enqueue(read: ReadState, write: WriteState, job: JobRecord): void {
@@ -166,14 +179,20 @@ export function* queuedJobs(read: ReadState, write: WriteState): Generator<strin
 }
 
 /** Settled jobs' records leave the state `jobRecordBlocks` (a genesis parameter) after they settle. */
-export const jobRetention = new RecordRetention('jobRecordBlocks', 'oon', (jobId) => jobKey(jobId), DEFAULT_JOB_RECORD_BLOCKS);
+export const jobRetention = new RecordRetention(
+  'jobRecordBlocks',
+  'oon',
+  (jobId) => jobKey(jobId),
+  DEFAULT_JOB_RECORD_BLOCKS,
+);
 
 /** How many blocks a settled job's record stays in the state. */
 export const jobRecordBlocks = (read: ReadState): number => jobRetention.blocks(read);
 
 export const readLoad = (read: ReadState, provider: string): number => readNumber(read, loadKey(provider));
 
-export const addLoad = (read: ReadState, write: WriteState, provider: string, delta: number): void => addToNumber(read, write, loadKey(provider), delta);
+export const addLoad = (read: ReadState, write: WriteState, provider: string, delta: number): void =>
+  addToNumber(read, write, loadKey(provider), delta);
 
 /** The jobs whose status the block at `height` changed (empty when the key is of another block). */
 export function readChanged(read: ReadState, height: number): string[] {

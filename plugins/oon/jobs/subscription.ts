@@ -14,8 +14,15 @@ const SETTLED: ReadonlySet<JobStatus> = new Set(['finalized', 'failed', 'expired
 export function jobsSubscription(kind: SubscriptionFactory<OonService>): SubscriptionKind {
   return kind({
     kind: 'jobs',
-    summary: 'compute jobs: an event (the job as svc_oonGetJob shows it) each time one changes status; `jobId` or `requester` narrows it',
-    options: Type.Object({ jobId: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' })), requester: Type.Optional(Type.String({ pattern: addressPattern })) }, { additionalProperties: false }),
+    summary:
+      'compute jobs: an event (the job as svc_oonGetJob shows it) each time one changes status; `jobId` or `requester` narrows it',
+    options: Type.Object(
+      {
+        jobId: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' })),
+        requester: Type.Optional(Type.String({ pattern: addressPattern })),
+      },
+      { additionalProperties: false },
+    ),
     start(sink, options, service, events) {
       const only = options?.jobId?.toLowerCase();
       const requester = options?.requester ? normalizeAddress(options.requester) : undefined;

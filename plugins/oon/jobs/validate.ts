@@ -17,7 +17,8 @@ const MAX_REMEMBERED = 256;
  */
 export function checkJobCode(runtime: Runtime, code: Uint8Array, gasLimit: bigint): void {
   const ceiling = JOB_PARAMS.maxGas[runtime];
-  if (gasLimit > ceiling) throw new TxFailure('job_rejected', `gasLimit ${gasLimit} is over the ${runtime} ceiling of ${ceiling}`);
+  if (gasLimit > ceiling)
+    throw new TxFailure('job_rejected', `gasLimit ${gasLimit} is over the ${runtime} ceiling of ${ceiling}`);
   if (code.length === 0) throw new TxFailure('job_rejected', 'the job has no code');
   if (runtime !== 'wasm') return;
   const key = toHex(sha256(code));
@@ -33,5 +34,6 @@ export function checkJobCode(runtime: Runtime, code: Uint8Array, gasLimit: bigin
     if (checked.size >= MAX_REMEMBERED) checked.delete(checked.keys().next().value!);
     checked.set(key, verdict);
   }
-  if (verdict) throw new TxFailure('job_rejected', `${verdict.reason} [${verdict.feature}]`, { feature: verdict.feature });
+  if (verdict)
+    throw new TxFailure('job_rejected', `${verdict.reason} [${verdict.feature}]`, { feature: verdict.feature });
 }

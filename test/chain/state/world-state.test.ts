@@ -13,7 +13,14 @@ afterEach(async () => {
   store = undefined;
 });
 
-async function worldState(options: { archive: boolean; historyBlocks: number }): Promise<{ state: WorldState; commit(height: number, changes: Map<string, Uint8Array | undefined>): Promise<void>; count(): Promise<number> }> {
+async function worldState(options: {
+  archive: boolean;
+  historyBlocks: number;
+}): Promise<{
+  state: WorldState;
+  commit(height: number, changes: Map<string, Uint8Array | undefined>): Promise<void>;
+  count(): Promise<number>;
+}> {
   store = await openStore('memory', '/unused');
   const tables = openChainLayouts((name) => store!.claim(name, 't'));
   const state = new WorldState(tables.stateEntries, tables.stateHistory, tables.statePrunable, options);
@@ -42,7 +49,13 @@ const text = (bytes: Uint8Array | undefined): string | undefined => (bytes ? Buf
 describe('world state history', () => {
   it('answers values at past heights inside the window, refuses older ones, and prunes superseded history', async () => {
     const { state, commit, count } = await worldState({ archive: false, historyBlocks: 3 });
-    await commit(0, new Map([['accounts/a', v('a0')], ['accounts/b', v('b0')]]));
+    await commit(
+      0,
+      new Map([
+        ['accounts/a', v('a0')],
+        ['accounts/b', v('b0')],
+      ]),
+    );
     for (let height = 1; height <= 10; height++) await commit(height, new Map([['accounts/a', v(`a${height}`)]]));
     expect(text(await state.valueAt('accounts/a', 10, 10))).toBe('a10');
     expect(text(await state.valueAt('accounts/a', 8, 10))).toBe('a8');
@@ -80,17 +93,24 @@ function rootFromScratch(entries: readonly [string, Uint8Array][]): Buffer {
   const byBucket = new Map<number, [string, Uint8Array][]>();
   for (const entry of entries) byBucket.set(bucketOf(entry[0]), [...(byBucket.get(bucketOf(entry[0])) ?? []), entry]);
   let level: Buffer[] = Array.from({ length: BUCKETS }, (_, b) => {
-    const leaves = (byBucket.get(b) ?? []).sort(([x], [y]) => (x < y ? -1 : 1)).map(([key, value]) => H(Buffer.from([0]), Buffer.from(key), Buffer.from([0]), H(value)));
+    const leaves = (byBucket.get(b) ?? [])
+      .sort(([x], [y]) => (x < y ? -1 : 1))
+      .map(([key, value]) => H(Buffer.from([0]), Buffer.from(key), Buffer.from([0]), H(value)));
     return leaves.length === 0 ? Buffer.alloc(32) : H(Buffer.from([1]), ...leaves);
   });
-  while (level.length > 1) level = Array.from({ length: level.length / 16 }, (_, i) => H(Buffer.from([2]), ...level.slice(16 * i, 16 * i + 16)));
+  while (level.length > 1)
+    level = Array.from({ length: level.length / 16 }, (_, i) =>
+      H(Buffer.from([2]), ...level.slice(16 * i, 16 * i + 16)),
+    );
   return level[0]!;
 }
 
 describe('state commitment', () => {
   it('is the documented root: buckets of sorted leaves under a 16-ary tree, kept up to date as keys change', () => {
     const commitment = new StateCommitment();
-    const entries = new Map<string, Uint8Array>(Array.from({ length: 3000 }, (_, i) => [`oon/jobs/${i}`, v(`record ${i}`)]));
+    const entries = new Map<string, Uint8Array>(
+      Array.from({ length: 3000 }, (_, i) => [`oon/jobs/${i}`, v(`record ${i}`)]),
+    );
     for (const [k, value] of entries) commitment.set(k, value);
     expect(commitment.root().equals(rootFromScratch([...entries]))).toBe(true);
     for (let i = 0; i < 3000; i += 7) {
@@ -100,7 +120,6 @@ describe('state commitment', () => {
     }
     expect(commitment.root().equals(rootFromScratch([...entries]))).toBe(true);
   });
-
 
   it('depends on every key and value but not on the order they were written', () => {
     const a = new StateCommitment();

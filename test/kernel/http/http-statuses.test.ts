@@ -15,11 +15,19 @@ afterAll(async () => {
 
 function chunked(url: string, chunks: string[]): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || (error as NodeJS.ErrnoException).code === 'EPIPE' ? undefined : reject(error)));
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on('error', (error) =>
+      (error as NodeJS.ErrnoException).code === 'ECONNRESET' || (error as NodeJS.ErrnoException).code === 'EPIPE'
+        ? undefined
+        : reject(error),
+    );
     for (const chunk of chunks) req.write(chunk);
     req.end();
   });
@@ -27,7 +35,9 @@ function chunked(url: string, chunks: string[]): Promise<number> {
 
 describe('HTTP surface', () => {
   it('POST / with application/json answers 200 with a JSON-RPC body', async () => {
-    const res = await postRaw(node.url, '{"jsonrpc":"2.0","id":1,"method":"svc_blockNumber"}', { 'content-type': 'application/json; charset=utf-8' });
+    const res = await postRaw(node.url, '{"jsonrpc":"2.0","id":1,"method":"svc_blockNumber"}', {
+      'content-type': 'application/json; charset=utf-8',
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(JSON.parse(res.text)).toMatchObject({ jsonrpc: '2.0', id: 1, result: expect.any(Number) });
@@ -35,7 +45,9 @@ describe('HTTP surface', () => {
 
   it('POST / with another content type is 415', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonx']) {
-      const res = await postRaw(node.url, '{"jsonrpc":"2.0","id":1,"method":"svc_blockNumber"}', { 'content-type': type });
+      const res = await postRaw(node.url, '{"jsonrpc":"2.0","id":1,"method":"svc_blockNumber"}', {
+        'content-type': type,
+      });
       expect(res.status, type).toBe(415);
       expect(JSON.parse(res.text)).toMatchObject({ error: { code: -32600 } });
     }
@@ -68,11 +80,17 @@ describe('HTTP surface', () => {
 
   it('other paths are 404', async () => {
     expect((await fetch(`${node.url}/nope`)).status).toBe(404);
-    expect((await fetch(`${node.url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(404);
+    expect(
+      (await fetch(`${node.url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }))
+        .status,
+    ).toBe(404);
   });
 
   it('a notification-only batch is 204 with no body', async () => {
-    const res = await postRaw(node.url, '[{"jsonrpc":"2.0","method":"svc_blockNumber"},{"jsonrpc":"2.0","method":"svc_blockNumber"}]');
+    const res = await postRaw(
+      node.url,
+      '[{"jsonrpc":"2.0","method":"svc_blockNumber"},{"jsonrpc":"2.0","method":"svc_blockNumber"}]',
+    );
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
   });
@@ -90,7 +108,10 @@ describe('HTTP surface', () => {
 
   it('GET / with Upgrade: websocket serves JSON-RPC on the same port; other paths refuse the upgrade', async () => {
     const ws = await WsClient.connect(node.wsUrl);
-    expect(await ws.request('{"jsonrpc":"2.0","id":1,"method":"svc_blockNumber"}')).toMatchObject({ id: 1, result: expect.any(Number) });
+    expect(await ws.request('{"jsonrpc":"2.0","id":1,"method":"svc_blockNumber"}')).toMatchObject({
+      id: 1,
+      result: expect.any(Number),
+    });
     await ws.close();
     await expect(WsClient.connect(`${node.wsUrl}/other`)).rejects.toThrow();
   });

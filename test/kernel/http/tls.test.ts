@@ -14,7 +14,10 @@ let ca: string;
 beforeAll(async () => {
   certs = makeTestCertificates();
   ca = readFileSync(certs.caFile, 'utf8');
-  node = await startTestNode({ storage: 'memory', rpc: { bind: '127.0.0.1:0', tls: { cert: certs.certFile, key: certs.keyFile } } });
+  node = await startTestNode({
+    storage: 'memory',
+    rpc: { bind: '127.0.0.1:0', tls: { cert: certs.certFile, key: certs.keyFile } },
+  });
 });
 afterAll(async () => {
   await node?.stop();
@@ -28,13 +31,21 @@ describe('TLS (--tls-cert/--tls-key)', () => {
     expect(await client.blockNumber()).toBeGreaterThanOrEqual(0);
     expect((await client.chainInfo()).chainId).toBe('svc-devnet-1');
     // Without trusting the authority, the certificate is refused.
-    await expect(new SvcClient(node.url).blockNumber()).rejects.toThrow(/^cannot reach https:\/\/127\.0\.0\.1:\d+: its TLS certificate is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\)$/);
+    await expect(new SvcClient(node.url).blockNumber()).rejects.toThrow(
+      /^cannot reach https:\/\/127\.0\.0\.1:\d+: its TLS certificate is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\)$/,
+    );
     // Plain HTTP on a TLS port gets nowhere.
-    await expect(fetch(node.url.replace('https:', 'http:'), { method: 'POST', body: '{}', signal: AbortSignal.timeout(5_000) })).rejects.toThrow();
+    await expect(
+      fetch(node.url.replace('https:', 'http:'), { method: 'POST', body: '{}', signal: AbortSignal.timeout(5_000) }),
+    ).rejects.toThrow();
   });
 
   it('serves WSS on the same port: subscriptions work', async () => {
-    const ws = new SvcWsClient({ url: node.url.replace(/^https/, 'wss'), ca, WebSocket: WebSocket as unknown as WebSocketConstructor });
+    const ws = new SvcWsClient({
+      url: node.url.replace(/^https/, 'wss'),
+      ca,
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+    });
     try {
       const heads = await ws.subscribeHeads();
       const first = await heads[Symbol.asyncIterator]().next();
@@ -50,27 +61,56 @@ describe('TLS (--tls-cert/--tls-key)', () => {
     expect(JSON.parse(fromEnv.stdout)).toMatchObject({ chainId: 'svc-devnet-1' });
     const untrusted = await run(SVC, ['block-number', '--url', node.url], { SVC_CA_FILE: '' });
     expect(untrusted.code).toBe(1);
-    expect(untrusted.stderr).toContain('trust the node\'s certificate authority with --ca-file <file> or SVC_CA_FILE');
+    expect(untrusted.stderr).toContain("trust the node's certificate authority with --ca-file <file> or SVC_CA_FILE");
     // http:// to the TLS port: the node hangs up on plain HTTP; svc says the port speaks HTTPS.
     const plain = node.url.replace(/^https:/, 'http:');
     const wrongScheme = await run(SVC, ['block-number', '--url', plain]);
     expect(wrongScheme.code).toBe(1);
     expect(wrongScheme.stderr).toContain(`speaks HTTPS: use --url ${node.url}`);
     const missing = await run(SVC, ['block-number', '--url', node.url, '--ca-file', '/nonexistent/ca.pem']);
-    expect({ code: missing.code, stderr: missing.stderr }).toEqual({ code: 2, stderr: 'svc: --ca-file /nonexistent/ca.pem: cannot read it (ENOENT)\n' });
+    expect({ code: missing.code, stderr: missing.stderr }).toEqual({
+      code: 2,
+      stderr: 'svc: --ca-file /nonexistent/ca.pem: cannot read it (ENOENT)\n',
+    });
   });
 
   it('svc-node refuses half a TLS pair, an unreadable file, and a key that does not match, naming the option', async () => {
     const dir = tempDir();
-    const common = ['start', '--data-dir', join(dir, 'data'), '--bind', '127.0.0.1:0', '--p2p-host', '127.0.0.1', '--p2p-port', '0', '--log-level', 'silent'];
+    const common = [
+      'start',
+      '--data-dir',
+      join(dir, 'data'),
+      '--bind',
+      '127.0.0.1:0',
+      '--p2p-host',
+      '127.0.0.1',
+      '--p2p-port',
+      '0',
+      '--log-level',
+      'silent',
+    ];
     const half = await run(SVC_NODE, [...common, '--tls-cert', certs.certFile]);
-    expect([half.code, half.stderr]).toEqual([2, 'svc-node: --tls-cert and --tls-key (config rpc.tls.cert and rpc.tls.key) go together: give both\n']);
-    const unreadable = await run(SVC_NODE, [...common, '--tls-cert', join(dir, 'nope.pem'), '--tls-key', certs.keyFile]);
-    expect([unreadable.code, unreadable.stderr]).toEqual([2, `svc-node: --tls-cert ${join(dir, 'nope.pem')}: cannot read it (ENOENT)\n`]);
+    expect([half.code, half.stderr]).toEqual([
+      2,
+      'svc-node: --tls-cert and --tls-key (config rpc.tls.cert and rpc.tls.key) go together: give both\n',
+    ]);
+    const unreadable = await run(SVC_NODE, [
+      ...common,
+      '--tls-cert',
+      join(dir, 'nope.pem'),
+      '--tls-key',
+      certs.keyFile,
+    ]);
+    expect([unreadable.code, unreadable.stderr]).toEqual([
+      2,
+      `svc-node: --tls-cert ${join(dir, 'nope.pem')}: cannot read it (ENOENT)\n`,
+    ]);
     const wrongKey = join(dir, 'wrong.key');
     writeFileSync(wrongKey, readFileSync(certs.caFile.replace('ca.pem', 'ca.key')));
     const mismatch = await run(SVC_NODE, [...common, '--tls-cert', certs.certFile, '--tls-key', wrongKey]);
     expect(mismatch.code).toBe(2);
-    expect(mismatch.stderr).toMatch(/^svc-node: --tls-cert .* \/ --tls-key .*: not a PEM certificate and its private key/);
+    expect(mismatch.stderr).toMatch(
+      /^svc-node: --tls-cert .* \/ --tls-key .*: not a PEM certificate and its private key/,
+    );
   });
 });

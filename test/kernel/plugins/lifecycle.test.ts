@@ -13,7 +13,11 @@ afterEach(async () => {
   running = undefined;
 });
 
-function recorder(name: string, journal: string[], options: { requires?: string[]; failStart?: boolean } = {}): AnyPlugin {
+function recorder(
+  name: string,
+  journal: string[],
+  options: { requires?: string[]; failStart?: boolean } = {},
+): AnyPlugin {
   return definePlugin({
     name,
     version: '1.0.0',
@@ -35,7 +39,10 @@ function recorder(name: string, journal: string[], options: { requires?: string[
 describe('plugin lifecycle', () => {
   it('inits and starts in dependency order and stops in reverse', async () => {
     const journal: string[] = [];
-    running = await startTestNode({ storage: 'memory' }, [recorder('second', journal, { requires: ['first'] }), recorder('first', journal)]);
+    running = await startTestNode({ storage: 'memory' }, [
+      recorder('second', journal, { requires: ['first'] }),
+      recorder('first', journal),
+    ]);
     await running.stop();
     running = undefined;
     expect(journal).toEqual(['init first', 'init second', 'start first', 'start second', 'stop second', 'stop first']);
@@ -44,7 +51,11 @@ describe('plugin lifecycle', () => {
   it('a failed start stops what already started, in reverse, and frees the data dir', async () => {
     const journal: string[] = [];
     const dataDir = tempDir();
-    const plugins = [recorder('a', journal), recorder('b', journal, { requires: ['a'] }), recorder('c', journal, { requires: ['b'], failStart: true })];
+    const plugins = [
+      recorder('a', journal),
+      recorder('b', journal, { requires: ['a'] }),
+      recorder('c', journal, { requires: ['b'], failStart: true }),
+    ];
     await expect(startTestNode({ storage: 'rocksdb', dataDir }, plugins)).rejects.toThrow('c cannot start');
     expect(journal).toEqual(['init a', 'init b', 'init c', 'start a', 'start b', 'start c', 'stop b', 'stop a']);
     running = await startTestNode({ storage: 'rocksdb', dataDir });
@@ -56,21 +67,53 @@ describe('plugin lifecycle', () => {
         name: owner,
         version: '1.0.0',
         description: owner,
-        rpc: (m) => [m({ name: 'dup_method', summary: 'x', params: [param('x', Type.String())], result: Type.String(), handler: ([x]) => x })],
+        rpc: (m) => [
+          m({
+            name: 'dup_method',
+            summary: 'x',
+            params: [param('x', Type.String())],
+            result: Type.String(),
+            handler: ([x]) => x,
+          }),
+        ],
       }) as AnyPlugin;
-    await expect(startTestNode({ storage: 'memory' }, [method('one'), method('two')])).rejects.toThrow('method "dup_method" of plugin "two" is already registered by plugin "one"');
+    await expect(startTestNode({ storage: 'memory' }, [method('one'), method('two')])).rejects.toThrow(
+      'method "dup_method" of plugin "two" is already registered by plugin "one"',
+    );
   });
 
   it('refuses two plugins claiming the same namespace, naming both', async () => {
-    const claimer = (owner: string) => definePlugin({ name: owner, version: '1.0.0', description: owner, namespaces: [{ name: 'shared.state', description: 'x' }] }) as AnyPlugin;
-    await expect(startTestNode({ storage: 'memory' }, [claimer('one'), claimer('two')])).rejects.toThrow('namespace "shared.state" of plugin "two" is already claimed by plugin "one"');
+    const claimer = (owner: string) =>
+      definePlugin({
+        name: owner,
+        version: '1.0.0',
+        description: owner,
+        namespaces: [{ name: 'shared.state', description: 'x' }],
+      }) as AnyPlugin;
+    await expect(startTestNode({ storage: 'memory' }, [claimer('one'), claimer('two')])).rejects.toThrow(
+      'namespace "shared.state" of plugin "two" is already claimed by plugin "one"',
+    );
   });
 
   it('a plugin may only use capabilities it requires, and only its own namespaces', async () => {
-    const sneaky = definePlugin({ name: 'sneaky', version: '1.0.0', description: 'x', init: (ctx) => ctx.use('chain') }) as AnyPlugin;
-    await expect(startTestNode({ storage: 'memory' }, [sneaky])).rejects.toThrow('plugin "sneaky" uses "chain" without listing it in "requires"');
-    const other = definePlugin({ name: 'other', version: '1.0.0', description: 'x', init: (ctx) => ctx.namespace('chain.blocks') }) as AnyPlugin;
-    await expect(startTestNode({ storage: 'memory' }, [other])).rejects.toThrow('plugin "other" did not declare namespace "chain.blocks"');
+    const sneaky = definePlugin({
+      name: 'sneaky',
+      version: '1.0.0',
+      description: 'x',
+      init: (ctx) => ctx.use('chain'),
+    }) as AnyPlugin;
+    await expect(startTestNode({ storage: 'memory' }, [sneaky])).rejects.toThrow(
+      'plugin "sneaky" uses "chain" without listing it in "requires"',
+    );
+    const other = definePlugin({
+      name: 'other',
+      version: '1.0.0',
+      description: 'x',
+      init: (ctx) => ctx.namespace('chain.blocks'),
+    }) as AnyPlugin;
+    await expect(startTestNode({ storage: 'memory' }, [other])).rejects.toThrow(
+      'plugin "other" did not declare namespace "chain.blocks"',
+    );
   });
 
   it('contains an event handler that throws, logging it under its plugin', async () => {
@@ -87,15 +130,29 @@ describe('plugin lifecycle', () => {
     running = await startTestNode({ storage: 'memory' }, [faulty]);
     const start = (await rpc<number>(running.url, 'svc_blockNumber')).body.result!;
     // Blocks keep coming although a handler of every block throws.
-    await waitFor(async () => (await rpc<number>(running!.url, 'svc_blockNumber')).body.result!, (h) => h >= start + 2, 10_000, 'two more blocks');
-    expect(running.logs.lines.some((l) => l.plugin === 'faulty' && l.event === 'chain:block' && String(l.msg).includes('failed'))).toBe(true);
+    await waitFor(
+      async () => (await rpc<number>(running!.url, 'svc_blockNumber')).body.result!,
+      (h) => h >= start + 2,
+      10_000,
+      'two more blocks',
+    );
+    expect(
+      running.logs.lines.some(
+        (l) => l.plugin === 'faulty' && l.event === 'chain:block' && String(l.msg).includes('failed'),
+      ),
+    ).toBe(true);
   });
 
   it('checks each plugin config slice, naming the key', async () => {
     const log = captureLog().log;
-    const create = (raw: Record<string, unknown>) => SvcNode.create({ config: resolveConfig({ storage: 'memory', ...raw }), catalog, log });
-    await expect(create({ role: 'validator', validator: { blockTime: 5 } })).rejects.toThrow('config key "validator.blockTime": must be >= 10');
-    await expect(create({ role: 'validator', validator: { blockTme: 5 } })).rejects.toThrow('unknown config key "validator.blockTme"');
+    const create = (raw: Record<string, unknown>) =>
+      SvcNode.create({ config: resolveConfig({ storage: 'memory', ...raw }), catalog, log });
+    await expect(create({ role: 'validator', validator: { blockTime: 5 } })).rejects.toThrow(
+      'config key "validator.blockTime": must be >= 10',
+    );
+    await expect(create({ role: 'validator', validator: { blockTme: 5 } })).rejects.toThrow(
+      'unknown config key "validator.blockTme"',
+    );
     await expect(create({ nonsense: 1 })).rejects.toThrow('unknown config key "nonsense"');
   });
 });

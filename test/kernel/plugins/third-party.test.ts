@@ -17,8 +17,13 @@ describe('third-party plugins', () => {
     running = await startTestNode({ dataDir, plugins: [example], hello: { greeting: 'hi' } });
     expect((await rpc(running.url, 'hello_greet', ['ada'])).body.result).toEqual({ message: 'hi, ada!', count: 1 });
     expect((await rpc(running.url, 'hello_greet', ['ada'])).body.result).toEqual({ message: 'hi, ada!', count: 2 });
-    expect((await rpc(running.url, 'hello_greet', [''])).body.error).toMatchObject({ code: -32602, message: 'invalid_params', data: { field: 'name' } });
-    const discover = (await rpc<{ methods: { name: string; 'x-plugin': string }[] }>(running.url, 'rpc.discover')).body.result!;
+    expect((await rpc(running.url, 'hello_greet', [''])).body.error).toMatchObject({
+      code: -32602,
+      message: 'invalid_params',
+      data: { field: 'name' },
+    });
+    const discover = (await rpc<{ methods: { name: string; 'x-plugin': string }[] }>(running.url, 'rpc.discover')).body
+      .result!;
     expect(discover.methods.find((m) => m.name === 'hello_greet')).toMatchObject({ 'x-plugin': 'hello' });
     await running.stop();
     running = await startTestNode({ dataDir, plugins: [example] });
@@ -26,7 +31,9 @@ describe('third-party plugins', () => {
   });
 
   it('a relative path resolves from the config file folder (baseDir)', async () => {
-    running = await startTestNode({ storage: 'memory', plugins: ['./examples/hello-plugin/index.js'] }, [], { baseDir: process.cwd() });
+    running = await startTestNode({ storage: 'memory', plugins: ['./examples/hello-plugin/index.js'] }, [], {
+      baseDir: process.cwd(),
+    });
     expect((await rpc(running.url, 'hello_greet', ['bob'])).body.result).toMatchObject({ count: 1 });
   });
 
@@ -34,18 +41,34 @@ describe('third-party plugins', () => {
     const dir = tempDir();
     const notPlugin = join(dir, 'not-plugin.mjs');
     writeFileSync(notPlugin, 'export default { hello: 1 };\n');
-    await expect(startTestNode({ storage: 'memory', plugins: [notPlugin] })).rejects.toThrow(/plugin ".*not-plugin.mjs": plugin "name" must match/);
-    await expect(startTestNode({ storage: 'memory', plugins: ['./missing-plugin.js'] })).rejects.toThrow(/plugin "\.\/missing-plugin\.js" \(config "plugins"\): cannot load it/);
-    await expect(startTestNode({ storage: 'memory', plugins: ['no-such-package-svc'] })).rejects.toThrow(/first-party plugins are: validator, metrics/);
+    await expect(startTestNode({ storage: 'memory', plugins: [notPlugin] })).rejects.toThrow(
+      /plugin ".*not-plugin.mjs": plugin "name" must match/,
+    );
+    await expect(startTestNode({ storage: 'memory', plugins: ['./missing-plugin.js'] })).rejects.toThrow(
+      /plugin "\.\/missing-plugin\.js" \(config "plugins"\): cannot load it/,
+    );
+    await expect(startTestNode({ storage: 'memory', plugins: ['no-such-package-svc'] })).rejects.toThrow(
+      /first-party plugins are: validator, metrics/,
+    );
   });
 
   it('a plugin must declare the kernel API it was written for, and the loader refuses another', async () => {
     const dir = tempDir();
     const undeclared = join(dir, 'undeclared.mjs');
-    writeFileSync(undeclared, "export default { name: 'old', version: '1.0.0', description: 'written before kernelApi' };\n");
-    await expect(startTestNode({ storage: 'memory', plugins: [undeclared] })).rejects.toThrow(`plugin "old" declares no kernel API version ("kernelApi"); this node's kernel API is 1`);
+    writeFileSync(
+      undeclared,
+      "export default { name: 'old', version: '1.0.0', description: 'written before kernelApi' };\n",
+    );
+    await expect(startTestNode({ storage: 'memory', plugins: [undeclared] })).rejects.toThrow(
+      `plugin "old" declares no kernel API version ("kernelApi"); this node's kernel API is 1`,
+    );
     const future = join(dir, 'future.mjs');
-    writeFileSync(future, "export default { name: 'future', version: '1.0.0', kernelApi: 2, description: 'from a later kernel' };\n");
-    await expect(startTestNode({ storage: 'memory', plugins: [future] })).rejects.toThrow(`plugin "future" was written for kernel API 2; this node's kernel API is 1`);
+    writeFileSync(
+      future,
+      "export default { name: 'future', version: '1.0.0', kernelApi: 2, description: 'from a later kernel' };\n",
+    );
+    await expect(startTestNode({ storage: 'memory', plugins: [future] })).rejects.toThrow(
+      `plugin "future" was written for kernel API 2; this node's kernel API is 1`,
+    );
   });
 });

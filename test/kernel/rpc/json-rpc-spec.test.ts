@@ -16,7 +16,11 @@ let ws: WsClient;
 const http: Transport = {
   name: 'HTTP',
   async send(text) {
-    const response = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
+    const response = await fetch(node.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: text,
+    });
     if (response.status === 204) return { body: undefined };
     expect(response.status).toBe(200);
     return { body: JSON.parse(await response.text()) };
@@ -52,17 +56,29 @@ const invalidRequest = { code: -32600, message: 'Invalid Request' };
 
 describe.each([http, websocket])('JSON-RPC 2.0 specification examples over $name', (transport) => {
   it('rpc call with positional parameters', async () => {
-    expect((await transport.send('{"jsonrpc": "2.0", "method": "test_subtract", "params": [42, 23], "id": 1}')).body).toEqual({ jsonrpc: '2.0', result: 19, id: 1 });
-    expect((await transport.send('{"jsonrpc": "2.0", "method": "test_subtract", "params": [23, 42], "id": 2}')).body).toEqual({ jsonrpc: '2.0', result: -19, id: 2 });
+    expect(
+      (await transport.send('{"jsonrpc": "2.0", "method": "test_subtract", "params": [42, 23], "id": 1}')).body,
+    ).toEqual({ jsonrpc: '2.0', result: 19, id: 1 });
+    expect(
+      (await transport.send('{"jsonrpc": "2.0", "method": "test_subtract", "params": [23, 42], "id": 2}')).body,
+    ).toEqual({ jsonrpc: '2.0', result: -19, id: 2 });
   });
 
   it('rpc call with named parameters is refused: params are positional', async () => {
-    const { body } = await transport.send('{"jsonrpc": "2.0", "method": "test_subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}');
-    expect(body).toMatchObject({ jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'invalid_params', data: { field: 'params' } } });
+    const { body } = await transport.send(
+      '{"jsonrpc": "2.0", "method": "test_subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}',
+    );
+    expect(body).toMatchObject({
+      jsonrpc: '2.0',
+      id: 3,
+      error: { code: -32602, message: 'invalid_params', data: { field: 'params' } },
+    });
   });
 
   it('a notification gets no response', async () => {
-    expect((await transport.send('{"jsonrpc": "2.0", "method": "test_update", "params": [1,2,3,4,5]}')).body).toBeUndefined();
+    expect(
+      (await transport.send('{"jsonrpc": "2.0", "method": "test_update", "params": [1,2,3,4,5]}')).body,
+    ).toBeUndefined();
     expect((await transport.send('{"jsonrpc": "2.0", "method": "foobar"}')).body).toBeUndefined();
   });
 
@@ -82,7 +98,9 @@ describe.each([http, websocket])('JSON-RPC 2.0 specification examples over $name
   });
 
   it('rpc call batch with invalid JSON', async () => {
-    const { body } = await transport.send('[{"jsonrpc": "2.0", "method": "test_sum", "params": [1,2,4], "id": "1"},{"jsonrpc": "2.0", "method"]');
+    const { body } = await transport.send(
+      '[{"jsonrpc": "2.0", "method": "test_sum", "params": [1,2,4], "id": "1"},{"jsonrpc": "2.0", "method"]',
+    );
     expect(body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
   });
 
@@ -99,7 +117,8 @@ describe.each([http, websocket])('JSON-RPC 2.0 specification examples over $name
   it('rpc call with an invalid batch', async () => {
     const { body } = await transport.send('[1,2,3]');
     expect(body).toHaveLength(3);
-    for (const reply of body as unknown[]) expect(reply).toMatchObject({ jsonrpc: '2.0', id: null, error: invalidRequest });
+    for (const reply of body as unknown[])
+      expect(reply).toMatchObject({ jsonrpc: '2.0', id: null, error: invalidRequest });
   });
 
   it('rpc call batch', async () => {
@@ -128,7 +147,11 @@ describe.each([http, websocket])('JSON-RPC 2.0 specification examples over $name
       '{"jsonrpc":"2.0","method":"test_later","params":[2],"id":2}',
       '{"jsonrpc":"2.0","method":"test_later","params":[3]}',
       '{"jsonrpc":"2.0","method":"nope","id":3}',
-      ...Array.from({ length: 20 }, (_, i) => `{"jsonrpc":"2.0","method":"${i % 2 ? 'test_later' : 'test_sum'}","params":${i % 2 ? `[${i}]` : `[${i},0,0]`},"id":${10 + i}}`),
+      ...Array.from(
+        { length: 20 },
+        (_, i) =>
+          `{"jsonrpc":"2.0","method":"${i % 2 ? 'test_later' : 'test_sum'}","params":${i % 2 ? `[${i}]` : `[${i},0,0]`},"id":${10 + i}}`,
+      ),
     ];
     const { body } = await transport.send(`[${calls.join(',')}]`);
     const replies = body as { id: number; result?: number; error?: { code: number } }[];
@@ -142,7 +165,9 @@ describe.each([http, websocket])('JSON-RPC 2.0 specification examples over $name
   });
 
   it('rpc call batch (all notifications) gets no response', async () => {
-    const { body } = await transport.send('[{"jsonrpc": "2.0", "method": "test_notifyHello", "params": [1,2,4]},{"jsonrpc": "2.0", "method": "test_notifyHello", "params": [7]}]');
+    const { body } = await transport.send(
+      '[{"jsonrpc": "2.0", "method": "test_notifyHello", "params": [1,2,4]},{"jsonrpc": "2.0", "method": "test_notifyHello", "params": [7]}]',
+    );
     expect(body).toBeUndefined();
   });
 
@@ -171,7 +196,10 @@ describe.each([http, websocket])('JSON-RPC 2.0 specification examples over $name
   it('a batch over the size limit is an Invalid Request', async () => {
     const calls = Array.from({ length: 101 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'svc_blockNumber' }));
     const { body } = await transport.send(JSON.stringify(calls));
-    expect(body).toMatchObject({ id: null, error: { ...invalidRequest, data: { reason: expect.stringContaining('limit of 100') } } });
+    expect(body).toMatchObject({
+      id: null,
+      error: { ...invalidRequest, data: { reason: expect.stringContaining('limit of 100') } },
+    });
   });
 
   it('a batch at the size limit is served', async () => {
@@ -182,7 +210,13 @@ describe.each([http, websocket])('JSON-RPC 2.0 specification examples over $name
 
   it('wrong params count and types are invalid_params naming the field', async () => {
     const few = (await transport.send('{"jsonrpc":"2.0","id":1,"method":"test_subtract","params":[1]}')).body;
-    expect(few).toMatchObject({ error: { code: -32602, message: 'invalid_params', data: { field: 'params', reason: expect.stringContaining('takes 2') } } });
+    expect(few).toMatchObject({
+      error: {
+        code: -32602,
+        message: 'invalid_params',
+        data: { field: 'params', reason: expect.stringContaining('takes 2') },
+      },
+    });
     const wrong = (await transport.send('{"jsonrpc":"2.0","id":1,"method":"test_subtract","params":[1,"x"]}')).body;
     expect(wrong).toMatchObject({ error: { code: -32602, message: 'invalid_params', data: { field: 'subtrahend' } } });
   });

@@ -16,15 +16,26 @@ describe('a storage layout', () => {
   it('describes itself from its codecs, as svc-node plugins prints it', () => {
     expect(defineLayout('x.y', u64('height'), cbor('block')).description).toBe('u64 height -> CBOR block');
     expect(defineLayout('x.y', hash32('tx hash'), json('receipt'), 'custom').description).toBe('custom');
-    expect(CHAIN_LAYOUTS.stateHistory.description).toBe('utf8 state key ‖ 0x00 ‖ u64 height -> value at that height (empty = absent)');
+    expect(CHAIN_LAYOUTS.stateHistory.description).toBe(
+      'utf8 state key ‖ 0x00 ‖ u64 height -> value at that height (empty = absent)',
+    );
   });
 
   it('writes the bytes the layout names (the on-disk format does not change with the code)', () => {
     expect(toHex(u64('n').encode(258))).toBe('0x0000000000000102');
     expect(toHex(stateVersionKey.encode({ key: 'a/b', height: 2 }))).toBe('0x612f62000000000000000002');
-    expect(toHex(supersededKey.encode({ height: 3, key: 'k', superseded: 1 }))).toBe('0x00000000000000036b000000000000000001');
-    expect(stateVersionKey.decode(stateVersionKey.encode({ key: 'accounts/0xabc', height: 7 }))).toEqual({ key: 'accounts/0xabc', height: 7 });
-    expect(supersededKey.decode(supersededKey.encode({ height: 9, key: 'x', superseded: 4 }))).toEqual({ height: 9, key: 'x', superseded: 4 });
+    expect(toHex(supersededKey.encode({ height: 3, key: 'k', superseded: 1 }))).toBe(
+      '0x00000000000000036b000000000000000001',
+    );
+    expect(stateVersionKey.decode(stateVersionKey.encode({ key: 'accounts/0xabc', height: 7 }))).toEqual({
+      key: 'accounts/0xabc',
+      height: 7,
+    });
+    expect(supersededKey.decode(supersededKey.encode({ height: 9, key: 'x', superseded: 4 }))).toEqual({
+      height: 9,
+      key: 'x',
+      superseded: 4,
+    });
     expect(hash32('h').decode(hash32('h').encode(`0x${'ab'.repeat(32)}`))).toBe(`0x${'ab'.repeat(32)}`);
   });
 
@@ -41,7 +52,11 @@ describe('a storage layout', () => {
     expect(await table.get(2)).toBe('a');
     const all: [number, string][] = [];
     for await (const entry of table.entries()) all.push(entry);
-    expect(all).toEqual([[2, 'a'], [20, 'b'], [300, 'c']]);
+    expect(all).toEqual([
+      [2, 'a'],
+      [20, 'b'],
+      [300, 'c'],
+    ]);
     await table.delNow(20);
     const del = store.batch();
     table.del(del, 300);

@@ -58,7 +58,9 @@ describe.each<StorageKind>(['rocksdb', 'memory'])('storage contract: %s', (kind)
   it('refuses a namespace claimed twice, naming both plugins', async () => {
     const s = await open();
     s.claim('shared', 'first');
-    expect(() => s.claim('shared', 'second')).toThrow(/namespace "shared" of plugin "second" is already claimed by plugin "first"/);
+    expect(() => s.claim('shared', 'second')).toThrow(
+      /namespace "shared" of plugin "second" is already claimed by plugin "first"/,
+    );
     expect(() => s.claim('Bad Name', 'x')).toThrow(/must match/);
   });
 

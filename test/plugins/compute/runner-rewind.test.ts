@@ -10,7 +10,7 @@ import { TEST_KEY_0 } from '../../helpers/foundry.js';
 const wordCount = contracts().WordCount as unknown as { abi: Abi; bytecode: Hex };
 
 // The dev node is the devnet's compute provider: after a revert its runner knows jobs only from the chain again.
-describe("the compute runner across a dev-mode revert", () => {
+describe('the compute runner across a dev-mode revert', () => {
   let node: TestNode;
   beforeAll(async () => {
     node = await startTestNode({ dev: true });
@@ -20,18 +20,42 @@ describe("the compute runner across a dev-mode revert", () => {
   });
 
   it("runs a contract's job to its callback again after the revert took the first run back", async () => {
-    const chain = defineChain({ id: 0x737663, name: 'svc dev', nativeCurrency: { name: 'OMC', symbol: 'OMC', decimals: 18 }, rpcUrls: { default: { http: [node.url] } } });
+    const chain = defineChain({
+      id: 0x737663,
+      name: 'svc dev',
+      nativeCurrency: { name: 'OMC', symbol: 'OMC', decimals: 18 },
+      rpcUrls: { default: { http: [node.url] } },
+    });
     const reader = createPublicClient({ chain, transport: http(node.url), pollingInterval: 20 });
     const wallet = createWalletClient({ chain, transport: http(node.url), account: privateKeyToAccount(TEST_KEY_0) });
     const svc = new SvcClient(node.url);
     const jobToCallback = async (text: string): Promise<{ jobId: Hex; contract: Hex; answer: string }> => {
-      const deployed = await reader.waitForTransactionReceipt({ hash: await wallet.deployContract({ abi: wordCount.abi, bytecode: wordCount.bytecode, value: UNIT }) });
+      const deployed = await reader.waitForTransactionReceipt({
+        hash: await wallet.deployContract({ abi: wordCount.abi, bytecode: wordCount.bytecode, value: UNIT }),
+      });
       const contract = deployed.contractAddress!;
-      const sent = await wallet.writeContract({ address: contract, abi: wordCount.abi, functionName: 'count', args: ['', viemHex(fixture('upper')), viemHex(new TextEncoder().encode(text)), 1_000_000n, 1_000n, 1] });
+      const sent = await wallet.writeContract({
+        address: contract,
+        abi: wordCount.abi,
+        functionName: 'count',
+        args: ['', viemHex(fixture('upper')), viemHex(new TextEncoder().encode(text)), 1_000_000n, 1_000n, 1],
+      });
       expect((await reader.waitForTransactionReceipt({ hash: sent })).status).toBe('success');
-      const jobId = (await reader.readContract({ address: contract, abi: wordCount.abi, functionName: 'lastJob' })) as Hex;
-      expect(await svc.waitForJob(jobId, { timeoutMs: 20_000 })).toMatchObject({ status: 'finalized', callback: { status: 'success' } });
-      const answer = (await reader.readContract({ address: contract, abi: wordCount.abi, functionName: 'answers', args: [jobId] })) as Hex;
+      const jobId = (await reader.readContract({
+        address: contract,
+        abi: wordCount.abi,
+        functionName: 'lastJob',
+      })) as Hex;
+      expect(await svc.waitForJob(jobId, { timeoutMs: 20_000 })).toMatchObject({
+        status: 'finalized',
+        callback: { status: 'success' },
+      });
+      const answer = (await reader.readContract({
+        address: contract,
+        abi: wordCount.abi,
+        functionName: 'answers',
+        args: [jobId],
+      })) as Hex;
       return { jobId, contract, answer: Buffer.from(answer.slice(2), 'hex').toString() };
     };
 

@@ -15,7 +15,18 @@ describe('Foundry against a devnet node, unchanged', () => {
   let transferHash: string;
 
   beforeAll(async () => {
-    node = await startNodeProcess(['--role', 'validator', '--network', 'devnet', '--data-dir', tempDir(), '--bind', '127.0.0.1:0', '--block-time', '250']);
+    node = await startNodeProcess([
+      '--role',
+      'validator',
+      '--network',
+      'devnet',
+      '--data-dir',
+      tempDir(),
+      '--bind',
+      '127.0.0.1:0',
+      '--block-time',
+      '250',
+    ]);
   });
   afterAll(async () => {
     await node?.stop();
@@ -28,7 +39,20 @@ describe('Foundry against a devnet node, unchanged', () => {
 
   it('cast send --create deploys an ERC-20 with its constructor argument, and the receipt names the contract', async () => {
     const { bytecode } = contracts().Token!;
-    const receipt = JSON.parse(await cast(['send', '--rpc-url', node.url, '--private-key', TEST_KEY_0, '--json', '--create', bytecode, 'constructor(uint256)', '1000000'])) as { status: string; contractAddress: string };
+    const receipt = JSON.parse(
+      await cast([
+        'send',
+        '--rpc-url',
+        node.url,
+        '--private-key',
+        TEST_KEY_0,
+        '--json',
+        '--create',
+        bytecode,
+        'constructor(uint256)',
+        '1000000',
+      ]),
+    ) as { status: string; contractAddress: string };
     expect(receipt.status).toBe('0x1');
     token = receipt.contractAddress;
     expect(token.toLowerCase()).toBe('0x5fbdb2315678afecb367f032d93f642f64180aa3');
@@ -36,10 +60,28 @@ describe('Foundry against a devnet node, unchanged', () => {
   });
 
   it('cast send transfers, cast call reads balanceOf, and cast receipt shows status 1 and the Transfer log', async () => {
-    const sent = JSON.parse(await cast(['send', '--rpc-url', node.url, '--private-key', TEST_KEY_0, '--json', token, 'transfer(address,uint256)', TEST_ADDRESS_1, '12345'])) as { transactionHash: string };
+    const sent = JSON.parse(
+      await cast([
+        'send',
+        '--rpc-url',
+        node.url,
+        '--private-key',
+        TEST_KEY_0,
+        '--json',
+        token,
+        'transfer(address,uint256)',
+        TEST_ADDRESS_1,
+        '12345',
+      ]),
+    ) as { transactionHash: string };
     transferHash = sent.transactionHash;
-    expect(number(await cast(['call', '--rpc-url', node.url, token, 'balanceOf(address)(uint256)', TEST_ADDRESS_1]))).toBe(12_345n);
-    const receipt = JSON.parse(await cast(['receipt', '--rpc-url', node.url, '--json', transferHash])) as { status: string; logs: { address: string; topics: string[]; data: string }[] };
+    expect(
+      number(await cast(['call', '--rpc-url', node.url, token, 'balanceOf(address)(uint256)', TEST_ADDRESS_1])),
+    ).toBe(12_345n);
+    const receipt = JSON.parse(await cast(['receipt', '--rpc-url', node.url, '--json', transferHash])) as {
+      status: string;
+      logs: { address: string; topics: string[]; data: string }[];
+    };
     expect(receipt.status).toBe('0x1');
     expect(receipt.logs).toHaveLength(1);
     expect(receipt.logs[0]!.address.toLowerCase()).toBe(token.toLowerCase());
@@ -48,11 +90,25 @@ describe('Foundry against a devnet node, unchanged', () => {
   });
 
   it('cast logs finds the transfer by its event signature and indexed recipient', async () => {
-    const logs = JSON.parse(await cast(['logs', '--rpc-url', node.url, '--json', '--from-block', '0', '--address', token, 'Transfer(address indexed,address indexed,uint256)', '', TEST_ADDRESS_1])) as { transactionHash: string }[];
+    const logs = JSON.parse(
+      await cast([
+        'logs',
+        '--rpc-url',
+        node.url,
+        '--json',
+        '--from-block',
+        '0',
+        '--address',
+        token,
+        'Transfer(address indexed,address indexed,uint256)',
+        '',
+        TEST_ADDRESS_1,
+      ]),
+    ) as { transactionHash: string }[];
     expect(logs.map((log) => log.transactionHash)).toEqual([transferHash]);
   });
 
-  it('cast run replays the transfer from its parent block\'s state and uses the gas the receipt says', async () => {
+  it("cast run replays the transfer from its parent block's state and uses the gas the receipt says", async () => {
     const replay = await cast(['run', '--rpc-url', node.url, transferHash], 120_000);
     expect(replay).toContain('Transaction successfully executed');
     const gasUsed = BigInt(await cast(['receipt', '--rpc-url', node.url, transferHash, 'gasUsed']));

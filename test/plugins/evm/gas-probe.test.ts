@@ -28,7 +28,11 @@ describe('what one run shows of the least gas limit', () => {
   });
 
   /** Runs a call to CONTRACT holding `code` (slot 1 holding 1) with `gasLimit`; what the probe says and whether the run succeeded. */
-  async function run(code: string, gasLimit: bigint, to = CONTRACT): Promise<{ need: bigint | undefined; used: bigint; ok: boolean }> {
+  async function run(
+    code: string,
+    gasLimit: bigint,
+    to = CONTRACT,
+  ): Promise<{ need: bigint | undefined; used: bigint; ok: boolean }> {
     const state = vm.stateManager;
     await state.putAccount(CONTRACT, new Account());
     await state.putCode(CONTRACT, hexToBytes(code as `0x${string}`));
@@ -37,7 +41,14 @@ describe('what one run shows of the least gas limit', () => {
     const tx = withSender(createLegacyTx({ to, gasLimit, gasPrice: 0n }, { common: vm.common, freeze: false }), SENDER);
     const end = probeGasNeed(vm.evm, gasLimit);
     const block = createBlock({ header: { baseFeePerGas: 0n, gasLimit: CAP } }, { common: vm.common });
-    const result = await runTx(vm, { tx, block, skipNonce: true, skipBalance: true, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
+    const result = await runTx(vm, {
+      tx,
+      block,
+      skipNonce: true,
+      skipBalance: true,
+      skipHardForkValidation: true,
+      skipBlockGasLimitValidation: true,
+    });
     return { need: end(result), used: result.totalGasSpent, ok: result.execResult.exceptionError === undefined };
   }
 
@@ -64,14 +75,18 @@ describe('what one run shows of the least gas limit', () => {
     expect((await run(READ_GAS, CAP)).need).toBeUndefined();
     expect((await run(CALL_IDENTITY, CAP)).need).toBeUndefined();
     expect((await run(CLEAR_SLOT, CAP)).need).toBeUndefined();
-    expect((await run(STORE_ONE, CAP, new EvmAddress(hexToBytes('0x0000000000000000000000000000000000000004')))).need).toBeUndefined();
+    expect(
+      (await run(STORE_ONE, CAP, new EvmAddress(hexToBytes('0x0000000000000000000000000000000000000004')))).need,
+    ).toBeUndefined();
     // Nothing is left over for the next run.
     expect((await run(STORE_ONE, CAP)).need).toBeDefined();
   });
 
   it('is not shown by a run on an EVM it does not watch', async () => {
     const other = await createVM({ common: evmCommon(0x737663) });
-    expect(probeGasNeed(other.evm, CAP)({ gasRefund: 0n, totalGasSpent: 21_000n, execResult: {} } as never)).toBeUndefined();
+    expect(
+      probeGasNeed(other.evm, CAP)({ gasRefund: 0n, totalGasSpent: 21_000n, execResult: {} } as never),
+    ).toBeUndefined();
   });
 });
 

@@ -97,9 +97,20 @@ describe('Hardhat 2 against a node, unchanged', () => {
   });
 
   it('a deploy script run with --network deploys an ERC-20, transfers, waits for receipts, reads, and decodes a custom error', async () => {
-    const out = await hardhat(project, ['run', 'scripts/deploy.js', '--network', 'svc'], { SVC_URL: node.url, SVC_KEY: TEST_KEY_0, RECIPIENT: TEST_ADDRESS_1 });
+    const out = await hardhat(project, ['run', 'scripts/deploy.js', '--network', 'svc'], {
+      SVC_URL: node.url,
+      SVC_KEY: TEST_KEY_0,
+      RECIPIENT: TEST_ADDRESS_1,
+    });
     const result = JSON.parse(out.split('\n').at(-1)!) as Record<string, unknown>;
-    expect(result).toMatchObject({ chainId: String(0x737663), deployStatus: 1, transferStatus: 1, transferLogs: 1, balance: '1234', revert: { name: 'InsufficientBalance', needed: String(10n ** 30n) } });
+    expect(result).toMatchObject({
+      chainId: String(0x737663),
+      deployStatus: 1,
+      transferStatus: 1,
+      transferLogs: 1,
+      balance: '1234',
+      revert: { name: 'InsufficientBalance', needed: String(10n ** 30n) },
+    });
     const { body } = await rpc<string>(node.url, 'eth_getCode', [result['address'], 'latest']);
     expect(body.result!.length).toBeGreaterThan(2);
   }, 180_000);

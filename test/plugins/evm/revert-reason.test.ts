@@ -8,10 +8,16 @@ const abi = parseAbi(['error Error(string)', 'error Panic(uint256)', 'error Cust
 describe('revert reasons', () => {
   it('decodes Error(string) and Panic(uint256) as the ABI encodes them, and names a custom error by its selector', () => {
     for (const message of ['no way', '', 'ünïcödé ✓', 'x'.repeat(100)]) {
-      expect(revertReason(fromHex(encodeErrorResult({ abi, errorName: 'Error', args: [message] })))).toBe(`execution reverted: ${message}`);
+      expect(revertReason(fromHex(encodeErrorResult({ abi, errorName: 'Error', args: [message] })))).toBe(
+        `execution reverted: ${message}`,
+      );
     }
-    expect(revertReason(fromHex(encodeErrorResult({ abi, errorName: 'Panic', args: [0x12n] })))).toBe('execution reverted: panic 0x12 (division or modulo by zero)');
-    expect(revertReason(fromHex(encodeErrorResult({ abi, errorName: 'Custom', args: [7n] })))).toMatch(/^execution reverted: custom error 0x[0-9a-f]{8}$/);
+    expect(revertReason(fromHex(encodeErrorResult({ abi, errorName: 'Panic', args: [0x12n] })))).toBe(
+      'execution reverted: panic 0x12 (division or modulo by zero)',
+    );
+    expect(revertReason(fromHex(encodeErrorResult({ abi, errorName: 'Custom', args: [7n] })))).toMatch(
+      /^execution reverted: custom error 0x[0-9a-f]{8}$/,
+    );
     expect(revertReason(new Uint8Array(0))).toBe('execution reverted');
   });
 

@@ -41,10 +41,32 @@ describe('the EVM runner: pauses, a chain-first order and deadlines', () => {
   const state = loopState();
   const read = (key: string) => state.get(key);
   const env = { height: 1, timestamp: Date.now(), proposer: CALLER, parentHash: toHex(new Uint8Array(32)) };
-  const call = (gas: bigint, budgetMs = 600_000) => runner.call({ from: CALLER, to: CONTRACT, data: new Uint8Array(), value: 0n, gasLimit: gas, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n }, read, env, Number(gas), undefined, budgetMs);
+  const call = (gas: bigint, budgetMs = 600_000) =>
+    runner.call(
+      {
+        from: CALLER,
+        to: CONTRACT,
+        data: new Uint8Array(),
+        value: 0n,
+        gasLimit: gas,
+        maxFeePerGas: 0n,
+        maxPriorityFeePerGas: 0n,
+      },
+      read,
+      env,
+      Number(gas),
+      undefined,
+      budgetMs,
+    );
 
   beforeAll(async () => {
-    runner = (await NodePath.create(EVM_HARDFORK, { evmChainId: DEVNET_EVM_CHAIN_ID, baseFee: DEVNET_BASE_FEE, blockGasLimit: DEVNET_BLOCK_GAS_LIMIT })).rules.runner;
+    runner = (
+      await NodePath.create(EVM_HARDFORK, {
+        evmChainId: DEVNET_EVM_CHAIN_ID,
+        baseFee: DEVNET_BASE_FEE,
+        blockGasLimit: DEVNET_BLOCK_GAS_LIMIT,
+      })
+    ).rules.runner;
   });
 
   it('lets timers and I/O in while a long run goes on', async () => {
@@ -63,14 +85,24 @@ describe('the EVM runner: pauses, a chain-first order and deadlines', () => {
     const request = call(5_000_000n).then(() => finished.push('request'));
     await new Promise((resolve) => setImmediate(resolve));
     const chain = runner
-      .runCallback({ to: CONTRACT, from: CALLER, data: new Uint8Array(), gasLimit: 10_000_000n, done: () => undefined }, read, { setAccount: () => undefined, writeState: () => undefined }, env)
+      .runCallback(
+        { to: CONTRACT, from: CALLER, data: new Uint8Array(), gasLimit: 10_000_000n, done: () => undefined },
+        read,
+        { setAccount: () => undefined, writeState: () => undefined },
+        env,
+      )
       .then((result) => finished.push(`chain ${result.status}`));
     await Promise.all([request, chain]);
     expect(finished).toEqual(['chain out_of_gas', 'request']);
   });
 
   it("does not count the time a request's run waits for the chain against its budget", async () => {
-    const chain = runner.runCallback({ to: CONTRACT, from: CALLER, data: new Uint8Array(), gasLimit: 10_000_000n, done: () => undefined }, read, { setAccount: () => undefined, writeState: () => undefined }, env);
+    const chain = runner.runCallback(
+      { to: CONTRACT, from: CALLER, data: new Uint8Array(), gasLimit: 10_000_000n, done: () => undefined },
+      read,
+      { setAccount: () => undefined, writeState: () => undefined },
+      env,
+    );
     // About 40 ms of its own work, behind some 400 ms of the chain's: within 150 ms only if the wait is not counted.
     const outcome = await call(1_000_000n, 150);
     expect(outcome.failure?.name).toBe('out_of_gas');
@@ -84,23 +116,60 @@ describe('the EVM runner: pauses, a chain-first order and deadlines', () => {
   });
 
   it("leaves a block's transactions after its deadline out, whole, but always runs the first", async () => {
-    const path = await NodePath.create(EVM_HARDFORK, { evmChainId: DEVNET_EVM_CHAIN_ID, baseFee: DEVNET_BASE_FEE, blockGasLimit: DEVNET_BLOCK_GAS_LIMIT });
+    const path = await NodePath.create(EVM_HARDFORK, {
+      evmChainId: DEVNET_EVM_CHAIN_ID,
+      baseFee: DEVNET_BASE_FEE,
+      blockGasLimit: DEVNET_BLOCK_GAS_LIMIT,
+    });
     const signer = privateKeyToAccount(TEST_KEY_0);
     const blockState = new Map(state);
-    blockState.set(accountKey(`svc1${signer.address.slice(2).toLowerCase()}`), encodeAccount({ omc: 10n ** 30n, ogt: 0n, nonce: 0, bonded: {} }));
+    blockState.set(
+      accountKey(`svc1${signer.address.slice(2).toLowerCase()}`),
+      encodeAccount({ omc: 10n ** 30n, ogt: 0n, nonce: 0, bonded: {} }),
+    );
     const txs = await Promise.all(
       [0, 1, 2].map(async (nonce) => {
-        const raw = await signer.signTransaction({ chainId: DEVNET_EVM_CHAIN_ID, to: `0x${CONTRACT.slice(4)}`, gas: 2_000_000n, nonce, maxFeePerGas: DEVNET_BASE_FEE, maxPriorityFeePerGas: 0n });
+        const raw = await signer.signTransaction({
+          chainId: DEVNET_EVM_CHAIN_ID,
+          to: `0x${CONTRACT.slice(4)}`,
+          gas: 2_000_000n,
+          nonce,
+          maxFeePerGas: DEVNET_BASE_FEE,
+          maxPriorityFeePerGas: 0n,
+        });
         const decoded = path.decode(fromHex(raw));
         if (!('tx' in decoded)) throw new Error(`not decoded: ${JSON.stringify(decoded)}`);
         return decoded.tx;
       }),
     );
-    const blockEnv = { chainId: CONFORMANCE_CHAIN_ID, height: 1, timestamp: Date.now(), parentHash: toHex(new Uint8Array(32)), lastCommit: null, proposer: CALLER };
+    const blockEnv = {
+      chainId: CONFORMANCE_CHAIN_ID,
+      height: 1,
+      timestamp: Date.now(),
+      parentHash: toHex(new Uint8Array(32)),
+      lastCommit: null,
+      proposer: CALLER,
+    };
     // A deadline already past: the first runs to its end, the others are left for a later block, not refused.
-    const late = await executeTransactions(txs, blockEnv, { get: (key: string) => blockState.get(key) }, path.kinds, createLogger({ level: 'silent', format: 'json' }), false, undefined, { deadline: performance.now() - 1 });
+    const late = await executeTransactions(
+      txs,
+      blockEnv,
+      { get: (key: string) => blockState.get(key) },
+      path.kinds,
+      createLogger({ level: 'silent', format: 'json' }),
+      false,
+      undefined,
+      { deadline: performance.now() - 1 },
+    );
     expect([late.included.length, late.rejected.length, late.receipts[0]?.gasUsed]).toEqual([1, 0, 2_000_000]);
-    const unhurried = await executeTransactions(txs, blockEnv, { get: (key: string) => blockState.get(key) }, path.kinds, createLogger({ level: 'silent', format: 'json' }), false);
+    const unhurried = await executeTransactions(
+      txs,
+      blockEnv,
+      { get: (key: string) => blockState.get(key) },
+      path.kinds,
+      createLogger({ level: 'silent', format: 'json' }),
+      false,
+    );
     expect(unhurried.included.length).toBe(3);
   });
 
@@ -121,15 +190,31 @@ describe('a node under endless loops: calls have a budget, blocks keep their rhy
   const account = privateKeyToAccount(TEST_KEY_0);
   const fees = { maxFeePerGas: 5_000_000_000n, maxPriorityFeePerGas: 0n };
   let chainId: number;
-  const nonce = async () => Number(BigInt((await rpc<string>(node.url, 'eth_getTransactionCount', [account.address, 'pending'])).body.result!));
+  const nonce = async () =>
+    Number(BigInt((await rpc<string>(node.url, 'eth_getTransactionCount', [account.address, 'pending'])).body.result!));
   type Receipt = { blockNumber: string; status: string; contractAddress: string };
-  const receipt = async (hash: string): Promise<Receipt> => (await waitFor(async () => (await rpc<Receipt | null>(node.url, 'eth_getTransactionReceipt', [hash])).body.result, Boolean, 60_000, `receipt of ${hash}`))!;
+  const receipt = async (hash: string): Promise<Receipt> =>
+    (await waitFor(
+      async () => (await rpc<Receipt | null>(node.url, 'eth_getTransactionReceipt', [hash])).body.result,
+      Boolean,
+      60_000,
+      `receipt of ${hash}`,
+    ))!;
 
   beforeAll(async () => {
     // 300 ms blocks: a lone producer stops starting transactions 240 ms in. Calls may run 300 ms.
     node = await startTestNode({ validator: { blockTime: 300 }, evm: { callTimeoutMs: 300 } });
     chainId = Number(BigInt((await rpc<string>(node.url, 'eth_chainId')).body.result!));
-    const deploy = async (data: Hex) => (await receipt((await rpc<string>(node.url, 'eth_sendRawTransaction', [await account.signTransaction({ chainId, data, gas: 100_000n, nonce: await nonce(), ...fees })])).body.result!)).contractAddress;
+    const deploy = async (data: Hex) =>
+      (
+        await receipt(
+          (
+            await rpc<string>(node.url, 'eth_sendRawTransaction', [
+              await account.signTransaction({ chainId, data, gas: 100_000n, nonce: await nonce(), ...fees }),
+            ])
+          ).body.result!,
+        )
+      ).contractAddress;
     loop = await deploy(LOOP_INIT);
     hashLoop = await deploy(HASH_LOOP_INIT);
   });
@@ -137,7 +222,7 @@ describe('a node under endless loops: calls have a budget, blocks keep their rhy
     await node?.stop();
   });
 
-  it('answers eth_blockNumber while an eth_call loops, and ends the call at evm.callTimeoutMs with geth\'s error', async () => {
+  it("answers eth_blockNumber while an eth_call loops, and ends the call at evm.callTimeoutMs with geth's error", async () => {
     let callAnswered = false;
     const looping = rpc(node.url, 'eth_call', [{ from: account.address, to: hashLoop }, 'latest']).then((reply) => {
       callAnswered = true;
@@ -153,10 +238,22 @@ describe('a node under endless loops: calls have a budget, blocks keep their rhy
 
   it('spreads transactions that each run past the block deadline over one block each', async () => {
     const first = await nonce();
-    const raws = await Promise.all([0, 1, 2].map((i) => account.signTransaction({ chainId, to: loop as Hex, gas: 12_000_000n, nonce: first + i, ...fees })));
+    const raws = await Promise.all(
+      [0, 1, 2].map((i) =>
+        account.signTransaction({ chainId, to: loop as Hex, gas: 12_000_000n, nonce: first + i, ...fees }),
+      ),
+    );
     // One JSON-RPC batch: admitted together, so one producer round sees all three.
-    const response = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(raws.map((raw, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [raw] }))) });
-    const hashes = ((await response.json()) as { id: number; result: string }[]).sort((a, b) => a.id - b.id).map((reply) => reply.result);
+    const response = await fetch(node.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(
+        raws.map((raw, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [raw] })),
+      ),
+    });
+    const hashes = ((await response.json()) as { id: number; result: string }[])
+      .sort((a, b) => a.id - b.id)
+      .map((reply) => reply.result);
     const receipts = await Promise.all(hashes.map(receipt));
     expect(receipts.map((r) => r.status)).toEqual(['0x0', '0x0', '0x0']);
     const heights = receipts.map((r) => Number(BigInt(r.blockNumber)));

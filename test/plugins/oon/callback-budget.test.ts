@@ -12,7 +12,8 @@ function stateContext(): BlockContext & { keys: Map<string, Uint8Array> } {
   return {
     keys,
     readState: (key: string) => keys.get(key),
-    writeState: (key: string, value: Uint8Array | undefined) => (value === undefined ? keys.delete(key) : keys.set(key, value)),
+    writeState: (key: string, value: Uint8Array | undefined) =>
+      value === undefined ? keys.delete(key) : keys.set(key, value),
   } as unknown as BlockContext & { keys: Map<string, Uint8Array> };
 }
 

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { acknowledgedMined, faucetCooldown, finality, healthy, matchesModel, onHosts, type CheckInput } from '../../../scripts/e2e/checks.js';
+import {
+  acknowledgedMined,
+  faucetCooldown,
+  finality,
+  healthy,
+  matchesModel,
+  onHosts,
+  type CheckInput,
+} from '../../../scripts/e2e/checks.js';
 import type { Collected, MinedTx, NodeReport, ReportedBalance } from '../../../scripts/e2e/collect.js';
 import { History } from '../../../scripts/e2e/history.js';
 import { loadManifest } from '../../../scripts/e2e/manifest.js';
@@ -10,12 +18,43 @@ const hash = (n: number): string => `0x${n.toString(16).padStart(64, '0')}`;
 const T0 = 1_800_000_000_000;
 
 function mined(n: number, from: string, nonce: number, extra: Partial<MinedTx> = {}): MinedTx {
-  return { height: n, index: 0, timestamp: T0 + n * 300, hash: hash(n), from, nonce, kind: 'transfer', payload: { to: B, asset: 'OMC', amount: '1' }, status: 'success', proposer: `svc1${'9'.repeat(40)}`, ...extra };
+  return {
+    height: n,
+    index: 0,
+    timestamp: T0 + n * 300,
+    hash: hash(n),
+    from,
+    nonce,
+    kind: 'transfer',
+    payload: { to: B, asset: 'OMC', amount: '1' },
+    status: 'success',
+    proposer: `svc1${'9'.repeat(40)}`,
+    ...extra,
+  };
 }
 
 function input(txs: MinedTx[], history: History, nodes: NodeReport[] = []): CheckInput {
-  const collected: Collected = { height: 10, reference: 'v0', nodes, txs, genesis: new Map(), jobs: new Map(), deals: new Map(), nonces: new Map(), validators: [], baseFee: 1_000_000_000n };
-  return { manifest: loadManifest(undefined), collected, history, faucet: `svc1${'f'.repeat(40)}`, accounts: [], exits: new Map(), problems: [] };
+  const collected: Collected = {
+    height: 10,
+    reference: 'v0',
+    nodes,
+    txs,
+    genesis: new Map(),
+    jobs: new Map(),
+    deals: new Map(),
+    nonces: new Map(),
+    validators: [],
+    baseFee: 1_000_000_000n,
+  };
+  return {
+    manifest: loadManifest(undefined),
+    collected,
+    history,
+    faucet: `svc1${'f'.repeat(40)}`,
+    accounts: [],
+    exits: new Map(),
+    problems: [],
+  };
 }
 
 /** An acknowledgement by `node` at `at`. */
@@ -57,7 +96,13 @@ describe('the e2e checks', () => {
       entry.answeredAt = at;
     };
     // Signed again long after (the node had just restarted), and mined as a failure of the cooldown: still the grant's fate.
-    const again = mined(40, faucet, 7, { kind: 'faucet.mint', payload: { to: B, omc: '1', ogt: '1', cooldownSeconds: 5 }, status: 'failed', error: { name: 'cooldown_active', reason: '' }, timestamp: T0 + 20_000 });
+    const again = mined(40, faucet, 7, {
+      kind: 'faucet.mint',
+      payload: { to: B, omc: '1', ogt: '1', cooldownSeconds: 5 },
+      status: 'failed',
+      error: { name: 'cooldown_active', reason: '' },
+      timestamp: T0 + 20_000,
+    });
     const one = new History();
     grant(one, T0, hash(98));
     expect(acknowledgedMined(input([again], one)).passed).toBe(true);
@@ -70,7 +115,11 @@ describe('the e2e checks', () => {
     grant(early, T0 + 30_000, hash(98));
     expect(acknowledgedMined(input([again], early)).passed).toBe(false);
     // The address granted through another node 0.8 s before, within the 5 s cooldown: the chain keeps one grant.
-    const other = mined(41, faucet, 8, { kind: 'faucet.mint', payload: { to: B, omc: '1', ogt: '1', cooldownSeconds: 5 }, timestamp: T0 - 800 });
+    const other = mined(41, faucet, 8, {
+      kind: 'faucet.mint',
+      payload: { to: B, omc: '1', ogt: '1', cooldownSeconds: 5 },
+      timestamp: T0 - 800,
+    });
     const within = new History();
     grant(within, T0, hash(98));
     grant(within, T0 - 1_000, other.hash);
@@ -85,51 +134,123 @@ describe('the e2e checks', () => {
     const history = new History();
     const entry = history.submit({ operation: 'badNonce', node: 'v0', hash: hash(3), from: A, nonce: 0 });
     history.refused(entry, 'nonce_too_low');
-    expect(acknowledgedMined(input([mined(3, A, 0)], history)).details[0]).toContain('refused by v0 (nonce_too_low) was mined');
+    expect(acknowledgedMined(input([mined(3, A, 0)], history)).details[0]).toContain(
+      'refused by v0 (nonce_too_low) was mined',
+    );
   });
 
   it('fail on two grants to one address within the cooldown they carry', () => {
-    const grant = (n: number, at: number): MinedTx => mined(n, `svc1${'f'.repeat(40)}`, n, { kind: 'faucet.mint', payload: { to: B, omc: '1', ogt: '1', cooldownSeconds: 5 }, timestamp: at });
+    const grant = (n: number, at: number): MinedTx =>
+      mined(n, `svc1${'f'.repeat(40)}`, n, {
+        kind: 'faucet.mint',
+        payload: { to: B, omc: '1', ogt: '1', cooldownSeconds: 5 },
+        timestamp: at,
+      });
     expect(faucetCooldown(input([grant(1, T0), grant(2, T0 + 5_000)], new History())).passed).toBe(true);
     expect(faucetCooldown(input([grant(1, T0), grant(2, T0 + 4_999)], new History())).passed).toBe(false);
   });
 
   it('fail on two finalized hashes seen at one height', () => {
     const history = new History();
-    history.sightings.push({ node: 'v0', at: T0, height: 4, hash: hash(1) }, { node: 'v1', at: T0, height: 4, hash: hash(2) });
-    const node: NodeReport = { name: 'v0', head: 4, blocks: new Map([[4, { hash: hash(1), stateRoot: hash(0), timestamp: T0, proposer: A, transactions: [] }]]), balances: new Map(), tokenBalances: new Map(), healthStatus: 200, health: 'healthy', url: 'http://127.0.0.1:8545', peers: [] };
+    history.sightings.push(
+      { node: 'v0', at: T0, height: 4, hash: hash(1) },
+      { node: 'v1', at: T0, height: 4, hash: hash(2) },
+    );
+    const node: NodeReport = {
+      name: 'v0',
+      head: 4,
+      blocks: new Map([[4, { hash: hash(1), stateRoot: hash(0), timestamp: T0, proposer: A, transactions: [] }]]),
+      balances: new Map(),
+      tokenBalances: new Map(),
+      healthStatus: 200,
+      health: 'healthy',
+      url: 'http://127.0.0.1:8545',
+      peers: [],
+    };
     const result = finality(input([], history, [node]));
     expect(result.passed).toBe(false);
     expect(result.details.join('\n')).toContain('two finalized blocks at 4');
   });
 
   it('on test hosts, fail a node that answers or reaches a peer at 127.0.0.1, and a follower that found no other follower', () => {
-    const peer = (host: string) => ({ peerId: `12D3KooW${host}`, addresses: [`/ip4/${host}/tcp/30333`], direction: 'outbound' as const, head: null });
-    const node = (name: string, host: string, peers: string[]): NodeReport => ({ name, head: 4, blocks: new Map(), balances: new Map(), tokenBalances: new Map(), healthStatus: 200, health: 'healthy', url: `http://${host}:8545`, peers: peers.map(peer) });
-    const good = [node('v0', '10.1.1.10', ['10.1.1.11', '10.1.1.12']), node('f0', '10.1.1.11', ['10.1.1.10', '10.1.1.12']), node('f1', '10.1.1.12', ['10.1.1.10', '10.1.1.11'])];
+    const peer = (host: string) => ({
+      peerId: `12D3KooW${host}`,
+      addresses: [`/ip4/${host}/tcp/30333`],
+      direction: 'outbound' as const,
+      head: null,
+    });
+    const node = (name: string, host: string, peers: string[]): NodeReport => ({
+      name,
+      head: 4,
+      blocks: new Map(),
+      balances: new Map(),
+      tokenBalances: new Map(),
+      healthStatus: 200,
+      health: 'healthy',
+      url: `http://${host}:8545`,
+      peers: peers.map(peer),
+    });
+    const good = [
+      node('v0', '10.1.1.10', ['10.1.1.11', '10.1.1.12']),
+      node('f0', '10.1.1.11', ['10.1.1.10', '10.1.1.12']),
+      node('f1', '10.1.1.12', ['10.1.1.10', '10.1.1.11']),
+    ];
     expect(onHosts(input([], new History(), good)).passed).toBe(true);
     const loopback = [good[0]!, node('f0', '10.1.1.11', ['10.1.1.10', '10.1.1.12', '127.0.0.1']), good[2]!];
-    expect(onHosts(input([], new History(), loopback)).details).toEqual([`f0 reaches peer 12D3KooW127.0.0.1 at /ip4/127.0.0.1/tcp/30333, no test host's address`]);
+    expect(onHosts(input([], new History(), loopback)).details).toEqual([
+      `f0 reaches peer 12D3KooW127.0.0.1 at /ip4/127.0.0.1/tcp/30333, no test host's address`,
+    ]);
     const apart = [good[0]!, node('f0', '10.1.1.11', ['10.1.1.10']), node('f1', '10.1.1.12', ['10.1.1.10'])];
-    expect(onHosts(input([], new History(), apart)).details).toEqual(['f0 is connected to no other follower: peer exchange found none', 'f1 is connected to no other follower: peer exchange found none']);
+    expect(onHosts(input([], new History(), apart)).details).toEqual([
+      'f0 is connected to no other follower: peer exchange found none',
+      'f1 is connected to no other follower: peer exchange found none',
+    ]);
   });
 
   it('name a node that exited on its own with its last words, and not one the runner ended', () => {
-    const node: NodeReport = { name: 'v3', head: 4, blocks: new Map(), balances: new Map(), tokenBalances: new Map(), healthStatus: 200, health: 'healthy', url: 'http://127.0.0.1:8545', peers: [] };
+    const node: NodeReport = {
+      name: 'v3',
+      head: 4,
+      blocks: new Map(),
+      balances: new Map(),
+      tokenBalances: new Map(),
+      healthStatus: 200,
+      health: 'healthy',
+      url: 'http://127.0.0.1:8545',
+      peers: [],
+    };
     const exits = new Map([
-      ['v3', [{ at: T0, code: 1, signal: null, expected: false, lastWords: 'Error: boom\n    at tick (chain.js:1:1)' }]],
+      [
+        'v3',
+        [{ at: T0, code: 1, signal: null, expected: false, lastWords: 'Error: boom\n    at tick (chain.js:1:1)' }],
+      ],
       ['v2', [{ at: T0, code: null, signal: 'SIGKILL' as const, expected: true }]],
     ]);
     const result = healthy({ ...input([], new History(), [node]), exits });
     expect(result.passed).toBe(false);
-    expect(result.details).toEqual([`v3 exited on its own at ${new Date(T0).toISOString()} (1): Error: boom\n    at tick (chain.js:1:1)`]);
+    expect(result.details).toEqual([
+      `v3 exited on its own at ${new Date(T0).toISOString()} (1): Error: boom\n    at tick (chain.js:1:1)`,
+    ]);
   });
 
-  it('compare every node\'s balances with the model, and a slashed bond only against what its beneficiaries gained', () => {
+  it("compare every node's balances with the model, and a slashed bond only against what its beneficiaries gained", () => {
     const balance = (omc: bigint): ReportedBalance => ({ omc, ogt: 0n, bonded: {} });
-    const node = (omc: bigint): NodeReport => ({ name: 'v0', head: 10, blocks: new Map(), balances: new Map([[A, balance(omc)]]), tokenBalances: new Map(), healthStatus: 200, health: 'healthy', url: 'http://127.0.0.1:8545', peers: [] });
+    const node = (omc: bigint): NodeReport => ({
+      name: 'v0',
+      head: 10,
+      blocks: new Map(),
+      balances: new Map([[A, balance(omc)]]),
+      tokenBalances: new Map(),
+      healthStatus: 200,
+      health: 'healthy',
+      url: 'http://127.0.0.1:8545',
+      peers: [],
+    });
     const base = input([], new History(), [node(7n)]);
-    const withGenesis = (n: NodeReport): CheckInput => ({ ...base, collected: { ...base.collected, nodes: [n], genesis: new Map([[A, balance(7n)]]) } });
+    const withGenesis = (n: NodeReport): CheckInput => ({
+      ...base,
+      collected: { ...base.collected, nodes: [n], genesis: new Map([[A, balance(7n)]]) },
+    });
     expect(matchesModel(withGenesis(node(7n))).passed).toBe(true);
     expect(matchesModel(withGenesis(node(8n))).details[0]).toContain('OMC 8, model 7');
 
@@ -137,12 +258,41 @@ describe('the e2e checks', () => {
     const P = `svc1${'c'.repeat(40)}`;
     const submit = mined(1, A, 0, { kind: 'oon.submitJob', payload: { gasLimit: '10', gasPrice: '1', replicas: 1 } });
     // Its assignment is dropped when missed: the record names the provider only in missedBy.
-    const job = { status: 'failed', providers: [], missedBy: [P], attempts: 1, escrow: '0', fee: null, gasUsed: null, settledBy: null };
+    const job = {
+      status: 'failed',
+      providers: [],
+      missedBy: [P],
+      attempts: 1,
+      escrow: '0',
+      fee: null,
+      gasUsed: null,
+      settledBy: null,
+    };
     const slashed = (gained: bigint): CheckInput => {
-      const reports: NodeReport = { ...node(100n), balances: new Map<string, ReportedBalance>([[A, { omc: 100n, ogt: gained, bonded: {} }], [P, { omc: 0n, ogt: 0n, bonded: { compute: 990n } }]]) };
-      return { ...base, collected: { ...base.collected, txs: [submit], nodes: [reports], jobs: new Map([[submit.hash, job as never]]), genesis: new Map<string, ReportedBalance>([[A, balance(100n)], [P, { omc: 0n, ogt: 0n, bonded: { compute: 1000n } }]]) } };
+      const reports: NodeReport = {
+        ...node(100n),
+        balances: new Map<string, ReportedBalance>([
+          [A, { omc: 100n, ogt: gained, bonded: {} }],
+          [P, { omc: 0n, ogt: 0n, bonded: { compute: 990n } }],
+        ]),
+      };
+      return {
+        ...base,
+        collected: {
+          ...base.collected,
+          txs: [submit],
+          nodes: [reports],
+          jobs: new Map([[submit.hash, job as never]]),
+          genesis: new Map<string, ReportedBalance>([
+            [A, balance(100n)],
+            [P, { omc: 0n, ogt: 0n, bonded: { compute: 1000n } }],
+          ]),
+        },
+      };
     };
     expect(matchesModel(slashed(10n)).passed).toBe(true);
-    expect(matchesModel(slashed(9n)).details).toEqual([expect.stringContaining('slashed bonds 10 OGT base units, but requesters and clients gained 9')]);
+    expect(matchesModel(slashed(9n)).details).toEqual([
+      expect.stringContaining('slashed bonds 10 OGT base units, but requesters and clients gained 9'),
+    ]);
   });
 });
