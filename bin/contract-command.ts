@@ -236,7 +236,7 @@ export function addContractCommand<O extends object>(cli: CAC, ctx: ContractComm
           throw new UsageError('--args needs the ABI: give a .json artifact with "abi" and "bytecode"');
         let args: unknown[] = [];
         if (argsText !== undefined && abi) {
-          const constructor = abi.find((item) => item.type === 'constructor') as
+          const constructorAbi = abi.find((item) => item.type === 'constructor') as
             | { inputs: readonly AbiParameter[] }
             | undefined;
           let parsed: unknown;
@@ -246,7 +246,7 @@ export function addContractCommand<O extends object>(cli: CAC, ctx: ContractComm
             throw new UsageError(`--args: expected a JSON array, got "${argsText}"`);
           }
           if (!Array.isArray(parsed)) throw new UsageError(`--args: expected a JSON array, got "${argsText}"`);
-          args = argumentsOf(constructor?.inputs ?? [], parsed, 'the constructor');
+          args = argumentsOf(constructorAbi?.inputs ?? [], parsed, 'the constructor');
         }
         const deployed = await api.deployContract(ctx.signer(options), {
           bytecode,

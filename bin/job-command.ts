@@ -3,7 +3,7 @@ import type { CAC } from 'cac';
 import {
   DOMAIN_ERRORS,
   RpcError,
-  SvcClient,
+  type SvcClient,
   type JobCode,
   type JobRequest,
   type JobRun,

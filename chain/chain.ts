@@ -567,7 +567,10 @@ export class Chain {
         const stored = await Promise.all(
           chunk.map((tx) => (mempool.has(tx.hash) ? true : this.options.blocks.transaction(tx.hash))),
         );
-        chunk.forEach((tx, j) => (stored[j] ? mined++ : otherwise(tx)));
+        chunk.forEach((tx, j) => {
+          if (stored[j]) mined++;
+          else otherwise(tx);
+        });
       }
     };
     await minedOf(done, (tx) => superseded.push(tx));
@@ -825,14 +828,14 @@ export class Chain {
       }),
     );
     const txs: SignedTransaction[] = [];
-    decoded.forEach((result, i) => {
+    for (const [i, result] of decoded.entries()) {
       if ('format' in result) return reject(`transaction ${i}: ${result.format}`);
       if ('wrongChain' in result) return reject(`transaction ${i}: ${result.wrongChain}`);
       if ('badSignature' in result) return reject(`transaction ${result.hash || i}: bad signature`);
       rememberRaw(result.tx, rawTransactions[i]!);
       if (result.tx.hash !== block.transactions[i]) reject(`transaction ${i} hash does not match the block's list`);
       txs.push(result.tx);
-    });
+    }
     const pacer = new Pacer();
     if ((await txRoot(block.transactions, pacer)) !== block.txRoot) reject('transaction root mismatch');
     const env = {

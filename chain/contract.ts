@@ -246,6 +246,7 @@ export interface TxKindSpec<Svc, P extends TSchema> {
    * with nothing changed but the nonce. May be asynchronous, and may return an outcome (gas used,
    * receipt details, or a failure whose writes stay: a reverted EVM call still pays for its gas).
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a kind's execute may end without returning, as plain functions do.
   execute(ctx: TxContext<Static<P>>, service: Svc): void | TxOutcome | Promise<void | TxOutcome>;
 }
 
@@ -275,6 +276,7 @@ export interface TxKind {
   gasLimit?(payload: unknown): number;
   fees?(payload: unknown, service: unknown): TxFees;
   readonly managesNonce?: boolean;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a kind's execute may end without returning, as plain functions do.
   execute(ctx: TxContext<unknown>, service: unknown): void | TxOutcome | Promise<void | TxOutcome>;
 }
 

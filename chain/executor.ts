@@ -233,16 +233,18 @@ export async function executeTransactions(
         new Context(scratch, env, tx, kind.owner, kinds, index > 0 ? deadline : undefined),
         kind.service(),
       );
+      // biome-ignore lint/suspicious/noConfusingVoidType: execute may return nothing (see TxKind.execute).
       outcome = (isPromise<void | TxOutcome>(returned) ? await returned : returned) ?? undefined;
     } catch (error) {
       // Stopped at the producer's deadline: left out whole, and nothing after it starts.
       if (error instanceof TxPostponed && !strict) break;
       included.push(tx);
       bumpNonce(overlay);
+      if (!isTxFailure(error))
+        log.error({ err: error, tx: tx.hash, kind: tx.kind }, 'transaction kind threw; the transaction fails');
       const failure = isTxFailure(error)
         ? { name: error.error, reason: error.message }
-        : (log.error({ err: error, tx: tx.hash, kind: tx.kind }, 'transaction kind threw; the transaction fails'),
-          { name: 'internal_error', reason: 'the transaction kind failed' });
+        : { name: 'internal_error', reason: 'the transaction kind failed' };
       receipts.push({
         transactionHash: tx.hash,
         blockNumber: env.height,

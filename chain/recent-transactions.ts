@@ -19,9 +19,9 @@ export class RecentTransactions {
   private readonly entries = new Map<string, RecentTransaction>();
 
   add(height: number, hashes: readonly string[], raws: readonly Uint8Array[], receipts: readonly Receipt[]): void {
-    hashes.forEach((hash, index) =>
-      this.entries.set(hash, { raw: raws[index]!, height, index, receipt: receipts[index]! }),
-    );
+    hashes.forEach((hash, index) => {
+      this.entries.set(hash, { raw: raws[index]!, height, index, receipt: receipts[index]! });
+    });
     for (const hash of this.entries.keys()) {
       if (this.entries.size <= MAX_ENTRIES) break;
       this.entries.delete(hash);

@@ -39,7 +39,9 @@ class PrefetchedState implements StateReader {
     const keys = [...this.missed];
     this.missed.clear();
     const values = await Promise.all(keys.map((key) => this.source(key)));
-    keys.forEach((key, i) => this.values.set(key, values[i]));
+    keys.forEach((key, i) => {
+      this.values.set(key, values[i]);
+    });
   }
 }
 

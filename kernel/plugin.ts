@@ -37,6 +37,7 @@ export interface RpcCallRecord {
  * augments this interface so `ctx.use('name')` is typed:
  * `declare module 'svc-node/plugin' { interface SvcCapabilities { greeter: Greeter } }`.
  */
+// biome-ignore lint/suspicious/noEmptyInterface: plugins augment this interface; a type alias cannot be augmented.
 export interface SvcCapabilities {}
 
 export type CapabilityName = keyof SvcCapabilities & string;

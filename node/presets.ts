@@ -44,7 +44,11 @@ export function pluginRequests(node: NodeConfig, catalog: PluginCatalog): Plugin
     requests.push({ spec: 'rate-limit', reason: node.guardrails ? '--guardrails true' : '--rate-limit' });
   for (const spec of node.plugins) requests.push({ spec, reason: 'config "plugins"' });
   const seen = new Set<string>();
-  return requests.filter((request) => (seen.has(request.spec) ? false : (seen.add(request.spec), true)));
+  return requests.filter((request) => {
+    if (seen.has(request.spec)) return false;
+    seen.add(request.spec);
+    return true;
+  });
 }
 
 /** What every node runs, whatever its config: the keystore, the chain and the peer-to-peer network. */

@@ -69,7 +69,7 @@ const NO_CLAIM = new Set(['', 'application/octet-stream', 'application/x-www-for
 
 /** Whether a declared Content-Type contradicts what the bytes are (a spoofed type). */
 export function contradicts(declared: string | undefined, sniffed: SniffedMedia): boolean {
-  const type = declared?.split(';')[0]!.trim().toLowerCase() ?? '';
+  const type = (declared?.split(';')[0] ?? '').trim().toLowerCase();
   if (NO_CLAIM.has(type)) return false;
   if (type.startsWith('image/')) return sniffed.format !== 'image';
   if (type.startsWith('video/')) return sniffed.format !== 'video';

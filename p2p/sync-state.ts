@@ -42,7 +42,12 @@ export class SyncState {
     this.behindSince ??= now;
     const left = this.behindSince + this.options.graceMs - now;
     if (left <= 0) return this.set(false);
-    if (!this.timer) this.timer = setTimeout(() => ((this.timer = undefined), this.update()), left).unref();
+    if (!this.timer) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.update();
+      }, left).unref();
+    }
   }
 
   close(): void {

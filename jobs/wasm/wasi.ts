@@ -117,6 +117,7 @@ export class DeterministicWasi {
   }
 
   // Host functions take what the module passes: numbers, and bigints for i64.
+  // biome-ignore lint/suspicious/noExplicitAny: WebAssembly imports take each function's own number and bigint parameters.
   private functions(): Record<string, (...args: any[]) => number> {
     const sizes = (countPtr: number, sizePtr: number, items: readonly Uint8Array[]): number => {
       const view = this.view();

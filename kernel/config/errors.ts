@@ -62,6 +62,6 @@ function allowedValues(schema: TSchema, segments: string[]): string | undefined 
   for (const segment of segments)
     current = (current?.properties as Record<string, Record<string, unknown>> | undefined)?.[segment];
   const options = current?.anyOf as { const?: unknown }[] | undefined;
-  if (!options || !options.every((o) => o.const !== undefined)) return undefined;
+  if (!options?.every((o) => o.const !== undefined)) return undefined;
   return options.map((o) => JSON.stringify(o.const)).join(', ');
 }

@@ -17,8 +17,9 @@ function renderMethod(method: RpcMethod, owner: string): string {
   if (method.params.length === 0) lines.push('Params: none (`[]`).', '');
   else {
     lines.push('| # | param | required | schema |', '|---|---|---|---|');
-    method.params.forEach((p, i) =>
-      lines.push(`| ${i} | \`${p.name}\` | ${p.optional ? 'no' : 'yes'} | \`${schemaText(p.schema)}\` |`),
+    method.params.forEach(
+      (p, i) =>
+        void lines.push(`| ${i} | \`${p.name}\` | ${p.optional ? 'no' : 'yes'} | \`${schemaText(p.schema)}\` |`),
     );
     lines.push('');
   }

@@ -52,7 +52,7 @@ export function watchGasReads(evm: object): void {
     if (!entry?.opHandler || entry === map[0xfe] || seen.has(entry)) continue;
     seen.add(entry);
     const handler = entry.opHandler;
-    entry.opHandler = function (runState, ...rest) {
+    entry.opHandler = (runState, ...rest) => {
       const probe = probes.get(runState.interpreter._evm);
       if (probe) probe.readGas = true;
       return handler(runState, ...rest);
@@ -61,7 +61,7 @@ export function watchGasReads(evm: object): void {
   const sstore = map[SSTORE];
   const check = sstore?.gasHandler;
   if (sstore && check) {
-    sstore.gasHandler = function (runState, ...rest) {
+    sstore.gasHandler = (runState, ...rest) => {
       const probe = probes.get(runState.interpreter._evm);
       if (probe) {
         const left = runState.interpreter.getGasLeft();

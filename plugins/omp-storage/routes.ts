@@ -124,7 +124,7 @@ async function retrieve(c: NodeContext, service: ProviderService): Promise<Respo
     'x-content-type-options': 'nosniff',
   };
   const inm = c.req.header('if-none-match');
-  if (inm && inm.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*'))
+  if (inm?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*'))
     return new Response(null, { status: 304, headers: common });
   if (car) {
     const headers = {

@@ -98,7 +98,7 @@ export class ProviderService {
   private registeredInGenesis(): LocalRegistration | undefined {
     for (const operator of this.keys.addresses) {
       const record = readRecord((key) => this.chain.state.get(key), this.kind, operator);
-      if (!record || record.registeredAt !== 0) continue;
+      if (record?.registeredAt !== 0) continue;
       if (record.peerId !== this.peerId()) {
         this.log.warn(
           { operator, genesisPeerId: record.peerId, peerId: this.peerId() },

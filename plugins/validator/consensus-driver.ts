@@ -297,7 +297,10 @@ export class ConsensusDriver {
         // After the caller has passed the proposal on (its continuation runs in this turn's microtasks): the timeout then finds the step moved on.
         const deferred = this.checking.get(key)!;
         this.checking.delete(key);
-        if (deferred.length > 0) setImmediate(() => deferred.forEach((fire) => fire()));
+        if (deferred.length > 0)
+          setImmediate(() => {
+            for (const fire of deferred) fire();
+          });
       }
     }
   }

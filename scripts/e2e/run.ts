@@ -153,10 +153,8 @@ export async function runE2e(options: RunOptions): Promise<RunReport> {
         .client(2_000)
         .blockNumber()
         .catch(() => undefined);
-      const tally = history.submissions.reduce(
-        (t, s) => ({ ...t, [s.outcome]: (t[s.outcome] ?? 0) + 1 }),
-        {} as Record<string, number>,
-      );
+      const tally: Record<string, number> = {};
+      for (const s of history.submissions) tally[s.outcome] = (tally[s.outcome] ?? 0) + 1;
       say(
         `+${Math.round((Date.now() - started) / 1000)} s: head ${head ?? '(v0 not answering)'}, ${tally.acknowledged ?? 0} acknowledged, ${tally.refused ?? 0} refused, ${tally.unanswered ?? 0} unanswered, ${describeDisruptions(history)}`,
       );

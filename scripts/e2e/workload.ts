@@ -74,7 +74,7 @@ const JOB_CALL_GAS_LIMIT = 400_000;
 /** Compiles the example token and the package's WordCount with solc-js (a dev dependency, as wabt is). */
 export async function contractArtifacts(): Promise<{ token: Artifact; jobContract: Artifact }> {
   const artifacts = await compileSolidity([CONTRACTS_DIR.pathname, PACKAGE_CONTRACTS_DIR.pathname]);
-  return { token: artifacts['Token']!, jobContract: artifacts['WordCount']! };
+  return { token: artifacts.Token!, jobContract: artifacts.WordCount! };
 }
 
 /** Compiles the job's WAT to WASM (wabt, a dev dependency: the runner is a developer's tool). */

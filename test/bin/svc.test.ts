@@ -348,7 +348,9 @@ describe('svc client CLI', () => {
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     const lines = out.trim().split('\n').slice(0, 4);
-    lines.forEach((line, i) => expect(line).toMatch(new RegExp(`^#${i + 1} 0x[0-9a-f]{64} \\d+ tx \\d{4}-`)));
+    lines.forEach((line, i) => {
+      expect(line).toMatch(new RegExp(`^#${i + 1} 0x[0-9a-f]{64} \\d+ tx \\d{4}-`));
+    });
   });
 
   it('shows chain and node info', async () => {

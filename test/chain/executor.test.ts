@@ -5,7 +5,7 @@ import { chainPlugin } from '../../chain/plugin.js';
 import { genesisState } from '../../chain/genesis.js';
 import { devnetGenesis } from '../../node/genesis.js';
 import { TxKindRegistry } from '../../chain/tx-kinds.js';
-import { type AnyPlugin } from '../../kernel/plugin.js';
+import type { AnyPlugin } from '../../kernel/plugin.js';
 import { accountKey, decodeAccount } from '../../chain/state/accounts.js';
 import { captureLog } from '../helpers/log-capture.js';
 

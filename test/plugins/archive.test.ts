@@ -65,7 +65,10 @@ describe('archive capability', () => {
     await archive.stop();
     const { receiptArchive: _off, ...windowed } = archiveConfig.chain;
     const refused = await startTestNode({ ...archiveConfig, chain: windowed }).then(
-      (node) => (running.push(node), undefined),
+      (node) => {
+        running.push(node);
+        return undefined;
+      },
       (error: unknown) => error as Error,
     );
     expect(refused?.message).toMatch(/this data dir is an archive .*svc-node prune/);

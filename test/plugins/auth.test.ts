@@ -200,6 +200,7 @@ describe('auth plugin over WebSocket', () => {
 
   it("connects the SDK through a WebSocket that takes no headers (a browser's), its token sent as subprotocols", async () => {
     // What a browser's constructor takes: a URL and subprotocols, nothing else.
+    // biome-ignore lint/complexity/useArrowFunction: a WebSocket class is called with `new`, which an arrow function refuses.
     const BrowserLike = function (url: string, protocols?: unknown) {
       if (protocols !== undefined && !Array.isArray(protocols))
         throw new TypeError('a browser WebSocket takes subprotocols, not options');

@@ -108,7 +108,7 @@ describe('the explorer under guardrails', { timeout: 90_000 }, () => {
     await page.getByTestId('node-health').filter({ hasText: 'healthy' }).waitFor();
     // The image, fetched with the token and drawn from a blob URL: decoded at its real size.
     await page.goto(`${node.url}/ui/#/object/${object.cid}`);
-    const image = page.getByRole('img', { name: `Stored image ${object.cid} (image/png)` });
+    const image = page.getByRole('img', { name: `Stored object ${object.cid} (image/png)` });
     await waitFor(
       () => image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
       (width) => width === 48,

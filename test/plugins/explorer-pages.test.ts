@@ -138,7 +138,7 @@ describe('the explorer pages for validators, compute, storage and the node', { t
       const { page, errors } = await open('/ui/#/storage', size);
       await page.getByTestId('storage-providers').getByText('image, video').waitFor();
       await page.getByTestId('chart-stored').locator('canvas').waitFor();
-      const thumbnail = page.getByTestId('objects').getByRole('img', { name: `Stored image ${image} (image/png)` });
+      const thumbnail = page.getByTestId('objects').getByRole('img', { name: `Stored object ${image} (image/png)` });
       await thumbnail.waitFor();
       // Decoded by the browser from the bytes the node served: its real size.
       await waitFor(
@@ -155,7 +155,7 @@ describe('the explorer pages for validators, compute, storage and the node', { t
       await waitFor(
         () =>
           page
-            .getByRole('img', { name: `Stored image ${image} (image/png)` })
+            .getByRole('img', { name: `Stored object ${image} (image/png)` })
             .evaluate((img) => (img as unknown as { naturalHeight: number }).naturalHeight),
         (height) => height === 64,
         10_000,

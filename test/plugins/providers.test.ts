@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetKey, generateKeyPair, RpcError, SvcClient, UNIT } from '../../sdk/index.js';
+import { devnetKey, generateKeyPair, type RpcError, SvcClient, UNIT } from '../../sdk/index.js';
 import type { Chain } from '../../chain/chain.js';
 import type { P2pService } from '../../p2p/service.js';
 import { run, SVC } from '../helpers/cli.js';

@@ -12,6 +12,7 @@ function shown(hex: string): string {
   const bytes = Uint8Array.from(hex.slice(2).match(/../g) ?? [], (pair) => parseInt(pair, 16));
   const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
   // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to spot control characters, which mark binary output.
   return /[\u0000-\u0008\u000e-\u001f\ufffd]/.test(text) ? hex : text;
 }
 

@@ -91,10 +91,7 @@ export class PollFilters {
       for (; filter.next <= head; filter.next++) hashes.push(await blockHash(filter.next));
       return hashes;
     }
-    const to =
-      filter.filter.toBlock !== undefined && filter.filter.toBlock.startsWith('0x')
-        ? Math.min(head, Number(filter.filter.toBlock))
-        : head;
+    const to = filter.filter.toBlock?.startsWith('0x') ? Math.min(head, Number(filter.filter.toBlock)) : head;
     if (filter.next > to) return [];
     const logs = await this.api.logsIn(filter.next, to, filter.filter);
     filter.next = to + 1;

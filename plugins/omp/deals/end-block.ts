@@ -42,7 +42,7 @@ export function dealsEndBlock(ctx: BlockContext, kind: ProviderKind): void {
   });
   for (const dealId of new Set(dealSchedule.drainDue(read, write, ctx.timestamp))) {
     const deal = readDeal(read, dealId);
-    if (!deal || deal.status !== 'pending') continue;
+    if (deal?.status !== 'pending') continue;
     if (!isPast(ctx, deal.acceptBy)) {
       // Its time came but not its height: look again a second later.
       dealSchedule.scheduleAt(read, write, ctx.timestamp + 1000, dealId);
@@ -56,7 +56,7 @@ export function dealsEndBlock(ctx: BlockContext, kind: ProviderKind): void {
   }
   for (const dealId of drainIndexed(read, write, boundaryIndex(ctx.height))) {
     const deal = readDeal(read, dealId);
-    if (!deal || deal.status !== 'active') continue;
+    if (deal?.status !== 'active') continue;
     for (const replica of deal.providers) if (replica.challenge) fault(ctx, kind, deal, replica);
     if (ctx.height >= deal.endBlock!) {
       ctx.credit(deal.client as never, 'OMC', BigInt(deal.escrow));

@@ -90,7 +90,7 @@ describe('Hardhat 2 against a node, unchanged', () => {
     mkdirSync(join(project, 'artifacts-in'));
     writeFileSync(join(project, 'hardhat.config.js'), CONFIG);
     writeFileSync(join(project, 'scripts', 'deploy.js'), DEPLOY_SCRIPT);
-    writeFileSync(join(project, 'artifacts-in', 'Token.json'), JSON.stringify(contracts()['Token']));
+    writeFileSync(join(project, 'artifacts-in', 'Token.json'), JSON.stringify(contracts().Token));
   });
   afterAll(async () => {
     await node?.stop();
@@ -111,7 +111,7 @@ describe('Hardhat 2 against a node, unchanged', () => {
       balance: '1234',
       revert: { name: 'InsufficientBalance', needed: String(10n ** 30n) },
     });
-    const { body } = await rpc<string>(node.url, 'eth_getCode', [result['address'], 'latest']);
+    const { body } = await rpc<string>(node.url, 'eth_getCode', [result.address, 'latest']);
     expect(body.result!.length).toBeGreaterThan(2);
   }, 180_000);
 });

@@ -120,7 +120,7 @@ describe('debug_traceTransaction and debug_traceCall, step for step as Anvil tra
         hashes[name] = hash;
       }
     }
-    expect(hashes['transfer']).toBe(keccak256(await raws[1]![1]));
+    expect(hashes.transfer).toBe(keccak256(await raws[1]![1]));
   }, 60_000);
   afterAll(async () => {
     await Promise.all([node?.stop(), anvil?.stop()]);
@@ -128,9 +128,9 @@ describe('debug_traceTransaction and debug_traceCall, step for step as Anvil tra
 
   it('the struct logger shows every opcode of an ERC-20 transfer with the pc, gas, cost, depth, stack and storage Anvil shows', async () => {
     const [ours, theirs] = await Promise.all(
-      [node.url, anvil.url].map((url) => call<StructTrace>(url, 'debug_traceTransaction', [hashes['transfer'], {}])),
+      [node.url, anvil.url].map((url) => call<StructTrace>(url, 'debug_traceTransaction', [hashes.transfer, {}])),
     );
-    const receipt = await call<{ gasUsed: string }>(node.url, 'eth_getTransactionReceipt', [hashes['transfer']]);
+    const receipt = await call<{ gasUsed: string }>(node.url, 'eth_getTransactionReceipt', [hashes.transfer]);
     expect(ours!.structLogs.length).toBeGreaterThan(100);
     expect(ours!.structLogs).toEqual(theirs!.structLogs.map(asGeth));
     expect({ gas: ours!.gas, failed: ours!.failed, returnValue: ours!.returnValue }).toEqual({
@@ -145,7 +145,7 @@ describe('debug_traceTransaction and debug_traceCall, step for step as Anvil tra
   it('the callTracer shows a payment forwarded by a contract as a nested CALL with its value, as Anvil does, and the transaction gas at the top as geth does', async () => {
     const config = { tracer: 'callTracer', tracerConfig: { withLog: true } };
     const [ours, theirs] = await Promise.all(
-      [node.url, anvil.url].map((url) => call<Frame>(url, 'debug_traceTransaction', [hashes['forward'], config])),
+      [node.url, anvil.url].map((url) => call<Frame>(url, 'debug_traceTransaction', [hashes.forward, config])),
     );
     expect(comparable(ours!)).toEqual(comparable(theirs!));
     expect(ours!.gas).toBe('0x186a0');
@@ -157,21 +157,18 @@ describe('debug_traceTransaction and debug_traceCall, step for step as Anvil tra
         value: '0x38d7ea4c68000',
       }),
     ]);
-    const transfer = await call<Frame>(node.url, 'debug_traceTransaction', [hashes['transfer'], config]);
+    const transfer = await call<Frame>(node.url, 'debug_traceTransaction', [hashes.transfer, config]);
     expect(transfer.logs).toHaveLength(1);
   });
 
   it("a reverted transaction traces as failed with geth's error and the decoded reason", async () => {
     const config = { tracer: 'callTracer' };
     const [ours, theirs] = await Promise.all(
-      [node.url, anvil.url].map((url) => call<Frame>(url, 'debug_traceTransaction', [hashes['revert'], config])),
+      [node.url, anvil.url].map((url) => call<Frame>(url, 'debug_traceTransaction', [hashes.revert, config])),
     );
     expect(comparable(ours!)).toEqual(comparable(theirs!));
     expect(ours).toMatchObject({ error: 'execution reverted', revertReason: 'no way' });
-    const steps = await call<StructTrace>(node.url, 'debug_traceTransaction', [
-      hashes['revert'],
-      { disableStack: true },
-    ]);
+    const steps = await call<StructTrace>(node.url, 'debug_traceTransaction', [hashes.revert, { disableStack: true }]);
     expect(steps.failed).toBe(true);
     expect(steps.structLogs.at(-1)).toMatchObject({ op: 'REVERT' });
     expect(steps.structLogs.every((log) => log.stack === undefined)).toBe(true);
@@ -253,7 +250,7 @@ describe('debug_traceTransaction and debug_traceCall, step for step as Anvil tra
     ]);
     expect(timedOut.body.error).toMatchObject({ code: -32000, message: expect.stringMatching(/^execution timeout/) });
     const unknownTracer = await rpc(node.url, 'debug_traceTransaction', [
-      hashes['transfer'],
+      hashes.transfer,
       { tracer: 'prestateTracer' },
     ]);
     expect(unknownTracer.body.error).toMatchObject({

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  BaseError,
+  type BaseError,
   ContractFunctionRevertedError,
   createPublicClient,
   createWalletClient,
@@ -188,7 +188,10 @@ describe('viem and ethers v6 against a node, unchanged', () => {
         address: token,
         abi,
         eventName: 'Transfer',
-        onLogs: (logs) => (stop(), resolve(logs)),
+        onLogs: (logs) => {
+          stop();
+          resolve(logs);
+        },
       });
     });
     // Subscribed before the transfer is sent: the subscription reply comes first.
