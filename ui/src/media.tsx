@@ -22,9 +22,9 @@ export function Media({
         class={thumbnail ? 'thumbnail' : 'media'}
       />
     );
-  // biome-ignore lint/a11y/useMediaCaption: a stored object is the uploader's bytes; the node has no captions to offer for it.
   if (object.format === 'video' && !thumbnail)
     return (
+      // biome-ignore lint/a11y/useMediaCaption: a stored object is the uploader's bytes; the node has no captions to offer for it.
       <video
         src={src}
         controls

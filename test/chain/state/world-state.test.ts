@@ -13,10 +13,7 @@ afterEach(async () => {
   store = undefined;
 });
 
-async function worldState(options: {
-  archive: boolean;
-  historyBlocks: number;
-}): Promise<{
+async function worldState(options: { archive: boolean; historyBlocks: number }): Promise<{
   state: WorldState;
   commit(height: number, changes: Map<string, Uint8Array | undefined>): Promise<void>;
   count(): Promise<number>;
