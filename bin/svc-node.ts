@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import '../kernel/polyfill.js';
+import '../p2p/promise-with-resolvers.js';
 import { dirname, resolve } from 'node:path';
 import { cac } from 'cac';
 import { printActionHelp } from './action-help.js';

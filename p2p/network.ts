@@ -1,3 +1,4 @@
+import './promise-with-resolvers.js';
 import { bootstrap } from '@libp2p/bootstrap';
 import { gossipsub, type GossipSub } from '@libp2p/gossipsub';
 import { identify } from '@libp2p/identify';

@@ -1,6 +1,6 @@
 // Runs before every test file: the libp2p polyfill, removal of the temp dirs the file made, and on a
 // failed test the warnings and errors its in-process nodes logged (why a node misbehaved is there).
-import '../kernel/polyfill.js';
+import '../p2p/promise-with-resolvers.js';
 import { afterAll, beforeEach } from 'vitest';
 import { removeTempDirs } from './helpers/temp-dirs.js';
 import { capturedLogs } from './helpers/log-capture.js';

@@ -6,7 +6,7 @@
 // bytes of keys and values, by prefix) at genesis, with every job queued, once every job has settled
 // (what the state would keep for good without records leaving it), and `jobRecordBlocks` later. Prints
 // one JSON line. Usage: node dist/scripts/bench/state-size.js
-import '../../kernel/polyfill.js';
+import '../../p2p/promise-with-resolvers.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

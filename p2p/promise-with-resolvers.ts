@@ -1,5 +1,5 @@
-// libp2p 3 and its modules call Promise.withResolvers (Node 22+); we support Node 20.19+.
-// Every entry point and the test setup import this module first.
+// libp2p 3 and its modules call Promise.withResolvers (Node 22+); we support Node 20.19+. The network
+// imports this before libp2p; entry points and the test setup import it first as well.
 interface Resolvers<T> {
   promise: Promise<T>;
   resolve: (value: T | PromiseLike<T>) => void;
