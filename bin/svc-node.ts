@@ -3,24 +3,15 @@ import '../p2p/promise-with-resolvers.js';
 import { dirname, resolve } from 'node:path';
 import { cac } from 'cac';
 import { printActionHelp } from './action-help.js';
-import { catalog } from '../node/catalog.js';
-import { ConfigError } from '../kernel/config/errors.js';
+import { ConfigError } from '../kernel/config/config-error.js';
 import { START_FLAGS, flagsToConfig } from '../node/flags.js';
 import { mergeConfig, readConfigFile, type RawConfig } from '../kernel/config/load.js';
-import { resolveConfig } from '../node/config.js';
-import { devnetGenesisHash } from '../node/genesis.js';
-import { importOperatorKey, keyPassphrase, loadOrCreateNodeKeys } from '../keys/node-keys.js';
-
-import { createLogger } from '../kernel/log.js';
-import { stdoutDestination } from '../node/log-destination.js';
-import { SvcNode } from '../node/node.js';
-import { pruneDataDir } from '../chain/prune.js';
-import { describePlugins } from '../node/describe.js';
 import { VERSION } from '../kernel/version.js';
-import { devnetKey } from '../sdk/keys.js';
-import { initTestnetCommand, type TestnetOptions } from './testnet-command.js';
+import type { TestnetOptions } from './testnet-command.js';
 import { exitQuietlyOnClosedPipe, integerText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
 
+// What a command runs is imported when it runs: flags are checked, and help and usage errors answered,
+// without loading the node (its plugins, the EVM, libp2p and the schemas take a second to load).
 function fail(error: unknown): never {
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`svc-node: ${message.split('\n')[0]}\n`);
@@ -48,6 +39,15 @@ function buildConfig(options: Record<string, unknown>): {
 
 async function start(options: Record<string, unknown>): Promise<void> {
   const { raw, origins, baseDir } = buildConfig(options);
+  const [{ resolveConfig }, { createLogger }, { stdoutDestination }, { SvcNode }, { catalog }, { devnetKey }] =
+    await Promise.all([
+      import('../node/config.js'),
+      import('../kernel/log.js'),
+      import('../node/log-destination.js'),
+      import('../node/node.js'),
+      import('../node/catalog.js'),
+      import('../sdk/keys.js'),
+    ]);
   const config = resolveConfig(raw, origins);
   const format = config.node.log.format ?? (process.stdout.isTTY ? 'pretty' : 'json');
   const log = createLogger({
@@ -98,12 +98,13 @@ for (const flag of START_FLAGS)
 startCommand.action((options: Record<string, unknown>) => start(options));
 
 /** Key commands' passphrase: --passphrase-file, else SVC_KEY_PASSPHRASE. */
-function passphraseOf(options: { passphraseFile?: unknown }): string | undefined {
+async function passphraseOf(options: { passphraseFile?: unknown }): Promise<string | undefined> {
   if (
     options.passphraseFile !== undefined &&
     (typeof options.passphraseFile !== 'string' || options.passphraseFile === '')
   )
     throw new UsageError('--passphrase-file: needs a file path');
+  const { keyPassphrase } = await import('../keys/node-keys.js');
   return keyPassphrase(options.passphraseFile as string | undefined);
 }
 
@@ -142,9 +143,17 @@ cli
   .option('--p2p-port <port>', 'with --validators: default 30333')
   .option('--json', 'with --validators: the nodes as JSON')
   .action(async (options: TestnetOptions & { dataDir?: unknown; passphraseFile?: unknown }) => {
-    if (options.validators !== undefined) return initTestnetCommand(options);
+    if (options.validators !== undefined) {
+      const { initTestnetCommand } = await import('./testnet-command.js');
+      return initTestnetCommand(options);
+    }
     const dataDir = String(options.dataDir ?? './data');
-    const keys = await loadOrCreateNodeKeys(dataDir, passphraseOf(options));
+    const passphrase = await passphraseOf(options);
+    const [{ loadOrCreateNodeKeys }, { devnetGenesisHash }] = await Promise.all([
+      import('../keys/node-keys.js'),
+      import('../node/genesis.js'),
+    ]);
+    const keys = await loadOrCreateNodeKeys(dataDir, passphrase);
     process.stdout.write(
       `data dir   ${resolve(dataDir)}\npeer id    ${keys.peerId}\noperator   ${keys.operator.address}\ngenesis    ${devnetGenesisHash()} (devnet)\n`,
     );
@@ -165,7 +174,8 @@ cli
       options: { dataDir?: unknown; passphraseFile?: unknown; json?: boolean },
     ) => {
       const dataDir = String(options.dataDir ?? './data');
-      const passphrase = passphraseOf(options);
+      const passphrase = await passphraseOf(options);
+      const { importOperatorKey, loadOrCreateNodeKeys } = await import('../keys/node-keys.js');
       if (action === 'import') {
         if (!file)
           throw new UsageError('keys import: needs a key file (from `svc keys new --out`, or 32 bytes of hex)');
@@ -198,6 +208,10 @@ cli
   .command('plugins', 'list the first-party plugins and what each contributes')
   .option('--json', 'machine-readable output')
   .action(async (options: { json?: boolean }) => {
+    const [{ describePlugins }, { catalog }] = await Promise.all([
+      import('../node/describe.js'),
+      import('../node/catalog.js'),
+    ]);
     const described = await describePlugins(catalog);
     if (options.json) {
       process.stdout.write(`${JSON.stringify(described, null, 2)}\n`);
@@ -233,6 +247,10 @@ cli
     const dataDir = String(options.dataDir ?? './data');
     const historyBlocks =
       options.historyBlocks === undefined ? 10_000 : integerText(options.historyBlocks, '--history-blocks', 1);
+    const [{ createLogger }, { pruneDataDir }] = await Promise.all([
+      import('../kernel/log.js'),
+      import('../chain/prune.js'),
+    ]);
     const log = createLogger({ level: 'info', format: process.stdout.isTTY ? 'pretty' : 'json' });
     const result = await pruneDataDir(dataDir, historyBlocks, log);
     process.stdout.write(

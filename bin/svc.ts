@@ -21,6 +21,7 @@ import WebSocket from 'ws';
 import { SvcWsClient, type WebSocketConstructor } from '../sdk/ws-client.js';
 import {
   ASSETS,
+  DEVNET_ACCOUNTS,
   devnetKey,
   formatAmountShort,
   payloadInTokens,
@@ -32,7 +33,6 @@ import {
   type DealView,
   type KeyPair,
 } from '../sdk/index.js';
-import { DEVNET_ACCOUNTS } from '../chain/genesis.js';
 import { VERSION } from '../kernel/version.js';
 import { waitingFor, type Submitted } from './wait-for.js';
 import { speaksTls } from './tls-probe.js';

@@ -1,7 +1,7 @@
 import { isIPv4 } from 'node:net';
 import { parseAmount } from '../sdk/amount.js';
 import { initTestnet, type Testnet } from '../node/testnet-init.js';
-import { NETWORK_NAME_PATTERN } from '../node/config-schema.js';
+import { NETWORK_NAME_PATTERN } from '../node/config-values.js';
 import { integerText, optionText, UsageError } from './cli-args.js';
 
 export interface TestnetOptions {

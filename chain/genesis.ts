@@ -4,7 +4,7 @@ import { parseAmount, UNIT } from '../sdk/amount.js';
 import { isHex, toHex, type Hex } from '../sdk/bytes.js';
 import { headerHash, type BlockHeader } from '../sdk/block.js';
 import { ZERO_HASH } from '../sdk/hash.js';
-import { devnetKey } from '../sdk/keys.js';
+import { DEVNET_ACCOUNTS, devnetKey } from '../sdk/keys.js';
 import { ConfigError } from '../kernel/config/errors.js';
 import { accountKey, encodeAccount } from './state/accounts.js';
 import { StateCommitment } from './state/state-root.js';
@@ -43,8 +43,7 @@ export interface GenesisSpec {
 
 const ZERO: Hex = toHex(ZERO_HASH);
 
-/** Prefunded devnet accounts: dev keys 0..9 from the published seed, each with 1,000,000 OMC and 10,000 OGT. */
-export const DEVNET_ACCOUNTS = 10;
+/** Prefunded devnet accounts (`DEVNET_ACCOUNTS` of them): dev keys from the published seed, each with 1,000,000 OMC and 10,000 OGT. */
 export const DEVNET_ACCOUNT_OMC = 1_000_000n * UNIT;
 export const DEVNET_ACCOUNT_OGT = 10_000n * UNIT;
 

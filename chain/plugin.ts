@@ -1,3 +1,4 @@
+import { DEVNET_ACCOUNTS } from '../sdk/keys.js';
 import Type, { type Static } from 'typebox';
 import type { SignedTransaction } from '../sdk/transaction.js';
 import { normalizeAddress, toEthAddress } from '../sdk/address.js';
@@ -13,7 +14,6 @@ import { Chain } from './chain.js';
 import type { BlockImport, BlockProduction, ChainReader, ChainRewind, TxSubmitter } from './capabilities.js';
 import { chainSubscriptions } from './subscriptions.js';
 import {
-  DEVNET_ACCOUNTS,
   envelopeContext,
   TEST_ACCOUNT_OMC,
   TEST_MNEMONIC_ACCOUNTS,

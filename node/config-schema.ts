@@ -1,13 +1,6 @@
 import Type, { type Static } from 'typebox';
 
-export const ROLES = ['validator', 'compute', 'full'] as const;
-export type Role = (typeof ROLES)[number];
-
-/** `/ip4/<ip>/tcp/<port>/p2p/<peer id>` (also /ip6, /dns4, /dns6). Values are checked further when parsed. */
-export const MULTIADDR_PATTERN = '^/(ip4|ip6|dns4|dns6)/[^/]+/tcp/[0-9]{1,5}/p2p/[1-9A-HJ-NP-Za-km-z]{32,128}$';
-
-/** A network's name (`--network`), as the config and `svc-node init` take it. */
-export const NETWORK_NAME_PATTERN = '^[a-z][a-z0-9-]{0,31}$';
+import { MULTIADDR_PATTERN, NETWORK_NAME_PATTERN } from './config-values.js';
 
 /** The node's own settings. Each plugin's settings live beside them, under the plugin's name. */
 export const NodeConfigSchema = Type.Object(

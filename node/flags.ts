@@ -1,6 +1,6 @@
-import { ConfigError } from '../kernel/config/errors.js';
+import { ConfigError } from '../kernel/config/config-error.js';
 import type { RawConfig } from '../kernel/config/load.js';
-import { MULTIADDR_PATTERN, ROLES } from './config-schema.js';
+import { MULTIADDR_PATTERN, ROLES } from './config-values.js';
 import { bootstrapAddressProblem } from '../p2p/addresses.js';
 
 type Parse = (value: unknown, flag: string) => unknown;

@@ -7,7 +7,8 @@ import { keyPassphrase } from '../keys/node-keys.js';
 import type { AnyPlugin } from '../kernel/plugin.js';
 import type { FirstPartyPlugins, PluginRequest } from '../kernel/plugins/load.js';
 import { p2pPlugin } from '../p2p/plugin.js';
-import type { NodeConfig, Role } from './config-schema.js';
+import type { NodeConfig } from './config-schema.js';
+import type { Role } from './config-values.js';
 
 /** Where the journal of acknowledged transactions lives: none on a throw-away node or when turned off. */
 function journalSettings(node: NodeConfig): { path: string; maxBytes: number } | undefined {

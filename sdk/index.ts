@@ -65,7 +65,16 @@ export {
 } from './amount.js';
 export { payloadInTokens } from './payload-amounts.js';
 export { RpcError, DOMAIN_ERRORS, STANDARD_ERRORS, type DomainErrorName, type RpcErrorData } from './errors.js';
-export { generateKeyPair, keyPairFromSecret, sign, verify, devnetKey, DEVNET_SEED, type KeyPair } from './keys.js';
+export {
+  generateKeyPair,
+  keyPairFromSecret,
+  sign,
+  verify,
+  devnetKey,
+  DEVNET_ACCOUNTS,
+  DEVNET_SEED,
+  type KeyPair,
+} from './keys.js';
 export { toHex, fromHex, isHex, type Hex } from './bytes.js';
 export type { DeployRequest, ContractCall, ContractView, Log } from './contracts.js';
 export { encode, decode } from './encoding.js';

@@ -49,6 +49,9 @@ export function verify(signature: Uint8Array, message: Uint8Array, publicKey: Ui
  */
 export const DEVNET_SEED = 'svc devnet: public test seed, never use for value';
 
+/** How many devnet `account` keys the devnet's genesis funds (keys 0..9): what `--dev-account` may pick. */
+export const DEVNET_ACCOUNTS = 10;
+
 /** Deterministic devnet key `index` of `purpose`: SHA-256(seed || 0x00 || purpose || 0x00 || index). */
 export function devnetKey(purpose: 'validator' | 'validator-peer' | 'account' | 'faucet', index: number): KeyPair {
   if (!Number.isInteger(index) || index < 0) throw new RangeError('devnet key index must be a non-negative integer');

@@ -2,10 +2,9 @@ import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 
-/** A bad config value; `message` is one line naming the key (or the flag it came from). */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+import { ConfigError, type FlagOrigins } from './config-error.js';
+
+export { ConfigError, type FlagOrigins } from './config-error.js';
 
 interface SchemaError {
   instancePath: string;
@@ -13,9 +12,6 @@ interface SchemaError {
   message: string;
   params: Record<string, unknown>;
 }
-
-/** Where each config path came from, so errors can name the flag the user typed. */
-export type FlagOrigins = ReadonlyMap<string, string>;
 
 function describeKey(path: string, origins: FlagOrigins, noun: string): string {
   const flag = origins.get(path);

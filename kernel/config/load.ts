@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
-import { ConfigError } from './errors.js';
+import { ConfigError } from './config-error.js';
 
 export type RawConfig = Record<string, unknown>;
 

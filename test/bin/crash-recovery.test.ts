@@ -10,7 +10,8 @@ import {
   UNIT,
   type Address,
 } from '../../sdk/index.js';
-import { DEVNET_ACCOUNT_OMC, DEVNET_ACCOUNTS } from '../../chain/genesis.js';
+import { DEVNET_ACCOUNT_OMC } from '../../chain/genesis.js';
+import { DEVNET_ACCOUNTS } from '../../sdk/keys.js';
 import { startNodeProcess } from '../helpers/cli.js';
 import { tempDir, waitFor } from '../helpers/test-node.js';
 
