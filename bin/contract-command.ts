@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { CAC } from 'cac';
 import type { Abi, AbiFunction, AbiParameter } from 'viem';
 import { accountAddress, isValidAddress, isValidEthAddress, toEthAddress } from '../sdk/address.js';
-import { RpcError, type KeyPair, type SvcClient } from '../sdk/index.js';
+import { MAX_TRANSACTION_GAS, RpcError, type KeyPair, type SvcClient } from '../sdk/index.js';
 import { amountOption, integerText, optionText, UsageError } from './cli-args.js';
 import { waitingFor } from './wait-for.js';
 
@@ -170,7 +170,9 @@ const abiLine = ({ kept, dropped }: KeptAbi): string =>
   `ABI kept by the node for its explorer: ${kept} entries${dropped > 0 ? ` (${dropped} not in the code, or a constructor, left out)` : ''}`;
 
 const gasOption = (options: ContractOptions) =>
-  options.gasLimit === undefined ? {} : { gasLimit: integerText(options.gasLimit, '--gas-limit', 21_000, 16_777_216) };
+  options.gasLimit === undefined
+    ? {}
+    : { gasLimit: integerText(options.gasLimit, '--gas-limit', 21_000, MAX_TRANSACTION_GAS) };
 const valueOption = (options: ContractOptions) =>
   options.value === undefined ? {} : { value: amountOption(options.value, '--value', 'OMC') };
 

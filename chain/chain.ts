@@ -17,7 +17,8 @@ import type { WriteBatch } from '../kernel/storage/namespace.js';
 import { HistoryPrunedError, type WorldState } from './state/world-state.js';
 import type { BlockTag } from '../sdk/api.js';
 import type { AccountTransactionPage, BlockStore } from './block-store.js';
-import { executeTransactions, InvalidTransactionError, type BlockEnv } from './executor.js';
+import { executeTransactions, InvalidTransactionError } from './executor.js';
+import { blockEnvOf, lastCommitOf } from './block-env.js';
 import { replayTransactions, type BlockReplay } from './replay.js';
 import { genesisHeader, genesisState, type GenesisSpec } from './genesis.js';
 import { invalidSignature, type Mempool } from './mempool.js';
@@ -27,7 +28,6 @@ import { decodeStored, type DecodeResult } from './decode-verified.js';
 import type { EnvelopeContext } from './ethereum-envelope.js';
 import { receiptRoot, type Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
-import type { LastCommit } from './contract.js';
 import { verifyRemembered } from './signatures.js';
 import type { TxKindRegistry } from './tx-kinds.js';
 import { Pacer } from './pacer.js';
@@ -114,9 +114,6 @@ const verifyHeaderSignature = (signature: Uint8Array, message: Uint8Array, key: 
 
 /** Raw transactions admitted lately, by digest (a few times a full mempool's worth): the same bytes again are refused without verifying them again. */
 const MAX_RECENT_RAWS = 65_536;
-
-const signersOf = (certificate: CommitCertificate | null): LastCommit | null =>
-  certificate ? { height: certificate.height, signers: certificate.signatures.map((s) => s.validator) } : null;
 
 async function txRoot(hashes: readonly string[], pacer: Pacer): Promise<Hex> {
   return toHex(
@@ -406,14 +403,7 @@ export class Chain {
     const stored = height >= 1 && height <= this.head.height ? await this.blockWithTransactions(height) : undefined;
     if (!stored) throw domainError('not_found', `block ${height} is not committed here`, { blockNumber: height });
     const { block } = stored;
-    const env: BlockEnv = {
-      chainId: block.chainId,
-      height,
-      timestamp: block.timestamp,
-      parentHash: block.parentHash,
-      lastCommit: signersOf(block.lastCommit),
-      proposer: block.proposer as Address,
-    };
+    const env = blockEnvOf(block);
     const txs = stored.raws.map((raw) => decodeStored(raw, this.options.envelope));
     return replayTransactions(
       txs.slice(0, count),
@@ -697,7 +687,7 @@ export class Chain {
       height: head.height + 1,
       timestamp,
       parentHash: head.hash,
-      lastCommit: signersOf(lastCommit),
+      lastCommit: lastCommitOf(lastCommit),
       proposer: key.address,
     };
     const candidates = this.options.mempool.ready(this.options.maxBlockTransactions, maxBytes);
@@ -843,7 +833,7 @@ export class Chain {
       height: block.height,
       timestamp: block.timestamp,
       parentHash: head.hash,
-      lastCommit: signersOf(block.lastCommit),
+      lastCommit: lastCommitOf(block.lastCommit),
       proposer: block.proposer as Address,
     };
     let result;

@@ -136,8 +136,8 @@ export interface LastCommit {
   readonly signers: readonly string[];
 }
 
-/** What a transaction kind's `execute` may read and change; all of it is undone if the transaction fails. */
-export interface TxContext<P = unknown> {
+/** The block a transaction, an end-of-block step, a contract call or a precompile runs in: one shape everywhere. */
+export interface BlockEnv {
   readonly chainId: string;
   readonly height: number;
   /** Block timestamp, unix ms. */
@@ -146,8 +146,12 @@ export interface TxContext<P = unknown> {
   readonly parentHash: string;
   /** Who signed the parent block's certificate, as this block carries it (null in block 1): validators' liveness. */
   readonly lastCommit: LastCommit | null;
-  /** Who proposes the block. */
+  /** Who proposes the block (the EVM's coinbase: priority fees go to it). */
   readonly proposer: Address;
+}
+
+/** What a transaction kind's `execute` may read and change; all of it is undone if the transaction fails. */
+export interface TxContext<P = unknown> extends BlockEnv {
   readonly tx: SignedTransaction;
   readonly payload: P;
   account(address: Address): Account;

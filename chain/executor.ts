@@ -7,7 +7,7 @@ import {
   isTxFailure,
   TxPostponed,
   type BlockContext,
-  type LastCommit,
+  type BlockEnv,
   type TxContext,
   type TxOutcome,
 } from './contract.js';
@@ -17,18 +17,8 @@ import type { PendingReceipt } from './receipts.js';
 import type { RegisteredTxKind, TxKindRegistry } from './tx-kinds.js';
 import type { Pacer } from './pacer.js';
 import { creditAccount, debitAccount } from './balance-changes.js';
-
-export interface BlockEnv {
-  readonly chainId: string;
-  readonly height: number;
-  readonly timestamp: number;
-  /** The previous block's hash. */
-  readonly parentHash: string;
-  /** The parent's certificate this block carries: who signed the parent (null in block 1). */
-  readonly lastCommit: LastCommit | null;
-  /** Who proposes the block (the EVM's coinbase: priority fees go to it). */
-  readonly proposer: Address;
-}
+import { isPromise } from '../kernel/is-promise.js';
+import { InBlock } from './block-env.js';
 
 /** Why a transaction can't be in a block at all (as opposed to being in it with a failed receipt). */
 export class InvalidTransactionError extends Error {
@@ -78,31 +68,14 @@ export function checkIncludable(
 }
 
 /** Accounts and consensus state as a block's steps see them; writes only under the owner's prefix. */
-class BlockScope implements BlockContext {
+class BlockScope extends InBlock implements BlockContext {
   constructor(
     protected readonly state: StateOverlay,
-    readonly env: BlockEnv,
+    env: BlockEnv,
     readonly owner: string,
     private readonly kinds: Pick<TxKindRegistry, 'mayWrite'>,
-  ) {}
-
-  get chainId(): string {
-    return this.env.chainId;
-  }
-  get height(): number {
-    return this.env.height;
-  }
-  get timestamp(): number {
-    return this.env.timestamp;
-  }
-  get parentHash(): string {
-    return this.env.parentHash;
-  }
-  get lastCommit(): LastCommit | null {
-    return this.env.lastCommit;
-  }
-  get proposer(): Address {
-    return this.env.proposer;
+  ) {
+    super(env);
   }
 
   account(address: Address): Account {
@@ -166,10 +139,6 @@ export const BLOCK_GAS_LIMIT_KEY = 'params/blockGasLimit';
 function blockGasLimit(state: StateReader): number {
   const raw = state.get(BLOCK_GAS_LIMIT_KEY);
   return raw ? decode<number>(raw) : Number.POSITIVE_INFINITY;
-}
-
-function isPromise<T>(value: unknown): value is Promise<T> {
-  return typeof value === 'object' && value !== null && typeof (value as Promise<T>).then === 'function';
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Logger } from '../kernel/log.js';
 import type { SignedTransaction } from '../sdk/transaction.js';
-import { executeTransactions, type BlockEnv } from './executor.js';
+import { executeTransactions } from './executor.js';
+import type { BlockEnv } from './contract.js';
 import type { StateReader } from './state/overlay.js';
 import type { TxKindRegistry } from './tx-kinds.js';
 

@@ -1,5 +1,6 @@
 import { constants, existsSync, readFileSync, truncateSync } from 'node:fs';
 import { open, rename, type FileHandle } from 'node:fs/promises';
+import { syncDirectory } from '../kernel/storage/sync-directory.js';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { domainError } from '../sdk/errors.js';
@@ -234,16 +235,6 @@ async function writeDurably(path: string, bytes: Buffer): Promise<void> {
   const handle = await open(path, 'w');
   try {
     await handle.write(bytes);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** A rename is durable once its directory is synced. */
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
     await handle.sync();
   } finally {
     await handle.close();

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, statfsSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { syncDirectory } from '../kernel/storage/sync-directory.js';
 import { join } from 'node:path';
 import { toHex } from '../sdk/bytes.js';
 import type { Logger } from '../kernel/log.js';
@@ -227,14 +228,4 @@ export class ObjectStore {
 function freeBytes(dir: string): number {
   const stats = statfsSync(dir);
   return Number(stats.bavail) * Number(stats.bsize);
-}
-
-/** A rename is durable once its directory is synced. */
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }

@@ -97,6 +97,7 @@ export {
   transactionHash,
   transferPayload,
   TransactionFormatError,
+  MAX_TRANSACTION_GAS,
   type UnsignedTransaction,
   type SignedTransaction,
   type Payload,

@@ -6,6 +6,9 @@ import { signWith, type KeyPair } from './keys.js';
 import { ASSETS, type Asset } from './amount.js';
 
 /** Payloads hold only CBOR-friendly values: strings, small integers, booleans, byte strings, arrays and maps. */
+/** The most gas one EVM transaction or call may have: 2^24 (EIP-7825). */
+export const MAX_TRANSACTION_GAS = 16_777_216;
+
 export type Payload = { readonly [key: string]: PayloadValue };
 export type PayloadValue = string | number | boolean | null | Uint8Array | readonly PayloadValue[] | Payload;
 

@@ -5,6 +5,7 @@ import type { EventBus } from '../events.js';
 import type { Logger } from '../log.js';
 import type { CallContext, Connection, RpcCallRecord } from '../plugin.js';
 import type { MethodRegistry, RegisteredMethod } from './registry.js';
+import { isPromise } from '../is-promise.js';
 
 export type RpcId = string | number | null;
 
@@ -106,11 +107,6 @@ class CallLog {
     for (const record of all) calls += record.count;
     return all.map((record) => ({ ...record, seconds: (seconds * record.count) / calls }));
   }
-}
-
-function isPromise<T>(value: unknown): value is Promise<T> {
-  // Most results are primitives or plain objects; test the cheap thing first.
-  return typeof value === 'object' && value !== null && typeof (value as Promise<T>).then === 'function';
 }
 
 /** A result as JSON; heights, counts and flags skip the serializer. */

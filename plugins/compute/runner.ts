@@ -1,13 +1,9 @@
 import { createHmac } from 'node:crypto';
 import type { Address } from '../../sdk/address.js';
 import { toHex } from '../../sdk/bytes.js';
-import { SerialPasses, submitAsOperator } from '../providers/provider-work.js';
-import type { ChainReader, TxSubmitter } from '../../chain/capabilities.js';
-import type { ScopedEvents } from '../../kernel/events.js';
-import type { Logger } from '../../kernel/log.js';
+import { type ProviderWorkOptions, resendDue, SerialPasses, submitAsOperator } from '../providers/provider-work.js';
 import type { Table } from '../../kernel/storage/layout.js';
 import type { WriteBatch } from '../../kernel/storage/namespace.js';
-import type { OperatorKeys } from '../../keys/node-keys.js';
 import { JobPool } from '../../jobs/pool.js';
 import { resultCommitment, type ReportedResult } from '../oon/jobs/commitment.js';
 import { jobSpec, reportOf } from '../oon/jobs/end-block.js';
@@ -59,22 +55,13 @@ declare module '../../kernel/plugin.js' {
   }
 }
 
-/** Blocks to wait for a sent commit or reveal to be mined before sending it again (it may have been dropped). */
-const RESEND_AFTER_BLOCKS = 5;
 /** A report waits at most this long for the results of jobs still running (usually a millisecond or two). */
 const REPORT_WAIT_MS = 5;
 
-export interface JobRunnerOptions {
-  readonly chain: ChainReader;
-  readonly submitter: TxSubmitter;
-  readonly keys: OperatorKeys;
-  /** This node's operator while its registration is active, else undefined. */
-  readonly operator: () => Promise<Address | undefined>;
+export interface JobRunnerOptions extends ProviderWorkOptions {
   readonly store: Table<string, LocalJob>;
   /** An atomic write batch (the store's results of one turn go in one). */
   readonly batch: () => WriteBatch;
-  readonly events: ScopedEvents;
-  readonly log: Logger;
   /** The registration's max_concurrent_jobs (worker threads: that many, up to `maxWorkers`). */
   readonly maxJobs: () => number;
   readonly maxWorkers: number;
@@ -292,8 +279,7 @@ export class JobRunner {
 
   /** Whether to send (again): never sent, or sent long enough ago and no longer pending. */
   private due(tx: string | undefined, sentAt: number | undefined, height: number): boolean {
-    if (!tx) return true;
-    return !this.options.submitter.isPending(tx) && height - (sentAt ?? 0) >= RESEND_AFTER_BLOCKS;
+    return resendDue(this.options.submitter, tx ? { tx, at: sentAt ?? 0 } : undefined, height);
   }
 
   /** The object of code named by CID: kept from an earlier run, else read from its holders (undefined when none serves it). */

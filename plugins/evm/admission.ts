@@ -1,9 +1,8 @@
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { TxFailure } from '../../chain/contract.js';
 import type { EvmParams } from './params.js';
+import { MAX_TRANSACTION_GAS } from '../../sdk/transaction.js';
 
-/** EIP-7825: the most gas one transaction may have (2^24). */
-export const MAX_TRANSACTION_GAS = 16_777_216;
 /** EIP-3860: the most init code a create may carry (twice EIP-170's 24,576 bytes of code). */
 export const MAX_INITCODE_BYTES = 49_152;
 /** EIP-7623's floor: what a transaction pays at least per calldata token. */

@@ -61,7 +61,6 @@ export default definePlugin({
       );
     const precompiles = new PrecompileHost(collectPrecompiles(ctx.plugins));
     const runner = await EvmRunner.create(params, async (height) => (await chain.getBlock(height))?.hash, {
-      chainId: chain.genesis.chainId,
       precompiles,
       callBudgetMs: ctx.config.callTimeoutMs,
     });

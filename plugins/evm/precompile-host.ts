@@ -4,14 +4,15 @@ import { encodeErrorResult } from 'viem';
 import type { Address } from '../../sdk/address.js';
 import { fromHex, toHex } from '../../sdk/bytes.js';
 import { isTxFailure } from '../../chain/contract.js';
-import { MustRead, PrecompileScope, type PrecompileBlock } from './precompile-scope.js';
+import { MustRead, PrecompileScope } from './precompile-scope.js';
+import type { BlockEnv } from '../../chain/contract.js';
 import { PrecompileRevert, type RegisteredPrecompile } from './precompiles.js';
 import type { WorldStateManager } from './state-manager.js';
 
 /** What a VM's precompiles need of the run they are part of: its state and its block. */
 export interface PrecompileFrame {
   state: WorldStateManager;
-  block: PrecompileBlock | undefined;
+  block: BlockEnv | undefined;
   /** The message that reached a precompile: set when the EVM announces it, read when the precompile runs right after. */
   message: Message | undefined;
 }

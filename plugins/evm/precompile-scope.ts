@@ -1,18 +1,11 @@
 import type { Address } from '../../sdk/address.js';
 import type { Asset } from '../../sdk/amount.js';
-import type { BlockContext, LastCommit } from '../../chain/contract.js';
+import type { BlockContext, BlockEnv } from '../../chain/contract.js';
+import { InBlock } from '../../chain/block-env.js';
 import { accountKey, decodeAccount, type Account } from '../../chain/state/accounts.js';
 import type { WorldStateManager } from './state-manager.js';
 import { creditAccount, debitAccount } from '../../chain/balance-changes.js';
-
-/** The block a precompile call runs in. */
-export interface PrecompileBlock {
-  readonly chainId: string;
-  readonly height: number;
-  readonly timestamp: number;
-  readonly parentHash: string;
-  readonly proposer: Address;
-}
+import { isPromise } from '../../kernel/is-promise.js';
 
 /**
  * A value the state gives only asynchronously (a past block's, from disk): the call is run again
@@ -30,16 +23,12 @@ export class MustRead extends Error {
 
 const copy = (account: Account): Account => ({ ...account, bonded: { ...account.bonded } });
 
-function isPromise<T>(value: unknown): value is Promise<T> {
-  return typeof value === 'object' && value !== null && typeof (value as Promise<T>).then === 'function';
-}
-
 /**
  * Accounts and consensus state as a precompile call sees them, over the EVM's state for the
  * transaction: reads through its open layers, writes kept here until the call succeeds (`apply`),
  * so a refused call leaves nothing. The same write rule as a plugin's own transactions: its keys.
  */
-export class PrecompileScope implements BlockContext {
+export class PrecompileScope extends InBlock implements BlockContext {
   private readonly keys = new Map<string, Uint8Array | undefined>();
   private readonly accounts = new Map<Address, Account>();
 
@@ -47,28 +36,10 @@ export class PrecompileScope implements BlockContext {
     private readonly state: WorldStateManager,
     /** Values already read from the state for this call: kept across its runs. */
     private readonly fetched: Map<string, Uint8Array | undefined>,
-    private readonly block: PrecompileBlock,
+    block: BlockEnv,
     private readonly owner: string,
-  ) {}
-
-  get chainId(): string {
-    return this.block.chainId;
-  }
-  get height(): number {
-    return this.block.height;
-  }
-  get timestamp(): number {
-    return this.block.timestamp;
-  }
-  get parentHash(): string {
-    return this.block.parentHash;
-  }
-  /** Not known inside the EVM's view of a block; no precompile's rules read it. */
-  get lastCommit(): LastCommit | null {
-    return null;
-  }
-  get proposer(): Address {
-    return this.block.proposer;
+  ) {
+    super(block);
   }
 
   private base(key: string): Uint8Array | undefined {

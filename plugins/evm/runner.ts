@@ -6,11 +6,12 @@ import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { Address } from '../../sdk/address.js';
 import { fromHex, toHex } from '../../sdk/bytes.js';
 import type { Log, ReceiptDetails } from '../../chain/receipts.js';
+import type { BlockEnv } from '../../chain/contract.js';
 import { EVM_HARDFORK, evmCommon, transactionCommon } from '../../chain/ethereum-envelope.js';
 import { WorldStateManager, type CreationContext, type StateRead, type StateSink } from './state-manager.js';
 import type { EvmParams } from './params.js';
 import { revertReason } from './revert-reason.js';
-import { MAX_TRANSACTION_GAS } from './admission.js';
+import { MAX_TRANSACTION_GAS } from '../../sdk/transaction.js';
 import type { Tracer } from './trace/tracer.js';
 import { sharedHeaderCommon, speedUpCommon } from './vm-speedups.js';
 import { withNodeCrypto } from './native-crypto.js';
@@ -22,15 +23,6 @@ import type { PrecompileFrame, PrecompileHost } from './precompile-host.js';
 import type { CallbackResult, ContractCallback, RegisteredPrecompile } from './precompiles.js';
 
 /** The block a transaction or call runs in, as the EVM sees it. */
-export interface EvmBlockEnv {
-  readonly height: number;
-  /** Unix ms (the EVM's TIMESTAMP is whole seconds). */
-  readonly timestamp: number;
-  /** The block's proposer: COINBASE, and where priority fees go. */
-  readonly proposer: Address;
-  /** The parent block's hash: PREVRANDAO (known to all before the block; no randomness on a devnet). */
-  readonly parentHash: string;
-}
 
 /** Block hashes for BLOCKHASH (the last 256 blocks). */
 export type BlockHashes = (height: number) => Promise<string | undefined>;
@@ -140,8 +132,6 @@ interface VmSlot {
 
 /** What the runner needs beyond the EVM's parameters. */
 export interface RunnerOptions {
-  /** The chain's id (what precompiles see of the block). */
-  readonly chainId: string;
   /** Plugins' precompiles, run at their addresses. */
   readonly precompiles: PrecompileHost;
   /** The EVM's hardfork: the chain's own (EVM_HARDFORK) but in a conformance run at another fork's vectors. */
@@ -239,7 +229,7 @@ export class EvmRunner {
    */
   private async withVm<T>(
     read: StateRead,
-    env: EvmBlockEnv,
+    env: BlockEnv,
     creation: CreationContext | undefined,
     tracer: Tracer | undefined,
     control: RunControl,
@@ -252,7 +242,7 @@ export class EvmRunner {
 
   private async onVm<T>(
     read: StateRead,
-    env: EvmBlockEnv,
+    env: BlockEnv,
     creation: CreationContext | undefined,
     tracer: Tracer | undefined,
     control: RunControl,
@@ -260,13 +250,7 @@ export class EvmRunner {
   ): Promise<T> {
     const slot = (tracer ? undefined : this.idle.pop()) ?? (await this.newVm());
     slot.state.bind(read, creation);
-    slot.frame.block = {
-      chainId: this.options.chainId,
-      height: env.height,
-      timestamp: env.timestamp,
-      parentHash: env.parentHash,
-      proposer: env.proposer,
-    };
+    slot.frame.block = env;
     const detach = tracer?.attach(slot.vm.evm);
     const endRun = beginRun(slot.vm.evm, control);
     let completed = false;
@@ -298,7 +282,7 @@ export class EvmRunner {
     callback: ContractCallback,
     read: StateRead,
     sink: StateSink,
-    env: EvmBlockEnv,
+    env: BlockEnv,
   ): Promise<CallbackResult> {
     return this.withVm(
       read,
@@ -347,7 +331,7 @@ export class EvmRunner {
   }
 
   /** The EVM's view of a block (cached: a block's transactions share it). */
-  block(env: EvmBlockEnv, gasLimit = this.params.blockGasLimit, baseFee = this.params.baseFee): EvmBlock {
+  block(env: BlockEnv, gasLimit = this.params.blockGasLimit, baseFee = this.params.baseFee): EvmBlock {
     const key = `${env.height}:${env.timestamp}:${env.proposer}:${env.parentHash}:${gasLimit}:${baseFee}`;
     const cached = this.blocks.get(key);
     if (cached) return cached;
@@ -381,7 +365,7 @@ export class EvmRunner {
     tx: TypedTransaction,
     read: StateRead,
     sink: StateSink,
-    env: EvmBlockEnv,
+    env: BlockEnv,
     creation: CreationContext,
     tracer?: Tracer,
     control: RunControl = { runClass: 'chain' },
@@ -406,7 +390,7 @@ export class EvmRunner {
   async call(
     request: CallRequest,
     read: StateRead,
-    env: EvmBlockEnv,
+    env: BlockEnv,
     gasCap = this.callGasCap,
     tracer?: Tracer,
     budgetMs = this.callBudgetMs,

@@ -115,7 +115,7 @@ export class EvmRules {
           setAccount: (address, account) => ctx.setAccount(address, account),
           writeState: (key, value) => ctx.writeState(key, value),
         },
-        { height: ctx.height, timestamp: ctx.timestamp, proposer: ctx.proposer, parentHash: ctx.parentHash },
+        ctx,
         // The account the EVM runs it as (an impersonated one's too: the signer of its envelope is the validator).
         { creator: `svc1${tx.getSenderAddress().toString().slice(2)}` as Address, height: ctx.height },
         undefined,
@@ -151,7 +151,7 @@ export class EvmRules {
    * order, each recorded by its owner in this block. Runs after their own end steps.
    */
   async runCallbacks(ctx: BlockContext): Promise<void> {
-    const env = { height: ctx.height, timestamp: ctx.timestamp, proposer: ctx.proposer, parentHash: ctx.parentHash };
+    const env = ctx;
     const sink = { setAccount: ctx.setAccount.bind(ctx), writeState: ctx.writeState.bind(ctx) };
     for (const { spec, service } of this.runner.precompiles) {
       for (const callback of spec.callbacks?.(ctx, service()) ?? []) {

@@ -1,11 +1,13 @@
 import type { Address } from '../../sdk/address.js';
 import { decode } from '../../sdk/encoding.js';
-import { SerialPasses, submitAsOperator } from '../providers/provider-work.js';
-import type { ChainReader, TxSubmitter } from '../../chain/capabilities.js';
+import {
+  RESEND_AFTER_BLOCKS,
+  type ProviderWorkOptions,
+  resendDue,
+  SerialPasses,
+  submitAsOperator,
+} from '../providers/provider-work.js';
 import { indexCount } from '../../chain/state/indexed.js';
-import type { ScopedEvents } from '../../kernel/events.js';
-import type { Logger } from '../../kernel/log.js';
-import type { OperatorKeys } from '../../keys/node-keys.js';
 import type { ObjectStore } from '../../objects/store.js';
 import { open } from 'node:fs/promises';
 import { fromHex, toHex } from '../../sdk/bytes.js';
@@ -19,20 +21,10 @@ declare module '../../kernel/plugin.js' {
   }
 }
 
-/** Blocks after which an acceptance that left but is no longer pending (and not in a block) is sent again. */
-const RESEND_AFTER_BLOCKS = 5;
-
-export interface DealKeeperOptions {
-  readonly chain: ChainReader;
-  readonly submitter: TxSubmitter;
-  readonly keys: OperatorKeys;
-  /** This node's operator while its registration is active, else undefined. */
-  readonly operator: () => Promise<Address | undefined>;
+export interface DealKeeperOptions extends ProviderWorkOptions {
   readonly store: ObjectStore;
   /** Fetches a deal's object from its other providers; true once this node holds it. */
   readonly replicate: (deal: DealRecord, self: Address) => Promise<boolean>;
-  readonly events: ScopedEvents;
-  readonly log: Logger;
 }
 
 /**
@@ -136,7 +128,7 @@ export class DealKeeper {
 
   /** Whether to send (again): never sent, or sent long enough ago and no longer pending. */
   private due(sent: { tx: string; at: number } | undefined, height: number): boolean {
-    return !sent || (!this.options.submitter.isPending(sent.tx) && height - sent.at >= RESEND_AFTER_BLOCKS);
+    return resendDue(this.options.submitter, sent, height);
   }
 
   private async accept(deal: DealRecord, operator: Address, height: number): Promise<void> {

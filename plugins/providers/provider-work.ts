@@ -1,6 +1,7 @@
 import type { Address } from '../../sdk/address.js';
 import { signTransaction } from '../../sdk/transaction.js';
 import type { ChainReader, TxSubmitter } from '../../chain/capabilities.js';
+import type { ScopedEvents } from '../../kernel/events.js';
 import type { Logger } from '../../kernel/log.js';
 import type { OperatorKeys } from '../../keys/node-keys.js';
 
@@ -47,6 +48,25 @@ export interface OperatorTxDeps {
   readonly submitter: TxSubmitter;
   readonly keys: OperatorKeys;
   readonly log: Logger;
+}
+
+/** What a provider's per-block work (the compute runner, the storage deal keeper) is built with. */
+export interface ProviderWorkOptions extends OperatorTxDeps {
+  /** This node's operator while its registration is active, else undefined. */
+  readonly operator: () => Promise<Address | undefined>;
+  readonly events: ScopedEvents;
+}
+
+/** Blocks to wait for a sent transaction of provider work to be mined before sending it again (it may have been dropped). */
+export const RESEND_AFTER_BLOCKS = 5;
+
+/** Whether to send (again): never sent, or sent `RESEND_AFTER_BLOCKS` or more ago and no longer pending. */
+export function resendDue(
+  submitter: Pick<TxSubmitter, 'isPending'>,
+  sent: { readonly tx: string; readonly at: number } | undefined,
+  height: number,
+): boolean {
+  return !sent || (!submitter.isPending(sent.tx) && height - sent.at >= RESEND_AFTER_BLOCKS);
 }
 
 /**

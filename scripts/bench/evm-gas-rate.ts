@@ -99,7 +99,14 @@ const path = await NodePath.create(EVM_HARDFORK, {
   blockGasLimit: DEVNET_BLOCK_GAS_LIMIT,
 });
 const runner = path.rules.runner;
-const env = { height: 1, timestamp: Date.now(), proposer: CALLER, parentHash: toHex(new Uint8Array(32)) };
+const env = {
+  chainId: 'svc-devnet',
+  lastCommit: null,
+  height: 1,
+  timestamp: Date.now(),
+  proposer: CALLER,
+  parentHash: toHex(new Uint8Array(32)),
+};
 
 console.log(`gas per run ${GAS.toLocaleString('en')}, best of ${RUNS} runs each, ${EVM_HARDFORK}`);
 console.log('| workload | gas used | ms | Mgas/s |');

@@ -9,7 +9,8 @@ import { PrecompileHost } from '../../plugins/evm/precompile-host.js';
 import { collectPrecompiles } from '../../plugins/evm/precompiles.js';
 import { TxKindRegistry } from '../../chain/tx-kinds.js';
 import { DEFAULT_MEMPOOL, Mempool } from '../../chain/mempool.js';
-import { executeTransactions, type BlockEnv, type ExecutionResult } from '../../chain/executor.js';
+import { executeTransactions, type ExecutionResult } from '../../chain/executor.js';
+import type { BlockEnv } from '../../chain/contract.js';
 import { decodeVerified, type DecodeResult } from '../../chain/decode-verified.js';
 import type { EnvelopeContext } from '../../chain/ethereum-envelope.js';
 import type { StateReader } from '../../chain/state/overlay.js';
@@ -59,7 +60,7 @@ export class NodePath {
     const runner = await EvmRunner.create(
       { chainId: params.evmChainId, baseFee: params.baseFee, blockGasLimit: params.blockGasLimit },
       vectorBlockHash,
-      { chainId: CONFORMANCE_CHAIN_ID, precompiles, hardfork },
+      { precompiles, hardfork },
     );
     rules = new EvmRules(runner);
     const kinds = TxKindRegistry.collect([{ definition: evmPlugin, service }]);

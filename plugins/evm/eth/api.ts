@@ -16,7 +16,9 @@ import { DEV_IMPERSONATED_KIND, impersonatedSender, type DevImpersonated } from 
 import type { Receipt } from '../../../chain/receipts.js';
 import { decodeStored } from '../../../chain/decode-verified.js';
 import type { EvmService } from '../service.js';
-import type { CallRequest, EvmBlockEnv, EvmOutcome } from '../runner.js';
+import type { CallRequest, EvmOutcome } from '../runner.js';
+import type { BlockEnv } from '../../../chain/contract.js';
+import { blockEnvOf } from '../../../chain/block-env.js';
 import type { StateRead } from '../state-manager.js';
 import { codeKey, contractKey, decodeContract, storageKey } from '../state.js';
 import { blockAt, heightOf, stateHeight, type BlockParam } from './block-tag.js';
@@ -141,14 +143,8 @@ export class EthApi {
   }
 
   /** The block a call runs in: the one it names, as it was (its number, time and proposer). */
-  async env(height: number): Promise<EvmBlockEnv> {
-    const block = (await blockAt(this.chain, height))!;
-    return {
-      height: block.height,
-      timestamp: block.timestamp,
-      proposer: block.proposer as Address,
-      parentHash: block.parentHash,
-    };
+  async env(height: number): Promise<BlockEnv> {
+    return blockEnvOf((await blockAt(this.chain, height))!);
   }
 
   private request(call: EthCallObject, gasCap: number): CallRequest {

@@ -91,7 +91,7 @@ export class TraceApi {
         tx,
         replay.read,
         { setAccount: () => undefined, writeState: () => undefined },
-        { height: env.height, timestamp: env.timestamp, proposer: env.proposer, parentHash: env.parentHash },
+        env,
         { creator: signed.from, height: env.height },
         tracer,
         { runClass: 'request', budgetMs: Math.max(0, deadline - performance.now()) },

@@ -40,7 +40,14 @@ describe('the EVM runner: pauses, a chain-first order and deadlines', () => {
   let runner: EvmRunner;
   const state = loopState();
   const read = (key: string) => state.get(key);
-  const env = { height: 1, timestamp: Date.now(), proposer: CALLER, parentHash: toHex(new Uint8Array(32)) };
+  const env = {
+    chainId: 'svc-devnet',
+    lastCommit: null,
+    height: 1,
+    timestamp: Date.now(),
+    proposer: CALLER,
+    parentHash: toHex(new Uint8Array(32)),
+  };
   const call = (gas: bigint, budgetMs = 600_000) =>
     runner.call(
       {
