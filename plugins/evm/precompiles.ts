@@ -56,6 +56,29 @@ export class PrecompileRevert extends Error {
   }
 }
 
+/**
+ * Refuses what a function that spends the calling contract's OMC cannot serve: a static context (it
+ * changes state), DELEGATECALL or CALLCODE (it would not know which contract pays), and OMC sent along
+ * (the escrow is taken from the caller's balance). Each refusal costs `refusedGas`.
+ */
+export function requirePayingCall(call: PrecompileCall, fn: string, refusedGas: bigint): void {
+  if (call.isStatic)
+    throw new PrecompileRevert(
+      `${fn} changes state: it cannot be called in a static context (STATICCALL or a view)`,
+      refusedGas,
+    );
+  if (call.delegated)
+    throw new PrecompileRevert(
+      `${fn} is called directly: through DELEGATECALL or CALLCODE it would not know which contract pays`,
+      refusedGas,
+    );
+  if (call.value > 0n)
+    throw new PrecompileRevert(
+      `send no OMC with ${fn}: the escrow is taken from the calling contract's balance`,
+      refusedGas,
+    );
+}
+
 /** A call's input decoded by the precompile's ABI; input that is no call of it reverts, naming the functions there are. */
 export function decodePrecompileCall<const A extends Abi>(
   abi: A,

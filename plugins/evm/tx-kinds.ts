@@ -59,6 +59,19 @@ const nativeFees = (payload: { maxFeePerGas?: string; maxPriorityFeePerGas?: str
   maxPriorityFeePerGas: payload.maxPriorityFeePerGas === undefined ? 0n : BigInt(payload.maxPriorityFeePerGas),
 });
 
+/** What a native kind (`evm.create`, `evm.call`) may debit, its gas limit and its fees. */
+const nativeCosts = {
+  debits: (payload: { value: string; gasLimit: number; maxFeePerGas?: string }, service: EvmPlugin) =>
+    worstCase(
+      payload.value,
+      payload.gasLimit,
+      payload.maxFeePerGas === undefined ? service.rules.params.baseFee : BigInt(payload.maxFeePerGas),
+    ),
+  gasLimit: (payload: { gasLimit: number }) => payload.gasLimit,
+  fees: (payload: { maxFeePerGas?: string; maxPriorityFeePerGas?: string }, service: EvmPlugin) =>
+    nativeFees(payload, service.rules.params.baseFee),
+};
+
 /** A refusal of the payload at submission, in the words of the admission check. */
 function admitting(run: () => void): void {
   try {
@@ -108,14 +121,7 @@ export function evmTxKinds(kind: TxKindFactory<EvmPlugin>): TxKind[] {
         'deploys a contract: runs its init code and keeps the code it returns at the address of the sender and nonce',
       payload: EvmCreatePayload,
       managesNonce: true,
-      debits: (payload, service) =>
-        worstCase(
-          payload.value,
-          payload.gasLimit,
-          payload.maxFeePerGas === undefined ? service.rules.params.baseFee : BigInt(payload.maxFeePerGas),
-        ),
-      gasLimit: (payload) => payload.gasLimit,
-      fees: (payload, service) => nativeFees(payload, service.rules.params.baseFee),
+      ...nativeCosts,
       admit: (payload, service) =>
         admitting(() =>
           service.rules.admit(service.rules.nativeTx(payload, 'svc10000000000000000000000000000000000000000', 0)),
@@ -131,14 +137,7 @@ export function evmTxKinds(kind: TxKindFactory<EvmPlugin>): TxKind[] {
         payload.to.startsWith('0x') && !isValidEthAddress(payload.to)
           ? 'payload of evm.call: "to" has a wrong EIP-55 checksum'
           : undefined,
-      debits: (payload, service) =>
-        worstCase(
-          payload.value,
-          payload.gasLimit,
-          payload.maxFeePerGas === undefined ? service.rules.params.baseFee : BigInt(payload.maxFeePerGas),
-        ),
-      gasLimit: (payload) => payload.gasLimit,
-      fees: (payload, service) => nativeFees(payload, service.rules.params.baseFee),
+      ...nativeCosts,
       admit: (payload, service) =>
         admitting(() =>
           service.rules.admit(

@@ -122,22 +122,38 @@ export class StorageObjects implements CapabilityExtension {
     range: { start: number; end: number } | undefined,
     signal: AbortSignal,
   ): Promise<{ header: Exclude<ObjectHeader, { error: string }>; body: AsyncGenerator<Uint8Array> } | undefined> {
+    for await (const { header, body } of this.answers(cid, range, signal)) return { header, body };
+    return undefined;
+  }
+
+  /** Each other holder of `cid` that serves it, in turn: one that fails or refuses is logged and passed over. */
+  private async *answers(
+    cid: string,
+    range: { start: number; end: number } | undefined,
+    signal: AbortSignal,
+  ): AsyncGenerator<{
+    provider: string;
+    header: Exclude<ObjectHeader, { error: string }>;
+    body: AsyncGenerator<Uint8Array>;
+  }> {
     for (const provider of this.holders(cid)) {
       const peer = this.options.peerOf(provider);
       if (!peer || peer === this.options.p2p.peerId) continue;
+      let answer: Awaited<ReturnType<typeof requestObject>>;
       try {
         const stream = await this.options.p2p.openStream(
           peer,
           OBJECT_PROTOCOL,
           AbortSignal.any([signal, this.stopping.signal]),
         );
-        const { header, body } = await requestObject(stream, { cid, ...(range ?? {}) }, signal);
-        if (!('error' in header)) return { header, body };
+        answer = await requestObject(stream, { cid, ...(range ?? {}) }, signal);
       } catch (error) {
         this.options.log.debug({ cid, provider, err: error }, 'holder did not serve the object');
+        continue;
       }
+      const { header, body } = answer;
+      if (!('error' in header)) yield { provider, header, body };
     }
-    return undefined;
   }
 
   /**
@@ -151,21 +167,12 @@ export class StorageObjects implements CapabilityExtension {
       const bytes = new Uint8Array(await readFile(this.store.path(cid)));
       if (cidOfBytes(bytes) === cid) return bytes;
     }
-    for (const provider of this.holders(cid)) {
-      const peer = this.options.peerOf(provider);
-      if (!peer || peer === this.options.p2p.peerId) continue;
+    for await (const { provider, header, body } of this.answers(cid, undefined, signal)) {
+      if (header.size > maxBytes) {
+        await body.return(undefined);
+        return undefined;
+      }
       try {
-        const stream = await this.options.p2p.openStream(
-          peer,
-          OBJECT_PROTOCOL,
-          AbortSignal.any([signal, this.stopping.signal]),
-        );
-        const { header, body } = await requestObject(stream, { cid }, signal);
-        if ('error' in header) continue;
-        if (header.size > maxBytes) {
-          await body.return(undefined);
-          return undefined;
-        }
         const chunks: Uint8Array[] = [];
         for await (const chunk of body) chunks.push(chunk);
         const bytes = new Uint8Array(Buffer.concat(chunks));

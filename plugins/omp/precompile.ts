@@ -11,6 +11,7 @@ import {
   type Precompile,
   type PrecompileCall,
   type PrecompileFactory,
+  requirePayingCall,
 } from '../evm/precompiles.js';
 import { createDeal, CreateDealPayload } from './deals/tx-kinds.js';
 import { objectDeals, readDeal, type DealRecord, type DealStatus } from './deals/state.js';
@@ -98,21 +99,7 @@ function dealStatus(call: PrecompileCall, dealId: Hex): { gas: bigint; output: U
 }
 
 function createDealFromContract(call: PrecompileCall, kind: ProviderKind, request: DealRequest): Uint8Array {
-  if (call.isStatic)
-    throw new PrecompileRevert(
-      'createDeal changes state: it cannot be called in a static context (STATICCALL or a view)',
-      OMP_GAS.refused,
-    );
-  if (call.delegated)
-    throw new PrecompileRevert(
-      'createDeal is called directly: through DELEGATECALL or CALLCODE it would not know which contract pays',
-      OMP_GAS.refused,
-    );
-  if (call.value > 0n)
-    throw new PrecompileRevert(
-      "send no OMC with createDeal: the escrow is taken from the calling contract's balance",
-      OMP_GAS.refused,
-    );
+  requirePayingCall(call, 'createDeal', OMP_GAS.refused);
   const payload = {
     cid: request.cid,
     size: Number(request.size),

@@ -13,6 +13,7 @@ import {
   type Precompile,
   type PrecompileCall,
   type PrecompileFactory,
+  requirePayingCall,
 } from '../evm/precompiles.js';
 import { createJob, SubmitJobPayload, type SubmitJob } from './jobs/tx-kinds.js';
 import { CALLBACKS_DUE_INDEX, readJob, writeJob, type JobRecord, type JobStatus } from './jobs/state.js';
@@ -86,21 +87,7 @@ interface JobRequest {
 
 function submitJob(call: PrecompileCall, request: JobRequest): Uint8Array {
   const { ctx } = call;
-  if (call.isStatic)
-    throw new PrecompileRevert(
-      'submitJob changes state: it cannot be called in a static context (STATICCALL or a view)',
-      OON_GAS.refused,
-    );
-  if (call.delegated)
-    throw new PrecompileRevert(
-      'submitJob is called directly: through DELEGATECALL or CALLCODE it would not know which contract pays',
-      OON_GAS.refused,
-    );
-  if (call.value > 0n)
-    throw new PrecompileRevert(
-      "send no OMC with submitJob: the escrow is taken from the calling contract's balance",
-      OON_GAS.refused,
-    );
+  requirePayingCall(call, 'submitJob', OON_GAS.refused);
   const payload = {
     runtime: request.runtime,
     ...(request.code !== '0x' ? { code: request.code.toLowerCase() } : {}),

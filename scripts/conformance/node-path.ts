@@ -67,6 +67,14 @@ export class NodePath {
     return new NodePath({ chainId: CONFORMANCE_CHAIN_ID, evmChainId: params.evmChainId, hardfork }, rules, kinds);
   }
 
+  /** Why decoding refused the bytes, in the decoder's words; undefined when it gave a transaction. */
+  static refusal(decoded: DecodeResult): string | undefined {
+    if ('tx' in decoded) return undefined;
+    if ('format' in decoded) return decoded.format;
+    if ('wrongChain' in decoded) return decoded.wrongChain;
+    return decoded.reason ?? 'bad signature';
+  }
+
   /** Decodes raw bytes and recovers the sender, as `eth_sendRawTransaction` does. */
   decode(raw: Uint8Array): DecodeResult {
     return decodeVerified(raw, this.envelope);

@@ -9,7 +9,7 @@ import { codeKey, contractKey, encodeContract, storageKey } from '../../plugins/
 import type { Address } from '../../sdk/address.js';
 import { fromHex, toHex } from '../../sdk/bytes.js';
 import { encode } from '../../sdk/encoding.js';
-import { CONFORMANCE_CHAIN_ID, type NodePath, type NodePaths } from './node-path.js';
+import { CONFORMANCE_CHAIN_ID, NodePath, type NodePaths } from './node-path.js';
 import type { Log } from '../../chain/receipts.js';
 import { ethereumStateRoot, logsHash } from './world-state-trie.js';
 import type { VectorFile } from './vectors.js';
@@ -200,16 +200,7 @@ async function refusedBy(
   env: Env,
 ): Promise<PathResult> {
   const decoded = path.decode(raw);
-  if (!('tx' in decoded))
-    return {
-      refused: true,
-      reason:
-        'format' in decoded
-          ? decoded.format
-          : 'wrongChain' in decoded
-            ? decoded.wrongChain
-            : (decoded.reason ?? 'bad signature'),
-    };
+  if (!('tx' in decoded)) return { refused: true, reason: NodePath.refusal(decoded)! };
   try {
     path.admit(decoded.tx, state);
   } catch (error) {

@@ -1,6 +1,6 @@
 import { fromHex } from '../../sdk/bytes.js';
 import { accountAddress } from '../../sdk/address.js';
-import type { NodePath } from './node-path.js';
+import { NodePath } from './node-path.js';
 import { STATE_FORK } from './state-tests.js';
 import type { VectorFile } from './vectors.js';
 
@@ -89,16 +89,7 @@ function refusedBy(
   path: NodePath,
 ): { refused: true; reason: string } | { refused: false; sender: string; hash: string } {
   const decoded = path.decode(raw);
-  if (!('tx' in decoded))
-    return {
-      refused: true,
-      reason:
-        'format' in decoded
-          ? decoded.format
-          : 'wrongChain' in decoded
-            ? decoded.wrongChain
-            : (decoded.reason ?? 'bad signature'),
-    };
+  if (!('tx' in decoded)) return { refused: true, reason: NodePath.refusal(decoded)! };
   const checked = path.kinds.check(decoded.tx);
   if ('reason' in checked) return { refused: true, reason: checked.reason };
   try {

@@ -300,6 +300,12 @@ export class Workload {
     return signTransaction({ chainId: this.options.chainId, kind, nonce, payload }, account);
   }
 
+  /** A transfer of `amount` OMC from `account` to another of the testnet's accounts. */
+  private transferToAnother(account: KeyPair, random: Random, amount: bigint): SignedTransaction {
+    const to = random.pick(this.options.testnet.accounts.filter((a) => a !== account)).address;
+    return this.sign(account, 'transfer', transferPayload(to, 'OMC', amount));
+  }
+
   /** Sends a signed transaction to a node, records what it answered; the client's nonce moves on when it was admitted. */
   private async send(operation: OperationKind, node: NodeProcess, tx: SignedTransaction): Promise<Submission> {
     const { history } = this.options;
@@ -362,15 +368,7 @@ export class Workload {
         return 'ok';
       }
       case 'insufficientFunds': {
-        const tx = this.sign(
-          account,
-          'transfer',
-          transferPayload(
-            random.pick(testnet.accounts.filter((a) => a !== account)).address,
-            'OMC',
-            1_000_000_000n * UNIT,
-          ),
-        );
+        const tx = this.transferToAnother(account, random, 1_000_000_000n * UNIT);
         return advance(await this.send(operation, node, tx));
       }
       case 'faucet': {
@@ -389,15 +387,7 @@ export class Workload {
       case 'duplicate': {
         // The same signed transfer to two nodes at once: mined once.
         const other = this.pickNode(random);
-        const tx = this.sign(
-          account,
-          'transfer',
-          transferPayload(
-            random.pick(testnet.accounts.filter((a) => a !== account)).address,
-            'OMC',
-            BigInt(random.int(1, 1000)) * 10n ** 15n,
-          ),
-        );
+        const tx = this.transferToAnother(account, random, BigInt(random.int(1, 1000)) * 10n ** 15n);
         const entries = await Promise.all([this.send(operation, node, tx), this.send(operation, other, tx)]);
         const acknowledged = entries.find((e) => e.outcome === 'acknowledged');
         return advance(acknowledged ?? entries.find((e) => e.outcome === 'unanswered') ?? entries[0]!);

@@ -15,22 +15,13 @@ import { ALL_INDEX, jobRetention, providerIndex, readIndexed, requesterIndex, ty
 import { jobLimitProblem, jobPayloadRefusal, SubmitJobPayload } from './tx-kinds.js';
 import { checkJobCode } from './validate.js';
 import { canonicalCid, CODE_FETCH_TIMEOUT_MS, codeDeal, codeFromObject } from './code.js';
-import { jobView, JobViewSchema } from './view.js';
+import { JobStatusSchema, jobView, JobViewSchema } from './view.js';
 
 const ListFilter = Type.Object(
   {
     requester: Type.Optional(AddressSchema),
     provider: Type.Optional(AddressSchema),
-    status: Type.Optional(
-      Type.Union([
-        Type.Literal('queued'),
-        Type.Literal('assigned'),
-        Type.Literal('committed'),
-        Type.Literal('finalized'),
-        Type.Literal('failed'),
-        Type.Literal('expired'),
-      ]),
-    ),
+    status: Type.Optional(JobStatusSchema),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
     cursor: Type.Optional(Type.Integer({ minimum: 0, description: 'from a previous page\'s "cursor"' })),
   },

@@ -10,17 +10,20 @@ const DeadlineSchema = Type.Object(
   { additionalProperties: false, description: 'passed once a block is past both the height and the time' },
 );
 
+/** Where a job is: waiting for providers, running, its results in, paid out, failed, or gone unassigned. */
+export const JobStatusSchema = Type.Union([
+  Type.Literal('queued'),
+  Type.Literal('assigned'),
+  Type.Literal('committed'),
+  Type.Literal('finalized'),
+  Type.Literal('failed'),
+  Type.Literal('expired'),
+]);
+
 export const JobViewSchema = Type.Object(
   {
     jobId: Type.String(),
-    status: Type.Union([
-      Type.Literal('queued'),
-      Type.Literal('assigned'),
-      Type.Literal('committed'),
-      Type.Literal('finalized'),
-      Type.Literal('failed'),
-      Type.Literal('expired'),
-    ]),
+    status: JobStatusSchema,
     runtime: Type.Union([Type.Literal('wasm'), Type.Literal('evm')]),
     codeCid: Nullable(
       Type.String({ description: 'the CID of the stored object its code is, or null for inline code' }),
