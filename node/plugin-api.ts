@@ -7,6 +7,7 @@ export type {} from '../p2p/plugin.js';
 // Precompiles the EVM runs for a plugin (its `precompiles` hook), and how one refuses a call.
 export {
   PrecompileRevert,
+  requirePayingCall,
   type PrecompileCall,
   type PrecompileOutcome,
   type PrecompileSpec,

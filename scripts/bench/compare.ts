@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NodeProcess } from '../node-process.js';
+import { autocannonArgs, wsLoadArgs } from './load-args.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../../..');
@@ -16,7 +17,6 @@ if (!otherArg) throw new Error('usage: compare.js <root of another built svc-nod
 const other = resolve(otherArg);
 const rounds = Number(roundsArg ?? 3);
 const seconds = Number(secondsArg ?? 10);
-const autocannonBin = join(root, 'node_modules/autocannon/autocannon.js');
 const single = '{"jsonrpc":"2.0","id":1,"method":"svc_blockNumber","params":[]}';
 
 function start(args: string[], pattern: RegExp): Promise<{ child: ChildProcess; url: string }> {
@@ -48,26 +48,11 @@ function json(args: string[]): Promise<Record<string, unknown>> {
 }
 
 const httpRate = async (url: string): Promise<number> =>
-  (
-    (await json([
-      autocannonBin,
-      '-j',
-      '-c',
-      '50',
-      '-d',
-      String(seconds),
-      '-m',
-      'POST',
-      '-H',
-      'content-type=application/json',
-      '-b',
-      single,
-      url,
-    ])) as { requests: { average: number } }
-  ).requests.average;
+  ((await json(autocannonArgs({ url, body: single, connections: 50, seconds }))) as { requests: { average: number } })
+    .requests.average;
 const wsRate = async (url: string): Promise<number> =>
   (
-    (await json([join(here, 'ws-load.js'), url.replace('http', 'ws'), '4', '64', String(seconds)])) as {
+    (await json(wsLoadArgs(url, 4, 64, seconds))) as {
       callsPerSecond: number;
     }
   ).callsPerSecond;

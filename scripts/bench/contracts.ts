@@ -26,7 +26,7 @@ import {
   type PublicClient,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { benchDir, cleanUp, cpuSeconds, startNetworkWith, startNode, stopNode } from './node-process.js';
+import { cleanUp, cpuSeconds, startDevnetValidator, startNetworkWith, stopNode } from './node-process.js';
 import { compileSolidity } from '../solidity.js';
 import { startAnvil } from './anvil.js';
 import { DEVNET_BLOCK_GAS_LIMIT } from '../../plugins/evm/params.js';
@@ -204,16 +204,7 @@ try {
   // Another block gas limit than the devnet's needs a network of its own (the limit is a genesis parameter).
   const node =
     BLOCK_GAS === String(DEVNET_BLOCK_GAS_LIMIT)
-      ? await startNode([
-          '--role',
-          'validator',
-          '--network',
-          'devnet',
-          '--data-dir',
-          benchDir(),
-          '--block-time',
-          '1000',
-        ])
+      ? await startDevnetValidator()
       : await startNetworkWith({ blockGasLimit: Number(BLOCK_GAS) }, 1000);
   const svcResult = await measure(node.url, token, node);
   await stopNode(node);

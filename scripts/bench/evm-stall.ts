@@ -10,7 +10,7 @@
 // and no gap over 2 s. Prints one JSON line (npm run build, then node dist/scripts/bench/evm-stall.js).
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
-import { benchDir, cleanUp, startNode, stopNode } from './node-process.js';
+import { cleanUp, startDevnetValidator, stopNode } from './node-process.js';
 import { startAnvil } from './anvil.js';
 import { DEVNET_BLOCK_GAS_LIMIT } from '../../plugins/evm/params.js';
 
@@ -145,16 +145,7 @@ try {
   const anvil = await startAnvil(['--block-time', '1', '--gas-limit', String(DEVNET_BLOCK_GAS_LIMIT)]);
   const anvilResult = await measure(anvil.url);
   anvil.child.kill('SIGKILL');
-  const node = await startNode([
-    '--role',
-    'validator',
-    '--network',
-    'devnet',
-    '--data-dir',
-    benchDir(),
-    '--block-time',
-    '1000',
-  ]);
+  const node = await startDevnetValidator();
   const svcResult = await measure(node.url);
   await stopNode(node);
   console.log(

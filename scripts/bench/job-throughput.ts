@@ -8,8 +8,6 @@
 // percentile: without the ramp of the submissions and the challenge window every job waits out at
 // the end), `turnBlocks`, how many jobs held their slot for how many blocks, and `referenceMs`, a
 // fixed workload timed before and after (machine-speed.ts: the machine's speed varies between runs).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import wabtFactory from 'wabt';
 import WebSocket from 'ws';
 import {
@@ -26,7 +24,7 @@ import {
   type KeyPair,
   type WebSocketConstructor,
 } from '../../sdk/index.js';
-import { benchDir, cleanUp, startNode, submitAll, submitPaced } from './node-process.js';
+import { benchDir, cleanUp, startBalanceProbe, startNode, submitAll, submitPaced } from './node-process.js';
 import { referenceMs } from './machine-speed.js';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 2000);
@@ -104,27 +102,7 @@ try {
   );
 
   // svc_getBalance probes in their own processes, as in the transfers benchmark.
-  const probeScript = fileURLToPath(new URL('./balance-probe.js', import.meta.url));
-  const probes = await Promise.all(
-    [0, 1].map(
-      (p) =>
-        new Promise<{ child: ChildProcess; result: Promise<{ calls: number; p50Ms: number; p99Ms: number }> }>(
-          (resolve) => {
-            const child = spawn(process.execPath, [probeScript, validator.url, requesters[p]!.address, '5'], {
-              stdio: ['pipe', 'pipe', 'inherit'],
-            });
-            let out = '';
-            const result = new Promise<{ calls: number; p50Ms: number; p99Ms: number }>((done) =>
-              child.once('exit', () => done(JSON.parse(out.trim().split('\n').at(-1)!))),
-            );
-            child.stdout!.on('data', (d: Buffer) => {
-              out += d.toString();
-              if (out.startsWith('ready')) resolve({ child, result });
-            });
-          },
-        ),
-    ),
-  );
+  const probes = await Promise.all([0, 1].map((p) => startBalanceProbe(validator.url, requesters[p]!.address, '5')));
   // Settled jobs arrive as `jobs` subscription events (polling the node for them would load it).
   const ws = new SvcWsClient({
     url: validator.url.replace('http', 'ws'),

@@ -2,7 +2,8 @@
 // and batch submission. Every node started here takes BENCH_CPU_PROF=<dir> (a CPU profile each) and
 // BENCH_NODE_FLAGS (Node options, e.g. "--max-semi-space-size=64"); BENCH_NODE_LOG=1 passes its log
 // through. Each node's log is a file beside its data dirs (removed with them).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +24,41 @@ function benchNodeOptions(): string[] {
 
 /** The svc-node entry benchmarks start: this build's, or another's (BENCH_SVC_BIN, for alternating runs of two builds). */
 export const benchSvcBin = (): string => process.env.BENCH_SVC_BIN ?? SVC_NODE;
+
+/** A devnet validator (its built-in genesis) making a block a second, in a data dir of the benchmark's. */
+export function startDevnetValidator(): Promise<NodeProcess> {
+  return startNode(['--role', 'validator', '--network', 'devnet', '--data-dir', benchDir(), '--block-time', '1000']);
+}
+
+/** What a balance probe measured: its calls and their latencies. */
+export interface ProbeResult {
+  readonly calls: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+/**
+ * An independent `svc_getBalance` reader in its own process (balance-probe.js), calling every
+ * `intervalMs` until its stdin closes; resolves once it is ready, with its result to come.
+ */
+export function startBalanceProbe(
+  url: string,
+  address: string,
+  intervalMs: string,
+): Promise<{ child: ChildProcess; result: Promise<ProbeResult> }> {
+  const script = fileURLToPath(new URL('./balance-probe.js', import.meta.url));
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [script, url, address, intervalMs], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    const result = new Promise<ProbeResult>((done) =>
+      child.once('exit', () => done(JSON.parse(out.trim().split('\n').at(-1)!) as ProbeResult)),
+    );
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.startsWith('ready')) resolve({ child, result });
+    });
+  });
+}
 
 /** `svc-node start` on free ports; resolves once it has started. */
 export async function startNode(args: string[], nodeOptions: readonly string[] = []): Promise<NodeProcess> {

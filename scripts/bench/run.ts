@@ -9,10 +9,10 @@ import { fileURLToPath } from 'node:url';
 import { devnetKey } from '../../sdk/index.js';
 import { NodeProcess } from '../node-process.js';
 import { ed25519VerifyMicros } from './verify-rate.js';
+import { autocannonArgs, wsLoadArgs } from './load-args.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../../..');
-const autocannonBin = join(root, 'node_modules/autocannon/autocannon.js');
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = 50;
 
@@ -61,21 +61,7 @@ interface HttpResult {
 }
 
 async function autocannon(url: string, body: string): Promise<HttpResult> {
-  const result = (await runJson([
-    autocannonBin,
-    '-j',
-    '-c',
-    String(connections),
-    '-d',
-    String(duration),
-    '-m',
-    'POST',
-    '-H',
-    'content-type=application/json',
-    '-b',
-    body,
-    url,
-  ])) as {
+  const result = (await runJson(autocannonArgs({ url, body, connections, seconds: duration }))) as {
     requests: { average: number };
     latency: { p99: number };
     errors: number;
@@ -155,21 +141,9 @@ try {
     extra: `p99 ${svcBalance.p99Ms} ms; errors ${svcBalance.errors + svcBalance.non2xx}`,
   });
 
-  const wsLoad = join(here, 'ws-load.js');
-  const ceilWs = (await runJson([
-    wsLoad,
-    ceiling.url.replace('http', 'ws'),
-    '4',
-    '64',
-    String(Math.max(3, duration / 2)),
-  ])) as { callsPerSecond: number };
-  const svcWs = (await runJson([
-    wsLoad,
-    node.url.replace('http', 'ws'),
-    '4',
-    '64',
-    String(Math.max(3, duration / 2)),
-  ])) as { callsPerSecond: number };
+  const wsSeconds = Math.max(3, duration / 2);
+  const ceilWs = (await runJson(wsLoadArgs(ceiling.url, 4, 64, wsSeconds))) as { callsPerSecond: number };
+  const svcWs = (await runJson(wsLoadArgs(node.url, 4, 64, wsSeconds))) as { callsPerSecond: number };
   rows.push({
     name: 'svc_blockNumber, pipelined over 4 WebSockets (64 in flight each)',
     svc: svcWs.callsPerSecond,
@@ -180,23 +154,9 @@ try {
   });
 
   // HTTP pipelining over the same handful of connections as the WebSocket run, for comparison.
-  const pipelined = (await runJson([
-    autocannonBin,
-    '-j',
-    '-c',
-    '4',
-    '-p',
-    '64',
-    '-d',
-    String(Math.max(3, duration / 2)),
-    '-m',
-    'POST',
-    '-H',
-    'content-type=application/json',
-    '-b',
-    single,
-    node.url,
-  ])) as { requests: { average: number } };
+  const pipelined = (await runJson(
+    autocannonArgs({ url: node.url, body: single, connections: 4, pipelining: 64, seconds: wsSeconds }),
+  )) as { requests: { average: number } };
   rows.push({
     name: 'svc_blockNumber, pipelined over 4 HTTP keep-alive connections (64 in flight each)',
     svc: pipelined.requests.average,

@@ -3,8 +3,6 @@
 // With BENCH_RATE (transfers per second), submitted at that steady rate instead, in 20 batches a
 // second: a load below what the node can take, for latency figures that are not queueing.
 // Prints one JSON line. Usage: node transfers.js <rpcUrl>
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import {
   devnetKey,
   generateKeyPair,
@@ -15,7 +13,7 @@ import {
   UNIT,
   type KeyPair,
 } from '../../sdk/index.js';
-import { submitAll, submitPaced } from './node-process.js';
+import { startBalanceProbe, submitAll, submitPaced } from './node-process.js';
 
 const url = process.argv[2]!;
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1000);
@@ -72,26 +70,8 @@ const raws = ordered.map(rawTransaction);
 
 // 3. Measure: two independent readers (their own processes) call svc_getBalance every 5 ms meanwhile.
 const PROBE_INTERVAL_MS = process.env.BENCH_PROBE_INTERVAL_MS ?? '5';
-const probeScript = fileURLToPath(new URL('./balance-probe.js', import.meta.url));
 const probes = await Promise.all(
-  [0, 1].map(
-    (p) =>
-      new Promise<{ child: ChildProcess; result: Promise<{ calls: number; p50Ms: number; p99Ms: number }> }>(
-        (resolve) => {
-          const child = spawn(process.execPath, [probeScript, url, accounts[p * 97]!.address, PROBE_INTERVAL_MS], {
-            stdio: ['pipe', 'pipe', 'inherit'],
-          });
-          let out = '';
-          const result = new Promise<{ calls: number; p50Ms: number; p99Ms: number }>((done) =>
-            child.once('exit', () => done(JSON.parse(out.trim().split('\n').at(-1)!))),
-          );
-          child.stdout!.on('data', (d: Buffer) => {
-            out += d.toString();
-            if (out.startsWith('ready')) resolve({ child, result });
-          });
-        },
-      ),
-  ),
+  [0, 1].map((p) => startBalanceProbe(url, accounts[p * 97]!.address, PROBE_INTERVAL_MS)),
 );
 const startHeight = await client.blockNumber();
 const startedAt = Date.now();

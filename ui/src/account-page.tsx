@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { TransactionView } from '../../sdk/index.js';
 import { http } from './node.js';
 import { describe, useLoad } from './load.js';
-import { NotLoaded } from './not-loaded.js';
+import { NotLoaded, Alert } from './not-loaded.js';
 import { amount, Fields, Hash } from './fields.js';
 import { TxTable } from './tx-table.js';
 import { href } from './route.js';
@@ -99,11 +99,7 @@ function AccountTransactions({
           Show older transactions
         </button>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      {error && <Alert>{error}</Alert>}
     </>
   );
 }

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { JobView } from '../../sdk/index.js';
 import { http, ws } from './node.js';
 import { describe, useLoad } from './load.js';
-import { NotLoaded } from './not-loaded.js';
+import { NotLoaded, Alert } from './not-loaded.js';
 import { AccountLink, amount, short } from './fields.js';
 import { href } from './route.js';
 import { Table } from './table.js';
@@ -80,12 +80,7 @@ function LiveJobs() {
       unsubscribe?.();
     };
   }, []);
-  if (error)
-    return (
-      <p class="error" role="alert">
-        {error}
-      </p>
-    );
+  if (error) return <Alert>{error}</Alert>;
   if (!jobs) return <p>Loading the jobs…</p>;
   if (jobs.length === 0) return <p>No job yet.</p>;
   return (

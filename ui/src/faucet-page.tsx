@@ -3,6 +3,7 @@ import { accountAddress, isValidAddress, isValidEthAddress, type FaucetGrant } f
 import { http } from './node.js';
 import { describe } from './load.js';
 import { href } from './route.js';
+import { Alert } from './not-loaded.js';
 
 const NOT_AN_ADDRESS = 'Not an address: an address is svc1 or 0x followed by 40 hex digits.';
 
@@ -60,11 +61,7 @@ export function FaucetPage() {
         <button type="submit" disabled={invalid || waitSeconds > 0}>
           Request devnet tokens
         </button>
-        {message && (
-          <p id="faucet-error" class="error" role="alert">
-            {message}
-          </p>
-        )}
+        {message && <Alert id="faucet-error">{message}</Alert>}
       </form>
       {grant && (
         <p role="status" data-testid="faucet-granted">

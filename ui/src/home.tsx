@@ -5,6 +5,7 @@ import { BlockRow, type BlockSummary } from './block-row.js';
 import { TxTable } from './tx-table.js';
 import { Table } from './table.js';
 import { BlockCharts } from './block-charts.js';
+import { Alert } from './not-loaded.js';
 
 const LATEST = 10;
 
@@ -87,12 +88,7 @@ export function Home() {
     };
   }, []);
 
-  if (error)
-    return (
-      <p class="error" role="alert">
-        {error}
-      </p>
-    );
+  if (error) return <Alert>{error}</Alert>;
   return (
     <>
       <h2>Chain</h2>

@@ -3,6 +3,7 @@ import { accountAddress, isValidAddress, isValidEthAddress } from '../../sdk/ind
 import { http } from './node.js';
 import { describe } from './load.js';
 import { href } from './route.js';
+import { Alert } from './not-loaded.js';
 
 const HASH = /^0x[0-9a-fA-F]{64}$/;
 
@@ -59,11 +60,7 @@ export function Search() {
         }}
       />
       <button type="submit">Go</button>
-      {error && (
-        <p id="search-error" class="error" role="alert">
-          {error}
-        </p>
-      )}
+      {error && <Alert id="search-error">{error}</Alert>}
     </form>
   );
 }

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { RpcError } from '../../sdk/index.js';
 import { http, setToken, token } from './node.js';
+import { Alert } from './not-loaded.js';
 
 type Gate =
   | { readonly state: 'checking' }
@@ -71,11 +72,7 @@ export function TokenGate({ children }: { children: ComponentChildren }) {
           onInput={(e) => setTyped((e.target as HTMLInputElement).value)}
         />
         <button type="submit">Open the explorer</button>
-        {gate.refused && (
-          <p id="token-error" class="error" role="alert">
-            {gate.refused}
-          </p>
-        )}
+        {gate.refused && <Alert id="token-error">{gate.refused}</Alert>}
       </form>
     </>
   );
