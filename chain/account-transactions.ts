@@ -1,5 +1,13 @@
-import { fromHex, toHex } from '../sdk/bytes.js';
-import { isValidAddress, normalizeAddress, type Address, isValidEthAddress, accountAddress } from '../sdk/address.js';
+import { fromHex } from '../sdk/bytes.js';
+import {
+  isValidAddress,
+  normalizeAddress,
+  type Address,
+  isValidEthAddress,
+  accountAddress,
+  addressOfBytes,
+  hexOfAddress,
+} from '../sdk/address.js';
 import type { SignedTransaction } from '../sdk/transaction.js';
 import { readU64Key, u64Key } from '../kernel/storage/keys.js';
 import type { Codec } from '../kernel/storage/codec.js';
@@ -12,7 +20,7 @@ export interface AccountTransaction {
 }
 
 const ADDRESS_BYTES = 20;
-const addressBytes = (address: string): Uint8Array => fromHex(`0x${address.slice(4)}`);
+const addressBytes = (address: string): Uint8Array => fromHex(hexOfAddress(address));
 
 /** `20-byte address ‖ u64 height ‖ u32 index`: an account's transactions sort together, oldest first. */
 export const accountTransactionKey: Codec<AccountTransaction> & {
@@ -28,7 +36,7 @@ export const accountTransactionKey: Codec<AccountTransaction> & {
     return key;
   },
   decode: (bytes) => ({
-    address: `svc1${toHex(bytes.subarray(0, ADDRESS_BYTES)).slice(2)}` as Address,
+    address: addressOfBytes(bytes.subarray(0, ADDRESS_BYTES)),
     height: Number(readU64Key(bytes, ADDRESS_BYTES)),
     index: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(ADDRESS_BYTES + 8),
   }),

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isValidAddress, normalizeAddress, type Address } from '../sdk/address.js';
+import { isValidAddress, normalizeAddress, type Address, addressOfHex } from '../sdk/address.js';
 import { parseAmount, UNIT } from '../sdk/amount.js';
 import { isHex, toHex, type Hex } from '../sdk/bytes.js';
 import { headerHash, type BlockHeader } from '../sdk/block.js';
@@ -63,7 +63,7 @@ export const TEST_MNEMONIC_ACCOUNTS: readonly Address[] = [
   '0x14dc79964da2c08b23698b3d3cc7ca32193d9955',
   '0x23618e81e3f5cdf7f54c3d65f7fbc0abf5b21e8f',
   '0xa0ee7a142d267c1f36714e4a8f75612f20a79720',
-].map((hex) => `svc1${hex.slice(2)}` as Address);
+].map(addressOfHex);
 /** What each test-mnemonic account holds in the devnet's block 0 (OGT enough to stake a validator). */
 export const TEST_ACCOUNT_OMC = 10_000n * UNIT;
 export const TEST_ACCOUNT_OGT = 100n * UNIT;

@@ -25,6 +25,26 @@ export function normalizeAddress(value: string): Address {
   return value.toLowerCase() as Address;
 }
 
+/**
+ * The unchecked conversions between an account's two names, for addresses the node made or already
+ * checked (its state, the EVM, its own records): no pattern test, no checksum, so hot paths can use
+ * them. `accountAddress` and `toEthAddress` are for input.
+ */
+/** `svc1` + the hex of an account's 20 bytes. */
+export function addressOfBytes(bytes: Uint8Array): Address {
+  return `svc1${toHex(bytes).slice(2)}`;
+}
+
+/** `svc1` from `0x` + 40 hex characters (lowercased). */
+export function addressOfHex(hex: string): Address {
+  return `svc1${hex.slice(2).toLowerCase()}`;
+}
+
+/** `0x` + the 40 hex characters of a `svc1` address. */
+export function hexOfAddress(address: string): EthAddress {
+  return `0x${address.slice(4)}`;
+}
+
 /** Address of an Ed25519 public key: `svc1` + hex of the first 20 bytes of its SHA-256. */
 export function addressFromPublicKey(publicKey: Uint8Array): Address {
   if (publicKey.length !== 32) throw new TypeError('an Ed25519 public key has 32 bytes');

@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox';
 import { definePlugin, optionalParam, param } from '../../kernel/plugin.js';
 import { BLOCK_PRODUCER } from '../../chain/capabilities.js';
 import { domainError } from '../../sdk/errors.js';
-import { normalizeAddress } from '../../sdk/address.js';
+import { normalizeAddress, addressOfHex, hexOfAddress } from '../../sdk/address.js';
 import { AddressSchema } from '../../chain/schemas.js';
 import { devnetKey } from '../../sdk/keys.js';
 import { signTransaction, type Payload } from '../../sdk/transaction.js';
@@ -14,7 +14,6 @@ import { EthRpcError } from '../evm/eth/errors.js';
 import { CallObject } from '../evm/eth/methods.js';
 import { DataSchema, EthAddressSchema, QuantitySchema } from '../evm/eth/quantity.js';
 import { Units as UnitsOf } from '../evm/payload-schemas.js';
-import type { Address as SvcAddress } from '../../sdk/address.js';
 import { decodeAccount, accountKey } from '../../chain/state/accounts.js';
 
 /** A number as Anvil's methods take it: a JSON number or a hex quantity (viem sends hex, `cast rpc` either). */
@@ -140,7 +139,7 @@ export default definePlugin({
             -32000,
             `eth_sendTransaction: ${from} is not impersonated; call anvil_impersonateAccount first, or sign the transaction and send it with eth_sendRawTransaction`,
           );
-        const sender = `svc1${from.slice(2)}` as SvcAddress;
+        const sender = addressOfHex(from);
         const stateNonce = decodeAccount(chain.state.get(accountKey(sender))).nonce;
         const last = lastNonce.get(from);
         const nonce =
@@ -312,7 +311,7 @@ export default definePlugin({
       errors: ['dev_mode_off', 'invalid_address', 'invalid_params'],
       handler: async ([address, { omc, ogt }], { service }) => {
         await service.edit({
-          address: `0x${normalizeAddress(address).slice(4)}`,
+          address: hexOfAddress(normalizeAddress(address)),
           ...(omc !== undefined ? { balance: omc } : {}),
           ...(ogt !== undefined ? { ogt } : {}),
         });

@@ -6,6 +6,7 @@ import { WorldStateManager } from './state-manager.js';
 import { evmAddress } from './runner.js';
 import type { EvmPlugin } from './plugin-service.js';
 import { Fees, GasLimit, HexBytes, MAX_CALLDATA_BYTES, Units } from './payload-schemas.js';
+import { addressOfHex } from '../../sdk/address.js';
 
 const Hex32 = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' });
 const LowerAddress = (description: string) => Type.String({ pattern: '^0x[0-9a-f]{40}$', description });
@@ -71,7 +72,7 @@ function devOnly(kindName: string) {
 }
 
 /** The account an impersonated transaction runs as (svc1 form). */
-export const impersonatedSender = (payload: DevImpersonated): Address => `svc1${payload.from.slice(2)}` as Address;
+export const impersonatedSender = (payload: DevImpersonated): Address => addressOfHex(payload.from);
 
 /**
  * Dev mode's impersonation (`anvil_impersonateAccount`, then an unsigned `eth_sendTransaction`): the
@@ -109,7 +110,7 @@ export function devEditKind(kind: TxKindFactory<EvmPlugin>): TxKind {
       const { payload } = ctx;
       const state = new WorldStateManager();
       state.bind((key) => ctx.readState(key), { creator: ctx.tx.from, height: ctx.height });
-      const address = evmAddress(`svc1${payload.address.slice(2)}` as Address);
+      const address = evmAddress(addressOfHex(payload.address));
       if (payload.balance !== undefined || payload.nonce !== undefined) {
         await state.modifyAccountFields(address, {
           ...(payload.balance !== undefined ? { balance: BigInt(payload.balance) } : {}),
@@ -124,7 +125,7 @@ export function devEditKind(kind: TxKindFactory<EvmPlugin>): TxKind {
         writeState: (key, value) => ctx.writeState(key, value),
       });
       if (payload.ogt !== undefined) {
-        const svc = `svc1${payload.address.slice(2)}` as Address;
+        const svc = addressOfHex(payload.address);
         ctx.setAccount(svc, { ...ctx.account(svc), ogt: BigInt(payload.ogt) });
       }
     },

@@ -1,7 +1,7 @@
 import { encodeFunctionResult, parseAbi } from 'viem';
-import type { Address } from '../../sdk/address.js';
 import { fromHex } from '../../sdk/bytes.js';
 import { decodePrecompileCall, type Precompile, type PrecompileFactory } from './precompiles.js';
+import { addressOfHex } from '../../sdk/address.js';
 
 /** The OGT view's address. */
 export const OGT_PRECOMPILE_ADDRESS = '0x0000000000000000000000000000000000000802';
@@ -39,7 +39,7 @@ export function ogtPrecompile<Svc>(precompile: PrecompileFactory<Svc>): Precompi
     ],
     run(call) {
       const decoded = decodePrecompileCall(OGT_ABI, call.input, OGT_GAS);
-      const account = call.ctx.account(`svc1${decoded.args[0].slice(2).toLowerCase()}` as Address);
+      const account = call.ctx.account(addressOfHex(decoded.args[0]));
       const output =
         decoded.functionName === 'ogtBalanceOf'
           ? encodeFunctionResult({

@@ -8,6 +8,7 @@ import { MustRead, PrecompileScope } from './precompile-scope.js';
 import type { BlockEnv } from '../../chain/contract.js';
 import { PrecompileRevert, type RegisteredPrecompile } from './precompiles.js';
 import type { WorldStateManager } from './state-manager.js';
+import { addressOfBytes } from '../../sdk/address.js';
 
 /** What a VM's precompiles need of the run they are part of: its state and its block. */
 export interface PrecompileFrame {
@@ -36,7 +37,7 @@ function outOfGas(gasLimit: bigint): ExecResult {
   };
 }
 
-const svcOf = (address: EvmAddress): Address => `svc1${toHex(address.bytes).slice(2)}`;
+const svcOf = (address: EvmAddress): Address => addressOfBytes(address.bytes);
 
 /**
  * Runs plugins' precompiles inside the EVM: tells each who called it (the EVM's precompile

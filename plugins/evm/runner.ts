@@ -21,6 +21,7 @@ import { probeGasNeed, watchGasReads } from './gas-probe.js';
 import { PrecompileOffload } from './precompile-offload.js';
 import type { PrecompileFrame, PrecompileHost } from './precompile-host.js';
 import type { CallbackResult, ContractCallback, RegisteredPrecompile } from './precompiles.js';
+import { addressOfBytes } from '../../sdk/address.js';
 
 /** The block a transaction or call runs in, as the EVM sees it. */
 
@@ -62,7 +63,7 @@ export interface EvmOutcome {
   readonly gasNeed?: bigint;
 }
 
-const svcOf = (address: EvmAddress): Address => `svc1${toHex(address.bytes).slice(2)}`;
+const svcOf = (address: EvmAddress): Address => addressOfBytes(address.bytes);
 export const evmAddress = (address: string): EvmAddress => new EvmAddress(fromHex(address.slice(4)));
 
 /** A transaction whose sender is known (checked by the envelope, or the native signature): no ecrecover again. */
@@ -425,7 +426,7 @@ export class EvmRunner {
   private outcome(tx: TypedTransaction, result: RunTxResult, gasNeed?: bigint): EvmOutcome {
     const failure = failureOf(result);
     const logs: Log[] = (result.execResult.logs ?? []).map(([address, topics, data]) => ({
-      address: `svc1${toHex(address).slice(2)}`,
+      address: addressOfBytes(address),
       topics: topics.map((topic) => toHex(topic)),
       data: toHex(data),
     }));

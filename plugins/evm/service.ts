@@ -1,5 +1,5 @@
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { accountAddress, type Address } from '../../sdk/address.js';
+import { accountAddress, type Address, addressOfBytes } from '../../sdk/address.js';
 import type { SignedTransaction } from '../../sdk/transaction.js';
 import { fromHex } from '../../sdk/bytes.js';
 import {
@@ -117,7 +117,7 @@ export class EvmRules {
         },
         ctx,
         // The account the EVM runs it as (an impersonated one's too: the signer of its envelope is the validator).
-        { creator: `svc1${tx.getSenderAddress().toString().slice(2)}` as Address, height: ctx.height },
+        { creator: addressOfBytes(tx.getSenderAddress().bytes), height: ctx.height },
         undefined,
         {
           runClass: 'chain',

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { addressPattern, accountAddress } from '../../sdk/address.js';
+import { addressPattern, accountAddress, addressOfHex, hexOfAddress } from '../../sdk/address.js';
 import { toHex } from '../../sdk/bytes.js';
 import { domainError } from '../../sdk/errors.js';
 import {
@@ -95,7 +95,7 @@ function failed(outcome: EvmOutcome): never {
 }
 
 const svcLog: SvcLogView = (log: IndexedLog, logIndex, block, transactionHash) => ({
-  address: `svc1${log[1].slice(2)}`,
+  address: addressOfHex(log[1]),
   topics: [...log[2]],
   data: log[3],
   blockNumber: block.height,
@@ -213,8 +213,8 @@ export function svcEvmMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
         const addresses =
           filter.address === undefined
             ? undefined
-            : (Array.isArray(filter.address) ? filter.address : [filter.address]).map(
-                (a) => `0x${accountAddress(a).slice(4)}`,
+            : (Array.isArray(filter.address) ? filter.address : [filter.address]).map((a) =>
+                hexOfAddress(accountAddress(a)),
               );
         const ethFilter: LogFilter = {
           fromBlock: tagOf(filter.fromBlock ?? 'earliest'),
@@ -250,8 +250,8 @@ export function svcLogsSubscription(kind: SubscriptionFactory<EvmPlugin>): Subsc
       const address =
         options?.address === undefined
           ? undefined
-          : (Array.isArray(options.address) ? options.address : [options.address]).map(
-              (a) => `0x${accountAddress(a).slice(4)}`,
+          : (Array.isArray(options.address) ? options.address : [options.address]).map((a) =>
+              hexOfAddress(accountAddress(a)),
             );
       const filter = { ...(address ? { address } : {}), ...(options?.topics ? { topics: options.topics } : {}) };
       return events.on('chain:block', ({ block, receipts }) => {

@@ -17,6 +17,7 @@ import { createDeal, CreateDealPayload } from './deals/tx-kinds.js';
 import { objectDeals, readDeal, type DealRecord, type DealStatus } from './deals/state.js';
 import { objectView } from './deals/view.js';
 import { payloadProblem } from '../evm/payload-problem.js';
+import { addressOfHex, hexOfAddress } from '../../sdk/address.js';
 
 /** The OMP precompile's address. */
 export const OMP_PRECOMPILE_ADDRESS = '0x0000000000000000000000000000000000000801';
@@ -42,7 +43,6 @@ export const OMP_GAS = {
 
 const checkPayload = Compile(CreateDealPayload);
 const contractDealsKey = (contract: Address): string => `omp/contract-deals/${contract}`;
-const evmAddressOf = (address: string): Hex => `0x${address.slice(4)}`;
 
 interface DealRequest {
   cid: string;
@@ -71,7 +71,7 @@ function objectInfo(call: PrecompileCall, cid: string): { gas: bigint; output: U
   const output = encodeFunctionResult({
     abi: OMP_ABI,
     functionName: 'objectInfo',
-    result: [BigInt(view.size), view.mediaType, view.format, active, view.providers.map(evmAddressOf)],
+    result: [BigInt(view.size), view.mediaType, view.format, active, view.providers.map(hexOfAddress)],
   });
   return { gas, output: fromHex(output) };
 }
@@ -81,7 +81,7 @@ function dealStatus(call: PrecompileCall, dealId: Hex): { gas: bigint; output: U
   const result = deal
     ? ([
         DEAL_STATUS_CODES[deal.status],
-        evmAddressOf(deal.client),
+        hexOfAddress(deal.client),
         deal.cid,
         BigInt(deal.size),
         deal.replicas,
@@ -109,7 +109,7 @@ function createDealFromContract(call: PrecompileCall, kind: ProviderKind, reques
     replicas: request.replicas,
     durationBlocks: Number(request.durationBlocks),
     price: request.price.toString(),
-    provider: `svc1${request.provider.slice(2).toLowerCase()}`,
+    provider: addressOfHex(request.provider),
   };
   if (!checkPayload.Check(payload)) {
     throw new PrecompileRevert(

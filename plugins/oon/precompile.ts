@@ -19,6 +19,7 @@ import { createJob, SubmitJobPayload, type SubmitJob } from './jobs/tx-kinds.js'
 import { CALLBACKS_DUE_INDEX, readJob, writeJob, type JobRecord, type JobStatus } from './jobs/state.js';
 import { JOB_PARAMS } from './jobs/params.js';
 import { payloadProblem } from '../evm/payload-problem.js';
+import { hexOfAddress } from '../../sdk/address.js';
 
 /** The OON precompile's address. */
 export const OON_PRECOMPILE_ADDRESS = '0x0000000000000000000000000000000000000800';
@@ -145,7 +146,7 @@ function resultOf(job: JobRecord | undefined): { exit: string; outputHash: Hex; 
 function jobStatus(call: PrecompileCall, jobId: Hex): { gas: bigint; output: Uint8Array } {
   const job = readJob((key) => call.ctx.readState(key), jobId.toLowerCase());
   const result = resultOf(job);
-  const requester = job ? (`0x${job.requester.slice(4)}` as Hex) : (`0x${'0'.repeat(40)}` as Hex);
+  const requester = job ? hexOfAddress(job.requester) : (`0x${'0'.repeat(40)}` as Hex);
   const encoded = encodeFunctionResult({
     abi: OON_ABI,
     functionName: 'jobStatus',

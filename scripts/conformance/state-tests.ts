@@ -13,6 +13,7 @@ import { CONFORMANCE_CHAIN_ID, NodePath, type NodePaths } from './node-path.js';
 import type { Log } from '../../chain/receipts.js';
 import { ethereumStateRoot, logsHash } from './world-state-trie.js';
 import type { VectorFile } from './vectors.js';
+import { addressOfHex } from '../../sdk/address.js';
 
 /** The fork whose expectations are checked, and what the EVM runs at for them. */
 export const STATE_FORK = 'Cancun';
@@ -88,7 +89,7 @@ const strip = (bytes: Uint8Array): Uint8Array => {
   while (i < bytes.length && bytes[i] === 0) i++;
   return bytes.subarray(i);
 };
-const svc = (hex: Hex): Address => `svc1${hex.slice(2).toLowerCase()}`;
+const svc = (hex: Hex): Address => addressOfHex(hex);
 const pad64 = (hex: Hex): string => hex.slice(2).toLowerCase().padStart(64, '0');
 
 /** The vector's `pre` as the chain stores accounts, code and storage. */

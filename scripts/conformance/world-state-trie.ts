@@ -6,6 +6,7 @@ import { decodeAccount } from '../../chain/state/accounts.js';
 import { decodeContract } from '../../plugins/evm/state.js';
 import type { Log } from '../../chain/receipts.js';
 import { fromHex, toHex } from '../../sdk/bytes.js';
+import { hexOfAddress } from '../../sdk/address.js';
 
 /** A world state's keys and values as the chain stores them (accounts/…, evm/…). */
 export type StateEntries = ReadonlyMap<string, Uint8Array>;
@@ -66,7 +67,7 @@ export function logsHash(logs: readonly Log[]): string {
     keccak_256(
       RLP.encode(
         logs.map((log) => [
-          fromHex(`0x${log.address.slice(4)}`),
+          fromHex(hexOfAddress(log.address)),
           log.topics.map((topic) => fromHex(topic)),
           fromHex(log.data),
         ]),

@@ -6,6 +6,7 @@ import type { CommittedReceipt } from '../../../chain/contract.js';
 import { ETHEREUM_KIND } from '../../../chain/ethereum-envelope.js';
 import { DEV_IMPERSONATED_KIND } from '../dev-edits.js';
 import type { Logger } from '../../../kernel/log.js';
+import { hexOfAddress } from '../../../sdk/address.js';
 
 /**
  * One log as the index keeps it: the position of its transaction among the block's Ethereum ones
@@ -70,8 +71,8 @@ export function entryOf(
     for (const log of receipt.logs ?? [])
       logs.push(
         native
-          ? [-1, `0x${log.address.slice(4)}`, log.topics, log.data, receipt.transactionHash]
-          : [transactions.length, `0x${log.address.slice(4)}`, log.topics, log.data],
+          ? [-1, hexOfAddress(log.address), log.topics, log.data, receipt.transactionHash]
+          : [transactions.length, hexOfAddress(log.address), log.topics, log.data],
       );
     if (native) continue;
     transactions.push(receipt.transactionHash);

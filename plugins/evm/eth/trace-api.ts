@@ -9,6 +9,7 @@ import type { EthApi, EthCallObject } from './api.js';
 import { EthRpcError } from './errors.js';
 import { EvmDeadlineError } from '../run-control.js';
 import { ReplayDeadlineError } from '../../../chain/replay.js';
+import { hexOfAddress } from '../../../sdk/address.js';
 
 /** geth's trace options: no `tracer` for the struct logger, `callTracer` for the call tree. */
 export interface TraceConfig extends StructLoggerOptions {
@@ -113,8 +114,8 @@ export class TraceApi {
       return {
         outcome,
         run: {
-          from: `0x${request.from.slice(4)}`,
-          ...(request.to ? { to: `0x${request.to.slice(4)}` } : {}),
+          from: hexOfAddress(request.from),
+          ...(request.to ? { to: hexOfAddress(request.to) } : {}),
           value: request.value,
           gasLimit: request.gasLimit,
           input: request.data,

@@ -6,14 +6,13 @@ import type { Receipt } from '../../../chain/receipts.js';
 import { effectiveGasPrice } from '../runner.js';
 import { ethLogs, gasOf, type EthBlockEntry, type IndexedLog } from './block-index.js';
 import { qty } from './quantity.js';
+import { hexOfAddress } from '../../../sdk/address.js';
 
 /** Keccak-256 of the RLP of an empty list: the uncle hash of a block without uncles. */
 const EMPTY_UNCLES = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
 /** The root of an empty Merkle-Patricia trie (no withdrawals). */
 const EMPTY_TRIE = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
 const ZERO32 = `0x${'00'.repeat(32)}`;
-
-export const ethAddress = (svc: string): string => `0x${svc.slice(4)}`;
 
 /** A block's logs bloom (EIP-1559-era headers carry it; clients use it to skip blocks). */
 function bloomOf(logs: readonly { address: string; topics: readonly string[] }[]): string {
@@ -48,7 +47,7 @@ export function transactionView(
     blockNumber: location ? qty(location.blockNumber) : null,
     transactionIndex: location ? qty(location.transactionIndex) : null,
     hash,
-    from: ethAddress(from),
+    from: hexOfAddress(from),
     to: tx.to ? tx.to.toString() : null,
     nonce: qty(tx.nonce),
     value: qty(tx.value),
@@ -106,13 +105,13 @@ export function receiptView(receipt: Receipt, tx: TypedTransaction, entry: EthBl
     transactionIndex: qty(position),
     blockHash: receipt.blockHash,
     blockNumber: qty(receipt.blockNumber),
-    from: ethAddress(receipt.from),
+    from: hexOfAddress(receipt.from),
     to: tx.to ? tx.to.toString() : null,
     cumulativeGasUsed: qty(gasOf(entry, position)),
     gasUsed: qty(receipt.gasUsed ?? 0),
-    contractAddress: receipt.contractAddress ? ethAddress(receipt.contractAddress) : null,
+    contractAddress: receipt.contractAddress ? hexOfAddress(receipt.contractAddress) : null,
     logs,
-    logsBloom: bloomOf((receipt.logs ?? []).map((log) => ({ address: ethAddress(log.address), topics: log.topics }))),
+    logsBloom: bloomOf((receipt.logs ?? []).map((log) => ({ address: hexOfAddress(log.address), topics: log.topics }))),
     type: qty(tx.type),
     status: receipt.status === 'success' ? '0x1' : '0x0',
     effectiveGasPrice: qty(BigInt(receipt.effectiveGasPrice ?? '0')),
@@ -142,7 +141,7 @@ export function blockView(
     transactionsRoot: block.txRoot,
     stateRoot: block.stateRoot,
     receiptsRoot: block.receiptRoot,
-    miner: ethAddress(block.proposer),
+    miner: hexOfAddress(block.proposer),
     difficulty: '0x0',
     totalDifficulty: '0x0',
     extraData: '0x',
