@@ -1,5 +1,8 @@
 import type { PluginCatalog } from './presets.js';
 
+/** The chain-rule plugins (transaction kinds, end-of-block steps, genesis entries): every node loads them, in this order. */
+export const CONSENSUS_PLUGINS = ['oon', 'omp', 'staking', 'evm'] as const;
+
 /** First-party plugins, loaded on demand, and what each role enables. */
 export const catalog: PluginCatalog = {
   plugins: {
@@ -22,7 +25,7 @@ export const catalog: PluginCatalog = {
     devnet: ['faucet'],
   },
   // Chain rules (transaction kinds, end-of-block steps): every node must execute blocks the same way.
-  consensus: ['oon', 'omp', 'staking', 'evm'],
+  consensus: CONSENSUS_PLUGINS,
   // Provider capabilities answer on every node; registering switches one on (a config may switch it off).
   capabilities: ['compute', 'omp-storage'],
   // Answers on every node: dev mode's methods, or dev_mode_off.

@@ -5,14 +5,18 @@ import omp from '../plugins/omp/index.js';
 import oon from '../plugins/oon/index.js';
 import staking from '../plugins/staking/index.js';
 import evm from '../plugins/evm/index.js';
+import { CONSENSUS_PLUGINS } from './catalog.js';
 
-/** The chain-rule plugins every node loads whose genesis entries are part of the devnet's block 0. */
-export const DEVNET_GENESIS_PLUGINS: readonly AnyPlugin[] = [
-  oon as AnyPlugin,
-  omp as AnyPlugin,
-  staking as AnyPlugin,
-  evm as AnyPlugin,
-];
+/** Each chain-rule plugin the catalog names, loaded here at once: the devnet's block 0 holds their genesis entries. */
+const CHAIN_RULES: Record<(typeof CONSENSUS_PLUGINS)[number], AnyPlugin> = {
+  oon: oon as AnyPlugin,
+  omp: omp as AnyPlugin,
+  staking: staking as AnyPlugin,
+  evm: evm as AnyPlugin,
+};
+
+/** The chain-rule plugins every node loads, in the catalog's order: their genesis entries are part of the devnet's block 0. */
+export const DEVNET_GENESIS_PLUGINS: readonly AnyPlugin[] = CONSENSUS_PLUGINS.map((name) => CHAIN_RULES[name]);
 
 /** The built-in devnet genesis as every devnet node computes it: the devnet's own part and the chain rules' entries. */
 export function devnetGenesis(): GenesisSpec {
