@@ -6,10 +6,12 @@ import { addressOfHex } from '../../sdk/address.js';
 /** The OGT view's address. */
 export const OGT_PRECOMPILE_ADDRESS = '0x0000000000000000000000000000000000000802';
 
-export const OGT_ABI = parseAbi([
-  'function ogtBalanceOf(address account) view returns (uint256 balance, uint256 bonded)',
-  'function bondOf(address account, string purpose) view returns (uint256 bonded)',
-]);
+// The precompile's functions, written once: its ABI, its documented table and (checked by a test)
+// contracts/IOGT.sol all say the same.
+const OGT_BALANCE_OF = 'function ogtBalanceOf(address account) view returns (uint256 balance, uint256 bonded)';
+const BOND_OF = 'function bondOf(address account, string purpose) view returns (uint256 bonded)';
+
+export const OGT_ABI = parseAbi([OGT_BALANCE_OF, BOND_OF]);
 
 /** What a read costs: about a cold account read (EIP-2929). */
 export const OGT_GAS = 2_600n;
@@ -27,12 +29,12 @@ export function ogtPrecompile<Svc>(precompile: PrecompileFactory<Svc>): Precompi
     revertGas: OGT_GAS,
     functions: [
       {
-        signature: 'function ogtBalanceOf(address account) view returns (uint256 balance, uint256 bonded)',
+        signature: OGT_BALANCE_OF,
         gas: `${OGT_GAS}`,
         summary: 'liquid OGT, and OGT bonded for every purpose together (base units)',
       },
       {
-        signature: 'function bondOf(address account, string purpose) view returns (uint256 bonded)',
+        signature: BOND_OF,
         gas: `${OGT_GAS}`,
         summary: 'OGT bonded for one purpose: "stake", "compute" or "storage"',
       },

@@ -22,11 +22,19 @@ import { addressOfHex, hexOfAddress } from '../../sdk/address.js';
 /** The OMP precompile's address. */
 export const OMP_PRECOMPILE_ADDRESS = '0x0000000000000000000000000000000000000801';
 
+// The precompile's functions, written once: its ABI, its documented table and (checked by a test)
+// contracts/IOMP.sol all say the same.
+const OBJECT_INFO =
+  'function objectInfo(string cid) view returns (uint64 size, string mediaType, string format, bytes32[] deals, address[] providers)';
+const DEAL_STATUS =
+  'function dealStatus(bytes32 dealId) view returns (uint8 status, address client, string cid, uint64 size, uint8 replicas, uint64 startBlock, uint64 endBlock, uint256 price, uint256 escrow, uint256 paid)';
+const CREATE_DEAL = 'function createDeal(DealRequest request) returns (bytes32 dealId)';
+
 export const OMP_ABI = parseAbi([
   'struct DealRequest { string cid; uint64 size; bytes32 root; string format; string mediaType; uint8 replicas; uint64 durationBlocks; uint256 price; address provider; }',
-  'function objectInfo(string cid) view returns (uint64 size, string mediaType, string format, bytes32[] deals, address[] providers)',
-  'function dealStatus(bytes32 dealId) view returns (uint8 status, address client, string cid, uint64 size, uint8 replicas, uint64 startBlock, uint64 endBlock, uint256 price, uint256 escrow, uint256 paid)',
-  'function createDeal(DealRequest request) returns (bytes32 dealId)',
+  OBJECT_INFO,
+  DEAL_STATUS,
+  CREATE_DEAL,
 ]);
 
 /** A deal's status as the precompile answers it (0: no such deal). */
@@ -136,21 +144,19 @@ export function ompPrecompile<Svc>(precompile: PrecompileFactory<Svc>, kind: Pro
     revertGas: OMP_GAS.refused,
     functions: [
       {
-        signature:
-          'function objectInfo(string cid) view returns (uint64 size, string mediaType, string format, bytes32[] deals, address[] providers)',
+        signature: OBJECT_INFO,
         gas: `${OMP_GAS.objectInfo} + ${OMP_GAS.objectInfoPerDeal} per deal of the object`,
         summary:
           'the object and its active deals, with the providers keeping it (svc_ompGetObject also lists its other deals); reverts not_found for an object no deal stores',
       },
       {
-        signature:
-          'function dealStatus(bytes32 dealId) view returns (uint8 status, address client, string cid, uint64 size, uint8 replicas, uint64 startBlock, uint64 endBlock, uint256 price, uint256 escrow, uint256 paid)',
+        signature: DEAL_STATUS,
         gas: `${OMP_GAS.dealStatus}`,
         summary:
           'a deal as the chain holds it: status 0 none (or its record has left the state, dealRecordBlocks after it ended), 1 pending, 2 active, 3 closed, 4 failed (start and end 0 until active)',
       },
       {
-        signature: 'function createDeal(DealRequest request) returns (bytes32 dealId)',
+        signature: CREATE_DEAL,
         gas: `${OMP_GAS.createDeal}`,
         summary: 'a deal for an uploaded object, escrowing price × replicas from the calling contract',
       },

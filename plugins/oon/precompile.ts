@@ -25,10 +25,16 @@ import { hexOfAddress } from '../../sdk/address.js';
 export const OON_PRECOMPILE_ADDRESS = '0x0000000000000000000000000000000000000800';
 const OON_ACCOUNT: Address = `svc1${OON_PRECOMPILE_ADDRESS.slice(2)}`;
 
+// The precompile's functions, written once: its ABI, its documented table and (checked by a test)
+// contracts/IOON.sol all say the same.
+const SUBMIT_JOB = 'function submitJob(JobRequest request) returns (bytes32 jobId)';
+const JOB_STATUS =
+  'function jobStatus(bytes32 jobId) view returns (uint8 status, address requester, string exit, bytes32 outputHash, uint64 gasUsed, uint256 fee, bytes output)';
+
 export const OON_ABI = parseAbi([
   'struct JobRequest { string runtime; bytes code; string codeCid; bytes input; string[] args; uint64 gasLimit; uint256 gasPrice; uint8 replicas; bytes4 callback; uint64 callbackGasLimit; }',
-  'function submitJob(JobRequest request) returns (bytes32 jobId)',
-  'function jobStatus(bytes32 jobId) view returns (uint8 status, address requester, string exit, bytes32 outputHash, uint64 gasUsed, uint256 fee, bytes output)',
+  SUBMIT_JOB,
+  JOB_STATUS,
 ]);
 
 /** The arguments the chain calls a contract back with: `(bytes32 jobId, uint8 status, string exit, bytes32 outputHash, bytes output)`. */
@@ -211,14 +217,13 @@ export function oonPrecompile<Svc>(precompile: PrecompileFactory<Svc>): Precompi
     revertGas: OON_GAS.refused,
     functions: [
       {
-        signature: 'function submitJob(JobRequest request) returns (bytes32 jobId)',
+        signature: SUBMIT_JOB,
         gas: `${OON_GAS.submitJob} + ${OON_GAS.submitJobPerByte} per byte of code, input and args`,
         summary:
           'creates a job paid by the calling contract: gasLimit × gasPrice × replicas, plus callbackGasLimit × gasPrice held for the callback',
       },
       {
-        signature:
-          'function jobStatus(bytes32 jobId) view returns (uint8 status, address requester, string exit, bytes32 outputHash, uint64 gasUsed, uint256 fee, bytes output)',
+        signature: JOB_STATUS,
         gas: `${OON_GAS.jobStatus} + ${OON_GAS.jobStatusPerWord} per 32-byte word of output`,
         summary:
           'a job as the chain holds it: status 0 none (or forgotten), 1 queued, 2 assigned, 3 committed, 4 finalized, 5 failed, 6 expired',
