@@ -22,7 +22,7 @@ import { blockEnvOf, lastCommitOf } from './block-env.js';
 import { replayTransactions, type BlockReplay } from './replay.js';
 import { genesisHeader, genesisState, type GenesisSpec } from './genesis.js';
 import { invalidSignature, type Mempool } from './mempool.js';
-import { domainError } from '../sdk/errors.js';
+import { domainError, isDomainError } from '../sdk/errors.js';
 import type { TxDecoder } from './tx-decoder.js';
 import { decodeStored, type DecodeResult } from './decode-verified.js';
 import type { EnvelopeContext } from './ethereum-envelope.js';
@@ -53,7 +53,6 @@ export interface JournalReplay {
 }
 
 /** Refusals of a replayed transaction that mean it was mined (or is a duplicate record). */
-const ALREADY_DONE = new Set(['nonce_too_low', 'already_known']);
 
 export class ChainMismatchError extends Error {
   override name = 'ChainMismatchError';
@@ -536,7 +535,7 @@ export class Chain {
           journal.adopt(result.tx.hash, record);
           pending.push(result.tx);
         } catch (error) {
-          if (ALREADY_DONE.has((error as Error).message)) done.push(result.tx);
+          if (isDomainError(error, 'nonce_too_low', 'already_known')) done.push(result.tx);
           else {
             invalid++;
             this.options.log.debug(

@@ -1,4 +1,4 @@
-import { domainError } from '../sdk/errors.js';
+import { domainError, isDomainError } from '../sdk/errors.js';
 import type { SignedTransaction } from '../sdk/transaction.js';
 import { decodeStored } from './decode-verified.js';
 import type { ChainReader, TxSubmitter } from './capabilities.js';
@@ -17,7 +17,7 @@ export async function submitFromClient(
   try {
     return await submitter.submitRaw(bytes, accept ? { accept } : {});
   } catch (error) {
-    const hash = (error as Error).message === 'nonce_too_low' ? decodeStored(bytes, chain.envelope).hash : undefined;
+    const hash = isDomainError(error, 'nonce_too_low') ? decodeStored(bytes, chain.envelope).hash : undefined;
     if (hash && (await chain.getReceipt(hash)))
       throw domainError('already_known', `transaction ${hash} is already mined`, { hash });
     throw error;

@@ -13,7 +13,7 @@ import {
   fromHex,
   generateKeyPair,
   keyPairFromSecret,
-  RpcError,
+  isDomainError,
   SvcClient,
   toHex,
   UNIT,
@@ -112,7 +112,7 @@ function stakerKey(name: string): { key: KeyPair; config: string } {
 async function stake(client: SvcClient, stakers: readonly { name: string; key: KeyPair }[]): Promise<void> {
   for (const [i, { name, key }] of stakers.entries()) {
     const known = await client.stakingStatus(key.address).catch((error: unknown) => {
-      if (error instanceof RpcError && error.message === 'not_validator') return undefined;
+      if (isDomainError(error, 'not_validator')) return undefined;
       throw error;
     });
     if (known) continue;

@@ -1,6 +1,6 @@
 import { isValidAddress, normalizeAddress, type Address } from './address.js';
 import { formatAmount, parseUnits, type Asset } from './amount.js';
-import { DOMAIN_ERRORS, invalidAddressReason, RpcError } from './errors.js';
+import { DOMAIN_ERRORS, invalidAddressReason, isDomainError, RpcError } from './errors.js';
 import type { KeyPair } from './keys.js';
 import {
   rawTransaction,
@@ -380,7 +380,7 @@ export abstract class SvcApi {
     const exists = await get().then(
       () => true,
       (error: unknown) => {
-        if (error instanceof RpcError && error.message === 'not_found') return false;
+        if (isDomainError(error, 'not_found')) return false;
         throw error;
       },
     );

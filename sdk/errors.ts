@@ -150,6 +150,13 @@ export function isRpcError(value: unknown): value is RpcError {
   return value instanceof RpcError;
 }
 
+/** Whether `value` is the domain error `name` (by its table code and name, not by reading a sentence). */
+export function isDomainError(value: unknown, ...names: DomainErrorName[]): value is RpcError {
+  return (
+    value instanceof RpcError && names.some((name) => value.message === name && value.code === DOMAIN_ERRORS[name].code)
+  );
+}
+
 /** Why `value` is refused as the address `field`; for an `0x…` address, with the same account's `svc1` name. */
 export function invalidAddressReason(field: string, value: unknown): string {
   return `${field} is not a valid address (svc1 followed by 40 hex characters)${isValidEthAddress(value) ? `; ${value} is the account ${accountAddress(value)}` : ''}`;

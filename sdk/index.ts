@@ -64,7 +64,14 @@ export {
   type Asset,
 } from './amount.js';
 export { payloadInTokens } from './payload-amounts.js';
-export { RpcError, DOMAIN_ERRORS, STANDARD_ERRORS, type DomainErrorName, type RpcErrorData } from './errors.js';
+export {
+  RpcError,
+  isDomainError,
+  DOMAIN_ERRORS,
+  STANDARD_ERRORS,
+  type DomainErrorName,
+  type RpcErrorData,
+} from './errors.js';
 export {
   generateKeyPair,
   keyPairFromSecret,

@@ -1,4 +1,4 @@
-import { RpcError, isRpcError } from '../../../sdk/errors.js';
+import { RpcError, isDomainError, isRpcError } from '../../../sdk/errors.js';
 import { toHex } from '../../../sdk/bytes.js';
 import { revertReason } from '../revert-reason.js';
 
@@ -60,6 +60,6 @@ export function ethereumError(error: unknown): unknown {
   const words = SUBMISSION_WORDS[error.message];
   const reason = error.data?.reason;
   if (words) return new EthRpcError(-32000, reason && !reason.startsWith(words) ? `${words}: ${reason}` : words);
-  if (error.message === 'invalid_transaction' && reason) return new EthRpcError(-32000, reason);
+  if (isDomainError(error, 'invalid_transaction') && reason) return new EthRpcError(-32000, reason);
   return error;
 }
