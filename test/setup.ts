@@ -24,4 +24,8 @@ beforeEach(({ onTestFailed }) => {
   });
 });
 
-afterAll(() => removeTempDirs());
+afterAll(() => {
+  removeTempDirs();
+  // A worker may run several files (vitest's isolate: false): each file's failures print its own nodes' logs.
+  capturedLogs.length = 0;
+});

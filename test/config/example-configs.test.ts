@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../node/catalog.js';
 import { readConfigFile } from '../../kernel/config/load.js';
 import { resolveConfig } from '../../node/config.js';
@@ -9,6 +9,10 @@ import { captureLog } from '../helpers/log-capture.js';
 
 describe('config examples', () => {
   const files = readdirSync('config').filter((f) => f.endsWith('.jsonc'));
+  // The guardrails examples need a token; the test process's other files must not see it.
+  afterAll(() => {
+    delete process.env.SVC_RPC_TOKENS;
+  });
 
   it.each(files)('config/%s is valid and loads its plugins', async (file) => {
     process.env.SVC_RPC_TOKENS = 'example-token-0123456789';

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { devnetBaseGenesis } from '../../chain/genesis.js';
 import { formatAmountShort } from '../../sdk/amount.js';
@@ -12,7 +12,8 @@ let file: string | undefined;
  * a job no provider takes. Same chain id, accounts and validator key as the built-in devnet.
  */
 export function plainDevnetGenesisFile(): string {
-  if (file) return file;
+  // Made once per test process; again if a test's clean-up removed the temp dirs it sits in.
+  if (file && existsSync(file)) return file;
   const base = devnetBaseGenesis();
   const spec = {
     chainId: base.chainId,
