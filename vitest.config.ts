@@ -11,5 +11,9 @@ export default defineConfig({
     // Process-spawning and multi-node tests share 2 cores; a few files at a time keeps them honest.
     maxWorkers: 2,
     pool: 'forks',
+    // A worker runs its files one after another in one process, modules loaded once (importing them
+    // again for every file took ~2 minutes of the suite). So a test restores what it changes of the
+    // process (globals, process.env) and a helper's cache checks that what it cached still exists.
+    isolate: false,
   },
 });
