@@ -541,14 +541,18 @@ export class ConsensusDriver {
       this.proposalSeen.clear();
       // Only the commit stays to send again: it brings a validator that missed the decision along.
       this.sent = this.sent.filter((m) => m.kind === 'commit' && m.certificate.height === height);
-      const next = this.options.chain.head.height + 1;
-      this.pendingStart = next;
+      this.pendingStart = this.options.chain.head.height + 1;
       const wait = Math.max(0, this.options.chain.head.timestamp + this.options.blockTime - Date.now());
       const timer = setTimeout(() => {
         this.timers.delete(timer);
         this.pendingStart = undefined;
+        if (this.stopped) return;
+        // The head as it is now: a block may have come by import during the wait (a validator paused
+        // past its peers' next block commits it late, or fails to, and imports theirs meanwhile).
+        const next = this.options.chain.head.height + 1;
+        const at = this.machine.state().height;
         // A decision that could not be committed starts its height again (the block comes by sync or a new round).
-        if (!this.stopped && (failed || this.machine.state().height < next)) this.startHeight(next);
+        if (at < next || (failed && at === height)) this.startHeight(next);
       }, wait);
       this.timers.add(timer);
     }
