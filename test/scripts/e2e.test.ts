@@ -30,7 +30,7 @@ function keepLogs(dir: string): string {
 }
 
 describe('the end-to-end runner', () => {
-  it('passes every check on the 60-second profile: four validators and a follower, every operation and perturbation', {
+  it('passes every check on the 30-second profile: four validators and a follower, every operation and perturbation', {
     timeout: 600_000,
   }, async () => {
     const result = await run(E2E, ['--manifest', 'config/e2e/short.jsonc']);
