@@ -6,6 +6,8 @@ import { devnetKey, rawTransaction, signTransaction, SvcClient, transferPayload,
 import { toHex } from '../../sdk/bytes.js';
 import { loadOrCreateNodeKeys } from '../../keys/node-keys.js';
 import type { P2pService } from '../../p2p/service.js';
+// The p2p plugin's events (`p2p:imported`) are typed where its module is in the program.
+import type {} from '../../p2p/plugin.js';
 import type { Chain } from '../../chain/chain.js';
 import { startTestNode, tempDir, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
 
