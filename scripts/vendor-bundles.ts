@@ -128,14 +128,14 @@ function compiledFiles(dir: string): string[] {
   });
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 function rewrite(): number {
   const bundleOf = new Map<string, { name: string; file: string }>();
   for (const { name, entries } of VENDOR_BUNDLES)
     for (const [specifier, file] of Object.entries(entries)) bundleOf.set(specifier, { name, file });
   // Longest first, so '@libp2p/crypto/keys' is not read as '@libp2p/crypto'.
-  const names = [...bundleOf.keys()].sort((a, b) => b.length - a.length).map(escape);
+  const names = [...bundleOf.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
   const specifiers = new RegExp(`(\\bfrom\\s*|\\bimport\\s*\\(\\s*|\\bimport\\s+)(['"])(${names.join('|')})\\2`, 'g');
   let changed = 0;
   for (const file of compiledFiles(dist)) {
