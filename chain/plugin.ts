@@ -39,6 +39,7 @@ import { TxKindRegistry } from './tx-kinds.js';
 import { submitFromClient } from './client-submit.js';
 import { TxJournal } from './tx-journal.js';
 import { SUMMARY_EVERY_MS } from './block-activity.js';
+import { CHAIN_ERRORS } from './errors.js';
 
 declare module '../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -66,6 +67,7 @@ export interface ChainSettings {
 export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = { historyBlocks: 10_000 }) {
   return definePlugin({
     name: 'chain',
+    errors: CHAIN_ERRORS,
     version: '1.0.0',
     description: 'the chain: blocks, world state, mempool, transfers; reading and submitting RPC methods',
     provides: ['chain', 'chain-reader', 'tx-submitter', 'block-production', 'block-import', 'chain-rewind'],

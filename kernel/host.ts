@@ -181,6 +181,10 @@ export class PluginHost {
     const newDataDir = !existsSync(settings.dataDir);
     try {
       const tls = rpc.tls;
+      // Every plugin's errors before anything runs: a clash refuses the start, and a method may list
+      // an error of a plugin that starts after it.
+      for (const plugin of this.plugins)
+        this.methods.errors.declare(plugin.definition.errors ?? {}, plugin.definition.name);
       this.lock = lockDataDir(settings.dataDir);
       this.store = await openStore(this.options.storage, settings.dataDir);
       for (const plugin of this.plugins)

@@ -1,6 +1,6 @@
 import type { Static, TSchema } from 'typebox';
 import type { Context as HonoContext } from 'hono';
-import type { DomainErrorName } from '../sdk/errors.js';
+import { RpcError, type ErrorDeclarations } from '../sdk/errors.js';
 import type { ScopedEvents } from './events.js';
 import type { Logger } from './log.js';
 import type { Namespace, WriteBatch } from './storage/namespace.js';
@@ -200,8 +200,8 @@ export interface RpcMethodSpec<Svc, P extends readonly ParamSpec[], R extends TS
   readonly description?: string;
   readonly params: P;
   readonly result: R;
-  /** Domain errors the method may return (documented in rpc.discover and docs/). */
-  readonly errors?: readonly DomainErrorName[];
+  /** Errors the method may answer with, declared by the kernel or a loaded plugin (documented in rpc.discover and docs/). */
+  readonly errors?: readonly string[];
   handler(params: ParamValues<P>, call: CallContext<Svc>): Static<R> | Promise<Static<R>>;
 }
 
@@ -212,7 +212,7 @@ export interface RpcMethod {
   readonly description?: string;
   readonly params: readonly ParamSpec[];
   readonly result: TSchema;
-  readonly errors?: readonly DomainErrorName[];
+  readonly errors?: readonly string[];
   handler(params: unknown[], call: CallContext<unknown>): unknown;
 }
 
@@ -263,6 +263,11 @@ export interface PluginDefinition<C extends TSchema = TSchema, Svc = unknown> {
   readonly namespaces?: readonly NamespaceSpec[];
   /** Events it emits, name -> description. */
   readonly events?: Readonly<Record<string, string>>;
+  /**
+   * The errors it raises, by snake_case name: a stable code and when. Declared at start before any
+   * plugin runs; a name or code another plugin (or the kernel) declared otherwise refuses the start.
+   */
+  readonly errors?: ErrorDeclarations;
   /** Builds the plugin's service. Runs in dependency order, before any RPC or route is served. */
   init?(ctx: PluginContext<Static<C>>): Svc | Promise<Svc>;
   /** Runs after every plugin's init, before RPC is served: restores what the first request must find (journals replayed). */
@@ -326,4 +331,29 @@ export type AnyPlugin = PluginDefinition<TSchema, never> | PluginDefinition<TSch
 
 // Plugin authors need these too, from the same copies the kernel uses.
 export { default as Type } from 'typebox';
-export { domainError, RpcError, type DomainErrorName } from '../sdk/errors.js';
+export {
+  domainError,
+  RpcError,
+  type DomainErrorName,
+  type ErrorDeclaration,
+  type ErrorDeclarations,
+} from '../sdk/errors.js';
+
+/**
+ * A plugin's own errors: the table for its definition's `errors`, and `error(name, reason)` to raise
+ * one with its declared code (and HTTP status), typed by the table's names.
+ */
+export function pluginErrors<const T extends ErrorDeclarations>(
+  declarations: T,
+): {
+  readonly declarations: T;
+  error(name: keyof T & string, reason: string, extra?: Record<string, unknown>): RpcError;
+} {
+  return {
+    declarations,
+    error(name, reason, extra) {
+      const declared = declarations[name]!;
+      return new RpcError(declared.code, name, { reason, ...extra }, declared.httpStatus);
+    },
+  };
+}

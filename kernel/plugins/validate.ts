@@ -17,9 +17,22 @@ const DATA_FIELDS = new Set([
   'config',
   'namespaces',
   'events',
+  'errors',
   'routes',
   'guards',
 ]);
+
+function validErrors(errors: unknown): boolean {
+  if (typeof errors !== 'object' || errors === null || Array.isArray(errors)) return false;
+  return Object.values(errors).every((declared: unknown) => {
+    const { code, description, httpStatus } = (declared ?? {}) as Record<string, unknown>;
+    return (
+      Number.isInteger(code) &&
+      typeof description === 'string' &&
+      (httpStatus === undefined || (Number.isInteger(httpStatus) && (httpStatus as number) >= 400))
+    );
+  });
+}
 
 /** Checks that a loaded module's default export is a plugin definition, before anything of it runs. */
 export function assertPluginDefinition(value: unknown, source: string): AnyPlugin {
@@ -51,6 +64,10 @@ export function assertPluginDefinition(value: unknown, source: string): AnyPlugi
   ) {
     throw new PluginDefinitionError(`plugin "${name}": "guards" must be an array of { name, summary, check }`);
   }
+  if (plugin.errors !== undefined && !validErrors(plugin.errors))
+    throw new PluginDefinitionError(
+      `plugin "${name}": "errors" must be an object of { code: integer, description: string, httpStatus?: integer } by name`,
+    );
   if (plugin.routes !== undefined && !Array.isArray(plugin.routes))
     throw new PluginDefinitionError(`plugin "${name}": "routes" must be an array`);
   if (plugin.namespaces !== undefined && !Array.isArray(plugin.namespaces))

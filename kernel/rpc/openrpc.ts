@@ -1,5 +1,4 @@
 import Type from 'typebox';
-import { DOMAIN_ERRORS } from '../../sdk/errors.js';
 import type { RpcMethod } from '../plugin.js';
 import type { MethodRegistry } from './registry.js';
 
@@ -39,11 +38,11 @@ export function buildOpenRpc(registry: MethodRegistry, version: string): OpenRpc
         schema: p.schema,
       })),
       result: { name: `${spec.name}Result`, schema: spec.result },
-      errors: (spec.errors ?? []).map((name) => ({
-        code: DOMAIN_ERRORS[name].code,
-        message: name,
-        data: { reason: DOMAIN_ERRORS[name].description },
-      })),
+      errors: (spec.errors ?? []).map((name) => {
+        // Every listed error is declared: the registry refuses a method that lists another.
+        const declared = registry.errors.get(name)!;
+        return { code: declared.code, message: name, data: { reason: declared.description } };
+      }),
       'x-plugin': owner,
     })),
   };

@@ -3,6 +3,7 @@ import { domainError } from '../../sdk/errors.js';
 import { definePlugin, type GuardRefusal } from '../../kernel/plugin.js';
 import { NonceLedger } from './nonces.js';
 import { TokenSet } from './tokens.js';
+import { AUTH_ERRORS } from './errors.js';
 
 const CHALLENGE = { 'www-authenticate': 'Bearer realm="svc-node"' };
 
@@ -17,6 +18,7 @@ function refuse(name: 'unauthorized' | 'nonce_reused', reason: string): GuardRef
 
 export default definePlugin({
   name: 'auth',
+  errors: AUTH_ERRORS,
   version: '1.0.0',
   description:
     'deployment guardrails: a bearer token and a fresh nonce on every JSON-RPC request and WebSocket handshake; a token for /metrics',

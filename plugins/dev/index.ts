@@ -15,6 +15,7 @@ import { CallObject } from '../evm/eth/methods.js';
 import { DataSchema, EthAddressSchema, QuantitySchema } from '../evm/eth/quantity.js';
 import { Units as UnitsOf } from '../evm/payload-schemas.js';
 import { decodeAccount, accountKey } from '../../chain/state/accounts.js';
+import { DEV_ERRORS } from './errors.js';
 
 /** A number as Anvil's methods take it: a JSON number or a hex quantity (viem sends hex, `cast rpc` either). */
 const Count = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^0x[0-9a-fA-F]{1,16}$' })], {
@@ -62,6 +63,7 @@ const NOT_SERVED =
  */
 export default definePlugin({
   name: 'dev',
+  errors: DEV_ERRORS,
   version: '1.0.0',
   description:
     "dev mode's test methods (evm_mine, anvil_mine, evm_setAutomine, evm_setIntervalMining, evm_increaseTime, evm_setNextBlockTimestamp, evm_snapshot, evm_revert, anvil_setBalance, svc_devSetBalance, anvil_setNonce, anvil_setCode, anvil_setStorageAt, impersonation): on a node started with --dev; dev_mode_off elsewhere",

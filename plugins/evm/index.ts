@@ -22,6 +22,7 @@ import { collectPrecompiles } from './precompiles.js';
 import { PrecompileHost } from './precompile-host.js';
 import { ogtPrecompile } from './ogt-precompile.js';
 import { devEditKind, devImpersonatedKind } from './dev-edits.js';
+import { EVM_ERRORS } from './errors.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -38,6 +39,7 @@ declare module '../../kernel/plugin.js' {
  */
 export default definePlugin({
   name: 'evm',
+  errors: EVM_ERRORS,
   version: '1.0.0',
   description: 'contracts on chain: the EVM (Osaka) over the world state, Ethereum transactions, the Ethereum JSON-RPC',
   requires: ['chain', 'sync-status'],

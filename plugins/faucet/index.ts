@@ -13,6 +13,7 @@ import { domainError, isRpcError } from '../../sdk/errors.js';
 import type { Address } from '../../sdk/address.js';
 import type { P2pService } from '../../p2p/service.js';
 import { FaucetConfigSchema, FaucetResultSchema, FaucetStatusSchema, MintPayloadSchema } from './schemas.js';
+import { FAUCET_ERRORS } from './errors.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -25,6 +26,7 @@ const COOLDOWNS = defineLayout('faucet.cooldowns', utf8Text('address'), u64('uni
 
 export default definePlugin({
   name: 'faucet',
+  errors: FAUCET_ERRORS,
   version: '1.0.0',
   description: 'devnet faucet: faucet_request mints 10 OMC + 5 OGT (configurable) per address per cooldown',
   requires: ['chain-reader', 'tx-submitter', 'p2p'],

@@ -12,6 +12,7 @@ import { StorageObjects } from './objects.js';
 import { objectRoutes } from './routes.js';
 import { DealKeeper } from './deal-keeper.js';
 import { readRecord } from '../providers/registry.js';
+import { OBJECT_ERRORS } from '../../objects/errors.js';
 
 /** The objects this node holds: CID -> size, media type, commitment (segment tree root and piece roots), the DAG's inner nodes. */
 const OBJECTS = defineLayout(
@@ -31,6 +32,7 @@ declare module '../../kernel/plugin.js' {
 /** The storage capability (OMP) on every node: an add-on to any role, switched on by `svc_ompRegisterStorageNode`. */
 export default providerCapabilityPlugin({
   name: 'omp-storage',
+  errors: OBJECT_ERRORS,
   description:
     'storage provider (OMP), on every node: registering bonds this node on chain (operator key it holds) and switches the capability on; status, unbonding',
   kind: OMP,

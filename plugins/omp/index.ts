@@ -9,6 +9,7 @@ import { dealsEndBlock } from './deals/end-block.js';
 import { dealMethods } from './deals/rpc.js';
 import { dealRetention } from './deals/state.js';
 import { ompPrecompile } from './precompile.js';
+import { OBJECT_ERRORS } from '../../objects/errors.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -62,6 +63,7 @@ const StorageProviderSchema = Type.Object(
  */
 export default definePlugin({
   name: 'omp',
+  errors: OBJECT_ERRORS,
   version: '1.0.0',
   description:
     'storage (OMP) chain rules on every node: provider registry (omp.register / omp.unregister, bond release) and deals (omp.createDeal, omp.acceptDeal; refunds, closing at the end of the term); deal and object queries',

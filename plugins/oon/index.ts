@@ -11,6 +11,7 @@ import { jobTxKinds } from './jobs/tx-kinds.js';
 import type { ObjectSource } from './jobs/code.js';
 import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 import { oonPrecompile } from './precompile.js';
+import { OON_ERRORS } from './errors.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -74,6 +75,7 @@ const ComputeProviderSchema = Type.Object(
  */
 export default definePlugin({
   name: 'oon',
+  errors: OON_ERRORS,
   version: '1.0.0',
   description:
     'compute (OON) chain rules on every node: provider registry (oon.register / oon.unregister, bond release) and jobs (oon.submitJob, commit, reveal, challenge; assignment, deadlines, payment, re-execution of disputes)',

@@ -15,6 +15,8 @@ import { json, utf8Text } from '../../kernel/storage/codec.js';
 import { defineLayout } from '../../kernel/storage/layout.js';
 import { ProviderService, type LocalRegistration, type StatusView } from './service.js';
 import type { ProviderKind } from './registry.js';
+import { PROVIDER_ERRORS } from './errors.js';
+import type { ErrorDeclarations } from '../../sdk/errors.js';
 
 /** Every node loads a provider capability; the config may switch it off (`"<name>": { "enabled": false }`). */
 export const CapabilityConfigSchema = Type.Object(
@@ -44,6 +46,8 @@ export interface ProviderCapabilitySpec<R extends TObject, S extends TSchema> {
   view(view: StatusView, role: string, service: ProviderService): Static<S>;
   /** The capability's own work once registered (the compute job runner), its storage and routes. */
   readonly extension?: CapabilityExtensionSpec;
+  /** Errors of its own, besides the registration's (PROVIDER_ERRORS, which every provider capability declares). */
+  readonly errors?: ErrorDeclarations;
 }
 
 /** What a capability runs besides its registration: made at init, started with the node, stopped before it. */
@@ -123,6 +127,7 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(
     namespaces: [registrationLayout, ...(spec.extension?.namespaces ?? [])],
     routes: spec.extension?.routes ?? [],
     events: spec.extension?.events ?? {},
+    errors: { ...PROVIDER_ERRORS, ...spec.errors },
     health: (service) => (service.extension as CapabilityExtension | undefined)?.health?.() ?? {},
     async init(ctx) {
       const keys = ctx.use('keys');

@@ -6,6 +6,7 @@ import { stakingMethods } from './rpc.js';
 import { StakingService } from './service.js';
 import { stakingFinality } from './finality.js';
 import { stakingTxKinds } from './tx-kinds.js';
+import { STAKING_ERRORS } from './errors.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -22,6 +23,7 @@ declare module '../../kernel/plugin.js' {
  */
 export default definePlugin({
   name: 'staking',
+  errors: STAKING_ERRORS,
   version: '1.0.0',
   description:
     'staking chain rules on every node: staking.createValidator / addStake / unbond, the validator set by epoch with stake-weighted proposer priorities; svc_validators, svc_stakingStatus',
