@@ -8,7 +8,6 @@ import { defineLayout } from '../../kernel/storage/layout.js';
 import { readJob } from '../oon/jobs/state.js';
 import { JobRunner, type LocalJob } from './runner.js';
 import type { Context } from 'hono';
-import type { ObjectSource } from '../oon/jobs/code.js';
 
 /** Jobs this node ran as a provider: what it committed to, and the full output and log it serves. */
 export const LOCAL_JOBS = defineLayout(
@@ -21,11 +20,15 @@ const JOB_ID = /^0x[0-9a-f]{64}$/;
 const MAX_WORKERS = 8;
 
 /** `GET /oon/jobs/<id>/output|log`: this node's copy, else the chain's (small outputs), else who holds it. */
-async function serveArtifact(c: Context, service: ProviderService, which: 'output' | 'log'): Promise<Response> {
+async function serveArtifact(
+  c: Context,
+  service: ProviderService<JobRunner>,
+  which: 'output' | 'log',
+): Promise<Response> {
   const jobId = c.req.param('jobId')?.toLowerCase() ?? '';
   if (!JOB_ID.test(jobId))
     return c.json({ error: 'invalid_params', message: 'a job id is 0x and 64 hex characters' }, 400);
-  const local = await (service.extension as JobRunner).artifact(jobId, which);
+  const local = await service.extension.artifact(jobId, which);
   const bytes = (body: Uint8Array): Response =>
     c.body(Buffer.from(body), 200, {
       'content-type': 'application/octet-stream',
@@ -49,7 +52,7 @@ async function serveArtifact(c: Context, service: ProviderService, which: 'outpu
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
-    compute: ProviderService;
+    compute: ProviderService<JobRunner>;
   }
 }
 
@@ -57,7 +60,8 @@ declare module '../../kernel/plugin.js' {
  * The compute capability (OON) on every node: `svc_oonRegisterNode` bonds this node as a compute
  * provider. A `--role compute` node dedicates its capacity; a validator or full node offers what is idle.
  */
-export default providerCapabilityPlugin({
+// The extension's type is given: inference cannot take it from `create` while `view` reads it.
+export default providerCapabilityPlugin<typeof ComputeRegistrationSchema, typeof ComputeStatusSchema, JobRunner>({
   name: 'compute',
   description:
     'compute provider (OON), on every node: registering bonds this node on chain (operator key it holds) and switches the capability on; status, unbonding',
@@ -73,7 +77,7 @@ export default providerCapabilityPlugin({
   }),
   view: ({ status, registration, releaseAt }, role, service) => {
     const details = registration?.details as ComputeDetails | undefined;
-    const jobs = (service.extension as JobRunner).stats(
+    const jobs = service.extension.stats(
       status === 'active' || status === 'unbonding' ? registration?.operator : undefined,
     );
     return {
@@ -105,8 +109,7 @@ export default providerCapabilityPlugin({
         operator: () => service.activeOperator(),
         maxJobs: () => (service.localRegistration?.details as ComputeDetails | undefined)?.maxConcurrentJobs ?? 0,
         maxWorkers: MAX_WORKERS,
-        readObject: (cid, maxBytes, signal) =>
-          (ctx.use('omp-storage').extension as ObjectSource).readVerified(cid, maxBytes, signal),
+        readObject: (cid, maxBytes, signal) => ctx.use('omp-storage').extension.readVerified(cid, maxBytes, signal),
         store: ctx.table(LOCAL_JOBS),
         batch: () => ctx.batch(),
         events: ctx.events,

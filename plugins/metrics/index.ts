@@ -1,4 +1,3 @@
-import type { StorageObjects } from '../omp-storage/objects.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RpcCallStats } from './rpc-call-stats.js';
 import { definePlugin } from '../../kernel/plugin.js';
@@ -160,7 +159,7 @@ export default definePlugin({
     });
     const storage = ctx.use('omp-storage');
     const usage = (): { usedBytes: number; objects: number } =>
-      (storage.extension as StorageObjects | undefined)?.usage() ?? { usedBytes: 0, objects: 0 };
+      storage.extension?.usage() ?? { usedBytes: 0, objects: 0 };
     new Gauge({
       name: 'svc_omp_objects',
       help: 'objects this node holds as a storage provider',

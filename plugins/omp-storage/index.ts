@@ -25,12 +25,12 @@ const DEFAULT_GRACE_SECONDS = 3600;
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
-    'omp-storage': ProviderService;
+    'omp-storage': ProviderService<StorageObjects>;
   }
 }
 
 /** The storage capability (OMP) on every node: an add-on to any role, switched on by `svc_ompRegisterStorageNode`. */
-export default providerCapabilityPlugin({
+export default providerCapabilityPlugin<typeof StorageRegistrationSchema, typeof StorageStatusSchema, StorageObjects>({
   name: 'omp-storage',
   errors: OBJECT_ERRORS,
   description:
@@ -50,7 +50,7 @@ export default providerCapabilityPlugin({
   }),
   view: ({ status, registration, releaseAt }, _role, service) => {
     const details = registration?.details as StorageDetails | undefined;
-    const { usedBytes, objects } = (service.extension as StorageObjects).usage();
+    const { usedBytes, objects } = service.extension.usage();
     return {
       registered: status !== 'unregistered',
       status,

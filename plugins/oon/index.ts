@@ -8,7 +8,6 @@ import { jobMethods } from './jobs/rpc.js';
 import { jobsSubscription } from './jobs/subscription.js';
 import { jobsGenesis } from './jobs/genesis.js';
 import { jobTxKinds } from './jobs/tx-kinds.js';
-import type { ObjectSource } from './jobs/code.js';
 import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 import { oonPrecompile } from './precompile.js';
 import { OON_ERRORS } from './errors.js';
@@ -86,7 +85,7 @@ export default definePlugin({
   init(ctx) {
     const service = new OonService(OON, ctx.use('chain-reader'), ctx.use('tx-submitter'));
     // The node's storage capability reads code named by CID (for svc_oonEstimate); chain rules never run it.
-    const objects = ctx.use('omp-storage').extension as ObjectSource;
+    const objects = ctx.use('omp-storage').extension;
     service.readObject = (cid, maxBytes, signal) => objects.readVerified(cid, maxBytes, signal);
     ctx.events.on('chain:block', ({ height }) => service.tally.afterBlock(height));
     ctx.events.on('chain:rewound', () => service.tally.rewound());

@@ -29,7 +29,7 @@ export const CapabilityConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export interface ProviderCapabilitySpec<R extends TObject, S extends TSchema> {
+export interface ProviderCapabilitySpec<R extends TObject, S extends TSchema, E extends CapabilityExtension> {
   /** The plugin (and capability) name: `compute`, `omp-storage`. */
   readonly name: string;
   readonly description: string;
@@ -43,15 +43,15 @@ export interface ProviderCapabilitySpec<R extends TObject, S extends TSchema> {
   /** What the registration records on chain besides the bond (the node's role: a compute-role node dedicates its capacity). */
   details(registration: Static<R>, role: string): Record<string, unknown>;
   /** The status answer built from this node's registration as the chain sees it. */
-  view(view: StatusView, role: string, service: ProviderService): Static<S>;
+  view(view: StatusView, role: string, service: ProviderService<E>): Static<S>;
   /** The capability's own work once registered (the compute job runner), its storage and routes. */
-  readonly extension?: CapabilityExtensionSpec;
+  readonly extension: CapabilityExtensionSpec<E>;
   /** Errors of its own, besides the registration's (PROVIDER_ERRORS, which every provider capability declares). */
   readonly errors?: ErrorDeclarations;
 }
 
 /** What a capability runs besides its registration: made at init, started with the node, stopped before it. */
-export interface CapabilityExtensionSpec {
+export interface CapabilityExtensionSpec<E extends CapabilityExtension> {
   readonly namespaces: readonly NamespaceSpec[];
   /** Events it emits, name -> description. */
   readonly events?: Readonly<Record<string, string>>;
@@ -60,9 +60,9 @@ export interface CapabilityExtensionSpec {
   readonly config?: TProperties;
   create(
     ctx: PluginContext<Static<typeof CapabilityConfigSchema> & Record<string, unknown>>,
-    service: ProviderService,
-  ): CapabilityExtension;
-  readonly routes?: readonly RouteSpec<ProviderService>[];
+    service: ProviderService<E>,
+  ): E;
+  readonly routes?: readonly RouteSpec<ProviderService<E>>[];
 }
 
 export interface CapabilityExtension {
@@ -88,11 +88,11 @@ const REGISTER_ERRORS: readonly DomainErrorName[] = [
  * status methods always answer; registering this node on chain is what switches it on, and the
  * registration (kept in the plugin's namespace) keeps it on across restarts.
  */
-export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(
-  spec: ProviderCapabilitySpec<R, S>,
-): PluginDefinition<typeof CapabilityConfigSchema, ProviderService> {
+export function providerCapabilityPlugin<R extends TObject, S extends TSchema, E extends CapabilityExtension>(
+  spec: ProviderCapabilitySpec<R, S, E>,
+): PluginDefinition<typeof CapabilityConfigSchema, ProviderService<E>> {
   const purpose = spec.kind.purpose;
-  const enabled = (service: ProviderService): ProviderService => {
+  const enabled = (service: ProviderService<E>): ProviderService<E> => {
     if (!service.enabled)
       throw domainError(
         'capability_disabled',
@@ -118,20 +118,20 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(
       'p2p',
       'sync-status',
       spec.registry,
-      ...(spec.extension?.requires ?? []),
+      ...(spec.extension.requires ?? []),
     ],
     provides: [spec.name],
-    config: spec.extension?.config
+    config: spec.extension.config
       ? Type.Object({ ...CapabilityConfigSchema.properties, ...spec.extension.config }, { additionalProperties: false })
       : CapabilityConfigSchema,
-    namespaces: [registrationLayout, ...(spec.extension?.namespaces ?? [])],
-    routes: spec.extension?.routes ?? [],
-    events: spec.extension?.events ?? {},
+    namespaces: [registrationLayout, ...(spec.extension.namespaces ?? [])],
+    routes: spec.extension.routes ?? [],
+    events: spec.extension.events ?? {},
     errors: { ...PROVIDER_ERRORS, ...spec.errors },
-    health: (service) => (service.extension as CapabilityExtension | undefined)?.health?.() ?? {},
+    health: (service) => service.extension.health?.() ?? {},
     async init(ctx) {
       const keys = ctx.use('keys');
-      const service = new ProviderService({
+      const service = new ProviderService<E>({
         kind: spec.kind,
         chain: ctx.use('chain-reader'),
         sync: ctx.use('sync-status'),
@@ -145,7 +145,7 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(
         role: ctx.node.role,
       });
       await service.load();
-      if (spec.extension) service.extension = spec.extension.create(ctx, service);
+      service.extension = spec.extension.create(ctx, service);
       return service;
     },
     async start(service, ctx) {
@@ -156,10 +156,10 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema>(
           { operator: registration.operator, status },
           `${purpose} capability on: this node is a registered ${purpose} provider`,
         );
-      await (service.extension as CapabilityExtension | undefined)?.start();
+      await service.extension.start();
     },
     stop: async (service) => {
-      await (service.extension as CapabilityExtension | undefined)?.stop();
+      await service.extension.stop();
     },
     rpc: (method) => [
       method({

@@ -52,10 +52,14 @@ export interface ProviderServiceOptions {
   readonly role: string;
 }
 
-export class ProviderService {
+/** A provider capability's service: this node's registration, and `E`, the capability's own work. */
+export class ProviderService<E = unknown> {
   private registration: LocalRegistration | undefined;
-  /** The capability's own work (the compute job runner), when it has some. */
-  extension: unknown;
+  /**
+   * The capability's own work (the compute job runner, the object store), typed by the capability
+   * (`SvcCapabilities['omp-storage']`). Its plugin's init sets it before any other plugin sees the service.
+   */
+  extension!: E;
 
   /** This node's registration as it keeps it (whatever the chain says of it). */
   get localRegistration(): LocalRegistration | undefined {

@@ -277,7 +277,7 @@ describe('storage deals', () => {
       price: UNIT,
     });
     await blocksUntil(async () => (await client.getDeal(dealId).catch(() => undefined))?.status === 'active');
-    const objects = node.node.service<ProviderService>('omp-storage').extension as StorageObjects;
+    const objects = node.node.service<ProviderService<StorageObjects>>('omp-storage').extension;
     // Within the grace period (an hour by default) nothing goes.
     const before = (await client.ompStorageStatus()).objects;
     await objects.sweep(Date.now() + 60_000);

@@ -21,11 +21,6 @@ export const codeCidKey = (cid: string): string => `oon/code-cid/${cid}`;
 /** Reads a stored object whole, checked against its CID (from this node's copy or a holder's); undefined when none serves it. */
 export type ObjectReader = (cid: string, maxBytes: number, signal: AbortSignal) => Promise<Uint8Array | undefined>;
 
-/** What the node's storage capability (`omp-storage`, loaded on every node) offers for reading code objects. */
-export interface ObjectSource {
-  readVerified: ObjectReader;
-}
-
 /** How long a node waits for code named by CID before it gives up on one attempt. */
 export const CODE_FETCH_TIMEOUT_MS = 30_000;
 
