@@ -2,18 +2,20 @@ import { genesisProviderEntries } from '../providers/genesis-providers.js';
 import Type from 'typebox';
 import { definePlugin } from '../../kernel/plugin.js';
 import { providerTxKinds, releaseBonds, unbondingGenesis, type ProviderKind } from '../providers/registry.js';
-import { ProviderRegistry } from '../providers/registry-service.js';
+import type { ProviderRegistry } from '../providers/registry-service.js';
 import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 import { dealTxKinds } from './deals/tx-kinds.js';
 import { dealsEndBlock } from './deals/end-block.js';
 import { dealMethods } from './deals/rpc.js';
 import { dealRetention } from './deals/state.js';
 import { ompPrecompile } from './precompile.js';
+import { OmpRegistry, type OmpDeals } from './deals/capability.js';
 import { OBJECT_ERRORS } from '../../objects/errors.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
     'omp-registry': ProviderRegistry;
+    'omp-deals': OmpDeals;
   }
 }
 
@@ -68,10 +70,10 @@ export default definePlugin({
   description:
     'storage (OMP) chain rules on every node: provider registry (omp.register / omp.unregister, bond release) and deals (omp.createDeal, omp.acceptDeal; refunds, closing at the end of the term); deal and object queries',
   requires: ['chain-reader'],
-  provides: ['omp-registry'],
+  provides: ['omp-registry', 'omp-deals'],
   // The EVM runs the OMP precompile: the deals contracts make are written in its transactions.
   stateDelegates: ['evm'],
-  init: (ctx) => new ProviderRegistry(OMP, ctx.use('chain-reader')),
+  init: (ctx) => new OmpRegistry(OMP, ctx.use('chain-reader')),
   txKinds: (kind) => [...providerTxKinds(OMP, kind), ...dealTxKinds(kind, OMP)],
   precompiles: (precompile) => [ompPrecompile(precompile, OMP)],
   endBlock(ctx) {

@@ -78,12 +78,12 @@ export default definePlugin({
   version: '1.0.0',
   description:
     'compute (OON) chain rules on every node: provider registry (oon.register / oon.unregister, bond release) and jobs (oon.submitJob, commit, reveal, challenge; assignment, deadlines, payment, re-execution of disputes)',
-  requires: ['chain-reader', 'tx-submitter', 'omp-storage'],
+  requires: ['chain-reader', 'tx-submitter', 'omp-deals', 'omp-storage'],
   provides: ['oon-registry'],
   // The EVM runs the OON precompile and calls contracts back: what they change of jobs is written in its transactions and end step.
   stateDelegates: ['evm'],
   init(ctx) {
-    const service = new OonService(OON, ctx.use('chain-reader'), ctx.use('tx-submitter'));
+    const service = new OonService(OON, ctx.use('chain-reader'), ctx.use('tx-submitter'), ctx.use('omp-deals'));
     // The node's storage capability reads code named by CID (for svc_oonEstimate); chain rules never run it.
     const objects = ctx.use('omp-storage').extension;
     service.readObject = (cid, maxBytes, signal) => objects.readVerified(cid, maxBytes, signal);

@@ -20,6 +20,8 @@ import { CALLBACKS_DUE_INDEX, readJob, writeJob, type JobRecord, type JobStatus 
 import { JOB_PARAMS } from './jobs/params.js';
 import { payloadProblem } from '../evm/payload-problem.js';
 import { hexOfAddress } from '../../sdk/address.js';
+import type { OmpDeals } from '../omp/deals/capability.js';
+import type { OonService } from './service.js';
 
 /** The OON precompile's address. */
 export const OON_PRECOMPILE_ADDRESS = '0x0000000000000000000000000000000000000800';
@@ -92,7 +94,7 @@ interface JobRequest {
   callbackGasLimit: bigint;
 }
 
-function submitJob(call: PrecompileCall, request: JobRequest): Uint8Array {
+function submitJob(call: PrecompileCall, deals: OmpDeals, request: JobRequest): Uint8Array {
   const { ctx } = call;
   requirePayingCall(call, 'submitJob', OON_GAS.refused);
   const payload = {
@@ -129,6 +131,7 @@ function submitJob(call: PrecompileCall, request: JobRequest): Uint8Array {
   ctx.writeState(contractJobsKey(call.caller), encode(n + 1));
   createJob(
     ctx,
+    deals,
     call.caller,
     jobId,
     payload as SubmitJob,
@@ -208,7 +211,7 @@ function callbackOf(job: JobRecord): ContractCallback {
 }
 
 /** The OON precompile: contracts submit jobs paid from their OMC and read them; the chain calls them back when a job is over. */
-export function oonPrecompile<Svc>(precompile: PrecompileFactory<Svc>): Precompile {
+export function oonPrecompile(precompile: PrecompileFactory<OonService>): Precompile {
   return precompile({
     address: OON_PRECOMPILE_ADDRESS,
     name: 'OON',
@@ -229,7 +232,7 @@ export function oonPrecompile<Svc>(precompile: PrecompileFactory<Svc>): Precompi
           'a job as the chain holds it: status 0 none (or forgotten), 1 queued, 2 assigned, 3 committed, 4 finalized, 5 failed, 6 expired',
       },
     ],
-    run(call) {
+    run(call, service) {
       const decoded = decodePrecompileCall(OON_ABI, call.input, OON_GAS.refused);
       if (decoded.functionName === 'jobStatus') return jobStatus(call, decoded.args[0]);
       const request = decoded.args[0] as JobRequest;
@@ -237,7 +240,10 @@ export function oonPrecompile<Svc>(precompile: PrecompileFactory<Svc>): Precompi
         fromHex(request.code).length +
         fromHex(request.input).length +
         request.args.reduce((sum, arg) => sum + utf8(arg).length, 0);
-      return { gas: OON_GAS.submitJob + OON_GAS.submitJobPerByte * BigInt(bytes), output: submitJob(call, request) };
+      return {
+        gas: OON_GAS.submitJob + OON_GAS.submitJobPerByte * BigInt(bytes),
+        output: submitJob(call, service.deals, request),
+      };
     },
     callbacks(ctx) {
       const read = (key: string): Uint8Array | undefined => ctx.readState(key);

@@ -8,6 +8,7 @@ import { JobTally, type UnsettledStatus } from './jobs/tally.js';
 import { jobKey, jobRecordBlocks, type JobRecord } from './jobs/state.js';
 import { decode } from '../../sdk/encoding.js';
 import type { ObjectReader } from './jobs/code.js';
+import type { OmpDeals } from '../omp/deals/capability.js';
 
 /** Wall-clock safety net for a re-execution (gas ceilings keep a real one far below it). */
 const REEXECUTION_TIMEOUT_MS = 120_000;
@@ -29,6 +30,8 @@ export class OonService extends ProviderRegistry {
     kind: ProviderKind,
     chain: ChainReader,
     readonly submitter: TxSubmitter,
+    /** OMP's deals, which keep the objects a job's code may be named by (the `omp-deals` capability). */
+    readonly deals: OmpDeals,
   ) {
     super(kind, chain);
     this.tally = new JobTally(chain);

@@ -4,7 +4,7 @@ import { isTxFailure, TxFailure } from '../../../chain/contract.js';
 import type { ReadState } from '../../../chain/state/indexed.js';
 import type { JobOutcome } from '../../../jobs/outcome.js';
 import type { Runtime } from '../../../jobs/spec.js';
-import { objectDeals, readDeal, type DealRecord } from '../../omp/deals/state.js';
+import type { OmpDeals } from '../../omp/deals/capability.js';
 import { JOB_PARAMS } from './params.js';
 import { checkJobCode } from './validate.js';
 
@@ -34,9 +34,8 @@ export function canonicalCid(text: string): string {
 }
 
 /** The active storage deal that keeps `cid`, whose size a job's code may have; else a TxFailure `job_rejected`. */
-export function codeDeal(read: ReadState, cid: string): DealRecord {
-  const deals = objectDeals(read, cid).map((id) => readDeal(read, id)!);
-  const active = deals.find((deal) => deal.status === 'active');
+export function codeDeal(read: ReadState, deals: OmpDeals, cid: string): { readonly size: number } {
+  const active = deals.activeDealOf(read, cid);
   if (!active)
     throw new TxFailure(
       'job_rejected',

@@ -188,7 +188,7 @@ export function jobMethods(method: MethodFactory<OonService>): RpcMethod[] {
           if (job.code !== undefined) code = fromHex(job.code);
           else {
             const cid = canonicalCid(job.codeCid!);
-            codeDeal((key) => service.chain.state.get(key), cid);
+            codeDeal((key) => service.chain.state.get(key), service.deals, cid);
             const object = await service.readObject(
               cid,
               JOB_PARAMS.maxCodeBytesByCid,

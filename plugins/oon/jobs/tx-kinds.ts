@@ -26,7 +26,8 @@ import {
   type JobRecord,
 } from './state.js';
 import { checkJobCode } from './validate.js';
-import type { ProviderRegistry } from '../../providers/registry-service.js';
+import type { OmpDeals } from '../../omp/deals/capability.js';
+import type { OonService } from '../service.js';
 import { canonicalCid, codeCidKey, codeDeal } from './code.js';
 import { cidOfBytes } from '../../../objects/small-cid.js';
 import type { Address } from '../../../sdk/address.js';
@@ -175,6 +176,7 @@ export interface CallbackRequest {
  */
 export function createJob(
   ctx: BlockContext,
+  deals: OmpDeals,
   requester: Address,
   jobId: string,
   payload: SubmitJob,
@@ -191,7 +193,7 @@ export function createJob(
     if (!ctx.readState(codeKey(code.codeHash))) ctx.writeState(codeKey(code.codeHash), bytes);
   } else {
     const cid = canonicalCid(payload.codeCid!);
-    codeSize = codeDeal(reader(ctx), cid).size;
+    codeSize = codeDeal(reader(ctx), deals, cid).size;
     code = { codeCid: cid };
   }
   const reserve = callback ? callback.gasLimit * BigInt(payload.gasPrice) : 0n;
@@ -327,7 +329,7 @@ function checkReport(payload: Static<typeof ReportPayload>): void {
 }
 
 /** `oon.submitJob`, `oon.commitResult`, `oon.revealResult`, `oon.reportResults`, `oon.challenge`, `oon.supplyCode`. */
-export function jobTxKinds(factory: TxKindFactory<ProviderRegistry>): TxKind[] {
+export function jobTxKinds(factory: TxKindFactory<OonService>): TxKind[] {
   return [
     factory({
       kind: 'oon.submitJob',
@@ -340,10 +342,10 @@ export function jobTxKinds(factory: TxKindFactory<ProviderRegistry>): TxKind[] {
         checkSubmission(payload);
         // At the head too, so a submission naming code no deal keeps is refused, not mined as a failure.
         if (payload.codeCid !== undefined)
-          codeDeal((key) => service.chain.state.get(key), canonicalCid(payload.codeCid));
+          codeDeal((key) => service.chain.state.get(key), service.deals, canonicalCid(payload.codeCid));
       },
-      execute: (ctx) => {
-        createJob(ctx, ctx.tx.from, ctx.tx.hash, ctx.payload);
+      execute: (ctx, service) => {
+        createJob(ctx, service.deals, ctx.tx.from, ctx.tx.hash, ctx.payload);
       },
     }),
     factory({
