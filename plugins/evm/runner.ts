@@ -236,37 +236,28 @@ export class EvmRunner {
     control: RunControl,
     work: (slot: VmSlot) => Promise<T>,
   ): Promise<T> {
-    if (control.runClass === 'request')
-      return this.requestRuns(() => this.onVm(read, env, creation, tracer, control, work));
-    return this.onVm(read, env, creation, tracer, control, work);
-  }
-
-  private async onVm<T>(
-    read: StateRead,
-    env: BlockEnv,
-    creation: CreationContext | undefined,
-    tracer: Tracer | undefined,
-    control: RunControl,
-    work: (slot: VmSlot) => Promise<T>,
-  ): Promise<T> {
-    const slot = (tracer ? undefined : this.idle.pop()) ?? (await this.newVm());
-    slot.state.bind(read, creation);
-    slot.frame.block = env;
-    const detach = tracer?.attach(slot.vm.evm);
-    const endRun = beginRun(slot.vm.evm, control);
-    let completed = false;
-    try {
-      const result = await work(slot);
-      completed = true;
-      return result;
-    } finally {
-      detach?.();
-      endRun();
-      slot.state.bind(() => undefined);
-      slot.frame.block = undefined;
-      slot.frame.message = undefined;
-      if (completed && !tracer && this.idle.length < 4) this.idle.push(slot);
-    }
+    const run = async (): Promise<T> => {
+      const slot = (tracer ? undefined : this.idle.pop()) ?? (await this.newVm());
+      slot.state.bind(read, creation);
+      slot.frame.block = env;
+      const detach = tracer?.attach(slot.vm.evm);
+      const endRun = beginRun(slot.vm.evm, control);
+      let completed = false;
+      try {
+        const result = await work(slot);
+        completed = true;
+        return result;
+      } finally {
+        detach?.();
+        endRun();
+        slot.state.bind(() => undefined);
+        slot.frame.block = undefined;
+        slot.frame.message = undefined;
+        if (completed && !tracer && this.idle.length < 4) this.idle.push(slot);
+      }
+    };
+    // A request's run waits for its turn (a few at a time); the chain's starts at once.
+    return control.runClass === 'request' ? this.requestRuns(run) : run();
   }
 
   /** How long a call may run (ms). */

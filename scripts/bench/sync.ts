@@ -2,16 +2,8 @@
 // BENCH_SYNC_TRANSFERS signed transfers (default 100,000); then a fresh node bootstrapped from it syncs
 // the whole chain, re-executing and verifying every block. Prints one JSON line.
 // Usage: node sync.js
-import {
-  devnetKey,
-  generateKeyPair,
-  rawTransaction,
-  signTransaction,
-  SvcClient,
-  transferPayload,
-  UNIT,
-  type KeyPair,
-} from '../../sdk/index.js';
+import { rawTransaction, SvcClient } from '../../sdk/index.js';
+import { fundedAccounts, ringTransfer } from './signed-transfers.js';
 import { benchDir as tempDir, cleanUp, startNode, stopNode as stop, submitAll } from './node-process.js';
 
 const BLOCKS = Number(process.env.BENCH_SYNC_BLOCKS ?? 5000);
@@ -27,33 +19,13 @@ try {
   // is signed first: signing 100,000 transfers keeps this process busy for seconds, and a node whose
   // output it did not read meanwhile would stall on a full pipe.
   const chainId = 'svc-devnet-1';
-  const accounts: KeyPair[] = Array.from({ length: ACCOUNTS }, () => generateKeyPair());
-  const dev = Array.from({ length: 10 }, (_, i) => devnetKey('account', i));
-  const funding = accounts.map((account, i) =>
-    signTransaction(
-      {
-        chainId,
-        kind: 'transfer',
-        nonce: Math.floor(i / 10),
-        payload: transferPayload(account.address, 'OMC', 1000n * UNIT),
-      },
-      dev[i % 10]!,
-    ),
-  );
+  const { accounts, funding } = fundedAccounts(chainId, ACCOUNTS);
   const perAccount = Math.ceil(TRANSFERS / ACCOUNTS);
   const raws: string[] = [];
   const lastHashes: string[] = [];
   for (let n = 0; n < perAccount; n++) {
     for (let i = 0; i < ACCOUNTS && raws.length < TRANSFERS; i++) {
-      const tx = signTransaction(
-        {
-          chainId,
-          kind: 'transfer',
-          nonce: n,
-          payload: transferPayload(accounts[(i + n + 1) % ACCOUNTS]!.address, 'OMC', 1n),
-        },
-        accounts[i]!,
-      );
+      const tx = ringTransfer(chainId, accounts, i, n, 1n);
       raws.push(rawTransaction(tx));
       if (n === perAccount - 1) lastHashes.push(tx.hash);
     }

@@ -3,16 +3,8 @@
 // With BENCH_RATE (transfers per second), submitted at that steady rate instead, in 20 batches a
 // second: a load below what the node can take, for latency figures that are not queueing.
 // Prints one JSON line. Usage: node transfers.js <rpcUrl>
-import {
-  devnetKey,
-  generateKeyPair,
-  rawTransaction,
-  signTransaction,
-  SvcClient,
-  transferPayload,
-  UNIT,
-  type KeyPair,
-} from '../../sdk/index.js';
+import { devnetKey, rawTransaction, SvcClient, UNIT } from '../../sdk/index.js';
+import { fundedAccounts, ringTransfer } from './signed-transfers.js';
 import { startBalanceProbe, submitAll, submitPaced } from './node-process.js';
 
 const url = process.argv[2]!;
@@ -30,37 +22,16 @@ async function waitMined(hashes: string[]): Promise<void> {
 }
 
 // 1. Fund the accounts from the 10 dev accounts (not measured).
-const accounts: KeyPair[] = Array.from({ length: ACCOUNTS }, () => generateKeyPair());
-const dev = Array.from({ length: 10 }, (_, i) => devnetKey('account', i));
-const devNonces = await Promise.all(dev.map((k) => client.getNonce(k.address)));
-const funding = accounts.map((account, i) => {
-  const from = i % dev.length;
-  return signTransaction(
-    {
-      chainId,
-      kind: 'transfer',
-      nonce: devNonces[from]!++,
-      payload: transferPayload(account.address, 'OMC', 1000n * UNIT),
-    },
-    dev[from]!,
-  );
-});
+const devNonces = await Promise.all(
+  Array.from({ length: 10 }, (_, i) => client.getNonce(devnetKey('account', i).address)),
+);
+const { accounts, funding } = fundedAccounts(chainId, ACCOUNTS, devNonces);
 await submitAll(client, funding.map(rawTransaction), CONNECTIONS, 'svc_sendRawTransaction', BATCH);
-await waitMined(funding.slice(-dev.length).map((tx) => tx.hash));
+await waitMined(funding.slice(-devNonces.length).map((tx) => tx.hash));
 
 // 2. Pre-sign the measured transfers.
-const transfers = accounts.flatMap((account, i) =>
-  Array.from({ length: PER_ACCOUNT }, (_, n) =>
-    signTransaction(
-      {
-        chainId,
-        kind: 'transfer',
-        nonce: n,
-        payload: transferPayload(accounts[(i + n + 1) % ACCOUNTS]!.address, 'OMC', UNIT),
-      },
-      account,
-    ),
-  ),
+const transfers = accounts.flatMap((_account, i) =>
+  Array.from({ length: PER_ACCOUNT }, (_, n) => ringTransfer(chainId, accounts, i, n, UNIT)),
 );
 // Interleave senders so batches spread over accounts, in nonce order per sender.
 const ordered = Array.from({ length: PER_ACCOUNT }, (_, n) =>

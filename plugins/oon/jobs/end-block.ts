@@ -105,7 +105,7 @@ export async function jobsEndBlock(ctx: BlockContext, kind: ProviderKind, reexec
     if (!job || isOver(job)) continue;
     const before = job.status;
     if (job.status === 'assigned') checkCommitDeadlines(ctx, kind, job, read, write);
-    else if (job.status === 'committed') await settleResults(ctx, kind, job, reexecute, read, write);
+    else if (job.status === 'committed') await settleResults({ ctx, kind, reexecute, read, write }, job);
     else if (job.status === 'queued') expireIfWaitedOut(ctx, job, read, write);
     // Short of replicas before every commitment is in: find the missing ones. After that the job goes on with the results it has.
     if ((job.status === 'queued' || job.status === 'assigned') && job.assignments.length < job.replicas)
@@ -228,14 +228,17 @@ function checkCommitDeadlines(
     scheduleAt(read, write, Math.max(ctx.timestamp + 1000, Math.min(...open.map((a) => a.commitBy.time))), job.jobId);
 }
 
-async function settleResults(
-  ctx: BlockContext,
-  kind: ProviderKind,
-  job: JobRecord,
-  reexecute: Reexecute,
-  read: ReadState,
-  write: WriteState,
-): Promise<void> {
+/** What settling a job's results works with: the block, the registry's kind, re-execution and the state. */
+interface Settling {
+  readonly ctx: BlockContext;
+  readonly kind: ProviderKind;
+  readonly reexecute: Reexecute;
+  readonly read: ReadState;
+  readonly write: WriteState;
+}
+
+async function settleResults(settling: Settling, job: JobRecord): Promise<void> {
+  const { ctx, kind, read, write } = settling;
   const revealed = job.assignments.filter((a) => a.reveal);
   if (job.challengeBy === undefined) {
     if (revealed.length < job.replicas) {
@@ -258,12 +261,12 @@ async function settleResults(
     const [first, ...rest] = revealed;
     if (revealed.length > 1 && rest.every((a) => sameResult(a.reveal!, first!.reveal!)))
       return finalize(ctx, job, revealed, first!.reveal!, 'agreement');
-    if (revealed.length > 1) return settleByReexecution(ctx, kind, job, reexecute, read, write);
+    if (revealed.length > 1) return settleByReexecution(settling, job);
     // One result: open for challenge before it is paid.
     job.challengeBy = deadlineAfter(ctx, challengeWindowOf(read));
     return scheduleAt(read, write, job.challengeBy.time, job.jobId);
   }
-  if (job.challenge) return settleByReexecution(ctx, kind, job, reexecute, read, write);
+  if (job.challenge) return settleByReexecution(settling, job);
   // The window's last block may still carry a challenge (applied above, before this step): the result
   // is unchallenged once that block is reached, not a block later.
   if (!isReached(ctx, job.challengeBy))
@@ -272,14 +275,8 @@ async function settleResults(
 }
 
 /** Every node runs the job itself; providers whose result differs lose part of their bond. */
-async function settleByReexecution(
-  ctx: BlockContext,
-  kind: ProviderKind,
-  job: JobRecord,
-  reexecute: Reexecute,
-  read: ReadState,
-  write: WriteState,
-): Promise<void> {
+async function settleByReexecution(settling: Settling, job: JobRecord): Promise<void> {
+  const { ctx, kind, reexecute, read, write } = settling;
   let outcome: JobOutcome;
   if (job.codeHash !== undefined) outcome = await reexecute(jobSpec(job, ctx.readState(codeKey(job.codeHash))!));
   else {
