@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
+import { useLive } from './live.js';
 import type { BlockView } from '../../sdk/index.js';
 import { http, ws } from './node.js';
 import { Chart } from './chart.js';
@@ -23,41 +24,34 @@ const pointOf = (
 /** The last few hundred blocks as charts — block time and transactions per block — kept live by new heads. */
 export function BlockCharts() {
   const [points, setPoints] = useState<Point[]>([]);
-  useEffect(() => {
-    let stopped = false;
-    let unsubscribe: (() => void) | undefined;
-    void (async () => {
-      const head = await http.blockNumber();
-      // From block 1: block 0's time is the genesis's, not a block interval.
-      const from = Math.max(1, head - WINDOW);
-      if (head < from) return;
-      const heights = Array.from({ length: head - from + 1 }, (_, i) => from + i);
-      const loaded: Point[] = [];
-      // In batches the node takes (at most 100 calls each).
-      for (let i = 0; i < heights.length; i += 100) {
-        const results = await http.batch(
-          heights.slice(i, i + 100).map((height) => ({ method: 'svc_getBlockByNumber', params: [height] })),
-        );
-        for (const result of results) if (result.ok) loaded.push(pointOf(result.result as BlockView));
-      }
-      if (stopped) return;
-      setPoints(loaded);
-      const heads = await ws.subscribeHeads({ fromBlock: head + 1 });
-      unsubscribe = () => void heads.unsubscribe();
-      if (stopped) return unsubscribe();
-      heads.on((event) =>
-        setPoints((shown) =>
-          [
-            ...shown.filter((p) => p.height !== event.height),
-            pointOf({ ...event, transactions: event.transactionCount }),
-          ].slice(-(WINDOW + 1)),
-        ),
+  // Charts are an extra: a failure to load them leaves them out.
+  useLive(async (live) => {
+    const head = await http.blockNumber();
+    // From block 1: block 0's time is the genesis's, not a block interval.
+    const from = Math.max(1, head - WINDOW);
+    if (head < from) return;
+    const heights = Array.from({ length: head - from + 1 }, (_, i) => from + i);
+    const loaded: Point[] = [];
+    // In batches the node takes (at most 100 calls each).
+    for (let i = 0; i < heights.length; i += 100) {
+      const results = await http.batch(
+        heights.slice(i, i + 100).map((height) => ({ method: 'svc_getBlockByNumber', params: [height] })),
       );
-    })().catch(() => undefined);
-    return () => {
-      stopped = true;
-      unsubscribe?.();
-    };
+      for (const result of results) if (result.ok) loaded.push(pointOf(result.result as BlockView));
+    }
+    if (!live.active) return;
+    setPoints(loaded);
+    const heads = await ws.subscribeHeads({ fromBlock: head + 1 });
+    live.onEnd(() => void heads.unsubscribe());
+    if (!live.active) return;
+    heads.on((event) =>
+      setPoints((shown) =>
+        [
+          ...shown.filter((p) => p.height !== event.height),
+          pointOf({ ...event, transactions: event.transactionCount }),
+        ].slice(-(WINDOW + 1)),
+      ),
+    );
   }, []);
   if (points.length < 2) return null;
   const shown = points.slice(1);

@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
+import { useLive } from './live.js';
 import type { JobView } from '../../sdk/index.js';
 import { http, ws } from './node.js';
 import { describe, useLoad } from './load.js';
@@ -53,33 +54,26 @@ export function ComputePage() {
 function LiveJobs() {
   const [jobs, setJobs] = useState<JobView[] | undefined>();
   const [error, setError] = useState<string | undefined>();
-  useEffect(() => {
-    let stopped = false;
-    let unsubscribe: (() => void) | undefined;
-    void (async () => {
-      try {
-        // Subscribed first, so no status change between the listing and the subscription is missed.
-        const events = await ws.subscribe<JobView>('jobs');
-        unsubscribe = () => void events.unsubscribe();
-        if (stopped) return unsubscribe();
-        events.on(
-          (job) =>
-            !stopped && setJobs((shown) => [job, ...(shown ?? []).filter((j) => j.jobId !== job.jobId)].slice(0, JOBS)),
+  useLive(
+    async (live) => {
+      // Subscribed first, so no status change between the listing and the subscription is missed.
+      const events = await ws.subscribe<JobView>('jobs');
+      live.onEnd(() => void events.unsubscribe());
+      if (!live.active) return;
+      events.on(
+        (job) =>
+          live.active &&
+          setJobs((shown) => [job, ...(shown ?? []).filter((j) => j.jobId !== job.jobId)].slice(0, JOBS)),
+      );
+      const { jobs: latest } = await http.listJobs({ limit: JOBS });
+      if (live.active)
+        setJobs((shown) =>
+          [...(shown ?? []), ...latest.filter((j) => !shown?.some((s) => s.jobId === j.jobId))].slice(0, JOBS),
         );
-        const { jobs: latest } = await http.listJobs({ limit: JOBS });
-        if (!stopped)
-          setJobs((shown) =>
-            [...(shown ?? []), ...latest.filter((j) => !shown?.some((s) => s.jobId === j.jobId))].slice(0, JOBS),
-          );
-      } catch (failure) {
-        if (!stopped) setError(describe(failure));
-      }
-    })();
-    return () => {
-      stopped = true;
-      unsubscribe?.();
-    };
-  }, []);
+    },
+    [],
+    (failure) => setError(describe(failure)),
+  );
   if (error) return <Alert>{error}</Alert>;
   if (!jobs) return <p>Loading the jobs…</p>;
   if (jobs.length === 0) return <p>No job yet.</p>;

@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
+import { useLive } from './live.js';
 import type { BlockView, ChainInfo, HeadEvent, TransactionView } from '../../sdk/index.js';
 import { http, ws } from './node.js';
 import { BlockRow, type BlockSummary } from './block-row.js';
@@ -39,54 +40,45 @@ export function Home() {
   const [transactions, setTransactions] = useState<TransactionView[]>([]);
   const [error, setError] = useState<string | undefined>();
 
-  useEffect(() => {
-    let stopped = false;
-    let unsubscribe: (() => void) | undefined;
-    void (async () => {
-      try {
-        const chain = await http.chainInfo();
-        if (stopped) return;
-        setInfo(chain);
-        const from = Math.max(0, chain.head.height - LATEST + 1);
-        const latest = await Promise.all(
-          Array.from({ length: chain.head.height - from + 1 }, (_, i) => http.getBlockByNumber(chain.head.height - i)),
+  useLive(
+    async (live) => {
+      const chain = await http.chainInfo();
+      if (!live.active) return;
+      setInfo(chain);
+      const from = Math.max(0, chain.head.height - LATEST + 1);
+      const latest = await Promise.all(
+        Array.from({ length: chain.head.height - from + 1 }, (_, i) => http.getBlockByNumber(chain.head.height - i)),
+      );
+      if (!live.active) return;
+      setBlocks(latest.map(summary));
+      setTransactions(await transactionsOf(latest));
+      if (!live.active) return;
+      const heads = await ws.subscribeHeads({ fromBlock: chain.head.height + 1 });
+      live.onEnd(() => void heads.unsubscribe());
+      if (!live.active) return;
+      heads.on((head) => {
+        setBlocks((shown) => [summary(head), ...shown.filter((b) => b.height !== head.height)].slice(0, LATEST));
+        setInfo((known) =>
+          known ? { ...known, head: { height: head.height, hash: head.hash, timestamp: head.timestamp } } : known,
         );
-        if (stopped) return;
-        setBlocks(latest.map(summary));
-        setTransactions(await transactionsOf(latest));
-        if (stopped) return;
-        const heads = await ws.subscribeHeads({ fromBlock: chain.head.height + 1 });
-        // Ended on the node too when the page goes: a visitor moving between pages must not pile subscriptions up.
-        unsubscribe = () => void heads.unsubscribe();
-        if (stopped) return unsubscribe();
-        heads.on((head) => {
-          setBlocks((shown) => [summary(head), ...shown.filter((b) => b.height !== head.height)].slice(0, LATEST));
-          setInfo((known) =>
-            known ? { ...known, head: { height: head.height, hash: head.hash, timestamp: head.timestamp } } : known,
-          );
-          if (head.transactionCount === 0) return;
-          void http
-            .getBlockByNumber(head.height)
-            .then((block) => transactionsOf([block]))
-            .then(
-              (fresh) =>
-                !stopped &&
-                setTransactions((shown) =>
-                  [...fresh, ...shown.filter((tx) => !fresh.some((f) => f.hash === tx.hash))].slice(0, LATEST),
-                ),
-            )
-            // A block's transactions that could not be read now are left out; the blocks table still counts them.
-            .catch(() => undefined);
-        });
-      } catch (failure) {
-        setError(`The node did not answer: ${(failure as Error).message}`);
-      }
-    })();
-    return () => {
-      stopped = true;
-      unsubscribe?.();
-    };
-  }, []);
+        if (head.transactionCount === 0) return;
+        void http
+          .getBlockByNumber(head.height)
+          .then((block) => transactionsOf([block]))
+          .then(
+            (fresh) =>
+              live.active &&
+              setTransactions((shown) =>
+                [...fresh, ...shown.filter((tx) => !fresh.some((f) => f.hash === tx.hash))].slice(0, LATEST),
+              ),
+          )
+          // A block's transactions that could not be read now are left out; the blocks table still counts them.
+          .catch(() => undefined);
+      });
+    },
+    [],
+    (failure) => setError(`The node did not answer: ${(failure as Error).message}`),
+  );
 
   if (error) return <Alert>{error}</Alert>;
   return (

@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
+import { useLive } from './live.js';
 import type { JobView } from '../../sdk/index.js';
 import { http, ws } from './node.js';
 import { useLoad } from './load.js';
@@ -33,26 +34,20 @@ function describeCallback(callback: NonNullable<JobView['callback']>): string {
 export function JobPage({ id }: { id: string }) {
   const loaded = useLoad(`job ${id}`, () => http.getJob(id));
   const [live, setLive] = useState<JobView | undefined>();
-  useEffect(() => {
-    setLive(undefined);
-    if (loaded.state !== 'done' || ['finalized', 'failed', 'expired'].includes(loaded.value.status)) return;
-    let stopped = false;
-    let end: (() => void) | undefined;
-    void ws
-      .subscribe<JobView>('jobs', { jobId: id })
-      .then((events) => {
-        end = () => void events.unsubscribe();
-        if (stopped) return end();
-        events.on((job) => setLive(job));
-        // A change between the first read and the subscription: read once more.
-        return http.getJob(id).then((job) => !stopped && setLive((known) => known ?? job));
-      })
-      .catch(() => undefined);
-    return () => {
-      stopped = true;
-      end?.();
-    };
-  }, [loaded]);
+  useLive(
+    async (kept) => {
+      setLive(undefined);
+      if (loaded.state !== 'done' || ['finalized', 'failed', 'expired'].includes(loaded.value.status)) return;
+      const events = await ws.subscribe<JobView>('jobs', { jobId: id });
+      kept.onEnd(() => void events.unsubscribe());
+      if (!kept.active) return;
+      events.on((job) => setLive(job));
+      // A change between the first read and the subscription: read once more.
+      const job = await http.getJob(id);
+      if (kept.active) setLive((known) => known ?? job);
+    },
+    [loaded],
+  );
   if (loaded.state !== 'done') return <NotLoaded loaded={loaded} what={`job ${id}`} />;
   const job = live ?? loaded.value;
   return (
