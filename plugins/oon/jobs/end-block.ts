@@ -148,21 +148,24 @@ function wait(ctx: BlockContext, job: JobRecord, read: ReadState, write: WriteSt
     scheduleAt(read, write, Math.max(ctx.timestamp + 1000, queueDeadline(job).time), job.jobId);
 }
 
+/** A queued job no provider took within its queue window: out of the queue, and refunded. */
+function expireUntaken(ctx: BlockContext, job: JobRecord, read: ReadState, write: WriteState): void {
+  dequeue(read, write, job);
+  refund(
+    ctx,
+    job,
+    'expired',
+    `no provider took it within ${JOB_PARAMS.queueWindow.blocks} blocks and ${JOB_PARAMS.queueWindow.ms / 1000} s`,
+    read,
+    write,
+  );
+}
+
 /** A job that waited out its queue window with no provider is refunded; one whose time came but not its height is looked at again a second later. */
 function expireIfWaitedOut(ctx: BlockContext, job: JobRecord, read: ReadState, write: WriteState): void {
   if (job.assignments.length > 0) return;
   const deadline = queueDeadline(job);
-  if (isPast(ctx, deadline)) {
-    dequeue(read, write, job);
-    return refund(
-      ctx,
-      job,
-      'expired',
-      `no provider took it within ${JOB_PARAMS.queueWindow.blocks} blocks and ${JOB_PARAMS.queueWindow.ms / 1000} s`,
-      read,
-      write,
-    );
-  }
+  if (isPast(ctx, deadline)) return expireUntaken(ctx, job, read, write);
   if (ctx.timestamp >= deadline.time) scheduleAt(read, write, ctx.timestamp + 1000, job.jobId);
 }
 
@@ -369,17 +372,8 @@ function assignQueued(ctx: BlockContext, kind: ProviderKind, incoming: readonly 
   /** Assigns what it can; a job still short of providers says why and stays (or goes) in the queue. */
   const consider = (job: JobRecord): void => {
     const before = job.status;
-    if (job.assignments.length === 0 && isPast(ctx, queueDeadline(job))) {
-      dequeue(read, write, job);
-      refund(
-        ctx,
-        job,
-        'expired',
-        `no provider took it within ${JOB_PARAMS.queueWindow.blocks} blocks and ${JOB_PARAMS.queueWindow.ms / 1000} s`,
-        read,
-        write,
-      );
-    } else {
+    if (job.assignments.length === 0 && isPast(ctx, queueDeadline(job))) expireUntaken(ctx, job, read, write);
+    else {
       const need = job.replicas - job.assignments.length;
       const offering = providers.filter((p) => details(p).capabilities.includes(job.runtime));
       const eligible = offering.filter(
