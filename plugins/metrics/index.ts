@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RpcCallStats } from './rpc-call-stats.js';
 import { definePlugin } from '../../kernel/plugin.js';
+import type {} from './gauges.js';
 
 /** The exposition type Prometheus expects. */
 const CONTENT_TYPE = 'text/plain; version=0.0.4';
@@ -10,7 +11,7 @@ export default definePlugin({
   version: '1.0.0',
   description:
     'Prometheus metrics at GET /metrics: RPC calls and latency, head height, peers, sync, gossip, consensus rounds, votes, commit latency and missed blocks, WebSocket connections, compute jobs, process',
-  requires: ['chain-reader', 'sync-status', 'oon-registry', 'omp-storage', 'staking'],
+  requires: ['chain-reader', 'sync-status'],
   init(ctx) {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry, prefix: 'svc_' });
@@ -103,34 +104,12 @@ export default definePlugin({
     ctx.events.on('consensus:committed', (event) =>
       commitLatency.observe({ round: event.round === 0 ? '0' : '1+' }, event.proposalToCommitMs / 1000),
     );
-    const staking = ctx.use('staking');
-    new Gauge({
-      name: 'svc_staking_missed_blocks',
-      help: "certificates within the liveness window missing a validator's precommit, by validator in the set",
-      labelNames: ['validator'],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const { operator } of staking.currentSet().validators)
-          this.set({ validator: operator }, staking.status(operator)?.missedBlocks ?? 0);
-      },
-    });
     new Gauge({
       name: 'svc_consensus_last_commit_age_seconds',
       help: 'seconds since the head block was made',
       registers: [registry],
       collect() {
         this.set(Math.max(0, Date.now() - chain.head.timestamp) / 1000);
-      },
-    });
-    const oon = ctx.use('oon-registry');
-    new Gauge({
-      name: 'svc_oon_jobs',
-      help: 'compute jobs not yet settled, by state (queued is the queue length)',
-      labelNames: ['status'],
-      registers: [registry],
-      collect() {
-        for (const [status, count] of Object.entries(oon.jobCounts())) this.set({ status }, count);
       },
     });
     const runs = new Counter({
@@ -157,25 +136,6 @@ export default definePlugin({
       runTime.observe({ runtime: event.runtime }, event.seconds);
       gas.inc({ runtime: event.runtime }, Number(event.gasUsed));
     });
-    const storage = ctx.use('omp-storage');
-    const usage = (): { usedBytes: number; objects: number } =>
-      storage.extension?.usage() ?? { usedBytes: 0, objects: 0 };
-    new Gauge({
-      name: 'svc_omp_objects',
-      help: 'objects this node holds as a storage provider',
-      registers: [registry],
-      collect() {
-        this.set(usage().objects);
-      },
-    });
-    new Gauge({
-      name: 'svc_omp_stored_bytes',
-      help: 'bytes of the objects this node holds',
-      registers: [registry],
-      collect() {
-        this.set(usage().usedBytes);
-      },
-    });
     const proofs = new Counter({
       name: 'svc_omp_proofs_total',
       help: "this node's storage challenges: passed (proof mined) or failed (a fault)",
@@ -186,6 +146,22 @@ export default definePlugin({
     ctx.events.on('ws:open', (event) => connections.set(event.connections));
     ctx.events.on('ws:close', (event) => connections.set(event.connections));
     return registry;
+  },
+  // Every plugin's gauges, once every service exists: each reads its own state at a scrape.
+  start(registry, ctx) {
+    // The definition's service type is erased in the list; `gauges` is its own plugin's hook.
+    for (const { definition, service } of ctx.plugins)
+      for (const spec of definition.gauges?.(service() as never) ?? [])
+        new Gauge({
+          name: spec.name,
+          help: spec.help,
+          labelNames: [...(spec.labelNames ?? [])],
+          registers: [registry],
+          collect() {
+            this.reset();
+            spec.collect((value, labels) => (labels ? this.set(labels, value) : this.set(value)));
+          },
+        });
   },
   routes: [
     {

@@ -33,6 +33,18 @@ declare module '../../kernel/plugin.js' {
 export default providerCapabilityPlugin<typeof StorageRegistrationSchema, typeof StorageStatusSchema, StorageObjects>({
   name: 'omp-storage',
   errors: OBJECT_ERRORS,
+  gauges: (service) => [
+    {
+      name: 'svc_omp_objects',
+      help: 'objects this node holds as a storage provider',
+      collect: (set) => set(service.extension.usage().objects),
+    },
+    {
+      name: 'svc_omp_stored_bytes',
+      help: 'bytes of the objects this node holds',
+      collect: (set) => set(service.extension.usage().usedBytes),
+    },
+  ],
   description:
     'storage provider (OMP), on every node: registering bonds this node on chain (operator key it holds) and switches the capability on; status, unbonding',
   kind: OMP,

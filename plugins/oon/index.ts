@@ -11,6 +11,7 @@ import { jobTxKinds } from './jobs/tx-kinds.js';
 import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 import { oonPrecompile } from './precompile.js';
 import { OON_ERRORS } from './errors.js';
+import type {} from '../metrics/gauges.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -93,6 +94,16 @@ export default definePlugin({
   },
   stop: (service) => service.close(),
   txKinds: (kind) => [...providerTxKinds(OON, kind), ...jobTxKinds(kind)],
+  gauges: (service) => [
+    {
+      name: 'svc_oon_jobs',
+      help: 'compute jobs not yet settled, by state (queued is the queue length)',
+      labelNames: ['status'],
+      collect: (set) => {
+        for (const [status, count] of Object.entries(service.jobCounts())) set(count, { status });
+      },
+    },
+  ],
   precompiles: (precompile) => [oonPrecompile(precompile)],
   async endBlock(ctx, service) {
     releaseBonds(ctx, OON);

@@ -16,6 +16,7 @@ import { defineLayout } from '../../kernel/storage/layout.js';
 import { ProviderService, type LocalRegistration, type StatusView } from './service.js';
 import type { ProviderKind } from './registry.js';
 import { PROVIDER_ERRORS } from './errors.js';
+import type { GaugeSpec } from '../metrics/gauges.js';
 import type { ErrorDeclarations } from '../../sdk/errors.js';
 
 /** Every node loads a provider capability; the config may switch it off (`"<name>": { "enabled": false }`). */
@@ -48,6 +49,8 @@ export interface ProviderCapabilitySpec<R extends TObject, S extends TSchema, E 
   readonly extension: CapabilityExtensionSpec<E>;
   /** Errors of its own, besides the registration's (PROVIDER_ERRORS, which every provider capability declares). */
   readonly errors?: ErrorDeclarations;
+  /** Gauges of its state for /metrics (see plugins/metrics/gauges.ts). */
+  gauges?(service: ProviderService<E>): readonly GaugeSpec[];
 }
 
 /** What a capability runs besides its registration: made at init, started with the node, stopped before it. */
@@ -128,6 +131,7 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema, E
     routes: spec.extension.routes ?? [],
     events: spec.extension.events ?? {},
     errors: { ...PROVIDER_ERRORS, ...spec.errors },
+    ...(spec.gauges ? { gauges: spec.gauges } : {}),
     health: (service) => service.extension.health?.() ?? {},
     async init(ctx) {
       const keys = ctx.use('keys');

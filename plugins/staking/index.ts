@@ -7,6 +7,7 @@ import { StakingService } from './service.js';
 import { stakingFinality } from './finality.js';
 import { stakingTxKinds } from './tx-kinds.js';
 import { STAKING_ERRORS } from './errors.js';
+import type {} from '../metrics/gauges.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -40,4 +41,15 @@ export default definePlugin({
   endBlock: (ctx, service) => stakingEndBlock(ctx, service.chain.genesis),
   genesis: (parameters) => [...stakingGenesis(parameters), ...genesisValidatorEntries(parameters)],
   rpc: (method) => stakingMethods(method),
+  gauges: (service) => [
+    {
+      name: 'svc_staking_missed_blocks',
+      help: "certificates within the liveness window missing a validator's precommit, by validator in the set",
+      labelNames: ['validator'],
+      collect: (set) => {
+        for (const { operator } of service.currentSet().validators)
+          set(service.status(operator)?.missedBlocks ?? 0, { validator: operator });
+      },
+    },
+  ],
 });
