@@ -4,7 +4,7 @@ import type { SignedTransaction } from '../sdk/transaction.js';
 import type { GenesisSpec } from './genesis.js';
 import type { Receipt } from './receipts.js';
 import type { Block } from './schemas.js';
-import type { CertifiedBlock, ImportOptions } from './chain.js';
+import type { CertifiedBlock, Chain, ImportOptions } from './chain.js';
 import type { CommitCertificate } from '../sdk/block.js';
 import type { StateReader } from './state/overlay.js';
 import type { BlockTag } from '../sdk/api.js';
@@ -26,6 +26,8 @@ export interface ChainReader {
     entriesUnder(prefix: string): Iterable<[string, Uint8Array]>;
     /** The current value, or the newest before the key was deleted, as far as this node keeps history. */
     lastKnownValue(key: string): Promise<Uint8Array | undefined>;
+    /** The oldest height whose state this node still answers for, the head being at `head` (0 on an archive node). */
+    oldestAvailable(head: number): number;
   };
   /** The height a block tag names ("latest" and "finalized": the head; "earliest": 0). */
   heightOf(tag: BlockTag): number;
@@ -113,3 +115,38 @@ export interface BlockImport {
  * blocks).
  */
 export const BLOCK_PRODUCER = 'block-producer';
+
+/** Reading blocks and transactions beyond the head (the EVM's Ethereum views): by height or hash, raw, replayed. */
+export type BlockReader = Pick<
+  Chain,
+  'getBlock' | 'getBlockByHash' | 'getRawTransaction' | 'receiptOrPruned' | 'pendingTransaction' | 'replayPrefix'
+>;
+
+/** The rules a consensus plugin (staking) sets on the chain: who may propose a block, and what makes one final. */
+export type ConsensusRules = Pick<Chain, 'setProposerCheck' | 'setFinalityRules'>;
+
+/** Keeping every receipt and historical state value (the archive capability). */
+export type HistoryKeeping = Pick<Chain, 'enableArchive' | 'isArchive'>;
+
+/** Everything the Ethereum JSON-RPC reads and submits through: the head and state, blocks beyond it, submission. */
+export type ChainViews = ChainReader & BlockReader & TxSubmitter;
+
+/** What a validator drives: the mempool, proposing, checking and committing blocks by consensus, the head's certificate, and its evidence transactions. */
+export type ConsensusChain = Pick<
+  Chain,
+  | 'head'
+  | 'genesis'
+  | 'mempool'
+  | 'getBlock'
+  | 'getCommit'
+  | 'nextNonce'
+  | 'submit'
+  | 'pendingTransaction'
+  | 'rawTransaction'
+  | 'produceBlock'
+  | 'proposeBlock'
+  | 'checkProposal'
+  | 'commitProposal'
+  | 'improveHeadCommit'
+  | 'settleSubmissionsWith'
+>;

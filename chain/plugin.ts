@@ -11,7 +11,18 @@ import { WorldState } from './state/world-state.js';
 import { BlockStore } from './block-store.js';
 import { CHAIN_LAYOUTS, openChainLayouts } from './layouts.js';
 import { Chain } from './chain.js';
-import type { BlockImport, BlockProduction, ChainReader, ChainRewind, TxSubmitter } from './capabilities.js';
+import type {
+  BlockImport,
+  BlockProduction,
+  BlockReader,
+  ChainReader,
+  ChainRewind,
+  ChainViews,
+  ConsensusChain,
+  ConsensusRules,
+  HistoryKeeping,
+  TxSubmitter,
+} from './capabilities.js';
 import { chainSubscriptions } from './subscriptions.js';
 import {
   envelopeContext,
@@ -49,6 +60,11 @@ declare module '../kernel/plugin.js' {
     'block-production': BlockProduction;
     'block-import': BlockImport;
     'chain-rewind': ChainRewind;
+    'block-reader': BlockReader;
+    'chain-views': ChainViews;
+    'consensus-chain': ConsensusChain;
+    'consensus-rules': ConsensusRules;
+    'history-keeping': HistoryKeeping;
   }
 }
 
@@ -70,7 +86,19 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
     errors: CHAIN_ERRORS,
     version: '1.0.0',
     description: 'the chain: blocks, world state, mempool, transfers; reading and submitting RPC methods',
-    provides: ['chain', 'chain-reader', 'tx-submitter', 'block-production', 'block-import', 'chain-rewind'],
+    provides: [
+      'chain',
+      'chain-reader',
+      'tx-submitter',
+      'block-production',
+      'block-import',
+      'chain-rewind',
+      'block-reader',
+      'chain-views',
+      'consensus-chain',
+      'consensus-rules',
+      'history-keeping',
+    ],
     namespaces: Object.values(CHAIN_LAYOUTS),
     events: {
       'chain:decided': 'a block is decided and executed; its write is under way',

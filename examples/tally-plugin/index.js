@@ -15,10 +15,10 @@ export default definePlugin({
   version: '1.0.0',
   kernelApi: 1,
   description: 'counts per account, raised by a signed tally.add transaction, up to a limit set in the genesis',
-  requires: ['chain'],
+  requires: ['chain-reader'],
   // Block 0 holds the limit: from the genesis file's "tallyLimit", else 10.
   genesis: ({ params }) => [[LIMIT_KEY, encode(params.tallyLimit ?? 10)]],
-  init: (ctx) => ctx.use('chain'),
+  init: (ctx) => ctx.use('chain-reader'),
   txKinds: (kind) => [
     kind({
       kind: 'tally.add',

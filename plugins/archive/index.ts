@@ -10,11 +10,10 @@ export default definePlugin({
   name: 'archive',
   version: '1.0.0',
   description: 'archive capability: keep every receipt and all historical state (--receipt-archive true)',
-  requires: ['chain'],
+  requires: ['history-keeping'],
   provides: ['archive'],
   init(ctx) {
-    const chain = ctx.use('chain');
-    chain.enableArchive();
+    ctx.use('history-keeping').enableArchive();
     ctx.log.info('archive: keeping every receipt and all historical state');
     return { archive: true };
   },

@@ -42,7 +42,7 @@ export default definePlugin({
   errors: EVM_ERRORS,
   version: '1.0.0',
   description: 'contracts on chain: the EVM (Osaka) over the world state, Ethereum transactions, the Ethereum JSON-RPC',
-  requires: ['chain', 'sync-status'],
+  requires: ['chain-views', 'sync-status'],
   config: EvmConfigSchema,
   configFromNode: (node) => ({ dev: node.dev === true }),
   provides: ['evm'],
@@ -50,7 +50,7 @@ export default definePlugin({
   after: ['oon', 'omp'],
   namespaces: [ETH_BLOCKS, ETH_META, EVM_ABIS],
   async init(ctx): Promise<EvmPlugin> {
-    const chain = ctx.use('chain');
+    const chain = ctx.use('chain-views');
     const params = readEvmParams((key) => chain.state.get(key));
     const unpatched = await speedUpInterpreter();
     if (unpatched)

@@ -13,7 +13,7 @@ import {
 import { EvmDeadlineError } from './run-control.js';
 import { ETHEREUM_KIND, parseEthereumTransaction, type EthereumPayload } from '../../chain/ethereum-envelope.js';
 import { DEV_IMPERSONATED_KIND, impersonatedSender, type DevImpersonated } from './dev-edits.js';
-import type { Chain } from '../../chain/chain.js';
+import type { ChainViews } from '../../chain/capabilities.js';
 import { checkAdmission } from './admission.js';
 import type { EvmParams } from './params.js';
 import { unsignedTransaction, withSender, type CallRequest, type EvmRunner } from './runner.js';
@@ -166,7 +166,7 @@ export class EvmRules {
 export class EvmService extends EvmRules {
   constructor(
     runner: EvmRunner,
-    readonly chain: Chain,
+    readonly chain: ChainViews,
   ) {
     super(runner);
   }

@@ -28,13 +28,13 @@ export default definePlugin({
   version: '1.0.0',
   description:
     'staking chain rules on every node: staking.createValidator / addStake / unbond, the validator set by epoch with stake-weighted proposer priorities; svc_validators, svc_stakingStatus',
-  requires: ['chain-reader', 'chain'],
+  requires: ['chain-reader', 'consensus-rules'],
   init: (ctx) => {
     const service = new StakingService(ctx.use('chain-reader'));
     // A block's proposer must be in the set in force after the head (the set a block's parent state names).
-    ctx.use('chain').setProposerCheck((block) => service.proposerProblem(block.proposerKey));
+    ctx.use('consensus-rules').setProposerCheck((block) => service.proposerProblem(block.proposerKey));
     // A block is final with precommits of more than 2/3 of its set's power: the chain checks every certificate by these rules.
-    ctx.use('chain').setFinalityRules(stakingFinality(service));
+    ctx.use('consensus-rules').setFinalityRules(stakingFinality(service));
     return service;
   },
   txKinds: (kind) => stakingTxKinds(kind),

@@ -5,7 +5,7 @@ import { formatAmountShort } from '../../sdk/amount.js';
 import type { KeyPair } from '../../sdk/keys.js';
 import { signWith } from '../../sdk/keys.js';
 import { signTransaction } from '../../sdk/transaction.js';
-import type { Chain } from '../../chain/chain.js';
+import type { ConsensusChain } from '../../chain/capabilities.js';
 import type { Block } from '../../chain/schemas.js';
 import type { Logger } from '../../kernel/log.js';
 import type { ScopedEvents } from '../../kernel/events.js';
@@ -64,7 +64,7 @@ type ConsensusMessage =
   | { readonly kind: 'commit'; readonly certificate: CommitCertificate; readonly bundle: Uint8Array };
 
 export interface DriverOptions {
-  readonly chain: Chain;
+  readonly chain: ConsensusChain;
   readonly staking: StakingService;
   readonly p2p: P2pService;
   readonly events: ScopedEvents;

@@ -37,7 +37,7 @@ export default definePlugin({
   version: '1.0.0',
   description:
     'alone in the validator set: produces a signed block every block time, also when empty; in a set of several: runs consensus (Tendermint) with the others; outside the set: follows',
-  requires: ['block-production', 'chain', 'staking', 'p2p', 'sync-status'],
+  requires: ['block-production', 'consensus-chain', 'staking', 'p2p', 'sync-status'],
   // The node's block producer: the chain and the network see it by this capability.
   provides: ['block-producer'],
   events: {
@@ -69,7 +69,7 @@ export default definePlugin({
   ),
   configFromNode: (node) => ({ dev: node.dev === true }),
   init(ctx) {
-    const chain = ctx.use('chain');
+    const chain = ctx.use('consensus-chain');
     const key = loadKey(ctx.config.keyFile, ctx.node.network);
     const genesis = toHex(key.publicKey) === chain.genesis.validatorKey;
     ctx.log.info(

@@ -1,6 +1,6 @@
 import { toHex } from '../../sdk/bytes.js';
 import type { KeyPair } from '../../sdk/keys.js';
-import type { Chain } from '../../chain/chain.js';
+import type { ConsensusChain } from '../../chain/capabilities.js';
 import type { ScopedEvents } from '../../kernel/events.js';
 import type { Logger } from '../../kernel/log.js';
 import type { P2pService } from '../../p2p/service.js';
@@ -13,7 +13,7 @@ import { DevMiner } from './dev-miner.js';
 export type ValidatorMode = 'producing' | 'consensus' | 'following' | 'refused';
 
 export interface RoleOptions {
-  readonly chain: Chain;
+  readonly chain: ConsensusChain;
   readonly staking: StakingService;
   readonly p2p: P2pService;
   readonly sync: SyncStatus;

@@ -2,7 +2,7 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { accountAddress, type Address } from '../../../sdk/address.js';
 import { fromHex, toHex } from '../../../sdk/bytes.js';
 import { domainError, isRpcError } from '../../../sdk/errors.js';
-import type { Chain } from '../../../chain/chain.js';
+import type { ChainViews } from '../../../chain/capabilities.js';
 import type { Block } from '../../../chain/schemas.js';
 import { accountKey, decodeAccount } from '../../../chain/state/accounts.js';
 import { submitFromClient } from '../../../chain/client-submit.js';
@@ -105,7 +105,7 @@ export class EthApi {
     readonly index: EthBlockIndex,
   ) {}
 
-  private get chain(): Chain {
+  private get chain(): ChainViews {
     return this.evm.chain;
   }
 
