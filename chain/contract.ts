@@ -67,6 +67,12 @@ declare module '../kernel/plugin.js' {
      */
     endBlock?(ctx: BlockContext, service: Svc): void | Promise<void>;
     /**
+     * A second end-of-block phase, after every plugin's `endBlock` (in plugin order again): for work
+     * that must see what the block's end steps settled, whatever the plugins' order — the EVM's calls
+     * back to contracts whose jobs or deals settled in this block.
+     */
+    afterEndBlock?(ctx: BlockContext, service: Svc): void | Promise<void>;
+    /**
      * Consensus state this plugin puts in block 0, from the network's genesis parameters (keys under
      * `<plugin name>/` or `params/`). Read without running the plugin: every node of the network must
      * compute the same genesis.

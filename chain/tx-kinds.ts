@@ -24,17 +24,20 @@ const KIND_NAME = /^[a-z][a-z0-9-]*(\.[a-z][a-zA-Z0-9-]*)?$/;
 
 /** Transaction kinds by name, each owned by the plugin that executes it; and plugins' end-of-block steps. */
 export class TxKindRegistry {
-  /** The kinds and end-of-block steps every enabled plugin declares, in plugin order. */
+  /** The kinds and end-of-block steps every enabled plugin declares: `endBlock`s in plugin order, then `afterEndBlock`s. */
   static collect(plugins: readonly PluginEntry[]): TxKindRegistry {
     const registry = new TxKindRegistry();
+    type Step = ((ctx: BlockContext, service: unknown) => void | Promise<void>) | undefined;
     for (const { definition, service } of plugins) {
       for (const kind of pluginTxKinds(definition)) registry.add(kind, definition.name, service);
       const delegates = definition.stateDelegates as readonly string[] | undefined;
       if (delegates && delegates.length > 0) registry.delegates.set(definition.name, new Set(delegates));
-      const endBlock = definition.endBlock as
-        | ((ctx: BlockContext, service: unknown) => void | Promise<void>)
-        | undefined;
+      const endBlock = definition.endBlock as Step;
       if (endBlock) registry.addEndBlock(definition.name, (ctx) => endBlock(ctx, service()));
+    }
+    for (const { definition, service } of plugins) {
+      const afterEndBlock = definition.afterEndBlock as Step;
+      if (afterEndBlock) registry.addEndBlock(definition.name, (ctx) => afterEndBlock(ctx, service()));
     }
     return registry;
   }
@@ -52,7 +55,7 @@ export class TxKindRegistry {
     return owner === writer || this.delegates.get(owner)?.has(writer) === true;
   }
 
-  /** An end-of-block step; they run in plugin order. */
+  /** An end-of-block step; they run in the order added (collect: `endBlock`s, then `afterEndBlock`s). */
   addEndBlock(owner: string, run: (ctx: BlockContext) => void | Promise<void>): void {
     this.hooks.push({ owner, run });
   }

@@ -46,8 +46,6 @@ export default definePlugin({
   config: EvmConfigSchema,
   configFromNode: (node) => ({ dev: node.dev === true }),
   provides: ['evm'],
-  // Plugins whose precompiles call contracts back settle their work first: a callback runs in the block that settled it.
-  after: ['oon', 'omp'],
   namespaces: [ETH_BLOCKS, ETH_META, EVM_ABIS],
   async init(ctx): Promise<EvmPlugin> {
     const chain = ctx.use('chain-views');
@@ -106,7 +104,8 @@ export default definePlugin({
     };
   },
   txKinds: (kind) => [...evmTxKinds(kind), devEditKind(kind), devImpersonatedKind(kind)],
-  endBlock: (ctx, service) => service.rules.runCallbacks(ctx),
+  // After every plugin's end step: a precompile owner's callbacks are due once its step settled them.
+  afterEndBlock: (ctx, service) => service.rules.runCallbacks(ctx),
   precompiles: (precompile) => [ogtPrecompile(precompile)],
   genesis: (parameters) => evmGenesis(parameters),
   rpc: (method) => [
