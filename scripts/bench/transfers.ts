@@ -42,7 +42,7 @@ const raws = ordered.map(rawTransaction);
 // 3. Measure: two independent readers (their own processes) call svc_getBalance every 5 ms meanwhile.
 const PROBE_INTERVAL_MS = process.env.BENCH_PROBE_INTERVAL_MS ?? '5';
 const probes = await Promise.all(
-  [0, 1].map((p) => startBalanceProbe(url, accounts[p * 97]!.address, PROBE_INTERVAL_MS)),
+  [0, 1].map((p) => startBalanceProbe(url, accounts[(p * 97) % accounts.length]!.address, PROBE_INTERVAL_MS)),
 );
 const startHeight = await client.blockNumber();
 const startedAt = Date.now();
