@@ -37,8 +37,17 @@ async function documentedPlugins(catalog: PluginCatalog): Promise<AnyPlugin[]> {
   return plugins;
 }
 
-/** The registry a node with every first-party plugin holds: their errors declared, then their methods. */
-async function documentedRegistry(catalog: PluginCatalog): Promise<MethodRegistry> {
+const registries = new WeakMap<PluginCatalog, Promise<MethodRegistry>>();
+
+/** The registry a node with every first-party plugin holds: built once per catalog for all three renders. */
+function documentedRegistry(catalog: PluginCatalog): Promise<MethodRegistry> {
+  let registry = registries.get(catalog);
+  if (!registry) registries.set(catalog, (registry = buildRegistry(catalog)));
+  return registry;
+}
+
+/** Every first-party plugin's errors declared, then their methods, as a node's start does. */
+async function buildRegistry(catalog: PluginCatalog): Promise<MethodRegistry> {
   const plugins = await documentedPlugins(catalog);
   const registry = new MethodRegistry();
   for (const plugin of plugins) registry.errors.declare(plugin.errors ?? {}, plugin.name);
