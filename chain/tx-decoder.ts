@@ -29,9 +29,14 @@ interface Pending {
  * submissions does not stall RPC answers on the main loop. Requests made in the same turn travel to a
  * worker together; a turn of a few, while no worker is busy, is decoded inline. Falls back to
  * working inline when no worker can be used.
+ *
+ * The workers start with the first batch too big to decode inline: loading the decoder's modules
+ * on a thread costs about 0.4 s of CPU, which a node that never sees a flood (most devnet nodes, a
+ * node restarted in a test) would pay at every start for nothing.
  */
 export class TxDecoder {
   private readonly workers: Worker[] = [];
+  private started = false;
   private readonly waiting = new Map<number, Pending[]>();
   private queue: Pending[] = [];
   private nextId = 1;
@@ -40,24 +45,18 @@ export class TxDecoder {
   private closed = false;
 
   constructor(
-    size: number,
+    private readonly size: number,
     private readonly context: EnvelopeContext,
-  ) {
-    for (let i = 0; i < size; i++) {
-      const worker = new Worker(WORKER_URL, { workerData: context });
-      worker.unref();
-      worker.on('message', (reply: { id: number; results: DecodeResult[] }) => {
-        const batch = this.waiting.get(reply.id);
-        this.waiting.delete(reply.id);
-        if (batch) resumeInTurns(batch, reply.results, 0);
-      });
-      worker.on('error', () => this.failWorker(worker));
-      this.workers.push(worker);
-    }
+  ) {}
+
+  /** Worker threads running: none until the first batch that needs them, fewer if some broke. */
+  get workersRunning(): number {
+    return this.workers.length;
   }
 
   decode(raw: Uint8Array): Promise<DecodeResult> {
-    if (this.closed || this.workers.length === 0) return Promise.resolve(decodeVerified(raw, this.context));
+    if (this.closed || (this.started && this.workers.length === 0))
+      return Promise.resolve(decodeVerified(raw, this.context));
     return new Promise((resolve) => {
       this.queue.push({ raw, resolve });
       this.schedule();
@@ -75,6 +74,7 @@ export class TxDecoder {
     const batch = this.queue.splice(0, MAX_BATCH);
     if (this.queue.length > 0) this.schedule();
     if (batch.length === 0) return;
+    if (batch.length > INLINE_AT_MOST) this.startWorkers();
     if (this.workers.length === 0 || (batch.length <= INLINE_AT_MOST && this.waiting.size === 0)) {
       for (const item of batch) item.resolve(decodeVerified(item.raw, this.context));
       return;
@@ -83,6 +83,22 @@ export class TxDecoder {
     this.waiting.set(id, batch);
     const job: DecodeJob = { id, raws: batch.map((item) => item.raw) };
     this.workers[this.nextWorker++ % this.workers.length]!.postMessage(job);
+  }
+
+  private startWorkers(): void {
+    if (this.started) return;
+    this.started = true;
+    for (let i = 0; i < this.size; i++) {
+      const worker = new Worker(WORKER_URL, { workerData: this.context });
+      worker.unref();
+      worker.on('message', (reply: { id: number; results: DecodeResult[] }) => {
+        const batch = this.waiting.get(reply.id);
+        this.waiting.delete(reply.id);
+        if (batch) resumeInTurns(batch, reply.results, 0);
+      });
+      worker.on('error', () => this.failWorker(worker));
+      this.workers.push(worker);
+    }
   }
 
   /** A broken worker's batches are decoded inline; the worker is not used again. */

