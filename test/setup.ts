@@ -24,8 +24,11 @@ beforeEach(({ onTestFailed }) => {
   });
 });
 
+// Removing a file's temp dirs can take long where they hold a clone with its node_modules on disk.
+const REMOVAL_TIMEOUT_MS = 120_000;
+
 afterAll(() => {
   removeTempDirs();
   // A worker may run several files (vitest's isolate: false): each file's failures print its own nodes' logs.
   capturedLogs.length = 0;
-});
+}, REMOVAL_TIMEOUT_MS);
