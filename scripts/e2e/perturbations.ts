@@ -14,6 +14,10 @@ export async function setDenied(nodes: readonly NodeProcess[], denied: (node: No
  * and started again on its data dir after a while, SIGSTOPped then SIGCONTed, restarted at once, the
  * network cut in two (through every node's deny list) and healed, or (on test hosts) a host's link
  * taken down and up again. Everything is recorded.
+ *
+ * Every listed kind happens at least once: on a busy machine restarts take longer and fewer
+ * perturbations fit in the run, so a kind the schedule has not drawn by the end is done then, one
+ * after another with the workload still running, before the run stops.
  */
 export class Perturber {
   private stopped = false;
@@ -35,7 +39,7 @@ export class Perturber {
     this.loop = this.run();
   }
 
-  /** Ends the schedule once the perturbation under way is undone. */
+  /** Ends the schedule once the perturbation under way is undone and every listed kind has been done. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();
@@ -58,10 +62,13 @@ export class Perturber {
 
   private async run(): Promise<void> {
     const { everySeconds, maxSeconds, kinds } = this.manifest.perturbations;
-    while (!this.stopped) {
-      await this.sleep(this.random.exponential(everySeconds * 1000));
-      if (this.stopped) return;
-      const kind = this.random.pick(kinds);
+    const notYet = new Set(kinds);
+    while (!this.stopped || notYet.size > 0) {
+      if (!this.stopped) await this.sleep(this.random.exponential(everySeconds * 1000));
+      if (this.stopped && notYet.size === 0) return;
+      // Stopped: the kinds not drawn yet, in the seed's order, without waiting between them.
+      const kind = this.random.pick(this.stopped ? [...notYet] : kinds);
+      notYet.delete(kind);
       const target = this.random.pick(this.testnet.nodes);
       // At least half a second, so each one is felt; the stop of the run does not cut one short.
       const seconds = 0.5 + this.random.fraction() * Math.max(0, maxSeconds - 0.5);

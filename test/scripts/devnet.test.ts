@@ -59,7 +59,10 @@ describe('scripts/devnet', () => {
       await expect(fetch(`${match[1]}/health`)).rejects.toThrow();
   });
 
-  it('--validators 4: three more validator nodes stake by transaction and, from the next epoch, the four make blocks by consensus', async () => {
+  // Its waits (up to 60 + 30 + 10 s) are its bounds: six node processes coming up on a busy machine.
+  it('--validators 4: three more validator nodes stake by transaction and, from the next epoch, the four make blocks by consensus', {
+    timeout: 150_000,
+  }, async () => {
     const dir = tempDir('svc-devnet-');
     const child = spawn(process.execPath, [DEVNET, '--dir', dir, '--block-time', '300', '--validators', '4'], {
       stdio: ['ignore', 'pipe', 'pipe'],

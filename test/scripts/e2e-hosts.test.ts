@@ -27,7 +27,9 @@ describe.skipIf(unavailable !== undefined)('the end-to-end runner on test hosts'
     expect(result.stdout).toMatch(/^9 passed, 0 failed$/m);
     expect(result.stdout).toMatch(/^PASS nodes reach each other at their hosts' addresses, never at 127\.0\.0\.1$/m);
     expect(result.stdout).toMatch(/^svc-node init: 7 nodes on 10\.\d+\.\d+\.10–10\.\d+\.\d+\.16/m);
-    expect(result.stdout).toMatch(/perturbations \(.*link \d/);
+    const done = /^e2e hosts seed \d+: .* perturbations \((.*)\)$/m.exec(result.stdout)?.[1];
+    for (const kind of ['kill', 'terminate', 'pause', 'restart', 'cut', 'link'])
+      expect(done).toMatch(new RegExp(`\\b${kind} \\d`));
     const namespace = /network namespaces (svce2e\d+)-h0/.exec(result.stdout)![1]!;
     expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).not.toContain(`${namespace}-`);
   });
