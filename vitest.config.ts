@@ -8,8 +8,10 @@ export default defineConfig({
     globalSetup: ['./test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Process-spawning and multi-node tests share 2 cores; a few files at a time keeps them honest.
-    maxWorkers: 2,
+    // Three files at a time on 2 cores: many tests wait (for blocks, windows, restarts) and a third
+    // file fills the cores meanwhile — the suite took 0.82–0.84 of its time with two, in runs of both on
+    // the same machine. More left the multi-node tests too little CPU to keep their timings.
+    maxWorkers: 3,
     pool: 'forks',
     // A worker runs its files one after another in one process, modules loaded once (importing them
     // again for every file took ~2 minutes of the suite). So a test restores what it changes of the
