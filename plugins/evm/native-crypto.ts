@@ -65,14 +65,18 @@ let kzg: Kzg | undefined;
  * blob transactions that most devnets never see. The first use waits for it once, synchronously (both
  * packages load with `require`: the verifier's calls are synchronous).
  */
-const lazyKzg: Kzg = new Proxy({} as Kzg, {
-  get(_, method: keyof Kzg) {
-    return (...args: unknown[]) => {
-      kzg ??= loadKzg();
-      return (kzg[method] as (...args: unknown[]) => unknown).apply(kzg, args);
-    };
-  },
-});
+const loaded = (): Kzg => (kzg ??= loadKzg());
+const lazyKzg: Kzg = {
+  blobToKzgCommitment: (blob) => loaded().blobToKzgCommitment(blob),
+  computeBlobProof: (blob, commitment) => loaded().computeBlobProof(blob, commitment),
+  verifyProof: (commitment, z, y, proof) => loaded().verifyProof(commitment, z, y, proof),
+  verifyBlobProofBatch: (blobs, commitments, proofs) => loaded().verifyBlobProofBatch(blobs, commitments, proofs),
+  computeCells: (blob) => loaded().computeCells(blob),
+  computeCellsAndProofs: (blob) => loaded().computeCellsAndProofs(blob),
+  recoverCellsAndProofs: (indices, cells) => loaded().recoverCellsAndProofs(indices, cells),
+  verifyCellKzgProofBatch: (commitments, indices, cells, proofs) =>
+    loaded().verifyCellKzgProofBatch(commitments, indices, cells, proofs),
+};
 
 function loadKzg(): Kzg {
   const require = createRequire(import.meta.url);
