@@ -30,12 +30,27 @@ import {
   SvcClient,
   toHex,
   type Asset,
+  type ComputeProvider,
+  type ComputeRegistration,
+  type ComputeStatus,
   type DealView,
   type KeyPair,
+  type StorageProvider,
+  type StorageRegistration,
+  type StorageStatus,
 } from '../sdk/index.js';
 import { VERSION } from '../kernel/version.js';
 import { waitingFor, type Submitted } from './wait-for.js';
 import { speaksTls } from './tls-probe.js';
+import {
+  bondOption,
+  listOption,
+  positiveNumberOption,
+  providerAction,
+  type ProviderCommandContext,
+  type ProviderKind,
+  type ProviderOptions,
+} from './provider-command.js';
 
 interface GlobalOptions {
   url?: unknown;
@@ -400,79 +415,46 @@ async function objectAction(
   if (settled.status !== 'active') process.exitCode = 1;
 }
 
-type ProviderOptions = GlobalOptions & {
-  operator?: unknown;
-  bond?: unknown;
-  wait?: boolean;
-  capabilities?: unknown;
-  maxJobs?: unknown;
-  capacityGb?: unknown;
-  formats?: unknown;
+type ProviderCliOptions = ProviderOptions & GlobalOptions;
+const providerContext: ProviderCommandContext<ProviderCliOptions> = { client, urlFlag, print };
+
+const COMPUTE_PROVIDER: ProviderKind<ProviderCliOptions, ComputeStatus, ComputeProvider, ComputeRegistration> = {
+  group: 'oon',
+  noun: 'compute',
+  registration: (options) => {
+    const capabilities = listOption(options.capabilities, '--capabilities', ['wasm', 'evm'] as const);
+    const bond_ogt = bondOption(options.bond);
+    if (options.maxJobs === undefined) throw new UsageError('--max-jobs <n> is required');
+    return { operator: '', capabilities, bond_ogt, max_concurrent_jobs: integerText(options.maxJobs, '--max-jobs', 1) };
+  },
+  register: (c, operator, registration) => c.oonRegisterNode({ ...registration, operator }),
+  status: (c) => c.oonNodeStatus(),
+  unregister: (c) => c.oonUnregisterNode(),
+  providers: (c) => c.oonListProviders(),
+  details: (s) =>
+    `runtimes  ${s.capabilities.join(', ')}\njobs      ${s.activeJobs} running, ${s.completedJobs} done, at most ${s.max_concurrent_jobs}`,
+  describeProvider: (p) =>
+    `${p.operator}  ${p.bond_ogt} OGT  ${p.capabilities.join(',')}  jobs ${p.max_concurrent_jobs}  peer ${p.peerId}`,
 };
 
-/** A comma-separated list of distinct values from `allowed`. */
-function listOption<T extends string>(value: unknown, flag: string, allowed: readonly T[]): T[] {
-  const text = optionText(value, flag);
-  if (text === undefined)
-    throw new UsageError(`${flag} is required (one or more of ${allowed.join(', ')}, comma-separated)`);
-  const items = text
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
-  if (items.length === 0) throw new UsageError(`${flag}: give at least one of ${allowed.join(', ')}`);
-  for (const item of items)
-    if (!allowed.includes(item as T)) throw new UsageError(`${flag}: "${item}" is not one of ${allowed.join(', ')}`);
-  if (new Set(items).size !== items.length) throw new UsageError(`${flag}: a value is given twice`);
-  return items as T[];
-}
-
-/** A positive decimal number as typed (capacity in GB). */
-function positiveNumberOption(value: unknown, flag: string): number {
-  const text = optionText(value, flag);
-  if (text === undefined) throw new UsageError(`${flag} is required`);
-  if (!/^(0|[1-9]\d*)(\.\d+)?$/.test(text) || !(Number(text) > 0))
-    throw new UsageError(`${flag}: expected a positive number like 250 or 0.5, got "${text}"`);
-  return Number(text);
-}
-
-/** The operator to register: --operator, else the node's own operator key. */
-async function operatorOf(options: ProviderOptions): Promise<string> {
-  return options.operator === undefined ? (await client(options).nodeInfo()).operator : accountText(options.operator);
-}
-
-/** A bond as the decimal text typed (the node converts it without floating point). */
-function bondOption(value: unknown): string {
-  return formatAmountShort(amountOption(value, '--bond', 'OGT'));
-}
-
-/** Polls the status until `done` holds, up to a minute. */
-async function waitUntil<T>(read: () => Promise<T>, done: (status: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const status = await read();
-    if (done(status) || Date.now() > deadline) return status;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
-/** A registration change's `--wait` (its transaction), followed up by the provider status. */
-function registrationWait<T>(
-  options: GlobalOptions,
-  group: 'oon' | 'omp',
-  what: { noun: string; id: string | null },
-  wait: () => Promise<T>,
-): Promise<T> {
-  return waitingFor({ noun: what.noun, id: what.id ?? '', followUp: `svc ${group} status${urlFlag(options)}` }, wait);
-}
-
-function describeRegistration(
-  kind: string,
-  s: { status: string; operator: string | null; bond_ogt: string; releaseAt: number | null },
-  extra: string,
-): string {
-  if (s.status === 'unregistered') return `${kind}: unregistered`;
-  return `${kind}: ${s.status}${s.releaseAt !== null ? ` (unbonding: the bond returns at block ${s.releaseAt})` : ''}\noperator  ${s.operator}\nbond      ${s.bond_ogt} OGT\n${extra}`;
-}
+const STORAGE_PROVIDER: ProviderKind<ProviderCliOptions, StorageStatus, StorageProvider, StorageRegistration> = {
+  group: 'omp',
+  noun: 'storage',
+  registration: (options) => ({
+    operator: '',
+    supported_formats: listOption(options.formats, '--formats', ['image', 'video', 'document'] as const),
+    bond_ogt: bondOption(options.bond),
+    storage_capacity_gb: positiveNumberOption(options.capacityGb, '--capacity-gb'),
+  }),
+  register: (c, operator, registration) => c.ompRegisterStorageNode({ ...registration, operator }),
+  status: (c) => c.ompStorageStatus(),
+  unregister: (c) => c.ompUnregisterStorageNode(),
+  providers: (c) => c.ompListProviders(),
+  details: (s) =>
+    `capacity  ${s.storage_capacity_gb} GB (${s.usedBytes} bytes in ${s.objects} objects)\nformats   ${s.supported_formats.join(', ')}`,
+  describeProvider: (p) =>
+    `${p.operator}  ${p.bond_ogt} OGT  ${p.storage_capacity_gb} GB  ${p.supported_formats.join(',')}  peer ${p.peerId}`,
+};
 
 cli
   .command('oon <action>', 'compute provider: `oon register`, `oon status`, `oon unregister`, `oon providers`')
@@ -481,69 +463,8 @@ cli
   .option('--bond <ogt>', 'register: OGT to bond (at least 1000)')
   .option('--max-jobs <n>', 'register: most jobs at once')
   .option('--wait', 'register/unregister: wait until the change is in a block')
-  .action(async (action: string, options: ProviderOptions) => {
-    const c = client(options);
-    const show = (s: Awaited<ReturnType<SvcClient['oonNodeStatus']>>): void =>
-      print(options, s, () =>
-        describeRegistration(
-          'compute',
-          s,
-          `runtimes  ${s.capabilities.join(', ')}\njobs      ${s.activeJobs} running, ${s.completedJobs} done, at most ${s.max_concurrent_jobs}`,
-        ),
-      );
-    if (action === 'register') {
-      const capabilities = listOption(options.capabilities, '--capabilities', ['wasm', 'evm'] as const);
-      const bond = bondOption(options.bond);
-      if (options.maxJobs === undefined) throw new UsageError('--max-jobs <n> is required');
-      const maxJobs = integerText(options.maxJobs, '--max-jobs', 1);
-      const registered = await c.oonRegisterNode({
-        operator: await operatorOf(options),
-        capabilities,
-        bond_ogt: bond,
-        max_concurrent_jobs: maxJobs,
-      });
-      return show(
-        options.wait
-          ? await registrationWait(options, 'oon', { noun: 'registration transaction', id: registered.txHash }, () =>
-              waitUntil(
-                () => c.oonNodeStatus(),
-                (s) => s.status !== 'pending',
-              ),
-            )
-          : registered,
-      );
-    }
-    if (action === 'status') return show(await c.oonNodeStatus());
-    if (action === 'unregister') {
-      const status = await c.oonUnregisterNode();
-      return show(
-        options.wait
-          ? await registrationWait(
-              options,
-              'oon',
-              { noun: 'unregistration transaction', id: status.unregisterTxHash },
-              () =>
-                waitUntil(
-                  () => c.oonNodeStatus(),
-                  (s) => s.releaseAt !== null || s.status === 'unregistered',
-                ),
-            )
-          : status,
-      );
-    }
-    if (action === 'providers') {
-      const providers = await c.oonListProviders();
-      return print(options, providers, () =>
-        providers.length === 0
-          ? 'no compute providers'
-          : providers
-              .map(
-                (p) =>
-                  `${p.operator}  ${p.bond_ogt} OGT  ${p.capabilities.join(',')}  jobs ${p.max_concurrent_jobs}  peer ${p.peerId}`,
-              )
-              .join('\n'),
-      );
-    }
+  .action(async (action: string, options: ProviderCliOptions) => {
+    if (await providerAction(providerContext, COMPUTE_PROVIDER, action, options)) return;
     throw new UsageError(`unknown oon action "${action}" (expected one of register, status, unregister, providers)`);
   });
 
@@ -566,69 +487,10 @@ cli
   .option('--formats <list>', 'register: image,video,document')
   .option('--bond <ogt>', 'register: OGT to bond (at least 500)')
   .option('--wait', 'register/unregister: wait until the change is in a block')
-  .action(async (action: string, target: string | undefined, options: ProviderOptions & ObjectOptions) => {
+  .action(async (action: string, target: string | undefined, options: ProviderCliOptions & ObjectOptions) => {
     const c = client(options);
     if (action === 'put' || action === 'get' || action === 'deal') return objectAction(c, action, target, options);
-    const show = (s: Awaited<ReturnType<SvcClient['ompStorageStatus']>>): void =>
-      print(options, s, () =>
-        describeRegistration(
-          'storage',
-          s,
-          `capacity  ${s.storage_capacity_gb} GB (${s.usedBytes} bytes in ${s.objects} objects)\nformats   ${s.supported_formats.join(', ')}`,
-        ),
-      );
-    if (action === 'register') {
-      const formats = listOption(options.formats, '--formats', ['image', 'video', 'document'] as const);
-      const bond = bondOption(options.bond);
-      const capacity = positiveNumberOption(options.capacityGb, '--capacity-gb');
-      const registered = await c.ompRegisterStorageNode({
-        operator: await operatorOf(options),
-        storage_capacity_gb: capacity,
-        bond_ogt: bond,
-        supported_formats: formats,
-      });
-      return show(
-        options.wait
-          ? await registrationWait(options, 'omp', { noun: 'registration transaction', id: registered.txHash }, () =>
-              waitUntil(
-                () => c.ompStorageStatus(),
-                (s) => s.status !== 'pending',
-              ),
-            )
-          : registered,
-      );
-    }
-    if (action === 'status') return show(await c.ompStorageStatus());
-    if (action === 'unregister') {
-      const status = await c.ompUnregisterStorageNode();
-      return show(
-        options.wait
-          ? await registrationWait(
-              options,
-              'omp',
-              { noun: 'unregistration transaction', id: status.unregisterTxHash },
-              () =>
-                waitUntil(
-                  () => c.ompStorageStatus(),
-                  (s) => s.releaseAt !== null || s.status === 'unregistered',
-                ),
-            )
-          : status,
-      );
-    }
-    if (action === 'providers') {
-      const providers = await c.ompListProviders();
-      return print(options, providers, () =>
-        providers.length === 0
-          ? 'no storage providers'
-          : providers
-              .map(
-                (p) =>
-                  `${p.operator}  ${p.bond_ogt} OGT  ${p.storage_capacity_gb} GB  ${p.supported_formats.join(',')}  peer ${p.peerId}`,
-              )
-              .join('\n'),
-      );
-    }
+    if (await providerAction(providerContext, STORAGE_PROVIDER, action, options)) return;
     throw new UsageError(
       `unknown omp action "${action}" (expected one of register, status, unregister, providers, put, get, deal)`,
     );
