@@ -1,6 +1,23 @@
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TLiteral, type TUnion } from 'typebox';
 import { addressPattern, canonicalAddressPattern } from '../sdk/address.js';
 import { unitsPattern } from '../sdk/amount.js';
+
+/**
+ * One of `values`, each as a `const` of an `anyOf` (how the RPC reference lists allowed values), typed
+ * as their union: built from an array, `Type.Union` alone would type it as nothing.
+ */
+export function literalUnion<V extends string>(values: readonly V[]): TUnion<[TLiteral<V>]> {
+  return Type.Union(values.map((value) => Type.Literal(value))) as unknown as TUnion<[TLiteral<V>]>;
+}
+
+/** One or more distinct `values` (a provider's runtimes, its media formats). */
+export function distinctValues<V extends string>(values: readonly V[], noun: string) {
+  return Type.Array(literalUnion(values), {
+    minItems: 1,
+    uniqueItems: true,
+    description: `distinct ${noun}: ${values.join(', ')}`,
+  });
+}
 
 /** A signed transaction as clients send it (up to 512 KiB: a job's inline module travels in one). */
 export const RawTransactionSchema = Type.String({

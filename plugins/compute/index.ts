@@ -1,7 +1,7 @@
 import { formatAmountShort } from '../../sdk/amount.js';
 import type { ProviderService } from '../providers/service.js';
 import { providerCapabilityPlugin } from '../providers/capability.js';
-import { OON, type ComputeDetails } from '../oon/index.js';
+import { OON, type ComputeDetails } from '../oon/provider-kind.js';
 import { ComputeRegistrationSchema, ComputeStatusSchema } from './schemas.js';
 import { cbor, hash32 } from '../../kernel/storage/codec.js';
 import { defineLayout } from '../../kernel/storage/layout.js';

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { AddressSchema } from '../../chain/schemas.js';
 import { BondOgtSchema, RegistrationBaseSchema } from '../providers/inputs.js';
-import { Capabilities } from '../oon/index.js';
+import { Capabilities } from '../oon/provider-kind.js';
 
 /** The registration's fields, exactly: anything else is refused. */
 export const ComputeRegistrationSchema = Type.Object(

@@ -2,7 +2,7 @@ import { formatAmountShort } from '../../sdk/amount.js';
 import type { ProviderService } from '../providers/service.js';
 import { providerCapabilityPlugin } from '../providers/capability.js';
 import { decimalText } from '../providers/inputs.js';
-import { OMP, type StorageDetails } from '../omp/index.js';
+import { OMP, type StorageDetails } from '../omp/provider-kind.js';
 import { StorageRegistrationSchema, StorageStatusSchema } from './schemas.js';
 import Type from 'typebox';
 import { cbor, utf8Text } from '../../kernel/storage/codec.js';

@@ -7,7 +7,7 @@ import { ObjectStore, type ObjectRecord, type ObjectSummary } from '../../object
 import type { MediaFormat } from '../../objects/sniff.js';
 import type { ProviderService } from '../providers/service.js';
 import type { CapabilityExtension } from '../providers/capability.js';
-import type { StorageDetails } from '../omp/index.js';
+import type { StorageDetails } from '../omp/provider-kind.js';
 import type { DealKeeper } from './deal-keeper.js';
 import type { P2pService } from '../../p2p/service.js';
 import type { DealRecord } from '../omp/deals/state.js';

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { AddressSchema } from '../../chain/schemas.js';
 import { BondOgtSchema, RegistrationBaseSchema } from '../providers/inputs.js';
-import { Formats } from '../omp/index.js';
+import { Formats } from '../omp/provider-kind.js';
 
 /** The registration's fields, exactly: anything else is refused. */
 export const StorageRegistrationSchema = Type.Object(

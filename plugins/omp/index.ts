@@ -1,9 +1,10 @@
+import { OMP, type StorageDetailsSchema } from './provider-kind.js';
+import { listProvidersMethod } from '../providers/list-method.js';
 import { genesisProviderEntries } from '../providers/genesis-providers.js';
 import Type from 'typebox';
 import { definePlugin } from '../../kernel/plugin.js';
-import { providerTxKinds, releaseBonds, unbondingGenesis, type ProviderKind } from '../providers/registry.js';
+import { providerTxKinds, releaseBonds, unbondingGenesis } from '../providers/registry.js';
 import type { ProviderRegistry } from '../providers/registry-service.js';
-import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 import { dealTxKinds } from './deals/tx-kinds.js';
 import { dealsEndBlock } from './deals/end-block.js';
 import { dealMethods } from './deals/rpc.js';
@@ -14,49 +15,10 @@ import { OBJECT_ERRORS } from '../../objects/errors.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
-    'omp-registry': ProviderRegistry;
+    'omp-registry': ProviderRegistry<typeof StorageDetailsSchema>;
     'omp-deals': OmpDeals;
   }
 }
-
-/** The media formats a storage provider may serve (the chain rules own them; the storage capability uses them). */
-export const FORMATS = ['image', 'video', 'document'] as const;
-export const Formats = Type.Array(Type.Union(FORMATS.map((f) => Type.Literal(f))), {
-  minItems: 1,
-  uniqueItems: true,
-  description: 'distinct media formats: image, video, document',
-});
-
-/** What a storage registration records on chain besides the bond (capacity as decimal text: no floats in consensus). */
-export const StorageDetailsSchema = Type.Object(
-  { capacityGb: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }), formats: Formats },
-  { additionalProperties: false },
-);
-
-export interface StorageDetails {
-  capacityGb: string;
-  formats: string[];
-}
-
-/** Storage providers bond at least 500 OGT, recorded under the account's `storage` bond. */
-export const OMP: ProviderKind = {
-  plugin: 'omp',
-  purpose: 'storage',
-  minimumBond: 500n * UNIT,
-  details: StorageDetailsSchema,
-};
-
-const StorageProviderSchema = Type.Object(
-  {
-    operator: Type.String(),
-    peerId: Type.String(),
-    supported_formats: Type.Array(Type.String()),
-    storage_capacity_gb: Type.Number(),
-    bond_ogt: Type.String(),
-    registeredAt: Type.Integer({ description: 'block of the registration' }),
-  },
-  { additionalProperties: false },
-);
 
 /**
  * The storage-provider registry as chain rules: `omp.register` / `omp.unregister`, bond release at the
@@ -87,23 +49,11 @@ export default definePlugin({
   ],
   rpc: (method) => [
     ...dealMethods(method),
-    method({
+    listProvidersMethod(method, {
       name: 'svc_ompListProviders',
       summary: 'Active storage providers registered on chain (any node answers the same).',
-      params: [],
-      result: Type.Array(StorageProviderSchema),
-      handler: (_params, { service }) =>
-        service.active().map((record) => {
-          const details = record.details as unknown as StorageDetails;
-          return {
-            operator: record.operator,
-            peerId: record.peerId,
-            supported_formats: details.formats,
-            storage_capacity_gb: Number(details.capacityGb),
-            bond_ogt: formatAmountShort(BigInt(record.bond)),
-            registeredAt: record.registeredAt,
-          };
-        }),
+      fields: { supported_formats: Type.Array(Type.String()), storage_capacity_gb: Type.Number() },
+      view: (details) => ({ supported_formats: details.formats, storage_capacity_gb: Number(details.capacityGb) }),
     }),
   ],
 });

@@ -4,7 +4,7 @@ import { encodeFunctionResult, parseAbi, type Hex } from 'viem';
 import type { Address } from '../../sdk/address.js';
 import { decode, encode } from '../../sdk/encoding.js';
 import { fromHex, toHex, utf8 } from '../../sdk/bytes.js';
-import type { ProviderKind } from '../providers/registry.js';
+import type { StorageKind } from './provider-kind.js';
 import {
   decodePrecompileCall,
   PrecompileRevert,
@@ -106,7 +106,7 @@ function dealStatus(call: PrecompileCall, dealId: Hex): { gas: bigint; output: U
   };
 }
 
-function createDealFromContract(call: PrecompileCall, kind: ProviderKind, request: DealRequest): Uint8Array {
+function createDealFromContract(call: PrecompileCall, kind: StorageKind, request: DealRequest): Uint8Array {
   requirePayingCall(call, 'createDeal', OMP_GAS.refused);
   const payload = {
     cid: request.cid,
@@ -135,7 +135,7 @@ function createDealFromContract(call: PrecompileCall, kind: ProviderKind, reques
 }
 
 /** The OMP precompile: contracts read objects and deals, and make deals paid from their OMC by the rules of omp.createDeal. */
-export function ompPrecompile<Svc>(precompile: PrecompileFactory<Svc>, kind: ProviderKind): Precompile {
+export function ompPrecompile<Svc>(precompile: PrecompileFactory<Svc>, kind: StorageKind): Precompile {
   return precompile({
     address: OMP_PRECOMPILE_ADDRESS,
     name: 'OMP',

@@ -1,14 +1,15 @@
+import { OON } from './provider-kind.js';
+import { listProvidersMethod } from '../providers/list-method.js';
 import { genesisProviderEntries } from '../providers/genesis-providers.js';
 import Type from 'typebox';
 import { definePlugin } from '../../kernel/plugin.js';
-import { providerTxKinds, releaseBonds, unbondingGenesis, type ProviderKind } from '../providers/registry.js';
+import { providerTxKinds, releaseBonds, unbondingGenesis } from '../providers/registry.js';
 import { OonService } from './service.js';
 import { jobsEndBlock } from './jobs/end-block.js';
 import { jobMethods } from './jobs/rpc.js';
 import { jobsSubscription } from './jobs/subscription.js';
 import { jobsGenesis } from './jobs/genesis.js';
 import { jobTxKinds } from './jobs/tx-kinds.js';
-import { formatAmountShort, UNIT } from '../../sdk/amount.js';
 import { oonPrecompile } from './precompile.js';
 import { OON_ERRORS } from './errors.js';
 import type {} from '../metrics/gauges.js';
@@ -18,54 +19,6 @@ declare module '../../kernel/plugin.js' {
     'oon-registry': OonService;
   }
 }
-
-/** The runtimes a compute provider may offer (the chain rules own them; the compute capability uses them). */
-export const RUNTIMES = ['wasm', 'evm'] as const;
-export const Capabilities = Type.Array(Type.Union(RUNTIMES.map((r) => Type.Literal(r))), {
-  minItems: 1,
-  uniqueItems: true,
-  description: 'distinct runtimes: wasm, evm',
-});
-
-/** What a compute registration records on chain besides the bond. */
-export const ComputeDetailsSchema = Type.Object(
-  {
-    capabilities: Capabilities,
-    maxConcurrentJobs: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
-    dedicated: Type.Optional(
-      Type.Literal(true, {
-        description: 'a --role compute node: assigned jobs before providers that lend idle capacity',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-export interface ComputeDetails {
-  capabilities: string[];
-  maxConcurrentJobs: number;
-  dedicated?: true;
-}
-
-/** Compute providers bond at least 1,000 OGT, recorded under the account's `compute` bond. */
-export const OON: ProviderKind = {
-  plugin: 'oon',
-  purpose: 'compute',
-  minimumBond: 1000n * UNIT,
-  details: ComputeDetailsSchema,
-};
-
-const ComputeProviderSchema = Type.Object(
-  {
-    operator: Type.String(),
-    peerId: Type.String(),
-    capabilities: Type.Array(Type.String()),
-    max_concurrent_jobs: Type.Integer(),
-    bond_ogt: Type.String(),
-    registeredAt: Type.Integer({ description: 'block of the registration' }),
-  },
-  { additionalProperties: false },
-);
 
 /**
  * The compute-provider registry as chain rules: the `oon.register` / `oon.unregister` transaction
@@ -117,23 +70,11 @@ export default definePlugin({
   subscriptions: (kind) => [jobsSubscription(kind)],
   rpc: (method) => [
     ...jobMethods(method),
-    method({
+    listProvidersMethod(method, {
       name: 'svc_oonListProviders',
       summary: 'Active compute providers registered on chain (any node answers the same).',
-      params: [],
-      result: Type.Array(ComputeProviderSchema),
-      handler: (_params, { service }) =>
-        service.active().map((record) => {
-          const details = record.details as unknown as ComputeDetails;
-          return {
-            operator: record.operator,
-            peerId: record.peerId,
-            capabilities: details.capabilities,
-            max_concurrent_jobs: details.maxConcurrentJobs,
-            bond_ogt: formatAmountShort(BigInt(record.bond)),
-            registeredAt: record.registeredAt,
-          };
-        }),
+      fields: { capabilities: Type.Array(Type.String()), max_concurrent_jobs: Type.Integer() },
+      view: (details) => ({ capabilities: details.capabilities, max_concurrent_jobs: details.maxConcurrentJobs }),
     }),
   ],
 });

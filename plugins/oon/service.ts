@@ -4,6 +4,7 @@ import type { JobOutcome } from '../../jobs/outcome.js';
 import type { JobSpec } from '../../jobs/spec.js';
 import { ProviderRegistry } from '../providers/registry-service.js';
 import type { ProviderKind } from '../providers/registry.js';
+import type { ComputeDetailsSchema } from './provider-kind.js';
 import { JobTally, type UnsettledStatus } from './jobs/tally.js';
 import { jobKey, jobRecordBlocks, type JobRecord } from './jobs/state.js';
 import { decode } from '../../sdk/encoding.js';
@@ -18,7 +19,7 @@ const REEXECUTION_TIMEOUT_MS = 120_000;
  * re-executing disputed jobs (and dry runs), made on first use so a node that never sees a dispute
  * starts no thread for it.
  */
-export class OonService extends ProviderRegistry {
+export class OonService extends ProviderRegistry<typeof ComputeDetailsSchema> {
   private pool: JobPool | undefined;
   private closed = false;
   /** Kept by the plugin's `chain:block` listener. */
@@ -27,7 +28,7 @@ export class OonService extends ProviderRegistry {
   readObject: ObjectReader = async () => undefined;
 
   constructor(
-    kind: ProviderKind,
+    kind: ProviderKind<typeof ComputeDetailsSchema>,
     chain: ChainReader,
     readonly submitter: TxSubmitter,
     /** OMP's deals, which keep the objects a job's code may be named by (the `omp-deals` capability). */

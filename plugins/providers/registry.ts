@@ -13,7 +13,7 @@ import { TxFailure, type BlockContext, type TxContext, type TxKind, type TxKindF
  * - `<plugin>/index` -> CBOR list of registered operators (sorted)
  * - `<plugin>/unbonding` -> CBOR list of `[operator, release height]`
  */
-export interface ProviderKind {
+export interface ProviderKind<D extends TObject = TObject> {
   /** The plugin that owns the state and the transaction kinds (`<plugin>.register`, `<plugin>.unregister`). */
   readonly plugin: string;
   /** The account's bonded-balance purpose the bond is recorded under. */
@@ -21,19 +21,23 @@ export interface ProviderKind {
   /** Smallest bond, in OGT base units. */
   readonly minimumBond: bigint;
   /** What a registration declares besides the bond (capabilities, capacity, ...), CBOR-friendly. */
-  readonly details: TObject;
+  readonly details: D;
 }
 
-export interface ProviderRecord {
+/** A provider's record; `Details` is its kind's registration details (`DetailsOf<typeof OON>`). */
+export interface ProviderRecord<Details = Record<string, unknown>> {
   readonly operator: Address;
   readonly peerId: string;
   /** OGT base units, decimal. */
   readonly bond: string;
-  readonly details: Record<string, unknown>;
+  readonly details: Details;
   readonly registeredAt: number;
   /** Height at which the bond is released, once unregistering. */
   readonly releaseAt?: number;
 }
+
+/** The registration details of a kind, as its schema types them. */
+export type DetailsOf<K extends ProviderKind> = Static<K['details']>;
 
 /**
  * Blocks a provider bond stays locked after unregistering: a consensus parameter in the genesis state,
@@ -69,9 +73,14 @@ const unbondingKey = (kind: ProviderKind): string => `${kind.plugin}/unbonding`;
 /** Reads a consensus state key (a block's context, or the node's world state at the head). */
 export type ReadState = (key: string) => Uint8Array | undefined;
 
-export function readRecord(read: ReadState, kind: ProviderKind, operator: string): ProviderRecord | undefined {
+export function readRecord<D extends TObject>(
+  read: ReadState,
+  kind: ProviderKind<D>,
+  operator: string,
+): ProviderRecord<Static<D>> | undefined {
   const raw = read(recordKey(kind, operator));
-  return raw ? decode<ProviderRecord>(raw) : undefined;
+  // The registration's transaction checked its details against `kind.details` before it was written.
+  return raw ? decode<ProviderRecord<Static<D>>>(raw) : undefined;
 }
 
 /** Takes `perMille` of a provider's bond (from its record and its account's bonded balance) to `beneficiary`'s OGT. */
@@ -94,7 +103,7 @@ export function slashBond(
 }
 
 /** Rewrites a provider's record (its bond after a slash). */
-export function writeRecord(ctx: BlockContext, kind: ProviderKind, record: ProviderRecord): void {
+export function writeRecord(ctx: BlockContext, kind: ProviderKind, record: ProviderRecord<unknown>): void {
   ctx.writeState(recordKey(kind, record.operator), encode(record));
 }
 
@@ -104,10 +113,10 @@ function readList<T>(read: ReadState, key: string): T[] {
 }
 
 /** Every registered provider (also those unbonding), in operator order. */
-export function readProviders(read: ReadState, kind: ProviderKind): ProviderRecord[] {
+export function readProviders<D extends TObject>(read: ReadState, kind: ProviderKind<D>): ProviderRecord<Static<D>>[] {
   return readList<string>(read, indexKey(kind))
     .map((operator) => readRecord(read, kind, operator))
-    .filter((record): record is ProviderRecord => record !== undefined);
+    .filter((record): record is ProviderRecord<Static<D>> => record !== undefined);
 }
 
 const reader =

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import Type, { type Static } from 'typebox';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { checkConfig, ConfigError } from '../../kernel/config/errors.js';
+import { literalUnion } from '../../chain/schemas.js';
 
 const Weight = (description: string) => Type.Integer({ minimum: 0, maximum: 1000, default: 0, description });
 
@@ -113,7 +114,7 @@ export const ManifestSchema = Type.Object(
     ),
     perturbations: Type.Object(
       {
-        kinds: Type.Array(Type.Union(PERTURBATIONS.map((kind) => Type.Literal(kind))), {
+        kinds: Type.Array(literalUnion(PERTURBATIONS), {
           default: LOOPBACK_PERTURBATIONS,
           description: 'which perturbations to draw from; [] for none; link needs hosts',
         }),

@@ -1,6 +1,7 @@
 import type { ReadState } from '../../../chain/state/indexed.js';
 import { ProviderRegistry } from '../../providers/registry-service.js';
 import { objectDeals, readDeal } from './state.js';
+import type { StorageDetailsSchema } from '../provider-kind.js';
 
 /**
  * What other plugins' chain rules may read of OMP's deals, the `omp-deals` capability: answers from
@@ -13,7 +14,7 @@ export interface OmpDeals {
 }
 
 /** The OMP plugin's service: the storage-provider registry, and its deals as other rules may read them. */
-export class OmpRegistry extends ProviderRegistry implements OmpDeals {
+export class OmpRegistry extends ProviderRegistry<typeof StorageDetailsSchema> implements OmpDeals {
   activeDealOf(read: ReadState, cid: string): { readonly dealId: string; readonly size: number } | undefined {
     for (const id of objectDeals(read, cid)) {
       const deal = readDeal(read, id);

@@ -13,7 +13,8 @@ import {
 import type { Address } from '../../../sdk/address.js';
 import { deadlineAfter, describeDeadline, isPast } from '../../../chain/deadline.js';
 import { appendIndexed, type ReadState, type WriteState } from '../../../chain/state/indexed.js';
-import { readProviders, type ProviderKind, type ProviderRecord } from '../../providers/registry.js';
+import { readProviders, type ProviderRecord } from '../../providers/registry.js';
+import type { StorageDetails, StorageKind } from '../provider-kind.js';
 import { DEAL_PARAMS } from './params.js';
 import {
   addCommitted,
@@ -98,14 +99,9 @@ const writer =
   (key, value) =>
     ctx.writeState(key, value);
 
-interface StorageDetails {
-  readonly capacityGb: string;
-  readonly formats: readonly string[];
-}
-
 /** Room a provider has left on chain: its declared capacity less the bytes of its pending and active deals. */
-function room(read: ReadState, record: ProviderRecord): number {
-  const details = record.details as unknown as StorageDetails;
+function room(read: ReadState, record: ProviderRecord<StorageDetails>): number {
+  const { details } = record;
   return Math.floor(Number(details.capacityGb) * BYTES_PER_GB) - readCommitted(read, record.operator);
 }
 
@@ -116,7 +112,7 @@ function room(read: ReadState, record: ProviderRecord): number {
  */
 export function createDeal(
   ctx: BlockContext,
-  kind: ProviderKind,
+  kind: StorageKind,
   client: Address,
   dealId: string,
   payload: Static<typeof CreateDealPayload>,
@@ -125,7 +121,7 @@ export function createDeal(
   const write: WriteState = (key, value) => ctx.writeState(key, value);
   if (readDeal(read, dealId)) throw new TxFailure('invalid_params', `deal ${dealId} exists already`);
   const offering = readProviders(read, kind).filter(
-    (p) => p.releaseAt === undefined && (p.details as unknown as StorageDetails).formats.includes(payload.format),
+    (p) => p.releaseAt === undefined && p.details.formats.includes(payload.format),
   );
   const primary = offering.find((p) => p.operator === payload.provider);
   if (!primary)
@@ -182,7 +178,7 @@ export function createDeal(
 }
 
 /** `omp.createDeal`, `omp.acceptDeal`. */
-export function dealTxKinds<Svc>(factory: TxKindFactory<Svc>, kind: ProviderKind): TxKind[] {
+export function dealTxKinds<Svc>(factory: TxKindFactory<Svc>, kind: StorageKind): TxKind[] {
   return [
     factory({
       kind: 'omp.createDeal',

@@ -5,6 +5,7 @@ import type { BlockContext } from '../../../chain/contract.js';
 import type { JobOutcome } from '../../../jobs/outcome.js';
 import type { JobSpec } from '../../../jobs/spec.js';
 import { readProviders, slashBond, type ProviderKind } from '../../providers/registry.js';
+import type { ComputeKind } from '../provider-kind.js';
 import { sameResult, type ReportedResult } from './commitment.js';
 import {
   challengeWindowOf,
@@ -46,12 +47,6 @@ import {
 /** Runs a job to its outcome off the main thread (the node's re-execution pool). */
 export type Reexecute = (spec: JobSpec) => Promise<JobOutcome>;
 
-interface ComputeDetails {
-  readonly capabilities: readonly string[];
-  readonly maxConcurrentJobs: number;
-  readonly dedicated?: true;
-}
-
 /** A run's outcome as providers report it. */
 export function reportOf(outcome: JobOutcome): ReportedResult {
   const exit =
@@ -89,7 +84,7 @@ export function jobSpec(job: JobRecord, code: Uint8Array): JobSpec {
  * replicas and unchallenged single results are paid; disagreements and challenges are settled by
  * re-executing the job here), then assignment of queued jobs to providers with a free slot.
  */
-export async function jobsEndBlock(ctx: BlockContext, kind: ProviderKind, reexecute: Reexecute): Promise<void> {
+export async function jobsEndBlock(ctx: BlockContext, kind: ComputeKind, reexecute: Reexecute): Promise<void> {
   const read = (key: string): Uint8Array | undefined => ctx.readState(key);
   const write = unchangedSkipped(read, (key, value) => ctx.writeState(key, value));
   // Records of jobs settled `jobRecordBlocks` ago leave the state (history keeps them).
@@ -361,13 +356,12 @@ function finalize(
  * hash of the parent block, the job and the provider: the queue oldest first for as long as a slot
  * is free, then this block's submissions (each of which is looked at, to say why it waits).
  */
-function assignQueued(ctx: BlockContext, kind: ProviderKind, incoming: readonly string[], changed: Set<string>): void {
+function assignQueued(ctx: BlockContext, kind: ComputeKind, incoming: readonly string[], changed: Set<string>): void {
   const read = (key: string): Uint8Array | undefined => ctx.readState(key);
   const write = unchangedSkipped(read, (key, value) => ctx.writeState(key, value));
   const providers = readProviders(read, kind).filter((record) => record.releaseAt === undefined);
-  const details = (p: (typeof providers)[number]): ComputeDetails => p.details as unknown as ComputeDetails;
   const load = new Map(providers.map((p) => [p.operator, readLoad(read, p.operator)]));
-  let free = providers.reduce((sum, p) => sum + Math.max(0, details(p).maxConcurrentJobs - load.get(p.operator)!), 0);
+  let free = providers.reduce((sum, p) => sum + Math.max(0, p.details.maxConcurrentJobs - load.get(p.operator)!), 0);
 
   /** Assigns what it can; a job still short of providers says why and stays (or goes) in the queue. */
   const consider = (job: JobRecord): void => {
@@ -375,11 +369,11 @@ function assignQueued(ctx: BlockContext, kind: ProviderKind, incoming: readonly 
     if (job.assignments.length === 0 && isPast(ctx, queueDeadline(job))) expireUntaken(ctx, job, read, write);
     else {
       const need = job.replicas - job.assignments.length;
-      const offering = providers.filter((p) => details(p).capabilities.includes(job.runtime));
+      const offering = providers.filter((p) => p.details.capabilities.includes(job.runtime));
       const eligible = offering.filter(
         (p) => !job.excluded.includes(p.operator) && !job.assignments.some((a) => a.provider === p.operator),
       );
-      const open = eligible.filter((p) => load.get(p.operator)! < details(p).maxConcurrentJobs);
+      const open = eligible.filter((p) => load.get(p.operator)! < p.details.maxConcurrentJobs);
       if (open.length < need) {
         job.reason =
           offering.length === 0
@@ -402,7 +396,7 @@ function assignQueued(ctx: BlockContext, kind: ProviderKind, incoming: readonly 
       open.map((p) => [p.operator, toHex(sha256(utf8(`${ctx.parentHash}|${job.jobId}|${p.operator}`)))]),
     );
     open.sort((a, b) => {
-      const dedicated = Number(details(b).dedicated === true) - Number(details(a).dedicated === true);
+      const dedicated = Number(b.details.dedicated === true) - Number(a.details.dedicated === true);
       return dedicated !== 0 ? dedicated : rank.get(a.operator)! < rank.get(b.operator)! ? -1 : 1;
     });
     if (job.assignedAt === undefined) {
