@@ -57,5 +57,6 @@ describe('guardrails from the command line', () => {
     } finally {
       expect(await node.stop('SIGINT')).toBe(0);
     }
-  });
+    // A node and four CLI processes: the default 30 s is too tight beside a loaded suite.
+  }, 90_000);
 });

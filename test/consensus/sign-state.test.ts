@@ -116,5 +116,6 @@ describe('signing state (double-sign protection)', () => {
     }
     expect(signed.size).toBe(20);
     for (const signatures of signed.values()) expect(signatures.size).toBe(1);
-  }, 60_000);
+    // A bound against a hang, not a speed goal: 60 process starts take a minute beside a loaded suite.
+  }, 180_000);
 });
