@@ -3,8 +3,6 @@ import { definePlugin } from '../../kernel/plugin.js';
 import { ETHEREUM_KIND } from '../../chain/ethereum-envelope.js';
 import type { CommittedReceipt } from '../../chain/contract.js';
 import { EvmRunner } from './runner.js';
-import { speedUpInterpreter } from './vm-speedups.js';
-import { paceInterpreter } from './run-control.js';
 import { EvmConfigSchema } from './config.js';
 import { EvmService } from './service.js';
 import { evmGenesis, readEvmParams } from './params.js';
@@ -50,19 +48,20 @@ export default definePlugin({
   async init(ctx): Promise<EvmPlugin> {
     const chain = ctx.use('chain-views');
     const params = readEvmParams((key) => chain.state.get(key));
-    const unpatched = await speedUpInterpreter();
-    if (unpatched)
-      ctx.log.warn({ reason: unpatched }, 'the EVM analyses contract code on every call (slower, same results)');
-    const unpaced = await paceInterpreter();
-    if (unpaced)
-      ctx.log.error(
-        { reason: unpaced },
-        'the EVM cannot pause: a long call or block holds the node until it ends, and calls have no time budget',
-      );
     const precompiles = new PrecompileHost(collectPrecompiles(ctx.plugins));
     const runner = await EvmRunner.create(params, async (height) => (await chain.getBlock(height))?.hash, {
       precompiles,
       callBudgetMs: ctx.config.callTimeoutMs,
+      onEngine: ({ unpatched, unpaced }) => {
+        ctx.log.info('EVM engine loaded (at the first EVM run)');
+        if (unpatched)
+          ctx.log.warn({ reason: unpatched }, 'the EVM analyses contract code on every call (slower, same results)');
+        if (unpaced)
+          ctx.log.error(
+            { reason: unpaced },
+            'the EVM cannot pause: a long call or block holds the node until it ends, and calls have no time budget',
+          );
+      },
     });
     const rules = new EvmService(runner, chain);
     const index = new EthBlockIndex(ctx.table(ETH_BLOCKS), ctx.table(ETH_META), () => ctx.batch(), ctx.log);

@@ -1,4 +1,5 @@
-import { EVMError, type CustomPrecompile, type ExecResult, type Message, type PrecompileInput } from '@ethereumjs/evm';
+import type { CustomPrecompile, ExecResult, Message, PrecompileInput } from '@ethereumjs/evm';
+import { EVMError } from './evm-error.js';
 import { Address as EvmAddress } from '@ethereumjs/util';
 import { encodeErrorResult } from 'viem';
 import type { Address } from '../../sdk/address.js';

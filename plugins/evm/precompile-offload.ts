@@ -1,11 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import {
-  EVMError,
-  getActivePrecompiles,
-  type CustomPrecompile,
-  type ExecResult,
-  type PrecompileInput,
-} from '@ethereumjs/evm';
+import type { CustomPrecompile, ExecResult, getActivePrecompiles, PrecompileInput } from '@ethereumjs/evm';
+import { EVMError } from './evm-error.js';
 import type { Common, Hardfork } from '@ethereumjs/common';
 import { Address as EvmAddress } from '@ethereumjs/util';
 import { fromHex } from '../../sdk/bytes.js';
@@ -60,8 +55,8 @@ export class PrecompileOffload {
   ) {}
 
   /** The EVM's custom precompiles that replace the long-running standard ones active at `common`'s hardfork. */
-  customPrecompiles(common: Common): CustomPrecompile[] {
-    const active = getActivePrecompiles(common);
+  customPrecompiles(common: Common, activePrecompiles: typeof getActivePrecompiles): CustomPrecompile[] {
+    const active = activePrecompiles(common);
     return LONG_RUNNING.flatMap((address) => {
       const inline = active.get(address);
       if (!inline) return [];

@@ -1,8 +1,8 @@
-import { createBlock, type Block as EvmBlock } from '@ethereumjs/block';
+import type { Block as EvmBlock } from '@ethereumjs/block';
 import type { Common, Hardfork } from '@ethereumjs/common';
 import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address as EvmAddress } from '@ethereumjs/util';
-import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import type { RunTxResult, VM } from '@ethereumjs/vm';
 import type { Address } from '../../sdk/address.js';
 import { fromHex, toHex } from '../../sdk/bytes.js';
 import type { Log, ReceiptDetails } from '../../chain/receipts.js';
@@ -14,6 +14,7 @@ import { revertReason } from './revert-reason.js';
 import { MAX_TRANSACTION_GAS } from '../../sdk/transaction.js';
 import type { Tracer } from './trace/tracer.js';
 import { sharedHeaderCommon, speedUpCommon } from './vm-speedups.js';
+import { loadEvmEngine, type EvmEngine } from './engine.js';
 import { withNodeCrypto } from './native-crypto.js';
 import pLimit from 'p-limit';
 import { beginRun, type RunControl } from './run-control.js';
@@ -126,6 +127,7 @@ function failureOf(result: RunTxResult): EvmOutcome['failure'] {
 /** A VM with its state manager: taken from the runner's pool for one run at a time. */
 interface VmSlot {
   readonly vm: VM;
+  readonly engine: EvmEngine;
   readonly state: WorldStateManager;
   /** What its precompiles read of the run under way. */
   readonly frame: PrecompileFrame;
@@ -139,6 +141,8 @@ export interface RunnerOptions {
   readonly hardfork?: Hardfork;
   /** How long a call (eth_call, estimates, svc_call) may run, in ms of wall-clock time (default DEFAULT_CALL_BUDGET_MS). */
   readonly callBudgetMs?: number;
+  /** Told once, when the engine has loaded (at the first run), what of its set-up is not in place. */
+  readonly onEngine?: (engine: EvmEngine) => void;
 }
 
 /** geth's default for the same (its RPCEVMTimeout). */
@@ -165,8 +169,8 @@ export class EvmRunner {
   readonly txCommon: Common;
   /** Recent block views by their fields: a block's transactions, and calls at the head with and without fees, share them. */
   private readonly blocks = new Map<string, EvmBlock>();
-  /** What the block views are built with (see sharedHeaderCommon). */
-  private readonly headerCommon: Common;
+  /** The VM's modules and what the block views are built with (see sharedHeaderCommon), from the first run on. */
+  private loaded: { readonly engine: EvmEngine; readonly headerCommon: Common } | undefined;
   /** Where the long-running standard precompiles run: off the event loop. */
   private readonly offload: PrecompileOffload;
   /** Requests' runs under way at once (the rest queue, their budgets not yet started). */
@@ -179,7 +183,6 @@ export class EvmRunner {
     private readonly options: RunnerOptions,
   ) {
     this.txCommon = transactionCommon(params.chainId, options.hardfork);
-    this.headerCommon = sharedHeaderCommon(common);
     this.offload = new PrecompileOffload(params.chainId, options.hardfork ?? EVM_HARDFORK);
   }
 
@@ -191,13 +194,23 @@ export class EvmRunner {
   static async create(params: EvmParams, hashes: BlockHashes, options: RunnerOptions): Promise<EvmRunner> {
     const common = withNodeCrypto(evmCommon(params.chainId, options.hardfork));
     speedUpCommon(common);
-    const runner = new EvmRunner(params, common, hashes, options);
-    runner.idle.push(await runner.newVm());
-    return runner;
+    return new EvmRunner(params, common, hashes, options);
+  }
+
+  /** The engine, loaded at the first run (see engine.ts). */
+  private async engine(): Promise<EvmEngine> {
+    if (this.loaded) return this.loaded.engine;
+    const engine = await loadEvmEngine();
+    if (!this.loaded) {
+      this.loaded = { engine, headerCommon: sharedHeaderCommon(this.common, engine.paramsBlock) };
+      this.options.onEngine?.(engine);
+    }
+    return engine;
   }
 
   private async newVm(): Promise<VmSlot> {
     const { common, hashes } = this;
+    const engine = await this.engine();
     const state = new WorldStateManager();
     const frame: PrecompileFrame = { state, block: undefined, message: undefined };
     const blockchain = {
@@ -212,8 +225,11 @@ export class EvmRunner {
       },
     };
     const precompiles = this.options.precompiles;
-    const customPrecompiles = [...precompiles.customPrecompiles(frame), ...this.offload.customPrecompiles(common)];
-    const vm = await createVM({
+    const customPrecompiles = [
+      ...precompiles.customPrecompiles(frame),
+      ...this.offload.customPrecompiles(common, engine.getActivePrecompiles),
+    ];
+    const vm = await engine.createVM({
       common,
       stateManager: state,
       blockchain: blockchain as never,
@@ -221,7 +237,7 @@ export class EvmRunner {
     });
     precompiles.watch(vm.evm.events!, frame);
     watchGasReads(vm.evm);
-    return { vm, state, frame };
+    return { vm, engine, state, frame };
   }
 
   /**
@@ -322,12 +338,13 @@ export class EvmRunner {
     return Math.min(this.params.blockGasLimit, MAX_TRANSACTION_GAS);
   }
 
-  /** The EVM's view of a block (cached: a block's transactions share it). */
-  block(env: BlockEnv, gasLimit = this.params.blockGasLimit, baseFee = this.params.baseFee): EvmBlock {
+  /** The EVM's view of a block (cached: a block's transactions share it). Inside a run: the engine has loaded. */
+  private block(env: BlockEnv, gasLimit = this.params.blockGasLimit, baseFee = this.params.baseFee): EvmBlock {
+    const { engine, headerCommon } = this.loaded!;
     const key = `${env.height}:${env.timestamp}:${env.proposer}:${env.parentHash}:${gasLimit}:${baseFee}`;
     const cached = this.blocks.get(key);
     if (cached) return cached;
-    const block = createBlock(
+    const block = engine.createBlock(
       {
         header: {
           number: BigInt(env.height),
@@ -339,7 +356,7 @@ export class EvmRunner {
           difficulty: 0n,
         },
       },
-      { common: this.headerCommon, skipConsensusFormatValidation: true },
+      { common: headerCommon, skipConsensusFormatValidation: true },
     );
     this.blocks.set(key, block);
     if (this.blocks.size > RECENT_BLOCK_VIEWS) this.blocks.delete(this.blocks.keys().next().value!);
@@ -362,8 +379,8 @@ export class EvmRunner {
     tracer?: Tracer,
     control: RunControl = { runClass: 'chain' },
   ): Promise<EvmOutcome> {
-    return this.withVm(read, env, creation, tracer, control, async ({ vm, state }) => {
-      const result = await runTx(vm, {
+    return this.withVm(read, env, creation, tracer, control, async ({ vm, engine, state }) => {
+      const result = await engine.runTx(vm, {
         tx,
         block: this.block(env),
         skipHardForkValidation: true,
@@ -387,31 +404,38 @@ export class EvmRunner {
     tracer?: Tracer,
     budgetMs = this.callBudgetMs,
   ): Promise<EvmOutcome> {
-    return this.withVm(read, env, undefined, tracer, { runClass: 'request', budgetMs }, async ({ vm, state }) => {
-      const account = await state.getAccount(evmAddress(request.from));
-      const tx = unsignedTransaction(this.txCommon, request, request.nonce ?? account?.nonce ?? 0n);
-      const block = this.block(
-        env,
-        Math.max(gasCap, Number(request.gasLimit)),
-        request.maxFeePerGas === 0n ? 0n : this.params.baseFee,
-      );
-      const endProbe = probeGasNeed(vm.evm, request.gasLimit);
-      let result: RunTxResult;
-      try {
-        result = await runTx(vm, {
-          tx,
-          block,
-          skipNonce: true,
-          skipBalance: true,
-          skipHardForkValidation: true,
-          skipBlockGasLimitValidation: true,
-        });
-      } catch (error) {
-        endProbe(undefined);
-        throw error;
-      }
-      return this.outcome(tx, result, endProbe(result));
-    });
+    return this.withVm(
+      read,
+      env,
+      undefined,
+      tracer,
+      { runClass: 'request', budgetMs },
+      async ({ vm, engine, state }) => {
+        const account = await state.getAccount(evmAddress(request.from));
+        const tx = unsignedTransaction(this.txCommon, request, request.nonce ?? account?.nonce ?? 0n);
+        const block = this.block(
+          env,
+          Math.max(gasCap, Number(request.gasLimit)),
+          request.maxFeePerGas === 0n ? 0n : this.params.baseFee,
+        );
+        const endProbe = probeGasNeed(vm.evm, request.gasLimit);
+        let result: RunTxResult;
+        try {
+          result = await engine.runTx(vm, {
+            tx,
+            block,
+            skipNonce: true,
+            skipBalance: true,
+            skipHardForkValidation: true,
+            skipBlockGasLimitValidation: true,
+          });
+        } catch (error) {
+          endProbe(undefined);
+          throw error;
+        }
+        return this.outcome(tx, result, endProbe(result));
+      },
+    );
   }
 
   private outcome(tx: TypedTransaction, result: RunTxResult, gasNeed?: bigint): EvmOutcome {

@@ -1,5 +1,4 @@
-import { paramsBlock } from '@ethereumjs/block';
-import type { Common } from '@ethereumjs/common';
+import type { Common, ParamsDict } from '@ethereumjs/common';
 import { sharedCommon } from '../../chain/ethereum-envelope.js';
 
 /*
@@ -16,7 +15,7 @@ import { sharedCommon } from '../../chain/ethereum-envelope.js';
  *
  * The interpreter is not exported by the package: its module is loaded by the URL the package's own
  * entry uses, which is the same module instance the EVM runs. If a later version renames what is
- * patched, nothing is patched and the node says so at start: the EVM then runs unchanged, slower.
+ * patched, nothing is patched and the node says so at its first EVM run: the EVM then runs unchanged, slower.
  */
 
 type OpcodeMap = object;
@@ -51,7 +50,7 @@ export function speedUpCommon(common: Common): void {
  * once per new head). This one has them merged already and is its own copy; the views never change
  * their hardfork (`setHardfork` is not asked for), so sharing it is safe.
  */
-export function sharedHeaderCommon(common: Common): Common {
+export function sharedHeaderCommon(common: Common, paramsBlock: ParamsDict): Common {
   const shared = common.copy();
   speedUpCommon(shared);
   return sharedCommon(shared, paramsBlock);

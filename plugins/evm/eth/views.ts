@@ -1,5 +1,4 @@
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Bloom } from '@ethereumjs/vm';
 import { fromHex, toHex } from '../../../sdk/bytes.js';
 import type { Block } from '../../../chain/schemas.js';
 import type { Receipt } from '../../../chain/receipts.js';
@@ -13,6 +12,14 @@ const EMPTY_UNCLES = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd
 /** The root of an empty Merkle-Patricia trie (no withdrawals). */
 const EMPTY_TRIE = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
 const ZERO32 = `0x${'00'.repeat(32)}`;
+
+/**
+ * @ethereumjs/vm's Bloom, loaded by its own module's URL: the package's entry would load the whole VM,
+ * which the node loads only at its first EVM run (engine.ts), while block views need only this.
+ */
+const { Bloom } = (await import(new URL('./bloom/index.js', import.meta.resolve('@ethereumjs/vm')).href)) as {
+  Bloom: typeof import('@ethereumjs/vm').Bloom;
+};
 
 /** A block's logs bloom (EIP-1559-era headers carry it; clients use it to skip blocks). */
 function bloomOf(logs: readonly { address: string; topics: readonly string[] }[]): string {
