@@ -1,7 +1,7 @@
 import { formatAmountShort } from '../../sdk/amount.js';
 import type { ProviderService } from '../providers/service.js';
 import { providerCapabilityPlugin } from '../providers/capability.js';
-import { OON, type ComputeDetails } from '../oon/provider-kind.js';
+import { OON, type ComputeDetailsSchema } from '../oon/provider-kind.js';
 import { ComputeRegistrationSchema, ComputeStatusSchema } from './schemas.js';
 import { cbor, hash32 } from '../../kernel/storage/codec.js';
 import { defineLayout } from '../../kernel/storage/layout.js';
@@ -22,7 +22,7 @@ const MAX_WORKERS = 8;
 /** `GET /oon/jobs/<id>/output|log`: this node's copy, else the chain's (small outputs), else who holds it. */
 async function serveArtifact(
   c: Context,
-  service: ProviderService<JobRunner>,
+  service: ProviderService<JobRunner, typeof ComputeDetailsSchema>,
   which: 'output' | 'log',
 ): Promise<Response> {
   const jobId = c.req.param('jobId')?.toLowerCase() ?? '';
@@ -52,7 +52,7 @@ async function serveArtifact(
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
-    compute: ProviderService<JobRunner>;
+    compute: ProviderService<JobRunner, typeof ComputeDetailsSchema>;
   }
 }
 
@@ -61,7 +61,12 @@ declare module '../../kernel/plugin.js' {
  * provider. A `--role compute` node dedicates its capacity; a validator or full node offers what is idle.
  */
 // The extension's type is given: inference cannot take it from `create` while `view` reads it.
-export default providerCapabilityPlugin<typeof ComputeRegistrationSchema, typeof ComputeStatusSchema, JobRunner>({
+export default providerCapabilityPlugin<
+  typeof ComputeRegistrationSchema,
+  typeof ComputeStatusSchema,
+  JobRunner,
+  typeof ComputeDetailsSchema
+>({
   name: 'compute',
   description:
     'compute provider (OON), on every node: registering bonds this node on chain (operator key it holds) and switches the capability on; status, unbonding',
@@ -76,7 +81,7 @@ export default providerCapabilityPlugin<typeof ComputeRegistrationSchema, typeof
     ...(role === 'compute' ? { dedicated: true } : {}),
   }),
   view: ({ status, registration, releaseAt }, role, service) => {
-    const details = registration?.details as ComputeDetails | undefined;
+    const details = registration?.details;
     const jobs = service.extension.stats(
       status === 'active' || status === 'unbonding' ? registration?.operator : undefined,
     );
@@ -107,7 +112,7 @@ export default providerCapabilityPlugin<typeof ComputeRegistrationSchema, typeof
         submitter: ctx.use('tx-submitter'),
         keys: ctx.use('keys').operators,
         operator: () => service.activeOperator(),
-        maxJobs: () => (service.localRegistration?.details as ComputeDetails | undefined)?.maxConcurrentJobs ?? 0,
+        maxJobs: () => service.localRegistration?.details.maxConcurrentJobs ?? 0,
         maxWorkers: MAX_WORKERS,
         readObject: (cid, maxBytes, signal) => ctx.use('omp-storage').extension.readVerified(cid, maxBytes, signal),
         store: ctx.table(LOCAL_JOBS),

@@ -2,7 +2,7 @@ import { formatAmountShort } from '../../sdk/amount.js';
 import type { ProviderService } from '../providers/service.js';
 import { providerCapabilityPlugin } from '../providers/capability.js';
 import { decimalText } from '../providers/inputs.js';
-import { OMP, type StorageDetails } from '../omp/provider-kind.js';
+import { OMP, type StorageDetailsSchema } from '../omp/provider-kind.js';
 import { StorageRegistrationSchema, StorageStatusSchema } from './schemas.js';
 import Type from 'typebox';
 import { cbor, utf8Text } from '../../kernel/storage/codec.js';
@@ -25,12 +25,17 @@ const DEFAULT_GRACE_SECONDS = 3600;
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
-    'omp-storage': ProviderService<StorageObjects>;
+    'omp-storage': ProviderService<StorageObjects, typeof StorageDetailsSchema>;
   }
 }
 
 /** The storage capability (OMP) on every node: an add-on to any role, switched on by `svc_ompRegisterStorageNode`. */
-export default providerCapabilityPlugin<typeof StorageRegistrationSchema, typeof StorageStatusSchema, StorageObjects>({
+export default providerCapabilityPlugin<
+  typeof StorageRegistrationSchema,
+  typeof StorageStatusSchema,
+  StorageObjects,
+  typeof StorageDetailsSchema
+>({
   name: 'omp-storage',
   errors: OBJECT_ERRORS,
   gauges: (service) => [
@@ -61,7 +66,7 @@ export default providerCapabilityPlugin<typeof StorageRegistrationSchema, typeof
     formats: registration.supported_formats,
   }),
   view: ({ status, registration, releaseAt }, _role, service) => {
-    const details = registration?.details as StorageDetails | undefined;
+    const details = registration?.details;
     const { usedBytes, objects } = service.extension.usage();
     return {
       registered: status !== 'unregistered',

@@ -7,7 +7,7 @@ import { ObjectStore, type ObjectRecord, type ObjectSummary } from '../../object
 import type { MediaFormat } from '../../objects/sniff.js';
 import type { ProviderService } from '../providers/service.js';
 import type { CapabilityExtension } from '../providers/capability.js';
-import type { StorageDetails } from '../omp/provider-kind.js';
+import type { StorageDetailsSchema } from '../omp/provider-kind.js';
 import type { DealKeeper } from './deal-keeper.js';
 import type { P2pService } from '../../p2p/service.js';
 import type { DealRecord } from '../omp/deals/state.js';
@@ -52,7 +52,7 @@ export class StorageObjects implements CapabilityExtension {
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly service: ProviderService,
+    private readonly service: ProviderService<StorageObjects, typeof StorageDetailsSchema>,
     readonly options: ObjectsOptions,
   ) {
     this.store = new ObjectStore(join(options.dataDir, 'objects'), options.table, options.log);
@@ -246,9 +246,9 @@ export class StorageObjects implements CapabilityExtension {
       return {
         refused: `this node is not an active storage provider (${status}): register it with svc_ompRegisterStorageNode first`,
       };
-    const details = registration.details as unknown as StorageDetails;
+    const { details } = registration;
     return {
-      formats: details.formats as MediaFormat[],
+      formats: details.formats,
       capacityBytes: Math.floor(Number(details.capacityGb) * BYTES_PER_GB),
     };
   }

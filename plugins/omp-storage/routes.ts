@@ -1,4 +1,5 @@
 import { pipeline } from 'node:stream/promises';
+import type { StorageDetailsSchema } from '../omp/provider-kind.js';
 import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import type { HttpBindings } from '@hono/node-server';
@@ -14,7 +15,8 @@ import { sendRange } from './send-range.js';
 
 type NodeContext = Context<{ Bindings: HttpBindings }>;
 
-const objectsOf = (service: ProviderService<StorageObjects>): StorageObjects => service.extension;
+const objectsOf = (service: ProviderService<StorageObjects, typeof StorageDetailsSchema>): StorageObjects =>
+  service.extension;
 
 /** An error answer in the routes' shape: `{ error, message, ...details }`. */
 const refuse = (
@@ -42,7 +44,10 @@ async function drained(incoming: HttpBindings['incoming'], limit: number): Promi
 }
 
 /** `PUT /omp/objects`: the body streamed to disk with its CID, commitment and media type worked out on the way. */
-async function upload(c: NodeContext, service: ProviderService<StorageObjects>): Promise<Response> {
+async function upload(
+  c: NodeContext,
+  service: ProviderService<StorageObjects, typeof StorageDetailsSchema>,
+): Promise<Response> {
   const objects = objectsOf(service);
   const incoming = c.env.incoming;
   const refuseUpload = async (
@@ -100,7 +105,10 @@ async function upload(c: NodeContext, service: ProviderService<StorageObjects>):
  * gateway answers. Bodies are written straight to the socket from the file; answers without a body
  * (HEAD — which hono routes to this GET handler —, 304, 416) are plain Responses.
  */
-async function retrieve(c: NodeContext, service: ProviderService<StorageObjects>): Promise<Response> {
+async function retrieve(
+  c: NodeContext,
+  service: ProviderService<StorageObjects, typeof StorageDetailsSchema>,
+): Promise<Response> {
   const raw = c.req.param('cid') ?? '';
   const objects = objectsOf(service);
   // The canonical form (CIDv1, base32) of an object held here is found as it is; any other is parsed.
@@ -210,7 +218,7 @@ async function fromHolders(c: NodeContext, objects: StorageObjects, cid: string)
   return RESPONSE_ALREADY_SENT;
 }
 
-export const objectRoutes: RouteSpec<ProviderService<StorageObjects>>[] = [
+export const objectRoutes: RouteSpec<ProviderService<StorageObjects, typeof StorageDetailsSchema>>[] = [
   {
     method: 'PUT',
     path: '/omp/objects',

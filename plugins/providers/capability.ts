@@ -30,11 +30,16 @@ export const CapabilityConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export interface ProviderCapabilitySpec<R extends TObject, S extends TSchema, E extends CapabilityExtension> {
+export interface ProviderCapabilitySpec<
+  R extends TObject,
+  S extends TSchema,
+  E extends CapabilityExtension,
+  D extends TObject = TObject,
+> {
   /** The plugin (and capability) name: `compute`, `omp-storage`. */
   readonly name: string;
   readonly description: string;
-  readonly kind: ProviderKind;
+  readonly kind: ProviderKind<D>;
   /** The registry plugin's capability the chain rules live in (`oon-registry`). */
   readonly registry: string;
   readonly methods: { readonly register: string; readonly status: string; readonly unregister: string };
@@ -42,19 +47,19 @@ export interface ProviderCapabilitySpec<R extends TObject, S extends TSchema, E 
   readonly status: S;
   /** What the chain records of a registration besides the operator and the bond. */
   /** What the registration records on chain besides the bond (the node's role: a compute-role node dedicates its capacity). */
-  details(registration: Static<R>, role: string): Record<string, unknown>;
+  details(registration: Static<R>, role: string): Static<D>;
   /** The status answer built from this node's registration as the chain sees it. */
-  view(view: StatusView, role: string, service: ProviderService<E>): Static<S>;
+  view(view: StatusView<Static<D>>, role: string, service: ProviderService<E, D>): Static<S>;
   /** The capability's own work once registered (the compute job runner), its storage and routes. */
-  readonly extension: CapabilityExtensionSpec<E>;
+  readonly extension: CapabilityExtensionSpec<E, D>;
   /** Errors of its own, besides the registration's (PROVIDER_ERRORS, which every provider capability declares). */
   readonly errors?: ErrorDeclarations;
   /** Gauges of its state for /metrics (see plugins/metrics/gauges.ts). */
-  gauges?(service: ProviderService<E>): readonly GaugeSpec[];
+  gauges?(service: ProviderService<E, D>): readonly GaugeSpec[];
 }
 
 /** What a capability runs besides its registration: made at init, started with the node, stopped before it. */
-export interface CapabilityExtensionSpec<E extends CapabilityExtension> {
+export interface CapabilityExtensionSpec<E extends CapabilityExtension, D extends TObject = TObject> {
   readonly namespaces: readonly NamespaceSpec[];
   /** Events it emits, name -> description. */
   readonly events?: Readonly<Record<string, string>>;
@@ -63,9 +68,9 @@ export interface CapabilityExtensionSpec<E extends CapabilityExtension> {
   readonly config?: TProperties;
   create(
     ctx: PluginContext<Static<typeof CapabilityConfigSchema> & Record<string, unknown>>,
-    service: ProviderService<E>,
+    service: ProviderService<E, D>,
   ): E;
-  readonly routes?: readonly RouteSpec<ProviderService<E>>[];
+  readonly routes?: readonly RouteSpec<ProviderService<E, D>>[];
 }
 
 export interface CapabilityExtension {
@@ -91,11 +96,14 @@ const REGISTER_ERRORS: readonly DomainErrorName[] = [
  * status methods always answer; registering this node on chain is what switches it on, and the
  * registration (kept in the plugin's namespace) keeps it on across restarts.
  */
-export function providerCapabilityPlugin<R extends TObject, S extends TSchema, E extends CapabilityExtension>(
-  spec: ProviderCapabilitySpec<R, S, E>,
-): PluginDefinition<typeof CapabilityConfigSchema, ProviderService<E>> {
+export function providerCapabilityPlugin<
+  R extends TObject,
+  S extends TSchema,
+  E extends CapabilityExtension,
+  D extends TObject = TObject,
+>(spec: ProviderCapabilitySpec<R, S, E, D>): PluginDefinition<typeof CapabilityConfigSchema, ProviderService<E, D>> {
   const purpose = spec.kind.purpose;
-  const enabled = (service: ProviderService<E>): ProviderService<E> => {
+  const enabled = (service: ProviderService<E, D>): ProviderService<E, D> => {
     if (!service.enabled)
       throw domainError(
         'capability_disabled',
@@ -107,7 +115,7 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema, E
   const registrationLayout = defineLayout(
     `${spec.name}.node`,
     utf8Text('name'),
-    json<LocalRegistration>('registration'),
+    json<LocalRegistration<Static<D>>>('registration'),
     '"registration" -> JSON of this node\'s own registration (operator, bond, details, tx hashes)',
   );
   return definePlugin({
@@ -135,7 +143,7 @@ export function providerCapabilityPlugin<R extends TObject, S extends TSchema, E
     health: (service) => service.extension.health?.() ?? {},
     async init(ctx) {
       const keys = ctx.use('keys');
-      const service = new ProviderService<E>({
+      const service = new ProviderService<E, D>({
         kind: spec.kind,
         chain: ctx.use('chain-reader'),
         sync: ctx.use('sync-status'),

@@ -8,14 +8,16 @@ import type { SyncStatus } from '../../p2p/sync-status.js';
 import type { OperatorKeys } from '../../keys/node-keys.js';
 import type { Logger } from '../../kernel/log.js';
 import type { Table } from '../../kernel/storage/layout.js';
+import type { Static, TObject } from 'typebox';
 import { readRecord, type ProviderKind } from './registry.js';
 
 /** This node's registration as it remembers it (its namespace, key `registration`): survives restarts. */
-export interface LocalRegistration {
+export interface LocalRegistration<Details = Record<string, unknown>> {
   readonly operator: Address;
   readonly peerId: string;
   readonly bond: string;
-  readonly details: Record<string, unknown>;
+  /** What the registration declared besides the bond, typed by its kind (`DetailsOf`). */
+  readonly details: Details;
   /** Absent for a registration of block 0 (the genesis made it: no transaction). */
   readonly txHash?: string;
   readonly unregisterTxHash?: string;
@@ -24,9 +26,9 @@ export interface LocalRegistration {
 /** Unbonding: the registration is on chain, its bond still locked until `releaseAt`. */
 export type ProviderStatus = 'unregistered' | 'pending' | 'active' | 'unbonding';
 
-export interface StatusView {
+export interface StatusView<Details = Record<string, unknown>> {
   readonly status: ProviderStatus;
-  readonly registration: LocalRegistration | undefined;
+  readonly registration: LocalRegistration<Details> | undefined;
   /** While unbonding: the height at which the bond is released. */
   readonly releaseAt?: number;
 }
@@ -37,14 +39,14 @@ const REGISTRATION = 'registration';
  * One node's side of a provider capability: registers it on chain with a bond signed by an operator
  * key the node holds, tells its status, unregisters it. Shared by `compute` and `omp-storage`.
  */
-export interface ProviderServiceOptions {
-  readonly kind: ProviderKind;
+export interface ProviderServiceOptions<D extends TObject = TObject> {
+  readonly kind: ProviderKind<D>;
   readonly chain: ChainReader;
   readonly sync: SyncStatus;
   readonly submitter: TxSubmitter;
   readonly keys: OperatorKeys;
   readonly peerId: () => string;
-  readonly store: Table<string, LocalRegistration>;
+  readonly store: Table<string, LocalRegistration<Static<D>>>;
   readonly log: Logger;
   /** False when the node's config switched the capability off. */
   readonly enabled: boolean;
@@ -52,9 +54,9 @@ export interface ProviderServiceOptions {
   readonly role: string;
 }
 
-/** A provider capability's service: this node's registration, and `E`, the capability's own work. */
-export class ProviderService<E = unknown> {
-  private registration: LocalRegistration | undefined;
+/** A provider capability's service: this node's registration (of a kind with details `D`), and `E`, the capability's own work. */
+export class ProviderService<E = unknown, D extends TObject = TObject> {
+  private registration: LocalRegistration<Static<D>> | undefined;
   /**
    * The capability's own work (the compute job runner, the object store), typed by the capability
    * (`SvcCapabilities['omp-storage']`). Its plugin's init sets it before any other plugin sees the service.
@@ -62,10 +64,10 @@ export class ProviderService<E = unknown> {
   extension!: E;
 
   /** This node's registration as it keeps it (whatever the chain says of it). */
-  get localRegistration(): LocalRegistration | undefined {
+  get localRegistration(): LocalRegistration<Static<D>> | undefined {
     return this.registration;
   }
-  readonly kind: ProviderKind;
+  readonly kind: ProviderKind<D>;
   readonly enabled: boolean;
   readonly role: string;
   readonly chain: ChainReader;
@@ -73,10 +75,10 @@ export class ProviderService<E = unknown> {
   private readonly submitter: TxSubmitter;
   private readonly keys: OperatorKeys;
   private readonly peerId: () => string;
-  private readonly store: Table<string, LocalRegistration>;
+  private readonly store: Table<string, LocalRegistration<Static<D>>>;
   private readonly log: Logger;
 
-  constructor(options: ProviderServiceOptions) {
+  constructor(options: ProviderServiceOptions<D>) {
     ({
       kind: this.kind,
       enabled: this.enabled,
@@ -99,7 +101,7 @@ export class ProviderService<E = unknown> {
    * A registration of block 0 by an operator whose key the node holds (the devnet validator's): this
    * node's own, though no transaction of it made it.
    */
-  private registeredInGenesis(): LocalRegistration | undefined {
+  private registeredInGenesis(): LocalRegistration<Static<D>> | undefined {
     for (const operator of this.keys.addresses) {
       const record = readRecord((key) => this.chain.state.get(key), this.kind, operator);
       if (record?.registeredAt !== 0) continue;
@@ -114,14 +116,14 @@ export class ProviderService<E = unknown> {
     return undefined;
   }
 
-  private async save(registration: LocalRegistration | undefined): Promise<void> {
+  private async save(registration: LocalRegistration<Static<D>> | undefined): Promise<void> {
     this.registration = registration;
     if (registration) await this.store.putNow(REGISTRATION, registration);
     else await this.store.delNow(REGISTRATION);
   }
 
   /** Signs and submits the bond transaction; the registration is `pending` until a block holds it. */
-  async register(operator: Address, bond: bigint, details: Record<string, unknown>): Promise<LocalRegistration> {
+  async register(operator: Address, bond: bigint, details: Static<D>): Promise<LocalRegistration<Static<D>>> {
     if (bond < this.kind.minimumBond) {
       throw domainError(
         'bond_too_low',
@@ -166,14 +168,20 @@ export class ProviderService<E = unknown> {
       key,
     );
     await this.submitter.submit(tx);
-    const registration: LocalRegistration = { operator, peerId, bond: bond.toString(), details, txHash: tx.hash };
+    const registration: LocalRegistration<Static<D>> = {
+      operator,
+      peerId,
+      bond: bond.toString(),
+      details,
+      txHash: tx.hash,
+    };
     await this.save(registration);
     this.log.info({ operator, bond: bond.toString(), tx: tx.hash }, `${this.kind.purpose} registration submitted`);
     return registration;
   }
 
   /** Starts unbonding: the bond returns to the operator after the genesis unbonding period. */
-  async unregister(): Promise<LocalRegistration> {
+  async unregister(): Promise<LocalRegistration<Static<D>>> {
     const current = await this.status();
     if (current.status === 'unregistered')
       throw domainError('not_found', `this node is not registered as a ${this.kind.purpose} provider`);
@@ -240,7 +248,7 @@ export class ProviderService<E = unknown> {
     return status === 'active' ? (registration!.operator as Address) : undefined;
   }
 
-  async status(): Promise<StatusView> {
+  async status(): Promise<StatusView<Static<D>>> {
     const registration = this.registration;
     if (!registration) return { status: 'unregistered', registration };
     const record = readRecord((key) => this.chain.state.get(key), this.kind, registration.operator);
