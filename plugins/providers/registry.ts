@@ -1,4 +1,4 @@
-import Type, { type Static, type TObject } from 'typebox';
+import Type, { type Static, type TObject, type TProperties } from 'typebox';
 import type { Address } from '../../sdk/address.js';
 import { formatAmountShort } from '../../sdk/amount.js';
 import { decode, encode } from '../../sdk/encoding.js';
@@ -34,6 +34,13 @@ export interface ProviderRecord<Details = Record<string, unknown>> {
   readonly registeredAt: number;
   /** Height at which the bond is released, once unregistering. */
   readonly releaseAt?: number;
+}
+
+/** A kind whose registrations record exactly `details` besides the bond: no other field enters consensus state. */
+export function providerKind<P extends TProperties>(
+  kind: Omit<ProviderKind, 'details'> & { readonly details: P },
+): ProviderKind<TObject<P>> {
+  return { ...kind, details: Type.Object(kind.details, { additionalProperties: false }) };
 }
 
 /** The registration details of a kind, as its schema types them. */
