@@ -22,6 +22,13 @@ const WRITTEN_HERE = 256;
 /** Adapts an abstract-level database (RocksDB or memory-level) to the backend interface. */
 export class LevelBackend implements KeyValueBackend {
   private writer: BatchWriter | undefined;
+  /**
+   * Reads the database has not answered yet. @nxtedition/rocksdb defers a close that comes while a
+   * read is in flight and then calls back without closing: the native database, and its LOCK file,
+   * would stay open until garbage collection, and reopening the data dir in this process would fail.
+   */
+  private readonly reading = new Set<Promise<unknown>>();
+  private closing = false;
 
   constructor(
     readonly kind: string,
@@ -34,13 +41,13 @@ export class LevelBackend implements KeyValueBackend {
   }
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
-    const [value] = await this.db.getMany([key], BUFFERS);
+    const [value] = await this.read(() => this.db.getMany([key], BUFFERS));
     return value ?? undefined;
   }
 
   async getMany(keys: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
     if (keys.length === 0) return [];
-    const values = await this.db.getMany([...keys], BUFFERS);
+    const values = await this.read(() => this.db.getMany([...keys], BUFFERS));
     return values.map((value) => value ?? undefined);
   }
 
@@ -48,7 +55,25 @@ export class LevelBackend implements KeyValueBackend {
     const options: Record<string, unknown> = { ...BUFFERS, reverse: range.reverse ?? false, limit: range.limit ?? -1 };
     if (range.gte) options.gte = range.gte;
     if (range.lt) options.lt = range.lt;
-    yield* this.db.iterator(options);
+    const entries = this.db.iterator(options)[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const step = await this.read(() => entries.next());
+        if (step.done) return;
+        yield step.value;
+      }
+    } finally {
+      await entries.return?.();
+    }
+  }
+
+  private read<T>(start: () => Promise<T>): Promise<T> {
+    if (this.closing) return Promise.reject(new Error('the database is closed'));
+    const reading = start();
+    this.reading.add(reading);
+    const settled = (): void => void this.reading.delete(reading);
+    reading.then(settled, settled);
+    return reading;
   }
 
   /** Routes every write through `writer` (in order), e.g. to a worker thread. */
@@ -64,7 +89,9 @@ export class LevelBackend implements KeyValueBackend {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await this.writer?.close();
+    await Promise.allSettled(this.reading);
     await this.db.close();
   }
 }
