@@ -36,7 +36,7 @@ describe('opening RocksDB', () => {
         await Promise.all([store.backend.getMany(keys), store.backend.get(keys[0]!), drain(store.backend.iterate({}))]);
         answered++;
       }
-    })();
+    })().catch((error: Error) => error.message); // handled now: it ends while the store closes
     await waitFor(
       async () => answered,
       (count) => count >= 2,
@@ -44,7 +44,7 @@ describe('opening RocksDB', () => {
       'reads to run',
     );
     await store.close();
-    await expect(reader).rejects.toThrow(/closed|not open/);
+    expect(await reader).toMatch(/closed|not open/);
     const reopened = await openStore('rocksdb', dataDir);
     try {
       expect(Uint8Array.from((await reopened.backend.get(keys[1999]!)) ?? [])).toEqual(new Uint8Array(100));
