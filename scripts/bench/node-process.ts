@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SvcClient } from '../../sdk/index.js';
 import { NodeProcess, SVC_NODE } from '../node-process.js';
+import { cpuMsOf } from './proc-stat.js';
 
 export type { NodeProcess };
 const dirs: string[] = [];
@@ -160,6 +161,5 @@ export async function submitPaced(
 
 /** CPU seconds (user + system) a process has used so far, from /proc: where the work of a run went. */
 export function cpuSeconds(node: { readonly pid?: number | undefined }): number {
-  const fields = readFileSync(`/proc/${node.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return cpuMsOf(node.pid!) / 1000;
 }

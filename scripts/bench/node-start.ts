@@ -5,9 +5,9 @@
 // drifts by minutes) and the ratios are printed.
 // Usage: node node-start.js [runs=8] [other dist dir]
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuMsOf } from './proc-stat.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 const runs = Number(process.argv[2] ?? 8);
@@ -16,12 +16,6 @@ const builds = [join(root, 'dist'), ...(process.argv[3] ? [resolve(process.argv[
 interface Start {
   readonly ms: number;
   readonly cpuMs: number;
-}
-
-/** A process's CPU time so far, user and system, all threads (Linux's /proc; utime and stime in clock ticks of 10 ms). */
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function startOnce(dist: string): Promise<Start> {

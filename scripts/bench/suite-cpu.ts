@@ -10,8 +10,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { childrenCpuMs, cpuMsOf, TICK_MS } from './proc-stat.js';
 
-const TICK_MS = 10; // Linux's USER_HZ is 100
 const SAMPLE_MS = 250;
 
 interface Seen {
@@ -42,9 +42,7 @@ export function kindOf(command: string): string {
 
 function ticksOf(pid: string): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    return cpuMsOf(Number(pid)) / TICK_MS;
   } catch {
     return undefined; // gone between the listing and the read
   }
@@ -120,9 +118,7 @@ async function main(): Promise<void> {
   clearInterval(timer);
   const wallMs = Date.now() - began;
   // The kernel's account of the children waited for (vitest, and in turn everything it waited for).
-  const own = readFileSync('/proc/self/stat', 'utf8');
-  const ownFields = own.slice(own.lastIndexOf(')') + 2).split(' ');
-  const treeMs = (Number(ownFields[13]) + Number(ownFields[14])) * TICK_MS;
+  const treeMs = childrenCpuMs();
   const processes = [...seen.values()].filter((p) => p.ticks > p.baseTicks);
   const byKind = new Map<string, { ms: number; count: number }>();
   for (const p of processes) {
