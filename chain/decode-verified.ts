@@ -1,5 +1,10 @@
-import { fromHex } from '../sdk/bytes.js';
-import { decodeTransaction, TransactionFormatError, type SignedTransaction } from '../sdk/transaction.js';
+import {
+  decodeTransaction,
+  decodeTransactionParts,
+  TransactionFormatError,
+  type DecodedParts,
+  type SignedTransaction,
+} from '../sdk/transaction.js';
 import {
   decodeEthereumEnvelope,
   EnvelopeError,
@@ -36,16 +41,16 @@ export function decodeVerified(raw: Uint8Array, context: EnvelopeContext): Decod
       return { format: error.message };
     }
   }
-  let tx: SignedTransaction;
+  let parts: DecodedParts;
   try {
-    tx = decodeTransaction(raw);
+    parts = decodeTransactionParts(raw);
   } catch (error) {
     if (error instanceof TransactionFormatError) return { format: error.message };
     throw error;
   }
-  return verifyEd25519(fromHex(tx.signature), fromHex(tx.hash), fromHex(tx.publicKey))
-    ? { tx }
-    : { badSignature: true, hash: tx.hash };
+  return verifyEd25519(parts.signature, parts.digest, parts.publicKey)
+    ? { tx: parts.tx }
+    : { badSignature: true, hash: parts.tx.hash };
 }
 
 /**

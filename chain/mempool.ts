@@ -32,6 +32,12 @@ interface Entry {
   readonly fees: TxFees | undefined;
 }
 
+/** A sender's pending transactions by nonce, with what they debit in all per asset (kept as they come and go). */
+interface SenderPending {
+  readonly byNonce: Map<number, Entry>;
+  readonly committed: Map<Asset, bigint>;
+}
+
 /** How much both fees of a replacement must rise, in percent (geth's `--txpool.pricebump`). */
 const PRICE_BUMP_PERCENT = 10n;
 
@@ -60,7 +66,7 @@ const TX_LIST_BYTES = 70;
  */
 export class Mempool {
   private readonly byHash = new Map<string, Entry>();
-  private readonly bySender = new Map<Address, Map<number, Entry>>();
+  private readonly bySender = new Map<Address, SenderPending>();
 
   constructor(private readonly deps: MempoolDeps) {}
 
@@ -93,7 +99,7 @@ export class Mempool {
   /** The nonce a new transaction of `address` should carry: after the mined ones and the pending run. */
   nextNonce(address: Address): number {
     let nonce = this.accountNonce(address);
-    const pending = this.bySender.get(address);
+    const pending = this.bySender.get(address)?.byNonce;
     while (pending?.has(nonce)) nonce++;
     return nonce;
   }
@@ -157,13 +163,12 @@ export class Mempool {
     }
     const pending = this.bySender.get(tx.from);
     const fees = kind.spec.fees?.(tx.payload, kind.service());
-    const replaced = pending?.get(tx.nonce);
+    const replaced = pending?.byNonce.get(tx.nonce);
     if (replaced) this.checkReplacement(replaced, tx, fees);
     const debits = kind.spec.debits?.(tx.payload, kind.service()) ?? [];
     for (const { asset, amount } of debits) {
-      let committed = 0n;
-      for (const entry of pending?.values() ?? [])
-        if (entry !== replaced) for (const d of entry.debits) if (d.asset === asset) committed += d.amount;
+      let committed = pending?.committed.get(asset) ?? 0n;
+      for (const d of replaced?.debits ?? []) if (d.asset === asset) committed -= d.amount;
       const balance = account[assetField(asset)];
       if (committed + amount > balance) {
         throw domainError(
@@ -178,9 +183,14 @@ export class Mempool {
     if (replaced) this.drop(replaced.tx);
     const entry: Entry = { tx, addedAt: this.now(), debits, fees };
     this.byHash.set(tx.hash, entry);
-    const senderPending = this.bySender.get(tx.from);
-    if (senderPending) senderPending.set(tx.nonce, entry);
-    else this.bySender.set(tx.from, new Map([[tx.nonce, entry]]));
+    let senderPending = this.bySender.get(tx.from);
+    if (!senderPending) {
+      senderPending = { byNonce: new Map(), committed: new Map() };
+      this.bySender.set(tx.from, senderPending);
+    }
+    senderPending.byNonce.set(tx.nonce, entry);
+    for (const { asset, amount } of debits)
+      senderPending.committed.set(asset, (senderPending.committed.get(asset) ?? 0n) + amount);
     return replaced?.tx;
   }
 
@@ -209,7 +219,7 @@ export class Mempool {
   ready(limit: number, maxBytes = Number.POSITIVE_INFINITY): SignedTransaction[] {
     const out: SignedTransaction[] = [];
     let bytes = 0;
-    for (const [sender, pending] of this.bySender) {
+    for (const [sender, { byNonce: pending }] of this.bySender) {
       let nonce = this.accountNonce(sender);
       for (let entry = pending.get(nonce); entry && out.length < limit; entry = pending.get(++nonce)) {
         // What the transaction weighs where a block travels: its bytes and its hash in the block's list.
@@ -231,7 +241,7 @@ export class Mempool {
     }
     for (const sender of senders) {
       const nonce = this.accountNonce(sender);
-      for (const entry of [...(this.bySender.get(sender)?.values() ?? [])])
+      for (const entry of [...(this.bySender.get(sender)?.byNonce.values() ?? [])])
         if (entry.tx.nonce < nonce) this.drop(entry.tx);
     }
     const oldest = this.now() - this.deps.options.ttlMs;
@@ -248,10 +258,17 @@ export class Mempool {
   }
 
   private drop(tx: SignedTransaction): void {
-    if (!this.byHash.delete(tx.hash)) return;
+    const entry = this.byHash.get(tx.hash);
+    if (!entry) return;
+    this.byHash.delete(tx.hash);
     const pending = this.bySender.get(tx.from);
-    pending?.delete(tx.nonce);
-    if (pending?.size === 0) this.bySender.delete(tx.from);
+    if (!pending) return;
+    pending.byNonce.delete(tx.nonce);
+    if (pending.byNonce.size === 0) {
+      this.bySender.delete(tx.from);
+      return;
+    }
+    for (const { asset, amount } of entry.debits) pending.committed.set(asset, pending.committed.get(asset)! - amount);
   }
 
   private accountNonce(address: Address): number {

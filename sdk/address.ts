@@ -1,4 +1,4 @@
-import { sha256 } from '@noble/hashes/sha2.js';
+import { hash } from './hash.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { toHex } from './bytes.js';
 
@@ -48,7 +48,7 @@ export function hexOfAddress(address: string): EthAddress {
 /** Address of an Ed25519 public key: `svc1` + hex of the first 20 bytes of its SHA-256. */
 export function addressFromPublicKey(publicKey: Uint8Array): Address {
   if (publicKey.length !== 32) throw new TypeError('an Ed25519 public key has 32 bytes');
-  return `svc1${toHex(sha256(publicKey).subarray(0, 20)).slice(2)}`;
+  return `svc1${toHex(hash(publicKey).subarray(0, 20)).slice(2)}`;
 }
 
 /** An Ethereum-style account name: `0x` + 40 hex characters, the same 20 bytes as `svc1…`. */

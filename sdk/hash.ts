@@ -1,8 +1,23 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { concatBytes } from './bytes.js';
 
+/** Node's native SHA-256 where there is one (several times faster on short inputs); @noble's in a browser. */
+const nativeHash = (
+  globalThis as {
+    process?: {
+      getBuiltinModule?(id: 'node:crypto'): {
+        hash?(algorithm: 'sha256', data: Uint8Array, encoding: 'buffer'): Uint8Array;
+      };
+    };
+  }
+).process?.getBuiltinModule?.('node:crypto').hash;
+
+/** SHA-256. */
 export function hash(bytes: Uint8Array): Uint8Array {
-  return sha256(bytes);
+  if (!nativeHash) return sha256(bytes);
+  const digest = nativeHash('sha256', bytes, 'buffer');
+  // A plain Uint8Array, as @noble's: callers compare and store it as one.
+  return new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength);
 }
 
 export const ZERO_HASH = new Uint8Array(32);

@@ -118,6 +118,22 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 /** Decodes raw bytes back to a transaction; checks the shape only (signatures are the node's job). */
 export function decodeTransaction(raw: Uint8Array): SignedTransaction {
+  return decodeTransactionParts(raw).tx;
+}
+
+/** A decoded transaction with the bytes its signature is checked over, as they arrived. */
+export interface DecodedParts {
+  readonly tx: SignedTransaction;
+  readonly signature: Uint8Array;
+  readonly digest: Uint8Array;
+  readonly publicKey: Uint8Array;
+}
+
+/**
+ * `decodeTransaction`, also giving the signature, the hash and the key as bytes: a verifier takes
+ * them as they are rather than parsing the transaction's hex back.
+ */
+export function decodeTransactionParts(raw: Uint8Array): DecodedParts {
   let outer: unknown;
   try {
     outer = decode<unknown>(raw);
@@ -156,17 +172,21 @@ export function decodeTransaction(raw: Uint8Array): SignedTransaction {
     throw new TransactionFormatError('nonce must be a non-negative integer');
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || payload instanceof Uint8Array)
     throw new TransactionFormatError('payload must be a map');
-  const tx: UnsignedTransaction = {
+  // Re-encoding must give the same bytes: a non-canonical encoding would let one transaction have two hashes.
+  if (!sameBytes(encode([TX_VERSION, chainId, kind, publicKey, nonce, payload]), bytes))
+    throw new TransactionFormatError('signing bytes are not in canonical encoding');
+  const digest = hash(bytes);
+  const tx: SignedTransaction = {
     chainId,
     kind,
     publicKey: toHex(publicKey),
     nonce: nonce as number,
     payload: payload as Payload,
+    from: addressFromPublicKey(publicKey),
+    signature: toHex(signature),
+    hash: toHex(digest),
   };
-  // Re-encoding must give the same bytes: a non-canonical encoding would let one transaction have two hashes.
-  if (!sameBytes(encodeUnsigned(tx), bytes))
-    throw new TransactionFormatError('signing bytes are not in canonical encoding');
-  return { ...tx, from: addressFromPublicKey(publicKey), signature: toHex(signature), hash: toHex(hash(bytes)) };
+  return { tx, signature, digest, publicKey };
 }
 
 /** The core transfer: `amount` base units of `asset` to `to`. */

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NodeProcess } from '../node-process.js';
 import { autocannonArgs, wsLoadArgs } from './load-args.js';
+import { runJson } from './run-json.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../../..');
@@ -32,27 +33,15 @@ function start(args: string[], pattern: RegExp): Promise<{ child: ChildProcess; 
   });
 }
 
-function json(args: string[]): Promise<Record<string, unknown>> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('exit', () => {
-      try {
-        done(JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>);
-      } catch (error) {
-        fail(error as Error);
-      }
-    });
-  });
-}
-
 const httpRate = async (url: string): Promise<number> =>
-  ((await json(autocannonArgs({ url, body: single, connections: 50, seconds }))) as { requests: { average: number } })
-    .requests.average;
+  (
+    (await runJson(autocannonArgs({ url, body: single, connections: 50, seconds }))) as {
+      requests: { average: number };
+    }
+  ).requests.average;
 const wsRate = async (url: string): Promise<number> =>
   (
-    (await json(wsLoadArgs(url, 4, 64, seconds))) as {
+    (await runJson(wsLoadArgs(url, 4, 64, seconds))) as {
       callsPerSecond: number;
     }
   ).callsPerSecond;

@@ -10,6 +10,7 @@ import { devnetKey } from '../../sdk/index.js';
 import { NodeProcess } from '../node-process.js';
 import { ed25519VerifyMicros } from './verify-rate.js';
 import { autocannonArgs, wsLoadArgs } from './load-args.js';
+import { runJson } from './run-json.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../../..');
@@ -35,24 +36,6 @@ function startProcess(args: string[], pattern: RegExp, env: Record<string, strin
         resolvePromise({ child, url: match[1]!.startsWith('http') ? match[1]! : `http://127.0.0.1:${match[1]}` });
     });
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${out}`)));
-  });
-}
-
-function runJson(args: string[]): Promise<Record<string, unknown>> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    // Only its end is kept: autocannon writes its progress there; a failed step's reason is at the end.
-    let errors = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (errors = (errors + d.toString()).slice(-2000)));
-    child.once('exit', (code) => {
-      try {
-        resolvePromise(JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>);
-      } catch {
-        reject(new Error(`${args[0]} exited with ${code} and no JSON: ${out.slice(0, 500)}\n${errors}`));
-      }
-    });
   });
 }
 

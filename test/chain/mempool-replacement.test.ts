@@ -93,6 +93,35 @@ describe('replacing a pending transaction by fee bump', () => {
     }
   }, 60_000);
 
+  it("counts what a sender has pending against its balance, a replacement's value instead of the one it replaces", async () => {
+    const node = await startTestNode(STALLED);
+    try {
+      await waitFor(
+        async () => (await rpc<Hex>(node.url, 'eth_blockNumber')).body.result,
+        (h) => h !== undefined && Number(h) >= 1,
+        15_000,
+        'block 1',
+      );
+      const balance = BigInt((await rpc<Hex>(node.url, 'eth_getBalance', [TEST_ADDRESS_0, 'latest'])).body.result!);
+      const nonce = Number(
+        (await rpc<Hex>(node.url, 'eth_getTransactionCount', [TEST_ADDRESS_0, 'latest'])).body.result,
+      );
+      const tenths = (n: bigint) => (balance * n) / 10n;
+      await hashOf(node.url, await transferAt(nonce, 2n * GWEI, 1n * GWEI, tenths(1n)));
+      await hashOf(node.url, await transferAt(nonce + 1, 2n * GWEI, 1n * GWEI, tenths(6n)));
+      // Seven tenths pending and six more: more than the balance.
+      const over = await send(node.url, await transferAt(nonce + 2, 2n * GWEI, 1n * GWEI, tenths(6n)));
+      expect(over.body.error?.message).toMatch(/insufficient funds/);
+      // The second replaced by one of three tenths: now five more fit, and then not two.
+      await hashOf(node.url, await transferAt(nonce + 1, 3n * GWEI, 2n * GWEI, tenths(3n)));
+      await hashOf(node.url, await transferAt(nonce + 2, 2n * GWEI, 1n * GWEI, tenths(5n)));
+      const fourth = await send(node.url, await transferAt(nonce + 3, 2n * GWEI, 1n * GWEI, tenths(2n)));
+      expect(fourth.body.error?.message).toMatch(/insufficient funds/);
+    } finally {
+      await node.stop();
+    }
+  }, 60_000);
+
   it('mines two `cast send` in a row from one account, the second with the pending nonce', async () => {
     // cast takes the "latest" nonce by itself: between blocks, a second send needs the pending one.
     const node = await startTestNode({ validator: { blockTime: 1_000 } });
