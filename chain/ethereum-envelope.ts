@@ -113,6 +113,19 @@ const SUPPORTED = new Set<number>([
 ]);
 
 /**
+ * The ethereumjs object each payload `decodeEthereumEnvelope` made on this thread was parsed into:
+ * admission and execution take it instead of parsing the bytes again (a payload that came from a
+ * decoding worker has none here).
+ */
+const parsedPayloads = new WeakMap<EthereumPayload, TypedTransaction>();
+
+/** The object `payload` was decoded from on this thread, if it was and with the same rules (chain id and hardfork). */
+export function parsedTransactionOf(payload: EthereumPayload, common: Common): TypedTransaction | undefined {
+  const tx = parsedPayloads.get(payload);
+  return tx?.common === common ? tx : undefined;
+}
+
+/**
  * Parses an Ethereum transaction without checking its signature (the bytes of a stored one were
  * checked when it was admitted): the ethereumjs object, for execution and views.
  */
@@ -204,6 +217,7 @@ export function decodeEthereumEnvelope(raw: Uint8Array, context: EnvelopeContext
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
     rlp: raw,
   };
+  parsedPayloads.set(payload, tx);
   const v = tx.v ?? 0n;
   return {
     chainId: context.chainId,

@@ -11,7 +11,12 @@ import {
   type TxOutcome,
 } from '../../chain/contract.js';
 import { EvmDeadlineError } from './run-control.js';
-import { ETHEREUM_KIND, parseEthereumTransaction, type EthereumPayload } from '../../chain/ethereum-envelope.js';
+import {
+  ETHEREUM_KIND,
+  parsedTransactionOf,
+  parseEthereumTransaction,
+  type EthereumPayload,
+} from '../../chain/ethereum-envelope.js';
 import { DEV_IMPERSONATED_KIND, impersonatedSender, type DevImpersonated } from './dev-edits.js';
 import type { ChainViews } from '../../chain/capabilities.js';
 import { checkAdmission } from './admission.js';
@@ -51,7 +56,9 @@ export class EvmRules {
   ethereumTx(payload: EthereumPayload, sender?: Address, hash?: Uint8Array): TypedTransaction {
     let tx = this.parsed.get(payload);
     if (!tx) {
-      tx = parseEthereumTransaction(payload.rlp, this.params.chainId, this.runner.hardfork);
+      tx =
+        parsedTransactionOf(payload, this.runner.txCommon) ??
+        parseEthereumTransaction(payload.rlp, this.params.chainId, this.runner.hardfork);
       this.parsed.set(payload, tx);
     }
     return sender ? withSender(tx, sender, hash) : tx;

@@ -3,7 +3,13 @@ import { keccak256, parseTransaction, serializeTransaction, type Hex } from 'vie
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { decodeVerified, decodeStored } from '../../chain/decode-verified.js';
-import { ETHEREUM_KIND, parseEthereumTransaction } from '../../chain/ethereum-envelope.js';
+import {
+  ETHEREUM_KIND,
+  parsedTransactionOf,
+  parseEthereumTransaction,
+  transactionCommon,
+  type EthereumPayload,
+} from '../../chain/ethereum-envelope.js';
 import { nativeRecovery, recoverPublicKey } from '../../chain/secp256k1-recover.js';
 import { rawOf } from '../../chain/raw-transactions.js';
 import { fromHex } from '../../sdk/bytes.js';
@@ -44,6 +50,18 @@ describe('the Ethereum envelope', () => {
     });
     expect(Buffer.from(rawOf(result.tx)).toString('hex')).toBe(raw.slice(2));
     expect(decodeStored(fromHex(raw), context).hash).toBe(result.tx.hash);
+  });
+
+  it('keeps the object it parsed with the payload, for the same rules only: admission and execution parse the bytes once', async () => {
+    const raw = await account.signTransaction(tx);
+    const result = decodeVerified(fromHex(raw), context);
+    if (!('tx' in result)) throw new Error(JSON.stringify(result));
+    const payload = result.tx.payload as EthereumPayload;
+    const parsed = parsedTransactionOf(payload, transactionCommon(context.evmChainId));
+    expect(Buffer.from(parsed!.serialize()).toString('hex')).toBe(raw.slice(2));
+    expect(parsedTransactionOf(payload, transactionCommon(context.evmChainId, 'prague'))).toBeUndefined();
+    // A payload of the same fields not decoded here (one that came from a worker) has none.
+    expect(parsedTransactionOf({ ...payload }, transactionCommon(context.evmChainId))).toBeUndefined();
   });
 
   it('refuses another chain id, a legacy transaction without EIP-155, a high-s signature, blob and set-code types, and a network without an EVM', async () => {
