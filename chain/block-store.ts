@@ -183,7 +183,8 @@ export class BlockStore {
       this.ns.receipts.put(batch, hash, receipts[index]!);
       for (const address of accountsOf(txs[index]!, receipts[index]))
         this.ns.accountTransactions.put(batch, { address, height: block.height, index }, hash);
-      await pacer?.step();
+      const pause = pacer?.step();
+      if (pause) await pause;
     }
   }
 }

@@ -171,7 +171,8 @@ export async function executeTransactions(
   const gasLimit = blockGasLimit(state);
   let gasUsed = 0;
   for (const tx of txs) {
-    await pacer?.step();
+    const pause = pacer?.step();
+    if (pause) await pause;
     if (deadline !== undefined && included.length > 0 && performance.now() > deadline) break;
     let kind;
     try {

@@ -14,14 +14,16 @@ export async function merkleRootPaced(leaves: readonly Uint8Array[], pacer: Pace
   let level: Buffer[] = [];
   for (const leaf of leaves) {
     level.push(hash('sha256', Buffer.concat([LEAF, leaf]), 'buffer'));
-    await pacer.step();
+    const pause = pacer.step();
+    if (pause) await pause;
   }
   while (level.length > 1) {
     const next: Buffer[] = [];
     for (let i = 0; i < level.length; i += 2) {
       const right = level[i + 1];
       next.push(right ? hash('sha256', Buffer.concat([NODE, level[i]!, right]), 'buffer') : level[i]!);
-      await pacer.step();
+      const pause = pacer.step();
+      if (pause) await pause;
     }
     level = next;
   }

@@ -14,7 +14,11 @@ export class Pacer {
 
   constructor(private readonly sliceMs: number = DEFAULT_SLICE_MS) {}
 
-  /** Call once per step; resolves at once (undefined), or on the next turn of the loop when the slice is used up. */
+  /**
+   * Call once per step: undefined while the slice lasts, else a promise of the next turn of the loop.
+   * Await only a promise (`const pause = pacer.step(); if (pause) await pause;`): awaiting undefined
+   * still suspends the caller for a microtask, per step of work that has thousands.
+   */
   step(): Promise<void> | undefined {
     const now = performance.now();
     if (now - this.sliceStart < this.sliceMs) return undefined;

@@ -93,7 +93,8 @@ export async function receiptRoot(receipts: readonly PendingReceipt[], pacer: Pa
   const leaves: Uint8Array[] = [];
   for (const receipt of receipts) {
     leaves.push(encodeReceiptForRoot(receipt));
-    await pacer.step();
+    const pause = pacer.step();
+    if (pause) await pause;
   }
   return merkleRootPaced(leaves, pacer);
 }

@@ -73,6 +73,34 @@ function keyOrder(a: string, b: string): number {
   return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
+/**
+ * Canonical key orders of the object shapes seen, by first key: records of one kind (accounts,
+ * receipts) have the same keys in the same order, so their order is sorted once. Sorting each time
+ * cost more than encoding the record (and garbage: V8's sort copies the array).
+ */
+const keyOrders = new Map<string, { readonly keys: readonly string[]; readonly sorted: string[] }[]>();
+const MAX_SHAPES_PER_FIRST_KEY = 8;
+const MAX_FIRST_KEYS = 1024;
+
+function canonicalKeys(record: object): string[] {
+  const keys = Object.keys(record);
+  if (keys.length < 2) return keys;
+  const shapes = keyOrders.get(keys[0]!);
+  if (shapes)
+    for (const shape of shapes) {
+      if (shape.keys.length !== keys.length) continue;
+      let same = true;
+      for (let i = 1; i < keys.length && same; i++) same = shape.keys[i] === keys[i];
+      if (same) return shape.sorted;
+    }
+  const sorted = [...keys].sort(keyOrder);
+  // Maps with keys of their own (addresses, ids) have shapes that do not recur: those stop being kept.
+  if (shapes) {
+    if (shapes.length < MAX_SHAPES_PER_FIRST_KEY) shapes.push({ keys, sorted });
+  } else if (keyOrders.size < MAX_FIRST_KEYS) keyOrders.set(keys[0]!, [{ keys, sorted }]);
+  return sorted;
+}
+
 function value(v: unknown): void {
   switch (typeof v) {
     case 'string':
@@ -105,7 +133,7 @@ function value(v: unknown): void {
       const prototype = Object.getPrototypeOf(v) as unknown;
       if (prototype !== Object.prototype && prototype !== null) throw UNSUPPORTED;
       const record = v as Record<string, unknown>;
-      const keys = Object.keys(record).sort(keyOrder);
+      const keys = canonicalKeys(record);
       head(5, keys.length);
       for (const key of keys) {
         text(key);

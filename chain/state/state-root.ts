@@ -96,7 +96,8 @@ export class StateCommitment {
   async rootPaced(pacer: Pacer): Promise<Buffer> {
     for (const bucket of [...this.dirty]) {
       this.hashBucket(bucket);
-      await pacer.step();
+      const pause = pacer.step();
+      if (pause) await pause;
     }
     return this.root();
   }

@@ -86,7 +86,8 @@ export class WorldState {
     for (const [key, value] of changes) {
       previous.set(key, this.values.get(key));
       this.commitment.set(key, value);
-      await pacer?.step();
+      const pause = pacer?.step();
+      if (pause) await pause;
     }
     return {
       root: toHex(pacer ? await this.commitment.rootPaced(pacer) : this.commitment.root()),
@@ -114,7 +115,8 @@ export class WorldState {
       const before = this.lastChange.get(key);
       if (before !== undefined && before !== height && !this.archive)
         this.prunable.put(batch, { height, key, superseded: before }, EMPTY);
-      await pacer?.step();
+      const pause = pacer?.step();
+      if (pause) await pause;
     }
   }
 

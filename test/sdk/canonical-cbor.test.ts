@@ -126,6 +126,24 @@ describe('the canonical CBOR fast path', () => {
     expect(bytes).toEqual(copy);
   });
 
+  it('orders the keys of records that share a first key, recur in another order, or never recur, as cborg does', () => {
+    const records: Record<string, unknown>[] = [
+      { kind: 1, b: 2, aa: 3 },
+      { kind: 1, aa: 3, b: 2 },
+      { kind: 1, b: 2, zz: 3 },
+      { kind: 1, b: 2 },
+      { b: 2, kind: 1, aa: 3 },
+      // More shapes under one first key than are kept, and more first keys: each still in order.
+      ...Array.from({ length: 40 }, (_, i) => ({ kind: i, [`k${i}`]: i, [`x${40 - i}`]: 'v', a: [] })),
+      ...Array.from({ length: 1200 }, (_, i) => ({ [`first${i}`]: i, b: i, [`${i}`]: 'z' })),
+    ];
+    for (let pass = 0; pass < 2; pass++)
+      for (const record of records)
+        expect(Buffer.from(encodeCanonical(record)).toString('hex'), JSON.stringify(record)).toBe(
+          Buffer.from(cborgEncode(record)).toString('hex'),
+        );
+  });
+
   it('decodes every encoding to what cborg decodes it to, byte strings copied out of the input', () => {
     for (let seed = 1; seed <= 3000; seed++) {
       const bytes = cborgEncode(randomValue(generator(seed), 0, false));
