@@ -9,7 +9,7 @@ import {
   hexOfAddress,
 } from '../sdk/address.js';
 import type { SignedTransaction } from '../sdk/transaction.js';
-import { readU64Key, u64Key } from '../kernel/storage/keys.js';
+import { readU64Key, writeU32, writeU64 } from '../kernel/storage/keys.js';
 import type { Codec } from '../kernel/storage/codec.js';
 
 /** An account's place in a block: the transaction at `index` of block `height` concerns `address`. */
@@ -31,8 +31,8 @@ export const accountTransactionKey: Codec<AccountTransaction> & {
   encode: ({ address, height, index }) => {
     const key = new Uint8Array(ADDRESS_BYTES + 12);
     key.set(addressBytes(address));
-    key.set(u64Key(height), ADDRESS_BYTES);
-    new DataView(key.buffer).setUint32(ADDRESS_BYTES + 8, index);
+    writeU64(key, ADDRESS_BYTES, height);
+    writeU32(key, ADDRESS_BYTES + 8, index);
     return key;
   },
   decode: (bytes) => ({

@@ -11,10 +11,30 @@ describe('hex', () => {
     expect([...fromHex('ABCD')]).toEqual([0xab, 0xcd]);
     expect(fromHex('0x').length).toBe(0);
     expect(toHex(fromHex('0x0123456789abcdef'))).toBe('0x0123456789abcdef');
+    // Long hex goes through Node's decoder: the same rules.
+    const long = `0X${'0aF9'.repeat(300)}`;
+    expect(toHex(fromHex(long))).toBe(`0x${'0af9'.repeat(300)}`);
+    expect(fromHex(long).buffer.byteLength).toBe(600);
   });
 
   it('refuses odd lengths and anything not hex, wherever it is', () => {
-    for (const bad of ['0x0', '0xg0', '0x0g', '0xab0g', '0xabcd g', '0x+1', 'zz', '0xab cd', '0x-1ab'])
+    const long = 'ab'.repeat(300);
+    for (const bad of [
+      '0x0',
+      '0xg0',
+      '0x0g',
+      '0xab0g',
+      '0xabcd g',
+      '0x+1',
+      'zz',
+      '0xab cd',
+      '0x-1ab',
+      '0xé0',
+      '0x0\u0100',
+      `${long}0g`,
+      `0x${long}g0`,
+      `0x${long}0`,
+    ])
       expect(() => fromHex(bad), bad).toThrow(/not a hex string/);
   });
 });
