@@ -92,8 +92,13 @@ export class P2pService implements SyncStatus {
   private readonly stopController = new AbortController();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly offs: (() => void)[] = [];
-  /** Transactions admitted here while no peer listened on the topic: published once one does. */
+  /** Transactions published while a peer listened but none could be sent them: published again once one listens. */
   private readonly unsent = new Set<string>();
+  /**
+   * Whether transactions were admitted here while no peer listened: once one does, every pending one
+   * goes out (the mempool is the record of them; a lone validator keeps none per transaction).
+   */
+  private admittedAlone = false;
   /** Transactions admitted from this node's clients, waiting for their batch to go out. */
   private outgoing: string[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
@@ -681,7 +686,10 @@ export class P2pService implements SyncStatus {
    * provider's commitment, a client's transfer) does not wait for company that is not coming.
    */
   private queueTransaction(hash: string): void {
-    if (!this.listening(this.topics.transactions)) return this.holdBack([hash]);
+    if (!this.listening(this.topics.transactions)) {
+      this.admittedAlone = true;
+      return;
+    }
     this.outgoing.push(hash);
     if (this.outgoing.length >= MAX_GOSSIP_TX_BATCH) return this.flushTransactions();
     const oldest = this.flushes.length < QUICK_TX_BATCHES ? -Infinity : this.flushes[0]!;
@@ -728,10 +736,17 @@ export class P2pService implements SyncStatus {
     }
   }
 
-  /** A peer now listens for transactions: send it what was admitted here while nobody did. */
+  /** A peer now listens for transactions: send it what was admitted here while nobody did, and what reached no one. */
   private publishUnsent(): void {
-    const hashes = [...this.unsent];
+    const hashes = new Set(this.unsent);
     this.unsent.clear();
+    if (this.admittedAlone) {
+      this.admittedAlone = false;
+      for (const tx of this.chain.pendingSince(0)) {
+        if (hashes.size >= MAX_UNSENT) break;
+        hashes.add(tx.hash);
+      }
+    }
     for (const hash of hashes) this.queueTransaction(hash);
   }
 
