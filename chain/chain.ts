@@ -476,7 +476,8 @@ export class Chain {
     this.recentRaws.set(digest, tx.hash);
     if (this.recentRaws.size > MAX_RECENT_RAWS) this.recentRaws.delete(this.recentRaws.keys().next().value!);
     if (fromPeer) this.announce(tx, options.viaGossip ?? false);
-    else await Promise.all([this.persisted(tx, raw), this.settle?.(tx)]);
+    else if (this.settle) await Promise.all([this.persisted(tx, raw), this.settle(tx)]);
+    else await this.persisted(tx, raw);
     return tx;
   }
 

@@ -2,7 +2,7 @@ import { DEVNET_ACCOUNTS } from '../sdk/keys.js';
 import Type, { type Static } from 'typebox';
 import type { SignedTransaction } from '../sdk/transaction.js';
 import { normalizeAddress, toEthAddress } from '../sdk/address.js';
-import type { Hex } from '../sdk/bytes.js';
+import { fromHex, type Hex } from '../sdk/bytes.js';
 import { formatAmountShort } from '../sdk/amount.js';
 import { domainError } from '../sdk/errors.js';
 import { definePlugin, optionalParam, param } from '../kernel/plugin.js';
@@ -320,8 +320,9 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
           'mempool_full',
         ],
         handler: async ([raw], { service }) => {
-          const bytes = Buffer.from(raw.slice(2), 'hex');
-          return (await submitFromClient(service, service, bytes)).hash;
+          // An array of its own, not a view into Buffer's shared pool: the mempool keeps it, and sending
+          // it to the decoding worker would copy the whole pool chunk.
+          return (await submitFromClient(service, service, fromHex(raw))).hash;
         },
       }),
       method({
