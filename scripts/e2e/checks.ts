@@ -124,6 +124,10 @@ function explanation(
     return undefined;
   }
   const other = s.from !== undefined && s.nonce !== undefined ? byNonce.get(`${s.from}:${s.nonce}`) : undefined;
+  // A deliberately used nonce is refused by a node that has the block that used it; a node behind the
+  // chain (cut off, paused, catching up) has not, takes it, and the chain drops it.
+  if (s.operation === 'badNonce' && other && other.hash !== s.hash && other.timestamp < ackAt - CLOCK_SLACK_MS)
+    return `its nonce was used by ${other.hash} in block ${other.height}, ${((ackAt - other.timestamp) / 1000).toFixed(1)} s before ${s.node} (behind the chain) took it`;
   if (other && other.hash !== s.hash) {
     const sent = submittedAt.get(other.hash);
     if (sent !== undefined && Math.abs(sent - ackAt) <= RACE_MS)

@@ -58,8 +58,16 @@ function input(txs: MinedTx[], history: History, nodes: NodeReport[] = []): Chec
 }
 
 /** An acknowledgement by `node` at `at`. */
-function ack(history: History, node: string, txHash: string, at: number, from = A, nonce = 0): void {
-  const entry = history.submit({ operation: 'transfer', node, hash: txHash, from, nonce });
+function ack(
+  history: History,
+  node: string,
+  txHash: string,
+  at: number,
+  from = A,
+  nonce = 0,
+  operation: 'transfer' | 'badNonce' = 'transfer',
+): void {
+  const entry = history.submit({ operation, node, hash: txHash, from, nonce });
   (entry as { sentAt: number }).sentAt = at;
   history.acknowledged(entry, txHash);
   entry.answeredAt = at;
@@ -85,6 +93,22 @@ describe('the e2e checks', () => {
     ack(lost, 'v1', hash(99), T0);
     ack(lost, 'v2', hash(5), T0 + 30_000);
     expect(acknowledgedMined(input([mined(5, A, 0)], lost)).passed).toBe(false);
+  });
+
+  it('explain a used nonce a node behind the chain took only for the operation that sends one on purpose, used before it took it', () => {
+    // Nonce 0 mined in block 5 (T0 + 1.5 s); v1, behind, acknowledged a stale transfer 30 s later.
+    const behind = new History();
+    ack(behind, 'v1', hash(99), T0 + 30_000, A, 0, 'badNonce');
+    const check = acknowledgedMined(input([mined(5, A, 0)], behind));
+    expect(check.passed).toBe(true);
+    // The same for an ordinary transfer is a lost acknowledgement.
+    const transfer = new History();
+    ack(transfer, 'v1', hash(99), T0 + 30_000, A, 0, 'transfer');
+    expect(acknowledgedMined(input([mined(5, A, 0)], transfer)).passed).toBe(false);
+    // A stale one taken before the block that used its nonce is not explained by it.
+    const before = new History();
+    ack(before, 'v1', hash(99), T0 - 30_000, A, 0, 'badNonce');
+    expect(acknowledgedMined(input([mined(5, A, 0)], before)).passed).toBe(false);
   });
 
   it('explain a lost faucet grant by a mint to the same address no client was given, one mint for one grant', () => {
