@@ -34,28 +34,26 @@ export function fromHex(hex: string): Uint8Array {
   if (length % 2 === 0) {
     if (length <= SHORT_HEX_BYTES * 2 || !NodeBuffer) {
       const out = new Uint8Array(length / 2);
-      let valid = true;
       for (let i = 0, at = from; i < out.length; i++, at += 2) {
         const high = hex.charCodeAt(at);
         const low = hex.charCodeAt(at + 1);
-        const digits = high < 128 && low < 128 ? (HEX_DIGIT[high]! << 4) | HEX_DIGIT[low]! : -1;
         // A -1 digit makes the pair negative: high's sign survives the shift, low's -1 the or.
-        if (digits < 0) {
-          valid = false;
-          break;
-        }
+        const digits = high < 128 && low < 128 ? (HEX_DIGIT[high]! << 4) | HEX_DIGIT[low]! : -1;
+        if (digits < 0) throw notHex(hex);
         out[i] = digits;
       }
-      if (valid) return out;
-    } else {
-      // Node's decoder stops at the first pair that is not hex: all of it decoded means all of it was hex.
-      const decoded = NodeBuffer.from(from === 0 ? hex : hex.slice(from), 'hex');
-      if (decoded.length * 2 === length)
-        // A copy: a short Buffer is a view into a shared pool, which a caller may keep or send to a thread.
-        return new Uint8Array(decoded);
+      return out;
     }
+    // Node's decoder stops at the first pair that is not hex: all of it decoded means all of it was hex.
+    const decoded = NodeBuffer.from(from === 0 ? hex : hex.slice(from), 'hex');
+    // A copy: a short Buffer is a view into a shared pool, which a caller may keep or send to a thread.
+    if (decoded.length * 2 === length) return new Uint8Array(decoded);
   }
-  throw new TypeError(`not a hex string: ${hex.slice(0, 80)}`);
+  throw notHex(hex);
+}
+
+function notHex(hex: string): TypeError {
+  return new TypeError(`not a hex string: ${hex.slice(0, 80)}`);
 }
 
 export function isHex(value: unknown, byteLength?: number): value is Hex {

@@ -1,5 +1,5 @@
 import { addressFromPublicKey, normalizeAddress, type Address } from './address.js';
-import { fromHex, toHex, type Hex } from './bytes.js';
+import { equalBytes, fromHex, toHex, type Hex } from './bytes.js';
 import { decode, encode } from './encoding.js';
 import { hash } from './hash.js';
 import { signWith, type KeyPair } from './keys.js';
@@ -35,7 +35,18 @@ const TX_VERSION = 1;
  * (CBOR integers stop at 64 bits; balances don't).
  */
 export function encodeUnsigned(tx: UnsignedTransaction): Uint8Array {
-  return encode([TX_VERSION, tx.chainId, tx.kind, fromHex(tx.publicKey), tx.nonce, tx.payload]);
+  return signingBytes(tx.chainId, tx.kind, fromHex(tx.publicKey), tx.nonce, tx.payload);
+}
+
+/** The signing bytes' one layout, from the key's bytes (a decoder has them; a signer has the hex). */
+function signingBytes(
+  chainId: string,
+  kind: string,
+  publicKey: Uint8Array,
+  nonce: number,
+  payload: Payload,
+): Uint8Array {
+  return encode([TX_VERSION, chainId, kind, publicKey, nonce, payload]);
 }
 
 /** The raw form sent to `svc_sendRawTransaction`: CBOR array [signingBytes, signature(64 bytes)], as 0x hex. */
@@ -110,12 +121,6 @@ export class TransactionFormatError extends Error {
   override name = 'TransactionFormatError';
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /** Decodes raw bytes back to a transaction; checks the shape only (signatures are the node's job). */
 export function decodeTransaction(raw: Uint8Array): SignedTransaction {
   return decodeTransactionParts(raw).tx;
@@ -173,7 +178,7 @@ export function decodeTransactionParts(raw: Uint8Array): DecodedParts {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || payload instanceof Uint8Array)
     throw new TransactionFormatError('payload must be a map');
   // Re-encoding must give the same bytes: a non-canonical encoding would let one transaction have two hashes.
-  if (!sameBytes(encode([TX_VERSION, chainId, kind, publicKey, nonce, payload]), bytes))
+  if (!equalBytes(signingBytes(chainId, kind, publicKey, nonce as number, payload as Payload), bytes))
     throw new TransactionFormatError('signing bytes are not in canonical encoding');
   const digest = hash(bytes);
   const tx: SignedTransaction = {
