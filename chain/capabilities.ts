@@ -146,6 +146,8 @@ export type ConsensusChain = Pick<
   | 'produceBlock'
   | 'proposeBlock'
   | 'checkProposal'
+  | 'decodeTransactions'
+  | 'getRawTransaction'
   | 'commitProposal'
   | 'improveHeadCommit'
   | 'settleSubmissionsWith'

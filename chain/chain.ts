@@ -76,6 +76,8 @@ export class BlockRejectedError extends Error {
 export interface ImportOptions {
   /** The block is one of many a sync is fetching: logged at debug (the sync's progress lines say it). */
   readonly catchingUp?: boolean;
+  /** Transactions of the block already decoded and signature-checked here (by hash), besides the mempool's. */
+  readonly checked?: ReadonlyMap<string, SignedTransaction>;
 }
 
 /** A block as peers send it: with the raw transactions it lists and the certificate that makes it final. */
@@ -374,6 +376,20 @@ export class Chain {
     return stored && stored.height < this.state.oldestAvailable(this.head.height) ? 'pruned' : undefined;
   }
 
+  /**
+   * Raw transactions decoded and signature-checked on the worker, not admitted: a block's
+   * transactions fetched from a peer, whose bytes must be proven to be the ones the block lists
+   * before they are taken for it. Undefined for bytes that are not a valid transaction of this chain.
+   */
+  async decodeTransactions(raws: readonly Uint8Array[]): Promise<(SignedTransaction | undefined)[]> {
+    const decoded = await Promise.all(raws.map((raw) => this.options.decoder.decode(raw)));
+    return decoded.map((result, i) => {
+      if (!('tx' in result)) return undefined;
+      rememberRaw(result.tx, raws[i]!);
+      return result.tx;
+    });
+  }
+
   /** The bytes a transaction travels as (what it arrived as, when it came raw). */
   rawTransaction(tx: SignedTransaction): Uint8Array {
     return rawOf(tx);
@@ -632,14 +648,19 @@ export class Chain {
   /**
    * Checks a peer's proposal as an import does (header, transactions, re-execution to the header's
    * roots) without committing it; it is held for `commitProposal`. Throws BlockRejectedError.
+   * `checked`: transactions of it already decoded and checked (`decodeTransactions`), by hash.
    */
-  checkProposal(block: Block, rawTransactions: readonly Uint8Array[]): Promise<Block> {
+  checkProposal(
+    block: Block,
+    rawTransactions: readonly Uint8Array[],
+    checked?: ReadonlyMap<string, SignedTransaction>,
+  ): Promise<Block> {
     return this.serialized(async () => {
       if (this.outstanding?.block.hash === block.hash) return this.outstanding.block;
       // Committed here meanwhile (a peer's commit imported while this check waited its turn): nothing to check.
       if (block.hash === this.head.hash) return this.head;
       this.discardOutstanding();
-      const prepared = await this.verify(block, rawTransactions, {});
+      const prepared = await this.verify(block, rawTransactions, checked ? { checked } : {});
       this.outstanding = prepared;
       return prepared.block;
     });
@@ -813,7 +834,8 @@ export class Chain {
     // node already admitted from the same bytes was checked then: its pending copy is used.
     const decoded = await Promise.all(
       rawTransactions.map((raw, i): DecodeResult | Promise<DecodeResult> => {
-        const known = this.options.mempool.get(block.transactions[i] ?? '');
+        const hash = block.transactions[i] ?? '';
+        const known = this.options.mempool.get(hash) ?? options.checked?.get(hash);
         return known && Buffer.compare(rawOf(known), raw) === 0 ? { tx: known } : this.options.decoder.decode(raw);
       }),
     );

@@ -10,7 +10,9 @@
 // and failed deals leave the state `dealRecordBlocks` after they end (and their objects' lists).
 // 4: Ethereum's test vectors: a legacy transaction with a high s (EIP-2) is refused, the
 // point-evaluation precompile (0x0a) runs, the OMP precompile's objectInfo lists active deals only.
-export const CHAIN_RULES_VERSION = 4;
+// 5: consensus sends blocks as their transactions' hashes (validators fill them from their mempool
+// and fetch the rest); state roots are unchanged, but validators of 4 and 5 cannot run consensus together.
+export const CHAIN_RULES_VERSION = 5;
 
 /** Block 0's state key holding the network's rules version. */
 export const RULES_VERSION_KEY = 'params/rulesVersion';

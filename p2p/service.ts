@@ -306,7 +306,7 @@ export class P2pService implements SyncStatus {
   }
 
   /**
-   * A gossip topic of a plugin's own (`name`, e.g. `consensus/1`, scoped to this chain and genesis):
+   * A gossip topic of a plugin's own (`name`, e.g. `consensus/2`, scoped to this chain and genesis):
    * `judge` looks at each message from a peer before it is passed on — `accept` delivers it to the
    * plugin and relays it, `ignore` drops it, `reject` drops it and counts against the sender (the
    * `reason` is logged). Call once the network has started. Returns the topic's publisher (false when no
@@ -332,6 +332,22 @@ export class P2pService implements SyncStatus {
     });
     pubsub.subscribe(topic);
     return { publish: (data) => this.publish(topic, data) };
+  }
+
+  /**
+   * Whether this node takes in committed blocks from the blocks topic. A validator running consensus
+   * learns of each decided block on the consensus topic (its header and certificate; it holds the
+   * transactions), so it leaves the topic: otherwise every validator's copy of every block came to
+   * every other validator, to be dropped unread. It still publishes its blocks there for the nodes
+   * that listen, and the range sync still brings it any block it missed.
+   */
+  takeBlockGossip(take: boolean): void {
+    if (!this.network || this.stopController.signal.aborted) return;
+    const pubsub = this.network.services.pubsub;
+    if (take === pubsub.getTopics().includes(this.topics.blocks)) return;
+    if (take) pubsub.subscribe(this.topics.blocks);
+    else pubsub.unsubscribe(this.topics.blocks);
+    this.log.debug({ take }, take ? 'taking blocks from gossip again' : 'leaving block gossip to consensus');
   }
 
   /** Whether this node was told of peers to join (`--bootstrap-peers`): its head may be behind theirs at start. */

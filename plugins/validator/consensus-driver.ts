@@ -4,7 +4,7 @@ import { toHex } from '../../sdk/bytes.js';
 import { formatAmountShort } from '../../sdk/amount.js';
 import type { KeyPair } from '../../sdk/keys.js';
 import { signWith } from '../../sdk/keys.js';
-import { signTransaction } from '../../sdk/transaction.js';
+import { signTransaction, type SignedTransaction } from '../../sdk/transaction.js';
 import type { ConsensusChain } from '../../chain/capabilities.js';
 import type { Block } from '../../chain/schemas.js';
 import type { Logger } from '../../kernel/log.js';
@@ -28,12 +28,17 @@ import {
 import { DoubleSignRefused, SignState } from '../../consensus/sign-state.js';
 import type { StakingService } from '../staking/service.js';
 import { executionBudget } from './producer.js';
+import { fillBlock, type FilledBlock } from './block-transactions.js';
+import { BLOCK_TRANSACTIONS_PROTOCOL, requestTransactions } from './transactions-protocol.js';
 
 /**
- * A proposal travels whole on the consensus topic (gossip takes messages up to 2 MiB): its block's
- * transactions are capped to fit, with room for the block and the message around them.
+ * A proposed block's transactions are capped at this many bytes: a validator that holds none of them
+ * fetches them all in one answer, and the committed block still travels whole on the blocks topic
+ * (gossip takes messages up to 2 MiB) to the nodes that are not validators.
  */
 const MAX_PROPOSAL_BYTES = 1_536 * 1024;
+/** The gossip topic consensus runs on (under this chain's prefix). 2: blocks travel as their transactions' hashes. */
+export const CONSENSUS_TOPIC = 'consensus/2';
 
 /** `svc_consensusState` of a validator running consensus: powers in OGT. */
 export interface ConsensusView {
@@ -51,7 +56,9 @@ export interface ConsensusView {
 /**
  * What travels on the consensus topic: a proposal with its block (and, for a value carried from an
  * earlier round, the prevotes of more than 2/3 for it there: its proof of lock), a vote, or a decided
- * block with its certificate.
+ * block with its certificate. A block travels as its header and its transactions' hashes (a bundle
+ * without raws): each validator has nearly all of them in its mempool already, from gossip, and
+ * fetches the rest from the peer that relayed the block.
  */
 type ConsensusMessage =
   | {
@@ -62,6 +69,15 @@ type ConsensusMessage =
     }
   | { readonly kind: 'vote'; readonly vote: SignedVote }
   | { readonly kind: 'commit'; readonly certificate: CommitCertificate; readonly bundle: Uint8Array };
+
+interface HeldBlock {
+  readonly block: Block;
+  readonly raws: readonly Uint8Array[];
+  readonly checked?: ReadonlyMap<string, SignedTransaction>;
+}
+
+/** How long a validator waits for a peer's answer with a block's missing transactions, at most. */
+const FETCH_TIMEOUT_MS = 10_000;
 
 export interface DriverOptions {
   readonly chain: ConsensusChain;
@@ -85,8 +101,13 @@ export class ConsensusDriver {
   private readonly machine: Tendermint;
   private readonly signState: SignState;
   private readonly timers = new Set<NodeJS.Timeout>();
-  /** Blocks of this height's proposals, by hash, with their transactions. */
-  private readonly blocks = new Map<string, { block: Block; raws: readonly Uint8Array[] }>();
+  /** Blocks of this height's proposals, by hash, with their transactions (and those of them fetched, already checked). */
+  private readonly blocks = new Map<string, HeldBlock>();
+  /** The raw transactions of the blocks held, by transaction hash: what peers that lack them ask for. */
+  private readonly heldRaws = new Map<string, Uint8Array>();
+  /** Blocks whose transactions are being gathered, by block hash: a proposal sent again waits for the same. */
+  private readonly filling = new Map<string, Promise<FilledBlock>>();
+  private readonly stopping = new AbortController();
   private topic: { publish(data: Uint8Array): boolean } | undefined;
   /**
    * What this validator sent at the current height (and its last commit), sent again every block time
@@ -176,7 +197,8 @@ export class ConsensusDriver {
   }
 
   start(): void {
-    this.topic = this.options.p2p.gossipTopic('consensus/1', (data) => this.receive(data));
+    this.topic = this.options.p2p.gossipTopic(CONSENSUS_TOPIC, (data, peer) => this.receive(data, peer));
+    this.options.p2p.takeBlockGossip(false);
     this.resender = setInterval(
       () => {
         for (const message of this.sent) if (this.worthResending(message)) this.send(message);
@@ -203,9 +225,7 @@ export class ConsensusDriver {
   private followHead(): void {
     const next = this.options.chain.head.height + 1;
     if (this.stopped || this.pendingStart === next || this.machine.state().height >= next) return;
-    this.blocks.clear();
-    this.validity.clear();
-    this.proposalSeen.clear();
+    this.release();
     this.sent = [];
     this.options.log.info(
       { height: next },
@@ -250,6 +270,8 @@ export class ConsensusDriver {
 
   stop(): void {
     this.stopped = true;
+    this.stopping.abort();
+    this.options.p2p.takeBlockGossip(true);
     this.off?.();
     clearInterval(this.resender);
     for (const timer of this.timers) clearTimeout(timer);
@@ -350,13 +372,12 @@ export class ConsensusDriver {
         MAX_PROPOSAL_BYTES,
         executionBudget(this.options.blockTime, 'consensus'),
       );
-      held = {
+      held = this.hold({
         block,
         raws: block.transactions.map((hash) =>
           this.options.chain.rawTransaction(this.options.chain.pendingTransaction(hash)!),
         ),
-      };
-      this.blocks.set(block.hash, held);
+      });
       this.validity.set(block.hash, true);
       if (!this.proposalSeen.has(block.hash)) this.proposalSeen.set(block.hash, performance.now());
     }
@@ -380,7 +401,7 @@ export class ConsensusDriver {
     this.publish({
       kind: 'proposal',
       proposal: { ...proposal, signature },
-      bundle: encodeBundle({ block: held.block, raws: [...held.raws], commit: null }),
+      bundle: encodeBundle({ block: held.block, raws: null, commit: null }),
       ...(pol.length > 0 ? { pol } : {}),
     });
     this.machine.onProposal(proposal, true);
@@ -520,7 +541,7 @@ export class ConsensusDriver {
       if (height === this.options.chain.head.height + 1) {
         if (!held) throw new Error(`decided block ${value} at ${height} is not here`);
         const certificate = certificateOf(height, round, value, precommits);
-        await this.options.chain.checkProposal(held.block, held.raws);
+        await this.options.chain.checkProposal(held.block, held.raws, held.checked);
         await this.options.chain.commitProposal(value, certificate);
         this.decided += 1;
         this.options.events.emit('consensus:committed', {
@@ -531,12 +552,12 @@ export class ConsensusDriver {
         this.publish({
           kind: 'commit',
           certificate,
-          bundle: encodeBundle({ block: held.block, raws: [...held.raws], commit: null }),
+          bundle: encodeBundle({ block: held.block, raws: null, commit: null }),
         });
       }
       failed = false;
     } finally {
-      this.blocks.clear();
+      this.release();
       this.validity.clear();
       this.proposalSeen.clear();
       // Only the commit stays to send again: it brings a validator that missed the decision along.
@@ -558,8 +579,54 @@ export class ConsensusDriver {
     }
   }
 
+  private hold(held: HeldBlock): HeldBlock {
+    this.blocks.set(held.block.hash, held);
+    for (const [i, hash] of held.block.transactions.entries()) this.heldRaws.set(hash, held.raws[i]!);
+    return held;
+  }
+
+  /** The height's blocks are done with (decided, or the chain moved on). */
+  private release(): void {
+    this.blocks.clear();
+    this.heldRaws.clear();
+    this.validity.clear();
+    this.proposalSeen.clear();
+  }
+
+  /** A transaction of a block held here (proposed or checked at this height), for a peer that lacks it. */
+  heldTransaction(hash: string): Uint8Array | undefined {
+    return this.heldRaws.get(hash);
+  }
+
+  /**
+   * A block that arrived as hashes, with its transactions: from the blocks held and the mempool, the
+   * rest asked of `peer` (who relayed it, so judged it, so holds them). One gathering per block.
+   */
+  private gather(block: Block, peer: string): Promise<FilledBlock> {
+    const running = this.filling.get(block.hash);
+    if (running) return running;
+    const { chain, p2p } = this.options;
+    const signal = AbortSignal.any([
+      this.stopping.signal,
+      AbortSignal.timeout(Math.min(FETCH_TIMEOUT_MS, Math.max(1000, this.options.blockTime))),
+    ]);
+    const gathering = fillBlock(block, {
+      local: (hash) => {
+        const held = this.heldRaws.get(hash);
+        if (held) return held;
+        const pending = chain.pendingTransaction(hash);
+        return pending ? chain.rawTransaction(pending) : undefined;
+      },
+      fetch: async (hashes) =>
+        requestTransactions(await p2p.openStream(peer, BLOCK_TRANSACTIONS_PROTOCOL, signal), hashes, signal),
+      decode: (raws) => chain.decodeTransactions(raws),
+    }).finally(() => this.filling.delete(block.hash));
+    this.filling.set(block.hash, gathering);
+    return gathering;
+  }
+
   /** A message from a peer: checked (signature, membership, block execution) before it is taken in and relayed. */
-  private async receive(data: Uint8Array): Promise<GossipVerdict> {
+  private async receive(data: Uint8Array, peer: string): Promise<GossipVerdict> {
     let message: ConsensusMessage;
     try {
       message = decode<ConsensusMessage>(data);
@@ -588,8 +655,32 @@ export class ConsensusDriver {
       if (polProblem) return { reject: polProblem };
       this.heard.set(proposal.proposer, Date.now());
       const bundle = decodeBundle(message.bundle);
-      if (bundle.block.hash !== proposal.value || !bundle.raws) return { reject: 'a proposal without its block' };
+      if (bundle.block.hash !== proposal.value) return { reject: 'a proposal without its block' };
       if (!this.proposalSeen.has(proposal.value)) this.proposalSeen.set(proposal.value, performance.now());
+      let held = this.blocks.get(proposal.value);
+      if (!held && this.validity.get(proposal.value) === undefined) {
+        const filled = await this.gather(bundle.block, peer);
+        if ('missing' in filled) {
+          // Not judged: without its transactions the block cannot be checked, and the round's propose
+          // timeout makes this validator prevote nil as for a proposal that never came.
+          this.options.log.warn(
+            { height: proposal.height, round: proposal.round, peer, reason: filled.missing },
+            "a proposed block's transactions could not be had",
+          );
+          return 'ignore';
+        }
+        if ('invalid' in filled) {
+          this.options.log.warn(
+            { height: proposal.height, round: proposal.round, reason: filled.invalid },
+            'proposed block is not a valid block',
+          );
+          this.validity.set(proposal.value, false);
+          this.machine.onProposal(proposal, false);
+          return 'accept';
+        }
+        if (proposal.height !== this.options.chain.head.height + 1) return 'ignore';
+        held = this.hold({ block: bundle.block, raws: filled.raws, checked: filled.checked });
+      }
       const fromProposer =
         proposal.proposer === this.options.staking.proposerOf(proposal.height, proposal.round).proposer.operator;
       const check = <T>(run: () => Promise<T>): Promise<T> =>
@@ -601,7 +692,7 @@ export class ConsensusDriver {
             // Decided meanwhile (the check waited its turn): the block is the head or a sibling of it, nothing to check.
             if (proposal.height !== this.options.chain.head.height + 1) return undefined;
             try {
-              await this.options.chain.checkProposal(bundle.block, bundle.raws!);
+              await this.options.chain.checkProposal(held!.block, held!.raws, held!.checked);
               return true;
             } catch (error) {
               this.options.log.warn(
@@ -614,7 +705,6 @@ export class ConsensusDriver {
         ));
       if (valid === undefined) return 'ignore';
       this.validity.set(proposal.value, valid);
-      this.blocks.set(bundle.block.hash, { block: bundle.block, raws: bundle.raws });
       this.machine.onProposal(proposal, valid);
       return 'accept';
     }
@@ -623,8 +713,13 @@ export class ConsensusDriver {
     const problem = commitProblem(chainId, set, certificate, certificate.height, certificate.blockHash);
     if (problem) return { reject: `a commit certificate: ${problem}` };
     const bundle = decodeBundle(message.bundle);
-    if (bundle.block.hash !== certificate.blockHash || !bundle.raws) return { reject: 'a commit without its block' };
-    this.blocks.set(bundle.block.hash, { block: bundle.block, raws: bundle.raws });
+    if (bundle.block.hash !== certificate.blockHash) return { reject: 'a commit without its block' };
+    if (!this.blocks.has(bundle.block.hash)) {
+      const filled = await this.gather(bundle.block, peer);
+      // A decided block this validator cannot complete comes by sync instead.
+      if (!('raws' in filled) || certificate.height !== this.options.chain.head.height + 1) return 'ignore';
+      this.hold({ block: bundle.block, raws: filled.raws, checked: filled.checked });
+    }
     const votes: SignedVote[] = certificate.signatures.map(({ validator, signature }) => ({
       type: 'precommit',
       height: certificate.height,

@@ -9,6 +9,10 @@ import type { StakingService } from '../staking/service.js';
 import { ConsensusDriver, type ConsensusView } from './consensus-driver.js';
 import { BlockProducer } from './producer.js';
 import { DevMiner } from './dev-miner.js';
+import { answerTransactions, BLOCK_TRANSACTIONS_PROTOCOL } from './transactions-protocol.js';
+
+/** How long a peer's request for a block's transactions may take to be answered here. */
+const ANSWER_TIMEOUT_MS = 10_000;
 
 export type ValidatorMode = 'producing' | 'consensus' | 'following' | 'refused';
 
@@ -93,7 +97,7 @@ export class ValidatorRole {
     };
   }
 
-  start(): void {
+  async start(): Promise<void> {
     if (this.options.dev) {
       const { validators } = this.options.staking.currentSet();
       if (validators.length !== 1 || validators[0]!.consensusKey !== toHex(this.options.key.publicKey)) {
@@ -104,6 +108,24 @@ export class ValidatorRole {
     }
     this.off = this.options.events.on('chain:block', () => this.reconsider());
     this.updates = this.catchUp().then(() => this.update());
+    // Answered in every mode: a validator that has just left the set, or not yet joined it, still
+    // holds what its peers may ask for.
+    await this.options.p2p.handleProtocol(
+      BLOCK_TRANSACTIONS_PROTOCOL,
+      (stream) =>
+        answerTransactions(stream, (hash) => this.transactionFor(hash), AbortSignal.timeout(ANSWER_TIMEOUT_MS)),
+      { maxInboundStreams: 16 },
+    );
+  }
+
+  /** A transaction a peer asks for to complete a block: of a block consensus holds, pending, or mined. */
+  private async transactionFor(hash: string): Promise<Uint8Array | undefined> {
+    const { chain } = this.options;
+    const held = this.driver?.heldTransaction(hash);
+    if (held) return held;
+    const pending = chain.pendingTransaction(hash);
+    if (pending) return chain.rawTransaction(pending);
+    return (await chain.getRawTransaction(hash))?.raw;
   }
 
   /** One look at the mode at a time, in order. */

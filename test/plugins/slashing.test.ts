@@ -89,7 +89,7 @@ function forgedPrevote(key: KeyPair, height: number, round: number, value: strin
 
 describe('evidence, slashing and jailing', { timeout: 120_000 }, () => {
   it('two conflicting signed prevotes injected on the network: evidence lands within 5 blocks, the validator is slashed 5% and removed for good', async () => {
-    const topic = observer.node.service<P2pService>('p2p').gossipTopic('consensus/1', () => 'ignore');
+    const topic = observer.node.service<P2pService>('p2p').gossipTopic('consensus/2', () => 'ignore');
     const injectedAt = chainOf(genesisNode).head.height;
     const bonded = (await client.getBalance(equivocator.address)).bonded.stake!;
     const reporterBefore = await client.getBalance(reporter.address);

@@ -1,0 +1,299 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { lpStream } from '@libp2p/utils';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKeyPair, toHex, type KeyPair } from '../../../sdk/index.js';
+import { signWith } from '../../../sdk/keys.js';
+import { signHeader } from '../../../sdk/block.js';
+import { decode, encode } from '../../../sdk/encoding.js';
+import { encodeSigned, signTransaction, transferPayload, type SignedTransaction } from '../../../sdk/transaction.js';
+import type { Hex } from '../../../sdk/bytes.js';
+import { proposalSignBytes } from '../../../consensus/messages.js';
+import { encodeBundle } from '../../../p2p/wire.js';
+import type { Block } from '../../../chain/schemas.js';
+import type { Chain } from '../../../chain/chain.js';
+import type { P2pService } from '../../../p2p/service.js';
+import type { StakingService } from '../../../plugins/staking/service.js';
+import { CONSENSUS_TOPIC } from '../../../plugins/validator/consensus-driver.js';
+import { BLOCK_TRANSACTIONS_PROTOCOL } from '../../../plugins/validator/transactions-protocol.js';
+import { startTestNode, tempDir, waitFor, type TestNode } from '../../helpers/test-node.js';
+
+// Four validators at equal power: three honest nodes and one whose key only this test holds (its
+// node is the observer, a full node the test speaks through). The three decide every height without
+// it; at the heights where it proposes, the test sends proposals whose blocks travel as hashes, and the
+// observer answers the validators' requests for the transactions they lack as the test says.
+const BLOCK_MS = 300;
+const CHAIN_ID = 'svc-compactnet-1';
+const genesisKey = generateKeyPair();
+const honestKeys = [generateKeyPair(), generateKeyPair()];
+const hostile = generateKeyPair();
+const sender = generateKeyPair();
+const dir = tempDir();
+const genesisFile = join(dir, 'genesis.json');
+const testnet = { network: 'compactnet', genesis: genesisFile };
+
+let validators: TestNode[] = [];
+let observer: TestNode;
+let topic: { publish(data: Uint8Array): boolean };
+let nonce = 0;
+
+/** How the observer answers a validator that asks it for a block's transactions. */
+type Answer = 'honestly' | 'with nothing' | 'never' | 'with other transactions';
+let answer: Answer = 'honestly';
+let asked = 0;
+/** A valid transaction of this chain that no block here lists: what a lying peer answers with. */
+const stranger = encodeSigned(
+  signTransaction(
+    { chainId: CHAIN_ID, kind: 'transfer', nonce: 0, payload: transferPayload(sender.address, 'OMC', 1n) },
+    generateKeyPair(),
+  ),
+);
+
+const keyFile = (key: KeyPair): string => {
+  const file = join(tempDir(), 'validator.key');
+  writeFileSync(file, toHex(key.secretKey));
+  return file;
+};
+const chainOf = (node: TestNode): Chain => node.node.service<Chain>('chain');
+const observerChain = (): Chain => chainOf(observer);
+
+beforeAll(async () => {
+  writeFileSync(
+    genesisFile,
+    JSON.stringify({
+      chainId: CHAIN_ID,
+      timestamp: Date.now() - 60_000,
+      validatorKey: toHex(genesisKey.publicKey),
+      validator: genesisKey.address,
+      accounts: [
+        ...[...honestKeys, hostile].map((k) => ({ address: k.address, omc: '10', ogt: '20', bonded: { stake: '20' } })),
+        { address: sender.address, omc: '1000', ogt: '0' },
+      ],
+      validators: [...honestKeys, hostile].map((k, i) => ({
+        operator: k.address,
+        consensusKey: toHex(k.publicKey),
+        stake: '20',
+        moniker: `v${i + 1}`,
+      })),
+    }),
+  );
+  const first = await startTestNode({ ...testnet, validator: { blockTime: BLOCK_MS, keyFile: keyFile(genesisKey) } });
+  validators = [first];
+  const bootstrap = [first.node.service<P2pService>('p2p').listenAddresses[0]!];
+  for (const key of honestKeys)
+    validators.push(
+      await startTestNode({
+        ...testnet,
+        validator: { blockTime: BLOCK_MS, keyFile: keyFile(key) },
+        p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: bootstrap },
+      }),
+    );
+  observer = await startTestNode({
+    ...testnet,
+    role: 'full',
+    p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: bootstrap },
+  });
+  const p2p = observer.node.service<P2pService>('p2p');
+  topic = p2p.gossipTopic(CONSENSUS_TOPIC, () => 'ignore');
+  await p2p.handleProtocol(BLOCK_TRANSACTIONS_PROTOCOL, async (stream) => {
+    asked += 1;
+    const lp = lpStream(stream);
+    const hashes = decode<string[]>((await lp.read()).subarray());
+    if (answer === 'never') return new Promise<void>(() => undefined);
+    const raws = hashes.map((hash) => {
+      if (answer === 'with nothing') return null;
+      if (answer === 'with other transactions') return stranger;
+      const tx = observerChain().pendingTransaction(hash);
+      return tx ? observerChain().rawTransaction(tx) : null;
+    });
+    await lp.write(encode(raws));
+    await stream.close();
+  });
+  await waitFor(
+    () => Math.min(...validators.map((v) => chainOf(v).head.height)),
+    (height) => height >= 3,
+    30_000,
+    'the three honest validators deciding blocks',
+  );
+  // A peer the observer connects to later would be pushed its pending transactions.
+  await waitFor(
+    () => p2p.peerList().length,
+    (peers) => peers >= validators.length,
+    30_000,
+    'the observer connected to every validator',
+  );
+}, 90_000);
+
+afterAll(async () => {
+  await Promise.all([...validators, observer].map((node) => node?.stop()));
+});
+
+function transfer(): SignedTransaction {
+  return signTransaction(
+    {
+      chainId: CHAIN_ID,
+      kind: 'transfer',
+      nonce: nonce++,
+      payload: transferPayload(genesisKey.address, 'OMC', 1n),
+    },
+    sender,
+  );
+}
+
+/** The next height the hostile key proposes at round 0, once every node's head is just below it. */
+async function hostileTurn(): Promise<number> {
+  const staking = observer.node.service<StakingService>('staking');
+  return waitFor(
+    () => observerChain().head.height + 1,
+    (height) =>
+      staking.proposerOf(height, 0).proposer.operator === hostile.address &&
+      validators.every((v) => chainOf(v).head.height === height - 1),
+    30_000,
+    "the hostile key's turn to propose",
+  );
+}
+
+/**
+ * At the hostile key's next turn, its proposal of the block `build` makes; again at a later turn
+ * when the validators had decided the height before it reached them (a busy machine), until `landed`
+ * says the proposal was judged (within 3 s of the height's decision).
+ */
+async function atHostileTurn(
+  build: () => Block | Promise<Block>,
+  landed: (block: Block, decided: Block) => boolean,
+): Promise<{ block: Block; decided: Block }> {
+  for (let turn = 0; turn < 5; turn++) {
+    await hostileTurn();
+    const block = await build();
+    const decided = await propose(block);
+    // A fetch that is never answered is given up after a block time or more: the round moved on before.
+    const judged = await waitFor(
+      () => landed(block, decided),
+      (yes) => yes,
+      3_000,
+      'the proposal judged',
+    ).catch(() => false);
+    if (judged) return { block, decided };
+  }
+  throw new Error("the validators decided 5 of the hostile key's heights before its proposal reached them");
+}
+
+/**
+ * The hostile key's proposal for `block` at round 0 of its height, sent every 50 ms until the
+ * validators decided the height (gossip delivers a message once, to the peers in the mesh then).
+ */
+async function propose(block: Block): Promise<Block> {
+  const proposal = { height: block.height, round: 0, value: block.hash, validRound: -1, proposer: hostile.address };
+  // (A proposal of a height already decided is ignored: the caller's turn passed.)
+  const signature = toHex(signWith(hostile, proposalSignBytes(CHAIN_ID, proposal)));
+  const bundle = encodeBundle({ block, raws: null, commit: null });
+  const decided = await waitFor(
+    async () => {
+      topic.publish(encode({ kind: 'proposal', proposal: { ...proposal, signature }, bundle, sentAt: Date.now() }));
+      return chainOf(validators[0]!).getBlock(block.height);
+    },
+    (committed) => committed !== undefined,
+    30_000,
+    `height ${block.height} decided`,
+  );
+  // Every honest validator committed the same block there.
+  for (const v of validators)
+    await waitFor(
+      async () => (await chainOf(v).getBlock(block.height))?.hash,
+      (hash) => hash === decided!.hash,
+      10_000,
+      'the same block on every validator',
+    );
+  return decided!;
+}
+
+/** A block signed by the hostile key on the head, listing `transactions`; its roots are made up. */
+function forged(transactions: string[]): Block {
+  const head = chainOf(validators[0]!).head;
+  const signed = signHeader(
+    {
+      chainId: CHAIN_ID,
+      height: head.height + 1,
+      parentHash: head.hash as Hex,
+      timestamp: Math.max(Date.now(), head.timestamp + 1),
+      proposer: hostile.address,
+      proposerKey: toHex(hostile.publicKey),
+      txRoot: `0x${'00'.repeat(32)}`,
+      stateRoot: `0x${'00'.repeat(32)}`,
+      receiptRoot: `0x${'00'.repeat(32)}`,
+      lastCommit: head.lastCommit,
+    },
+    hostile,
+  );
+  return { ...signed, transactions };
+}
+
+/** What the validators logged about the proposal at `height`, round 0: message and reason. */
+const loggedAt = (height: number): { msg: string; reason: string }[] =>
+  validators.flatMap((v) =>
+    v.logs.lines
+      .filter((line) => line.height === height && line.round === 0)
+      .map((line) => ({ msg: String(line.msg), reason: String(line.reason) })),
+  );
+
+describe('compact proposals: blocks travel as hashes', { timeout: 120_000 }, () => {
+  it('a proposal of transactions only the relaying peer holds: the validators fetch them, check the block and commit it', async () => {
+    const txs = [transfer(), transfer(), transfer()];
+    answer = 'honestly';
+    asked = 0;
+    const { block } = await atHostileTurn(
+      async () => {
+        // Admitted on the observer as if a peer had gossiped them: it relays none of them (and,
+        // connected to every validator already, pushes its pending ones to no new peer).
+        for (const tx of txs)
+          if (!observerChain().pendingTransaction(tx.hash))
+            await observerChain().submitRaw(encodeSigned(tx), { viaGossip: true });
+        for (const v of validators)
+          for (const tx of txs) expect(chainOf(v).pendingTransaction(tx.hash)).toBeUndefined();
+        return observerChain().proposeBlock(hostile, Math.max(Date.now(), observerChain().head.timestamp + 1));
+      },
+      (block, decided) => decided.hash === block.hash,
+    );
+    expect(block.transactions).toEqual(txs.map((tx) => tx.hash));
+    expect(asked).toBeGreaterThan(0);
+    for (const v of validators) expect((await chainOf(v).getReceipt(txs[2]!.hash))?.status).toBe('success');
+  });
+
+  it('a proposal listing one transaction twice: judged invalid without asking anyone; the height is decided in a later round', async () => {
+    const tx = transfer();
+    await chainOf(validators[0]!).submitRaw(encodeSigned(tx));
+    asked = 0;
+    const { block, decided } = await atHostileTurn(
+      () => forged([tx.hash, tx.hash]),
+      (block) => loggedAt(block.height).some((line) => line.msg === 'proposed block is not a valid block'),
+    );
+    expect(decided.hash).not.toBe(block.hash);
+    expect(asked).toBe(0);
+  });
+
+  for (const [how, why] of [
+    ['with nothing', /did not give 1 of the 1/],
+    ['never', /did not give them/],
+    ['with other transactions', /did not give 1 of the 1/],
+  ] as const)
+    it(`a proposal listing a transaction no validator holds, the relaying peer answering ${how}: no vote for it, the round times out and the height is decided`, async () => {
+      // Signed but never sent anywhere: only the hostile proposer could have it.
+      const withheld = transfer();
+      nonce -= 1;
+      answer = how;
+      asked = 0;
+      const { block, decided } = await atHostileTurn(
+        () => forged([withheld.hash]),
+        (block) => loggedAt(block.height).some((line) => why.test(line.reason)),
+      );
+      expect(decided.hash).not.toBe(block.hash);
+      expect(asked).toBeGreaterThan(0);
+      // Nothing stays stuck: the chain goes on past it.
+      await waitFor(
+        () => Math.min(...validators.map((v) => chainOf(v).head.height)),
+        (h) => h >= block.height + 2,
+        20_000,
+        'two more heights',
+      );
+    });
+});
