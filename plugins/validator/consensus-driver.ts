@@ -558,8 +558,6 @@ export class ConsensusDriver {
       failed = false;
     } finally {
       this.release();
-      this.validity.clear();
-      this.proposalSeen.clear();
       // Only the commit stays to send again: it brings a validator that missed the decision along.
       this.sent = this.sent.filter((m) => m.kind === 'commit' && m.certificate.height === height);
       this.pendingStart = this.options.chain.head.height + 1;

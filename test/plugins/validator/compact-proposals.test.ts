@@ -237,6 +237,28 @@ const loggedAt = (height: number): { msg: string; reason: string }[] =>
   );
 
 describe('compact proposals: blocks travel as hashes', { timeout: 120_000 }, () => {
+  it('validators take decided blocks from consensus, not from block gossip; the full node still gets them by gossip', async () => {
+    const imported = new Map<TestNode, { height: number; source: string }[]>();
+    const offs = [...validators, observer].map((node) => {
+      const events: { height: number; source: string }[] = [];
+      imported.set(node, events);
+      return node.node.events.on('p2p:imported', (event) => void events.push(event));
+    });
+    try {
+      const from = chainOf(validators[0]!).head.height;
+      await waitFor(
+        () => imported.get(observer)!.filter((event) => event.source === 'gossip').length,
+        (gossiped) => gossiped >= 5,
+        20_000,
+        'five blocks gossiped to the full node',
+      );
+      expect(chainOf(validators[0]!).head.height).toBeGreaterThan(from);
+      for (const v of validators) expect(imported.get(v)!.filter((event) => event.source === 'gossip')).toEqual([]);
+    } finally {
+      for (const off of offs) off();
+    }
+  });
+
   it('a proposal of transactions only the relaying peer holds: the validators fetch them, check the block and commit it', async () => {
     const txs = [transfer(), transfer(), transfer()];
     answer = 'honestly';
