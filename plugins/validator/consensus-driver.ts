@@ -623,6 +623,45 @@ export class ConsensusDriver {
     return gathering;
   }
 
+  /**
+   * Whether a proposed block is valid: its transactions gathered, then executed here to its header.
+   * `missing` when they could not all be had (not judged: the round's propose timeout makes this
+   * validator prevote nil as for a proposal that never came); undefined when the height was decided
+   * meanwhile.
+   */
+  private async judge(proposal: SignedProposal, block: Block, peer: string): Promise<boolean | 'missing' | undefined> {
+    const at = { height: proposal.height, round: proposal.round };
+    let held = this.blocks.get(block.hash);
+    if (!held) {
+      const filled = await this.gather(block, peer);
+      if ('missing' in filled) {
+        this.options.log.warn(
+          { ...at, peer, reason: filled.missing },
+          "a proposed block's transactions could not be had",
+        );
+        return 'missing';
+      }
+      if ('invalid' in filled) {
+        this.options.log.warn({ ...at, reason: filled.invalid }, 'proposed block is not a valid block');
+        return false;
+      }
+      if (proposal.height !== this.options.chain.head.height + 1) return undefined;
+      held = this.hold({ block, raws: filled.raws, checked: filled.checked });
+    }
+    const complete = held;
+    return this.serial(async () => {
+      // Decided meanwhile (the check waited its turn): the block is the head or a sibling of it, nothing to check.
+      if (proposal.height !== this.options.chain.head.height + 1) return undefined;
+      try {
+        await this.options.chain.checkProposal(complete.block, complete.raws, complete.checked);
+        return true;
+      } catch (error) {
+        this.options.log.warn({ err: error, ...at }, 'proposed block does not execute to its header');
+        return false;
+      }
+    });
+  }
+
   /** A message from a peer: checked (signature, membership, block execution) before it is taken in and relayed. */
   private async receive(data: Uint8Array, peer: string): Promise<GossipVerdict> {
     let message: ConsensusMessage;
@@ -655,53 +694,16 @@ export class ConsensusDriver {
       const bundle = decodeBundle(message.bundle);
       if (bundle.block.hash !== proposal.value) return { reject: 'a proposal without its block' };
       if (!this.proposalSeen.has(proposal.value)) this.proposalSeen.set(proposal.value, performance.now());
-      let held = this.blocks.get(proposal.value);
-      if (!held && this.validity.get(proposal.value) === undefined) {
-        const filled = await this.gather(bundle.block, peer);
-        if ('missing' in filled) {
-          // Not judged: without its transactions the block cannot be checked, and the round's propose
-          // timeout makes this validator prevote nil as for a proposal that never came.
-          this.options.log.warn(
-            { height: proposal.height, round: proposal.round, peer, reason: filled.missing },
-            "a proposed block's transactions could not be had",
-          );
-          return 'ignore';
-        }
-        if ('invalid' in filled) {
-          this.options.log.warn(
-            { height: proposal.height, round: proposal.round, reason: filled.invalid },
-            'proposed block is not a valid block',
-          );
-          this.validity.set(proposal.value, false);
-          this.machine.onProposal(proposal, false);
-          return 'accept';
-        }
-        if (proposal.height !== this.options.chain.head.height + 1) return 'ignore';
-        held = this.hold({ block: bundle.block, raws: filled.raws, checked: filled.checked });
-      }
       const fromProposer =
         proposal.proposer === this.options.staking.proposerOf(proposal.height, proposal.round).proposer.operator;
+      // Gathering the block's transactions counts as checking it: under a flood a validator's mempool
+      // is behind the proposer's, and the fetched rest is decoded on a busy worker; the propose
+      // timeout firing meanwhile made validators prevote nil on good blocks. A peer that never
+      // answers holds it for the fetch's own timeout at most.
       const check = <T>(run: () => Promise<T>): Promise<T> =>
         fromProposer ? this.whileChecking(proposal.height, proposal.round, run) : run();
-      const valid =
-        this.validity.get(proposal.value) ??
-        (await check(() =>
-          this.serial(async () => {
-            // Decided meanwhile (the check waited its turn): the block is the head or a sibling of it, nothing to check.
-            if (proposal.height !== this.options.chain.head.height + 1) return undefined;
-            try {
-              await this.options.chain.checkProposal(held!.block, held!.raws, held!.checked);
-              return true;
-            } catch (error) {
-              this.options.log.warn(
-                { err: error, height: proposal.height, round: proposal.round },
-                'proposed block does not execute to its header',
-              );
-              return false;
-            }
-          }),
-        ));
-      if (valid === undefined) return 'ignore';
+      const valid = this.validity.get(proposal.value) ?? (await check(() => this.judge(proposal, bundle.block, peer)));
+      if (valid === 'missing' || valid === undefined) return 'ignore';
       this.validity.set(proposal.value, valid);
       this.machine.onProposal(proposal, valid);
       return 'accept';
