@@ -14,7 +14,7 @@ import { rpc, startTestNode } from '../helpers/test-node.js';
  * EVM's parameters: chain id, block gas limit, base fee), and with each chain-rules version (block 0
  * holds it).
  */
-const DEVNET_GENESIS_HASH = '0x3379185e56bb0dfcce4ff3ae4c02d8c94598cc05e6f63bd0099c7030fa38a605';
+const DEVNET_GENESIS_HASH = '0x3bb16bf56232995f50bb82560654c44ea1a1be64a1ec45363af2d9f3e6f0231e';
 
 const entry = (key: string, value: number) => [key, new Uint8Array([value])] as const;
 

@@ -15,7 +15,11 @@ import type { Chain } from '../../../chain/chain.js';
 import type { P2pService } from '../../../p2p/service.js';
 import type { StakingService } from '../../../plugins/staking/service.js';
 import { CONSENSUS_TOPIC } from '../../../plugins/validator/consensus-driver.js';
-import { BLOCK_TRANSACTIONS_PROTOCOL } from '../../../plugins/validator/transactions-protocol.js';
+import {
+  BLOCK_TRANSACTIONS_PROTOCOL,
+  MAX_REQUESTED_TRANSACTIONS,
+  requestTransactions,
+} from '../../../plugins/validator/transactions-protocol.js';
 import { startTestNode, tempDir, waitFor, type TestNode } from '../../helpers/test-node.js';
 
 // Four validators at equal power: three honest nodes and one whose key only this test holds (its
@@ -318,4 +322,43 @@ describe('compact proposals: blocks travel as hashes', { timeout: 120_000 }, () 
         'two more heights',
       );
     });
+
+  it("answers a peer's request for a block's transactions from what it holds, and refuses one that is not a list of hashes", async () => {
+    const p2p = observer.node.service<P2pService>('p2p');
+    const validator = validators[1]!.node.service<P2pService>('p2p').peerId;
+    const tx = transfer();
+    await chainOf(validators[0]!).submitRaw(encodeSigned(tx));
+    await waitFor(
+      () => chainOf(validators[1]!).getRawTransaction(tx.hash),
+      (found) => found !== undefined,
+      15_000,
+      'the transfer mined',
+    );
+    const signal = AbortSignal.timeout(10_000);
+    const unknown = `0x${'ab'.repeat(32)}`;
+    const answered = await requestTransactions(
+      await p2p.openStream(validator, BLOCK_TRANSACTIONS_PROTOCOL, signal),
+      [tx.hash, unknown],
+      signal,
+    );
+    expect(answered[0]).toEqual(encodeSigned(tx));
+    expect(answered[1]).toBeUndefined();
+    for (const bad of [
+      encode({ hashes: [tx.hash] }),
+      encode(['0xnot-a-hash']),
+      encode(Array.from({ length: MAX_REQUESTED_TRANSACTIONS + 1 }, () => unknown)),
+    ]) {
+      const stream = await p2p.openStream(validator, BLOCK_TRANSACTIONS_PROTOCOL, signal);
+      const lp = lpStream(stream, { maxDataLength: 4 * 1024 * 1024 });
+      await lp.write(bad, { signal });
+      await expect(lp.read({ signal })).rejects.toThrow();
+    }
+    // Still answering.
+    const again = await requestTransactions(
+      await p2p.openStream(validator, BLOCK_TRANSACTIONS_PROTOCOL, signal),
+      [tx.hash],
+      signal,
+    );
+    expect(again[0]).toEqual(encodeSigned(tx));
+  });
 });
