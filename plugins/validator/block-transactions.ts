@@ -1,5 +1,15 @@
+import type { ConsensusChain } from '../../chain/capabilities.js';
 import type { Block } from '../../chain/schemas.js';
 import type { SignedTransaction } from '../../sdk/transaction.js';
+
+/** The raw bytes of a transaction pending in this node's mempool, if it is. */
+export function pendingRaw(
+  chain: Pick<ConsensusChain, 'pendingTransaction' | 'rawTransaction'>,
+  hash: string,
+): Uint8Array | undefined {
+  const pending = chain.pendingTransaction(hash);
+  return pending ? chain.rawTransaction(pending) : undefined;
+}
 
 /** Where a block's transactions come from when the block arrives as a list of hashes. */
 export interface TransactionSources {

@@ -28,7 +28,7 @@ import {
 import { DoubleSignRefused, SignState } from '../../consensus/sign-state.js';
 import type { StakingService } from '../staking/service.js';
 import { executionBudget } from './producer.js';
-import { fillBlock, type FilledBlock } from './block-transactions.js';
+import { fillBlock, pendingRaw, type FilledBlock } from './block-transactions.js';
 import { BLOCK_TRANSACTIONS_PROTOCOL, requestTransactions } from './transactions-protocol.js';
 
 /**
@@ -591,9 +591,9 @@ export class ConsensusDriver {
     this.proposalSeen.clear();
   }
 
-  /** A transaction of a block held here (proposed or checked at this height), for a peer that lacks it. */
-  heldTransaction(hash: string): Uint8Array | undefined {
-    return this.heldRaws.get(hash);
+  /** A transaction this validator holds unmined: of a block held at this height (proposed or checked), or pending. */
+  localTransaction(hash: string): Uint8Array | undefined {
+    return this.heldRaws.get(hash) ?? pendingRaw(this.options.chain, hash);
   }
 
   /**
@@ -609,12 +609,7 @@ export class ConsensusDriver {
       AbortSignal.timeout(Math.min(FETCH_TIMEOUT_MS, Math.max(1000, this.options.blockTime))),
     ]);
     const gathering = fillBlock(block, {
-      local: (hash) => {
-        const held = this.heldRaws.get(hash);
-        if (held) return held;
-        const pending = chain.pendingTransaction(hash);
-        return pending ? chain.rawTransaction(pending) : undefined;
-      },
+      local: (hash) => this.localTransaction(hash),
       fetch: async (hashes) =>
         requestTransactions(await p2p.openStream(peer, BLOCK_TRANSACTIONS_PROTOCOL, signal), hashes, signal),
       decode: (raws) => chain.decodeTransactions(raws),

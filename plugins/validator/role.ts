@@ -9,6 +9,7 @@ import type { StakingService } from '../staking/service.js';
 import { ConsensusDriver, type ConsensusView } from './consensus-driver.js';
 import { BlockProducer } from './producer.js';
 import { DevMiner } from './dev-miner.js';
+import { pendingRaw } from './block-transactions.js';
 import { answerTransactions, BLOCK_TRANSACTIONS_PROTOCOL } from './transactions-protocol.js';
 
 /** How long a peer's request for a block's transactions may take to be answered here. */
@@ -121,11 +122,8 @@ export class ValidatorRole {
   /** A transaction a peer asks for to complete a block: of a block consensus holds, pending, or mined. */
   private async transactionFor(hash: string): Promise<Uint8Array | undefined> {
     const { chain } = this.options;
-    const held = this.driver?.heldTransaction(hash);
-    if (held) return held;
-    const pending = chain.pendingTransaction(hash);
-    if (pending) return chain.rawTransaction(pending);
-    return (await chain.getRawTransaction(hash))?.raw;
+    const local = this.driver ? this.driver.localTransaction(hash) : pendingRaw(chain, hash);
+    return local ?? (await chain.getRawTransaction(hash))?.raw;
   }
 
   /** One look at the mode at a time, in order. */
