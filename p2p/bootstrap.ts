@@ -2,6 +2,7 @@ import { peerIdFromString } from '@libp2p/peer-id';
 import { multiaddr } from '@multiformats/multiaddr';
 import type { Logger } from '../kernel/log.js';
 import type { SvcLibp2p } from './network.js';
+import { timeoutSignal } from '../kernel/timeout-signal.js';
 
 /** Bootstrap dials back off from the first delay up to the second. */
 const DIAL_BACKOFF_MS = [250, 5_000] as const;
@@ -27,7 +28,7 @@ export async function keepBootstrapped(
       if (due && due.at > Date.now()) continue;
       try {
         await network.dial(multiaddr(address), {
-          signal: AbortSignal.any([signal, AbortSignal.timeout(DIAL_TIMEOUT_MS)]),
+          signal: timeoutSignal(DIAL_TIMEOUT_MS, signal),
         });
         nextTry.delete(address);
         log.info({ peer: peer.toString() }, 'connected to bootstrap peer');

@@ -32,6 +32,7 @@ import {
   type BlockBundle,
   type Status,
 } from './wire.js';
+import { timeoutSignal } from '../kernel/timeout-signal.js';
 
 /** What a plugin's gossip topic makes of a message: passed on, dropped, or dropped against the sender. */
 export type GossipVerdict = 'accept' | 'ignore' | { readonly reject: string };
@@ -793,6 +794,6 @@ export class P2pService implements SyncStatus {
   }
 
   private requestSignal(): AbortSignal {
-    return AbortSignal.any([this.stopController.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
+    return timeoutSignal(REQUEST_TIMEOUT_MS, this.stopController.signal);
   }
 }

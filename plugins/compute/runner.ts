@@ -13,6 +13,7 @@ import { decode } from '../../sdk/encoding.js';
 import { codeKey, indexCount, providerIndex, readJob, readLoad, type JobRecord } from '../oon/jobs/state.js';
 import { CODE_FETCH_TIMEOUT_MS, codeCidKey, runFromObject, type ObjectReader } from '../oon/jobs/code.js';
 import type { JobOutcome } from '../../jobs/outcome.js';
+import { timeoutSignal } from '../../kernel/timeout-signal.js';
 
 /**
  * What this node keeps of a job it ran: the result it committed to, its secret salt, the full output
@@ -293,7 +294,7 @@ export class JobRunner {
     const object = await this.options.readObject(
       cid,
       JOB_PARAMS.maxCodeBytesByCid,
-      AbortSignal.any([this.stopping.signal, AbortSignal.timeout(CODE_FETCH_TIMEOUT_MS)]),
+      timeoutSignal(CODE_FETCH_TIMEOUT_MS, this.stopping.signal),
     );
     if (!object) return undefined;
     this.codeObjects.set(cid, object);

@@ -14,6 +14,7 @@ import type { Address } from '../../sdk/address.js';
 import type { P2pService } from '../../p2p/service.js';
 import { FaucetConfigSchema, FaucetResultSchema, FaucetStatusSchema, MintPayloadSchema } from './schemas.js';
 import { FAUCET_ERRORS } from './errors.js';
+import { timeoutSignal } from '../../kernel/timeout-signal.js';
 
 declare module '../../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -75,11 +76,7 @@ export default definePlugin({
       .handleProtocol(
         FAUCET_PROTOCOL,
         (stream) =>
-          answerGrant(
-            stream,
-            (address) => faucet.decide(address),
-            AbortSignal.any([ctx.signal, AbortSignal.timeout(AUTHORITY_TIMEOUT_MS)]),
-          ),
+          answerGrant(stream, (address) => faucet.decide(address), timeoutSignal(AUTHORITY_TIMEOUT_MS, ctx.signal)),
         { maxInboundStreams: 32 },
       );
   },
@@ -139,7 +136,7 @@ export default definePlugin({
 
 /** A grant asked of the network's authority; an authority that cannot be reached or does not answer in time: `faucet_unavailable`. */
 async function grantFrom(p2p: P2pService, peer: string, address: Address, stopping: AbortSignal): Promise<Grant> {
-  const signal = AbortSignal.any([stopping, AbortSignal.timeout(AUTHORITY_TIMEOUT_MS)]);
+  const signal = timeoutSignal(AUTHORITY_TIMEOUT_MS, stopping);
   try {
     return await askForGrant(await p2p.openStream(peer, FAUCET_PROTOCOL, signal), address, signal);
   } catch (error) {

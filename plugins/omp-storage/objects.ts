@@ -14,6 +14,7 @@ import type { DealRecord } from '../omp/deals/state.js';
 import { OBJECT_PROTOCOL, requestObject, serveObject, type ObjectHeader } from './object-protocol.js';
 import type { ChainReader } from '../../chain/capabilities.js';
 import { objectDeals, readDeal } from '../omp/deals/state.js';
+import { timeoutSignal } from '../../kernel/timeout-signal.js';
 
 /** Bytes in a GB of `storage_capacity_gb` (SI: 10^9). */
 export const BYTES_PER_GB = 1_000_000_000;
@@ -196,7 +197,7 @@ export class StorageObjects implements CapabilityExtension {
     for (const source of deal.providers.filter((r) => r.provider !== self)) {
       const peer = this.options.peerOf(source.provider);
       if (!peer) continue;
-      const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(FETCH_TIMEOUT_MS)]);
+      const signal = timeoutSignal(FETCH_TIMEOUT_MS, this.stopping.signal);
       try {
         const stream = await this.options.p2p.openStream(peer, OBJECT_PROTOCOL, signal);
         const { header, body } = await requestObject(stream, { cid: deal.cid }, signal);

@@ -30,6 +30,7 @@ import type { StakingService } from '../staking/service.js';
 import { executionBudget } from './producer.js';
 import { fillBlock, pendingRaw, type FilledBlock } from './block-transactions.js';
 import { BLOCK_TRANSACTIONS_PROTOCOL, requestTransactions } from './transactions-protocol.js';
+import { timeoutSignal } from '../../kernel/timeout-signal.js';
 
 /**
  * A proposed block's transactions are capped at this many bytes: a validator that holds none of them
@@ -604,10 +605,10 @@ export class ConsensusDriver {
     const running = this.filling.get(block.hash);
     if (running) return running;
     const { chain, p2p } = this.options;
-    const signal = AbortSignal.any([
+    const signal = timeoutSignal(
+      Math.min(FETCH_TIMEOUT_MS, Math.max(1000, this.options.blockTime)),
       this.stopping.signal,
-      AbortSignal.timeout(Math.min(FETCH_TIMEOUT_MS, Math.max(1000, this.options.blockTime))),
-    ]);
+    );
     const gathering = fillBlock(block, {
       local: (hash) => this.localTransaction(hash),
       fetch: async (hashes) =>
