@@ -84,6 +84,8 @@ interface Evidence {
   readonly byNonce: ReadonlyMap<string, MinedTx>;
   /** When each hash was first sent. */
   readonly submittedAt: ReadonlyMap<string, number>;
+  /** When some node first acknowledged each hash. */
+  readonly acknowledgedAt: ReadonlyMap<string, number>;
   /** Re-signed faucet mints already standing for a lost grant. */
   readonly claimed: Set<string>;
 }
@@ -91,7 +93,7 @@ interface Evidence {
 /** Why an acknowledged transaction that was not mined may legitimately be missing, or undefined. */
 function explanation(
   s: Submission,
-  { collected, acknowledged, byNonce, submittedAt, claimed }: Evidence,
+  { collected, acknowledged, byNonce, submittedAt, acknowledgedAt, claimed }: Evidence,
 ): string | undefined {
   const ackAt = s.answeredAt ?? s.sentAt;
   if (s.operation === 'faucet') {
@@ -132,6 +134,11 @@ function explanation(
     const sent = submittedAt.get(other.hash);
     if (sent !== undefined && Math.abs(sent - ackAt) <= RACE_MS)
       return `its nonce went to ${other.hash}, sent ${((sent - ackAt) / 1000).toFixed(1)} s from it`;
+    // The client signed the nonce again after asking a node that did not hold the pending one yet (a
+    // node just restarted, while the chain stood still): the one acknowledged first was mined.
+    const taken = acknowledgedAt.get(other.hash);
+    if (taken !== undefined && taken < s.sentAt)
+      return `its nonce went to ${other.hash}, acknowledged ${((s.sentAt - taken) / 1000).toFixed(1)} s before it was sent (${s.node} did not hold that one yet)`;
   }
   return undefined;
 }
@@ -143,10 +150,16 @@ export function acknowledgedMined({ collected, history }: CheckInput): CheckResu
   const acknowledged = new Set(history.submissions.filter((s) => s.outcome === 'acknowledged').map((s) => s.hash!));
   const submittedAt = new Map<string, number>();
   for (const s of history.submissions) if (s.hash && !submittedAt.has(s.hash)) submittedAt.set(s.hash, s.sentAt);
+  const acknowledgedAt = new Map<string, number>();
+  for (const s of history.submissions) {
+    if (s.outcome !== 'acknowledged' || !s.hash) continue;
+    const at = s.answeredAt ?? s.sentAt;
+    if (at < (acknowledgedAt.get(s.hash) ?? Number.POSITIVE_INFINITY)) acknowledgedAt.set(s.hash, at);
+  }
   const failures: string[] = [];
   const explained: string[] = [];
   const judged = new Set<string>();
-  const evidence: Evidence = { collected, acknowledged, byNonce, submittedAt, claimed: new Set() };
+  const evidence: Evidence = { collected, acknowledged, byNonce, submittedAt, acknowledgedAt, claimed: new Set() };
   for (const s of history.submissions) {
     if (s.outcome !== 'acknowledged' || judged.has(s.hash!) || mined.has(s.hash!)) continue;
     judged.add(s.hash!);

@@ -95,6 +95,22 @@ describe('the e2e checks', () => {
     expect(acknowledgedMined(input([mined(5, A, 0)], lost)).passed).toBe(false);
   });
 
+  it('explain one whose nonce went to a transaction of the same client acknowledged before it was sent, and only that one', () => {
+    // v2 acknowledged nonce 0 (mined); 30 s later the client, told nonce 0 by a node that did not hold
+    // that transaction yet, signed another with it, which v1 acknowledged.
+    const again = new History();
+    ack(again, 'v2', hash(5), T0);
+    ack(again, 'v1', hash(99), T0 + 30_000);
+    const check = acknowledgedMined(input([mined(5, A, 0)], again));
+    expect(check.passed).toBe(true);
+    expect(check.details[0]).toContain(`its nonce went to ${hash(5)}, acknowledged 30.0 s before it was sent`);
+    // The first acknowledged lost and the later one mined: the node lost what it took first.
+    const first = new History();
+    ack(first, 'v1', hash(99), T0);
+    ack(first, 'v2', hash(5), T0 + 30_000);
+    expect(acknowledgedMined(input([mined(5, A, 0)], first)).passed).toBe(false);
+  });
+
   it('explain a used nonce a node behind the chain took only for the operation that sends one on purpose, used before it took it', () => {
     // Nonce 0 mined in block 5 (T0 + 1.5 s); v1, behind, acknowledged a stale transfer 30 s later.
     const behind = new History();
