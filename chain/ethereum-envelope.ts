@@ -113,16 +113,24 @@ const SUPPORTED = new Set<number>([
 ]);
 
 /**
- * The ethereumjs object each payload `decodeEthereumEnvelope` made on this thread was parsed into:
- * admission and execution take it instead of parsing the bytes again (a payload that came from a
- * decoding worker has none here).
+ * The ethereumjs object of each payload, for the rules it was parsed with: the one
+ * `decodeEthereumEnvelope` made on this thread, or the one `ethereumTransactionOf` parsed. Admission,
+ * execution, receipts and views of the node that admitted a transaction take it instead of parsing
+ * the bytes again (a payload that came from a decoding worker is parsed here once).
  */
 const parsedPayloads = new WeakMap<EthereumPayload, TypedTransaction>();
 
-/** The object `payload` was decoded from on this thread, if it was and with the same rules (chain id and hardfork). */
-export function parsedTransactionOf(payload: EthereumPayload, common: Common): TypedTransaction | undefined {
-  const tx = parsedPayloads.get(payload);
-  return tx?.common === common ? tx : undefined;
+/** The payload's transaction under this chain id and hardfork, parsed at most once per payload object. */
+export function ethereumTransactionOf(
+  payload: EthereumPayload,
+  evmChainId: number,
+  hardfork: Hardfork = EVM_HARDFORK,
+): TypedTransaction {
+  const known = parsedPayloads.get(payload);
+  if (known && known.common === transactionCommon(evmChainId, hardfork)) return known;
+  const tx = parseEthereumTransaction(payload.rlp, evmChainId, hardfork);
+  parsedPayloads.set(payload, tx);
+  return tx;
 }
 
 /**

@@ -11,12 +11,7 @@ import {
   type TxOutcome,
 } from '../../chain/contract.js';
 import { EvmDeadlineError } from './run-control.js';
-import {
-  ETHEREUM_KIND,
-  parsedTransactionOf,
-  parseEthereumTransaction,
-  type EthereumPayload,
-} from '../../chain/ethereum-envelope.js';
+import { ETHEREUM_KIND, ethereumTransactionOf, type EthereumPayload } from '../../chain/ethereum-envelope.js';
 import { DEV_IMPERSONATED_KIND, impersonatedSender, type DevImpersonated } from './dev-edits.js';
 import type { ChainViews } from '../../chain/capabilities.js';
 import { checkAdmission } from './admission.js';
@@ -44,8 +39,6 @@ export const nativeFields = (payload: NativeEvmFields): NativeEvmFields =>
  * transaction kinds run, on a node or in the conformance runner (scripts/conformance/).
  */
 export class EvmRules {
-  private readonly parsed = new WeakMap<object, TypedTransaction>();
-
   constructor(readonly runner: EvmRunner) {}
 
   get params(): EvmParams {
@@ -54,13 +47,7 @@ export class EvmRules {
 
   /** An Ethereum envelope's transaction (its signature was checked when it was decoded). */
   ethereumTx(payload: EthereumPayload, sender?: Address, hash?: Uint8Array): TypedTransaction {
-    let tx = this.parsed.get(payload);
-    if (!tx) {
-      tx =
-        parsedTransactionOf(payload, this.runner.txCommon) ??
-        parseEthereumTransaction(payload.rlp, this.params.chainId, this.runner.hardfork);
-      this.parsed.set(payload, tx);
-    }
+    const tx = ethereumTransactionOf(payload, this.params.chainId, this.runner.hardfork);
     return sender ? withSender(tx, sender, hash) : tx;
   }
 

@@ -5,7 +5,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { decodeVerified, decodeStored } from '../../chain/decode-verified.js';
 import {
   ETHEREUM_KIND,
-  parsedTransactionOf,
+  ethereumTransactionOf,
   parseEthereumTransaction,
   transactionCommon,
   type EthereumPayload,
@@ -57,11 +57,18 @@ describe('the Ethereum envelope', () => {
     const result = decodeVerified(fromHex(raw), context);
     if (!('tx' in result)) throw new Error(JSON.stringify(result));
     const payload = result.tx.payload as EthereumPayload;
-    const parsed = parsedTransactionOf(payload, transactionCommon(context.evmChainId));
-    expect(Buffer.from(parsed!.serialize()).toString('hex')).toBe(raw.slice(2));
-    expect(parsedTransactionOf(payload, transactionCommon(context.evmChainId, 'prague'))).toBeUndefined();
-    // A payload of the same fields not decoded here (one that came from a worker) has none.
-    expect(parsedTransactionOf({ ...payload }, transactionCommon(context.evmChainId))).toBeUndefined();
+    const parsed = ethereumTransactionOf(payload, context.evmChainId);
+    expect(Buffer.from(parsed.serialize()).toString('hex')).toBe(raw.slice(2));
+    expect(ethereumTransactionOf(payload, context.evmChainId)).toBe(parsed);
+    // Other rules: parsed again, with them.
+    const prague = ethereumTransactionOf(payload, context.evmChainId, 'prague');
+    expect(prague).not.toBe(parsed);
+    expect(prague.common).toBe(transactionCommon(context.evmChainId, 'prague'));
+    // A payload of the same fields not decoded here (one that came from a worker): parsed once, then kept.
+    const copy = { ...payload };
+    const fromCopy = ethereumTransactionOf(copy, context.evmChainId);
+    expect(fromCopy).not.toBe(parsed);
+    expect(ethereumTransactionOf(copy, context.evmChainId)).toBe(fromCopy);
   });
 
   it('refuses another chain id, a legacy transaction without EIP-155, a high-s signature, blob and set-code types, and a network without an EVM', async () => {
