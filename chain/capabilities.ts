@@ -147,6 +147,7 @@ export type ConsensusChain = Pick<
   | 'proposeBlock'
   | 'checkProposal'
   | 'decodeTransactions'
+  | 'admissionsSettled'
   | 'getRawTransaction'
   | 'commitProposal'
   | 'improveHeadCommit'

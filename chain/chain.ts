@@ -137,6 +137,8 @@ export class Chain {
   private archive = false;
   /** Digest of a raw transaction admitted lately -> its hash. */
   private readonly recentRaws = new Map<string, string>();
+  /** Peers' transactions being admitted now (decoding on the worker, then the mempool's checks). */
+  private readonly admitting = new Set<Promise<unknown>>();
   /** A proposal executed and held for consensus to decide (at most one: its state is previewed). */
   private outstanding: Prepared | undefined;
   /** The certificate the head was committed with: the next block carries it. */
@@ -466,7 +468,25 @@ export class Chain {
    * thread, then checked against the mempool here, then (unless a peer sent it: its origin journals
    * it) written to the journal. Throws the domain error that says why not.
    */
-  async submitRaw(raw: Uint8Array, options: SubmitOptions = {}): Promise<SignedTransaction> {
+  submitRaw(raw: Uint8Array, options: SubmitOptions = {}): Promise<SignedTransaction> {
+    if (options.viaGossip !== true && options.fromPeer !== true) return this.admit(raw, options);
+    const admitting = this.admit(raw, options);
+    this.admitting.add(admitting);
+    const done = (): boolean => this.admitting.delete(admitting);
+    admitting.then(done, done);
+    return admitting;
+  }
+
+  /**
+   * Resolves once the peers' transactions being admitted when it is called are in the mempool or
+   * refused: a validator filling a proposal from its mempool waits for those it is still decoding
+   * rather than fetch them (and decode them twice).
+   */
+  async admissionsSettled(): Promise<void> {
+    if (this.admitting.size > 0) await Promise.allSettled([...this.admitting]);
+  }
+
+  private async admit(raw: Uint8Array, options: SubmitOptions): Promise<SignedTransaction> {
     // The same bytes again (a peer's re-announcement, a client's retry) while they are pending: refused
     // as the mempool refuses them, without decoding and verifying them again.
     const digest = rawDigest(raw);

@@ -15,6 +15,8 @@ export function pendingRaw(
 export interface TransactionSources {
   /** The raw bytes held here for a hash (a proposal already held, the mempool), if any. */
   local(hash: string): Uint8Array | undefined;
+  /** Resolves once the transactions this node is admitting now are held (or refused), or it stops waiting. */
+  admitted(): Promise<void>;
   /** Asks the peer that relayed the block for these; undefined where it has none. Throws when it does not answer. */
   fetch(hashes: readonly string[]): Promise<(Uint8Array | undefined)[]>;
   /** Decodes and signature-checks raw bytes on the worker; undefined for bytes that are no valid transaction. */
@@ -41,8 +43,15 @@ export async function fillBlock(block: Block, sources: TransactionSources): Prom
   const hashes = block.transactions;
   if (new Set(hashes).size !== hashes.length) return { invalid: 'it lists a transaction twice' };
   const raws: (Uint8Array | undefined)[] = hashes.map((hash) => sources.local(hash));
-  const wanted: number[] = [];
+  let wanted: number[] = [];
   for (let i = 0; i < raws.length; i++) if (raws[i] === undefined) wanted.push(i);
+  if (wanted.length > 0) {
+    // Under a flood this node's mempool runs behind the proposer's: most of what it lacks is still
+    // being decoded here, and fetching it would decode it twice.
+    await sources.admitted();
+    for (const i of wanted) raws[i] = sources.local(hashes[i]!);
+    wanted = wanted.filter((i) => raws[i] === undefined);
+  }
   const checked = new Map<string, SignedTransaction>();
   if (wanted.length > 0) {
     let fetched: (Uint8Array | undefined)[];

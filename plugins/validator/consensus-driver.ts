@@ -605,12 +605,13 @@ export class ConsensusDriver {
     const running = this.filling.get(block.hash);
     if (running) return running;
     const { chain, p2p } = this.options;
-    const signal = timeoutSignal(
-      Math.min(FETCH_TIMEOUT_MS, Math.max(1000, this.options.blockTime)),
-      this.stopping.signal,
-    );
+    const budget = Math.min(FETCH_TIMEOUT_MS, Math.max(1000, this.options.blockTime));
+    const signal = timeoutSignal(budget, this.stopping.signal);
     const gathering = fillBlock(block, {
       local: (hash) => this.localTransaction(hash),
+      // Within the fetch's own budget: fetched transactions are decoded behind those being admitted
+      // anyway, so a fetch could not be done sooner.
+      admitted: () => boundedWait(chain.admissionsSettled(), budget),
       fetch: async (hashes) =>
         requestTransactions(await p2p.openStream(peer, BLOCK_TRANSACTIONS_PROTOCOL, signal), hashes, signal),
       decode: (raws) => chain.decodeTransactions(raws),
@@ -727,4 +728,13 @@ export class ConsensusDriver {
     this.machine.onCommit(certificate.height, certificate.round, certificate.blockHash, votes);
     return 'accept';
   }
+}
+
+/** `work`, or `ms` if that comes first (the work goes on). */
+function boundedWait(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([work, waited]).finally(() => clearTimeout(timer));
 }

@@ -285,6 +285,38 @@ describe('compact proposals: blocks travel as hashes', { timeout: 120_000 }, () 
     for (const v of validators) expect((await chainOf(v).getReceipt(txs[2]!.hash))?.status).toBe('success');
   });
 
+  it('a proposal of transactions a validator is still admitting from gossip: it waits for them instead of asking the relaying peer', async () => {
+    // Enough that decoding them outlasts the proposal's way to the validators.
+    const count = 100;
+    answer = 'never';
+    asked = 0;
+    let lacked = false;
+    const { block } = await atHostileTurn(
+      async () => {
+        const raws = Array.from({ length: count }, () => encodeSigned(transfer()));
+        await Promise.all(raws.map((raw) => observerChain().submitRaw(raw, { viaGossip: true })));
+        const proposed = await observerChain().proposeBlock(
+          hostile,
+          Math.max(Date.now(), observerChain().head.timestamp + 1),
+        );
+        // As if a peer had just gossiped them: each validator is decoding them when the proposal comes.
+        for (const v of validators)
+          for (const raw of raws)
+            void chainOf(v)
+              .submitRaw(raw, { viaGossip: true })
+              .catch(() => undefined);
+        lacked = validators.every(
+          (v) => proposed.transactions.filter((hash) => !chainOf(v).pendingTransaction(hash)).length > count / 2,
+        );
+        return proposed;
+      },
+      (block, decided) => decided.hash === block.hash,
+    );
+    expect(block.transactions.length).toBeGreaterThan(count / 2);
+    expect(lacked).toBe(true);
+    answer = 'honestly';
+  });
+
   it('a proposal listing one transaction twice: judged invalid without asking anyone; the height is decided in a later round', async () => {
     const tx = transfer();
     await chainOf(validators[0]!).submitRaw(encodeSigned(tx));
