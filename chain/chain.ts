@@ -763,7 +763,7 @@ export class Chain {
     };
     const signed = signHeader(header, key);
     return {
-      block: { ...signed, transactions: hashes },
+      block: Object.assign({}, signed, { transactions: hashes }),
       txs: result.included,
       receipts: result.receipts,
       changes,
@@ -901,7 +901,7 @@ export class Chain {
       reject(`state root mismatch: executing it gives ${applied.root}`);
     }
     return {
-      block: { ...block, transactions: txs.map((tx) => tx.hash) },
+      block: Object.assign({}, block, { transactions: txs.map((tx) => tx.hash) }),
       txs,
       receipts: result.receipts,
       changes,
@@ -915,7 +915,8 @@ export class Chain {
     certificate: CommitCertificate,
   ): Promise<Block> {
     const block: Block = built;
-    const receipts: Receipt[] = pending.map((r) => ({ ...r, blockHash: block.hash }));
+    // Object.assign, not a spread followed by a field: on Node 20 (V8 11) that made a new hidden class per receipt.
+    const receipts: Receipt[] = pending.map((r) => Object.assign({}, r, { blockHash: block.hash }));
     const raws = txs.map(rawOf);
     const state = this.options.state;
     this.options.events.emit('chain:decided', {

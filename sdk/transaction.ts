@@ -67,7 +67,8 @@ const signedHere = new WeakMap<
 >();
 
 export function signTransaction(tx: Omit<UnsignedTransaction, 'publicKey'>, key: KeyPair): SignedTransaction {
-  const unsigned: UnsignedTransaction = { ...tx, publicKey: toHex(key.publicKey) };
+  // Object.assign, not a spread followed by a field: on Node 20 (V8 11) that made a new hidden class per transaction.
+  const unsigned: UnsignedTransaction = Object.assign({}, tx, { publicKey: toHex(key.publicKey) });
   const bytes = encodeUnsigned(unsigned);
   const digest = hash(bytes);
   // Frozen (its fields can't be reassigned), and remembered as signed: a node trusts it without

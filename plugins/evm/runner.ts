@@ -92,24 +92,24 @@ export function unsignedTransaction(
     address: address as `0x${string}`,
     storageKeys: storageKeys as `0x${string}`[],
   }));
+  // Object.assign, not a spread followed by fields: on Node 20 (V8 11) that made a new hidden class per call.
   let tx: TypedTransaction;
   if (request.maxFeePerGas !== 0n)
     tx = createFeeMarket1559Tx(
-      {
-        ...fields,
+      Object.assign({}, fields, {
         maxFeePerGas: request.maxFeePerGas,
         maxPriorityFeePerGas: request.maxPriorityFeePerGas,
         chainId: common.chainId(),
         ...(accessList ? { accessList } : {}),
-      },
+      }),
       { common, freeze: false },
     );
   else if (accessList)
-    tx = createAccessList2930Tx(
-      { ...fields, gasPrice: 0n, accessList, chainId: common.chainId() },
-      { common, freeze: false },
-    );
-  else tx = createLegacyTx({ ...fields, gasPrice: 0n }, { common, freeze: false });
+    tx = createAccessList2930Tx(Object.assign({}, fields, { gasPrice: 0n, accessList, chainId: common.chainId() }), {
+      common,
+      freeze: false,
+    });
+  else tx = createLegacyTx(Object.assign({}, fields, { gasPrice: 0n }), { common, freeze: false });
   return withSender(tx, request.from, hash);
 }
 

@@ -33,8 +33,20 @@ const EMPTY = new Uint8Array(0);
 /** A storage root that says "not empty" (EIP-7610 asks only whether an account has storage). */
 const NONEMPTY_STORAGE_ROOT = keccak_256(new Uint8Array([1]));
 
-const hex40 = (address: EvmAddress): string => toHex(address.bytes).slice(2);
+/*
+ * An address's hex by its bytes: a run asks for the same few addresses (sender, callee, proposer)
+ * dozens of times, and ethereumjs never changes an address's bytes in place.
+ */
+const addressHex = new WeakMap<Uint8Array, string>();
+function hex40(address: EvmAddress): string {
+  let hex = addressHex.get(address.bytes);
+  if (hex === undefined) addressHex.set(address.bytes, (hex = toHex(address.bytes).slice(2)));
+  return hex;
+}
 const svcAddress = (address: EvmAddress): Address => `svc1${hex40(address)}`;
+
+/** A value that may be a promise (a past block's state reads asynchronously; the head's does not). */
+type MaybePromise<T> = T | Promise<T>;
 
 function stripZeros(value: Uint8Array): Uint8Array {
   let start = 0;
@@ -60,6 +72,20 @@ const copyAccount = (account: Account): Account => ({ ...account, bonded: { ...a
  */
 const decodedAccounts = new WeakMap<Uint8Array, Account>();
 const decodedContracts = new WeakMap<Uint8Array, ContractRecord>();
+
+function decodedAccount(bytes: Uint8Array | undefined): Account | undefined {
+  if (!bytes) return undefined;
+  let decoded = decodedAccounts.get(bytes);
+  if (!decoded) decodedAccounts.set(bytes, (decoded = decodeAccount(bytes)));
+  return decoded;
+}
+
+function decodedContract(bytes: Uint8Array | undefined): ContractRecord | undefined {
+  if (!bytes) return undefined;
+  let decoded = decodedContracts.get(bytes);
+  if (!decoded) decodedContracts.set(bytes, (decoded = decodeContract(bytes)!));
+  return decoded;
+}
 
 /**
  * The EVM's state manager over the chain's world state: balances and nonces are the accounts' OMC
@@ -123,7 +149,8 @@ export class WorldStateManager implements StateManagerInterface {
     this.setAccountRecord(address, copyAccount(account));
   }
 
-  private async get(key: string): Promise<Uint8Array | undefined> {
+  /** A key's value as the running transaction sees it: from the open layers, else from the state. */
+  private get(key: string): MaybePromise<Uint8Array | undefined> {
     for (let i = this.layers.length - 1; i >= 0; i--) {
       const keys = this.layers[i]!.keys;
       if (keys.has(key)) return keys.get(key);
@@ -135,47 +162,45 @@ export class WorldStateManager implements StateManagerInterface {
     this.layers[this.layers.length - 1]!.keys.set(key, value);
   }
 
+  /** The account to change (a copy), empty when it does not exist. */
   private async account(address: Address): Promise<Account> {
+    const found = await this.accountIfAny(address);
+    return found ? copyAccount(found) : decodeAccount(undefined);
+  }
+
+  /** The account as the running transaction sees it (read-only: shared), undefined when it does not exist. */
+  private accountIfAny(address: Address): MaybePromise<Account | undefined> {
     for (let i = this.layers.length - 1; i >= 0; i--) {
       const found = this.layers[i]!.accounts.get(address);
-      if (found) return copyAccount(found);
+      if (found) return found;
     }
-    const bytes = await this.read(accountKey(address));
-    if (!bytes) return decodeAccount(undefined);
-    let decoded = decodedAccounts.get(bytes);
-    if (!decoded) decodedAccounts.set(bytes, (decoded = decodeAccount(bytes)));
-    return copyAccount(decoded);
+    const bytes = this.read(accountKey(address));
+    return bytes instanceof Promise ? bytes.then(decodedAccount) : decodedAccount(bytes);
   }
 
   private setAccountRecord(address: Address, account: Account): void {
     this.layers[this.layers.length - 1]!.accounts.set(address, account);
   }
 
-  private async contract(address: EvmAddress): Promise<ContractRecord | undefined> {
-    const bytes = await this.get(contractKey(hex40(address)));
-    if (!bytes) return undefined;
-    let decoded = decodedContracts.get(bytes);
-    if (!decoded) decodedContracts.set(bytes, (decoded = decodeContract(bytes)!));
-    return decoded;
+  private contract(address: EvmAddress): MaybePromise<ContractRecord | undefined> {
+    const bytes = this.get(contractKey(hex40(address)));
+    return bytes instanceof Promise ? bytes.then(decodedContract) : decodedContract(bytes);
   }
 
+  // The EVM asks for accounts a dozen times a run: the head's state answers synchronously, and only
+  // a past block's reads are awaited.
   async getAccount(address: EvmAddress): Promise<EvmAccount | undefined> {
-    const svc = svcAddress(address);
-    const [raw, contract] = await Promise.all([this.accountBytesOrLayer(svc), this.contract(address)]);
-    if (raw === undefined && contract === undefined) return undefined;
-    const account = await this.account(svc);
+    const found = this.accountIfAny(svcAddress(address));
+    const account = found instanceof Promise ? await found : found;
+    const record = this.contract(address);
+    const contract = record instanceof Promise ? await record : record;
+    if (account === undefined && contract === undefined) return undefined;
     return new EvmAccount(
-      BigInt(account.nonce),
-      account.omc,
+      BigInt(account?.nonce ?? 0),
+      account?.omc ?? 0n,
       contract?.storage ? NONEMPTY_STORAGE_ROOT : KECCAK256_RLP,
       contract?.codeHash ?? KECCAK256_NULL,
     );
-  }
-
-  /** Whether the account exists (in a layer or in the state). */
-  private async accountBytesOrLayer(address: Address): Promise<unknown> {
-    for (let i = this.layers.length - 1; i >= 0; i--) if (this.layers[i]!.accounts.has(address)) return true;
-    return this.read(accountKey(address));
   }
 
   async putAccount(address: EvmAddress, evmAccount?: EvmAccount): Promise<void> {
