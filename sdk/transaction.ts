@@ -67,19 +67,20 @@ const signedHere = new WeakMap<
 >();
 
 export function signTransaction(tx: Omit<UnsignedTransaction, 'publicKey'>, key: KeyPair): SignedTransaction {
-  // Object.assign, not a spread followed by a field: on Node 20 (V8 11) that made a new hidden class per transaction.
+  // Object.assign, not a spread followed by fields: on Node 20 (V8 11) that made new hidden classes per transaction.
   const unsigned: UnsignedTransaction = Object.assign({}, tx, { publicKey: toHex(key.publicKey) });
   const bytes = encodeUnsigned(unsigned);
   const digest = hash(bytes);
   // Frozen (its fields can't be reassigned), and remembered as signed: a node trusts it without
   // verifying the signature only while it still is exactly what was signed.
-  const signed: SignedTransaction = Object.freeze({
-    ...unsigned,
-    payload: deepFreeze(structuredClone(unsigned.payload)),
-    from: key.address,
-    signature: toHex(signWith(key, digest)),
-    hash: toHex(digest),
-  });
+  const signed: SignedTransaction = Object.freeze(
+    Object.assign({}, unsigned, {
+      payload: deepFreeze(structuredClone(unsigned.payload)),
+      from: key.address,
+      signature: toHex(signWith(key, digest)),
+      hash: toHex(digest),
+    }),
+  );
   signedHere.set(signed, {
     signature: signed.signature,
     publicKey: signed.publicKey,
