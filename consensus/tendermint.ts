@@ -15,6 +15,9 @@ import { isOneThird, isQuorum, VoteSet, type Equivocation, type Vote, type VoteT
 
 export type Step = 'propose' | 'prevote' | 'precommit';
 
+/** What a timeout that fired in time did: a nil vote, or the round given up for the next. */
+export type TimeoutMove = 'prevoted nil' | 'precommitted nil' | 'next round';
+
 export interface Proposal {
   readonly height: number;
   readonly round: number;
@@ -238,19 +241,26 @@ export class Tendermint {
     return true;
   }
 
-  /** Lines 57, 61, 65. */
-  onTimeout(step: Step, height: number, round: number): void {
-    if (height !== this.height || round !== this.round || this.decided) return;
+  /** Lines 57, 61, 65: what the timeout moved, undefined when the round had moved past it already. */
+  onTimeout(step: Step, height: number, round: number): TimeoutMove | undefined {
+    if (height !== this.height || round !== this.round || this.decided) return undefined;
     if (step === 'propose' && this.step === 'propose') {
       this.vote('prevote', null);
       this.step = 'prevote';
-    } else if (step === 'prevote' && this.step === 'prevote') {
+      this.evaluate();
+      return 'prevoted nil';
+    }
+    if (step === 'prevote' && this.step === 'prevote') {
       this.vote('precommit', null);
       this.step = 'precommit';
-    } else if (step === 'precommit') {
-      return this.startRound(this.round + 1);
-    } else return;
-    this.evaluate();
+      this.evaluate();
+      return 'precommitted nil';
+    }
+    if (step === 'precommit') {
+      this.startRound(this.round + 1);
+      return 'next round';
+    }
+    return undefined;
   }
 
   private vote(type: VoteType, value: string | null): void {

@@ -292,10 +292,18 @@ export class ConsensusDriver {
       this.lastRound = `${height}/${round}`;
       this.options.events.emit('consensus:round', { height, round });
     }
+    const scheduled = performance.now();
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       const fire = (): void => {
-        if (!this.stopped) this.machine.onTimeout(step, height, round);
+        if (this.stopped) return;
+        const moved = this.machine.onTimeout(step, height, round);
+        // A round that needed its timeout is one that went wrong somewhere: say which step, and after how long.
+        if (moved)
+          this.options.log.info(
+            { height, round, timeout: step, waitedMs: Math.round(performance.now() - scheduled), then: moved },
+            `the ${step} timeout fired: ${moved}`,
+          );
       };
       const waiting = step === 'propose' ? this.checking.get(`${height}/${round}`) : undefined;
       if (waiting) waiting.push(fire);

@@ -1,6 +1,12 @@
 // A discrete-event simulation of validators running consensus/tendermint.ts over a network with
 // seeded random delays, crashes, pauses and byzantine peers: simulated time, no real timers.
-import { Tendermint, type ConsensusHost, type Proposal, type Step } from '../../consensus/tendermint.js';
+import {
+  Tendermint,
+  type ConsensusHost,
+  type Proposal,
+  type Step,
+  type TimeoutMove,
+} from '../../consensus/tendermint.js';
 import type { Equivocation, Vote } from '../../consensus/vote-set.js';
 import { nextSet, proposerAfter } from '../../consensus/validator-set.js';
 
@@ -58,6 +64,8 @@ export class Simulation {
   readonly commits: Array<{ node: string; height: number; round: number; value: string; commit: Vote[] }> = [];
   readonly evidence: Equivocation[] = [];
   readonly maxRound = { value: 0 };
+  /** Every timeout that moved a validator on, and what it did. */
+  readonly timeoutMoves: Array<{ node: string; step: Step; height: number; round: number; moved: TimeoutMove }> = [];
   private readonly powers: ReadonlyMap<string, bigint>;
   private readonly set;
 
@@ -149,7 +157,8 @@ export class Simulation {
   private timeout(name: string, step: Step, height: number, round: number): void {
     const node = this.nodes.get(name)!;
     if (node.down || node.paused) return;
-    node.machine.onTimeout(step, height, round);
+    const moved = node.machine.onTimeout(step, height, round);
+    if (moved) this.timeoutMoves.push({ node: name, step, height, round, moved });
   }
 
   private delayTo(to: string, message: Message): number {

@@ -47,6 +47,16 @@ describe('Tendermint consensus (simulated network)', () => {
     sim.run(sim.now + 120_000, () => sim.decidedByAll(alive) >= next + 15);
     expect(sim.decidedByAll(alive)).toBeGreaterThanOrEqual(next + 15);
     expect(sim.maxRound.value).toBeGreaterThan(0);
+    // The dead proposer's rounds: each live validator's propose timeout says it prevoted nil.
+    const lost = sim.timeoutMoves.filter((m) => m.step === 'propose' && sim.proposer(m.height, m.round) === victim);
+    const first = lost[0]!;
+    expect(
+      lost
+        .filter((m) => m.height === first.height && m.round === first.round)
+        .map((m) => m.node)
+        .sort(),
+    ).toEqual([...alive].sort());
+    expect(lost.every((m) => m.moved === 'prevoted nil')).toBe(true);
     expect(sim.disagreements()).toEqual([]);
     certificatesHold(sim);
   });

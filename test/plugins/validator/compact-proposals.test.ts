@@ -346,6 +346,8 @@ describe('compact proposals: blocks travel as hashes', { timeout: 120_000 }, () 
       );
       expect(decided.hash).not.toBe(block.hash);
       expect(asked).toBeGreaterThan(0);
+      // The honest validators' logs say how the round ended: their propose timeout, and a nil prevote.
+      expect(loggedAt(block.height).some((line) => line.msg === 'the propose timeout fired: prevoted nil')).toBe(true);
       // Nothing stays stuck: the chain goes on past it.
       await waitFor(
         () => Math.min(...validators.map((v) => chainOf(v).head.height)),
