@@ -37,6 +37,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const CALLERS = Number(process.env.BENCH_CALLERS ?? 16);
 const CALL_SECONDS = Number(process.env.BENCH_CALL_SECONDS ?? 5);
 const BLOCK_GAS = process.env.BENCH_BLOCK_GAS ?? String(DEVNET_BLOCK_GAS_LIMIT);
+/** How long the wait for the transfers may see no sender's nonce move before it gives up. */
+const STALL_MS = 60_000;
 const KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -151,11 +153,26 @@ async function measure(
   );
   const submitted = performance.now();
   say(`submitted in ${((submitted - started) / 1000).toFixed(1)} s; waiting for every nonce`);
-  const pending = new Set<Address>(senders.map((s) => s.address));
-  while (pending.size > 0) {
-    for (const address of [...pending])
-      if ((await client.getTransactionCount({ address })) >= perSender) pending.delete(address);
-    if (pending.size > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+  // Every sender's nonce, until all are mined or none moves for STALL_MS: a server that dropped some
+  // transfers would otherwise be waited for forever.
+  const nonces = new Map<Address, number>(senders.map((s) => [s.address, 0]));
+  let movedAt = performance.now();
+  while ([...nonces.values()].some((count) => count < perSender)) {
+    for (const [address, count] of nonces) {
+      if (count >= perSender) continue;
+      const now = await client.getTransactionCount({ address });
+      if (now > count) {
+        nonces.set(address, now);
+        movedAt = performance.now();
+      }
+    }
+    if (performance.now() - movedAt > STALL_MS) {
+      const short = [...nonces.values()].filter((count) => count < perSender);
+      throw new Error(
+        `${url}: no transfer mined for ${STALL_MS / 1000} s; ${short.length} senders short of ${perSender} (at ${short.slice(0, 5).join(', ')}…)`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const mined = performance.now();
   const [serverCpu1, clientCpu1] = [cpuSeconds(server), process.cpuUsage(clientCpu0)];
