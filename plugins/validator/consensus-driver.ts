@@ -301,7 +301,7 @@ export class ConsensusDriver {
         // A round that needed its timeout is one that went wrong somewhere: say which step, and after how long.
         if (moved)
           this.options.log.info(
-            { height, round, timeout: step, waitedMs: Math.round(performance.now() - scheduled), then: moved },
+            { height, round, timeout: step, waitedMs: Math.round(performance.now() - scheduled), moved },
             `the ${step} timeout fired: ${moved}`,
           );
       };
