@@ -3,6 +3,7 @@ import { Account as EvmAccount, KECCAK256_NULL, KECCAK256_RLP, type Address as E
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Address } from '../../sdk/address.js';
 import { toHex } from '../../sdk/bytes.js';
+import { isPromise } from '../../kernel/is-promise.js';
 import { accountKey, decodeAccount, type Account } from '../../chain/state/accounts.js';
 import {
   codeKey,
@@ -175,7 +176,7 @@ export class WorldStateManager implements StateManagerInterface {
       if (found) return found;
     }
     const bytes = this.read(accountKey(address));
-    return bytes instanceof Promise ? bytes.then(decodedAccount) : decodedAccount(bytes);
+    return isPromise<Uint8Array | undefined>(bytes) ? bytes.then(decodedAccount) : decodedAccount(bytes);
   }
 
   private setAccountRecord(address: Address, account: Account): void {
@@ -184,16 +185,16 @@ export class WorldStateManager implements StateManagerInterface {
 
   private contract(address: EvmAddress): MaybePromise<ContractRecord | undefined> {
     const bytes = this.get(contractKey(hex40(address)));
-    return bytes instanceof Promise ? bytes.then(decodedContract) : decodedContract(bytes);
+    return isPromise<Uint8Array | undefined>(bytes) ? bytes.then(decodedContract) : decodedContract(bytes);
   }
 
   // The EVM asks for accounts a dozen times a run: the head's state answers synchronously, and only
   // a past block's reads are awaited.
   async getAccount(address: EvmAddress): Promise<EvmAccount | undefined> {
     const found = this.accountIfAny(svcAddress(address));
-    const account = found instanceof Promise ? await found : found;
+    const account = isPromise<Account | undefined>(found) ? await found : found;
     const record = this.contract(address);
-    const contract = record instanceof Promise ? await record : record;
+    const contract = isPromise<ContractRecord | undefined>(record) ? await record : record;
     if (account === undefined && contract === undefined) return undefined;
     return new EvmAccount(
       BigInt(account?.nonce ?? 0),
