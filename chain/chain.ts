@@ -38,6 +38,7 @@ import type { JournalRecord, TxJournal } from './tx-journal.js';
 import { CHAIN_RULES_VERSION, rulesVersionMismatch } from './rules-version.js';
 import { BlockActivity } from './block-activity.js';
 import { RecentTransactions } from './recent-transactions.js';
+import { MovingAverage } from './moving-average.js';
 
 /** What replaying the journal at start did with its records. */
 export interface JournalReplay {
@@ -115,6 +116,8 @@ const verifyHeaderSignature = (signature: Uint8Array, message: Uint8Array, key: 
 
 /** Raw transactions admitted lately, by digest (a few times a full mempool's worth): the same bytes again are refused without verifying them again. */
 const MAX_RECENT_RAWS = 65_536;
+/** Builds of fewer transactions say little about finishing's cost per transaction: its fixed part weighs most there. */
+const FINISH_SAMPLE_MIN_TXS = 100;
 
 async function txRoot(hashes: readonly string[], pacer: Pacer): Promise<Hex> {
   return toHex(
@@ -150,6 +153,8 @@ export class Chain {
   private settle: ((tx: SignedTransaction) => Promise<void>) | undefined;
   /** The last blocks' transactions and receipts, for reads right after they are mined. */
   private readonly recent = new RecentTransactions();
+  /** What finishing a built block (state root, receipts, roots) cost per transaction in recent builds, ms. */
+  private readonly finishCost = new MovingAverage(0.3);
   /** Blocks committed since the last summary line. */
   readonly activity = new BlockActivity();
 
@@ -639,7 +644,8 @@ export class Chain {
   produceBlock(key: KeyPair, timestamp: number, executionBudgetMs?: number): Promise<Block> {
     return this.serialized(async () => {
       this.discardOutstanding();
-      const prepared = await this.build(key, timestamp, undefined, executionBudgetMs);
+      const deadline = executionBudgetMs === undefined ? undefined : performance.now() + executionBudgetMs;
+      const prepared = await this.build(key, timestamp, undefined, deadline);
       let certificate: CommitCertificate;
       try {
         certificate = this.finality.soleCommit(prepared.block, key);
@@ -654,12 +660,13 @@ export class Chain {
   /**
    * Builds and signs the next block as a proposal, executed but not committed: its state is held
    * until `commitProposal` (when consensus decides it) or dropped by the next proposal checked or
-   * built, or by `discardProposal`.
+   * built, or by `discardProposal`. `deadline` (performance.now() ms): no transaction starts after it
+   * but the first, counted by the caller, whose time may have started before this call's turn came.
    */
-  proposeBlock(key: KeyPair, timestamp: number, maxBytes?: number, executionBudgetMs?: number): Promise<Block> {
+  proposeBlock(key: KeyPair, timestamp: number, maxBytes?: number, deadline?: number): Promise<Block> {
     return this.serialized(async () => {
       this.discardOutstanding();
-      const prepared = await this.build(key, timestamp, maxBytes, executionBudgetMs);
+      const prepared = await this.build(key, timestamp, maxBytes, deadline, true);
       this.outstanding = prepared;
       return prepared.block;
     });
@@ -711,12 +718,17 @@ export class Chain {
     this.outstanding = undefined;
   }
 
-  /** Executes what the mempool has ready into a signed block; transactions stop starting `executionBudgetMs` after it began. */
+  /**
+   * Executes what the mempool has ready into a signed block; no transaction but the first starts after
+   * `deadline` (performance.now() ms) — with `readyBy`, after the moment finishing the block (its
+   * roots and receipts, at what that cost a transaction in recent builds) would end past it.
+   */
   private async build(
     key: KeyPair,
     timestamp: number,
     maxBytes?: number,
-    executionBudgetMs?: number,
+    deadline?: number,
+    readyBy = false,
   ): Promise<Prepared> {
     const started = performance.now();
     const head = this.head;
@@ -733,7 +745,6 @@ export class Chain {
     };
     const candidates = this.options.mempool.ready(this.options.maxBlockTransactions, maxBytes);
     const pacer = new Pacer();
-    const deadline = executionBudgetMs === undefined ? undefined : started + executionBudgetMs;
     const result = await executeTransactions(
       candidates,
       env,
@@ -742,8 +753,9 @@ export class Chain {
       this.options.log,
       false,
       pacer,
-      deadline === undefined ? {} : { deadline },
+      deadline === undefined ? {} : { deadline, finishMsPerTx: readyBy ? this.finishCost.value : 0 },
     );
+    const executedAt = performance.now();
     for (const rejected of result.rejected)
       this.options.log.debug({ tx: rejected.hash, reason: rejected.message }, 'left a transaction out of the block');
     const hashes = result.included.map((tx) => tx.hash);
@@ -762,6 +774,7 @@ export class Chain {
       lastCommit,
     };
     const signed = signHeader(header, key);
+    if (hashes.length >= FINISH_SAMPLE_MIN_TXS) this.finishCost.add((performance.now() - executedAt) / hashes.length);
     return {
       block: Object.assign({}, signed, { transactions: hashes }),
       txs: result.included,

@@ -129,6 +129,8 @@ export class ConsensusDriver {
   private readonly validity = new Map<string, boolean>();
   /** The height/round last entered (for the round events). */
   private lastRound = '';
+  /** When this validator entered the round it is proposing in (performance.now()): its proposal's deadline counts from there. */
+  private roundBegan = { round: '', at: 0 };
   /** When each proposed block of this height was first seen here (made or received), by hash. */
   private readonly proposalSeen = new Map<string, number>();
   /** Rounds whose proposal is being checked, with the propose timeouts that fired meanwhile. */
@@ -293,6 +295,7 @@ export class ConsensusDriver {
       this.options.events.emit('consensus:round', { height, round });
     }
     const scheduled = performance.now();
+    if (step === 'propose') this.roundBegan = { round: `${height}/${round}`, at: scheduled };
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       const fire = (): void => {
@@ -379,7 +382,7 @@ export class ConsensusDriver {
         this.options.key,
         Math.max(Date.now(), this.options.chain.head.timestamp + 1),
         MAX_PROPOSAL_BYTES,
-        executionBudget(this.options.blockTime, 'consensus'),
+        this.proposalDeadline(height, round),
       );
       held = this.hold({
         block,
@@ -389,6 +392,15 @@ export class ConsensusDriver {
       });
       this.validity.set(block.hash, true);
       if (!this.proposalSeen.has(block.hash)) this.proposalSeen.set(block.hash, performance.now());
+      // Built past the round's propose timeout (this validator prevoted nil meanwhile): its signing state would refuse it.
+      const after = this.machine.state();
+      if (after.height !== height || after.round !== round || after.step !== 'propose') {
+        this.options.log.info(
+          { height, round, transactions: block.transactions.length },
+          'built a block too late to propose it: the round had moved on',
+        );
+        return;
+      }
     }
     // A carried value whose block this node no longer has (it restarted) is not re-proposed: a new block goes with no valid round.
     const proposal: Proposal = {
@@ -413,7 +425,34 @@ export class ConsensusDriver {
       bundle: encodeBundle({ block: held.block, raws: null, commit: null }),
       ...(pol.length > 0 ? { pol } : {}),
     });
+    if (this.roundBegan.round === `${height}/${round}`)
+      this.options.log.debug(
+        {
+          height,
+          round,
+          transactions: held.block.transactions.length,
+          sentMs: Math.round(performance.now() - this.roundBegan.at),
+        },
+        'proposed a block',
+      );
     this.machine.onProposal(proposal, true);
+  }
+
+  /**
+   * When the proposer's block is to be finished (performance.now() ms): its share of the block time
+   * counted from the round's start, not from when building begins. The others' propose timeouts run
+   * from their own round start; a proposer whose build waited behind its last commit, and then took
+   * its whole share, sent its proposal after they had given up on it (BENCHMARKS.md). Round 0 began for
+   * the others a block time after the head's timestamp (they wait for that after deciding): a proposer
+   * that decided the last height behind them, and so started this one late, counts from then. A tenth
+   * of the block time from now at least, so a proposer that is always late still fills some of each block.
+   */
+  private proposalDeadline(height: number, round: number): number {
+    const now = performance.now();
+    const local = this.roundBegan.round === `${height}/${round}` ? this.roundBegan.at : now;
+    const due = round === 0 ? now - (Date.now() - (this.options.chain.head.timestamp + this.options.blockTime)) : local;
+    const began = Math.min(local, due);
+    return Math.max(now + this.options.blockTime / 10, began + executionBudget(this.options.blockTime, 'consensus'));
   }
 
   /**
@@ -614,14 +653,16 @@ export class ConsensusDriver {
     if (running) return running;
     const { chain, p2p } = this.options;
     const budget = Math.min(FETCH_TIMEOUT_MS, Math.max(1000, this.options.blockTime));
-    const signal = timeoutSignal(budget, this.stopping.signal);
     const gathering = fillBlock(block, {
       local: (hash) => this.localTransaction(hash),
-      // Within the fetch's own budget: fetched transactions are decoded behind those being admitted
-      // anyway, so a fetch could not be done sooner.
+      // Fetched transactions are decoded behind those being admitted anyway, so a fetch could not be done sooner.
       admitted: () => boundedWait(chain.admissionsSettled(), budget),
-      fetch: async (hashes) =>
-        requestTransactions(await p2p.openStream(peer, BLOCK_TRANSACTIONS_PROTOCOL, signal), hashes, signal),
+      // Its own budget, from when it starts: sharing one with the wait above left a flood's fetch of
+      // 1,600 transactions no time at all, and the round failed (BENCHMARKS.md).
+      fetch: async (hashes) => {
+        const signal = timeoutSignal(budget, this.stopping.signal);
+        return requestTransactions(await p2p.openStream(peer, BLOCK_TRANSACTIONS_PROTOCOL, signal), hashes, signal);
+      },
       decode: (raws) => chain.decodeTransactions(raws),
     }).finally(() => this.filling.delete(block.hash));
     this.filling.set(block.hash, gathering);

@@ -4,7 +4,8 @@
 // that flood, and under a steady load below it (BENCH_STEADY_RATE); and the CPU each validator process
 // spent per committed transfer (from /proc), against the lone validator's. Prints one
 // JSON line. Usage: node dist/scripts/bench/consensus.js  (BENCH_BLOCK_TIME, default 1000 ms;
-// BENCH_NODE_ARGS, Node options for the node processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
+// BENCH_NODE_ARGS, Node options for the node processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof";
+// BENCH_VALIDATOR_FLAGS, more svc-node flags for every validator, e.g. "--log-level debug" with BENCH_NODE_LOG=1)
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,11 +17,21 @@ import { benchDir, cleanUp, cpuSeconds, startNode, type NodeProcess } from './no
 const here = fileURLToPath(new URL('.', import.meta.url));
 const blockTime = process.env.BENCH_BLOCK_TIME ?? '1000';
 const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+const validatorFlags = process.env.BENCH_VALIDATOR_FLAGS?.split(' ').filter(Boolean) ?? [];
 let running: NodeProcess[] = [];
 
 async function startValidator(args: string[]): Promise<NodeProcess> {
   const node = await startNode(
-    ['--role', 'validator', '--data-dir', join(benchDir(), 'data'), '--block-time', blockTime, ...args],
+    [
+      '--role',
+      'validator',
+      '--data-dir',
+      join(benchDir(), 'data'),
+      '--block-time',
+      blockTime,
+      ...validatorFlags,
+      ...args,
+    ],
     nodeArgs,
   );
   running.push(node);

@@ -13,22 +13,22 @@ function setup() {
   const genesis = devnetGenesis();
   const kinds = TxKindRegistry.collect([{ definition: chainPlugin(genesis) as AnyPlugin, service: () => undefined }]);
   const base = new Map(genesisState(genesis));
-  return { genesis, kinds, state: { get: (key: string) => base.get(key) } };
+  const env = {
+    chainId: 'svc-devnet-1',
+    height: 1,
+    timestamp: 1,
+    parentHash: `0x${'00'.repeat(32)}`,
+    lastCommit: null,
+    proposer: devnetKey('validator', 0).address,
+  };
+  return { genesis, kinds, state: { get: (key: string) => base.get(key) }, env };
 }
 
 describe('transaction execution', () => {
   it('a transaction that fails on execution gets a failed receipt, moves only its nonce, and later ones still run', async () => {
-    const { kinds, state } = setup();
+    const { kinds, state, env } = setup();
     const alice = devnetKey('account', 0);
     const stranger = generateKeyPair();
-    const env = {
-      chainId: 'svc-devnet-1',
-      height: 1,
-      timestamp: 1,
-      parentHash: `0x${'00'.repeat(32)}`,
-      lastCommit: null,
-      proposer: devnetKey('validator', 0).address,
-    };
     const all = decodeAccount(state.get(accountKey(alice.address))).omc;
     const txs = [
       signTransaction(
@@ -53,16 +53,8 @@ describe('transaction execution', () => {
   });
 
   it('leaves invalid transactions out when producing, and rejects them when importing', async () => {
-    const { kinds, state } = setup();
+    const { kinds, state, env } = setup();
     const alice = devnetKey('account', 0);
-    const env = {
-      chainId: 'svc-devnet-1',
-      height: 1,
-      timestamp: 1,
-      parentHash: `0x${'00'.repeat(32)}`,
-      lastCommit: null,
-      proposer: devnetKey('validator', 0).address,
-    };
     const gap = signTransaction(
       { chainId: env.chainId, kind: 'transfer', nonce: 3, payload: transferPayload(alice.address, 'OMC', 1n) },
       alice,
@@ -73,5 +65,26 @@ describe('transaction execution', () => {
     await expect(executeTransactions([gap], env, state, kinds, captureLog().log, true)).rejects.toThrow(
       /ahead of the account nonce/,
     );
+  });
+
+  it("stops starting transactions where finishing the ones in, at finishMsPerTx each, would end past the producer's deadline", async () => {
+    const { kinds, state, env } = setup();
+    const alice = devnetKey('account', 0);
+    const txs = Array.from({ length: 40 }, (_, nonce) =>
+      signTransaction(
+        { chainId: env.chainId, kind: 'transfer', nonce, payload: transferPayload(alice.address, 'OMC', 1n) },
+        alice,
+      ),
+    );
+    const run = (finishMsPerTx?: number) =>
+      executeTransactions(txs, env, state, kinds, captureLog().log, false, undefined, {
+        deadline: performance.now() + 10_000,
+        ...(finishMsPerTx === undefined ? {} : { finishMsPerTx }),
+      });
+    expect((await run()).included).toHaveLength(40);
+    // Ten seconds left, a second to finish each: the tenth is the last that fits (fewer on a machine so slow that time passes meanwhile).
+    const ready = (await run(1000)).included.length;
+    expect(ready).toBeGreaterThanOrEqual(1);
+    expect(ready).toBeLessThanOrEqual(10);
   });
 });

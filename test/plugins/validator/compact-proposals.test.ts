@@ -15,6 +15,7 @@ import type { Chain } from '../../../chain/chain.js';
 import type { P2pService } from '../../../p2p/service.js';
 import type { StakingService } from '../../../plugins/staking/service.js';
 import { CONSENSUS_TOPIC } from '../../../plugins/validator/consensus-driver.js';
+import type {} from '../../../plugins/validator/index.js';
 import {
   BLOCK_TRANSACTIONS_PROTOCOL,
   MAX_REQUESTED_TRANSACTIONS,
@@ -394,5 +395,45 @@ describe('compact proposals: blocks travel as hashes', { timeout: 120_000 }, () 
       signal,
     );
     expect(again[0]).toEqual(encodeSigned(tx));
+  });
+});
+
+describe("the proposer's deadline", { timeout: 60_000 }, () => {
+  it('a proposer whose build starts late is to finish its block half the block time after its round began, not after the build began', async () => {
+    const node = validators[0]!;
+    const chain = chainOf(node);
+    const roundBegan = new Map<number, number>();
+    const off = node.node.events.on('consensus:round', ({ height }) => void roundBegan.set(height, performance.now()));
+    const builds: { began: number; calledAt: number; deadline: number }[] = [];
+    const { getCommit, proposeBlock } = chain;
+    // A slow store read before the build (the head's commit, which the proposer reads first): the build starts 60 ms into the round.
+    chain.getCommit = async (height) => {
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      return getCommit.call(chain, height);
+    };
+    chain.proposeBlock = (key, timestamp, maxBytes, deadline) => {
+      const height = chain.head.height + 1;
+      builds.push({ began: roundBegan.get(height)!, calledAt: performance.now(), deadline: deadline! });
+      return proposeBlock.call(chain, key, timestamp, maxBytes, deadline);
+    };
+    try {
+      await waitFor(
+        () => builds.length,
+        (n) => n >= 2,
+        30_000,
+        'two proposals built by the slowed validator',
+      );
+    } finally {
+      off();
+      chain.getCommit = getCommit;
+      chain.proposeBlock = proposeBlock;
+    }
+    for (const { began, calledAt, deadline } of builds) {
+      expect(calledAt - began).toBeGreaterThanOrEqual(60);
+      // Half of the 300 ms block time from the round's start, or a tenth of it from the build's if that
+      // is later (counted from the build's, it would be 150 ms after a call at least 60 ms into the round).
+      expect(deadline).toBeGreaterThanOrEqual(calledAt + BLOCK_MS / 10 - 1);
+      expect(deadline).toBeLessThanOrEqual(Math.max(began + BLOCK_MS / 2, calledAt + BLOCK_MS / 10) + 5);
+    }
   });
 });
