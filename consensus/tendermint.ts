@@ -71,6 +71,8 @@ export interface RoundState {
   readonly lockedRound: number;
   readonly validValue: string | null;
   readonly validRound: number;
+  /** This height is decided here: what is left of it is the commit. */
+  readonly decided: boolean;
 }
 
 /** Proposals kept per round: more than one only from an equivocating proposer. */
@@ -134,6 +136,7 @@ export class Tendermint {
       lockedRound: this.lockedRound,
       validValue: this.validValue,
       validRound: this.validRound,
+      decided: this.decided,
     };
   }
 

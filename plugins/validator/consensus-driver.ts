@@ -372,7 +372,7 @@ export class ConsensusDriver {
     if (this.stopped || height !== this.options.chain.head.height + 1) return;
     // Its turn passed while earlier work ran (the round timed out): a proposal now would be refused by the signing state anyway.
     const now = this.machine.state();
-    if (now.height !== height || now.round !== round || now.step !== 'propose') return;
+    if (now.height !== height || now.round !== round || now.step !== 'propose' || now.decided) return;
     await this.carryLatePrecommits();
     let held: { block: Block; raws: readonly Uint8Array[] } | undefined = validValue
       ? this.blocks.get(validValue)
@@ -392,9 +392,10 @@ export class ConsensusDriver {
       });
       this.validity.set(block.hash, true);
       if (!this.proposalSeen.has(block.hash)) this.proposalSeen.set(block.hash, performance.now());
-      // Built past the round's propose timeout (this validator prevoted nil meanwhile): its signing state would refuse it.
+      // Built past the round's propose timeout (this validator prevoted nil meanwhile: its signing state
+      // would refuse it), or the height was decided meanwhile.
       const after = this.machine.state();
-      if (after.height !== height || after.round !== round || after.step !== 'propose') {
+      if (after.height !== height || after.round !== round || after.step !== 'propose' || after.decided) {
         this.options.log.info(
           { height, round, transactions: block.transactions.length },
           'built a block too late to propose it: the round had moved on',
@@ -696,8 +697,10 @@ export class ConsensusDriver {
     }
     const complete = held;
     return this.serial(async () => {
-      // Decided meanwhile (the check waited its turn): the block is the head or a sibling of it, nothing to check.
-      if (proposal.height !== this.options.chain.head.height + 1) return undefined;
+      // Decided meanwhile (the check waited its turn): the block is the head or a sibling of it, nothing
+      // to check. Decided and not yet committed: checking this block would undo the decided one's
+      // execution, held for its commit, and the commit would execute it again.
+      if (proposal.height !== this.options.chain.head.height + 1 || this.machine.state().decided) return undefined;
       try {
         await this.options.chain.checkProposal(complete.block, complete.raws, complete.checked);
         return true;

@@ -35,6 +35,20 @@ describe('Tendermint consensus (simulated network)', () => {
     }
   });
 
+  it('says a height is decided from its decision until the next height starts (what is left of it is the commit)', () => {
+    const sim = new Simulation({ validators: four, seed: 7 });
+    sim.start();
+    sim.run(60_000, () => sim.decidedByAll() >= 1);
+    const nodes = [...sim.nodes.values()];
+    // The last to decide is still at height 1 (the next starts after the commit wait); any earlier one may be at 2.
+    const last = nodes.find((node) => node.machine.state().height === 1)!;
+    expect(last).toBeDefined();
+    for (const { machine } of nodes)
+      expect(machine.state()).toMatchObject(machine.state().height === 1 ? { decided: true } : { height: 2 });
+    sim.run(Number.POSITIVE_INFINITY, () => last.machine.state().height === 2);
+    expect(last.machine.state()).toMatchObject({ height: 2, decided: false });
+  });
+
   it('keeps deciding with one of four validators crashed, also when it is the proposer (a round is lost, not the chain)', () => {
     const sim = new Simulation({ validators: four, seed: 7 });
     sim.start();
