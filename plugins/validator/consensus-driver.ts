@@ -130,7 +130,7 @@ export class ConsensusDriver {
   /** The height/round last entered (for the round events). */
   private lastRound = '';
   /** When this validator entered the round it is proposing in (performance.now()): its proposal's deadline counts from there. */
-  private roundBegan = { round: '', at: 0 };
+  private roundBegan = { height: -1, round: -1, at: 0 };
   /** When each proposed block of this height was first seen here (made or received), by hash. */
   private readonly proposalSeen = new Map<string, number>();
   /** Rounds whose proposal is being checked, with the propose timeouts that fired meanwhile. */
@@ -295,7 +295,7 @@ export class ConsensusDriver {
       this.options.events.emit('consensus:round', { height, round });
     }
     const scheduled = performance.now();
-    if (step === 'propose') this.roundBegan = { round: `${height}/${round}`, at: scheduled };
+    if (step === 'propose') this.roundBegan = { height, round, at: scheduled };
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       const fire = (): void => {
@@ -371,8 +371,7 @@ export class ConsensusDriver {
   private async propose(height: number, round: number, validValue: string | null, validRound: number): Promise<void> {
     if (this.stopped || height !== this.options.chain.head.height + 1) return;
     // Its turn passed while earlier work ran (the round timed out): a proposal now would be refused by the signing state anyway.
-    const now = this.machine.state();
-    if (now.height !== height || now.round !== round || now.step !== 'propose' || now.decided) return;
+    if (!this.proposingIn(height, round)) return;
     await this.carryLatePrecommits();
     let held: { block: Block; raws: readonly Uint8Array[] } | undefined = validValue
       ? this.blocks.get(validValue)
@@ -394,8 +393,7 @@ export class ConsensusDriver {
       if (!this.proposalSeen.has(block.hash)) this.proposalSeen.set(block.hash, performance.now());
       // Built past the round's propose timeout (this validator prevoted nil meanwhile: its signing state
       // would refuse it), or the height was decided meanwhile.
-      const after = this.machine.state();
-      if (after.height !== height || after.round !== round || after.step !== 'propose' || after.decided) {
+      if (!this.proposingIn(height, round)) {
         this.options.log.info(
           { height, round, transactions: block.transactions.length },
           'built a block too late to propose it: the round had moved on',
@@ -426,17 +424,29 @@ export class ConsensusDriver {
       bundle: encodeBundle({ block: held.block, raws: null, commit: null }),
       ...(pol.length > 0 ? { pol } : {}),
     });
-    if (this.roundBegan.round === `${height}/${round}`)
+    const began = this.roundBeganAt(height, round);
+    if (began !== undefined)
       this.options.log.debug(
         {
           height,
           round,
           transactions: held.block.transactions.length,
-          sentMs: Math.round(performance.now() - this.roundBegan.at),
+          sentMs: Math.round(performance.now() - began),
         },
         'proposed a block',
       );
     this.machine.onProposal(proposal, true);
+  }
+
+  /** Whether this validator is still in the propose step of this round, with the height undecided. */
+  private proposingIn(height: number, round: number): boolean {
+    const now = this.machine.state();
+    return now.height === height && now.round === round && now.step === 'propose' && !now.decided;
+  }
+
+  /** When this validator entered this round (performance.now()), if it is the round it last entered. */
+  private roundBeganAt(height: number, round: number): number | undefined {
+    return this.roundBegan.height === height && this.roundBegan.round === round ? this.roundBegan.at : undefined;
   }
 
   /**
@@ -450,7 +460,7 @@ export class ConsensusDriver {
    */
   private proposalDeadline(height: number, round: number): number {
     const now = performance.now();
-    const local = this.roundBegan.round === `${height}/${round}` ? this.roundBegan.at : now;
+    const local = this.roundBeganAt(height, round) ?? now;
     const due = round === 0 ? now - (Date.now() - (this.options.chain.head.timestamp + this.options.blockTime)) : local;
     const began = Math.min(local, due);
     return Math.max(now + this.options.blockTime / 10, began + executionBudget(this.options.blockTime, 'consensus'));
