@@ -129,8 +129,11 @@ export class ConsensusDriver {
   private readonly validity = new Map<string, boolean>();
   /** The height/round last entered (for the round events). */
   private lastRound = '';
-  /** When this validator entered the round it is proposing in (performance.now()): its proposal's deadline counts from there. */
-  private roundBegan = { height: -1, round: -1, at: 0 };
+  /**
+   * When this validator entered the round it last entered (performance.now()), and that round's propose
+   * timeout: its proposal's deadline counts from there, and ends before the timeout.
+   */
+  private roundBegan = { height: -1, round: -1, at: 0, proposeTimeoutMs: 0 };
   /** When each proposed block of this height was first seen here (made or received), by hash. */
   private readonly proposalSeen = new Map<string, number>();
   /** Rounds whose proposal is being checked, with the propose timeouts that fired meanwhile. */
@@ -295,7 +298,7 @@ export class ConsensusDriver {
       this.options.events.emit('consensus:round', { height, round });
     }
     const scheduled = performance.now();
-    if (step === 'propose') this.roundBegan = { height, round, at: scheduled };
+    if (step === 'propose') this.roundBegan = { height, round, at: scheduled, proposeTimeoutMs: ms };
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       const fire = (): void => {
@@ -373,6 +376,8 @@ export class ConsensusDriver {
     // Its turn passed while earlier work ran (the round timed out): a proposal now would be refused by the signing state anyway.
     if (!this.proposingIn(height, round)) return;
     await this.carryLatePrecommits();
+    // The round may have moved on while that read the store: a block built for it now would be thrown away.
+    if (!this.proposingIn(height, round)) return;
     let held: { block: Block; raws: readonly Uint8Array[] } | undefined = validValue
       ? this.blocks.get(validValue)
       : undefined;
@@ -449,6 +454,11 @@ export class ConsensusDriver {
     return this.roundBegan.height === height && this.roundBegan.round === round ? this.roundBegan.at : undefined;
   }
 
+  /** This round's propose timeout (ms), if it is the round this validator last entered. */
+  private proposeTimeoutOf(height: number, round: number): number | undefined {
+    return this.roundBeganAt(height, round) === undefined ? undefined : this.roundBegan.proposeTimeoutMs;
+  }
+
   /**
    * When the proposer's block is to be finished (performance.now() ms): its share of the block time
    * counted from the round's start, not from when building begins. The others' propose timeouts run
@@ -456,14 +466,20 @@ export class ConsensusDriver {
    * its whole share, sent its proposal after they had given up on it (BENCHMARKS.md). Round 0 began for
    * the others a block time after the head's timestamp (they wait for that after deciding): a proposer
    * that decided the last height behind them, and so started this one late, counts from then. A tenth
-   * of the block time from now at least, so a proposer that is always late still fills some of each block.
+   * of the block time from now at least, so a proposer that is always late still fills some of each
+   * block — but never later than a tenth of the block time before the round's propose timeout ends: a
+   * build that began 900 ms into a 1 s round, given its tenth, missed the others' timeouts and cost the
+   * height a round; a nearly empty block sent in time gets the height decided (BENCHMARKS.md).
    */
   private proposalDeadline(height: number, round: number): number {
     const now = performance.now();
+    const { blockTime } = this.options;
     const local = this.roundBeganAt(height, round) ?? now;
-    const due = round === 0 ? now - (Date.now() - (this.options.chain.head.timestamp + this.options.blockTime)) : local;
+    const due = round === 0 ? now - (Date.now() - (this.options.chain.head.timestamp + blockTime)) : local;
     const began = Math.min(local, due);
-    return Math.max(now + this.options.blockTime / 10, began + executionBudget(this.options.blockTime, 'consensus'));
+    const wanted = Math.max(now + blockTime / 10, began + executionBudget(blockTime, 'consensus'));
+    const timeout = this.proposeTimeoutOf(height, round);
+    return timeout === undefined ? wanted : Math.min(wanted, began + timeout - blockTime / 10);
   }
 
   /**
