@@ -467,7 +467,7 @@ export class ConsensusDriver {
    * the others a block time after the head's timestamp (they wait for that after deciding): a proposer
    * that decided the last height behind them, and so started this one late, counts from then. A tenth
    * of the block time from now at least, so a proposer that is always late still fills some of each
-   * block — but never later than a tenth of the block time before the round's propose timeout ends: a
+   * block — but never later than a tenth of the block time before its own propose timeout ends: a
    * build that began 900 ms into a 1 s round, given its tenth, missed the others' timeouts and cost the
    * height a round; a nearly empty block sent in time gets the height decided (BENCHMARKS.md).
    */
@@ -478,8 +478,11 @@ export class ConsensusDriver {
     const due = round === 0 ? now - (Date.now() - (this.options.chain.head.timestamp + blockTime)) : local;
     const began = Math.min(local, due);
     const wanted = Math.max(now + blockTime / 10, began + executionBudget(blockTime, 'consensus'));
+    // From this validator's own round start: with the chain behind its timestamps (under load every
+    // validator starts a height at its commit, later than `due`), a cap from `due` would leave a proposer
+    // that is on time nothing but a nearly empty block.
     const timeout = this.proposeTimeoutOf(height, round);
-    return timeout === undefined ? wanted : Math.min(wanted, began + timeout - blockTime / 10);
+    return timeout === undefined ? wanted : Math.min(wanted, local + timeout - blockTime / 10);
   }
 
   /**

@@ -8,7 +8,7 @@ import { signHeader } from '../../../sdk/block.js';
 import { decode, encode } from '../../../sdk/encoding.js';
 import { encodeSigned, signTransaction, transferPayload, type SignedTransaction } from '../../../sdk/transaction.js';
 import type { Hex } from '../../../sdk/bytes.js';
-import { proposalSignBytes } from '../../../consensus/messages.js';
+import { proposalSignBytes, voteSignBytes } from '../../../consensus/messages.js';
 import { encodeBundle } from '../../../p2p/wire.js';
 import type { Block } from '../../../chain/schemas.js';
 import type { Chain } from '../../../chain/chain.js';
@@ -475,7 +475,7 @@ describe("the proposer's deadline", { timeout: 60_000 }, () => {
     }
   });
 
-  it("a proposer whose build starts at the end of its round's propose window is to finish it before the others' propose timeouts end, not a tenth of the block time after the build began", async () => {
+  it("a proposer whose build starts at the end of its round's propose window is to finish it before its propose timeout ends, not a tenth of the block time after the build began", async () => {
     // 280 ms into a round whose propose timeout is the 300 ms block time (round 0's).
     const builds = await buildsStartingLate(BLOCK_MS - 20);
     for (const { began, calledAt, deadline } of builds) {
@@ -493,3 +493,98 @@ describe("the proposer's deadline", { timeout: 60_000 }, () => {
     );
   });
 });
+
+describe('a validator that has decided a height', { timeout: 60_000 }, () => {
+  it("executes no other block of it before the commit: a later round's proposal whose check was queued behind the decided block's is not checked", async () => {
+    const v0 = validators[0]!;
+    const chain = chainOf(v0);
+    const staking = v0.node.service<StakingService>('staking');
+    const { checkProposal, decodeTransactions } = chain;
+    // Only the observer holds it: the validator fetches it for the later round's block, and decoding
+    // it is the last step before that block's check is queued.
+    const onlyObserved = transfer();
+    await observerChain().submitRaw(encodeSigned(onlyObserved), { viaGossip: true });
+    answer = 'honestly';
+    let laterQueued = false;
+    chain.decodeTransactions = async (raws) => {
+      const decoded = await decodeTransactions.call(chain, raws);
+      // (The block's check is queued in the microtasks after this; a poll's timer runs after them.)
+      if (decoded.some((tx) => tx?.hash === onlyObserved.hash)) laterQueued = true;
+      return decoded;
+    };
+    const checked: string[] = [];
+    let held: { height: number; decided: string; later: string } | undefined;
+    chain.checkProposal = async (block, raws, already) => {
+      checked.push(block.hash);
+      // The first check of another honest validator's proposal in its round's propose step: held until
+      // the height is decided here.
+      const { height, round, step } = await staking.consensusState();
+      if (
+        !held &&
+        step === 'propose' &&
+        height === block.height &&
+        block.proposer !== genesisKey.address &&
+        block.proposer !== hostile.address
+      ) {
+        const later = forged([onlyObserved.hash]);
+        held = { height, decided: block.hash, later: later.hash };
+        await holdUntilDecidedWith(block, round!, later, () => laterQueued);
+      }
+      return checkProposal.call(chain, block, raws, already);
+    };
+    try {
+      await waitFor(
+        () => chain.head.height,
+        (height) => held !== undefined && height >= held.height,
+        30_000,
+        'the held height committed on the validator',
+      );
+    } finally {
+      chain.checkProposal = checkProposal;
+      chain.decodeTransactions = decodeTransactions;
+    }
+    expect((await chain.getBlock(held!.height))?.hash).toBe(held!.decided);
+    expect(checked).not.toContain(held!.later);
+  });
+});
+
+/**
+ * Until the first validator has queued its check of `later` (the next round's proposal) behind this
+ * one, then until it holds the precommits that decide `block`, proposed at `round`: the hostile key's
+ * prevote and precommit for it complete the other honest validators' quorum, sent only once that check
+ * is queued, so that the decision (from their precommits or their commit) is queued after it. Each
+ * message is sent again every poll: gossip delivers a message once.
+ */
+async function holdUntilDecidedWith(block: Block, round: number, later: Block, queued: () => boolean): Promise<void> {
+  const proposal = {
+    height: later.height,
+    round: round + 1,
+    value: later.hash,
+    validRound: -1,
+    proposer: hostile.address,
+  };
+  const signed = { ...proposal, signature: toHex(signWith(hostile, proposalSignBytes(CHAIN_ID, proposal))) };
+  const bundle = encodeBundle({ block: later, raws: null, commit: null });
+  await waitFor(
+    () => topic.publish(encode({ kind: 'proposal', proposal: signed, bundle, sentAt: Date.now() })) && queued(),
+    (yes) => yes,
+    10_000,
+    "the later round's block queued behind this check",
+  );
+  const votes = (['prevote', 'precommit'] as const).map((type) => {
+    const vote = { type, height: block.height, round, value: block.hash, validator: hostile.address };
+    return { ...vote, signature: toHex(signWith(hostile, voteSignBytes(CHAIN_ID, vote))) };
+  });
+  const staking = validators[0]!.node.service<StakingService>('staking');
+  await waitFor(
+    async () => {
+      for (const vote of votes) topic.publish(encode({ kind: 'vote', vote, sentAt: Date.now() }));
+      const state = await staking.consensusState();
+      const precommitted = Number.parseFloat(state.precommitPower ?? '0') / Number.parseFloat(state.totalPower ?? '1');
+      return state.height === block.height && state.round === round && precommitted > 2 / 3;
+    },
+    (decided) => decided,
+    10_000,
+    "the decided block's precommits",
+  );
+}
