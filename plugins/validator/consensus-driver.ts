@@ -373,10 +373,9 @@ export class ConsensusDriver {
 
   private async propose(height: number, round: number, validValue: string | null, validRound: number): Promise<void> {
     if (this.stopped || height !== this.options.chain.head.height + 1) return;
-    // Its turn passed while earlier work ran (the round timed out): a proposal now would be refused by the signing state anyway.
-    if (!this.proposingIn(height, round)) return;
     await this.carryLatePrecommits();
-    // The round may have moved on while that read the store: a block built for it now would be thrown away.
+    // Its turn passed while earlier work ran or that read the store (the round timed out): a block built
+    // for it now would be thrown away, and a proposal refused by the signing state anyway.
     if (!this.proposingIn(height, round)) return;
     let held: { block: Block; raws: readonly Uint8Array[] } | undefined = validValue
       ? this.blocks.get(validValue)
@@ -429,14 +428,14 @@ export class ConsensusDriver {
       bundle: encodeBundle({ block: held.block, raws: null, commit: null }),
       ...(pol.length > 0 ? { pol } : {}),
     });
-    const began = this.roundBeganAt(height, round);
-    if (began !== undefined)
+    const entered = this.entered(height, round);
+    if (entered)
       this.options.log.debug(
         {
           height,
           round,
           transactions: held.block.transactions.length,
-          sentMs: Math.round(performance.now() - began),
+          sentMs: Math.round(performance.now() - entered.at),
         },
         'proposed a block',
       );
@@ -449,14 +448,9 @@ export class ConsensusDriver {
     return now.height === height && now.round === round && now.step === 'propose' && !now.decided;
   }
 
-  /** When this validator entered this round (performance.now()), if it is the round it last entered. */
-  private roundBeganAt(height: number, round: number): number | undefined {
-    return this.roundBegan.height === height && this.roundBegan.round === round ? this.roundBegan.at : undefined;
-  }
-
-  /** This round's propose timeout (ms), if it is the round this validator last entered. */
-  private proposeTimeoutOf(height: number, round: number): number | undefined {
-    return this.roundBeganAt(height, round) === undefined ? undefined : this.roundBegan.proposeTimeoutMs;
+  /** When this validator entered this round (performance.now()) and its propose timeout, if it is the round it last entered. */
+  private entered(height: number, round: number): { at: number; proposeTimeoutMs: number } | undefined {
+    return this.roundBegan.height === height && this.roundBegan.round === round ? this.roundBegan : undefined;
   }
 
   /**
@@ -474,15 +468,15 @@ export class ConsensusDriver {
   private proposalDeadline(height: number, round: number): number {
     const now = performance.now();
     const { blockTime } = this.options;
-    const local = this.roundBeganAt(height, round) ?? now;
+    const entered = this.entered(height, round);
+    const local = entered?.at ?? now;
     const due = round === 0 ? now - (Date.now() - (this.options.chain.head.timestamp + blockTime)) : local;
     const began = Math.min(local, due);
     const wanted = Math.max(now + blockTime / 10, began + executionBudget(blockTime, 'consensus'));
     // From this validator's own round start: with the chain behind its timestamps (under load every
     // validator starts a height at its commit, later than `due`), a cap from `due` would leave a proposer
     // that is on time nothing but a nearly empty block.
-    const timeout = this.proposeTimeoutOf(height, round);
-    return timeout === undefined ? wanted : Math.min(wanted, local + timeout - blockTime / 10);
+    return entered ? Math.min(wanted, entered.at + entered.proposeTimeoutMs - blockTime / 10) : wanted;
   }
 
   /**

@@ -200,17 +200,23 @@ async function atHostileTurn(
 }
 
 /**
- * The hostile key's proposal for `block` at round 0 of its height, sent every 50 ms until the
- * validators decided the height (gossip delivers a message once, to the peers in the mesh then).
+ * A sender of the hostile key's signed proposal of `block` at `round`, its block as hashes: each call
+ * sends it again with a new time (gossip delivers a message once, to the peers in the mesh then).
  */
-async function propose(block: Block): Promise<Block> {
-  const proposal = { height: block.height, round: 0, value: block.hash, validRound: -1, proposer: hostile.address };
-  // (A proposal of a height already decided is ignored: the caller's turn passed.)
-  const signature = toHex(signWith(hostile, proposalSignBytes(CHAIN_ID, proposal)));
+function hostileProposal(block: Block, round: number): () => boolean {
+  const proposal = { height: block.height, round, value: block.hash, validRound: -1, proposer: hostile.address };
+  const signed = { ...proposal, signature: toHex(signWith(hostile, proposalSignBytes(CHAIN_ID, proposal))) };
   const bundle = encodeBundle({ block, raws: null, commit: null });
+  return () => topic.publish(encode({ kind: 'proposal', proposal: signed, bundle, sentAt: Date.now() }));
+}
+
+/** The hostile key's proposal for `block` at round 0 of its height, sent every poll until the validators decided the height. */
+async function propose(block: Block): Promise<Block> {
+  // (A proposal of a height already decided is ignored: the caller's turn passed.)
+  const send = hostileProposal(block, 0);
   const decided = await waitFor(
     async () => {
-      topic.publish(encode({ kind: 'proposal', proposal: { ...proposal, signature }, bundle, sentAt: Date.now() }));
+      send();
       return chainOf(validators[0]!).getBlock(block.height);
     },
     (committed) => committed !== undefined,
@@ -556,17 +562,9 @@ describe('a validator that has decided a height', { timeout: 60_000 }, () => {
  * message is sent again every poll: gossip delivers a message once.
  */
 async function holdUntilDecidedWith(block: Block, round: number, later: Block, queued: () => boolean): Promise<void> {
-  const proposal = {
-    height: later.height,
-    round: round + 1,
-    value: later.hash,
-    validRound: -1,
-    proposer: hostile.address,
-  };
-  const signed = { ...proposal, signature: toHex(signWith(hostile, proposalSignBytes(CHAIN_ID, proposal))) };
-  const bundle = encodeBundle({ block: later, raws: null, commit: null });
+  const send = hostileProposal(later, round + 1);
   await waitFor(
-    () => topic.publish(encode({ kind: 'proposal', proposal: signed, bundle, sentAt: Date.now() })) && queued(),
+    () => send() && queued(),
     (yes) => yes,
     10_000,
     "the later round's block queued behind this check",
