@@ -1,7 +1,9 @@
 import { createCustomCommon, Hardfork, Mainnet, type Common, type ParamsDict } from '@ethereumjs/common';
 import { Capability, createTxFromRLP, paramsTx, TransactionType, type TypedTransaction } from '@ethereumjs/tx';
-import { addressFromEthPublicKey, toEthAddress } from '../sdk/address.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { addressOfBytes, toEthAddress, type Address } from '../sdk/address.js';
 import { concatBytes, equalBytes, toHex } from '../sdk/bytes.js';
+import { nativeKeccak256 } from './native-keccak.js';
 import { recoverPublicKey } from './secp256k1-recover.js';
 import type { Payload, SignedTransaction } from '../sdk/transaction.js';
 
@@ -75,6 +77,9 @@ export function transactionCommon(evmChainId: number, hardfork: Hardfork = EVM_H
       createCustomCommon({ chainId: evmChainId, name: `svc-${evmChainId}` }, Mainnet, { hardfork }),
       paramsTx,
     );
+    // A transaction's hash and the message its signature covers, in native code where it loads (in
+    // JavaScript they were a tenth of decoding one).
+    if (nativeKeccak256) common.customCrypto.keccak256 = nativeKeccak256;
     txCommons.set(key, common);
   }
   return common;
@@ -196,6 +201,9 @@ export function decodeEthereumEnvelope(raw: Uint8Array, context: EnvelopeContext
     );
   if (!equalBytes(tx.serialize(), raw))
     throw new EnvelopeError('invalid_transaction', 'the bytes are not the canonical encoding of the transaction');
+  const keccak = tx.common.customCrypto.keccak256 ?? keccak_256;
+  // Its hash is of these bytes (they are its encoding): not of a second encoding of it.
+  const hash = keccak(raw);
   if (tx.nonce > BigInt(Number.MAX_SAFE_INTEGER))
     throw new EnvelopeError('invalid_transaction', `nonce ${tx.nonce} is out of range`);
   let publicKey: Uint8Array | undefined;
@@ -233,7 +241,7 @@ export function decodeEthereumEnvelope(raw: Uint8Array, context: EnvelopeContext
     publicKey: toHex(publicKey),
     nonce: Number(tx.nonce),
     payload,
-    from: addressFromEthPublicKey(publicKey),
+    from: ethereumAddressOf(publicKey, keccak),
     signature: toHex(
       concatBytes(
         bigintBytes(tx.r ?? 0n),
@@ -241,8 +249,17 @@ export function decodeEthereumEnvelope(raw: Uint8Array, context: EnvelopeContext
         bigintBytes(v, Math.max(1, Math.ceil(v.toString(16).length / 2))),
       ),
     ),
-    hash: toHex(tx.hash()),
+    hash: toHex(hash),
   };
+}
+
+/**
+ * The account of a secp256k1 public key (64 bytes), as Ethereum derives it: the last 20 bytes of its
+ * Keccak-256 — here with the transaction's Keccak (native where it loads), where the SDK's
+ * `addressFromEthPublicKey` hashes in JavaScript.
+ */
+function ethereumAddressOf(publicKey: Uint8Array, keccak: (bytes: Uint8Array) => Uint8Array): Address {
+  return addressOfBytes(keccak(publicKey).subarray(12));
 }
 
 /** The recovery id a signature's v carries: yParity, or for an EIP-155 legacy transaction v - 35 - 2 × chain id. */

@@ -1,46 +1,11 @@
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
 import type { Common } from '@ethereumjs/common';
 import { bytesToBigInt, ecrecover as jsEcrecover } from '@ethereumjs/util';
 import { recoverPublicKey } from '../../chain/secp256k1-recover.js';
+import { nativeKeccak256 } from '../../chain/native-keccak.js';
 
 type CustomCrypto = Common['customCrypto'];
 type Kzg = NonNullable<CustomCrypto['kzg']>;
-
-interface KeccakState {
-  initialize(rate: number, capacity: number): void;
-  absorb(data: Buffer): void;
-  absorbLastFewBits(bits: number): void;
-  squeeze(length: number): Buffer;
-}
-
-/**
- * The `keccak` package's prebuilt sponge (shipped in the npm package), undefined where it does not
- * load. Used bare: the package's own hasher is a stream, whose construction cost more than hashing
- * 32 bytes.
- */
-const keccakState: KeccakState | undefined = (() => {
-  try {
-    const keccakPackage = createRequire(import.meta.url).resolve('keccak/package.json');
-    // node-gyp-build as keccak itself loads it (its dependency, wherever npm put it).
-    const State = (createRequire(keccakPackage)('node-gyp-build') as (dir: string) => new () => KeccakState)(
-      dirname(keccakPackage),
-    );
-    return new State();
-  } catch {
-    return undefined;
-  }
-})();
-
-/** Keccak-256 (rate 1088, capacity 512, Keccak's padding bit 0x01) on the one sponge: a hash runs to its end synchronously, so runs never share it midway. */
-const keccak256 = keccakState
-  ? (message: Uint8Array): Uint8Array => {
-      keccakState.initialize(1088, 512);
-      keccakState.absorb(Buffer.from(message.buffer, message.byteOffset, message.byteLength));
-      keccakState.absorbLastFewBits(0x01);
-      return keccakState.squeeze(32);
-    }
-  : undefined;
 
 /**
  * ECRECOVER with libsecp256k1 (~40 µs where JavaScript takes ~2 ms: the precompile was the EVM's
@@ -95,6 +60,6 @@ export function withNodeCrypto(common: Common): Common {
   if (common.customCrypto.kzg) return common;
   common.customCrypto.kzg = lazyKzg;
   common.customCrypto.ecrecover = ecrecover;
-  if (keccak256) common.customCrypto.keccak256 = keccak256;
+  if (nativeKeccak256) common.customCrypto.keccak256 = nativeKeccak256;
   return common;
 }
