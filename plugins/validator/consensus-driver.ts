@@ -27,7 +27,7 @@ import {
 } from '../../consensus/messages.js';
 import { DoubleSignRefused, SignState } from '../../consensus/sign-state.js';
 import type { StakingService } from '../staking/service.js';
-import { executionBudget } from './producer.js';
+import { proposalDeadline } from './proposal-deadline.js';
 import { fillBlock, pendingRaw, type FilledBlock } from './block-transactions.js';
 import { BLOCK_TRANSACTIONS_PROTOCOL, requestTransactions } from './transactions-protocol.js';
 import { timeoutSignal } from '../../kernel/timeout-signal.js';
@@ -134,6 +134,8 @@ export class ConsensusDriver {
    * timeout: its proposal's deadline counts from there, and ends before the timeout.
    */
   private roundBegan = { height: -1, round: -1, at: 0, proposeTimeoutMs: 0 };
+  /** When this validator learned the height it last decided was decided (performance.now()). */
+  private lastDecision = { height: -1, at: 0 };
   /** When each proposed block of this height was first seen here (made or received), by hash. */
   private readonly proposalSeen = new Map<string, number>();
   /** Rounds whose proposal is being checked, with the propose timeouts that fired meanwhile. */
@@ -161,8 +163,10 @@ export class ConsensusDriver {
           void this.serial(() => this.propose(height, round, validValue, validRound)),
         broadcastVote: (vote) => this.sendVote(vote),
         schedule: (step, height, round, ms) => this.schedule(step, height, round, ms),
-        decide: (height, round, value, commit) =>
-          void this.serial(() => this.decide(height, round, value, commit as SignedVote[])),
+        decide: (height, round, value, commit) => {
+          this.lastDecision = { height, at: performance.now() };
+          void this.serial(() => this.decide(height, round, value, commit as SignedVote[]));
+        },
         equivocation: (evidence) =>
           this.reportEquivocation(evidence.first as SignedVote, evidence.second as SignedVote),
       },
@@ -453,30 +457,18 @@ export class ConsensusDriver {
     return this.roundBegan.height === height && this.roundBegan.round === round ? this.roundBegan : undefined;
   }
 
-  /**
-   * When the proposer's block is to be finished (performance.now() ms): its share of the block time
-   * counted from the round's start, not from when building begins. The others' propose timeouts run
-   * from their own round start; a proposer whose build waited behind its last commit, and then took
-   * its whole share, sent its proposal after they had given up on it (BENCHMARKS.md). Round 0 began for
-   * the others a block time after the head's timestamp (they wait for that after deciding): a proposer
-   * that decided the last height behind them, and so started this one late, counts from then. A tenth
-   * of the block time from now at least, so a proposer that is always late still fills some of each
-   * block — but never later than a tenth of the block time before its own propose timeout ends: a
-   * build that began 900 ms into a 1 s round, given its tenth, missed the others' timeouts and cost the
-   * height a round; a nearly empty block sent in time gets the height decided (BENCHMARKS.md).
-   */
+  /** When the proposer's block is to be finished (performance.now() ms): see proposal-deadline.ts. */
   private proposalDeadline(height: number, round: number): number {
     const now = performance.now();
     const { blockTime } = this.options;
-    const entered = this.entered(height, round);
-    const local = entered?.at ?? now;
-    const due = round === 0 ? now - (Date.now() - (this.options.chain.head.timestamp + blockTime)) : local;
-    const began = Math.min(local, due);
-    const wanted = Math.max(now + blockTime / 10, began + executionBudget(blockTime, 'consensus'));
-    // From this validator's own round start: with the chain behind its timestamps (under load every
-    // validator starts a height at its commit, later than `due`), a cap from `due` would leave a proposer
-    // that is on time nothing but a nearly empty block.
-    return entered ? Math.min(wanted, entered.at + entered.proposeTimeoutMs - blockTime / 10) : wanted;
+    return proposalDeadline({
+      now,
+      blockTime,
+      round,
+      entered: this.entered(height, round),
+      headDue: now - (Date.now() - (this.options.chain.head.timestamp + blockTime)),
+      ...(this.lastDecision.height === height - 1 ? { decidedAt: this.lastDecision.at } : {}),
+    });
   }
 
   /**
