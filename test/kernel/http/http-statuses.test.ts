@@ -43,6 +43,15 @@ describe('HTTP surface', () => {
     expect(JSON.parse(res.text)).toMatchObject({ jsonrpc: '2.0', id: 1, result: expect.any(Number) });
   });
 
+  it('declares the length of a body with characters outside ASCII in bytes, and the client reads it whole', async () => {
+    // The id comes back as given: three characters of two, three and four UTF-8 bytes each.
+    const id = 'é€😀';
+    const res = await postRaw(node.url, JSON.stringify({ jsonrpc: '2.0', id, method: 'svc_blockNumber' }));
+    expect(res.status).toBe(200);
+    expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(res.text));
+    expect(JSON.parse(res.text)).toMatchObject({ id, result: expect.any(Number) });
+  });
+
   it('POST / with another content type is 415', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonx']) {
       const res = await postRaw(node.url, '{"jsonrpc":"2.0","id":1,"method":"svc_blockNumber"}', {
