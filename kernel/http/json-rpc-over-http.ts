@@ -17,6 +17,8 @@ function sendError(res: ServerResponse, status: number, reason: string, headers:
 
 function isJson(contentType: string | undefined): boolean {
   if (!contentType) return false;
+  // What clients send (viem, ethers, curl's users): no split and case fold per request.
+  if (contentType === 'application/json') return true;
   const type = contentType.split(';', 1)[0]!.trim().toLowerCase();
   return type === 'application/json';
 }
