@@ -57,13 +57,31 @@ export function decodeAccount(bytes: Uint8Array | undefined): Account {
 
 const NO_BONDS: Readonly<Record<string, string>> = Object.freeze({});
 
-/** The balances as stored (decimal strings of base units) and OGT bonded per purpose: for reads that only report them. */
-export function readBalances(bytes: Uint8Array | undefined): {
-  omc: string;
-  ogt: string;
-  bonded: Readonly<Record<string, string>>;
-} {
-  if (!bytes) return { omc: '0', ogt: '0', bonded: NO_BONDS };
-  const stored = decode<StoredAccount>(bytes);
-  return { omc: stored.omc, ogt: stored.ogt, bonded: stored.bonded ?? NO_BONDS };
+/** An account's balances as stored (decimal strings of base units) and OGT bonded per purpose. */
+export interface StoredBalances {
+  readonly omc: string;
+  readonly ogt: string;
+  readonly bonded: Readonly<Record<string, string>>;
+}
+
+const NO_BALANCES: StoredBalances = Object.freeze({ omc: '0', ogt: '0', bonded: NO_BONDS });
+
+// What each stored account reads as, remembered as `decoded` is: an account polled for its balance
+// (a wallet, a faucet page, a bench) is decoded once per change of it, not once per read.
+const balances = new WeakMap<Uint8Array, StoredBalances>();
+
+/** The balances as stored, for reads that only report them (shared and frozen: not to be changed). */
+export function readBalances(bytes: Uint8Array | undefined): StoredBalances {
+  if (!bytes) return NO_BALANCES;
+  let known = balances.get(bytes);
+  if (!known) {
+    const stored = decode<StoredAccount>(bytes);
+    known = Object.freeze({
+      omc: stored.omc,
+      ogt: stored.ogt,
+      bonded: stored.bonded ? Object.freeze(stored.bonded) : NO_BONDS,
+    });
+    balances.set(bytes, known);
+  }
+  return known;
 }

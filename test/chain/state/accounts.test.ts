@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeAccount, encodeAccount } from '../../../chain/state/accounts.js';
+import { decodeAccount, encodeAccount, readBalances } from '../../../chain/state/accounts.js';
 
 describe('account encoding', () => {
   it('round-trips, and a decoded account can be changed without changing what the same bytes decode to', () => {
@@ -12,5 +12,21 @@ describe('account encoding', () => {
     expect(decodeAccount(bytes)).toEqual({ omc: 10n ** 30n, ogt: 5n, nonce: 7, bonded: { compute: 1000n } });
     // Bytes from elsewhere (as read from disk) decode the same.
     expect(decodeAccount(new Uint8Array(bytes))).toEqual(decodeAccount(bytes));
+  });
+});
+
+describe('balances read for reports', () => {
+  it('are the stored decimal strings, read from each version of an account, and cannot be changed by a reader', () => {
+    const before = encodeAccount({ omc: 10n ** 30n, ogt: 5n, nonce: 7, bonded: { compute: 1000n } });
+    const read = readBalances(before);
+    expect(read).toEqual({ omc: (10n ** 30n).toString(), ogt: '5', bonded: { compute: '1000' } });
+    expect(() => {
+      (read as { omc: string }).omc = '0';
+    }).toThrow(TypeError);
+    expect(readBalances(before).omc).toBe((10n ** 30n).toString());
+    // The account changed: new bytes, new balances.
+    const after = encodeAccount({ omc: 1n, ogt: 5n, nonce: 8, bonded: {} });
+    expect(readBalances(after)).toEqual({ omc: '1', ogt: '5', bonded: {} });
+    expect(readBalances(undefined)).toEqual({ omc: '0', ogt: '0', bonded: {} });
   });
 });
