@@ -120,10 +120,20 @@ describe('the EVM runner: pauses, a chain-first order and deadlines', () => {
 
   it("runs a batch of calls a few at a time, so each one's budget measures its own run", async () => {
     // 200 calls of some 11 ms each: all at once, each would take the whole batch's time (over two
-    // seconds, past the 1.5 s budget); a few at a time, some 45 ms each, a thirtieth of it. (A budget of
-    // 500 ms failed once beside two CPU burners: a stall of the loaded process took the margin.)
-    const outcomes = await Promise.all(Array.from({ length: 200 }, () => call(300_000n, 1_500)));
-    expect(outcomes.map((outcome) => outcome.failure?.name)).toEqual(Array(200).fill('out_of_gas'));
+    // seconds, past the 1.5 s budget) and nearly every one would be aborted; a few at a time, some 45 ms
+    // each, a thirtieth of it. A stall of a loaded machine can still take one call's margin (beside two
+    // CPU burners, a node and the suite, one of 200 was aborted once): a few may be. Every call is
+    // waited for, so none is left running into the next test.
+    const outcomes = await Promise.all(
+      Array.from({ length: 200 }, () =>
+        call(300_000n, 1_500).then(
+          (outcome) => outcome.failure?.name,
+          (error: unknown) => (error instanceof EvmDeadlineError ? 'aborted' : (error as Error).message),
+        ),
+      ),
+    );
+    expect(outcomes.filter((name) => name !== 'out_of_gas' && name !== 'aborted')).toEqual([]);
+    expect(outcomes.filter((name) => name === 'aborted').length).toBeLessThanOrEqual(5);
   });
 
   it("leaves a block's transactions after its deadline out, whole, but always runs the first", async () => {
