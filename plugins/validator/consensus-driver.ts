@@ -335,7 +335,7 @@ export class ConsensusDriver {
       return await check();
     } finally {
       if (owner) {
-        // After the caller has passed the proposal on (its continuation runs in this turn's microtasks): the timeout then finds the step moved on.
+        // After the verdict has been passed to the state machine (judge does it): the timeout then finds the step moved on.
         const deferred = this.checking.get(key)!;
         this.checking.delete(key);
         if (deferred.length > 0)
@@ -686,10 +686,10 @@ export class ConsensusDriver {
   }
 
   /**
-   * Whether a proposed block is valid: its transactions gathered, then executed here to its header.
-   * `missing` when they could not all be had (not judged: the round's propose timeout makes this
-   * validator prevote nil as for a proposal that never came); undefined when the height was decided
-   * meanwhile.
+   * Whether a proposed block is valid: its transactions gathered, then executed here to its header;
+   * the verdict is passed to the state machine here. `missing` when they could not all be had (not
+   * judged: the round's propose timeout makes this validator prevote nil as for a proposal that never
+   * came); undefined when the height was decided meanwhile.
    */
   private async judge(proposal: SignedProposal, block: Block, peer: string): Promise<boolean | 'missing' | undefined> {
     const at = { height: proposal.height, round: proposal.round };
@@ -705,7 +705,7 @@ export class ConsensusDriver {
       }
       if ('invalid' in filled) {
         this.options.log.warn({ ...at, reason: filled.invalid }, 'proposed block is not a valid block');
-        return false;
+        return this.deliver(proposal, false);
       }
       if (proposal.height !== this.options.chain.head.height + 1) return undefined;
       held = this.hold({ block, raws: filled.raws, checked: filled.checked });
@@ -716,14 +716,24 @@ export class ConsensusDriver {
       // to check. Decided and not yet committed: checking this block would undo the decided one's
       // execution, held for its commit, and the commit would execute it again.
       if (proposal.height !== this.options.chain.head.height + 1 || this.machine.state().decided) return undefined;
+      let valid = true;
       try {
         await this.options.chain.checkProposal(complete.block, complete.raws, complete.checked);
-        return true;
       } catch (error) {
         this.options.log.warn({ err: error, ...at }, 'proposed block does not execute to its header');
-        return false;
+        valid = false;
       }
+      // Before the next piece of chain work starts: when this verdict decides the height, a later
+      // round's check queued behind this one must find it decided (passed on by the caller, the
+      // verdict arrived a few microtasks after that check had begun executing its block).
+      return this.deliver(proposal, valid);
     });
+  }
+
+  private deliver(proposal: SignedProposal, valid: boolean): boolean {
+    this.validity.set(proposal.value, valid);
+    this.machine.onProposal(proposal, valid);
+    return valid;
   }
 
   /** A message from a peer: checked (signature, membership, block execution) before it is taken in and relayed. */
@@ -766,11 +776,13 @@ export class ConsensusDriver {
       // answers holds it for the fetch's own timeout at most.
       const check = <T>(run: () => Promise<T>): Promise<T> =>
         fromProposer ? this.whileChecking(proposal.height, proposal.round, run) : run();
-      const valid = this.validity.get(proposal.value) ?? (await check(() => this.judge(proposal, bundle.block, peer)));
-      if (valid === 'missing' || valid === undefined) return 'ignore';
-      this.validity.set(proposal.value, valid);
-      this.machine.onProposal(proposal, valid);
-      return 'accept';
+      const known = this.validity.get(proposal.value);
+      if (known !== undefined) {
+        this.machine.onProposal(proposal, known);
+        return 'accept';
+      }
+      const valid = await check(() => this.judge(proposal, bundle.block, peer));
+      return valid === 'missing' || valid === undefined ? 'ignore' : 'accept';
     }
     const { certificate } = message;
     if (certificate.height !== current) return 'ignore';

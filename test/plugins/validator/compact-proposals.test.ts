@@ -538,6 +538,21 @@ describe('a validator that has decided a height', { timeout: 60_000 }, () => {
       }
       return checkProposal.call(chain, block, raws, already);
     };
+    // The others announce their commit of the held height only after this validator's: its decision
+    // then comes from the precommits and its own verdict on the block, not from their certificate.
+    const others = validators.slice(1).map(chainOf);
+    const commits = others.map((other) => other.commitProposal);
+    for (const [i, other] of others.entries())
+      other.commitProposal = async (hash, certificate) => {
+        if (held && certificate.height === held.height)
+          await waitFor(
+            () => chain.head.height,
+            (height) => height >= certificate.height,
+            30_000,
+            'its own commit',
+          );
+        return commits[i]!.call(other, hash, certificate);
+      };
     try {
       await waitFor(
         () => chain.head.height,
@@ -548,6 +563,7 @@ describe('a validator that has decided a height', { timeout: 60_000 }, () => {
     } finally {
       chain.checkProposal = checkProposal;
       chain.decodeTransactions = decodeTransactions;
+      for (const [i, other] of others.entries()) other.commitProposal = commits[i]!;
     }
     expect((await chain.getBlock(held!.height))?.hash).toBe(held!.decided);
     expect(checked).not.toContain(held!.later);
@@ -558,7 +574,7 @@ describe('a validator that has decided a height', { timeout: 60_000 }, () => {
  * Until the first validator has queued its check of `later` (the next round's proposal) behind this
  * one, then until it holds the precommits that decide `block`, proposed at `round`: the hostile key's
  * prevote and precommit for it complete the other honest validators' quorum, sent only once that check
- * is queued, so that the decision (from their precommits or their commit) is queued after it. Each
+ * is queued, so that the decision is queued after it. Each
  * message is sent again every poll: gossip delivers a message once.
  */
 async function holdUntilDecidedWith(block: Block, round: number, later: Block, queued: () => boolean): Promise<void> {
