@@ -693,6 +693,8 @@ export class ConsensusDriver {
    */
   private async judge(proposal: SignedProposal, block: Block, peer: string): Promise<boolean | 'missing' | undefined> {
     const at = { height: proposal.height, round: proposal.round };
+    const began = performance.now();
+    let fetched = 0;
     let held = this.blocks.get(block.hash);
     if (!held) {
       const filled = await this.gather(block, peer);
@@ -708,21 +710,38 @@ export class ConsensusDriver {
         return this.deliver(proposal, false);
       }
       if (proposal.height !== this.options.chain.head.height + 1) return undefined;
+      fetched = filled.checked.size;
       held = this.hold({ block, raws: filled.raws, checked: filled.checked });
     }
     const complete = held;
+    const gathered = performance.now();
     return this.serial(async () => {
       // Decided meanwhile (the check waited its turn): the block is the head or a sibling of it, nothing
       // to check. Decided and not yet committed: checking this block would undo the decided one's
       // execution, held for its commit, and the commit would execute it again.
       if (proposal.height !== this.options.chain.head.height + 1 || this.machine.state().decided) return undefined;
       let valid = true;
+      const turn = performance.now();
       try {
         await this.options.chain.checkProposal(complete.block, complete.raws, complete.checked);
       } catch (error) {
         this.options.log.warn({ err: error, ...at }, 'proposed block does not execute to its header');
         valid = false;
       }
+      // Where a height's time goes on the validators that check its block (the proposer's side is
+      // `proposed a block`).
+      this.options.log.debug(
+        {
+          ...at,
+          transactions: block.transactions.length,
+          fetched,
+          gatherMs: Math.round(gathered - began),
+          queuedMs: Math.round(turn - gathered),
+          checkMs: Math.round(performance.now() - turn),
+          valid,
+        },
+        'checked a proposed block',
+      );
       // Before the next piece of chain work starts: when this verdict decides the height, a later
       // round's check queued behind this one must find it decided (passed on by the caller, the
       // verdict arrived a few microtasks after that check had begun executing its block).

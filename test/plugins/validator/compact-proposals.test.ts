@@ -89,13 +89,18 @@ beforeAll(async () => {
   const first = await startTestNode({ ...testnet, validator: { blockTime: BLOCK_MS, keyFile: keyFile(genesisKey) } });
   validators = [first];
   const bootstrap = [first.node.service<P2pService>('p2p').listenAddresses[0]!];
-  for (const key of honestKeys)
+  for (const [i, key] of honestKeys.entries())
     validators.push(
-      await startTestNode({
-        ...testnet,
-        validator: { blockTime: BLOCK_MS, keyFile: keyFile(key) },
-        p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: bootstrap },
-      }),
+      await startTestNode(
+        {
+          ...testnet,
+          validator: { blockTime: BLOCK_MS, keyFile: keyFile(key) },
+          p2p: { host: '127.0.0.1', port: 0, bootstrapPeers: bootstrap },
+        },
+        [],
+        // One logs at debug: what it says of each proposal it checks.
+        { logLevel: i === 0 ? 'debug' : 'info' },
+      ),
     );
   observer = await startTestNode({
     ...testnet,
@@ -264,6 +269,26 @@ const loggedAt = (height: number): { msg: string; reason: string }[] =>
   );
 
 describe('compact proposals: blocks travel as hashes', { timeout: 120_000 }, () => {
+  it("a validator logs, at debug, where each proposal's time went: filling it, waiting its turn, executing it", async () => {
+    const debugging = validators[1]!;
+    // A transfer a poll until a block holding one was proposed by another validator and checked here.
+    const line = await waitFor(
+      async () => {
+        const found = debugging.logs.lines.find(
+          (l) => l.msg === 'checked a proposed block' && (l.transactions as number) >= 1 && l.valid === true,
+        );
+        if (!found) await chainOf(validators[0]!).submitRaw(encodeSigned(transfer()));
+        return found;
+      },
+      (found) => found !== undefined,
+      30_000,
+      'the debug line of a checked block with a transfer in it',
+    );
+    expect(line!.transactions).toBeGreaterThanOrEqual(1);
+    for (const field of ['fetched', 'gatherMs', 'queuedMs', 'checkMs'])
+      expect(Number.isInteger(line![field]) && (line![field] as number) >= 0, field).toBe(true);
+  });
+
   it('validators take decided blocks from consensus, not from block gossip; the full node still gets them by gossip', async () => {
     const imported = new Map<TestNode, { height: number; source: string }[]>();
     const offs = [...validators, observer].map((node) => {
