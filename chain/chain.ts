@@ -389,7 +389,8 @@ export class Chain {
    * before they are taken for it. Undefined for bytes that are not a valid transaction of this chain.
    */
   async decodeTransactions(raws: readonly Uint8Array[]): Promise<(SignedTransaction | undefined)[]> {
-    const decoded = await Promise.all(raws.map((raw) => this.options.decoder.decode(raw)));
+    // Ahead of transactions waiting only to be admitted: a proposal's check waits for these.
+    const decoded = await Promise.all(raws.map((raw) => this.options.decoder.decode(raw, true)));
     return decoded.map((result, i) => {
       if (!('tx' in result)) return undefined;
       rememberRaw(result.tx, raws[i]!);

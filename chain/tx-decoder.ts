@@ -18,6 +18,13 @@ const RESUME_PER_TURN = 16;
  * batch is out, and goes to the workers.
  */
 const INLINE_AT_MOST = 4;
+/**
+ * Batches out at a worker at once: the rest wait here, where an urgent decode can pass them. Posted
+ * all at once, a gossip flood's thousands of transactions sat in the worker's own queue, and a
+ * proposal's fetched transactions decoded behind them for seconds (BENCHMARKS.md). Two keep the
+ * worker busy while the next batch travels.
+ */
+const BATCHES_AT_A_WORKER = 2;
 
 interface Pending {
   readonly raw: Uint8Array;
@@ -37,8 +44,10 @@ interface Pending {
 export class TxDecoder {
   private readonly workers: Worker[] = [];
   private started = false;
-  private readonly waiting = new Map<number, Pending[]>();
+  private readonly waiting = new Map<number, { readonly batch: Pending[]; readonly worker: Worker }>();
+  private readonly out = new Map<Worker, number>();
   private queue: Pending[] = [];
+  private urgent: Pending[] = [];
   private nextId = 1;
   private nextWorker = 0;
   private scheduled = false;
@@ -54,11 +63,15 @@ export class TxDecoder {
     return this.workers.length;
   }
 
-  decode(raw: Uint8Array): Promise<DecodeResult> {
+  /**
+   * `urgent`: ahead of everything not yet at a worker (what a proposal being checked waits for, as
+   * against a gossip flood's transactions, which only wait to be admitted).
+   */
+  decode(raw: Uint8Array, urgent = false): Promise<DecodeResult> {
     if (this.closed || (this.started && this.workers.length === 0))
       return Promise.resolve(decodeVerified(raw, this.context));
     return new Promise((resolve) => {
-      this.queue.push({ raw, resolve });
+      (urgent ? this.urgent : this.queue).push({ raw, resolve });
       this.schedule();
     });
   }
@@ -71,18 +84,38 @@ export class TxDecoder {
 
   private flush(): void {
     this.scheduled = false;
-    const batch = this.queue.splice(0, MAX_BATCH);
-    if (this.queue.length > 0) this.schedule();
-    if (batch.length === 0) return;
-    if (batch.length > INLINE_AT_MOST) this.startWorkers();
-    if (this.workers.length === 0 || (batch.length <= INLINE_AT_MOST && this.waiting.size === 0)) {
-      for (const item of batch) item.resolve(decodeVerified(item.raw, this.context));
+    const pending = this.urgent.length + this.queue.length;
+    if (pending === 0) return;
+    if (pending > INLINE_AT_MOST) this.startWorkers();
+    if (this.workers.length === 0 || (pending <= INLINE_AT_MOST && this.waiting.size === 0)) {
+      for (const item of this.take()) item.resolve(decodeVerified(item.raw, this.context));
+      if (this.urgent.length + this.queue.length > 0) this.schedule();
       return;
     }
+    const worker = this.freeWorker();
+    // None free: the next answer from a worker flushes again.
+    if (!worker) return;
+    const batch = this.take();
     const id = this.nextId++;
-    this.waiting.set(id, batch);
+    this.waiting.set(id, { batch, worker });
+    this.out.set(worker, (this.out.get(worker) ?? 0) + 1);
     const job: DecodeJob = { id, raws: batch.map((item) => item.raw) };
-    this.workers[this.nextWorker++ % this.workers.length]!.postMessage(job);
+    worker.postMessage(job);
+    if (this.urgent.length + this.queue.length > 0) this.schedule();
+  }
+
+  /** The next batch: urgent decodes first, and never mixed with the others (they would hold them up). */
+  private take(): Pending[] {
+    return this.urgent.length > 0 ? this.urgent.splice(0, MAX_BATCH) : this.queue.splice(0, MAX_BATCH);
+  }
+
+  /** A worker with room for another batch, taking them in turn. */
+  private freeWorker(): Worker | undefined {
+    for (let i = 0; i < this.workers.length; i++) {
+      const worker = this.workers[this.nextWorker++ % this.workers.length]!;
+      if ((this.out.get(worker) ?? 0) < BATCHES_AT_A_WORKER) return worker;
+    }
+    return undefined;
   }
 
   private startWorkers(): void {
@@ -92,9 +125,11 @@ export class TxDecoder {
       const worker = new Worker(WORKER_URL, { workerData: this.context });
       worker.unref();
       worker.on('message', (reply: { id: number; results: DecodeResult[] }) => {
-        const batch = this.waiting.get(reply.id);
+        const sent = this.waiting.get(reply.id);
         this.waiting.delete(reply.id);
-        if (batch) resumeInTurns(batch, reply.results, 0);
+        this.out.set(worker, (this.out.get(worker) ?? 1) - 1);
+        if (this.urgent.length + this.queue.length > 0) this.schedule();
+        if (sent) resumeInTurns(sent.batch, reply.results, 0);
       });
       worker.on('error', () => this.failWorker(worker));
       this.workers.push(worker);
@@ -104,16 +139,19 @@ export class TxDecoder {
   /** A broken worker's batches are decoded inline; the worker is not used again. */
   private failWorker(worker: Worker): void {
     this.workers.splice(this.workers.indexOf(worker), 1);
-    for (const [id, batch] of this.waiting) {
+    this.out.delete(worker);
+    for (const [id, sent] of this.waiting) {
+      if (sent.worker !== worker) continue;
       this.waiting.delete(id);
-      for (const item of batch) item.resolve(decodeVerified(item.raw, this.context));
+      for (const item of sent.batch) item.resolve(decodeVerified(item.raw, this.context));
     }
+    if (this.urgent.length + this.queue.length > 0) this.schedule();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    const unsent = this.queue.splice(0);
-    for (const batch of [unsent, ...this.waiting.values()])
+    const unsent = [...this.urgent.splice(0), ...this.queue.splice(0)];
+    for (const batch of [unsent, ...[...this.waiting.values()].map((sent) => sent.batch)])
       for (const item of batch) item.resolve(decodeVerified(item.raw, this.context));
     this.waiting.clear();
     await Promise.all(this.workers.splice(0).map((w) => w.terminate()));

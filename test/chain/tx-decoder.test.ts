@@ -47,4 +47,24 @@ describe('the transaction decoder', () => {
     for (const [i, result] of results.entries())
       expect(result).toMatchObject(i % 7 === 3 ? { badSignature: true } : { tx: { nonce: i, from: sender.address } });
   });
+
+  it('decodes an urgent transaction ahead of a flood queued before it, and the flood still in order', async () => {
+    decoder = new TxDecoder(1, context);
+    const flood = Array.from({ length: 2_000 }, (_, i) => raw(i));
+    let floodDone = 0;
+    const floodResults = flood.map((bytes) =>
+      decoder!.decode(bytes).then((result) => {
+        floodDone++;
+        return result;
+      }),
+    );
+    // Once the first batches are at the worker: the rest of the flood is queued here.
+    await floodResults[0];
+    const urgent = await decoder.decode(raw(9_999), true);
+    expect(urgent).toMatchObject({ tx: { nonce: 9_999, from: sender.address } });
+    // At most the batches already at the worker went first (2 of 256), not the flood's 2,000.
+    expect(floodDone).toBeLessThan(flood.length / 2);
+    const results = await Promise.all(floodResults);
+    for (const [i, result] of results.entries()) expect(result).toMatchObject({ tx: { nonce: i } });
+  });
 });
