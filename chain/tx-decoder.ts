@@ -45,7 +45,6 @@ export class TxDecoder {
   private readonly workers: Worker[] = [];
   private started = false;
   private readonly waiting = new Map<number, { readonly batch: Pending[]; readonly worker: Worker }>();
-  private readonly out = new Map<Worker, number>();
   private queue: Pending[] = [];
   private urgent: Pending[] = [];
   private nextId = 1;
@@ -84,12 +83,12 @@ export class TxDecoder {
 
   private flush(): void {
     this.scheduled = false;
-    const pending = this.urgent.length + this.queue.length;
+    const pending = this.pending;
     if (pending === 0) return;
     if (pending > INLINE_AT_MOST) this.startWorkers();
     if (this.workers.length === 0 || (pending <= INLINE_AT_MOST && this.waiting.size === 0)) {
       for (const item of this.take()) item.resolve(decodeVerified(item.raw, this.context));
-      if (this.urgent.length + this.queue.length > 0) this.schedule();
+      if (this.pending > 0) this.schedule();
       return;
     }
     const worker = this.freeWorker();
@@ -98,10 +97,14 @@ export class TxDecoder {
     const batch = this.take();
     const id = this.nextId++;
     this.waiting.set(id, { batch, worker });
-    this.out.set(worker, (this.out.get(worker) ?? 0) + 1);
     const job: DecodeJob = { id, raws: batch.map((item) => item.raw) };
     worker.postMessage(job);
-    if (this.urgent.length + this.queue.length > 0) this.schedule();
+    if (this.pending > 0) this.schedule();
+  }
+
+  /** Transactions not yet at a worker. */
+  private get pending(): number {
+    return this.urgent.length + this.queue.length;
   }
 
   /** The next batch: urgent decodes first, and never mixed with the others (they would hold them up). */
@@ -113,7 +116,9 @@ export class TxDecoder {
   private freeWorker(): Worker | undefined {
     for (let i = 0; i < this.workers.length; i++) {
       const worker = this.workers[this.nextWorker++ % this.workers.length]!;
-      if ((this.out.get(worker) ?? 0) < BATCHES_AT_A_WORKER) return worker;
+      let out = 0;
+      for (const sent of this.waiting.values()) if (sent.worker === worker) out++;
+      if (out < BATCHES_AT_A_WORKER) return worker;
     }
     return undefined;
   }
@@ -127,8 +132,7 @@ export class TxDecoder {
       worker.on('message', (reply: { id: number; results: DecodeResult[] }) => {
         const sent = this.waiting.get(reply.id);
         this.waiting.delete(reply.id);
-        this.out.set(worker, (this.out.get(worker) ?? 1) - 1);
-        if (this.urgent.length + this.queue.length > 0) this.schedule();
+        if (this.pending > 0) this.schedule();
         if (sent) resumeInTurns(sent.batch, reply.results, 0);
       });
       worker.on('error', () => this.failWorker(worker));
@@ -139,13 +143,12 @@ export class TxDecoder {
   /** A broken worker's batches are decoded inline; the worker is not used again. */
   private failWorker(worker: Worker): void {
     this.workers.splice(this.workers.indexOf(worker), 1);
-    this.out.delete(worker);
     for (const [id, sent] of this.waiting) {
       if (sent.worker !== worker) continue;
       this.waiting.delete(id);
       for (const item of sent.batch) item.resolve(decodeVerified(item.raw, this.context));
     }
-    if (this.urgent.length + this.queue.length > 0) this.schedule();
+    if (this.pending > 0) this.schedule();
   }
 
   async close(): Promise<void> {
