@@ -24,6 +24,8 @@ describe('balances read for reports', () => {
       (read as { omc: string }).omc = '0';
     }).toThrow(TypeError);
     expect(readBalances(before).omc).toBe((10n ** 30n).toString());
+    // Read once per version of the account: the same bytes again give what they gave.
+    expect(readBalances(before)).toBe(read);
     // The account changed: new bytes, new balances.
     const after = encodeAccount({ omc: 1n, ogt: 5n, nonce: 8, bonded: {} });
     expect(readBalances(after)).toEqual({ omc: '1', ogt: '5', bonded: {} });
