@@ -147,7 +147,7 @@ export type ConsensusChain = Pick<
   | 'proposeBlock'
   | 'checkProposal'
   | 'decodeTransactions'
-  | 'admissionsSettled'
+  | 'admissionOf'
   | 'getRawTransaction'
   | 'commitProposal'
   | 'improveHeadCommit'

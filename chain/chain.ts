@@ -142,6 +142,8 @@ export class Chain {
   private readonly recentRaws = new Map<string, string>();
   /** Peers' transactions being admitted now (decoding on the worker, then the mempool's checks). */
   private readonly admitting = new Set<Promise<unknown>>();
+  /** Told the hash of each transaction admitted: fills of proposals waiting for the ones they lack. */
+  private readonly admissionWatchers = new Set<(hash: string) => void>();
   /** A proposal executed and held for consensus to decide (at most one: its state is previewed). */
   private outstanding: Prepared | undefined;
   /** The certificate the head was committed with: the next block carries it. */
@@ -484,12 +486,26 @@ export class Chain {
   }
 
   /**
-   * Resolves once the peers' transactions being admitted when it is called are in the mempool or
-   * refused: a validator filling a proposal from its mempool waits for those it is still decoding
-   * rather than fetch them (and decode them twice).
+   * Resolves once each of `hashes` is pending here, or once the peers' transactions being admitted
+   * when it is called are in the mempool or refused (what is still lacking then is not among them): a
+   * validator filling a proposal from its mempool waits for those it is still decoding rather than
+   * fetch them (and decode them twice), but not for a whole flood being decoded after them.
    */
-  async admissionsSettled(): Promise<void> {
-    if (this.admitting.size > 0) await Promise.allSettled([...this.admitting]);
+  async admissionOf(hashes: readonly string[]): Promise<void> {
+    const wanted = new Set(hashes.filter((hash) => this.options.mempool.get(hash) === undefined));
+    if (wanted.size === 0 || this.admitting.size === 0) return;
+    let watch: ((hash: string) => void) | undefined;
+    const arrived = new Promise<void>((resolve) => {
+      watch = (hash) => {
+        if (wanted.delete(hash) && wanted.size === 0) resolve();
+      };
+    });
+    this.admissionWatchers.add(watch!);
+    try {
+      await Promise.race([arrived, Promise.allSettled([...this.admitting])]);
+    } finally {
+      this.admissionWatchers.delete(watch!);
+    }
   }
 
   private async admit(raw: Uint8Array, options: SubmitOptions): Promise<SignedTransaction> {
@@ -515,6 +531,7 @@ export class Chain {
     options.accept?.(tx);
     rememberRaw(tx, raw);
     this.replacing(tx, this.options.mempool.addVerified(tx));
+    for (const watch of this.admissionWatchers) watch(tx.hash);
     this.recentRaws.set(digest, tx.hash);
     if (this.recentRaws.size > MAX_RECENT_RAWS) this.recentRaws.delete(this.recentRaws.keys().next().value!);
     if (fromPeer) this.announce(tx, options.viaGossip ?? false);

@@ -15,8 +15,11 @@ export function pendingRaw(
 export interface TransactionSources {
   /** The raw bytes held here for a hash (a proposal already held, the mempool), if any. */
   local(hash: string): Uint8Array | undefined;
-  /** Resolves once the transactions this node is admitting now are held (or refused), or it stops waiting. */
-  admitted(): Promise<void>;
+  /**
+   * Resolves once these are held here, or once the transactions this node is admitting now are held
+   * (or refused), or it stops waiting.
+   */
+  admitted(hashes: readonly string[]): Promise<void>;
   /** Asks the peer that relayed the block for these; undefined where it has none. Throws when it does not answer. */
   fetch(hashes: readonly string[]): Promise<(Uint8Array | undefined)[]>;
   /** Decodes and signature-checks raw bytes on the worker; undefined for bytes that are no valid transaction. */
@@ -48,7 +51,7 @@ export async function fillBlock(block: Block, sources: TransactionSources): Prom
   if (wanted.length > 0) {
     // Under a flood this node's mempool runs behind the proposer's: most of what it lacks is still
     // being decoded here, and fetching it would decode it twice.
-    await sources.admitted();
+    await sources.admitted(wanted.map((i) => hashes[i]!));
     for (const i of wanted) raws[i] = sources.local(hashes[i]!);
     wanted = wanted.filter((i) => raws[i] === undefined);
   }

@@ -671,8 +671,8 @@ export class ConsensusDriver {
     const budget = Math.min(FETCH_TIMEOUT_MS, Math.max(1000, this.options.blockTime));
     const gathering = fillBlock(block, {
       local: (hash) => this.localTransaction(hash),
-      // Fetched transactions are decoded behind those being admitted anyway, so a fetch could not be done sooner.
-      admitted: () => boundedWait(chain.admissionsSettled(), budget),
+      // What a fill lacks is mostly still being decoded here: waiting for it costs less than fetching it and decoding it twice.
+      admitted: (hashes) => boundedWait(chain.admissionOf(hashes), budget),
       // Its own budget, from when it starts: sharing one with the wait above left a flood's fetch of
       // 1,600 transactions no time at all, and the round failed (BENCHMARKS.md).
       fetch: async (hashes) => {
