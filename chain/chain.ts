@@ -486,10 +486,11 @@ export class Chain {
   }
 
   /**
-   * Resolves once each of `hashes` is pending here, or once the peers' transactions being admitted
-   * when it is called are in the mempool or refused (what is still lacking then is not among them): a
-   * validator filling a proposal from its mempool waits for those it is still decoding rather than
-   * fetch them (and decode them twice), but not for a whole flood being decoded after them.
+   * Resolves once each of `hashes` is pending here or was refused after decoding, or once the peers'
+   * transactions being admitted when it is called are in the mempool or refused (what is still lacking
+   * then is not among them): a validator filling a proposal from its mempool waits for those it is
+   * still decoding rather than fetch them (and decode them twice), but not for a whole flood being
+   * decoded after them.
    */
   async admissionOf(hashes: readonly string[]): Promise<void> {
     const wanted = new Set(hashes.filter((hash) => this.options.mempool.get(hash) === undefined));
@@ -530,8 +531,12 @@ export class Chain {
     const { tx } = decoded;
     options.accept?.(tx);
     rememberRaw(tx, raw);
-    this.replacing(tx, this.options.mempool.addVerified(tx));
-    for (const watch of this.admissionWatchers) watch(tx.hash);
+    try {
+      this.replacing(tx, this.options.mempool.addVerified(tx));
+    } finally {
+      // Pending now, or refused (a fill that lacks it fetches it rather than wait for the rest).
+      for (const watch of this.admissionWatchers) watch(tx.hash);
+    }
     this.recentRaws.set(digest, tx.hash);
     if (this.recentRaws.size > MAX_RECENT_RAWS) this.recentRaws.delete(this.recentRaws.keys().next().value!);
     if (fromPeer) this.announce(tx, options.viaGossip ?? false);
