@@ -495,17 +495,17 @@ export class Chain {
   async admissionOf(hashes: readonly string[]): Promise<void> {
     const wanted = new Set(hashes.filter((hash) => this.options.mempool.get(hash) === undefined));
     if (wanted.size === 0 || this.admitting.size === 0) return;
-    let watch: ((hash: string) => void) | undefined;
+    let watch!: (hash: string) => void;
     const arrived = new Promise<void>((resolve) => {
       watch = (hash) => {
         if (wanted.delete(hash) && wanted.size === 0) resolve();
       };
     });
-    this.admissionWatchers.add(watch!);
+    this.admissionWatchers.add(watch);
     try {
       await Promise.race([arrived, Promise.allSettled([...this.admitting])]);
     } finally {
-      this.admissionWatchers.delete(watch!);
+      this.admissionWatchers.delete(watch);
     }
   }
 

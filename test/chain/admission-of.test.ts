@@ -7,20 +7,12 @@ import { startTestNode } from '../helpers/test-node.js';
 const to = generateKeyPair().address;
 const senders = [devnetKey('account', 1), devnetKey('account', 2), devnetKey('account', 3)];
 const PER_SENDER = 500;
-const flood = senders.flatMap((key) =>
-  Array.from({ length: PER_SENDER }, (_, nonce) =>
-    signTransaction(
-      { chainId: 'svc-devnet-1', kind: 'transfer', nonce, payload: transferPayload(to, 'OMC', UNIT) },
-      key,
-    ),
-  ),
-);
-
 const transferOf = (key: KeyPair, nonce: number, amount = UNIT) =>
   signTransaction(
     { chainId: 'svc-devnet-1', kind: 'transfer', nonce, payload: transferPayload(to, 'OMC', amount) },
     key,
   );
+const flood = senders.flatMap((key) => Array.from({ length: PER_SENDER }, (_, nonce) => transferOf(key, nonce)));
 
 describe('waiting for the transactions a proposal lacks', () => {
   it('ends once those are pending while a flood gossiped after them is still being admitted, and for a hash nobody sent once the flood is in', async () => {
@@ -41,10 +33,7 @@ describe('waiting for the transactions a proposal lacks', () => {
       expect(admitted).toBeLessThan(flood.length / 2);
 
       // Not being admitted: the wait ends once everything being admitted when it began is in.
-      const unknown = signTransaction(
-        { chainId: 'svc-devnet-1', kind: 'transfer', nonce: 0, payload: transferPayload(to, 'OMC', UNIT) },
-        generateKeyPair(),
-      );
+      const unknown = transferOf(generateKeyPair(), 0);
       await chain.admissionOf([unknown.hash]);
       expect(admitted).toBe(flood.length);
       await Promise.all(admissions);

@@ -223,6 +223,14 @@ describe('consensus among staked validators (processes)', { timeout: 180_000 }, 
     expect(value(/^svc_consensus_votes_total\{type="precommit",direction="out"\} (\d+)/m)).toBeGreaterThan(0);
     expect(value(/^svc_consensus_votes_total\{type="prevote",direction="in"\} (\d+)/m)).toBeGreaterThan(0);
     expect(value(/^svc_consensus_proposal_to_commit_seconds_count\{round="0"\} (\d+)/m)).toBeGreaterThan(0);
+    // Buckets fine enough between 1 and 2.5 s for a loaded network's p99 to be read, not guessed.
+    for (const bound of ['1', '1.25', '1.5', '2', '2.5'])
+      expect(metrics).toMatch(
+        new RegExp(
+          `^svc_consensus_proposal_to_commit_seconds_bucket\\{le="${bound.replace('.', '\\.')}",round="0"\\} \\d+$`,
+          'm',
+        ),
+      );
     const victimOperator = operators[index]!;
     expect(
       value(new RegExp(`^svc_staking_missed_blocks\\{validator="${victimOperator}"\\} (\\d+)`, 'm')),

@@ -271,7 +271,7 @@ const loggedAt = (height: number): { msg: string; reason: string }[] =>
 describe('compact proposals: blocks travel as hashes', { timeout: 120_000 }, () => {
   it("a validator logs, at debug, where each proposal's time went: filling it, waiting its turn, executing it", async () => {
     const debugging = validators[1]!;
-    // A transfer a poll until a block holding one was proposed by another validator and checked here.
+    // A transfer each poll until a block holding one was proposed by another validator and checked here.
     const line = await waitFor(
       async () => {
         const found = debugging.logs.lines.find(
