@@ -1,8 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
+// Two tiers, told apart by the file name. `*.e2e.test.ts` (`npm run test:e2e`): a test that needs a
+// program beyond Node and the npm dependencies (npm itself, a second build, a browser, clang, the
+// e2e hosts' namespaces), or runs a network of node processes or a node process in a crash loop.
+// Every other test (`npm test`) runs in-process nodes, single node processes and the CLIs.
+const E2E = 'test/**/*.e2e.test.ts';
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     setupFiles: ['./test/setup.ts'],
     // Compiles the Solidity fixtures once for the whole run.
     globalSetup: ['./test/global-setup.ts'],
@@ -17,5 +22,9 @@ export default defineConfig({
     // again for every file took ~2 minutes of the suite). So a test restores what it changes of the
     // process (globals, process.env) and a helper's cache checks that what it cached still exists.
     isolate: false,
+    projects: [
+      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [E2E] } },
+      { extends: true, test: { name: 'e2e', include: [E2E] } },
+    ],
   },
 });

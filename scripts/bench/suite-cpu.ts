@@ -150,7 +150,17 @@ async function main(): Promise<void> {
     writeFileSync(
       jsonOut,
       JSON.stringify(
-        { wallMs, treeMs, fileSumMs: fileSum, kinds: Object.fromEntries(kinds), files: Object.fromEntries(heaviest) },
+        {
+          wallMs,
+          treeMs,
+          fileSumMs: fileSum,
+          kinds: Object.fromEntries(kinds),
+          files: Object.fromEntries(heaviest),
+          // Every file's own time and the CPU of the processes it started, to decide which tier a file belongs in.
+          allFiles: Object.fromEntries(
+            files.map((f) => [f.name, { wallMs: f.end - f.start, processCpuMs: Math.round(byFile.get(f.name) ?? 0) }]),
+          ),
+        },
         null,
         2,
       ),

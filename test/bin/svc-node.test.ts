@@ -1,6 +1,5 @@
 import { createServer } from 'node:net';
-import { spawn } from 'node:child_process';
-import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run, startNodeProcess, SVC, SVC_NODE } from '../helpers/cli.js';
@@ -305,17 +304,5 @@ describe('svc client CLI', () => {
     } finally {
       await node.stop();
     }
-  });
-});
-
-describe('npm start', () => {
-  it('does not rebuild when dist/ is current (the build is incremental)', async () => {
-    const built = ['dist/kernel/host.js', 'dist/bin/svc-node.js'];
-    const before = built.map((file) => statSync(file).mtimeMs);
-    const npm = await new Promise<number | null>((resolve) =>
-      spawn('npm', ['run', 'build', '--silent'], { stdio: 'ignore' }).once('exit', resolve),
-    );
-    expect(npm).toBe(0);
-    expect(built.map((file) => statSync(file).mtimeMs)).toEqual(before);
   });
 });

@@ -22,7 +22,7 @@ import {
   verify,
 } from '../../sdk/index.js';
 import { verifyEd25519, verifyRemembered } from '../../chain/signatures.js';
-import { startTestNode, type TestNode } from '../helpers/test-node.js';
+import { startTestNode, waitFor, type TestNode } from '../helpers/test-node.js';
 
 describe('sdk: amounts', () => {
   it('parses and formats 18-decimal amounts with bigint only', () => {
@@ -133,7 +133,22 @@ describe('sdk: client against a running node', () => {
       omc: 1_000_000n * UNIT,
       ogt: 10_000n * UNIT,
     });
-    expect(balance.blockNumber).toBeGreaterThanOrEqual(0);
+  });
+
+  it('getBalance names the block it read: the head when none is asked, the block asked otherwise', async () => {
+    const address = devnetKey('account', 8).address;
+    await waitFor(
+      () => client.blockNumber(),
+      (h) => h >= 3,
+      10_000,
+      'height 3',
+    );
+    const before = await client.blockNumber();
+    const atHead = await client.getBalance(address);
+    const after = await client.blockNumber();
+    expect(atHead.blockNumber).toBeGreaterThanOrEqual(before);
+    expect(atHead.blockNumber).toBeLessThanOrEqual(after);
+    expect((await client.getBalance(address, 2)).blockNumber).toBe(2);
   });
 
   it('validates parameters before sending anything', async () => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { devnetKey, SvcClient, UNIT } from '../../../sdk/index.js';
-import type { AnyPlugin } from '../../../kernel/plugin.js';
+import type { Chain } from '../../../chain/chain.js';
+import { definePlugin, type AnyPlugin } from '../../../kernel/plugin.js';
 import { firehosePlugin } from '../../fixtures/firehose-plugin.js';
 import { rpc, startTestNode, waitFor, type TestNode } from '../../helpers/test-node.js';
 import { WsClient } from '../../helpers/ws-client.js';
@@ -159,21 +160,54 @@ describe('WebSocket subscriptions', () => {
     await ws.close();
   });
 
-  it('subscriptions die with their connection', async () => {
-    node = await startTestNode({ storage: 'memory', validator: { blockTime: 20 } });
+  it("subscriptions die with their connection: each one's stop runs and its event listeners hear nothing more", async () => {
+    // A kind that counts its live subscriptions and the blocks its listener hears, in this test's own code.
+    let live = 0;
+    let heard = 0;
+    const counted = definePlugin({
+      name: 'counted-subscriptions',
+      version: '1.0.0',
+      description: 'test-only: counts its subscriptions',
+      subscriptions: (kind) => [
+        kind({
+          kind: 'test_counted',
+          summary: 'counts itself',
+          start(_sink, _options, _service, events) {
+            live++;
+            events.on('chain:block', () => {
+              heard++;
+            });
+            return () => live--;
+          },
+        }),
+      ],
+    });
+    node = await startTestNode({ storage: 'memory', validator: { blockTime: 20 } }, [counted as AnyPlugin]);
     const ws = await WsClient.connect(node.wsUrl);
-    await ws.request(request(1, 'svc_subscribe', ['newHeads']));
-    await ws.request(request(2, 'svc_subscribe', ['pendingTransactions']));
-    const listeners = (): number =>
-      (node!.node.events as unknown as { emitter: { all: Map<string, unknown[]> } }).emitter.all.get('chain:block')
-        ?.length ?? 0;
-    const withSubscriptions = listeners();
+    await ws.request(request(1, 'svc_subscribe', ['test_counted']));
+    await ws.request(request(2, 'svc_subscribe', ['test_counted']));
+    expect(live).toBe(2);
+    await waitFor(
+      () => heard,
+      (n) => n >= 2,
+      5000,
+      'blocks heard',
+    );
     await ws.close();
     await waitFor(
-      () => listeners(),
-      (n) => n === withSubscriptions - 1,
+      () => live,
+      (n) => n === 0,
       5000,
-      'the head listener removed',
+      'both subscriptions stopped',
     );
+    const heardWhenClosed = heard;
+    const height = node.node.service<Chain>('chain').head.height;
+    await waitFor(
+      () => node!.node.service<Chain>('chain').head.height,
+      (h) => h >= height + 3,
+      5000,
+      'three more blocks',
+    );
+    expect(heard).toBe(heardWhenClosed);
   });
 });

@@ -9,7 +9,7 @@ import { run } from '../helpers/cli.js';
 const E2E = resolve('dist/scripts/e2e.js');
 const unavailable = HostNetwork.unavailable();
 if (unavailable)
-  console.warn(`e2e-hosts.test.ts skipped: the hosts profile cannot run here: ${unavailable} (CI runs it as root)`);
+  console.warn(`e2e-hosts.e2e.test.ts skipped: the hosts profile cannot run here: ${unavailable} (CI runs it as root)`);
 const kept: string[] = [];
 afterAll(() => {
   for (const dir of kept) rmSync(dir, { recursive: true, force: true });
