@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 // Two tiers, told apart by the file name. `*.e2e.test.ts` (`npm run test:e2e`): a test that needs a
-// program beyond Node and the npm dependencies (npm itself, a second build, a browser, clang, the
-// e2e hosts' namespaces), or runs a network of node processes or a node process in a crash loop.
+// program beyond Node and the npm dependencies (npm itself, a second build, a browser, clang,
+// systemd-analyze, the e2e hosts' namespaces), or runs a network of node processes or a node process
+// in a crash loop.
 // Every other test (`npm test`) runs in-process nodes, single node processes and the CLIs.
 const E2E = 'test/**/*.e2e.test.ts';
 

@@ -3,10 +3,11 @@ import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { Abi } from 'viem';
-import { devnetKey, SvcClient, toEthAddress } from '../../sdk/index.js';
+import { accountAddress, devnetKey, SvcClient, toEthAddress, toHex, UNIT } from '../../sdk/index.js';
 import { fitsWidth, launchBrowser, openPage, SCREENSHOTS, WIDTHS } from '../helpers/browser.js';
 import { startTestNode, type TestNode } from '../helpers/test-node.js';
 import { contracts } from '../helpers/contracts.js';
+import { fixture } from '../helpers/wat.js';
 
 // The explorer's contract views in a real Chromium: a contract account (code size, creator), a
 // transaction's decoded logs, and a failed call's revert reason.
@@ -145,5 +146,33 @@ describe('the explorer shows contracts', { timeout: 60_000 }, () => {
       expect(errors).toEqual([]);
       await page.close();
     }
+  });
+
+  it("a contract's compute job: its contract, and how the callback went", async () => {
+    // The devnet's validator is its compute provider: a contract's job runs with no set-up.
+    const client = new SvcClient(node.url);
+    const { abi } = artifact('WordCount');
+    const deployed = await client.deployContract(owner, { ...artifact('WordCount'), value: 10n * UNIT });
+    await client.waitForTransaction(deployed.txHash, { pollMs: 20 });
+    const input = toHex(new TextEncoder().encode('count me'));
+    const submitted = await client.callContract(owner, {
+      address: deployed.address,
+      abi,
+      functionName: 'count',
+      args: ['', toHex(fixture('upper')), input, 1_000_000n, 1_000n, 1],
+    });
+    await client.waitForTransaction(submitted.hash, { pollMs: 20 });
+    const jobId = (await client.readContract({ address: deployed.address, abi, functionName: 'lastJob' })) as string;
+    expect((await client.waitForJob(jobId, { timeoutMs: 30_000 })).callback).toMatchObject({ status: 'success' });
+    const { page, errors } = await openPage(browser, `${node.url}/ui/#/job/${jobId}`, WIDTHS.desktop);
+    await page.getByTestId('job-callback').filter({ hasText: 'succeeded' }).waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId('job-callback').textContent()).toMatch(
+      /^0x[0-9a-f]{8} with up to 200000 gas: succeeded, \d+ gas, in block \d+$/,
+    );
+    await page.getByText('Requester (a contract)').waitFor();
+    await page.getByTitle(accountAddress(deployed.address)).click();
+    await page.getByTestId('code-size').waitFor();
+    expect(errors).toEqual([]);
+    await page.close();
   });
 });

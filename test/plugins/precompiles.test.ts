@@ -26,7 +26,6 @@ import { resultCommitment, type ReportedResult } from '../../plugins/oon/jobs/co
 import type { P2pService } from '../../p2p/service.js';
 import { startTestNode, syncStatus, waitFor, type TestNode } from '../helpers/test-node.js';
 import { expectFollowerAgrees } from '../helpers/follower.js';
-import { launchBrowser, openPage, WIDTHS } from '../helpers/browser.js';
 import { contracts } from '../helpers/contracts.js';
 import { fixture } from '../helpers/wat.js';
 import { TEST_KEY_0 } from '../helpers/foundry.js';
@@ -58,9 +57,6 @@ function omcHeld(node: TestNode): bigint {
   for (const [, bytes] of state.entriesUnder('omp/deals/')) total += BigInt(decode<DealRecord>(bytes).escrow);
   return total;
 }
-
-/** The first test's contract job and its contract. */
-let wordCountJob: { jobId: Hex; contract: Address } | undefined;
 
 const clients = () => ({
   publicClient: createPublicClient({ chain, transport: http(validator.url), pollingInterval: 50 }),
@@ -197,7 +193,6 @@ describe('the OON, OMP and OGT precompiles', { timeout: 120_000 }, () => {
     // The job's fee and the callback's gas left the contract; the rest came back.
     const callbackFee = BigInt(job.callback!.gasUsed!) * GAS_PRICE;
     expect((await v.getBalance(svcContract)).omc).toBe(before - BigInt(job.fee!) - callbackFee);
-    wordCountJob = { jobId, contract };
     // jobStatus from eth_call answers what svc_oonGetJob does.
     const [status, requester, exit, outputHash, gasUsed, fee, output] = (await publicClient.readContract({
       address: OON_PRECOMPILE_ADDRESS,
@@ -562,28 +557,6 @@ describe('the OON, OMP and OGT precompiles', { timeout: 120_000 }, () => {
       4,
     );
     expect(await send('oon.unregister', {})).toBe('success');
-  });
-
-  it("shows a contract's job in the explorer with its contract and how the callback went", async () => {
-    expect(wordCountJob).toBeDefined();
-    const browser = await launchBrowser();
-    try {
-      const { page, errors } = await openPage(
-        browser,
-        `${validator.url}/ui/#/job/${wordCountJob!.jobId}`,
-        WIDTHS.desktop,
-      );
-      await page.getByTestId('job-callback').filter({ hasText: 'succeeded' }).waitFor({ timeout: 15_000 });
-      expect(await page.getByTestId('job-callback').textContent()).toMatch(
-        /^0x[0-9a-f]{8} with up to 200000 gas: succeeded, \d+ gas, in block \d+$/,
-      );
-      await page.getByText('Requester (a contract)').waitFor();
-      await page.getByTitle(accountAddress(wordCountJob!.contract)).click();
-      await page.getByTestId('code-size').waitFor();
-      expect(errors).toEqual([]);
-    } finally {
-      await browser.close();
-    }
   });
 
   it('conserves OMC in every block: what accounts and escrows hold changes only by faucet mints and the EVM base fee burned', async () => {
