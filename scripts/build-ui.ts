@@ -44,7 +44,9 @@ const built = await build({
   logLevel: 'warning',
   write: false,
 });
-const files = new Map<string, Uint8Array>(built.outputFiles.map((file) => [file.path.slice(out.length + 1), file.contents]));
+const files = new Map<string, Uint8Array>(
+  built.outputFiles.map((file) => [file.path.slice(out.length + 1), file.contents]),
+);
 files.set('index.html', readFileSync(join(root, 'ui/index.html')));
 files.set('icon.svg', readFileSync(join(root, 'ui/icon.svg')));
 files.set('styles.css', readFileSync(join(root, 'ui/src/styles.css')));
