@@ -15,8 +15,14 @@ import { exitQuietlyOnClosedPipe, integerText, parseArgs, readKeyFile, UsageErro
 function fail(error: unknown): never {
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`svc-node: ${message.split('\n')[0]}\n`);
+  // An error that names its own exit code (a node that must not go on: chain/chain-halt.ts) exits with it.
+  const own = (error as { exitCode?: unknown } | undefined)?.exitCode;
   process.exit(
-    error instanceof ConfigError || error instanceof UsageError || (error as Error)?.name === 'CACError' ? 2 : 1,
+    typeof own === 'number'
+      ? own
+      : error instanceof ConfigError || error instanceof UsageError || (error as Error)?.name === 'CACError'
+        ? 2
+        : 1,
   );
 }
 
@@ -57,20 +63,20 @@ async function start(options: Record<string, unknown>): Promise<void> {
   });
   const node = await SvcNode.create({ config, catalog, log, baseDir });
   let signals = 0;
-  const shutdown = (signal: string): void => {
+  const shutdown = (why: string, exitCode = 0): void => {
     signals++;
     if (signals > 1) {
-      log.warn(`second ${signal}: exiting without a clean shutdown`);
+      log.warn(`second ${why}: exiting without a clean shutdown`);
       process.exit(130);
     }
-    log.info({ signal }, 'shutting down');
+    log.info({ why, exitCode }, 'shutting down');
     const force = setTimeout(() => {
       log.error('shutdown took longer than 30 s; exiting');
       process.exit(1);
     }, 30_000);
     force.unref();
     node.stop().then(
-      () => process.exit(0),
+      () => process.exit(exitCode),
       (error: unknown) => {
         log.error({ err: error }, 'shutdown failed');
         process.exit(1);
@@ -79,6 +85,11 @@ async function start(options: Record<string, unknown>): Promise<void> {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  // A plugin that must not go on (a halt height reached, rules this release lacks) stops the node with its own code.
+  void node.exitRequested.then(({ plugin, reason, exitCode }) => {
+    log.info({ plugin, exitCode }, `stopping: ${reason}`);
+    shutdown(`exit requested by ${plugin}`, exitCode);
+  });
   if (config.node.network === 'devnet' && config.node.genesis === undefined) {
     log.info(
       { validator: devnetKey('validator', 0).address },

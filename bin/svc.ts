@@ -13,6 +13,7 @@ import {
   readKeyFile,
   UsageError,
 } from './cli-args.js';
+import { addUpgradeCommand } from './upgrade-command.js';
 import { addValidatorCommand } from './validator-command.js';
 import { describeReceipt, describeRecord } from './human.js';
 import { addJobCommand } from './job-command.js';
@@ -544,6 +545,7 @@ cli
 addJobCommand(cli, { client, urlOf, urlFlag, signer, print });
 addContractCommand(cli, { client, signer, print, urlFlag });
 addValidatorCommand(cli, { client, urlOf, urlFlag, signer, print });
+addUpgradeCommand(cli, { client, urlOf, urlFlag, signer, print });
 
 cli.help();
 cli.version(VERSION);

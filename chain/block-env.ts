@@ -6,15 +6,18 @@ import type { BlockEnv, LastCommit } from './contract.js';
 export const lastCommitOf = (certificate: CommitCertificate | null): LastCommit | null =>
   certificate ? { height: certificate.height, signers: certificate.signatures.map((s) => s.validator) } : null;
 
-/** A stored block's environment, as its transactions ran in it. */
-export function blockEnvOf(block: {
-  readonly chainId: string;
-  readonly height: number;
-  readonly timestamp: number;
-  readonly parentHash: string;
-  readonly lastCommit: CommitCertificate | null;
-  readonly proposer: string;
-}): BlockEnv {
+/** A stored block's environment, as its transactions ran in it (under the rules version of its height). */
+export function blockEnvOf(
+  block: {
+    readonly chainId: string;
+    readonly height: number;
+    readonly timestamp: number;
+    readonly parentHash: string;
+    readonly lastCommit: CommitCertificate | null;
+    readonly proposer: string;
+  },
+  rulesVersion: number,
+): BlockEnv {
   return {
     chainId: block.chainId,
     height: block.height,
@@ -22,6 +25,7 @@ export function blockEnvOf(block: {
     parentHash: block.parentHash,
     lastCommit: lastCommitOf(block.lastCommit),
     proposer: block.proposer as Address,
+    rulesVersion,
   };
 }
 
@@ -46,5 +50,8 @@ export abstract class InBlock implements BlockEnv {
   }
   get proposer(): Address {
     return this.env.proposer;
+  }
+  get rulesVersion(): number {
+    return this.env.rulesVersion;
   }
 }

@@ -31,6 +31,8 @@ export interface ChainReader {
   };
   /** The height a block tag names ("latest" and "finalized": the head; "earliest": 0). */
   heightOf(tag: BlockTag): number;
+  /** The chain-rules version block `height` executes (or executed) under: the network's schedule. */
+  rulesVersionAt(height: number): number;
   /** The state after a past block, for methods that take a `blockNumber` (throws `not_found` past the head; reads reject with `pruned` before the history window). */
   stateAt(height: number): (key: string) => Promise<Uint8Array | undefined>;
   getReceipt(hash: string): Promise<Receipt | undefined>;

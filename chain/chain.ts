@@ -35,7 +35,9 @@ import { merkleRootPaced } from './merkle.js';
 import { NO_FINALITY_RULES, type FinalityRules } from './finality.js';
 import type { SubmitOptions } from './capabilities.js';
 import type { JournalRecord, TxJournal } from './tx-journal.js';
-import { CHAIN_RULES_VERSION, rulesVersionMismatch } from './rules-version.js';
+import { knowsRulesVersion, unknownGenesisVersion } from './rules-version.js';
+import { RULES_SCHEDULE_KEY, RulesSchedule } from './rules-schedule.js';
+import { type ChainHaltError, haltBefore } from './chain-halt.js';
 import { BlockActivity } from './block-activity.js';
 import { RecentTransactions } from './recent-transactions.js';
 import { MovingAverage } from './moving-average.js';
@@ -104,6 +106,12 @@ export interface ChainOptions {
   readonly maxBlockTransactions: number;
   /** Without the archive capability: blocks of receipts (and state history) kept. */
   readonly historyBlocks: number;
+  /** Stop before this block (`--halt-height`): for planned maintenance. */
+  readonly haltHeight?: number;
+  /** Told once when the chain stops before a block (a halt height, rules this release lacks): the node exits. */
+  readonly onHalt?: (halt: ChainHaltError) => void;
+  /** Which rules versions this release implements (chain/rules-version.ts). */
+  readonly knowsRulesVersion?: (version: number) => boolean;
 }
 
 /** Raised at start when a data dir that was an archive is opened without the archive capability. */
@@ -159,6 +167,10 @@ export class Chain {
   private readonly finishCost = new MovingAverage(0.3);
   /** Blocks committed since the last summary line. */
   readonly activity = new BlockActivity();
+  /** The schedule decoded, with the state bytes it came from (they change only when an upgrade is adopted). */
+  private schedule: { readonly raw: Uint8Array | undefined; readonly schedule: RulesSchedule } | undefined;
+  /** The halt already reported (the node is exiting). */
+  private halted: ChainHaltError | undefined;
 
   constructor(private readonly options: ChainOptions) {}
 
@@ -183,6 +195,38 @@ export class Chain {
 
   get state(): WorldState {
     return this.options.state;
+  }
+
+  /** The network's rules schedule, as the committed state holds it (it answers for every height up to its last entry and beyond). */
+  get rulesSchedule(): RulesSchedule {
+    const raw = this.options.state.get(RULES_SCHEDULE_KEY);
+    if (this.schedule === undefined || this.schedule.raw !== raw)
+      this.schedule = { raw, schedule: RulesSchedule.of(this.options.state) };
+    return this.schedule.schedule;
+  }
+
+  /** The chain-rules version block `height` executes (or executed) under. */
+  rulesVersionAt(height: number): number {
+    return this.rulesSchedule.versionAt(height);
+  }
+
+  /**
+   * Throws if block `height` must not be executed here (a halt height, a rules version this release
+   * does not implement), telling `onHalt` once: the node then stops and exits with the halt's code.
+   */
+  private checkNotHalted(height: number): void {
+    const halt = haltBefore(height, {
+      haltHeight: this.options.haltHeight,
+      version: this.rulesVersionAt(height),
+      knows: this.options.knowsRulesVersion ?? knowsRulesVersion,
+    });
+    if (!halt) return;
+    if (!this.halted) {
+      this.halted = halt;
+      this.options.log.error({ height, exitCode: halt.exitCode }, halt.message);
+      this.options.onHalt?.(halt);
+    }
+    throw halt;
   }
 
   /** The height a block tag names: "latest" and "finalized" the head (a committed block is final), "earliest" block 0. */
@@ -227,9 +271,9 @@ export class Chain {
    */
   async open(): Promise<{ created: boolean }> {
     const { rulesVersion } = this.options.genesis;
-    const unsupported = rulesVersionMismatch('the genesis', rulesVersion, CHAIN_RULES_VERSION);
+    const unsupported = unknownGenesisVersion('the genesis', rulesVersion);
     if (unsupported)
-      throw new ChainMismatchError(`${unsupported}: run the svc-node release that implements version ${rulesVersion}`);
+      throw new ChainMismatchError(`${unsupported}: run an svc-node release that implements version ${rulesVersion}`);
     const expected = genesisHeader(this.options.genesis);
     const expectedHash = headerHash(expected);
     this.genesisBlockHash = expectedHash;
@@ -249,9 +293,11 @@ export class Chain {
       this.indexFrom = await this.options.blocks.accountIndexFrom();
       return { created: true };
     }
-    const written = rulesVersionMismatch('the data dir', await this.options.blocks.rulesVersion(), rulesVersion);
-    if (written)
-      throw new ChainMismatchError(`${written}: use another --data-dir (or the svc-node release that wrote it)`);
+    const written = await this.options.blocks.rulesVersion();
+    if (written !== rulesVersion)
+      throw new ChainMismatchError(
+        `the data dir holds a network that ${written === undefined ? 'recorded no chain rules version (written before versions were recorded)' : `started on chain rules version ${written}`}, not ${rulesVersion} as its genesis says: use another --data-dir, or the genesis it was made with`,
+      );
     if (stored.hash !== expectedHash) {
       throw new ChainMismatchError(
         `the data dir holds chain ${stored.chainId} with genesis ${stored.hash}, not ${expected.chainId} with genesis ${expectedHash} (another network, genesis file or version of the chain rules): use another --data-dir or --network`,
@@ -276,6 +322,8 @@ export class Chain {
       );
     this.current = head;
     this.indexFrom = await this.options.blocks.accountIndexFrom();
+    // A node stopped before a block it must not execute says so again, and does not start.
+    this.checkNotHalted(head.height + 1);
     return { created: false };
   }
 
@@ -428,7 +476,7 @@ export class Chain {
     const stored = height >= 1 && height <= this.head.height ? await this.blockWithTransactions(height) : undefined;
     if (!stored) throw domainError('not_found', `block ${height} is not committed here`, { blockNumber: height });
     const { block } = stored;
-    const env = blockEnvOf(block);
+    const env = blockEnvOf(block, this.rulesVersionAt(height));
     const txs = stored.raws.map((raw) => decodeStored(raw, this.options.envelope));
     return replayTransactions(
       txs.slice(0, count),
@@ -757,6 +805,7 @@ export class Chain {
     const head = this.head;
     if (head.height >= 1 && !this.headCommit)
       throw new Error(`head block ${head.height} has no commit certificate to carry`);
+    this.checkNotHalted(head.height + 1);
     const lastCommit = head.height >= 1 ? this.headCommit! : null;
     const env = {
       chainId: head.chainId,
@@ -765,6 +814,7 @@ export class Chain {
       parentHash: head.hash,
       lastCommit: lastCommitOf(lastCommit),
       proposer: key.address,
+      rulesVersion: this.rulesVersionAt(head.height + 1),
     };
     const candidates = this.options.mempool.ready(this.options.maxBlockTransactions, maxBytes);
     const pacer = new Pacer();
@@ -877,6 +927,7 @@ export class Chain {
     if (invalidHeader) reject(invalidHeader);
     if (block.height !== head.height + 1 || block.parentHash !== head.hash)
       reject(`does not extend head ${head.height} (${head.hash})`);
+    this.checkNotHalted(block.height);
     if (block.timestamp <= head.timestamp) reject('timestamp is not after its parent');
     if (block.height === 1 && block.lastCommit !== null)
       reject('block 1 carries a parent certificate: block 0 has none');
@@ -913,6 +964,7 @@ export class Chain {
       parentHash: head.hash,
       lastCommit: lastCommitOf(block.lastCommit),
       proposer: block.proposer as Address,
+      rulesVersion: this.rulesVersionAt(block.height),
     };
     let result;
     try {

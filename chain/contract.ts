@@ -154,6 +154,11 @@ export interface BlockEnv {
   readonly lastCommit: LastCommit | null;
   /** Who proposes the block (the EVM's coinbase: priority fees go to it). */
   readonly proposer: Address;
+  /**
+   * The chain-rules version the block executes under (the network's schedule at its height): where a
+   * rule differs between versions, the code branches on this, never on a release's own constant.
+   */
+  readonly rulesVersion: number;
 }
 
 /** What a transaction kind's `execute` may read and change; all of it is undone if the transaction fails. */
@@ -211,6 +216,8 @@ export interface TxKindSpec<Svc, P extends TSchema> {
   readonly kind: string;
   readonly summary: string;
   readonly payload: P;
+  /** The first chain-rules version the kind exists in: in a block of an earlier version it is unknown. */
+  readonly sinceRulesVersion?: number;
   /** Who may sign it: a reason to refuse, or undefined. Checked at mempool entry and on import. */
   authorize?(tx: SignedTransaction, payload: Static<P>, service: Svc): string | undefined;
   /** What the sender must hold, for the mempool's funds check. */
@@ -275,6 +282,7 @@ export interface TxKind {
   readonly kind: string;
   readonly summary: string;
   readonly payload: TSchema;
+  readonly sinceRulesVersion?: number;
   authorize?(tx: SignedTransaction, payload: unknown, service: unknown): string | undefined;
   debits?(payload: unknown, service: unknown): { asset: Asset; amount: bigint }[];
   admit?(payload: unknown, service: unknown): void;

@@ -45,15 +45,16 @@ export function checkIncludable(
   tx: SignedTransaction,
   state: StateReader,
   kinds: TxKindRegistry,
-  chainId: string,
+  env: Pick<BlockEnv, 'chainId' | 'rulesVersion'>,
 ): RegisteredTxKind {
+  const { chainId } = env;
   if (tx.chainId !== chainId)
     throw new InvalidTransactionError(
       tx.hash,
       'invalid_transaction',
       `chain id ${tx.chainId} is not this chain's (${chainId})`,
     );
-  const checked = kinds.check(tx);
+  const checked = kinds.check(tx, env.rulesVersion);
   if ('reason' in checked) throw new InvalidTransactionError(tx.hash, 'invalid_transaction', checked.reason);
   const nonce = decodeAccount(state.get(accountKey(tx.from))).nonce;
   if (tx.nonce < nonce)
@@ -182,7 +183,7 @@ export async function executeTransactions(
       break;
     let kind;
     try {
-      kind = checkIncludable(tx, overlay, kinds, env.chainId);
+      kind = checkIncludable(tx, overlay, kinds, env);
       const txGas = kind.spec.gasLimit?.(tx.payload) ?? 0;
       if (gasUsed + txGas > gasLimit)
         throw new InvalidTransactionError(

@@ -12,7 +12,7 @@ import type { StateChanges } from './state/world-state.js';
 import type { AnyPlugin } from '../kernel/plugin.js';
 import './contract.js';
 import { decode, encode } from '../sdk/encoding.js';
-import { CHAIN_RULES_VERSION, RULES_VERSION_KEY } from './rules-version.js';
+import { NEWEST_RULES_VERSION, RULES_VERSION_KEY } from './rules-version.js';
 import type { EnvelopeContext } from './ethereum-envelope.js';
 
 export interface GenesisAccount {
@@ -74,7 +74,7 @@ export function devnetBaseGenesis(): GenesisSpec {
   return {
     network: 'devnet',
     chainId: 'svc-devnet-1',
-    rulesVersion: CHAIN_RULES_VERSION,
+    rulesVersion: NEWEST_RULES_VERSION,
     timestamp: Date.UTC(2026, 0, 1),
     validatorKey: toHex(validator.publicKey),
     validator: validator.address,
@@ -106,7 +106,7 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
   }
   const {
     chainId,
-    rulesVersion = CHAIN_RULES_VERSION,
+    rulesVersion = NEWEST_RULES_VERSION,
     timestamp,
     validatorKey,
     validator,

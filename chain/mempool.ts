@@ -51,6 +51,8 @@ export interface MempoolDeps {
   readonly state: StateReader;
   readonly kinds: TxKindRegistry;
   readonly chainId: string;
+  /** The chain-rules version of the next block: what a transaction admitted now would run under. */
+  readonly rulesVersion: () => number;
   readonly options: MempoolOptions;
   readonly now?: () => number;
 }
@@ -131,7 +133,7 @@ export class Mempool {
   }
 
   private admitChecked(tx: SignedTransaction): SignedTransaction | undefined {
-    const checked = this.deps.kinds.check(tx);
+    const checked = this.deps.kinds.check(tx, this.deps.rulesVersion());
     if ('reason' in checked) {
       const refusal = checked.payload?.kind.spec.payloadRefusal?.(checked.payload.problem);
       throw domainError(refusal?.error ?? 'invalid_transaction', checked.reason, {

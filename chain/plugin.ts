@@ -51,6 +51,7 @@ import { submitFromClient } from './client-submit.js';
 import { TxJournal } from './tx-journal.js';
 import { SUMMARY_EVERY_MS } from './block-activity.js';
 import { CHAIN_ERRORS } from './errors.js';
+import { knowsRulesVersion, RULES_VERSIONS } from './rules-version.js';
 
 declare module '../kernel/plugin.js' {
   interface SvcCapabilities {
@@ -74,6 +75,13 @@ export interface ChainSettings {
   readonly maxBlockTransactions?: number;
   /** The journal of acknowledged transactions (none: a throw-away node, or turned off). */
   readonly journal?: { readonly path: string; readonly maxBytes: number };
+  /** Stop before this block (`--halt-height`). */
+  readonly haltHeight?: number;
+  /**
+   * A built-in genesis (the devnet's) starts on the release's newest rules version; a data dir an
+   * earlier release made of it started on an earlier one, and keeps it (while this release implements it).
+   */
+  readonly genesisVersionFromDataDir?: boolean;
 }
 
 /**
@@ -100,6 +108,8 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
       'history-keeping',
     ],
     namespaces: Object.values(CHAIN_LAYOUTS),
+    // The rules schedule (`chain/rulesSchedule`) is the chain's; the upgrade plans' rules extend it.
+    stateDelegates: ['upgrade'],
     events: {
       'chain:decided': 'a block is decided and executed; its write is under way',
       'chain:block': 'a block and all its state are committed',
@@ -111,22 +121,34 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
     async init(ctx) {
       // Every plugin's transaction kinds and end-of-block steps are chain rules: collected here.
       const kinds = TxKindRegistry.collect(ctx.plugins);
-      // So are their genesis entries: every node of the network computes the same block 0.
-      const genesis = withPluginGenesis(
-        baseGenesis,
-        ctx.plugins.map((entry) => entry.definition),
-      );
       const ns = openChainLayouts((name) => ctx.namespace(name));
       const blocks = new BlockStore(ns);
+      const written = settings.genesisVersionFromDataDir ? await blocks.rulesVersion() : undefined;
+      const base =
+        written !== undefined && written !== baseGenesis.rulesVersion && knowsRulesVersion(written)
+          ? { ...baseGenesis, rulesVersion: written }
+          : baseGenesis;
+      // So are their genesis entries: every node of the network computes the same block 0.
+      const genesis = withPluginGenesis(
+        base,
+        ctx.plugins.map((entry) => entry.definition),
+      );
       const state = new WorldState(ns.stateEntries, ns.stateHistory, ns.statePrunable, {
         archive: false,
         historyBlocks: settings.historyBlocks,
       });
-      const mempool = new Mempool({ state, kinds, chainId: genesis.chainId, options: DEFAULT_MEMPOOL });
+      // What is admitted now runs in the block after the head (built below: the mempool asks when a transaction comes).
+      const mempool: Mempool = new Mempool({
+        state,
+        kinds,
+        chainId: genesis.chainId,
+        options: DEFAULT_MEMPOOL,
+        rulesVersion: (): number => chain.rulesVersionAt(chain.head.height + 1),
+      });
       const envelope = envelopeContext(genesis);
       const decoder = new TxDecoder(1, envelope);
       ctx.signal.addEventListener('abort', () => void decoder.close());
-      const chain = new Chain({
+      const chain: Chain = new Chain({
         batch: () => ctx.batch(),
         blocks,
         state,
@@ -139,6 +161,9 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
         log: ctx.log,
         maxBlockTransactions: settings.maxBlockTransactions ?? 20_000,
         historyBlocks: settings.historyBlocks,
+        haltHeight: settings.haltHeight,
+        // A block this node must not execute: it stops, and the process exits with the halt's code.
+        onHalt: (halt) => ctx.requestExit(halt.message, halt.exitCode),
       });
       const { created } = await chain.open();
       if (created) {
@@ -192,7 +217,7 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
     start: (chain) => chain.checkArchiveFlag(),
     stop: (chain) => chain.closeJournal(),
     health: (chain) => ({
-      rulesVersion: chain.genesis.rulesVersion,
+      rulesVersion: chain.rulesVersionAt(chain.head.height + 1),
       head: chain.head.height,
       headHash: chain.head.hash,
       lastBlockAgeMs: Math.max(0, Date.now() - chain.head.timestamp),
@@ -415,7 +440,9 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
         handler: (_params, { service }) => ({
           network: service.genesis.network,
           chainId: service.genesis.chainId,
-          rulesVersion: service.genesis.rulesVersion,
+          rulesVersion: service.rulesVersionAt(service.head.height + 1),
+          rulesSchedule: service.rulesSchedule.entries(),
+          knownRulesVersions: RULES_VERSIONS.map((v) => v.version),
           genesisHash: service.genesisHash,
           validator: service.genesis.validator,
           head: { height: service.head.height, hash: service.head.hash, timestamp: service.head.timestamp },

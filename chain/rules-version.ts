@@ -1,28 +1,43 @@
 /**
- * The version of the chain rules this svc-node implements: everything that decides a block's state
- * root — the state tree and its encodings, the transaction kinds and their effects, fees, schedules
- * (epochs, unbonding, deal and job deadlines). A release that changes any of them bumps it. A network
- * declares the version it runs in its genesis (`rulesVersion`; the devnet: this one), where it is part
- * of block 0's state; a node refuses a genesis, a data dir and a peer of another version, naming both.
+ * The chain rules: everything that decides a block's state root — the state tree and its encodings,
+ * the transaction kinds and their effects, fees, schedules (epochs, unbonding, deal and job
+ * deadlines) — and how validators exchange blocks. They have versions, and a network's rules are a
+ * schedule of them: the version in its genesis from block 0 (`params/rulesVersion` in block 0's
+ * state), then each version an upgrade plan adopted, from the plan's height (chain/rules-schedule.ts).
+ * Every block executes, and is checked and replayed, under the version of its height.
+ *
+ * A release implements the versions listed here, oldest first, and keeps every earlier one a
+ * network it supports may have run: a new version is added, never swapped for the old one. A node
+ * that meets a height whose version is not listed stops before that block (chain/rules-halt.ts).
  */
-// 1: the first recorded. 2: contracts call the OON precompile (jobs paid by a contract, called
-// back at the end of the block that settles them), the OMP precompile and the OGT view. 3: closed
-// and failed deals leave the state `dealRecordBlocks` after they end (and their objects' lists).
-// 4: Ethereum's test vectors: a legacy transaction with a high s (EIP-2) is refused, the
-// point-evaluation precompile (0x0a) runs, the OMP precompile's objectInfo lists active deals only.
-// 5: consensus sends blocks as their transactions' hashes (validators fill them from their mempool
-// and fetch the rest); state roots are unchanged, but validators of 4 and 5 cannot run consensus together.
-export const CHAIN_RULES_VERSION = 5;
+export interface RulesVersionInfo {
+  readonly version: number;
+  /** What changed from the version before. */
+  readonly summary: string;
+}
 
-/** Block 0's state key holding the network's rules version. */
+// Versions 1 to 4 are dropped: devnet-only, and every network that ran them was replaced (each new
+// version then needed a new network). One entry per line: a test withholds the newest from a copy of
+// a release to make the release before it.
+export const RULES_VERSIONS: readonly RulesVersionInfo[] = [
+  { version: 5, summary: "consensus sends a block as its transactions' hashes; validators fetch what they lack" },
+  { version: 6, summary: 'upgrade plans adopted on chain: upgrade.propose and upgrade.approve' },
+];
+
+/** The newest version this release implements: what a new network (the devnet, `svc-node init`) starts on. */
+export const NEWEST_RULES_VERSION: number = RULES_VERSIONS.at(-1)!.version;
+
+/** Whether this release can execute blocks of `version`. */
+export const knowsRulesVersion = (version: number): boolean => RULES_VERSIONS.some((v) => v.version === version);
+
+/** The versions this release implements, as operators read them in a message: "5, 6". */
+export const knownRulesVersions = (): string => RULES_VERSIONS.map((v) => v.version).join(', ');
+
+/** Block 0's state key holding the network's first rules version. */
 export const RULES_VERSION_KEY = 'params/rulesVersion';
 
-/** Why a version is not this node's, or undefined. */
-export function rulesVersionMismatch(what: string, theirs: number | undefined, ours: number): string | undefined {
-  if (theirs === ours) return undefined;
-  const named =
-    theirs === undefined
-      ? 'no version (written before chain-rules versions were recorded)'
-      : `chain rules version ${theirs}`;
-  return `${what} ${theirs === undefined ? 'has' : 'runs'} ${named}; this node runs chain rules version ${ours}`;
+/** Why a network of genesis version `theirs` is not one this release can run, or undefined. */
+export function unknownGenesisVersion(what: string, theirs: number): string | undefined {
+  if (knowsRulesVersion(theirs)) return undefined;
+  return `${what} runs chain rules version ${theirs}; this release implements versions ${knownRulesVersions()}`;
 }

@@ -162,7 +162,20 @@ export const ChainInfoSchema = Type.Object(
     chainId: Type.String(),
     rulesVersion: Type.Integer({
       minimum: 1,
-      description: 'the chain-rules version the network runs (set in its genesis)',
+      description: "the chain-rules version the next block runs under (from the network's schedule)",
+    }),
+    rulesSchedule: Type.Array(
+      Type.Object(
+        { version: Type.Integer({ minimum: 1 }), height: Type.Integer({ minimum: 0 }) },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          "the network's rules versions, each with the first block it runs: the genesis version from block 0, then each adopted upgrade",
+      },
+    ),
+    knownRulesVersions: Type.Array(Type.Integer({ minimum: 1 }), {
+      description: "the chain-rules versions this node's release implements: it stops before a block of any other",
     }),
     genesisHash: ResultHash,
     validator: ResultAddress,

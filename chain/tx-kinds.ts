@@ -79,14 +79,24 @@ export class TxKindRegistry {
     return this.kinds.get(kind);
   }
 
-  /** The transaction's kind, once its payload and signer pass; otherwise why not (and the field at fault). */
+  /**
+   * The transaction's kind, once its payload and signer pass in a block of `rulesVersion`; otherwise
+   * why not (and the field at fault).
+   */
   check(
     tx: SignedTransaction,
+    rulesVersion: number,
   ):
     | { kind: RegisteredTxKind }
     | { reason: string; field: string; payload?: { kind: RegisteredTxKind; problem: PayloadProblem } } {
     const kind = this.kinds.get(tx.kind);
     if (!kind) return { reason: `unknown transaction kind "${tx.kind}"`, field: 'kind' };
+    const since = kind.spec.sinceRulesVersion;
+    if (since !== undefined && rulesVersion < since)
+      return {
+        reason: `transaction kind "${tx.kind}" exists from chain rules version ${since}; the next block runs version ${rulesVersion}`,
+        field: 'kind',
+      };
     if (!kind.payload.Check(tx.payload)) {
       const error = kind.payload.Errors(tx.payload)[0] as
         | { instancePath?: string; message?: string; keyword?: string }

@@ -15,6 +15,7 @@ import {
   pluginMethods,
   pluginSubscriptions,
   type AnyPlugin,
+  type ExitRequest,
   type NodeSettings,
   type PluginContext,
   type PluginDefinition,
@@ -111,6 +112,11 @@ export class PluginHost {
   private server: RpcServer | undefined;
   private currentState: HostState = 'created';
   private stopping: Promise<void> | undefined;
+  private exitWith!: (request: ExitRequest) => void;
+  /** Resolves when a plugin asks the node to exit (`requestExit`): the process running it stops it, then exits so. */
+  readonly exitRequested = new Promise<ExitRequest>((resolve) => {
+    this.exitWith = resolve;
+  });
 
   constructor(private readonly options: HostOptions) {
     this.clients = new ClientAddressResolver(options.rpc.trustedProxies);
@@ -315,6 +321,7 @@ export class PluginHost {
           throw new Error(`plugin "${definition.name}" uses "${capability}" without listing it in "requires"`);
         return container.resolve(capability);
       },
+      requestExit: (reason, exitCode) => this.exitWith({ plugin: definition.name, reason, exitCode }),
     };
     plugin.context = context;
     plugin.events = events;

@@ -73,6 +73,19 @@ export interface PluginContext<C = unknown> {
    * hooks a domain module adds to the contract with `declare module`), without the kernel knowing them.
    */
   readonly plugins: readonly PluginEntry[];
+  /**
+   * Asks the host to stop the node for good: once it has stopped, the process running it exits with
+   * `exitCode` (a plugin that must not go on: a height the operator asked to halt at, rules it lacks).
+   * The first request counts.
+   */
+  requestExit(reason: string, exitCode: number): void;
+}
+
+/** Why a plugin asked the node to exit, and with what code the process running it should. */
+export interface ExitRequest {
+  readonly plugin: string;
+  readonly reason: string;
+  readonly exitCode: number;
 }
 
 /** An enabled plugin as other plugins see it. */

@@ -1,7 +1,7 @@
 import type { PluginCatalog } from './presets.js';
 
 /** The chain-rule plugins (transaction kinds, end-of-block steps, genesis entries): every node loads them, in this order. */
-export const CONSENSUS_PLUGINS = ['oon', 'omp', 'staking', 'evm'] as const;
+export const CONSENSUS_PLUGINS = ['oon', 'omp', 'staking', 'evm', 'upgrade'] as const;
 
 /** First-party plugins, loaded on demand, and what each role enables. */
 export const catalog: PluginCatalog = {
@@ -16,6 +16,7 @@ export const catalog: PluginCatalog = {
     omp: async () => (await import('../plugins/omp/index.js')).default,
     staking: async () => (await import('../plugins/staking/index.js')).default,
     evm: async () => (await import('../plugins/evm/index.js')).default,
+    upgrade: async () => (await import('../plugins/upgrade/index.js')).default,
     compute: async () => (await import('../plugins/compute/index.js')).default,
     'omp-storage': async () => (await import('../plugins/omp-storage/index.js')).default,
     explorer: async () => (await import('../plugins/explorer/index.js')).default,

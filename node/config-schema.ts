@@ -132,6 +132,13 @@ export const NodeConfigSchema = Type.Object(
           default: 10000,
           description: 'without archive: recent blocks of receipts and state kept',
         }),
+        haltHeight: Type.Optional(
+          Type.Integer({
+            minimum: 1,
+            description:
+              'stop cleanly before this block (planned maintenance): the node exits 0 there, and at a later start',
+          }),
+        ),
         txJournal: Type.Boolean({
           default: true,
           description:

@@ -208,6 +208,13 @@ export const START_FLAGS: readonly StartFlag[] = [
     parse: integer(1, Number.MAX_SAFE_INTEGER),
   },
   {
+    flag: '--halt-height',
+    placeholder: '<n>',
+    path: 'chain.haltHeight',
+    description: 'stop cleanly before block n (planned maintenance), exiting 0',
+    parse: integer(1, Number.MAX_SAFE_INTEGER),
+  },
+  {
     flag: '--tx-journal',
     placeholder: '<bool>',
     path: 'chain.txJournal',

@@ -9,7 +9,10 @@ export const NodeInfoSchema = Type.Object(
     chainId: Type.String(),
     rulesVersion: Type.Integer({
       minimum: 1,
-      description: 'the chain-rules version the network runs: peers of another are refused',
+      description: "the chain-rules version the next block runs under (the network's schedule)",
+    }),
+    knownRulesVersions: Type.Array(Type.Integer({ minimum: 1 }), {
+      description: "the chain-rules versions this node's release implements",
     }),
     role: Type.String(),
     plugins: Type.Array(Type.Object({ name: Type.String(), version: Type.String() }, { additionalProperties: false })),

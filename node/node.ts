@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Type from 'typebox';
 import { readGenesisFile, type GenesisSpec } from '../chain/genesis.js';
+import type { Chain } from '../chain/chain.js';
+import { RULES_VERSIONS } from '../chain/rules-version.js';
 import { devnetGenesisSpec } from './devnet-genesis-spec.js';
 import type { P2pService } from '../p2p/service.js';
 import { bootstrapAddressProblem } from '../p2p/addresses.js';
@@ -13,7 +15,7 @@ import type { EventBus } from '../kernel/events.js';
 import { PluginHost, type HostState } from '../kernel/host.js';
 import { readTlsCredentials } from '../kernel/http/tls.js';
 import type { Logger } from '../kernel/log.js';
-import type { AnyPlugin, NodeSettings } from '../kernel/plugin.js';
+import type { AnyPlugin, ExitRequest, NodeSettings } from '../kernel/plugin.js';
 import { orderPlugins } from '../kernel/plugins/order.js';
 import { loadPlugins } from '../kernel/plugins/load.js';
 import { VERSION } from '../kernel/version.js';
@@ -170,6 +172,11 @@ export class SvcNode {
     return this.host.notReadyReason();
   }
 
+  /** Resolves when a plugin asks the node to exit (a halt height, a rules version this release lacks): stop it, then exit with its code. */
+  get exitRequested(): Promise<ExitRequest> {
+    return this.host.exitRequested;
+  }
+
   start(): Promise<void> {
     return this.host.start();
   }
@@ -179,6 +186,12 @@ export class SvcNode {
     if (this.scratchDir) rmSync(this.scratchDir, { recursive: true, force: true });
   }
 
+  /** The rules version of the block after the head. */
+  private chainRulesVersion(): number {
+    const chain = this.service<Chain>('chain');
+    return chain.rulesVersionAt(chain.head.height + 1);
+  }
+
   /** `svc_nodeInfo`. */
   private info() {
     const definitions = this.host.definitions;
@@ -186,7 +199,8 @@ export class SvcNode {
       version: VERSION,
       network: this.settings.network,
       chainId: this.genesis.chainId,
-      rulesVersion: this.genesis.rulesVersion,
+      rulesVersion: this.chainRulesVersion(),
+      knownRulesVersions: RULES_VERSIONS.map((v) => v.version),
       role: this.settings.role,
       plugins: definitions.map((p) => ({ name: p.name, version: p.version })),
       capabilities: [...new Set(definitions.flatMap((p) => [p.name, ...(p.provides ?? [])]))].sort(),

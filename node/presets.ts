@@ -60,7 +60,12 @@ export function alwaysLoadedPlugins(node: NodeConfig, genesis: GenesisSpec, vali
     node.network === 'devnet' && !node.genesis && node.role === 'validator' && validatorKeyFile === undefined;
   return [
     keystorePlugin(() => keyPassphrase(node.passphraseFile), devnetValidator ? devnetValidatorIdentity : undefined),
-    chainPlugin(genesis, { historyBlocks: node.chain.historyBlocks, journal: journalSettings(node) }),
+    chainPlugin(genesis, {
+      historyBlocks: node.chain.historyBlocks,
+      journal: journalSettings(node),
+      ...(node.chain.haltHeight !== undefined ? { haltHeight: node.chain.haltHeight } : {}),
+      genesisVersionFromDataDir: node.network === 'devnet' && !node.genesis,
+    }),
     p2pPlugin(node.p2p),
   ] as AnyPlugin[];
 }

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { devnetBaseGenesis, genesisHash, readGenesisFile, withPluginGenesis } from '../chain/genesis.js';
-import { CHAIN_RULES_VERSION } from '../chain/rules-version.js';
+import { NEWEST_RULES_VERSION } from '../chain/rules-version.js';
 import { formatAmountShort, UNIT } from '../sdk/amount.js';
 import { toHex } from '../sdk/bytes.js';
 import { generateKeyPair } from '../sdk/keys.js';
@@ -100,7 +100,7 @@ export async function initTestnet(plan: TestnetPlan): Promise<Testnet> {
   const stake = formatAmountShort(plan.stakeOgt);
   const genesisFile = {
     chainId,
-    rulesVersion: CHAIN_RULES_VERSION,
+    rulesVersion: NEWEST_RULES_VERSION,
     timestamp: Date.now(),
     validatorKey: toHex(genesisValidator!.publicKey),
     validator: genesisValidator!.address,

@@ -1,5 +1,4 @@
 import { TopicValidatorResult } from '@libp2p/gossipsub';
-import { rulesVersionMismatch } from '../chain/rules-version.js';
 import type { Connection, PeerId, PrivateKey, Stream } from '@libp2p/interface';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { BlockRejectedError } from '../chain/chain.js';
@@ -422,8 +421,9 @@ export class P2pService implements SyncStatus {
 
   /** A peer of another chain-rules version, network or genesis: refused, with a reason in the log. */
   private foreign(status: Status): string | undefined {
-    const rules = rulesVersionMismatch('it', status.rulesVersion, this.chain.genesis.rulesVersion);
-    if (rules) return rules;
+    // The version a network starts on is part of what it is; later versions come by its schedule, the same for all.
+    if (status.rulesVersion !== this.chain.genesis.rulesVersion)
+      return `its network starts on chain rules version ${status.rulesVersion}; this node's starts on version ${this.chain.genesis.rulesVersion}`;
     if (status.chainId !== this.chain.head.chainId)
       return `it is on chain ${status.chainId}, this node on ${this.chain.head.chainId}`;
     if (status.genesis !== this.chain.genesisHash)

@@ -28,6 +28,7 @@ import type {
   JobRequest,
   JobRun,
   StakingStatus,
+  UpgradePlanView,
   ValidatorRequest,
   ValidatorSetView,
   JobStatus,
@@ -540,6 +541,37 @@ export abstract class SvcApi {
   /** Signs `staking.unjail`: a jailed validator whose jail time is over rejoins the set at the next epoch. */
   unjailValidator(key: KeyPair, options: { nonce?: number; chainId?: string } = {}): Promise<SignedTransaction> {
     return this.signAndSend(key, 'staking.unjail', {}, options);
+  }
+
+  /**
+   * Signs `upgrade.propose` with `key` (a validator's operator): the chain to run rules version
+   * `version` from block `height`, adopted once validators with more than 2/3 of the power approve.
+   */
+  proposeUpgrade(
+    key: KeyPair,
+    plan: { version: number; height: number; name?: string },
+    options: { nonce?: number; chainId?: string } = {},
+  ): Promise<SignedTransaction> {
+    const payload = {
+      version: plan.version,
+      height: plan.height,
+      ...(plan.name === undefined ? {} : { name: plan.name }),
+    };
+    return this.signAndSend(key, 'upgrade.propose', payload, options);
+  }
+
+  /** Signs `upgrade.approve` with `key` (a validator's operator) for the pending plan `planId`. */
+  approveUpgrade(
+    key: KeyPair,
+    planId: number,
+    options: { nonce?: number; chainId?: string } = {},
+  ): Promise<SignedTransaction> {
+    return this.signAndSend(key, 'upgrade.approve', { planId }, options);
+  }
+
+  /** `svc_getUpgradePlan`: the plan pending, else the last adopted, else null. */
+  getUpgradePlan(): Promise<UpgradePlanView | null> {
+    return this.rpcCall<UpgradePlanView | null>('svc_getUpgradePlan', []);
   }
 
   /**

@@ -33,6 +33,7 @@ export const DOMAIN_ERRORS = {
   out_of_gas: {"code":-32081,"description":"an EVM call or transaction ran out of gas at its limit"},
   fee_too_low: {"code":-32082,"description":"an EVM transaction's fee cap is below the base fee"},
   code_too_large: {"code":-32083,"description":"contract code over the EIP-170 limit (24,576 bytes) or init code over the EIP-3860 limit (49,152 bytes)"},
+  upgrade_refused: {"code":-32090,"description":"an upgrade plan or approval refused: a version not above the newest scheduled, a height not ahead of the chain and of the last upgrade, another plan pending, an approval given twice; `data.reason`"},
   not_synced: {"code":-32022,"description":"the node has not synced yet"},
   bond_too_low: {"code":-32020,"description":"bond below the minimum; `data.minimum`"},
   already_registered: {"code":-32023,"description":"a second registration of the same kind on the same node"},

@@ -33,6 +33,7 @@ export type {
   DealView,
   ObjectView,
   StakingStatus,
+  UpgradePlanView,
   ValidatorRequest,
   ValidatorSetView,
   ConsensusStateView,

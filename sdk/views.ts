@@ -92,8 +92,12 @@ export interface Receipt {
 export interface ChainInfo {
   network: string;
   chainId: string;
-  /** The chain-rules version the network runs (set in its genesis). */
+  /** The chain-rules version the next block runs under (the network's schedule). */
   rulesVersion: number;
+  /** The network's rules versions, each with the first block it runs: the genesis version from block 0, then each adopted upgrade. */
+  rulesSchedule: { version: number; height: number }[];
+  /** The chain-rules versions the node's release implements: it stops before a block of any other. */
+  knownRulesVersions: number[];
   genesisHash: string;
   validator: Address;
   head: { height: number; hash: string; timestamp: number };
@@ -107,8 +111,10 @@ export interface NodeInfo {
   version: string;
   network: string;
   chainId: string;
-  /** The chain-rules version the network runs: peers of another are refused. */
+  /** The chain-rules version the next block runs under (the network's schedule). */
   rulesVersion: number;
+  /** The chain-rules versions the node's release implements. */
+  knownRulesVersions: number[];
   role: string;
   plugins: { name: string; version: string }[];
   capabilities: string[];
@@ -373,6 +379,25 @@ export interface ValidatorSetView {
     status: 'pending' | 'active' | 'unbonding' | 'jailed' | 'tombstoned';
     genesis: boolean;
   }[];
+}
+
+/** `svc_getUpgradePlan`: the plan pending, else the last adopted (stakes in OGT). */
+export interface UpgradePlanView {
+  planId: number;
+  name: string;
+  /** The chain-rules version the plan runs. */
+  version: number;
+  /** The first block that runs it. */
+  height: number;
+  proposer: Address;
+  proposedAt: number;
+  /** Operators of the validators that approved it. */
+  approvals: Address[];
+  /** The power of its approvals (pending: now; adopted: when adopted), and of the whole set. */
+  approvedStake: string;
+  bondedStake: string;
+  adopted: boolean;
+  adoptedAt: number | null;
 }
 
 /** `svc_stakingStatus`: a validator's staking record. Stake in OGT. */

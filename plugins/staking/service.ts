@@ -68,6 +68,14 @@ export class StakingService {
     return readSet(this.read) ?? genesisSet(this.chain.genesis);
   }
 
+  /**
+   * The set that governs block `height`, from a state read inside a block (its parent's, or its own
+   * after its end steps for the block after it): what another module's rules weigh votes by.
+   */
+  setFor(read: (key: string) => Uint8Array | undefined, height: number): readonly PrioritizedValidator[] {
+    return setGoverning(readSet(read) ?? genesisSet(this.chain.genesis), height);
+  }
+
   /** The set that governed the head block (its certificate is judged by it). */
   headSet(): readonly PrioritizedValidator[] {
     return setGoverning(this.currentSet(), this.chain.head.height);

@@ -5,6 +5,7 @@
 // slowest of them costs sets the devnet's block gas limit: it must execute within a third of the
 // block time. Prints a table and the block gas limit that follows (npm run build, then
 // node dist/scripts/bench/evm-gas-rate.js [--gas N] [--runs N]).
+import { NEWEST_RULES_VERSION } from '../../chain/rules-version.js';
 import { parseArgs } from 'node:util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
@@ -106,6 +107,7 @@ const env = {
   timestamp: Date.now(),
   proposer: CALLER,
   parentHash: toHex(new Uint8Array(32)),
+  rulesVersion: NEWEST_RULES_VERSION,
 };
 
 console.log(`gas per run ${GAS.toLocaleString('en')}, best of ${RUNS} runs each, ${EVM_HARDFORK}`);

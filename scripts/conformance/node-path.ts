@@ -1,4 +1,5 @@
 import type { Hardfork } from '@ethereumjs/common';
+import { NEWEST_RULES_VERSION } from '../../chain/rules-version.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import evmPlugin from '../../plugins/evm/index.js';
 import { EvmRunner } from '../../plugins/evm/runner.js';
@@ -82,7 +83,13 @@ export class NodePath {
 
   /** The mempool's admission over `state`; throws the domain error that refuses it. */
   admit(tx: SignedTransaction, state: StateReader): void {
-    new Mempool({ state, kinds: this.kinds, chainId: CONFORMANCE_CHAIN_ID, options: DEFAULT_MEMPOOL }).addVerified(tx);
+    new Mempool({
+      state,
+      kinds: this.kinds,
+      chainId: CONFORMANCE_CHAIN_ID,
+      options: DEFAULT_MEMPOOL,
+      rulesVersion: () => NEWEST_RULES_VERSION,
+    }).addVerified(tx);
   }
 
   /** Runs transactions as a block producer does (an invalid one is left out and listed). */

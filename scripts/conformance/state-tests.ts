@@ -1,4 +1,5 @@
 import { Hardfork } from '@ethereumjs/common';
+import { NEWEST_RULES_VERSION } from '../../chain/rules-version.js';
 import { createLegacyTx, createLegacyTxFromRLP } from '@ethereumjs/tx';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { accountKey, encodeAccount } from '../../chain/state/accounts.js';
@@ -216,6 +217,7 @@ async function refusedBy(
     parentHash: env.currentRandom ?? toHex(new Uint8Array(32)),
     lastCommit: null,
     proposer: svc(env.currentCoinbase),
+    rulesVersion: NEWEST_RULES_VERSION,
   };
   const result = await path.execute([decoded.tx], blockEnv, state);
   if (result.rejected.length > 0) return { refused: true, reason: `block: ${result.rejected[0]!.message}` };

@@ -1,4 +1,5 @@
 import { fromHex } from '../../sdk/bytes.js';
+import { NEWEST_RULES_VERSION } from '../../chain/rules-version.js';
 import { accountAddress } from '../../sdk/address.js';
 import { NodePath } from './node-path.js';
 import { STATE_FORK } from './state-tests.js';
@@ -90,7 +91,7 @@ function refusedBy(
 ): { refused: true; reason: string } | { refused: false; sender: string; hash: string } {
   const decoded = path.decode(raw);
   if (!('tx' in decoded)) return { refused: true, reason: NodePath.refusal(decoded)! };
-  const checked = path.kinds.check(decoded.tx);
+  const checked = path.kinds.check(decoded.tx, NEWEST_RULES_VERSION);
   if ('reason' in checked) return { refused: true, reason: checked.reason };
   try {
     checked.kind.spec.admit?.(decoded.tx.payload, checked.kind.service());

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { NEWEST_RULES_VERSION } from '../../chain/rules-version.js';
 import { describe, expect, it } from 'vitest';
 import { devnetKey, encode, signTransaction } from '../../sdk/index.js';
 import { BLOCK_GAS_LIMIT_KEY, executeTransactions } from '../../chain/executor.js';
@@ -16,6 +17,7 @@ const env = {
   parentHash: `0x${'00'.repeat(32)}`,
   lastCommit: null,
   proposer: devnetKey('validator', 0).address,
+  rulesVersion: NEWEST_RULES_VERSION,
 };
 
 /** A kind that behaves as its payload says: uses gas, pays a fee and fails keeping it, throws, or moves the nonce itself. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { NEWEST_RULES_VERSION } from '../../chain/rules-version.js';
 import { devnetKey, generateKeyPair, signTransaction, transferPayload } from '../../sdk/index.js';
 import { executeTransactions } from '../../chain/executor.js';
 import { chainPlugin } from '../../chain/plugin.js';
@@ -20,6 +21,7 @@ function setup() {
     parentHash: `0x${'00'.repeat(32)}`,
     lastCommit: null,
     proposer: devnetKey('validator', 0).address,
+    rulesVersion: NEWEST_RULES_VERSION,
   };
   return { genesis, kinds, state: { get: (key: string) => base.get(key) }, env };
 }

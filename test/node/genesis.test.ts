@@ -14,7 +14,7 @@ import { rpc, startTestNode } from '../helpers/test-node.js';
  * EVM's parameters: chain id, block gas limit, base fee), and with each chain-rules version (block 0
  * holds it).
  */
-const DEVNET_GENESIS_HASH = '0x3bb16bf56232995f50bb82560654c44ea1a1be64a1ec45363af2d9f3e6f0231e';
+const DEVNET_GENESIS_HASH = '0x43c20895303fa0cf573f084e6e8b15d8bee2fb13028c64744bd891175a4e2b3e';
 
 const entry = (key: string, value: number) => [key, new Uint8Array([value])] as const;
 

@@ -4,18 +4,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetKey, SvcClient, toHex } from '../../sdk/index.js';
 import { run, startNodeProcess, SVC_NODE, type RunningNode } from '../helpers/cli.js';
 import { rpc, tempDir, waitFor } from '../helpers/test-node.js';
-import { CHAIN_RULES_VERSION } from '../../chain/rules-version.js';
+import { knownRulesVersions, NEWEST_RULES_VERSION } from '../../chain/rules-version.js';
 
-/** This build's rules version, and the next release's. */
-const OURS = CHAIN_RULES_VERSION;
+/** This build's newest rules version, and the next release's. */
+const OURS = NEWEST_RULES_VERSION;
 const NEXT = OURS + 1;
 
-// Two releases of svc-node: this build (chain rules version OURS), and a copy of it whose rules version
-// is NEXT — what a release that changes how state roots come out would be. Each runs a network whose
-// genesis file declares the version it implements; otherwise the two genesis files are the same.
+// Two releases of svc-node: this build (newest chain rules version OURS), and a copy of it that
+// implements NEXT too — what a release that adds a version would be. Each runs a network whose genesis
+// file starts on its newest version; otherwise the two genesis files are the same.
 const root = tempDir('svc-rules-');
 
-/** A copy of dist/ claiming chain rules version `version` (its node_modules and package.json shared). */
+/** A copy of dist/ whose rules registry lists `version` too (its node_modules and package.json shared). */
 function releaseWithRulesVersion(version: number): string {
   const dir = join(root, `release-${version}`);
   cpSync(resolve('dist'), join(dir, 'dist'), { recursive: true });
@@ -24,11 +24,11 @@ function releaseWithRulesVersion(version: number): string {
   const file = join(dir, 'dist/chain/rules-version.js');
   const source = readFileSync(file, 'utf8');
   const patched = source.replace(
-    /export const CHAIN_RULES_VERSION = \d+;/,
-    `export const CHAIN_RULES_VERSION = ${version};`,
+    /(export const RULES_VERSIONS = \[\n(?: {4}\{[^\n]*\},\n)*)/,
+    `$1    { version: ${version}, summary: 'a release after this one' },\n`,
   );
   if (patched === source)
-    throw new Error('dist/chain/rules-version.js no longer declares CHAIN_RULES_VERSION as the test expects');
+    throw new Error('dist/chain/rules-version.js no longer lists RULES_VERSIONS one a line as the test expects');
   writeFileSync(file, patched);
   return join(dir, 'dist/bin/svc-node.js');
 }
@@ -113,7 +113,7 @@ describe('chain-rules versions', () => {
     ];
     for (const { line, ours, theirs } of said)
       expect(JSON.parse(line).msg).toMatch(
-        new RegExp(`it runs chain rules version ${theirs}; this node runs chain rules version ${ours}$`),
+        new RegExp(`its network starts on chain rules version ${theirs}; this node's starts on version ${ours}$`),
       );
     for (const node of [v1, v2]) expect((await rpc<unknown[]>(node.url, 'svc_peers')).body.result).toEqual([]);
   });
@@ -159,7 +159,9 @@ describe('chain-rules versions', () => {
     ]);
     expect(reopened.code).not.toBe(0);
     expect(reopened.stdout + reopened.stderr).toMatch(
-      new RegExp(`the data dir runs chain rules version ${NEXT}; this node runs chain rules version ${OURS}`),
+      new RegExp(
+        `the data dir holds a network that started on chain rules version ${NEXT}, not ${OURS} as its genesis says`,
+      ),
     );
     const newer = await run(SVC_NODE, [
       'start',
@@ -172,7 +174,7 @@ describe('chain-rules versions', () => {
     expect(newer.code).not.toBe(0);
     expect(newer.stdout + newer.stderr).toMatch(
       new RegExp(
-        `the genesis runs chain rules version ${NEXT}; this node runs chain rules version ${OURS}: run the svc-node release that implements version ${NEXT}`,
+        `the genesis runs chain rules version ${NEXT}; this release implements versions ${knownRulesVersions()}: run an svc-node release that implements version ${NEXT}`,
       ),
     );
   }, 30_000);

@@ -144,7 +144,7 @@ export class EthApi {
 
   /** The block a call runs in: the one it names, as it was (its number, time and proposer). */
   async env(height: number): Promise<BlockEnv> {
-    return blockEnvOf((await blockAt(this.chain, height))!);
+    return blockEnvOf((await blockAt(this.chain, height))!, this.chain.rulesVersionAt(height));
   }
 
   private request(call: EthCallObject, gasCap: number): CallRequest {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NEWEST_RULES_VERSION } from '../../../chain/rules-version.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
@@ -46,6 +47,7 @@ describe('the EVM runner: pauses, a chain-first order and deadlines', () => {
     height: 1,
     timestamp: Date.now(),
     proposer: CALLER,
+    rulesVersion: NEWEST_RULES_VERSION,
     parentHash: toHex(new Uint8Array(32)),
   };
   const call = (gas: bigint, budgetMs = 600_000) =>
@@ -170,6 +172,7 @@ describe('the EVM runner: pauses, a chain-first order and deadlines', () => {
       parentHash: toHex(new Uint8Array(32)),
       lastCommit: null,
       proposer: CALLER,
+      rulesVersion: NEWEST_RULES_VERSION,
     };
     // A deadline already past: the first runs to its end, the others are left for a later block, not refused.
     const late = await executeTransactions(
