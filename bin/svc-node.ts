@@ -8,7 +8,7 @@ import { START_FLAGS, flagsToConfig } from '../node/flags.js';
 import { mergeConfig, readConfigFile, type RawConfig } from '../kernel/config/load.js';
 import { VERSION } from '../kernel/version.js';
 import type { TestnetOptions } from './testnet-command.js';
-import { exitQuietlyOnClosedPipe, integerText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
+import { exitQuietlyOnClosedPipe, integerText, optionText, parseArgs, readKeyFile, UsageError } from './cli-args.js';
 
 // What a command runs is imported when it runs: flags are checked, and help and usage errors answered,
 // without loading the node (its plugins, the EVM, libp2p and the schemas take a second to load).
@@ -245,6 +245,46 @@ cli
       if (p.subscriptions.length) process.stdout.write(`  subscriptions: ${p.subscriptions.join(', ')}\n`);
       if (p.guards.length) process.stdout.write(`  request guards: ${p.guards.join(', ')}\n`);
     }
+  });
+
+cli
+  .command('export-blocks', "write a stopped node's blocks, their transactions and certificates to a file")
+  .option('--data-dir <path>', 'data dir (default ./data)')
+  .option('--from <height>', 'first block (default 1)')
+  .option('--to <height>', 'last block (default the head)')
+  .option('--out <file>', 'the file to write (a new one)')
+  .action(async (options: { dataDir?: unknown; from?: unknown; to?: unknown; out?: unknown }) => {
+    const dataDir = String(options.dataDir ?? './data');
+    const out = optionText(options.out, '--out');
+    if (out === undefined) throw new UsageError('export-blocks: --out <file> names the file to write');
+    const from = options.from === undefined ? undefined : integerText(options.from, '--from', 1);
+    const to = options.to === undefined ? undefined : integerText(options.to, '--to', 1);
+    const { exportBlocks } = await import('../chain/backup/export-blocks.js');
+    const done = await exportBlocks(dataDir, { from, to }, out);
+    process.stdout.write(`wrote blocks ${done.from} to ${done.to} (${done.count}) of ${resolve(dataDir)} to ${out}\n`);
+  });
+
+cli
+  .command(
+    'import-blocks <file>',
+    'import the blocks of an export-blocks file into a data dir, executing and checking each one',
+  )
+  .option('--config <file>', "the node's JSON config (its network, genesis and history settings)")
+  .option('--data-dir <path>', 'data dir (default ./data)')
+  .option('--network <name>', 'the network the blocks are of (default devnet)')
+  .option('--genesis <file>', 'its genesis file (other networks than devnet)')
+  .option('--receipt-archive <bool>', 'archive: keep every receipt and historical state')
+  .action(async (file: string, options: Record<string, unknown>) => {
+    const { raw } = buildConfig(options);
+    const [{ createLogger }, { importBlocks }] = await Promise.all([
+      import('../kernel/log.js'),
+      import('../node/import-blocks.js'),
+    ]);
+    const log = createLogger({ level: 'info', format: process.stdout.isTTY ? 'pretty' : 'json' });
+    const done = await importBlocks(raw, file, log);
+    process.stdout.write(
+      `imported ${done.imported} blocks from ${file}: the head of ${resolve(String(raw.dataDir ?? './data'))} is ${done.head} (was ${done.from})\n`,
+    );
   });
 
 cli
