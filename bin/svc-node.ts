@@ -149,6 +149,10 @@ cli
     "with --validators: what eth_chainId answers and wallets sign for (default: derived from the chain id, never the devnet's 7566947)",
   )
   .option('--stake <OGT>', "with --validators: each staked validator's stake (15 to 28, default 20)")
+  .option(
+    '--from-state <file>',
+    'with --validators: start the network with the state of an export-state file, at its height (the old validators get their stakes back)',
+  )
   .option('--block-time <ms>', 'with --validators: default 1000')
   .option('--rpc-port <port>', 'with --validators: default 8545')
   .option('--p2p-port <port>', 'with --validators: default 30333')
@@ -262,6 +266,27 @@ cli
     const { exportBlocks } = await import('../chain/backup/export-blocks.js');
     const done = await exportBlocks(dataDir, { from, to }, out);
     process.stdout.write(`wrote blocks ${done.from} to ${done.to} (${done.count}) of ${resolve(dataDir)} to ${out}\n`);
+  });
+
+cli
+  .command(
+    'export-state',
+    "write a stopped node's whole state after a block as a genesis file, for a network made of it",
+  )
+  .option('--data-dir <path>', 'data dir (default ./data)')
+  .option('--height <h>', 'the block whose state (default the head; older ones within the history window)')
+  .option('--out <file>', 'the genesis file to write (a new one)')
+  .action(async (options: { dataDir?: unknown; height?: unknown; out?: unknown }) => {
+    const dataDir = String(options.dataDir ?? './data');
+    const out = optionText(options.out, '--out');
+    if (out === undefined) throw new UsageError('export-state: --out <file> names the genesis file to write');
+    const height = options.height === undefined ? undefined : integerText(options.height, '--height', 0);
+    const [{ exportState }, { existsSync }] = await Promise.all([import('../node/export-state.js'), import('node:fs')]);
+    if (existsSync(out)) throw new UsageError(`--out ${out}: the file exists; name a new one`);
+    const done = await exportState(dataDir, height, out);
+    process.stdout.write(
+      `wrote the state after block ${done.height} of ${resolve(dataDir)} (${done.keys} keys, chain rules version ${done.rulesVersion}) to ${out}\n`,
+    );
   });
 
 cli

@@ -16,6 +16,7 @@ export interface TestnetOptions {
   blockTime?: unknown;
   rpcPort?: unknown;
   p2pPort?: unknown;
+  fromState?: unknown;
   json?: boolean;
 }
 
@@ -53,6 +54,7 @@ export async function initTestnetCommand(options: TestnetOptions): Promise<void>
         ? { evmChainId: integerText(options.evmChainId, '--evm-chain-id', 1, Number.MAX_SAFE_INTEGER) }
         : {}),
       stakeOgt,
+      ...(options.fromState !== undefined ? { fromState: optionText(options.fromState, '--from-state')! } : {}),
       blockTimeMs:
         options.blockTime === undefined ? 1000 : integerText(options.blockTime, '--block-time', 10, 3_600_000),
       rpcPort: options.rpcPort === undefined ? 8545 : integerText(options.rpcPort, '--rpc-port', 1, 65535),

@@ -176,7 +176,8 @@ export class BlockStore {
     if (commit) this.ns.commits.put(batch, block.height, commit);
     this.ns.blockIndex.put(batch, block.hash, block.height);
     this.ns.meta.put(batch, HEAD, u64Key(block.height));
-    if (block.height === 0) this.ns.meta.put(batch, ACCOUNT_INDEX_FROM, u64Key(0));
+    // The genesis block (the only one without a certificate): the account index starts with the chain.
+    if (!commit) this.ns.meta.put(batch, ACCOUNT_INDEX_FROM, u64Key(block.height));
     for (let index = 0; index < txs.length; index++) {
       const hash = block.transactions[index]!;
       this.ns.transactions.put(batch, hash, [raws[index]!, block.height, index]);

@@ -20,7 +20,7 @@ import type { AccountTransactionPage, BlockStore } from './block-store.js';
 import { executeTransactions, InvalidTransactionError } from './executor.js';
 import { blockEnvOf, lastCommitOf } from './block-env.js';
 import { replayTransactions, type BlockReplay } from './replay.js';
-import { genesisHeader, genesisState, type GenesisSpec } from './genesis.js';
+import { genesisHeader, genesisHeightOf, genesisState, type GenesisSpec } from './genesis.js';
 import { invalidSignature, type Mempool } from './mempool.js';
 import { domainError, isDomainError } from '../sdk/errors.js';
 import type { TxDecoder } from './tx-decoder.js';
@@ -229,9 +229,14 @@ export class Chain {
     throw halt;
   }
 
-  /** The height a block tag names: "latest" and "finalized" the head (a committed block is final), "earliest" block 0. */
+  /** The height of the network's first block: 0, or where the export a network was made from was taken. */
+  get genesisHeight(): number {
+    return genesisHeightOf(this.options.genesis);
+  }
+
+  /** The height a block tag names: "latest" and "finalized" the head (a committed block is final), "earliest" the genesis block. */
   heightOf(tag: BlockTag): number {
-    return tag === 'latest' || tag === 'finalized' ? this.head.height : tag === 'earliest' ? 0 : tag;
+    return tag === 'latest' || tag === 'finalized' ? this.head.height : tag === 'earliest' ? this.genesisHeight : tag;
   }
 
   /**
@@ -245,6 +250,12 @@ export class Chain {
       throw domainError('not_found', `block ${height} does not exist yet (head is ${this.head.height})`, {
         blockNumber: height,
       });
+    if (height < this.genesisHeight)
+      throw domainError(
+        'not_found',
+        `block ${height} is before this network's first block (${this.genesisHeight}): it was made from another's exported state`,
+        { blockNumber: height },
+      );
     return (key) =>
       this.options.state.valueAt(key, height, this.head.height).catch((error: unknown) => {
         if (!(error instanceof HistoryPrunedError)) throw error;
@@ -277,7 +288,7 @@ export class Chain {
     const expected = genesisHeader(this.options.genesis);
     const expectedHash = headerHash(expected);
     this.genesisBlockHash = expectedHash;
-    const stored = await this.options.blocks.byHeight(0);
+    const stored = await this.options.blocks.byHeight(this.genesisHeight);
     if (!stored) {
       const block: Block = { ...expected, hash: expectedHash, signature: '0x', transactions: [] };
       const changes = genesisState(this.options.genesis);
@@ -315,8 +326,8 @@ export class Chain {
       throw new ChainMismatchError(
         `stored state has root ${root}, but head block ${head.height} says ${head.stateRoot}: the database is damaged`,
       );
-    this.headCommit = head.height > 0 ? await this.options.blocks.commit(head.height) : undefined;
-    if (head.height > 0 && !this.headCommit)
+    this.headCommit = head.height > this.genesisHeight ? await this.options.blocks.commit(head.height) : undefined;
+    if (head.height > this.genesisHeight && !this.headCommit)
       throw new ChainMismatchError(
         `head block ${head.height} has no commit certificate stored: the database is damaged`,
       );
@@ -455,7 +466,7 @@ export class Chain {
 
   /** A stored block with the raw transactions it lists and its certificate, as peers that sync from this node get it. */
   async blockWithTransactions(height: number): Promise<CertifiedBlock | undefined> {
-    if (height < 1) return undefined;
+    if (height <= this.genesisHeight) return undefined;
     const block = await this.options.blocks.byHeight(height);
     if (!block) return undefined;
     const commit = await this.getCommit(height);
@@ -473,7 +484,8 @@ export class Chain {
    * state, within the history window), for tracers: see chain/replay.ts.
    */
   async replayPrefix(height: number, count: number, deadline?: number): Promise<BlockReplay> {
-    const stored = height >= 1 && height <= this.head.height ? await this.blockWithTransactions(height) : undefined;
+    const stored =
+      height > this.genesisHeight && height <= this.head.height ? await this.blockWithTransactions(height) : undefined;
     if (!stored) throw domainError('not_found', `block ${height} is not committed here`, { blockNumber: height });
     const { block } = stored;
     const env = blockEnvOf(block, this.rulesVersionAt(height));
@@ -803,10 +815,10 @@ export class Chain {
   ): Promise<Prepared> {
     const started = performance.now();
     const head = this.head;
-    if (head.height >= 1 && !this.headCommit)
+    if (head.height > this.genesisHeight && !this.headCommit)
       throw new Error(`head block ${head.height} has no commit certificate to carry`);
     this.checkNotHalted(head.height + 1);
-    const lastCommit = head.height >= 1 ? this.headCommit! : null;
+    const lastCommit = head.height > this.genesisHeight ? this.headCommit! : null;
     const env = {
       chainId: head.chainId,
       height: head.height + 1,
@@ -929,9 +941,10 @@ export class Chain {
       reject(`does not extend head ${head.height} (${head.hash})`);
     this.checkNotHalted(block.height);
     if (block.timestamp <= head.timestamp) reject('timestamp is not after its parent');
-    if (block.height === 1 && block.lastCommit !== null)
-      reject('block 1 carries a parent certificate: block 0 has none');
-    if (block.height > 1) {
+    const first = this.genesisHeight + 1;
+    if (block.height === first && block.lastCommit !== null)
+      reject(`block ${first} carries a parent certificate: the genesis block has none`);
+    if (block.height > first) {
       if (block.lastCommit === null) reject(`carries no certificate of its parent ${head.height}`);
       const parentProblem = this.finality.commitProblem(block.lastCommit!, head, 'head');
       if (parentProblem) reject(`the certificate of its parent it carries: ${parentProblem}`);
@@ -1078,7 +1091,7 @@ export class Chain {
       this.discardOutstanding();
       const target = await this.options.blocks.byHeight(height);
       if (!target) throw new Error(`block ${height} is not stored`);
-      const commit = height > 0 ? await this.options.blocks.commit(height) : undefined;
+      const commit = height > this.genesisHeight ? await this.options.blocks.commit(height) : undefined;
       const batch = this.options.batch();
       const restored = await this.options.state.stageRewind(height, batch);
       await this.options.blocks.stageRewind(batch, height, from, (raw) => decodeStored(raw, this.options.envelope));

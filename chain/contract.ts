@@ -79,6 +79,12 @@ declare module '../kernel/plugin.js' {
      */
     genesis?(network: GenesisParameters): Iterable<readonly [string, Uint8Array]>;
     /**
+     * What this plugin's state becomes in the genesis of a network made from an export (`svc-node
+     * export-state`, `init --from-state`): keys to drop or rewrite in `state`, in place. Without it,
+     * every key is carried as it is. Read without running the plugin, like `genesis`.
+     */
+    exportGenesis?(state: Map<string, Uint8Array>, from: ExportPoint): void;
+    /**
      * Plugins whose transaction kinds and end-of-block steps may write this plugin's state keys on its
      * behalf: a host that runs this plugin's rules inside its own transactions (the EVM running this
      * plugin's precompiles, and calling contracts back for it). Nobody else may.
@@ -97,6 +103,17 @@ export interface GenesisParameters {
   readonly validator: string;
   readonly validatorKey: string;
   readonly accounts: readonly GenesisAccountView[];
+}
+
+/** Where an export is taken, and what the network made of it keeps. */
+export interface ExportPoint {
+  /** The block whose state is exported: the new network's genesis block has this height. */
+  readonly height: number;
+  /**
+   * The new network has validators of its own (`svc-node init --from-state`), not the exported one's:
+   * the staking rules give the old validators their stakes back and leave no set behind.
+   */
+  readonly newValidators: boolean;
 }
 
 /** An account of block 0 as genesis hooks see it: base units per asset, and OGT bonded per purpose. */

@@ -39,7 +39,21 @@ export interface GenesisSpec {
   readonly params: Readonly<Record<string, unknown>>;
   /** The state the plugins put in block 0 (their `genesis` hooks), besides the accounts. */
   readonly entries: ReadonlyMap<string, Uint8Array>;
+  /**
+   * The height of the genesis block (0 unless said): a network made from another's exported state
+   * starts where the export was taken, so every height its state holds (deadlines, unbonding, deal
+   * terms, the validator set's epoch) keeps its meaning, as CometBFT's `initial_height` does.
+   */
+  readonly initialHeight?: number;
+  /**
+   * The whole state of the genesis block, when the genesis carries one (`svc-node export-state`):
+   * then it is all of it — no accounts beside it, no plugin genesis hooks run.
+   */
+  readonly state?: ReadonlyMap<string, Uint8Array>;
 }
+
+/** The height of a network's first block. */
+export const genesisHeightOf = (spec: GenesisSpec): number => spec.initialHeight ?? 0;
 
 const ZERO: Hex = toHex(ZERO_HASH);
 
@@ -95,7 +109,9 @@ export function devnetBaseGenesis(): GenesisSpec {
  * A genesis file: `{ "chainId", "rulesVersion" (default: this node's), "timestamp" (unix ms), "validatorKey" (0x hex public key), "validator"
  * (its svc1 address), "accounts": [{ "address", "omc", "ogt", "bonded"?: { purpose: amount } }], ... }`,
  * amounts as decimal token strings; other keys are parameters for the plugins' genesis hooks (e.g.
- * `"unbondingBlocks"`, `"validators"`).
+ * `"unbondingBlocks"`, `"validators"`). An exported state (`svc-node export-state`) has instead
+ * `"initialHeight"` (the genesis block's height), `"state"` (every key of the genesis state and its
+ * value as 0x hex) and `"exportedFrom"` (where it was taken: not read).
  */
 export function readGenesisFile(path: string, network: string): GenesisSpec {
   let raw: Record<string, unknown>;
@@ -104,6 +120,11 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
   } catch (error) {
     throw new ConfigError(`--genesis: cannot read ${path}: ${(error as Error).message}`);
   }
+  return parseGenesis(raw, network, path);
+}
+
+/** A genesis file's content as read (see `readGenesisFile`); `path` names it in errors. */
+export function parseGenesis(raw: Record<string, unknown>, network: string, path: string): GenesisSpec {
   const {
     chainId,
     rulesVersion = NEWEST_RULES_VERSION,
@@ -111,6 +132,9 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
     validatorKey,
     validator,
     accounts = [],
+    initialHeight = 0,
+    state,
+    exportedFrom: _exportedFrom,
     ...params
   } = raw;
   const bad = (what: string): never => {
@@ -123,6 +147,23 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
   if (!isHex(validatorKey, 32)) bad('"validatorKey" must be a 32-byte 0x hex public key');
   if (!isValidAddress(validator)) bad('"validator" must be an svc1 address');
   if (!Array.isArray(accounts)) bad('"accounts" must be an array');
+  if (!Number.isSafeInteger(initialHeight) || (initialHeight as number) < 0)
+    bad('"initialHeight" must be a whole number (the genesis block\'s height)');
+  let whole: Map<string, Uint8Array> | undefined;
+  if (state !== undefined) {
+    if (typeof state !== 'object' || state === null || Array.isArray(state))
+      bad('"state" must be an object of state key: 0x hex value');
+    if ((accounts as unknown[]).length > 0 || Object.keys(params).length > 0)
+      bad(
+        `with "state" (an exported state), nothing else makes the genesis state: drop ${(accounts as unknown[]).length > 0 ? '"accounts"' : `"${Object.keys(params)[0]}"`}`,
+      );
+    whole = new Map();
+    for (const [key, value] of Object.entries(state as Record<string, unknown>)) {
+      if (typeof value !== 'string' || !/^0x(?:[0-9a-f]{2})*$/.test(value))
+        bad(`"state"["${key}"] must be 0x and lowercase hex bytes`);
+      whole.set(key, Buffer.from((value as string).slice(2), 'hex'));
+    }
+  }
   const parsed = (accounts as { address?: unknown; omc?: unknown; ogt?: unknown; bonded?: unknown }[]).map(
     (a, i): GenesisAccount => {
       if (!isValidAddress(a.address)) bad(`accounts[${i}].address must be an svc1 address`);
@@ -153,12 +194,19 @@ export function readGenesisFile(path: string, network: string): GenesisSpec {
     accounts: parsed,
     params,
     entries: new Map(),
+    ...(initialHeight !== 0 ? { initialHeight: initialHeight as number } : {}),
+    ...(whole ? { state: whole } : {}),
   };
 }
 
-/** The world state of block 0. */
+/** The world state of the genesis block. */
 export function genesisState(spec: GenesisSpec): StateChanges {
   const changes = new Map<string, Uint8Array>();
+  if (spec.state) {
+    for (const [key, value] of spec.state) changes.set(key, value);
+    changes.set(RULES_VERSION_KEY, encode(spec.rulesVersion));
+    return changes;
+  }
   changes.set(RULES_VERSION_KEY, encode(spec.rulesVersion));
   for (const account of spec.accounts)
     changes.set(
@@ -175,11 +223,11 @@ export function genesisStateRoot(spec: GenesisSpec): Hex {
   return toHex(commitment.root());
 }
 
-/** Block 0's header: no parent, no transactions; unsigned, identified by its hash. */
+/** The genesis block's header: no parent, no transactions; unsigned, identified by its hash. */
 export function genesisHeader(spec: GenesisSpec): BlockHeader {
   return {
     chainId: spec.chainId,
-    height: 0,
+    height: genesisHeightOf(spec),
     parentHash: ZERO,
     timestamp: spec.timestamp,
     proposer: spec.validator,
@@ -203,7 +251,7 @@ export const EVM_CHAIN_ID_KEY = 'params/evmChainId';
 
 /** What decoding transactions of either envelope needs of a genesis. */
 export function envelopeContext(spec: GenesisSpec): EnvelopeContext {
-  const raw = spec.entries.get(EVM_CHAIN_ID_KEY);
+  const raw = spec.state?.get(EVM_CHAIN_ID_KEY) ?? spec.entries.get(EVM_CHAIN_ID_KEY);
   return raw ? { chainId: spec.chainId, evmChainId: decode<number>(raw) } : { chainId: spec.chainId };
 }
 
@@ -217,6 +265,8 @@ export class GenesisError extends Error {
  * from each; anything else twice is an error naming both plugins.
  */
 export function withPluginGenesis(spec: GenesisSpec, plugins: readonly AnyPlugin[]): GenesisSpec {
+  // An exported state is the whole genesis state already.
+  if (spec.state) return spec;
   const entries = new Map(spec.entries);
   const owners = new Map<string, string>();
   for (const plugin of plugins) {

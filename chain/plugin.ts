@@ -273,11 +273,11 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
         errors: ['invalid_params', 'not_found'],
         handler: async ([rawTag], { service }) => {
           const height = service.heightOf(rawTag);
-          if (height === 0)
+          if (height === service.genesisHeight)
             throw domainError(
               'not_found',
-              'block 0 (the genesis) has no commit certificate: it is final by definition',
-              { blockNumber: 0 },
+              `block ${height} (the genesis) has no commit certificate: it is final by definition`,
+              { blockNumber: height },
             );
           const commit = height > service.head.height ? undefined : await service.getCommit(height);
           if (!commit)

@@ -17,8 +17,11 @@ const CHAIN_RULES: Record<(typeof CONSENSUS_PLUGINS)[number], AnyPlugin> = {
   upgrade: upgrade as AnyPlugin,
 };
 
-/** The chain-rule plugins every node loads, in the catalog's order: their genesis entries are part of the devnet's block 0. */
-export const DEVNET_GENESIS_PLUGINS: readonly AnyPlugin[] = CONSENSUS_PLUGINS.map((name) => CHAIN_RULES[name]).filter(
+/** The chain-rule plugins every node loads, in the catalog's order: what a genesis and an export of state are made by. */
+export const CHAIN_RULE_PLUGINS: readonly AnyPlugin[] = CONSENSUS_PLUGINS.map((name) => CHAIN_RULES[name]);
+
+/** Those with genesis entries: part of the devnet's block 0. */
+export const DEVNET_GENESIS_PLUGINS: readonly AnyPlugin[] = CHAIN_RULE_PLUGINS.filter(
   (plugin) => plugin.genesis !== undefined,
 );
 

@@ -1,13 +1,22 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { devnetBaseGenesis, genesisHash, readGenesisFile, withPluginGenesis } from '../chain/genesis.js';
-import { NEWEST_RULES_VERSION } from '../chain/rules-version.js';
+import {
+  devnetBaseGenesis,
+  EVM_CHAIN_ID_KEY,
+  genesisHash,
+  genesisState,
+  parseGenesis,
+  readGenesisFile,
+  withPluginGenesis,
+} from '../chain/genesis.js';
+import { NEWEST_RULES_VERSION, RULES_VERSION_KEY } from '../chain/rules-version.js';
+import { writeStateGenesis } from '../chain/backup/export-state.js';
 import { formatAmountShort, UNIT } from '../sdk/amount.js';
 import { toHex } from '../sdk/bytes.js';
 import { generateKeyPair } from '../sdk/keys.js';
 import { loadOrCreateNodeKeys } from '../keys/node-keys.js';
-import { DEVNET_GENESIS_PLUGINS } from './genesis.js';
+import { CHAIN_RULE_PLUGINS, DEVNET_GENESIS_PLUGINS } from './genesis.js';
 import { DEVNET_EVM_CHAIN_ID } from '../plugins/evm/params.js';
 
 /** What `svc-node init --validators N --out DIR` is asked for. */
@@ -27,6 +36,11 @@ export interface TestnetPlan {
   readonly blockTimeMs: number;
   readonly rpcPort: number;
   readonly p2pPort: number;
+  /**
+   * A genesis file of exported state (`svc-node export-state`): the network starts with that state at
+   * that height, its validators the new ones (the old ones get their stakes back).
+   */
+  readonly fromState?: string;
 }
 
 export interface TestnetNode {
@@ -52,6 +66,45 @@ export interface Testnet {
 /** What each validator's operator holds besides its stake: fees, and OGT to stake more or pay a bond. */
 const VALIDATOR_OMC = 1_000n * UNIT;
 const VALIDATOR_OGT = 100n * UNIT;
+
+/**
+ * A new network's genesis from an exported state: the exported keys as each chain-rule plugin keeps
+ * them for a network with validators of its own, then what this network's genesis adds — its
+ * validators' accounts and set, its EVM chain id, the newest rules version — at the export's height.
+ * The dev accounts a fresh network gets are not added: the state has its accounts.
+ */
+async function writeFromState(
+  from: string,
+  network: string,
+  fresh: { accounts: unknown[] } & Record<string, unknown>,
+  validators: number,
+  out: string,
+): Promise<void> {
+  const exported = readGenesisFile(from, network);
+  if (!exported.state) throw new Error(`--from-state ${from}: holds no "state" (write one with svc-node export-state)`);
+  const height = exported.initialHeight ?? 0;
+  const state = new Map(exported.state);
+  for (const plugin of CHAIN_RULE_PLUGINS) plugin.exportGenesis?.(state, { height, newValidators: true });
+  const { accounts, ...head } = fresh;
+  const own = genesisState(
+    withPluginGenesis(
+      parseGenesis({ ...head, accounts: accounts.slice(0, validators) }, network, out),
+      DEVNET_GENESIS_PLUGINS,
+    ),
+  );
+  for (const [key, value] of own)
+    if (
+      value !== undefined &&
+      (!state.has(key) || key.startsWith('staking/') || key === EVM_CHAIN_ID_KEY || key === RULES_VERSION_KEY)
+    )
+      state.set(key, value);
+  const { evmChainId: _evm, validators: _set, ...fields } = head;
+  await writeStateGenesis(
+    out,
+    { ...fields, initialHeight: height, exportedFrom: { file: from, height, chainId: exported.chainId } },
+    state,
+  );
+}
 
 /** EIP-155 chain ids below this are taken by public networks and the usual development ones (1337, 31337). */
 const LEAST_DERIVED_EVM_CHAIN_ID = 1_000_000;
@@ -130,7 +183,8 @@ export async function initTestnet(plan: TestnetPlan): Promise<Testnet> {
       : {}),
   };
   const genesisPath = join(out, 'genesis.json');
-  writeFileSync(genesisPath, `${JSON.stringify(genesisFile, null, 2)}\n`);
+  if (plan.fromState) await writeFromState(plan.fromState, plan.network, genesisFile, plan.validators, genesisPath);
+  else writeFileSync(genesisPath, `${JSON.stringify(genesisFile, null, 2)}\n`);
   // Read back as every node will, with the chain rules' genesis hooks: a bad plan fails here, not at start.
   const hash = genesisHash(withPluginGenesis(readGenesisFile(genesisPath, plan.network), DEVNET_GENESIS_PLUGINS));
 

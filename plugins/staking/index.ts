@@ -6,6 +6,7 @@ import { stakingMethods } from './rpc.js';
 import { StakingService } from './service.js';
 import { stakingFinality } from './finality.js';
 import { stakingTxKinds } from './tx-kinds.js';
+import { stakingExportGenesis } from './export-genesis.js';
 import { STAKING_ERRORS } from './errors.js';
 import type {} from '../metrics/gauges.js';
 
@@ -40,6 +41,7 @@ export default definePlugin({
   txKinds: (kind) => stakingTxKinds(kind),
   endBlock: (ctx, service) => stakingEndBlock(ctx, service.chain.genesis),
   genesis: (parameters) => [...stakingGenesis(parameters), ...genesisValidatorEntries(parameters)],
+  exportGenesis: (state, from) => stakingExportGenesis(state, from),
   rpc: (method) => stakingMethods(method),
   gauges: (service) => [
     {

@@ -52,4 +52,8 @@ export default definePlugin({
   txKinds: (kind) => upgradeTxKinds(kind),
   endBlock: (ctx, service) => upgradeEndBlock(ctx, service.sets),
   rpc: (method) => upgradeMethods(method),
+  // Plans are a network's own: a network made from an export starts with none (its schedule starts anew too).
+  exportGenesis: (state) => {
+    for (const key of [...state.keys()]) if (key.startsWith('upgrade/')) state.delete(key);
+  },
 });
