@@ -12,6 +12,7 @@ const ARCHIVE = 'archive';
 const HEAD = 'head';
 const ACCOUNT_INDEX_FROM = 'account-index-from';
 const RULES_VERSION = 'rules-version';
+const BASE = 'base';
 
 /** A block as it is committed: with its certificate, its transactions (decoded and as they arrived) and their receipts. */
 export interface CommittedBlock {
@@ -32,7 +33,7 @@ export interface AccountTransactionPage {
 /** The block store's namespaces (layouts in chain/layouts.ts). */
 export type BlockNamespaces = Pick<
   ChainTables,
-  'blocks' | 'blockIndex' | 'commits' | 'meta' | 'transactions' | 'receipts' | 'accountTransactions'
+  'blocks' | 'blockIndex' | 'commits' | 'meta' | 'transactions' | 'receipts' | 'accountTransactions' | 'ancestorHashes'
 >;
 
 export interface StoredTransaction {
@@ -89,6 +90,39 @@ export class BlockStore {
 
   stageRulesVersion(batch: WriteBatch, version: number): void {
     this.ns.meta.put(batch, RULES_VERSION, u64Key(version));
+  }
+
+  /**
+   * The block a state-synced node began from (its state restored from a snapshot of it): no block
+   * below it is held whole here. Undefined: the node has every block from the genesis.
+   */
+  async base(): Promise<number | undefined> {
+    const raw = await this.ns.meta.get(BASE);
+    return raw ? Number(readU64Key(raw)) : undefined;
+  }
+
+  /**
+   * Writes the block a snapshot was taken of as the head and base (its header and certificate: its
+   * transactions are not held), the hashes of the blocks before it, and where the account index starts.
+   */
+  stageBase(
+    batch: WriteBatch,
+    block: Block,
+    commit: CommitCertificate,
+    ancestors: readonly { readonly height: number; readonly hash: string }[],
+  ): void {
+    this.ns.blocks.put(batch, block.height, block);
+    this.ns.commits.put(batch, block.height, commit);
+    this.ns.blockIndex.put(batch, block.hash, block.height);
+    for (const { height, hash } of ancestors) this.ns.ancestorHashes.put(batch, height, hash);
+    this.ns.meta.put(batch, HEAD, u64Key(block.height));
+    this.ns.meta.put(batch, BASE, u64Key(block.height));
+    this.ns.meta.put(batch, ACCOUNT_INDEX_FROM, u64Key(block.height + 1));
+  }
+
+  /** The hash of a block below a state-synced node's base, if it fetched it. */
+  ancestorHash(height: number): Promise<string | undefined> {
+    return this.ns.ancestorHashes.get(height);
   }
 
   /** Whether this data dir keeps all history (it was run with the archive capability). */

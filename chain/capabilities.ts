@@ -121,11 +121,20 @@ export const BLOCK_PRODUCER = 'block-producer';
 /** Reading blocks and transactions beyond the head (the EVM's Ethereum views): by height or hash, raw, replayed. */
 export type BlockReader = Pick<
   Chain,
-  'getBlock' | 'getBlockByHash' | 'getRawTransaction' | 'receiptOrPruned' | 'pendingTransaction' | 'replayPrefix'
+  | 'getBlock'
+  | 'getBlockByHash'
+  | 'blockHashAt'
+  | 'getRawTransaction'
+  | 'receiptOrPruned'
+  | 'pendingTransaction'
+  | 'replayPrefix'
 >;
 
 /** The rules a consensus plugin (staking) sets on the chain: who may propose a block, and what makes one final. */
 export type ConsensusRules = Pick<Chain, 'setProposerCheck' | 'setFinalityRules'>;
+
+/** Taking the state for a snapshot, and beginning a new node's chain at one (state sync). */
+export type StateSnapshots = Pick<Chain, 'head' | 'genesisHeight' | 'captureState' | 'restoreSnapshot'>;
 
 /** Keeping every receipt and historical state value (the archive capability). */
 export type HistoryKeeping = Pick<Chain, 'enableArchive' | 'isArchive'>;

@@ -38,6 +38,8 @@ import type { JournalRecord, TxJournal } from './tx-journal.js';
 import { knowsRulesVersion, unknownGenesisVersion } from './rules-version.js';
 import { RULES_SCHEDULE_KEY, RulesSchedule } from './rules-schedule.js';
 import { type ChainHaltError, haltBefore } from './chain-halt.js';
+import { StateCommitment } from './state/state-root.js';
+import type { StateCapture } from './snapshots/store.js';
 import { BlockActivity } from './block-activity.js';
 import { RecentTransactions } from './recent-transactions.js';
 import { MovingAverage } from './moving-average.js';
@@ -171,6 +173,8 @@ export class Chain {
   private schedule: { readonly raw: Uint8Array | undefined; readonly schedule: RulesSchedule } | undefined;
   /** The halt already reported (the node is exiting). */
   private halted: ChainHaltError | undefined;
+  /** A state-synced node's first block (restored from a snapshot of it): nothing below it is held whole. */
+  private base: number | undefined;
 
   constructor(private readonly options: ChainOptions) {}
 
@@ -232,6 +236,70 @@ export class Chain {
   /** The height of the network's first block: 0, or where the export a network was made from was taken. */
   get genesisHeight(): number {
     return genesisHeightOf(this.options.genesis);
+  }
+
+  /** The lowest block held here: the genesis, or the snapshot a state-synced node began from. */
+  get baseHeight(): number {
+    return this.base ?? this.genesisHeight;
+  }
+
+  /** A block's hash up to the head, also below a state-synced node's base (the 256 before it: BLOCKHASH). */
+  async blockHashAt(height: number): Promise<string | undefined> {
+    if (height > this.head.height) return undefined;
+    return (await this.options.blocks.byHeight(height))?.hash ?? (await this.options.blocks.ancestorHash(height));
+  }
+
+  /** The committed state as it stands after the head, for a snapshot (call when a block is committed). */
+  captureState(): StateCapture {
+    const { height, hash, stateRoot } = this.head;
+    return { height, blockHash: hash, stateRoot, ...this.options.state.capture() };
+  }
+
+  /**
+   * Makes a chain that holds only its genesis begin at a snapshot's block instead (state sync): the
+   * state after `block` (checked to hash to its state root), the block as head with its certificate
+   * (checked by the validator set that state names), the hashes of the blocks before it. All of it is
+   * written in one batch, and seen by readers at once: nothing half-restored is ever served.
+   */
+  restoreSnapshot(restore: {
+    readonly block: Block;
+    readonly commit: CommitCertificate;
+    readonly state: ReadonlyMap<string, Uint8Array>;
+    readonly ancestors: readonly { readonly height: number; readonly hash: string }[];
+  }): Promise<Block> {
+    return this.serialized(async () => {
+      const { block, commit, state, ancestors } = restore;
+      if (this.head.height !== this.genesisHeight)
+        throw new Error(`the chain holds blocks up to ${this.head.height} already: state sync needs an empty data dir`);
+      const commitment = new StateCommitment();
+      for (const [key, value] of state) commitment.set(key, value);
+      const root = toHex(commitment.root());
+      if (root !== block.stateRoot)
+        throw new BlockRejectedError(
+          `the restored state hashes to ${root}, not block ${block.height}'s ${block.stateRoot}`,
+        );
+      const problem = this.finality.commitProblem(commit, block, 'head', (key) => state.get(key));
+      if (problem) throw new BlockRejectedError(`block ${block.height}: its commit certificate: ${problem}`);
+      this.discardOutstanding();
+      const batch = this.options.batch();
+      this.options.state.stageRestore(state, block.height, batch);
+      this.options.blocks.stageBase(batch, block, commit, ancestors);
+      await batch.write();
+      this.options.state.restored(state, block.height);
+      this.base = block.height;
+      this.current = block;
+      this.headCommit = commit;
+      this.indexFrom = block.height + 1;
+      this.options.mempool.clear();
+      this.recentRaws.clear();
+      this.recent.clear();
+      this.options.log.info(
+        { height: block.height, hash: block.hash, keys: state.size },
+        `restored the state of block ${block.height} from a snapshot: ${state.size} keys`,
+      );
+      this.options.events.emit('chain:restored', { height: block.height });
+      return block;
+    });
   }
 
   /** The height a block tag names: "latest" and "finalized" the head (a committed block is final), "earliest" the genesis block. */
@@ -333,6 +401,8 @@ export class Chain {
       );
     this.current = head;
     this.indexFrom = await this.options.blocks.accountIndexFrom();
+    this.base = await this.options.blocks.base();
+    if (this.base !== undefined) this.options.state.setBase(this.base);
     // A node stopped before a block it must not execute says so again, and does not start.
     this.checkNotHalted(head.height + 1);
     return { created: false };
@@ -466,7 +536,7 @@ export class Chain {
 
   /** A stored block with the raw transactions it lists and its certificate, as peers that sync from this node get it. */
   async blockWithTransactions(height: number): Promise<CertifiedBlock | undefined> {
-    if (height <= this.genesisHeight) return undefined;
+    if (height <= this.baseHeight) return undefined;
     const block = await this.options.blocks.byHeight(height);
     if (!block) return undefined;
     const commit = await this.getCommit(height);

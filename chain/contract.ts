@@ -39,6 +39,11 @@ declare module '../kernel/plugin.js' {
      * the undone blocks; the next block is `height + 1` again.
      */
     'chain:rewound': { height: number; from: number };
+    /**
+     * A node that held only its genesis now begins at block `height`, its state restored from a
+     * snapshot (state sync): views kept beside the chain start from there.
+     */
+    'chain:restored': { height: number };
     /** A transaction entered the mempool; `viaGossip`: from the transactions topic (gossip relays it; nobody publishes it again). */
     'chain:pendingTransaction': {
       hash: string;

@@ -16,11 +16,16 @@ export type CommitSubject = 'head' | 'next';
  * validator set.
  */
 export interface FinalityRules {
-  /** What is wrong with `certificate` as the proof that `block` is final, or undefined. */
+  /**
+   * What is wrong with `certificate` as the proof that `block` is final, or undefined. `state`: judge
+   * `block` (the head) by the set a state other than the chain's names — the state after it, restored
+   * from a snapshot before it is the chain's.
+   */
   commitProblem(
     certificate: CommitCertificate,
     block: Pick<Block, 'height' | 'hash'>,
     subject: CommitSubject,
+    state?: (key: string) => Uint8Array | undefined,
   ): string | undefined;
   /** The certificate of a block made by the only validator in the set, holding `key`: its own precommit. */
   soleCommit(block: Pick<Block, 'height' | 'hash'>, key: KeyPair): CommitCertificate;

@@ -79,7 +79,7 @@ export const CHAIN_LAYOUTS = {
     'chain.meta',
     utf8Text('name'),
     raw('value'),
-    '"head" -> u64 height of the head block; "archive" -> flag of a data dir that has been an archive; "account-index-from" -> u64 first height of chain.account-transactions',
+    '"head" -> u64 height of the head block; "archive" -> flag of a data dir that has been an archive; "account-index-from" -> u64 first height of chain.account-transactions; "base" -> u64 height of the state snapshot a state-synced node began from',
   ),
   transactions: defineLayout(
     'chain.transactions',
@@ -88,6 +88,12 @@ export const CHAIN_LAYOUTS = {
   ),
   receipts: defineLayout('chain.receipts', hash32('tx hash'), cbor<Receipt>('receipt')),
   accountTransactions: defineLayout('chain.account-transactions', accountTransactionKey, hash32('tx hash')),
+  ancestorHashes: defineLayout(
+    'chain.ancestor-hashes',
+    u64('height'),
+    hash32('block hash'),
+    "the hashes of the blocks before a state-synced node's first block, for BLOCKHASH",
+  ),
   stateEntries: defineLayout('state.entries', utf8Text('state key'), stateEntry),
   stateHistory: defineLayout('state.history', stateVersionKey, raw('value at that height (empty = absent)')),
   statePrunable: defineLayout('state.prunable', supersededKey, raw('empty: history entry superseded at height')),

@@ -21,6 +21,7 @@ import type {
   ConsensusChain,
   ConsensusRules,
   HistoryKeeping,
+  StateSnapshots,
   TxSubmitter,
 } from './capabilities.js';
 import { chainSubscriptions } from './subscriptions.js';
@@ -66,6 +67,7 @@ declare module '../kernel/plugin.js' {
     'consensus-chain': ConsensusChain;
     'consensus-rules': ConsensusRules;
     'history-keeping': HistoryKeeping;
+    'state-snapshots': StateSnapshots;
   }
 }
 
@@ -106,6 +108,7 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
       'consensus-chain',
       'consensus-rules',
       'history-keeping',
+      'state-snapshots',
     ],
     namespaces: Object.values(CHAIN_LAYOUTS),
     // The rules schedule (`chain/rulesSchedule`) is the chain's; the upgrade plans' rules extend it.
@@ -114,6 +117,7 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
       'chain:decided': 'a block is decided and executed; its write is under way',
       'chain:block': 'a block and all its state are committed',
       'chain:rewound': "the chain went back to an earlier block (dev mode's revert)",
+      'chain:restored': 'a node that held only its genesis begins at a snapshot block, its state restored (state sync)',
       'chain:pendingTransaction': 'a transaction entered the mempool',
       'chain:journalReplayed':
         "at start, the journal's acknowledged transactions are pending again (and which lost their nonce while the node was down)",
@@ -252,10 +256,16 @@ export function chainPlugin(baseGenesis: GenesisSpec, settings: ChainSettings = 
           'A block by height, the head with "latest" or "finalized" (the same block: committed blocks are final), or block 0 with "earliest".',
         params: [param('blockNumber', BlockTagSchema)],
         result: BlockSchema,
-        errors: ['invalid_params', 'not_found'],
+        errors: ['invalid_params', 'not_found', 'pruned'],
         handler: async ([rawTag], { service }) => {
           if (rawTag === 'latest' || rawTag === 'finalized') return service.head;
           const tag = service.heightOf(rawTag);
+          if (tag > service.genesisHeight && tag < service.baseHeight)
+            throw domainError(
+              'pruned',
+              `block ${tag} is before block ${service.baseHeight}, where this node began from a state snapshot; ask a node that keeps it`,
+              { oldest: service.baseHeight },
+            );
           const block = tag > service.head.height ? undefined : await service.getBlock(tag);
           if (!block)
             throw domainError('not_found', `block ${tag} does not exist yet (head is ${service.head.height})`, {

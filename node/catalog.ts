@@ -21,6 +21,7 @@ export const catalog: PluginCatalog = {
     'omp-storage': async () => (await import('../plugins/omp-storage/index.js')).default,
     explorer: async () => (await import('../plugins/explorer/index.js')).default,
     dev: async () => (await import('../plugins/dev/index.js')).default,
+    snapshots: async () => (await import('../plugins/snapshots/index.js')).default,
   },
   networks: {
     devnet: ['faucet'],
@@ -29,8 +30,8 @@ export const catalog: PluginCatalog = {
   consensus: CONSENSUS_PLUGINS,
   // Provider capabilities answer on every node; registering switches one on (a config may switch it off).
   capabilities: ['compute', 'omp-storage'],
-  // Answers on every node: dev mode's methods, or dev_mode_off.
-  everyNode: ['dev'],
+  // Answers on every node: dev mode's methods, or dev_mode_off; state snapshots for peers that state-sync.
+  everyNode: ['dev', 'snapshots'],
   roles: {
     validator: ['validator', 'metrics'],
     compute: ['metrics'],

@@ -222,6 +222,33 @@ export const START_FLAGS: readonly StartFlag[] = [
     parse: boolean,
   },
   {
+    flag: '--state-sync',
+    placeholder: '',
+    path: 'snapshots.stateSync',
+    description:
+      "a new node restores a peer's state snapshot at or after --trust-height instead of replaying every block (needs --trust-hash)",
+    parse: (value, flag) => (value === true ? true : boolean(value, flag)),
+  },
+  {
+    flag: '--trust-height',
+    placeholder: '<n>',
+    path: 'snapshots.trustHeight',
+    description: 'state sync: a block height you trust, from a node you trust',
+    parse: integer(1, Number.MAX_SAFE_INTEGER),
+  },
+  {
+    flag: '--trust-hash',
+    placeholder: '<0x…>',
+    path: 'snapshots.trustHash',
+    description: "state sync: that block's hash (0x and 64 hex characters)",
+    parse: (value, flag) => {
+      const raw = String(single(value, flag)).toLowerCase();
+      if (!/^0x[0-9a-f]{64}$/.test(raw))
+        throw new ConfigError(`${flag}: expected 0x and 64 hex characters, got "${raw}"`);
+      return raw;
+    },
+  },
+  {
     flag: '--dev',
     placeholder: '',
     path: 'dev',

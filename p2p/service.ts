@@ -106,6 +106,8 @@ export class P2pService implements SyncStatus {
   private readonly flushes: number[] = [];
   /** Peers that were sent this node's pending transactions since they connected. */
   private readonly announcedTo = new Set<string>();
+  /** Holds on range sync (a state sync runs first): it starts once none is left. */
+  private syncHolds = 0;
 
   constructor(
     private readonly chain: BlockImport,
@@ -127,6 +129,7 @@ export class P2pService implements SyncStatus {
       peers: this.peers,
       fetch: (peer, from, count) => this.requestBlocks(peer, from, count),
       importBlock: (bundle) => this.importInOrder(bundle, 'sync'),
+      held: () => this.syncHolds > 0,
       misbehaved: (peer, reason) => this.refuse(peer, reason),
       failed: (peer, reason) => {
         this.log.debug({ peer, reason }, 'peer did not answer a range request');
@@ -348,6 +351,36 @@ export class P2pService implements SyncStatus {
     if (take) pubsub.subscribe(this.topics.blocks);
     else pubsub.unsubscribe(this.topics.blocks);
     this.log.debug({ take }, take ? 'taking blocks from gossip again' : 'leaving block gossip to consensus');
+  }
+
+  /**
+   * Holds range sync back until the returned release is called: a node restoring a state snapshot
+   * must not fetch blocks from its genesis meanwhile. Call before the network starts.
+   */
+  holdRangeSync(): () => void {
+    this.syncHolds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.syncHolds--;
+      if (this.syncHolds === 0) this.syncer.poke();
+    };
+  }
+
+  /** Up to `count` blocks from `from` with their transactions and certificates, as a peer serves them. */
+  fetchBlocks(peer: string, from: number, count: number): Promise<BlockBundle[]> {
+    return this.requestBlocks(peer, from, count);
+  }
+
+  /** A peer that sent what no honest node sends (a bad snapshot chunk): refused for a while, with the reason logged. */
+  reportPeer(peer: string, reason: string): void {
+    this.refuse(peer, reason);
+  }
+
+  /** Peers on this chain that announced a head, best first. */
+  peersOnChain(): string[] {
+    return this.peers.peersWith(0);
   }
 
   /** Whether this node was told of peers to join (`--bootstrap-peers`): its head may be behind theirs at start. */

@@ -21,6 +21,8 @@ export interface SyncDeps {
   readonly misbehaved: (peer: string, reason: string) => void;
   /** A peer failed to answer a range: don't ask it again until it announces its head anew. */
   readonly failed: (peer: string, reason: string) => void;
+  /** Range sync is held back for now (a state sync runs first): poking does nothing. */
+  readonly held?: () => boolean;
   readonly log: Logger;
 }
 
@@ -59,6 +61,7 @@ export class Syncer {
       this.again = true;
       return;
     }
+    if (this.deps.held?.()) return;
     const best = this.deps.peers.bestHeight();
     if (best === undefined || best <= this.deps.head()) return;
     this.running = this.run()

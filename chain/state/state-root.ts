@@ -33,6 +33,27 @@ function sha256List(tag: Uint8Array, items: readonly Uint8Array[], from: number,
   return hash('sha256', scratch.subarray(0, offset), 'buffer');
 }
 
+/** The hash of a bucket holding these entries (in any order): what the tree over the buckets commits to. */
+export function bucketHash(entries: Iterable<readonly [string, Uint8Array]>): Buffer {
+  const leaves = [...entries]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, value]) => sha256(LEAF, Buffer.from(key, 'utf8'), LEAF, sha256(value)));
+  return leaves.length === 0 ? ZERO : sha256List(BUCKET, leaves, 0, leaves.length);
+}
+
+/** The root over every bucket's hash (`BUCKETS` of them, in order): the state root those buckets make. */
+export function rootOfBuckets(buckets: readonly Uint8Array[]): Buffer {
+  if (buckets.length !== BUCKETS) throw new RangeError(`expected ${BUCKETS} bucket hashes, got ${buckets.length}`);
+  let level: readonly Uint8Array[] = buckets;
+  for (let depth = LEVELS - 1; depth >= 0; depth--) {
+    const up: Buffer[] = [];
+    for (let i = 0; i < level.length; i += 1 << FANOUT_BITS)
+      up.push(sha256List(NODE, level, i, i + (1 << FANOUT_BITS)));
+    level = up;
+  }
+  return level[0] as Buffer;
+}
+
 /** The bucket of a state key: the first 12 bits of SHA-256(key). */
 export function bucketOf(key: string): number {
   const digest = sha256(Buffer.from(key, 'utf8'));
@@ -90,6 +111,12 @@ export class StateCommitment {
   root(): Buffer {
     if (this.dirty.size > 0 || this.hashedBuckets.size > 0) this.recompute();
     return this.tree[0]![0]!;
+  }
+
+  /** Every bucket's hash, in order, as the root now commits to them (a copy: later changes replace, never mutate, a hash). */
+  bucketHashes(): Buffer[] {
+    this.root();
+    return [...this.tree[LEVELS]!];
   }
 
   /** `root()`, pausing between buckets for the event loop (large blocks touch thousands). */

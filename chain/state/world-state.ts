@@ -37,6 +37,8 @@ export class WorldState {
   private readonly lastChange = new Map<string, number>();
   private readonly commitment = new StateCommitment();
   private archive: boolean;
+  /** The oldest height this state has any history of: a state-synced node's snapshot height, else 0. */
+  private base = 0;
 
   constructor(
     private readonly entries: ChainTables['stateEntries'],
@@ -170,7 +172,42 @@ export class WorldState {
 
   /** The oldest height whose state this node still answers for. */
   oldestAvailable(head: number): number {
-    return this.archive ? 0 : Math.max(0, head - this.options.historyBlocks);
+    return this.archive ? this.base : Math.max(this.base, head - this.options.historyBlocks);
+  }
+
+  /** History starts at `height` (a state restored from a snapshot of that block). */
+  setBase(height: number): void {
+    this.base = height;
+  }
+
+  /** The committed state and its bucket hashes as they stand: what a snapshot of the head is made of. */
+  capture(): { state: Map<string, Uint8Array>; buckets: Buffer[] } {
+    return { state: new Map(this.values), buckets: this.commitment.bucketHashes() };
+  }
+
+  /**
+   * Writes into `batch` a whole state restored at `height` in place of the one held (a node's genesis
+   * state, before it syncs from a snapshot), with the history of that height; `restored` makes it
+   * visible once the batch is written.
+   */
+  stageRestore(state: ReadonlyMap<string, Uint8Array>, height: number, batch: WriteBatch): void {
+    for (const key of this.values.keys()) if (!state.has(key)) this.entries.del(batch, key);
+    for (const [key, value] of state) {
+      this.entries.put(batch, key, { height, value });
+      this.history.put(batch, { key, height }, value);
+    }
+  }
+
+  restored(state: ReadonlyMap<string, Uint8Array>, height: number): void {
+    for (const key of [...this.values.keys()]) if (!state.has(key)) this.commitment.set(key, undefined);
+    this.values.clear();
+    this.lastChange.clear();
+    for (const [key, value] of state) {
+      this.values.set(key, value);
+      this.lastChange.set(key, height);
+      this.commitment.set(key, value);
+    }
+    this.base = height;
   }
 
   /**

@@ -147,10 +147,12 @@ export class JobRunner {
       this.passes.run();
     });
     const offRewound = this.options.events.on('chain:rewound', () => this.rewound());
+    const offRestored = this.options.events.on('chain:restored', () => this.rewound());
     this.off = () => {
       offDecided();
       offBlock();
       offRewound();
+      offRestored();
     };
     this.passes.run();
   }

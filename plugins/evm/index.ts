@@ -49,7 +49,7 @@ export default definePlugin({
     const chain = ctx.use('chain-views');
     const params = readEvmParams((key) => chain.state.get(key));
     const precompiles = new PrecompileHost(collectPrecompiles(ctx.plugins));
-    const runner = await EvmRunner.create(params, async (height) => (await chain.getBlock(height))?.hash, {
+    const runner = await EvmRunner.create(params, (height) => chain.blockHashAt(height), {
       precompiles,
       callBudgetMs: ctx.config.callTimeoutMs,
       onEngine: ({ unpatched, unpaced }) => {
@@ -75,10 +75,12 @@ export default definePlugin({
     const eth = new EthApi(rules, index);
     const filters = new PollFilters(eth);
     ctx.events.on('chain:block', ({ height, receipts }) => index.add(height, receipts));
-    ctx.events.on('chain:rewound', ({ height }) => {
-      index.rewind(height);
-      filters.rewound(height);
-    });
+    // Gone back (dev mode's revert), or begun at a snapshot (state sync): the index holds nothing above it.
+    for (const event of ['chain:rewound', 'chain:restored'] as const)
+      ctx.events.on(event, ({ height }) => {
+        index.rewind(height);
+        filters.rewound(height);
+      });
     ctx.events.on('chain:pendingTransaction', ({ hash, kind }) => {
       if (kind === ETHEREUM_KIND) filters.pending(hash);
     });

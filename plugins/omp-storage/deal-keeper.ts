@@ -56,15 +56,19 @@ export class DealKeeper {
   start(): void {
     const offBlock = this.options.events.on('chain:block', () => this.passes.run());
     // The chain went back (dev mode's revert): the deals are read from the chain again, as after a restart.
-    const offRewound = this.options.events.on('chain:rewound', () => {
+    const reread = (): void => {
       this.indexOf = undefined;
       for (const known of [this.open, this.told]) known.clear();
       for (const known of [this.sent, this.proofsSent, this.outcomes, this.fetchFailedAt]) known.clear();
       this.passes.run();
-    });
+    };
+    const offRewound = this.options.events.on('chain:rewound', reread);
+    // Begun at a snapshot (state sync): the same, from the restored state.
+    const offRestored = this.options.events.on('chain:restored', reread);
     this.off = () => {
       offBlock();
       offRewound();
+      offRestored();
     };
     this.passes.run();
   }

@@ -43,6 +43,7 @@ export default definePlugin({
     service.readObject = (cid, maxBytes, signal) => objects.readVerified(cid, maxBytes, signal);
     ctx.events.on('chain:block', ({ height }) => service.tally.afterBlock(height));
     ctx.events.on('chain:rewound', () => service.tally.rewound());
+    ctx.events.on('chain:restored', () => service.tally.rewound());
     return service;
   },
   stop: (service) => service.close(),

@@ -11,8 +11,12 @@ import type { StakingService } from './service.js';
  */
 export function stakingFinality(service: StakingService): FinalityRules {
   return {
-    commitProblem: (certificate, block, subject) => {
-      const set = subject === 'next' ? service.currentSet().validators : service.headSet();
+    commitProblem: (certificate, block, subject, state) => {
+      const set = state
+        ? service.setFor(state, subject === 'next' ? block.height + 1 : block.height)
+        : subject === 'next'
+          ? service.currentSet().validators
+          : service.headSet();
       return commitProblem(service.chain.head.chainId, set, certificate, block.height, block.hash);
     },
     soleCommit: (block, key: KeyPair) => {
