@@ -38,7 +38,7 @@ import type { JournalRecord, TxJournal } from './tx-journal.js';
 import { knowsRulesVersion, unknownGenesisVersion } from './rules-version.js';
 import { RULES_SCHEDULE_KEY, RulesSchedule } from './rules-schedule.js';
 import { type ChainHaltError, haltBefore } from './chain-halt.js';
-import { StateCommitment } from './state/state-root.js';
+import type { StateAssembly } from './snapshots/assembly.js';
 import type { StateCapture } from './snapshots/store.js';
 import { BlockActivity } from './block-activity.js';
 import { RecentTransactions } from './recent-transactions.js';
@@ -264,16 +264,16 @@ export class Chain {
   restoreSnapshot(restore: {
     readonly block: Block;
     readonly commit: CommitCertificate;
-    readonly state: ReadonlyMap<string, Uint8Array>;
+    readonly assembly: StateAssembly;
     readonly ancestors: readonly { readonly height: number; readonly hash: string }[];
   }): Promise<Block> {
     return this.serialized(async () => {
-      const { block, commit, state, ancestors } = restore;
+      const { block, commit, assembly, ancestors } = restore;
+      const { state, commitment } = assembly;
       if (this.head.height !== this.genesisHeight)
         throw new Error(`the chain holds blocks up to ${this.head.height} already: state sync needs an empty data dir`);
-      const commitment = new StateCommitment();
-      for (const [key, value] of state) commitment.set(key, value);
-      const root = toHex(commitment.root());
+      if (!assembly.complete) throw new BlockRejectedError(`the snapshot of block ${block.height} lacks chunks`);
+      const root = assembly.root();
       if (root !== block.stateRoot)
         throw new BlockRejectedError(
           `the restored state hashes to ${root}, not block ${block.height}'s ${block.stateRoot}`,
@@ -285,7 +285,7 @@ export class Chain {
       this.options.state.stageRestore(state, block.height, batch);
       this.options.blocks.stageBase(batch, block, commit, ancestors);
       await batch.write();
-      this.options.state.restored(state, block.height);
+      this.options.state.restored(state, block.height, commitment);
       this.base = block.height;
       this.current = block;
       this.headCommit = commit;

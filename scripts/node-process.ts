@@ -95,8 +95,10 @@ export class NodeProcess {
   private readonly args: readonly string[];
   private readonly placement: NodePlacement;
   private readonly host: string;
+  private bin: string;
 
   constructor(private readonly options: NodeProcessOptions) {
+    this.bin = options.bin ?? SVC_NODE;
     this.name = options.name;
     this.dataDir = options.dataDir;
     this.args = options.args ?? [];
@@ -179,15 +181,11 @@ export class NodeProcess {
   private spawn(bootstrap: readonly string[]): Promise<void> {
     const argv = this.argv(bootstrap);
     const [command, ...prefix] = [...(this.placement.wrap ?? []), process.execPath];
-    const child = spawn(
-      command!,
-      [...prefix, ...(this.options.nodeOptions ?? []), this.options.bin ?? SVC_NODE, ...argv],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, ...this.options.env },
-        detached: this.options.detached === true,
-      },
-    );
+    const child = spawn(command!, [...prefix, ...(this.options.nodeOptions ?? []), this.bin, ...argv], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...this.options.env },
+      detached: this.options.detached === true,
+    });
     live.add(child);
     this.child = child;
     this.expectingExit = false;
@@ -278,6 +276,11 @@ export class NodeProcess {
     const code = await exited;
     clearTimeout(timeout);
     return code;
+  }
+
+  /** Runs another build's `svc-node` entry from its next start (an operator installing a release). */
+  useRelease(bin: string): void {
+    this.bin = bin;
   }
 
   pause(): void {

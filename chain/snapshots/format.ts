@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { toHex } from '../../sdk/bytes.js';
 import { decode, encode } from '../../sdk/encoding.js';
-import { BUCKETS, bucketHash, bucketOf, rootOfBuckets } from '../state/state-root.js';
+import { BUCKETS, bucketOf, rootOfBuckets } from '../state/state-root.js';
 
 /**
  * A state snapshot: the whole state after one block, in chunks a node can check one by one. The state
@@ -69,7 +69,14 @@ export function chunkState(
     if (size >= CHUNK_TARGET_BYTES || bucket === BUCKETS - 1) close(bucket);
   }
   return {
-    manifest: { format: 1, ...at, buckets: Buffer.concat(buckets.map((b) => Buffer.from(b))), chunks: infos },
+    manifest: {
+      format: 1,
+      height: at.height,
+      blockHash: at.blockHash,
+      stateRoot: at.stateRoot,
+      buckets: Buffer.concat(buckets.map((b) => Buffer.from(b))),
+      chunks: infos,
+    },
     chunks,
   };
 }
@@ -94,43 +101,6 @@ export function manifestProblem(manifest: SnapshotManifest, height: number, stat
   }
   if (next !== BUCKETS) return 'its chunks do not cover every bucket';
   return undefined;
-}
-
-/** A chunk's entries once every bucket in its range hashes to what the manifest says; throws SnapshotError. */
-export function verifyChunk(
-  manifest: SnapshotManifest,
-  index: number,
-  bytes: Uint8Array,
-): readonly [string, Uint8Array][] {
-  const info = manifest.chunks[index];
-  if (!info) throw new SnapshotError(`chunk ${index}: the manifest has ${manifest.chunks.length} chunks`);
-  let entries: [string, Uint8Array][];
-  try {
-    entries = decode<[string, Uint8Array][]>(bytes);
-  } catch (error) {
-    throw new SnapshotError(`chunk ${index} does not decode: ${(error as Error).message}`);
-  }
-  if (!Array.isArray(entries)) throw new SnapshotError(`chunk ${index} is not a list of entries`);
-  const byBucket = new Map<number, [string, Uint8Array][]>();
-  for (const entry of entries) {
-    if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !(entry[1] instanceof Uint8Array))
-      throw new SnapshotError(`chunk ${index} holds an entry that is not [key, value bytes]`);
-    const bucket = bucketOf(entry[0]);
-    if (bucket < info.first || bucket > info.last)
-      throw new SnapshotError(
-        `chunk ${index} holds key "${entry[0]}" of bucket ${bucket}, outside ${info.first}-${info.last}`,
-      );
-    let list = byBucket.get(bucket);
-    if (!list) byBucket.set(bucket, (list = []));
-    list.push(entry);
-  }
-  const expected = manifestBuckets(manifest);
-  for (let bucket = info.first; bucket <= info.last; bucket++)
-    if (!bucketHash(byBucket.get(bucket) ?? []).equals(expected[bucket]!))
-      throw new SnapshotError(
-        `chunk ${index}: bucket ${bucket} does not hash to the manifest's (a wrong or missing entry)`,
-      );
-  return entries;
 }
 
 export const encodeManifest = (manifest: SnapshotManifest): Uint8Array => encode(manifest);

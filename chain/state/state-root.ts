@@ -90,11 +90,12 @@ export class StateCommitment {
     this.tree[level]![i] = sha256List(NODE, this.tree[level + 1]!, first, first + (1 << FANOUT_BITS));
   }
 
-  set(key: string, value: Uint8Array | undefined): void {
+  /** Sets `key` (undefined: deletes it); `knownBucket` is its bucket when the caller computed it already. */
+  set(key: string, value: Uint8Array | undefined, knownBucket?: number): void {
     let bucket = this.keyBucket.get(key);
     if (bucket === undefined) {
       if (value === undefined) return;
-      bucket = bucketOf(key);
+      bucket = knownBucket ?? bucketOf(key);
       this.keyBucket.set(key, bucket);
     }
     if (value === undefined) {
@@ -117,6 +118,12 @@ export class StateCommitment {
   bucketHashes(): Buffer[] {
     this.root();
     return [...this.tree[LEVELS]!];
+  }
+
+  /** The hash of one bucket as it now stands (hashed now if it changed). */
+  bucketHash(bucket: number): Buffer {
+    if (this.dirty.has(bucket)) this.hashBucket(bucket);
+    return this.tree[LEVELS]![bucket]!;
   }
 
   /** `root()`, pausing between buckets for the event loop (large blocks touch thousands). */

@@ -35,7 +35,7 @@ export class HistoryPrunedError extends Error {
 export class WorldState {
   private readonly values = new Map<string, Uint8Array>();
   private readonly lastChange = new Map<string, number>();
-  private readonly commitment = new StateCommitment();
+  private commitment = new StateCommitment();
   private archive: boolean;
   /** The oldest height this state has any history of: a state-synced node's snapshot height, else 0. */
   private base = 0;
@@ -198,15 +198,15 @@ export class WorldState {
     }
   }
 
-  restored(state: ReadonlyMap<string, Uint8Array>, height: number): void {
-    for (const key of [...this.values.keys()]) if (!state.has(key)) this.commitment.set(key, undefined);
+  /** Makes the restored state visible, with the commitment the chain built of it (and checked against the block's root). */
+  restored(state: ReadonlyMap<string, Uint8Array>, height: number, commitment: StateCommitment): void {
     this.values.clear();
     this.lastChange.clear();
     for (const [key, value] of state) {
       this.values.set(key, value);
       this.lastChange.set(key, height);
-      this.commitment.set(key, value);
     }
+    this.commitment = commitment;
     this.base = height;
   }
 

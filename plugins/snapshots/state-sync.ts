@@ -4,7 +4,8 @@ import { checkSignedHeader, type SignedBlockHeader } from '../../sdk/block.js';
 import { verifyEd25519 } from '../../chain/signatures.js';
 import type { Chain } from '../../chain/chain.js';
 import type { Block } from '../../chain/schemas.js';
-import { manifestProblem, SnapshotError, verifyChunk, type SnapshotManifest } from '../../chain/snapshots/format.js';
+import { manifestProblem, SnapshotError, type SnapshotManifest } from '../../chain/snapshots/format.js';
+import { StateAssembly } from '../../chain/snapshots/assembly.js';
 import type { Logger } from '../../kernel/log.js';
 import type { P2pService } from '../../p2p/service.js';
 import type { BlockBundle } from '../../p2p/wire.js';
@@ -27,6 +28,7 @@ const CHUNKS_IN_FLIGHT = 4;
 const REQUEST_TIMEOUT_MS = 15_000;
 const PROGRESS_EVERY_MS = 2_000;
 const RETRY_MS = 1_000;
+const PEER_POLL_MS = 50;
 
 const verifyHeader = (signature: Uint8Array, message: Uint8Array, key: Uint8Array): boolean =>
   verifyEd25519(signature, message, key);
@@ -77,6 +79,11 @@ export class StateSync {
     );
     let waiting = false;
     while (!this.signal.aborted) {
+      // Until a peer has told its head (moments after start) there is no one to ask: look again soon.
+      if (this.peers().length === 0) {
+        await sleep(PEER_POLL_MS, undefined, { signal: this.signal }).catch(() => undefined);
+        continue;
+      }
       const offered = await this.offers();
       const heights = [...offered.keys()].filter((h) => h >= this.trust.height).sort((a, b) => b - a);
       if (heights.length === 0) {
@@ -127,15 +134,15 @@ export class StateSync {
       { height, chunks: manifest.chunks.length, peers: offering.length },
       `state sync: restoring the state of block ${height} (${manifest.chunks.length} chunks)`,
     );
-    const state = await this.chunks(manifest, offering);
+    const assembly = await this.chunks(manifest, offering);
     await this.chain.restoreSnapshot({
       block,
       commit,
-      state,
+      assembly,
       ancestors: blocks.slice(0, -1).map((b) => ({ height: b.height, hash: b.hash })),
     });
     this.log.info(
-      { height, keys: state.size, seconds: Number(((performance.now() - started) / 1000).toFixed(1)) },
+      { height, keys: assembly.state.size, seconds: Number(((performance.now() - started) / 1000).toFixed(2)) },
       `state sync: done at block ${height}; syncing the blocks after it`,
     );
   }
@@ -205,8 +212,9 @@ export class StateSync {
   }
 
   /** Every chunk, each checked as it comes; a bad one is asked of another peer, and its sender refused. */
-  private async chunks(manifest: SnapshotManifest, offering: readonly string[]): Promise<Map<string, Uint8Array>> {
-    const state = new Map<string, Uint8Array>();
+  private async chunks(manifest: SnapshotManifest, offering: readonly string[]): Promise<StateAssembly> {
+    const assembly = new StateAssembly(manifest);
+    const state = assembly.state;
     const todo = manifest.chunks.map((_, i) => i);
     const total = todo.length;
     let done = 0;
@@ -234,10 +242,9 @@ export class StateSync {
           todo.push(index);
           continue;
         }
-        let entries: readonly [string, Uint8Array][];
         try {
           if (!chunk) throw new SnapshotError(`chunk ${index}: the peer has none`);
-          entries = verifyChunk(manifest, index, chunk);
+          assembly.add(index, chunk);
         } catch (error) {
           if (!(error instanceof SnapshotError)) throw error;
           this.log.warn(
@@ -248,7 +255,6 @@ export class StateSync {
           todo.push(index);
           continue;
         }
-        for (const [key, value] of entries) state.set(key, value);
         done++;
         bytes += chunk.length;
         const now = performance.now();
@@ -263,6 +269,6 @@ export class StateSync {
     };
     await Promise.all(Array.from({ length: Math.min(CHUNKS_IN_FLIGHT, total) }, worker));
     this.log.debug({ ms: Math.round(performance.now() - started) }, 'state sync: every chunk checked');
-    return state;
+    return assembly;
   }
 }

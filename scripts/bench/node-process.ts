@@ -61,8 +61,12 @@ export function startBalanceProbe(
   });
 }
 
-/** `svc-node start` on free ports; resolves once it has started. */
-export async function startNode(args: string[], nodeOptions: readonly string[] = []): Promise<NodeProcess> {
+/** `svc-node start` on free ports; resolves once it has started. `onLine` sees each line it writes. */
+export async function startNode(
+  args: string[],
+  nodeOptions: readonly string[] = [],
+  onLine?: (line: string) => void,
+): Promise<NodeProcess> {
   const node = new NodeProcess({
     name: `svc-node ${args.join(' ')}`,
     args,
@@ -70,6 +74,7 @@ export async function startNode(args: string[], nodeOptions: readonly string[] =
     logFile: join(benchDir(), 'node.log'),
     nodeOptions: [...benchNodeOptions(), ...nodeOptions],
     echo: Boolean(process.env.BENCH_NODE_LOG),
+    ...(onLine ? { onLine } : {}),
   });
   nodes.add(node);
   await node.start();

@@ -11,13 +11,15 @@ import {
 } from '../../sdk/index.js';
 
 /**
- * `count` fresh accounts, each funded with 1,000 OMC by one of the ten dev accounts in turn;
- * `devNonces` are the dev accounts' next nonces (a fresh chain's: zeros), advanced as they are used.
+ * `count` fresh accounts, each funded with `amount` (1,000 OMC unless said) by one of the ten dev
+ * accounts in turn; `devNonces` are the dev accounts' next nonces (a fresh chain's: zeros), advanced
+ * as they are used.
  */
 export function fundedAccounts(
   chainId: string,
   count: number,
   devNonces: number[] = Array(10).fill(0),
+  amount = 1000n * UNIT,
 ): { accounts: KeyPair[]; funding: SignedTransaction[] } {
   const dev = Array.from({ length: 10 }, (_, i) => devnetKey('account', i));
   const accounts = Array.from({ length: count }, () => generateKeyPair());
@@ -28,7 +30,7 @@ export function fundedAccounts(
         chainId,
         kind: 'transfer',
         nonce: devNonces[from]!++,
-        payload: transferPayload(account.address, 'OMC', 1000n * UNIT),
+        payload: transferPayload(account.address, 'OMC', amount),
       },
       dev[from]!,
     );

@@ -1,5 +1,6 @@
-import { cpSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { releaseWithRulesVersion } from '../helpers/releases.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetKey, SvcClient, toHex } from '../../sdk/index.js';
 import { run, startNodeProcess, SVC_NODE, type RunningNode } from '../helpers/cli.js';
@@ -14,24 +15,6 @@ const NEXT = OURS + 1;
 // implements NEXT too — what a release that adds a version would be. Each runs a network whose genesis
 // file starts on its newest version; otherwise the two genesis files are the same.
 const root = tempDir('svc-rules-');
-
-/** A copy of dist/ whose rules registry lists `version` too (its node_modules and package.json shared). */
-function releaseWithRulesVersion(version: number): string {
-  const dir = join(root, `release-${version}`);
-  cpSync(resolve('dist'), join(dir, 'dist'), { recursive: true });
-  cpSync(resolve('package.json'), join(dir, 'package.json'));
-  symlinkSync(resolve('node_modules'), join(dir, 'node_modules'));
-  const file = join(dir, 'dist/chain/rules-version.js');
-  const source = readFileSync(file, 'utf8');
-  const patched = source.replace(
-    /(export const RULES_VERSIONS = \[\n(?: {4}\{[^\n]*\},\n)*)/,
-    `$1    { version: ${version}, summary: 'a release after this one' },\n`,
-  );
-  if (patched === source)
-    throw new Error('dist/chain/rules-version.js no longer lists RULES_VERSIONS one a line as the test expects');
-  writeFileSync(file, patched);
-  return join(dir, 'dist/bin/svc-node.js');
-}
 
 function genesisFile(rulesVersion: number): string {
   const file = join(root, `genesis-v${rulesVersion}.json`);
@@ -82,7 +65,7 @@ let v2: RunningNode;
 const dir2 = join(root, 'data-v2');
 
 beforeAll(async () => {
-  release2 = releaseWithRulesVersion(NEXT);
+  release2 = releaseWithRulesVersion(root, NEXT);
   v1 = await startNodeProcess(nodeArgs(genesisFile(OURS), join(root, 'data-v1')));
   await waitFor(
     () => v1.output(),
