@@ -2,7 +2,7 @@ import type { CAC } from 'cac';
 import type { KeyPair, UpgradePlanView } from '../sdk/index.js';
 import { devnetKey } from '../sdk/index.js';
 import { integerText, optionText, UsageError } from './cli-args.js';
-import { waitingFor } from './wait-for.js';
+import { followTransaction } from './follow-transaction.js';
 import type { JobCommandContext as CommandContext } from './job-command.js';
 
 type UpgradeOptions = {
@@ -51,20 +51,11 @@ export function addUpgradeCommand<O extends object>(cli: CAC, ctx: CommandContex
     .option('--wait', 'propose/approve: wait until the transaction is mined, then show the plan')
     .action(async (action: string, planId: string | undefined, options: O & UpgradeOptions) => {
       const c = ctx.client(options);
-      const send = async (tx: Promise<{ hash: string }>): Promise<void> => {
-        const { hash } = await tx;
-        if (!options.wait) return ctx.print(options, { txHash: hash }, () => hash);
-        const receipt = await waitingFor(
-          { noun: 'transaction', id: hash, followUp: `svc receipt ${hash}${ctx.urlFlag(options)}` },
-          () => c.waitForTransaction(hash),
-        );
-        if (receipt.status !== 'success') {
-          process.exitCode = 1;
-          return ctx.print(options, receipt, () => `failed: ${receipt.error?.name}: ${receipt.error?.reason}`);
-        }
-        const plan = await c.getUpgradePlan();
-        ctx.print(options, plan, () => describePlan(plan));
-      };
+      const send = (tx: Promise<{ hash: string }>): Promise<void> =>
+        followTransaction(ctx, c, options, tx, async () => {
+          const plan = await c.getUpgradePlan();
+          ctx.print(options, plan, () => describePlan(plan));
+        });
       if (action === 'propose') {
         if (planId !== undefined) throw new UsageError('upgrade propose takes no planId: --version and --height');
         const version = integerText(options.version, '--version', 1, 2 ** 31 - 1);

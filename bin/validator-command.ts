@@ -1,7 +1,7 @@
 import type { CAC } from 'cac';
 import type { StakingStatus, ValidatorSetView } from '../sdk/index.js';
 import { amountOption, optionText, UsageError } from './cli-args.js';
-import { waitingFor } from './wait-for.js';
+import { followTransaction } from './follow-transaction.js';
 import type { JobCommandContext as CommandContext } from './job-command.js';
 
 type ValidatorOptions = {
@@ -64,20 +64,13 @@ export function addValidatorCommand<O extends object>(cli: CAC, ctx: CommandCont
     .option('--wait', 'create/add-stake/unbond/unjail: wait until the transaction is mined')
     .action(async (action: string, address: string | undefined, options: O & ValidatorOptions) => {
       const c = ctx.client(options);
-      const send = async (tx: Promise<{ hash: string }>, operator: string): Promise<void> => {
-        const { hash } = await tx;
-        if (!options.wait) return ctx.print(options, { txHash: hash }, () => hash);
-        const receipt = await waitingFor(
-          { noun: 'transaction', id: hash, followUp: `svc receipt ${hash}${ctx.urlFlag(options)}` },
-          () => c.waitForTransaction(hash),
-        );
-        if (receipt.status !== 'success') {
-          process.exitCode = 1;
-          return ctx.print(options, receipt, () => `failed: ${receipt.error?.name}: ${receipt.error?.reason}`);
-        }
-        const status = await c.stakingStatus(operator).catch(() => undefined);
-        ctx.print(options, status ?? receipt, () => (status ? describeStatus(status) : `${operator}: stake returned`));
-      };
+      const send = (tx: Promise<{ hash: string }>, operator: string): Promise<void> =>
+        followTransaction(ctx, c, options, tx, async (receipt) => {
+          const status = await c.stakingStatus(operator).catch(() => undefined);
+          ctx.print(options, status ?? receipt, () =>
+            status ? describeStatus(status) : `${operator}: stake returned`,
+          );
+        });
       if (action === 'create') {
         const key = ctx.signer(options);
         const stake = amountOption(options.stake, '--stake', 'OGT');
