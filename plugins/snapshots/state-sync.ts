@@ -240,6 +240,8 @@ export class StateSync {
           if (this.signal.aborted) throw error;
           this.log.debug({ peer, index, err: error }, 'state sync: a chunk request failed; asking again');
           todo.push(index);
+          // A peer that fails at once (gone, refusing streams) is not asked again in a tight loop.
+          await sleep(RETRY_MS, undefined, { signal: this.signal }).catch(() => undefined);
           continue;
         }
         try {
