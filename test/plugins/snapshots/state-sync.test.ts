@@ -1,12 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { peerOf, snapshotStoreOf, said } from './peering.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Chain } from '../../../chain/chain.js';
 import { chunkDigest, decodeManifest, encodeManifest } from '../../../chain/snapshots/format.js';
 import { decode, encode } from '../../../sdk/encoding.js';
 import { devnetKey, SvcClient, UNIT } from '../../../sdk/index.js';
-import type { P2pService } from '../../../p2p/service.js';
-import type { SnapshotStore } from '../../../chain/snapshots/store.js';
 import { contracts } from '../../helpers/contracts.js';
 import { rpc, startTestNode, waitFor, type TestNode } from '../../helpers/test-node.js';
 
@@ -24,14 +23,6 @@ afterAll(async () => {
 });
 
 const chainOf = (node: TestNode): Chain => node.node.service<Chain>('chain');
-const p2pOf = (node: TestNode): string => node.node.service<P2pService>('p2p').listenAddresses[0]!;
-const storeOf = (node: TestNode): SnapshotStore => node.node.service<{ store: SnapshotStore }>('snapshots').store;
-const peer = (bootstrap: TestNode[]) => ({
-  host: '127.0.0.1',
-  port: 0,
-  bootstrapPeers: bootstrap.map(p2pOf),
-});
-const said = (node: TestNode, text: string): boolean => node.logs.lines.some((line) => String(line.msg).includes(text));
 
 let validator: TestNode;
 let keeper: TestNode;
@@ -47,9 +38,9 @@ beforeAll(async () => {
   const deployed = await client.deployContract(devnetKey('account', 3), { ...artifact, args: [5_000n] });
   await client.waitForTransaction(deployed.txHash, { pollMs: 20 });
   token = deployed.address as `0x${string}`;
-  keeper = await start({ role: 'full', p2p: peer([validator]), snapshots: { interval: 20, keep: 10 } });
+  keeper = await start({ role: 'full', p2p: peerOf([validator]), snapshots: { interval: 20, keep: 10 } });
   await waitFor(
-    async () => (await storeOf(keeper).heights()).at(-1) ?? 0,
+    async () => (await snapshotStoreOf(keeper).heights()).at(-1) ?? 0,
     (h) => h >= 40,
     30_000,
     'a snapshot at 40',
@@ -62,7 +53,7 @@ describe('state sync', () => {
   it('a new node restores a snapshot at or after the trusted block, answers as the network does, and follows it; below the snapshot it answers pruned', async () => {
     const fresh = await start({
       role: 'full',
-      p2p: peer([keeper]),
+      p2p: peerOf([keeper]),
       snapshots: { stateSync: true, trustHeight: trust.height, trustHash: trust.hash },
     });
     await waitFor(() => said(fresh, 'state sync: done at block'), Boolean, 30_000, 'the state sync');
@@ -99,8 +90,8 @@ describe('state sync', () => {
     // The chain stops, so the keeper takes no new snapshot past the ones this test makes lie.
     await validator.stop();
     nodes.splice(nodes.indexOf(validator), 1);
-    await storeOf(keeper).idle();
-    for (const height of await storeOf(keeper).heights()) {
+    await snapshotStoreOf(keeper).idle();
+    for (const height of await snapshotStoreOf(keeper).heights()) {
       const dir = join(keeper.dataDir, 'snapshots', String(height));
       const manifest = decodeManifest(readFileSync(join(dir, 'manifest')));
       // One value changed in every chunk, the digests made to match: it reads well, and lies.
@@ -117,7 +108,7 @@ describe('state sync', () => {
     // Only the lying peer at first: the new node meets its chunks before any other.
     const fresh = await start({
       role: 'full',
-      p2p: peer([keeper]),
+      p2p: peerOf([keeper]),
       snapshots: { stateSync: true, trustHeight: trust.height, trustHash: trust.hash },
     });
     await waitFor(() => said(fresh, 'is bad (chunk'), Boolean, 30_000, 'a bad chunk refused');
@@ -128,7 +119,7 @@ describe('state sync', () => {
       blockNumber: 0,
     });
     // An honest peer comes: it syncs the blocks from the keeper and takes the same snapshots on the way.
-    await start({ role: 'full', p2p: peer([keeper, fresh]), snapshots: { interval: 20, keep: 10 } });
+    await start({ role: 'full', p2p: peerOf([keeper, fresh]), snapshots: { interval: 20, keep: 10 } });
     await waitFor(() => said(fresh, 'state sync: done at block'), Boolean, 60_000, 'the state sync');
     const at = chainOf(fresh).head.height;
     expect(at).toBeGreaterThanOrEqual(40);
@@ -141,7 +132,7 @@ describe('state sync', () => {
     // Only the keeper stays: an honest peer the new node found through it would answer first.
     for (const node of nodes.splice(0).filter((node) => node !== keeper)) await node.stop();
     nodes.push(keeper);
-    for (const height of await storeOf(keeper).heights()) {
+    for (const height of await snapshotStoreOf(keeper).heights()) {
       const dir = join(keeper.dataDir, 'snapshots', String(height));
       const manifest = decodeManifest(readFileSync(join(dir, 'manifest')));
       const buckets = Buffer.from(manifest.buckets);
@@ -150,12 +141,12 @@ describe('state sync', () => {
     }
     const fresh = await start({
       role: 'full',
-      p2p: peer([keeper]),
+      p2p: peerOf([keeper]),
       snapshots: { stateSync: true, trustHeight: trust.height, trustHash: trust.hash },
     });
     await waitFor(() => said(fresh, 'its buckets do not make the state root'), Boolean, 30_000, 'a bad root refused');
     expect(chainOf(fresh).head.height).toBe(0);
-    await start({ role: 'full', p2p: peer([keeper, fresh]), snapshots: { interval: 20, keep: 10 } });
+    await start({ role: 'full', p2p: peerOf([keeper, fresh]), snapshots: { interval: 20, keep: 10 } });
     await waitFor(() => said(fresh, 'state sync: done at block'), Boolean, 60_000, 'the state sync');
   }, 120_000);
 

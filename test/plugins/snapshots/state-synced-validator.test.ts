@@ -1,9 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { peerOf, said, snapshotStoreOf } from './peering.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Chain } from '../../../chain/chain.js';
-import type { SnapshotStore } from '../../../chain/snapshots/store.js';
-import type { P2pService } from '../../../p2p/service.js';
 import { devnetKey, generateKeyPair, SvcClient, toHex, UNIT } from '../../../sdk/index.js';
 import { startTestNode, tempDir, waitFor, type TestNode } from '../../helpers/test-node.js';
 
@@ -16,16 +15,14 @@ async function start(config: Parameters<typeof startTestNode>[0]): Promise<TestN
 afterAll(async () => {
   for (const node of nodes.reverse()) await node.stop();
 });
-const p2pOf = (node: TestNode): string => node.node.service<P2pService>('p2p').listenAddresses[0]!;
-const peer = (bootstrap: TestNode[]) => ({ host: '127.0.0.1', port: 0, bootstrapPeers: bootstrap.map(p2pOf) });
 const headOf = (node: TestNode): number => node.node.service<Chain>('chain').head.height;
 
 describe('a validator that joined by state sync', () => {
   it('stakes, enters the set at the next epoch, and signs the blocks the chain cannot make without it', async () => {
     // The devnet's lone validator (power 20) and a follower that takes snapshots every 20 blocks.
     const validator = await start({ validator: { blockTime: 100 }, snapshots: { interval: 0 } });
-    const keeper = await start({ role: 'full', p2p: peer([validator]), snapshots: { interval: 20, keep: 4 } });
-    const store = keeper.node.service<{ store: SnapshotStore }>('snapshots').store;
+    const keeper = await start({ role: 'full', p2p: peerOf([validator]), snapshots: { interval: 20, keep: 4 } });
+    const store = snapshotStoreOf(keeper);
     await waitFor(
       async () => (await store.heights()).at(-1) ?? 0,
       (h) => h >= 20,
@@ -44,15 +41,10 @@ describe('a validator that joined by state sync', () => {
     }
     const joiner = await start({
       validator: { keyFile, blockTime: 100 },
-      p2p: peer([keeper, validator]),
+      p2p: peerOf([keeper, validator]),
       snapshots: { stateSync: true, trustHeight: 20, trustHash: trusted.hash },
     });
-    await waitFor(
-      () => joiner.logs.lines.some((line) => String(line.msg).startsWith('state sync: done at block')),
-      Boolean,
-      30_000,
-      'the state sync',
-    );
+    await waitFor(() => said(joiner, 'state sync: done at block'), Boolean, 30_000, 'the state sync');
     expect(joiner.node.service<Chain>('chain').baseHeight).toBeGreaterThanOrEqual(20);
     await waitFor(
       () => headOf(joiner),
