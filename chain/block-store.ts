@@ -13,6 +13,7 @@ const HEAD = 'head';
 const ACCOUNT_INDEX_FROM = 'account-index-from';
 const RULES_VERSION = 'rules-version';
 const BASE = 'base';
+const RESTORING = 'restoring';
 
 /** A block as it is committed: with its certificate, its transactions (decoded and as they arrived) and their receipts. */
 export interface CommittedBlock {
@@ -118,6 +119,25 @@ export class BlockStore {
     this.ns.meta.put(batch, HEAD, u64Key(block.height));
     this.ns.meta.put(batch, BASE, u64Key(block.height));
     this.ns.meta.put(batch, ACCOUNT_INDEX_FROM, u64Key(block.height + 1));
+    this.clearRestoring(batch);
+  }
+
+  /**
+   * The snapshot height a restore is writing the state of, if one began and did not finish: its
+   * writes are not the chain's state until the restore's last batch (which clears this) lands.
+   */
+  async restoring(): Promise<number | undefined> {
+    const raw = await this.ns.meta.get(RESTORING);
+    return raw ? Number(readU64Key(raw)) : undefined;
+  }
+
+  /** Marks a restore of the state of block `height` as begun: written before any of its state. */
+  async markRestoring(height: number): Promise<void> {
+    await this.ns.meta.putNow(RESTORING, u64Key(height));
+  }
+
+  clearRestoring(batch: WriteBatch): void {
+    this.ns.meta.del(batch, RESTORING);
   }
 
   /** The hash of a block below a state-synced node's base, if it fetched it. */

@@ -134,7 +134,10 @@ export type BlockReader = Pick<
 export type ConsensusRules = Pick<Chain, 'setProposerCheck' | 'setFinalityRules'>;
 
 /** Taking the state for a snapshot, and beginning a new node's chain at one (state sync). */
-export type StateSnapshots = Pick<Chain, 'head' | 'genesisHeight' | 'captureState' | 'restoreSnapshot'>;
+export type StateSnapshots = Pick<
+  Chain,
+  'head' | 'genesisHeight' | 'captureState' | 'beginRestore' | 'restoreSnapshot' | 'abandonRestore'
+>;
 
 /** Keeping every receipt and historical state value (the archive capability). */
 export type HistoryKeeping = Pick<Chain, 'enableArchive' | 'isArchive'>;

@@ -38,7 +38,9 @@ import type { JournalRecord, TxJournal } from './tx-journal.js';
 import { knowsRulesVersion, unknownGenesisVersion } from './rules-version.js';
 import { RULES_SCHEDULE_KEY, RulesSchedule } from './rules-schedule.js';
 import { type ChainHaltError, haltBefore } from './chain-halt.js';
-import type { StateAssembly } from './snapshots/assembly.js';
+import { StateAssembly } from './snapshots/assembly.js';
+import { ChunkCheckThread } from './snapshots/chunk-check-thread.js';
+import type { SnapshotManifest } from './snapshots/format.js';
 import type { StateCapture } from './snapshots/store.js';
 import { BlockActivity } from './block-activity.js';
 import { RecentTransactions } from './recent-transactions.js';
@@ -256,33 +258,66 @@ export class Chain {
   }
 
   /**
-   * Makes a chain that holds only its genesis begin at a snapshot's block instead (state sync): the
-   * state after `block` (checked to hash to its state root), the block as head with its certificate
-   * (checked by the validator set that state names), the hashes of the blocks before it. All of it is
-   * written in one batch, and seen by readers at once: nothing half-restored is ever served.
+   * Begins making a chain that holds only its genesis begin at a snapshot's block instead (state
+   * sync): returns the assembly the snapshot's chunks go into, whose checked entries are written as
+   * they come (marked as a restore in progress first: a node that stops before `restoreSnapshot`
+   * finishes wipes them when it opens again, and until then readers see the genesis state).
    */
-  restoreSnapshot(restore: {
+  beginRestore(manifest: SnapshotManifest): Promise<StateAssembly> {
+    return this.serialized(async () => {
+      if (this.head.height !== this.genesisHeight)
+        throw new Error(`the chain holds blocks up to ${this.head.height} already: state sync needs an empty data dir`);
+      await this.options.blocks.markRestoring(manifest.height);
+      const thread = new ChunkCheckThread();
+      return new StateAssembly(manifest, {
+        check: (job) => thread.check(job),
+        close: () => thread.close(),
+        persist: async (entries) => {
+          const batch = this.options.batch();
+          this.options.state.stageRestoredEntries(entries, manifest.height, batch);
+          await batch.write();
+        },
+      });
+    });
+  }
+
+  /**
+   * Finishes a restore `beginRestore` began: the state (checked to hash to the block's state root),
+   * the block as head with its certificate (checked by the validator set that state names), the
+   * hashes of the blocks before it. The last batch makes it the chain's, and readers see it at once:
+   * nothing half-restored is ever served. A restore that fails a check is wiped (`abandonRestore`).
+   */
+  async restoreSnapshot(restore: {
     readonly block: Block;
     readonly commit: CommitCertificate;
     readonly assembly: StateAssembly;
     readonly ancestors: readonly { readonly height: number; readonly hash: string }[];
   }): Promise<Block> {
-    return this.serialized(async () => {
-      const { block, commit, assembly, ancestors } = restore;
-      const { state, commitment } = assembly;
-      if (this.head.height !== this.genesisHeight)
-        throw new Error(`the chain holds blocks up to ${this.head.height} already: state sync needs an empty data dir`);
-      if (!assembly.complete) throw new BlockRejectedError(`the snapshot of block ${block.height} lacks chunks`);
+    const { block, commit, assembly, ancestors } = restore;
+    const { state, commitment } = assembly;
+    const problem = (): string | undefined => {
+      if (!assembly.complete) return `the snapshot of block ${block.height} lacks chunks`;
+      if (assembly.manifest.height !== block.height)
+        return `the snapshot is of block ${assembly.manifest.height}, not ${block.height}`;
       const root = assembly.root();
       if (root !== block.stateRoot)
-        throw new BlockRejectedError(
-          `the restored state hashes to ${root}, not block ${block.height}'s ${block.stateRoot}`,
-        );
-      const problem = this.finality.commitProblem(commit, block, 'head', (key) => state.get(key));
-      if (problem) throw new BlockRejectedError(`block ${block.height}: its commit certificate: ${problem}`);
+        return `the restored state hashes to ${root}, not block ${block.height}'s ${block.stateRoot}`;
+      const commitProblem = this.finality.commitProblem(commit, block, 'head', (key) => state.get(key));
+      return commitProblem ? `block ${block.height}: its commit certificate: ${commitProblem}` : undefined;
+    };
+    const wrong = problem();
+    if (wrong) {
+      await assembly.written().catch(() => undefined);
+      await this.abandonRestore();
+      throw new BlockRejectedError(wrong);
+    }
+    await assembly.written();
+    return this.serialized(async () => {
+      if (this.head.height !== this.genesisHeight)
+        throw new Error(`the chain holds blocks up to ${this.head.height} already: state sync needs an empty data dir`);
       this.discardOutstanding();
       const batch = this.options.batch();
-      this.options.state.stageRestore(state, block.height, batch);
+      this.options.state.stageRestoreEnd(state, batch);
       this.options.blocks.stageBase(batch, block, commit, ancestors);
       await batch.write();
       this.options.state.restored(state, block.height, commitment);
@@ -299,6 +334,21 @@ export class Chain {
       );
       this.options.events.emit('chain:restored', { height: block.height });
       return block;
+    });
+  }
+
+  /**
+   * Undoes a restore that began and will not finish (a bad snapshot, or a node stopped midway): the
+   * state it wrote goes and the genesis state is written again, as in a data dir that never began one.
+   */
+  abandonRestore(): Promise<void> {
+    return this.serialized(async () => {
+      if ((await this.options.blocks.restoring()) === undefined) return;
+      const batch = this.options.batch();
+      await this.options.state.stageWipe(batch);
+      await this.options.state.stage(genesisState(this.options.genesis), 0, batch);
+      this.options.blocks.clearRestoring(batch);
+      await batch.write();
     });
   }
 
@@ -388,6 +438,14 @@ export class Chain {
       throw new ChainMismatchError(
         'the data dir has a genesis block but no readable head block: the database is damaged',
       );
+    const restoring = await this.options.blocks.restoring();
+    if (restoring !== undefined) {
+      this.options.log.warn(
+        { snapshot: restoring },
+        `the restore of snapshot ${restoring} did not finish: its state is wiped; state sync begins again`,
+      );
+      await this.abandonRestore();
+    }
     await this.options.state.load();
     const root = this.options.state.root();
     if (root !== head.stateRoot)

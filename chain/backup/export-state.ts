@@ -43,6 +43,8 @@ async function stateAt(ns: ChainTables, height: number, head: number): Promise<M
     if (value.length > 0) state.set(key, value);
     else state.delete(key);
   }
+  // A value unchanged since then is that height's (one restored from a snapshot has no version yet).
+  for await (const [key, { height: at, value }] of ns.stateEntries.entries()) if (at <= height) state.set(key, value);
   return state;
 }
 

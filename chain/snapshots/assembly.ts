@@ -1,20 +1,40 @@
 import { decode } from '../../sdk/encoding.js';
 import { toHex } from '../../sdk/bytes.js';
-import { bucketOf, StateCommitment } from '../state/state-root.js';
+import { StateCommitment } from '../state/state-root.js';
+import { checkChunk, type ChunkCheck, type ChunkCheckJob } from './chunk-check.js';
 import { manifestBuckets, SnapshotError, type SnapshotManifest } from './format.js';
+
+/** Where a checked chunk's entries go as it is taken (the chain writes them while the next chunks are hashed). */
+export type PersistEntries = (entries: readonly (readonly [string, Uint8Array])[]) => Promise<void>;
+
+export interface AssemblyOptions {
+  readonly persist?: PersistEntries;
+  /** Where chunks are decoded and hashed (a worker thread); inline by default. */
+  readonly check?: (job: ChunkCheckJob) => Promise<ChunkCheck>;
+  /** Frees what `check` holds (its thread), when the assembly is done with. */
+  readonly close?: () => Promise<void>;
+}
 
 /**
  * A snapshot's state as its chunks arrive, checked one chunk at a time against the manifest's bucket
  * hashes, and the state tree built as it goes: each entry is hashed once, for the chunk's check and
- * for the root the chain then checks against the block's (the work a node cannot do with less).
+ * for the root the chain then checks against the block's (the work a node cannot do with less). Each
+ * chunk taken is handed to `persist` at once, so the writes overlap the rest of the fetching.
  */
 export class StateAssembly {
   readonly state = new Map<string, Uint8Array>();
   readonly commitment = new StateCommitment();
   private readonly expected: Buffer[];
   private readonly added = new Set<number>();
+  private readonly taking = new Set<number>();
+  private writes: Promise<unknown> = Promise.resolve();
+  private writeFailure: Error | undefined;
+  private closed = false;
 
-  constructor(readonly manifest: SnapshotManifest) {
+  constructor(
+    readonly manifest: SnapshotManifest,
+    private readonly options: AssemblyOptions = {},
+  ) {
     this.expected = manifestBuckets(manifest);
   }
 
@@ -23,44 +43,55 @@ export class StateAssembly {
     return this.added.size === this.manifest.chunks.length;
   }
 
+  /** Whether the restore is over (closed): no chunk is taken any more. */
+  get over(): boolean {
+    return this.closed;
+  }
+
+  /** Resolves once every taken chunk's entries are written; rejects with the first write that failed. */
+  async written(): Promise<void> {
+    await this.writes;
+    if (this.writeFailure) throw this.writeFailure;
+  }
+
   /**
    * Takes chunk `index` once every bucket in its range hashes to the manifest's, returning how many
-   * entries it held; otherwise throws SnapshotError naming what is wrong, and holds nothing of it.
+   * entries it held; otherwise rejects with a SnapshotError naming what is wrong, and holds nothing of it.
    */
-  add(index: number, bytes: Uint8Array): number {
+  async add(index: number, bytes: Uint8Array): Promise<number> {
     const info = this.manifest.chunks[index];
     if (!info) throw new SnapshotError(`chunk ${index}: the manifest has ${this.manifest.chunks.length} chunks`);
-    if (this.added.has(index)) throw new SnapshotError(`chunk ${index} is in already`);
-    let entries: [string, Uint8Array][];
+    if (this.closed) throw new SnapshotError(`chunk ${index}: the restore is over`);
+    if (this.added.has(index) || this.taking.has(index)) throw new SnapshotError(`chunk ${index} is in already`);
+    this.taking.add(index);
     try {
-      entries = decode<[string, Uint8Array][]>(bytes);
-    } catch (error) {
-      throw new SnapshotError(`chunk ${index} does not decode: ${(error as Error).message}`);
+      const hashes = this.expected.slice(info.first, info.last + 1);
+      const job = { index, bytes, first: info.first, last: info.last, expected: Buffer.concat(hashes) };
+      const checked = await (this.options.check ?? ((j: ChunkCheckJob) => Promise.resolve(checkChunk(j))))(job);
+      if ('problem' in checked) throw new SnapshotError(checked.problem);
+      // Given up while it was checked: nothing more is written after `close`.
+      if (this.closed) throw new SnapshotError(`chunk ${index}: the restore is over`);
+      // Checked on the way: a list of [key, value] pairs of its buckets, each key once.
+      const entries = decode<[string, Uint8Array][]>(bytes);
+      this.commitment.adopt(entries, checked.hashes, info.first, hashes);
+      for (const [key, value] of entries) this.state.set(key, value);
+      this.added.add(index);
+      if (this.options.persist) {
+        const write = this.options.persist(entries).catch((error: unknown) => {
+          this.writeFailure ??= error as Error;
+        });
+        this.writes = Promise.all([this.writes, write]);
+      }
+      return entries.length;
+    } finally {
+      this.taking.delete(index);
     }
-    if (!Array.isArray(entries)) throw new SnapshotError(`chunk ${index} is not a list of entries`);
-    const buckets: number[] = [];
-    for (const entry of entries) {
-      if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !(entry[1] instanceof Uint8Array))
-        throw new SnapshotError(`chunk ${index} holds an entry that is not [key, value bytes]`);
-      const bucket = bucketOf(entry[0]);
-      if (bucket < info.first || bucket > info.last)
-        throw new SnapshotError(
-          `chunk ${index} holds key "${entry[0]}" of bucket ${bucket}, outside ${info.first}-${info.last}`,
-        );
-      buckets.push(bucket);
-    }
-    // Its buckets hold nothing else (chunks cover disjoint runs of buckets, each taken once).
-    for (const [i, [key, value]] of entries.entries()) this.commitment.set(key, value, buckets[i]);
-    for (let bucket = info.first; bucket <= info.last; bucket++) {
-      if (this.commitment.bucketHash(bucket).equals(this.expected[bucket]!)) continue;
-      for (const [key] of entries) this.commitment.set(key, undefined);
-      throw new SnapshotError(
-        `chunk ${index}: bucket ${bucket} does not hash to the manifest's (a wrong or missing entry)`,
-      );
-    }
-    for (const [key, value] of entries) this.state.set(key, value);
-    this.added.add(index);
-    return entries.length;
+  }
+
+  /** Done taking chunks (restored or given up): frees the checking thread. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.options.close?.();
   }
 
   /** The root of the state assembled so far. */

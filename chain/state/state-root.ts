@@ -33,12 +33,21 @@ function sha256List(tag: Uint8Array, items: readonly Uint8Array[], from: number,
   return hash('sha256', scratch.subarray(0, offset), 'buffer');
 }
 
+/** A key's leaf: H(0x00 ‖ key ‖ 0x00 ‖ H(value)). */
+export function leafHash(key: string, value: Uint8Array): Buffer {
+  return sha256(LEAF, Buffer.from(key, 'utf8'), LEAF, sha256(value));
+}
+
+/** The hash of a bucket from its leaves in key order (32 zero bytes for none). */
+export function hashOfLeaves(leaves: readonly Uint8Array[]): Buffer {
+  return leaves.length === 0 ? ZERO : sha256List(BUCKET, leaves, 0, leaves.length);
+}
+
 /** The hash of a bucket holding these entries (in any order): what the tree over the buckets commits to. */
 export function bucketHash(entries: Iterable<readonly [string, Uint8Array]>): Buffer {
-  const leaves = [...entries]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, value]) => sha256(LEAF, Buffer.from(key, 'utf8'), LEAF, sha256(value)));
-  return leaves.length === 0 ? ZERO : sha256List(BUCKET, leaves, 0, leaves.length);
+  return hashOfLeaves(
+    [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, value]) => leafHash(key, value)),
+  );
 }
 
 /** The root over every bucket's hash (`BUCKETS` of them, in order): the state root those buckets make. */
@@ -103,10 +112,35 @@ export class StateCommitment {
       this.bucketKeys[bucket]!.delete(key);
       this.keyBucket.delete(key);
     } else {
-      this.leaves.set(key, sha256(LEAF, Buffer.from(key, 'utf8'), LEAF, sha256(value)));
+      this.leaves.set(key, leafHash(key, value));
       this.bucketKeys[bucket]!.add(key);
     }
     this.dirty.add(bucket);
+  }
+
+  /**
+   * Takes entries whose leaves and buckets were hashed elsewhere (a snapshot's chunk, on a worker
+   * thread), `hashes[i]` the checked hash of bucket `first + i`; those buckets must be empty here.
+   */
+  adopt(
+    entries: readonly (readonly [string, Uint8Array])[],
+    hashed: { readonly buckets: Uint16Array; readonly leaves: Uint8Array },
+    first: number,
+    hashes: readonly Buffer[],
+  ): void {
+    for (let bucket = first; bucket < first + hashes.length; bucket++)
+      if (this.bucketKeys[bucket]!.size > 0) throw new Error(`bucket ${bucket} holds keys already`);
+    const leaves = Buffer.from(hashed.leaves.buffer, hashed.leaves.byteOffset, hashed.leaves.byteLength);
+    for (const [i, [key]] of entries.entries()) {
+      const bucket = hashed.buckets[i]!;
+      this.leaves.set(key, leaves.subarray(i * 32, i * 32 + 32));
+      this.keyBucket.set(key, bucket);
+      this.bucketKeys[bucket]!.add(key);
+    }
+    for (const [i, hash] of hashes.entries()) {
+      this.tree[LEVELS]![first + i] = hash;
+      this.hashedBuckets.add((first + i) >> FANOUT_BITS);
+    }
   }
 
   root(): Buffer {
@@ -138,15 +172,7 @@ export class StateCommitment {
 
   private hashBucket(bucket: number): void {
     const keys = [...this.bucketKeys[bucket]!].sort();
-    this.tree[LEVELS]![bucket] =
-      keys.length === 0
-        ? ZERO
-        : sha256List(
-            BUCKET,
-            keys.map((k) => this.leaves.get(k)!),
-            0,
-            keys.length,
-          );
+    this.tree[LEVELS]![bucket] = hashOfLeaves(keys.map((k) => this.leaves.get(k)!));
     this.dirty.delete(bucket);
     this.hashedBuckets.add(bucket >> FANOUT_BITS);
   }

@@ -115,6 +115,9 @@ export class WorldState {
       else this.entries.put(batch, key, { height, value });
       this.history.put(batch, { key, height }, value ?? EMPTY);
       const before = this.lastChange.get(key);
+      // A value restored from a snapshot has no version in history until it is first superseded.
+      if (this.base > 0 && before === this.base && before !== height)
+        this.history.put(batch, { key, height: before }, this.values.get(key) ?? EMPTY);
       if (before !== undefined && before !== height && !this.archive)
         this.prunable.put(batch, { height, key, superseded: before }, EMPTY);
       const pause = pacer?.step();
@@ -186,16 +189,31 @@ export class WorldState {
   }
 
   /**
-   * Writes into `batch` a whole state restored at `height` in place of the one held (a node's genesis
-   * state, before it syncs from a snapshot), with the history of that height; `restored` makes it
-   * visible once the batch is written.
+   * Writes into `batch` entries of a state being restored at `height` (a snapshot's checked chunk).
+   * Their history versions are written when a block first supersedes them (`stage`): until then the
+   * entry is the version. Not the chain's state until `stageRestoreEnd`'s batch lands: until then
+   * readers keep the values in memory, and a node that stops wipes them (`stageWipe`).
    */
-  stageRestore(state: ReadonlyMap<string, Uint8Array>, height: number, batch: WriteBatch): void {
-    for (const key of this.values.keys()) if (!state.has(key)) this.entries.del(batch, key);
-    for (const [key, value] of state) {
-      this.entries.put(batch, key, { height, value });
-      this.history.put(batch, { key, height }, value);
+  stageRestoredEntries(entries: Iterable<readonly [string, Uint8Array]>, height: number, batch: WriteBatch): void {
+    for (const [key, value] of entries) this.entries.put(batch, key, { height, value });
+  }
+
+  /**
+   * Completes a restored state in `batch`: the state held before (the genesis state) goes — its keys
+   * the snapshot lacks, and its history, which a query after the snapshot's height must not find.
+   */
+  stageRestoreEnd(state: ReadonlyMap<string, Uint8Array>, batch: WriteBatch): void {
+    for (const [key, height] of this.lastChange) {
+      this.history.del(batch, { key, height });
+      if (!state.has(key)) this.entries.del(batch, key);
     }
+  }
+
+  /** Deletes every stored entry, version and pruning mark (a restore that did not finish, before the genesis state is written again). */
+  async stageWipe(batch: WriteBatch): Promise<void> {
+    for await (const [key] of this.entries.entries()) this.entries.del(batch, key);
+    for await (const [version] of this.history.entries()) this.history.del(batch, version);
+    for await (const [entry] of this.prunable.entries()) this.prunable.del(batch, entry);
   }
 
   /** Makes the restored state visible, with the commitment the chain built of it (and checked against the block's root). */
@@ -235,7 +253,9 @@ export class WorldState {
     })) {
       return value.length === 0 ? undefined : value;
     }
-    return undefined;
+    // No version by then: unchanged since it was restored from a snapshot (or absent).
+    const changed = this.lastChange.get(key);
+    return changed !== undefined && changed <= height ? this.values.get(key) : undefined;
   }
 }
 

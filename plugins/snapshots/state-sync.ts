@@ -5,7 +5,7 @@ import { verifyEd25519 } from '../../chain/signatures.js';
 import type { Chain } from '../../chain/chain.js';
 import type { Block } from '../../chain/schemas.js';
 import { manifestProblem, SnapshotError, type SnapshotManifest } from '../../chain/snapshots/format.js';
-import { StateAssembly } from '../../chain/snapshots/assembly.js';
+import type { StateAssembly } from '../../chain/snapshots/assembly.js';
 import type { Logger } from '../../kernel/log.js';
 import type { P2pService } from '../../p2p/service.js';
 import type { BlockBundle } from '../../p2p/wire.js';
@@ -14,7 +14,10 @@ import { SNAPSHOTS_PROTOCOL, snapshotRequests } from './protocol.js';
 import { timeoutSignal } from '../../kernel/timeout-signal.js';
 
 /** What restoring needs of the chain and the network. */
-export type RestoringChain = Pick<Chain, 'head' | 'genesisHeight' | 'restoreSnapshot'>;
+export type RestoringChain = Pick<
+  Chain,
+  'head' | 'genesisHeight' | 'beginRestore' | 'restoreSnapshot' | 'abandonRestore'
+>;
 export type SnapshotNetwork = Pick<P2pService, 'openStream' | 'peersOnChain' | 'fetchBlocks' | 'reportPeer'>;
 
 export interface Trust {
@@ -39,9 +42,10 @@ const verifyHeader = (signature: Uint8Array, message: Uint8Array, key: Uint8Arra
  * and 256 below the snapshot up to the snapshot's block and checks that they chain to the trusted one,
  * takes the manifest whose buckets make that block's state root, then fetches the chunks from every
  * peer that offers the snapshot, each checked against the manifest as it arrives — a bad one is
- * fetched from another peer, its sender refused — and hands the whole state to the chain, which
- * checks it once more against the state root and the block's certificate against the validator set it
- * names, and writes it at once. Then range sync takes over from the block after.
+ * fetched from another peer, its sender refused — and written by the chain as it is taken; then the
+ * chain checks the whole against the state root and the block's certificate against the validator set
+ * it names, and makes it its state in one last batch (a restore that fails is wiped). Then range sync
+ * takes over from the block after.
  */
 export class StateSync {
   private readonly refused = new Set<string>();
@@ -127,16 +131,39 @@ export class StateSync {
 
   private async restore(height: number, offering: readonly string[]): Promise<void> {
     const started = performance.now();
-    const { blocks, commit } = await this.trustedBlocks(height, offering);
-    const block = blocks.at(-1)!;
-    const manifest = await this.manifest(height, block.stateRoot, offering);
+    // The blocks up to the snapshot's are fetched and checked while the chunks come: the manifest
+    // names its block, which must then be the trusted chain's (else all of it is wiped).
+    const trusted = this.trustedBlocks(height, offering);
+    trusted.catch(() => undefined);
+    const { manifest, peer } = await this.manifest(height, offering);
     this.log.info(
       { height, chunks: manifest.chunks.length, peers: offering.length },
       `state sync: restoring the state of block ${height} (${manifest.chunks.length} chunks)`,
     );
-    const assembly = await this.chunks(manifest, offering);
+    const assembly = await this.chain.beginRestore(manifest);
+    let chain: Awaited<typeof trusted>;
+    try {
+      [chain] = await Promise.all([
+        trusted.then((got) => {
+          const block = got.blocks.at(-1)!;
+          if (block.hash === manifest.blockHash && block.stateRoot === manifest.stateRoot) return got;
+          this.refuse(peer, `state sync: its manifest of snapshot ${height} is not of the trusted chain's block`);
+          throw new SnapshotError(
+            `the manifest of snapshot ${height} names block ${manifest.blockHash} with state root ${manifest.stateRoot}; the trusted chain's is ${block.hash} with ${block.stateRoot}`,
+          );
+        }),
+        this.chunks(assembly, offering),
+      ]);
+    } catch (error) {
+      await assembly.close();
+      await assembly.written().catch(() => undefined);
+      await this.chain.abandonRestore();
+      throw error;
+    }
+    await assembly.close();
+    const { blocks, commit } = chain;
     await this.chain.restoreSnapshot({
-      block,
+      block: blocks.at(-1)!,
       commit,
       assembly,
       ancestors: blocks.slice(0, -1).map((b) => ({ height: b.height, hash: b.hash })),
@@ -194,7 +221,11 @@ export class StateSync {
     return undefined;
   }
 
-  private async manifest(height: number, stateRoot: string, offering: readonly string[]): Promise<SnapshotManifest> {
+  /** A manifest of snapshot `height` whose buckets make the state root it names (that block's is checked beside it). */
+  private async manifest(
+    height: number,
+    offering: readonly string[],
+  ): Promise<{ manifest: SnapshotManifest; peer: string }> {
     for (const peer of offering) {
       if (this.refused.has(peer)) continue;
       let manifest: SnapshotManifest | undefined;
@@ -204,16 +235,20 @@ export class StateSync {
         this.log.debug({ peer, err: error }, 'state sync: a peer did not send the manifest');
         continue;
       }
-      const problem = manifest ? manifestProblem(manifest, height, stateRoot) : 'it has none';
-      if (!problem) return manifest!;
+      const problem = !manifest
+        ? 'it has none'
+        : typeof manifest.stateRoot !== 'string' || typeof manifest.blockHash !== 'string'
+          ? 'it does not name its block and state root'
+          : manifestProblem(manifest, height, manifest.stateRoot);
+      if (!problem) return { manifest: manifest!, peer };
       this.refuse(peer, `state sync: its manifest of snapshot ${height}: ${problem}`);
     }
-    throw new SnapshotError(`no peer sent a manifest of snapshot ${height} that makes its state root`);
+    throw new SnapshotError(`no peer sent a manifest of snapshot ${height} whose buckets make its state root`);
   }
 
   /** Every chunk, each checked as it comes; a bad one is asked of another peer, and its sender refused. */
-  private async chunks(manifest: SnapshotManifest, offering: readonly string[]): Promise<StateAssembly> {
-    const assembly = new StateAssembly(manifest);
+  private async chunks(assembly: StateAssembly, offering: readonly string[]): Promise<void> {
+    const { manifest } = assembly;
     const state = assembly.state;
     const todo = manifest.chunks.map((_, i) => i);
     const total = todo.length;
@@ -225,6 +260,7 @@ export class StateSync {
     const usable = (): string[] => offering.filter((peer) => !this.refused.has(peer));
     const worker = async (): Promise<void> => {
       for (;;) {
+        if (assembly.over) return;
         const index = todo.shift();
         if (index === undefined) return;
         const peers = usable();
@@ -246,9 +282,10 @@ export class StateSync {
         }
         try {
           if (!chunk) throw new SnapshotError(`chunk ${index}: the peer has none`);
-          assembly.add(index, chunk);
+          await assembly.add(index, chunk);
         } catch (error) {
           if (!(error instanceof SnapshotError)) throw error;
+          if (assembly.over) return;
           this.log.warn(
             { peer, index, reason: error.message },
             `state sync: chunk ${index} from ${peer} is bad (${error.message}); fetching it elsewhere`,
@@ -271,6 +308,5 @@ export class StateSync {
     };
     await Promise.all(Array.from({ length: Math.min(CHUNKS_IN_FLIGHT, total) }, worker));
     this.log.debug({ ms: Math.round(performance.now() - started) }, 'state sync: every chunk checked');
-    return assembly;
   }
 }

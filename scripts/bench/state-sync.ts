@@ -4,9 +4,11 @@
 // 1,000), all by transactions, then mines empty blocks up to BENCH_STATE_BLOCKS (default 20,000); it
 // snapshots every BENCH_STATE_INTERVAL blocks (default 5,000). Then, BENCH_ROUNDS times (default 1), a
 // fresh node replays the chain from genesis and another state-syncs to it (trusting its newest
-// block), each timed from its process's start to its head at the chain's; and the floor: the snapshot's
-// bytes copied between two processes on 127.0.0.1, plus its state decoded and its root computed from
-// scratch in a fresh process. A sample of balances and token storage must read the same on the
+// block), each timed from its process's start to its head at the chain's (and, for state sync, from
+// its "node started" too: the node's own start is the same whichever way it joins); the state-synced
+// node started again on its data dir (what merely starting with that state costs); and the floor: the
+// snapshot's bytes copied between two processes on 127.0.0.1, plus its state decoded and its root
+// computed from scratch in a fresh process. A sample of balances and token storage must read the same on the
 // state-synced node as on the source. Prints one JSON line.
 // Usage: node dist/scripts/bench/state-sync.js
 //   (BENCH_STATE_SOURCE=<dir>: build the chain there once and use it again in later runs;
@@ -89,17 +91,22 @@ async function mineAll(
   }
 }
 
-/** Starts a node and resolves with the seconds from its start until its head reached `height`. */
+/**
+ * Starts a node and resolves with the seconds from its process's spawn until its head reached
+ * `height`, and from its "node started" (modules loaded, plugins and ports up) until then.
+ */
 async function joinSeconds(
   args: string[],
   height: number,
   onLine?: (line: string) => void,
-): Promise<{ node: NodeProcess; seconds: number }> {
-  const started = performance.now();
+): Promise<{ node: NodeProcess; seconds: number; sinceStarted: number }> {
+  const spawned = performance.now();
   const node = await startNode(args, [], onLine);
+  const started = performance.now();
   const client = new SvcClient(node.url);
   while ((await client.blockNumber()) < height) await new Promise((resolve) => setTimeout(resolve, 20));
-  return { node, seconds: (performance.now() - started) / 1000 };
+  const now = performance.now();
+  return { node, seconds: (now - spawned) / 1000, sinceStarted: (now - started) / 1000 };
 }
 
 /** Seconds to copy these files' bytes from a child process to this one over a TCP socket on 127.0.0.1. */
@@ -201,7 +208,15 @@ try {
   const snapshotBytes = files.reduce((sum, f) => sum + readFileSync(f).length, 0);
 
   // 2. Rounds: replay, state sync, and the floor, one after another.
-  const rounds: { replay: number; stateSync: number; restore: number; copy: number; root: number }[] = [];
+  const rounds: {
+    replay: number;
+    stateSync: number;
+    syncing: number;
+    restore: number;
+    restart: number;
+    copy: number;
+    root: number;
+  }[] = [];
   let same = true;
   for (let round = 0; round < ROUNDS; round++) {
     const replay = REPLAY
@@ -209,12 +224,13 @@ try {
       : { node: undefined, seconds: Number.NaN };
     if (replay.node) await stopNode(replay.node);
     let restore = Number.NaN;
+    const syncedDir = benchDir();
     const synced = await joinSeconds(
       [
         '--role',
         'full',
         '--data-dir',
-        benchDir(),
+        syncedDir,
         '--bootstrap-peers',
         source.p2p,
         '--state-sync',
@@ -247,13 +263,18 @@ try {
       }
     }
     await stopNode(synced.node);
+    // What a node holding that state pays merely to start again: modules, and its state read and its root computed.
+    const restarted = await joinSeconds(['--role', 'full', '--data-dir', syncedDir], BLOCKS);
+    await stopNode(restarted.node);
     const copy = await copySeconds(files);
     const computed = rootSeconds(snapshot, chunkFiles.length);
     if (computed.root !== head.stateRoot) throw new Error(`the floor's root ${computed.root} is not ${head.stateRoot}`);
     rounds.push({
       replay: replay.seconds,
       stateSync: synced.seconds,
+      syncing: synced.sinceStarted,
       restore,
+      restart: restarted.seconds,
       copy: copy.seconds,
       root: computed.seconds,
     });
@@ -273,9 +294,12 @@ try {
       rounds,
       replaySeconds: pick('replay'),
       stateSyncSeconds: pick('stateSync'),
+      syncingSeconds: pick('syncing'),
       restoreSeconds: pick('restore'),
+      restartSeconds: pick('restart'),
       floorSeconds: Number(floor.toFixed(2)),
       stateSyncToReplay: Number((pick('stateSync') / pick('replay')).toFixed(3)),
+      syncingToFloor: Number((pick('syncing') / floor).toFixed(2)),
       stateSyncToFloor: Number((pick('stateSync') / floor).toFixed(2)),
       sameAnswers: same,
     })}\n`,

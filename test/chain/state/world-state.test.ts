@@ -15,6 +15,7 @@ afterEach(async () => {
 
 async function worldState(options: { archive: boolean; historyBlocks: number }): Promise<{
   state: WorldState;
+  tables: ReturnType<typeof openChainLayouts>;
   commit(height: number, changes: Map<string, Uint8Array | undefined>): Promise<void>;
   count(): Promise<number>;
 }> {
@@ -24,6 +25,7 @@ async function worldState(options: { archive: boolean; historyBlocks: number }):
   const ns = [tables.stateEntries, tables.stateHistory, tables.statePrunable] as const;
   return {
     state,
+    tables,
     async commit(height, changes) {
       await state.preview(changes);
       const batch = store!.batch();
@@ -81,6 +83,61 @@ describe('world state history', () => {
     expect(text(await state.valueAt('x/k', 0, 2))).toBe('1');
     expect(await state.valueAt('x/k', 1, 2)).toBeUndefined();
     expect(state.get('x/k')).toBeUndefined();
+  });
+});
+
+describe('a world state restored from a snapshot', () => {
+  it("answers its height's values from the entries alone, and writes a value's version when a block first supersedes it", async () => {
+    const { state, tables, commit, count } = await worldState({ archive: false, historyBlocks: 100 });
+    await commit(0, new Map([['genesis/only', v('g')]]));
+    const restored = new Map([
+      ['x/kept', v('k50')],
+      ['x/changed', v('c50')],
+      ['x/deleted', v('d50')],
+    ]);
+    const batch = store!.batch();
+    state.stageRestoredEntries(restored, 50, batch);
+    state.stageRestoreEnd(restored, batch);
+    await batch.write();
+    const commitment = new StateCommitment();
+    for (const [key, value] of restored) commitment.set(key, value);
+    state.restored(restored, 50, commitment);
+    state.setBase(50);
+    const versionsBefore = await count();
+    await commit(
+      51,
+      new Map([
+        ['x/changed', v('c51')],
+        ['x/deleted', undefined],
+        ['x/new', v('n51')],
+      ]),
+    );
+    await commit(52, new Map([['x/changed', v('c52')]]));
+    for (const [at, kept, changed, deleted, created] of [
+      [50, 'k50', 'c50', 'd50', undefined],
+      [51, 'k50', 'c51', undefined, 'n51'],
+      [52, 'k50', 'c52', undefined, 'n51'],
+    ] as const) {
+      expect(text(await state.valueAt('x/kept', at, 52))).toBe(kept);
+      expect(text(await state.valueAt('x/changed', at, 52))).toBe(changed);
+      expect(text(await state.valueAt('x/deleted', at, 52))).toBe(deleted);
+      expect(text(await state.valueAt('x/new', at, 52))).toBe(created);
+    }
+    expect(await state.valueAt('genesis/only', 51, 52)).toBeUndefined();
+    expect(text(await state.lastKnownValue('x/deleted'))).toBe('d50');
+    // Block 51 wrote the two versions it superseded (50) besides its own three; block 52 one.
+    expect((await count()) - versionsBefore).toBe(2 + 3 + 1);
+    // Reopened, the entries' heights tell the same.
+    const reopened = new WorldState(tables.stateEntries, tables.stateHistory, tables.statePrunable, {
+      archive: false,
+      historyBlocks: 100,
+    });
+    await reopened.load();
+    reopened.setBase(50);
+    expect(reopened.root()).toBe(state.root());
+    expect(text(await reopened.valueAt('x/kept', 51, 52))).toBe('k50');
+    expect(text(await reopened.valueAt('x/changed', 50, 52))).toBe('c50');
+    expect(await reopened.valueAt('x/new', 50, 52)).toBeUndefined();
   });
 });
 

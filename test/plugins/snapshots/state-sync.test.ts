@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { peerOf, snapshotStoreOf, said } from './peering.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { chunkDigest, decodeManifest, encodeManifest } from '../../../chain/snap
 import { decode, encode } from '../../../sdk/encoding.js';
 import { devnetKey, SvcClient, UNIT } from '../../../sdk/index.js';
 import { contracts } from '../../helpers/contracts.js';
-import { rpc, startTestNode, waitFor, type TestNode } from '../../helpers/test-node.js';
+import { rpc, startTestNode, tempDir, waitFor, type TestNode } from '../../helpers/test-node.js';
 
 // A validator that takes no snapshots, a follower that does (every 20 blocks), and new nodes that
 // state-sync from it; some of its snapshot files are then tampered with by this test, as a lying peer
@@ -86,6 +86,36 @@ describe('state sync', () => {
     });
   }, 60_000);
 
+  it('a restore that stopped midway is wiped when the node opens again, which then serves its genesis state', async () => {
+    const dataDir = tempDir();
+    try {
+      const store = snapshotStoreOf(keeper);
+      const height = (await store.heights()).at(-1)!;
+      const manifest = (await store.manifest(height))!;
+      const first = await startTestNode({ role: 'full', dataDir, snapshots: { interval: 0 } });
+      const assembly = await chainOf(first).beginRestore(manifest);
+      for (const index of manifest.chunks.keys()) await assembly.add(index, (await store.chunk(height, index))!);
+      await assembly.written();
+      await assembly.close();
+      // Every chunk is on disk, the last batch never written: as a node that stopped (or crashed) there.
+      await first.stop();
+      const again = await start({ role: 'full', dataDir, snapshots: { interval: 0 } });
+      expect(said(again, `the restore of snapshot ${height} did not finish: its state is wiped`)).toBe(true);
+      expect(chainOf(again).head.height).toBe(0);
+      const deployer = devnetKey('account', 3).address;
+      expect((await rpc(again.url, 'svc_getBalance', [deployer])).body.result).toEqual(
+        (await rpc(keeper.url, 'svc_getBalance', [deployer, 0])).body.result,
+      );
+      expect((await rpc(again.url, 'svc_getBalance', [deployer])).body.result).not.toEqual(
+        (await rpc(keeper.url, 'svc_getBalance', [deployer, height])).body.result,
+      );
+      await again.stop();
+      nodes.splice(nodes.indexOf(again), 1);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('a chunk that does not match the manifest is refused, its sender refused, and it is fetched from another peer; nothing half-restored is served', async () => {
     // The chain stops, so the keeper takes no new snapshot past the ones this test makes lie.
     await validator.stop();
@@ -132,22 +162,43 @@ describe('state sync', () => {
     // Only the keeper stays: an honest peer the new node found through it would answer first.
     for (const node of nodes.splice(0).filter((node) => node !== keeper)) await node.stop();
     nodes.push(keeper);
-    for (const height of await snapshotStoreOf(keeper).heights()) {
-      const dir = join(keeper.dataDir, 'snapshots', String(height));
-      const manifest = decodeManifest(readFileSync(join(dir, 'manifest')));
+    const heights = await snapshotStoreOf(keeper).heights();
+    const dirOf = (height: number) => join(keeper.dataDir, 'snapshots', String(height));
+    const honest = new Map(heights.map((height) => [height, readFileSync(join(dirOf(height), 'manifest'))]));
+    for (const height of heights) {
+      const manifest = decodeManifest(honest.get(height)!);
       const buckets = Buffer.from(manifest.buckets);
       buckets[0] = buckets[0]! ^ 0xff;
-      writeFileSync(join(dir, 'manifest'), encodeManifest({ ...manifest, buckets }));
+      writeFileSync(join(dirOf(height), 'manifest'), encodeManifest({ ...manifest, buckets }));
     }
-    const fresh = await start({
-      role: 'full',
-      p2p: peerOf([keeper]),
-      snapshots: { stateSync: true, trustHeight: trust.height, trustHash: trust.hash },
-    });
+    const syncing = { stateSync: true, trustHeight: trust.height, trustHash: trust.hash };
+    const fresh = await start({ role: 'full', p2p: peerOf([keeper]), snapshots: syncing });
     await waitFor(() => said(fresh, 'its buckets do not make the state root'), Boolean, 30_000, 'a bad root refused');
     expect(chainOf(fresh).head.height).toBe(0);
-    await start({ role: 'full', p2p: peerOf([keeper, fresh]), snapshots: { interval: 20, keep: 10 } });
+    // A subtler lie: every snapshot but the oldest is the oldest's (manifest and chunks), under its own
+    // height. Each chunk matches the manifest, whose buckets make the root it names: the block's
+    // does not match, and the chunks written meanwhile are wiped.
+    const [oldest, ...later] = heights;
+    for (const height of later) {
+      rmSync(dirOf(height), { recursive: true });
+      cpSync(dirOf(oldest!), dirOf(height), { recursive: true });
+      const manifest = decodeManifest(honest.get(oldest!)!);
+      writeFileSync(join(dirOf(height), 'manifest'), encodeManifest({ ...manifest, height }));
+    }
+    const misled = await start({ role: 'full', p2p: peerOf([keeper]), snapshots: syncing });
+    await waitFor(
+      () => said(misled, "is not of the trusted chain's block"),
+      Boolean,
+      30_000,
+      'the other block refused',
+    );
+    expect(chainOf(misled).head.height).toBe(0);
+    expect((await rpc(misled.url, 'svc_getBalance', [devnetKey('account', 2).address])).body.result).toEqual(
+      (await rpc(keeper.url, 'svc_getBalance', [devnetKey('account', 2).address, 0])).body.result,
+    );
+    await start({ role: 'full', p2p: peerOf([keeper, fresh, misled]), snapshots: { interval: 20, keep: 10 } });
     await waitFor(() => said(fresh, 'state sync: done at block'), Boolean, 60_000, 'the state sync');
+    await waitFor(() => said(misled, 'state sync: done at block'), Boolean, 60_000, 'the state sync');
   }, 120_000);
 
   it('refuses --state-sync without the block to trust, naming the flags', async () => {
