@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import type { CallContext, Connection, RpcCallRecord } from '../plugin.js';
 import type { MethodRegistry, RegisteredMethod } from './registry.js';
 import { isPromise } from '../is-promise.js';
+import { ethereumShaped, isEthereumMethod, type WireError } from './ethereum-errors.js';
 
 export type RpcId = string | number | null;
 
@@ -274,11 +275,12 @@ export class RpcEngine {
     started: number,
     records: CallLog,
   ): Reply {
-    const wire = this.toWireError(error, name);
+    const wire = this.wireError(error, name);
     // A single call's transport-level error (429 from the faucet's per-IP throttle) sets the HTTP status.
     if (records.single && isRpcError(error) && error.httpStatus !== undefined) records.httpStatus = error.httpStatus;
+    // The outcome is the error's name (a metric label), whatever text the client is shown.
     records.failed(this.options.registry.has(name) ? name : '(unknown)', wire.message, records.tick(started));
-    return hasId ? errorBody(idJson, wire) : undefined;
+    return hasId ? errorBody(idJson, isEthereumMethod(name) ? ethereumShaped(wire) : wire) : undefined;
   }
 
   private checkShape(message: Record<string, unknown>): string | undefined {
@@ -342,7 +344,7 @@ export class RpcEngine {
     return isPromise(result) ? result.then(check) : check(result);
   }
 
-  private toWireError(error: unknown, method: string): { code: number; message: string; data?: unknown } {
+  private wireError(error: unknown, method: string): WireError {
     if (isRpcError(error)) return error.toJSON();
     this.options.log.error({ err: error, method }, `internal error in ${method}`);
     return standardError('internal_error', 'the node failed to process this call; see its log');

@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox';
 import { definePlugin, optionalParam, param } from '../../kernel/plugin.js';
 import { BLOCK_PRODUCER } from '../../chain/capabilities.js';
 import { domainError } from '../../sdk/errors.js';
-import { normalizeAddress, addressOfHex, hexOfAddress } from '../../sdk/address.js';
+import { normalizeAddress, addressOfHex, hexOfAddress, toEthAddress } from '../../sdk/address.js';
 import { AddressSchema } from '../../chain/schemas.js';
 import { devnetKey } from '../../sdk/keys.js';
 import { signTransaction, type Payload } from '../../sdk/transaction.js';
@@ -16,13 +16,20 @@ import { DataSchema, EthAddressSchema, QuantitySchema } from '../evm/eth/quantit
 import { Units as UnitsOf } from '../evm/payload-schemas.js';
 import { decodeAccount, accountKey } from '../../chain/state/accounts.js';
 import { DEV_ERRORS } from './errors.js';
+import { UnlockedAccounts } from './unlocked-accounts.js';
+import type { EthCallObject } from '../evm/eth/api.js';
 
 /** A number as Anvil's methods take it: a JSON number or a hex quantity (viem sends hex, `cast rpc` either). */
-const Count = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^0x[0-9a-fA-F]{1,16}$' })], {
-  description: 'a number or a hex quantity',
-});
 const toNumber = (value: number | string): number =>
   typeof value === 'number' ? value : Number.parseInt(value.slice(2), 16);
+/** Up to 2^53 − 1: a count or time above it would lose precision here (and no test needs one). */
+const Count = Type.Refine(
+  Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^0x[0-9a-fA-F]{1,16}$' })], {
+    description: 'a number or a hex quantity, at most 2^53 − 1',
+  }),
+  (value) => toNumber(value as number | string) <= Number.MAX_SAFE_INTEGER,
+  () => 'is above 2^53 − 1',
+);
 const Null = Type.Null();
 const MAX_MINE = 10_000;
 
@@ -37,8 +44,10 @@ export interface DevControls {
   /** Lowercase 0x addresses `eth_sendTransaction` may send from unsigned. */
   readonly impersonated: Set<string>;
   autoImpersonate: boolean;
-  /** Sends an unsigned transaction as an impersonated account; its hash. */
+  /** Sends an unsigned transaction: signed with its key from an unlocked account, else as an impersonated one; its hash. */
   sendAs(call: Static<typeof CallObject>): Promise<string>;
+  /** The accounts this node signs for in dev mode (none elsewhere), checksummed. */
+  accounts(): string[];
   /** Keeps the head and the clock; the snapshot's id. */
   snapshot(): string;
   /** Takes the chain back to a snapshot (false: no such snapshot); it and every later one are dropped. */
@@ -131,11 +140,17 @@ export default definePlugin({
       },
       impersonated: new Set<string>(),
       autoImpersonate: false,
+      accounts: () => (devMiner() ? unlocked.addresses.map((address) => toEthAddress(address, true)) : []),
       async sendAs(call) {
         const miner = devMiner();
         if (!miner) throw new EthRpcError(-32000, NOT_SERVED);
         const from = call.from?.toLowerCase();
         if (!from) throw new EthRpcError(-32602, 'eth_sendTransaction: "from" is required');
+        if (unlocked.has(from) && !controls.impersonated.has(from)) {
+          const hash = await unlocked.send(evm, { ...(call as EthCallObject), from });
+          if (miner.automining) await miner.mineIncluding(hash);
+          return hash;
+        }
         if (!controls.autoImpersonate && !controls.impersonated.has(from))
           throw new EthRpcError(
             -32000,
@@ -184,6 +199,7 @@ export default definePlugin({
     };
     const evm = ctx.use('evm');
     const lastNonce = new Map<string, number>();
+    const unlocked = new UnlockedAccounts();
     return controls;
   },
   rpc: (method) => [
@@ -248,11 +264,12 @@ export default definePlugin({
     }),
     method({
       name: 'evm_increaseTime',
-      summary: 'Moves the clock of the blocks to come forward by `seconds`; answers the whole offset in seconds.',
+      summary:
+        'Moves the clock of the blocks to come forward by `seconds`; answers the whole offset in seconds, a number (as Anvil).',
       params: [param('seconds', Count)],
-      result: Type.String({ pattern: '^0x[0-9a-f]+$' }),
-      errors: ['dev_mode_off'],
-      handler: ([seconds], { service }) => `0x${service.miner().increaseTime(toNumber(seconds)).toString(16)}`,
+      result: Type.Integer({ minimum: 0 }),
+      errors: ['dev_mode_off', 'invalid_params'],
+      handler: ([seconds], { service }) => service.miner().increaseTime(toNumber(seconds)),
     }),
     method({
       name: 'evm_setNextBlockTimestamp',
@@ -390,9 +407,17 @@ export default definePlugin({
       },
     }),
     method({
+      name: 'eth_accounts',
+      summary:
+        "Accounts this node signs for: in dev mode the ten test-mnemonic accounts (Anvil's and Hardhat's), unlocked; elsewhere none (it holds no user keys).",
+      params: [],
+      result: Type.Array(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' })),
+      handler: (_params, { service }) => service.accounts(),
+    }),
+    method({
       name: 'eth_sendTransaction',
       summary:
-        'In dev mode, sends an unsigned transaction from an impersonated account (mined at once under automine); elsewhere refused: the node holds no user keys.',
+        'In dev mode, sends a transaction from an unlocked test-mnemonic account (signed with its key) or an impersonated one (mined at once under automine); elsewhere refused: the node holds no user keys.',
       params: [param('transaction', CallObject)],
       result: Type.String({ pattern: '^0x[0-9a-f]{64}$' }),
       handler: ([call], { service }) => service.sendAs(call),

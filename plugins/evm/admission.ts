@@ -64,3 +64,13 @@ export function checkAdmission(tx: TypedTransaction, params: EvmParams): void {
     );
   }
 }
+
+/** A refusal of the payload at submission, in the words of the admission check. */
+export function admitting(run: () => void): void {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof TxFailure) throw error;
+    throw new TxFailure('invalid_transaction', (error as Error).message);
+  }
+}

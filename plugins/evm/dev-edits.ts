@@ -7,6 +7,7 @@ import { evmAddress } from './runner.js';
 import type { EvmPlugin } from './plugin-service.js';
 import { Fees, GasLimit, HexBytes, MAX_CALLDATA_BYTES, Units } from './payload-schemas.js';
 import { addressOfHex } from '../../sdk/address.js';
+import { admitting } from './admission.js';
 
 const Hex32 = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' });
 const LowerAddress = (description: string) => Type.String({ pattern: '^0x[0-9a-f]{40}$', description });
@@ -87,7 +88,11 @@ export function devImpersonatedKind(kind: TxKindFactory<EvmPlugin>): TxKind {
       'dev mode: an EVM transaction run as an impersonated account, unsigned by it (signed by the devnet validator)',
     payload: DevImpersonatedPayload,
     authorize: devSigner(DEV_IMPERSONATED_KIND),
-    admit: devOnly(DEV_IMPERSONATED_KIND),
+    // Checked as a signed one is (fees, gas): one that cannot run is refused at submission.
+    admit: (payload, service) => {
+      devOnly(DEV_IMPERSONATED_KIND)(payload, service);
+      admitting(() => service.rules.admit(service.rules.impersonatedTx(payload)));
+    },
     gasLimit: (payload) => payload.gasLimit,
     execute: (ctx, service) => service.rules.execute(ctx, service.rules.transactionOf(ctx.tx)!),
   });

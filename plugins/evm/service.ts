@@ -81,17 +81,15 @@ export class EvmRules {
         signed.nonce,
         fromHex(signed.hash),
       );
-    if (signed.kind === DEV_IMPERSONATED_KIND) {
-      const payload = signed.payload as unknown as DevImpersonated;
-      const { from: _from, nonce, to, ...fields } = payload;
-      return this.nativeTx(
-        nativeFields({ ...fields, ...(to ? { to } : {}) }),
-        impersonatedSender(payload),
-        nonce,
-        fromHex(signed.hash),
-      );
-    }
+    if (signed.kind === DEV_IMPERSONATED_KIND)
+      return this.impersonatedTx(signed.payload as unknown as DevImpersonated, fromHex(signed.hash));
     return undefined;
+  }
+
+  /** Dev mode's impersonated transaction as the EVM runs it: as its `from`, with `from`'s nonce. */
+  impersonatedTx(payload: DevImpersonated, hash?: Uint8Array): TypedTransaction {
+    const { from: _from, nonce, to, ...fields } = payload;
+    return this.nativeTx(nativeFields({ ...fields, ...(to ? { to } : {}) }), impersonatedSender(payload), nonce, hash);
   }
 
   admit(tx: TypedTransaction): void {

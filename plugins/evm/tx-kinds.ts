@@ -1,10 +1,10 @@
 import Type from 'typebox';
 import { accountAddress, addressPattern, isValidEthAddress } from '../../sdk/address.js';
-import { TxFailure, type TxKind, type TxKindFactory } from '../../chain/contract.js';
+import type { TxKind, TxKindFactory } from '../../chain/contract.js';
 import { ETHEREUM_KIND, type EthereumPayload } from '../../chain/ethereum-envelope.js';
 import { nativeFields } from './service.js';
 import type { EvmPlugin } from './plugin-service.js';
-import { MAX_INITCODE_BYTES } from './admission.js';
+import { admitting, MAX_INITCODE_BYTES } from './admission.js';
 import { Fees, GasLimit, HexBytes, MAX_CALLDATA_BYTES, Units } from './payload-schemas.js';
 
 const Bytes = Type.Refine(
@@ -71,16 +71,6 @@ const nativeCosts = {
   fees: (payload: { maxFeePerGas?: string; maxPriorityFeePerGas?: string }, service: EvmPlugin) =>
     nativeFees(payload, service.rules.params.baseFee),
 };
-
-/** A refusal of the payload at submission, in the words of the admission check. */
-function admitting(run: () => void): void {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof TxFailure) throw error;
-    throw new TxFailure('invalid_transaction', (error as Error).message);
-  }
-}
 
 /**
  * The EVM's transaction kinds. All run through the same runner, with the same fees and one nonce

@@ -7,6 +7,9 @@ import type { Logger } from '../../kernel/log.js';
 import { executionBudget } from './producer.js';
 
 /** The block clock as it stands: what a snapshot keeps, and a revert puts back. */
+/** A block's time is kept in milliseconds as a JS number: past this it would lose precision. */
+const MAX_TIME_MS = Math.floor(Number.MAX_SAFE_INTEGER / 1000) * 1000;
+
 export interface DevClock {
   readonly offsetMs: number;
   readonly nextTimestamp: number | undefined;
@@ -102,7 +105,14 @@ export class DevMiner {
 
   /** Moves the clock of the blocks to come forward by `seconds`; answers the whole offset, in seconds. */
   increaseTime(seconds: number): number {
-    this.offsetMs += seconds * 1000;
+    const offsetMs = this.offsetMs + seconds * 1000;
+    if (Date.now() + offsetMs > MAX_TIME_MS)
+      throw domainError(
+        'invalid_params',
+        `moving the clock ${seconds} s on would put the blocks' time past ${MAX_TIME_MS / 1000} s (2^53 − 1 ms)`,
+        { field: 'seconds' },
+      );
+    this.offsetMs = offsetMs;
     return Math.round(this.offsetMs / 1000);
   }
 
@@ -114,6 +124,12 @@ export class DevMiner {
         'invalid_params',
         `the next block's time must be after the head's (${Math.floor(head / 1000)} s); got ${seconds}`,
         { field: 'timestamp', head: Math.floor(head / 1000) },
+      );
+    if (seconds * 1000 > MAX_TIME_MS)
+      throw domainError(
+        'invalid_params',
+        `the next block's time must be at most ${MAX_TIME_MS / 1000} s (2^53 − 1 ms); got ${seconds}`,
+        { field: 'timestamp' },
       );
     this.nextTimestamp = seconds * 1000;
   }

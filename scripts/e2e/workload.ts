@@ -90,8 +90,11 @@ export async function jobCode(): Promise<Uint8Array> {
 
 /** A refusal's error name (`nonce_too_low`), or undefined when the node gave no answer at all. */
 function refusalOf(error: unknown): string | undefined {
+  // The Ethereum methods carry the name in data.error (their message is the text).
   return error instanceof RpcError && error.code !== -32603 && error.message !== 'bad_response'
-    ? error.message
+    ? typeof error.data?.error === 'string'
+      ? error.data.error
+      : error.message
     : undefined;
 }
 

@@ -142,8 +142,9 @@ describe('the chain going back to an earlier block (dev mode revert)', () => {
       const before = short.node.service<Chain>('chain').head.hash;
       const refused = await rpc(short.url, 'evm_revert', [snapshot]);
       expect(refused.body.error).toMatchObject({
-        message: 'pruned',
+        message: expect.stringMatching(/^cannot go back to block/),
         data: {
+          error: 'pruned',
           reason: expect.stringMatching(
             /^cannot go back to block \d+: its state is older than this node's history window \(oldest: \d+\)$/,
           ),
@@ -151,7 +152,7 @@ describe('the chain going back to an earlier block (dev mode revert)', () => {
       });
       expect(short.node.service<Chain>('chain').head.hash).toBe(before);
       // Refused, the snapshot is still there (and still too old).
-      expect((await rpc(short.url, 'evm_revert', [snapshot])).body.error?.message).toBe('pruned');
+      expect((await rpc(short.url, 'evm_revert', [snapshot])).body.error?.data).toMatchObject({ error: 'pruned' });
     } finally {
       await short.stop();
     }

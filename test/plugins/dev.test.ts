@@ -6,6 +6,8 @@ import {
   getContractAddress,
   http,
   publicActions,
+  recoverTransactionAddress,
+  serializeTransaction,
   walletActions,
   type Abi,
   type Hex,
@@ -13,7 +15,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { contracts } from '../helpers/contracts.js';
 import { startNodeProcess, type RunningNode } from '../helpers/cli.js';
-import { startAnvil, TEST_ADDRESS_1, TEST_KEY_0 } from '../helpers/foundry.js';
+import { cast, startAnvil, TEST_ADDRESS_0, TEST_ADDRESS_1, TEST_KEY_0 } from '../helpers/foundry.js';
 import { rpc, startTestNode, tempDir, waitFor } from '../helpers/test-node.js';
 import { devnetKey, signTransaction, SvcClient } from '../../sdk/index.js';
 
@@ -264,7 +266,7 @@ describe('dev mode', () => {
         ).body.result,
       ).toBe('0x3040');
       const refused = await rpc(node.url, 'evm_revert', [snapshot]);
-      expect(refused.body.error).toMatchObject({ code: -32028, message: 'peers_connected' });
+      expect(refused.body.error).toMatchObject({ code: -32028, data: { error: 'peers_connected' } });
       expect(Number((await rpc<string>(node.url, 'eth_blockNumber')).body.result)).toBeGreaterThanOrEqual(head);
     } finally {
       await follower.stop();
@@ -384,12 +386,57 @@ describe('dev mode', () => {
     const head = (await rpc<string>(node.url, 'eth_blockNumber')).body.result;
     const block = (await rpc<{ timestamp: string }>(node.url, 'eth_getBlockByNumber', ['latest', false])).body.result!;
     const back = await rpc(node.url, 'evm_setNextBlockTimestamp', [Number(block.timestamp) - 1]);
-    expect(back.body.error?.message).toBe('invalid_params');
-    expect(back.body.error?.data?.reason).toMatch(/after the head's/);
+    // Ethereum's shape: the text in message (viem and ethers show it), the name in data.error.
+    expect(back.body.error?.message).toMatch(/after the head's/);
+    expect(back.body.error?.data).toMatchObject({ error: 'invalid_params', reason: back.body.error?.message });
     const tooMany = await rpc(node.url, 'anvil_mine', [100_000]);
     expect(tooMany.body.error?.data?.reason).toMatch(/count must be 1 to 10000/);
     expect((await rpc(node.url, 'evm_setAutomine', ['yes'])).body.error?.code).toBe(-32602);
     expect((await rpc<string>(node.url, 'eth_blockNumber')).body.result).toBe(head);
+  });
+
+  it('unlocks the ten test-mnemonic accounts as Anvil does: eth_accounts lists them, and `cast send --unlocked --from` one signs a real transaction with its key', async () => {
+    const accounts = (await rpc<string[]>(node.url, 'eth_accounts')).body.result!;
+    expect(accounts).toHaveLength(10);
+    expect(accounts.slice(0, 2)).toEqual([TEST_ADDRESS_0, TEST_ADDRESS_1]);
+    const before = BigInt(await cast(['balance', TEST_ADDRESS_1, '--rpc-url', node.url]));
+    const receipt = JSON.parse(
+      await cast([
+        'send',
+        '--unlocked',
+        '--from',
+        TEST_ADDRESS_0,
+        TEST_ADDRESS_1,
+        '--value',
+        '12345',
+        '--rpc-url',
+        node.url,
+        '--json',
+      ]),
+    ) as { status: string; transactionHash: `0x${string}` };
+    expect(receipt.status).toBe('0x1');
+    expect(BigInt(await cast(['balance', TEST_ADDRESS_1, '--rpc-url', node.url]))).toBe(before + 12345n);
+    // Signed by the account's own key: the transaction's signature recovers to it.
+    const tx = (await rpc<Record<string, string>>(node.url, 'eth_getTransactionByHash', [receipt.transactionHash])).body
+      .result!;
+    expect(tx.type).toBe('0x2');
+    const signed = serializeTransaction(
+      {
+        type: 'eip1559',
+        chainId: Number(tx.chainId),
+        nonce: Number(tx.nonce),
+        to: tx.to as Hex,
+        value: BigInt(tx.value!),
+        gas: BigInt(tx.gas!),
+        maxFeePerGas: BigInt(tx.maxFeePerGas!),
+        maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas!),
+        data: tx.input as Hex,
+      },
+      { r: tx.r as Hex, s: tx.s as Hex, yParity: Number(tx.yParity) },
+    );
+    expect((await recoverTransactionAddress({ serializedTransaction: signed })).toLowerCase()).toBe(
+      TEST_ADDRESS_0.toLowerCase(),
+    );
   });
 });
 
@@ -404,8 +451,10 @@ describe('dev-mode methods elsewhere', () => {
         ['evm_setAutomine', [false]],
       ] as const) {
         const { body } = await rpc(plain.url, method, [...params]);
-        expect(body.error, method).toMatchObject({ code: -32027, message: 'dev_mode_off' });
+        expect(body.error, method).toMatchObject({ code: -32027, data: { error: 'dev_mode_off' } });
       }
+      // It signs for no one.
+      expect((await rpc(plain.url, 'eth_accounts')).body.result).toEqual([]);
     } finally {
       await plain.stop();
     }

@@ -9,27 +9,36 @@ import { StateOverridesSchema } from './state-overrides.js';
 import type { EthCallObject, LogFilter } from './api.js';
 
 const Address = EthAddressSchema;
-export const CallObject = Type.Object(
-  {
-    from: Type.Optional(Address),
-    to: Type.Optional(Type.Union([Address, Type.Null()])),
-    gas: Type.Optional(QuantitySchema),
-    gasPrice: Type.Optional(QuantitySchema),
-    maxFeePerGas: Type.Optional(QuantitySchema),
-    maxPriorityFeePerGas: Type.Optional(QuantitySchema),
-    value: Type.Optional(QuantitySchema),
-    data: Type.Optional(DataSchema),
-    input: Type.Optional(DataSchema),
-    nonce: Type.Optional(QuantitySchema),
-    accessList: Type.Optional(
-      Type.Array(
-        Type.Object({ address: Address, storageKeys: Type.Array(Hash32Schema) }, { additionalProperties: false }),
-        { maxItems: 1_000 },
+/** A transaction's gas and nonce are 64-bit in Ethereum: a larger one is a bad parameter, not a call that fails inside. */
+const Uint64 = Type.String({ pattern: '^0x[0-9a-fA-F]{1,16}$', description: 'a hex quantity below 2^64' });
+export const CallObject = Type.Refine(
+  Type.Object(
+    {
+      from: Type.Optional(Address),
+      to: Type.Optional(Type.Union([Address, Type.Null()])),
+      gas: Type.Optional(Uint64),
+      gasPrice: Type.Optional(QuantitySchema),
+      maxFeePerGas: Type.Optional(QuantitySchema),
+      maxPriorityFeePerGas: Type.Optional(QuantitySchema),
+      value: Type.Optional(QuantitySchema),
+      data: Type.Optional(DataSchema),
+      input: Type.Optional(DataSchema),
+      nonce: Type.Optional(Uint64),
+      accessList: Type.Optional(
+        Type.Array(
+          Type.Object({ address: Address, storageKeys: Type.Array(Hash32Schema) }, { additionalProperties: false }),
+          { maxItems: 1_000 },
+        ),
       ),
-    ),
-  },
-  // Tools send more (type, chainId): what a call does not use is ignored.
-  { additionalProperties: true },
+    },
+    // Tools send more (type, chainId): what a call does not use is ignored.
+    { additionalProperties: true },
+  ),
+  (call) =>
+    call.maxFeePerGas === undefined ||
+    call.maxPriorityFeePerGas === undefined ||
+    BigInt(call.maxPriorityFeePerGas) <= BigInt(call.maxFeePerGas),
+  () => 'has maxPriorityFeePerGas above maxFeePerGas (max priority fee per gas higher than max fee per gas)',
 );
 const Topic = Type.Union([Hash32Schema, Type.Null(), Type.Array(Hash32Schema)]);
 const Filter = Type.Object(
@@ -99,13 +108,6 @@ export function ethMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
       params: [],
       result: Quantity,
       handler: (_p, { service }) => qty(service.rules.chain.head.height),
-    }),
-    method({
-      name: 'eth_accounts',
-      summary: 'Accounts this node signs for: none (it holds no user keys).',
-      params: [],
-      result: Type.Array(Type.String()),
-      handler: () => [],
     }),
     method({
       name: 'eth_getBalance',

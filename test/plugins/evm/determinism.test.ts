@@ -195,11 +195,11 @@ describe('contracts: every node computes the same chain', () => {
       ).body.result!;
       expect(BigInt(supplySlot)).toBe(10n ** 21n);
       const pruned = (await callAt(validator.url, transferBlock - 1n)).body.error;
-      expect(pruned).toMatchObject({ message: 'pruned' });
+      expect(pruned).toMatchObject({ data: { error: 'pruned' } });
       expect(
         (await rpc(validator.url, 'eth_getStorageAt', [token, '0x1', `0x${(transferBlock - 1n).toString(16)}`])).body
           .error,
-      ).toMatchObject({ message: 'pruned' });
+      ).toMatchObject({ data: { error: 'pruned' } });
     } finally {
       await archive.stop();
     }
