@@ -24,6 +24,18 @@ afterAll(async () => {
 
 const chainOf = (node: TestNode): Chain => node.node.service<Chain>('chain');
 
+/** Copies the keeper's snapshots as taken; the function returned puts them back after a test made them lie. */
+function keepHonestSnapshots(): () => void {
+  const dir = join(keeper.dataDir, 'snapshots');
+  const copy = tempDir();
+  cpSync(dir, copy, { recursive: true });
+  return () => {
+    rmSync(dir, { recursive: true, force: true });
+    cpSync(copy, dir, { recursive: true });
+    rmSync(copy, { recursive: true, force: true });
+  };
+}
+
 let validator: TestNode;
 let keeper: TestNode;
 let trust: { height: number; hash: string };
@@ -117,10 +129,19 @@ describe('state sync', () => {
   }, 60_000);
 
   it('a chunk that does not match the manifest is refused, its sender refused, and it is fetched from another peer; nothing half-restored is served', async () => {
-    // The chain stops, so the keeper takes no new snapshot past the ones this test makes lie.
+    // The chain stops, so the keeper takes no new snapshot past the ones this test makes lie (once it
+    // holds the validator's last block and has written the snapshots it began).
     await validator.stop();
     nodes.splice(nodes.indexOf(validator), 1);
+    const last = chainOf(validator).head.height;
+    await waitFor(
+      () => chainOf(keeper).head.height,
+      (h) => h >= last,
+      10_000,
+      "the keeper to hold the validator's last block",
+    );
     await snapshotStoreOf(keeper).idle();
+    const putBack = keepHonestSnapshots();
     for (const height of await snapshotStoreOf(keeper).heights()) {
       const dir = join(keeper.dataDir, 'snapshots', String(height));
       const manifest = decodeManifest(readFileSync(join(dir, 'manifest')));
@@ -156,6 +177,7 @@ describe('state sync', () => {
     expect((await new SvcClient(fresh.url).getBlockByNumber(at)).stateRoot).toBe(
       (await new SvcClient(keeper.url).getBlockByNumber(at)).stateRoot,
     );
+    putBack();
   }, 120_000);
 
   it("a manifest whose buckets do not make the trusted block's state root is refused, and the snapshot taken from another peer", async () => {
