@@ -21,8 +21,15 @@ export interface CommittedBlock {
   readonly commit: CommitCertificate | undefined;
   readonly txs: readonly SignedTransaction[];
   readonly raws: readonly Uint8Array[];
+  /** The user transactions' receipts, then the system transactions'. */
   readonly receipts: readonly Receipt[];
+  /** The system transactions' stored bytes, in the order of `block.systemTransactions`. */
+  readonly systemRaws?: readonly Uint8Array[];
 }
+
+/** Every transaction hash of a block: the user ones, then the system ones. */
+export const allTransactions = (block: Pick<Block, 'transactions' | 'systemTransactions'>): readonly string[] =>
+  block.systemTransactions ? [...block.transactions, ...block.systemTransactions] : block.transactions;
 
 /** A page of an account's transactions, newest first. */
 export interface AccountTransactionPage {
@@ -158,8 +165,9 @@ export class BlockStore {
   /** Deletes the receipts of the block at `height` (past the history window); its transactions stay, for peers that sync. Returns how many. */
   async stagePruneReceipts(batch: WriteBatch, height: number): Promise<number> {
     const block = await this.byHeight(height);
-    for (const hash of block?.transactions ?? []) this.ns.receipts.del(batch, hash);
-    return block?.transactions.length ?? 0;
+    const hashes = block ? allTransactions(block) : [];
+    for (const hash of hashes) this.ns.receipts.del(batch, hash);
+    return hashes.length;
   }
 
   /**
@@ -217,6 +225,10 @@ export class BlockStore {
         this.ns.transactions.del(batch, hash);
         this.ns.receipts.del(batch, hash);
       }
+      for (const hash of block.systemTransactions ?? []) {
+        this.ns.transactions.del(batch, hash);
+        this.ns.receipts.del(batch, hash);
+      }
       this.ns.blocks.del(batch, at);
       this.ns.commits.del(batch, at);
       this.ns.blockIndex.del(batch, block.hash);
@@ -225,7 +237,11 @@ export class BlockStore {
   }
 
   /** Adds the block with its commit certificate, transactions, receipts and account index entries, and moves the head. */
-  async stage(batch: WriteBatch, { block, commit, txs, raws, receipts }: CommittedBlock, pacer?: Pacer): Promise<void> {
+  async stage(
+    batch: WriteBatch,
+    { block, commit, txs, raws, receipts, systemRaws }: CommittedBlock,
+    pacer?: Pacer,
+  ): Promise<void> {
     this.ns.blocks.put(batch, block.height, block);
     if (commit) this.ns.commits.put(batch, block.height, commit);
     this.ns.blockIndex.put(batch, block.hash, block.height);
@@ -240,6 +256,11 @@ export class BlockStore {
         this.ns.accountTransactions.put(batch, { address, height: block.height, index }, hash);
       const pause = pacer?.step();
       if (pause) await pause;
+    }
+    for (const [i, hash] of (block.systemTransactions ?? []).entries()) {
+      const index = txs.length + i;
+      this.ns.transactions.put(batch, hash, [systemRaws![i]!, block.height, index]);
+      this.ns.receipts.put(batch, hash, receipts[index]!);
     }
   }
 }
@@ -260,5 +281,6 @@ function inFieldOrder(b: Block): Block {
     signature: b.signature,
     lastCommit: b.lastCommit,
     transactions: b.transactions,
+    ...(b.systemTransactions ? { systemTransactions: b.systemTransactions } : {}),
   };
 }

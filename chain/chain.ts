@@ -16,7 +16,7 @@ import type { Logger } from '../kernel/log.js';
 import type { WriteBatch } from '../kernel/storage/namespace.js';
 import { HistoryPrunedError, type WorldState } from './state/world-state.js';
 import type { BlockTag } from '../sdk/api.js';
-import type { AccountTransactionPage, BlockStore } from './block-store.js';
+import { allTransactions, type AccountTransactionPage, type BlockStore } from './block-store.js';
 import { executeTransactions, InvalidTransactionError } from './executor.js';
 import { blockEnvOf, lastCommitOf } from './block-env.js';
 import { replayTransactions, type BlockReplay } from './replay.js';
@@ -27,6 +27,7 @@ import type { TxDecoder } from './tx-decoder.js';
 import { decodeStored, type DecodeResult } from './decode-verified.js';
 import type { EnvelopeContext } from './ethereum-envelope.js';
 import { receiptRoot, type Receipt } from './receipts.js';
+import { decodeSystemTransaction, isSystemRaw, systemAsSigned, type SystemTransaction } from './system-transactions.js';
 import type { Block } from './schemas.js';
 import { verifyRemembered } from './signatures.js';
 import type { TxKindRegistry } from './tx-kinds.js';
@@ -69,6 +70,8 @@ export class ChainMismatchError extends Error {
 interface Prepared {
   readonly block: Block;
   readonly txs: readonly SignedTransaction[];
+  /** What the end steps did to contracts, after `txs` (their receipts follow theirs). */
+  readonly system: readonly SystemTransaction[];
   readonly receipts: readonly Omit<Receipt, 'blockHash'>[];
   readonly changes: ReadonlyMap<string, Uint8Array | undefined>;
   readonly undo: () => void;
@@ -535,8 +538,12 @@ export class Chain {
     // mempool after it is stored, so one of the two looks finds it.
     const pending = this.options.mempool.get(hash);
     const stored = await this.getRawTransaction(hash);
-    if (stored)
-      return { tx: decodeStored(stored.raw, this.options.envelope), height: stored.height, index: stored.index };
+    if (stored) {
+      const tx = isSystemRaw(stored.raw)
+        ? systemAsSigned(decodeSystemTransaction(stored.raw), this.head.chainId)
+        : decodeStored(stored.raw, this.options.envelope);
+      return { tx, height: stored.height, index: stored.index };
+    }
     return pending ? { tx: pending } : undefined;
   }
 
@@ -989,8 +996,9 @@ export class Chain {
     const signed = signHeader(header, key);
     if (hashes.length >= FINISH_SAMPLE_MIN_TXS) this.finishCost.add((performance.now() - executedAt) / hashes.length);
     return {
-      block: Object.assign({}, signed, { transactions: hashes }),
+      block: withSystemTransactions(Object.assign({}, signed, { transactions: hashes }), result.system),
       txs: result.included,
+      system: result.system,
       receipts: result.receipts,
       changes,
       undo: applied.undo,
@@ -1129,9 +1137,15 @@ export class Chain {
       applied.undo();
       reject(`state root mismatch: executing it gives ${applied.root}`);
     }
+    // The system transactions are this node's own (the receipt root checked them), whatever the peer listed.
+    const { systemTransactions: _theirs, ...listed } = block;
     return {
-      block: Object.assign({}, block, { transactions: txs.map((tx) => tx.hash) }),
+      block: withSystemTransactions(
+        Object.assign({}, listed, { transactions: txs.map((tx) => tx.hash) }),
+        result.system,
+      ),
       txs,
+      system: result.system,
       receipts: result.receipts,
       changes,
       undo: applied.undo,
@@ -1140,13 +1154,14 @@ export class Chain {
   }
 
   private async commit(
-    { block: built, txs, receipts: pending, changes, undo, how }: Prepared,
+    { block: built, txs, system, receipts: pending, changes, undo, how }: Prepared,
     certificate: CommitCertificate,
   ): Promise<Block> {
     const block: Block = built;
     // Object.assign, not a spread followed by a field: on Node 20 (V8 11) that made a new hidden class per receipt.
     const receipts: Receipt[] = pending.map((r) => Object.assign({}, r, { blockHash: block.hash }));
     const raws = txs.map(rawOf);
+    const systemRaws = system.map((tx) => tx.raw);
     const state = this.options.state;
     this.options.events.emit('chain:decided', {
       height: block.height,
@@ -1160,7 +1175,7 @@ export class Chain {
       await this.options.state.stagePrune(block.height, batch);
       const expired = block.height - this.options.historyBlocks;
       if (!this.archive && expired >= 1) await this.options.blocks.stagePruneReceipts(batch, expired);
-      await this.options.blocks.stage(batch, { block, commit: certificate, txs, raws, receipts }, pacer);
+      await this.options.blocks.stage(batch, { block, commit: certificate, txs, raws, receipts, systemRaws }, pacer);
       await batch.write();
     } catch (error) {
       undo();
@@ -1170,7 +1185,7 @@ export class Chain {
     this.options.state.publish(changes, block.height);
     this.current = block;
     this.headCommit = certificate;
-    this.recent.add(block.height, block.transactions, raws, receipts);
+    this.recent.add(block.height, allTransactions(block), [...raws, ...systemRaws], receipts);
     this.options.mempool.afterBlock(txs);
     this.journal
       ?.compact((hash) => this.options.mempool.has(hash))
@@ -1265,4 +1280,12 @@ export class Chain {
   pendingTransaction(hash: string): SignedTransaction | undefined {
     return this.options.mempool.get(hash);
   }
+}
+
+/** A block with its system transactions listed (the field is absent when there are none, as in blocks before them). */
+function withSystemTransactions<B extends Omit<Block, 'systemTransactions'>>(
+  block: B,
+  system: readonly SystemTransaction[],
+): B & Pick<Block, 'systemTransactions'> {
+  return system.length === 0 ? block : Object.assign(block, { systemTransactions: system.map((tx) => tx.hash) });
 }

@@ -1,3 +1,4 @@
+import type { SystemCall, SystemOutcome } from './system-transactions.js';
 import type { Static, TSchema } from 'typebox';
 import type { Address } from '../sdk/address.js';
 import type { Asset } from '../sdk/amount.js';
@@ -70,13 +71,13 @@ declare module '../kernel/plugin.js' {
      * May be asynchronous (work on a worker thread, such as re-running a disputed job); the block
      * waits for it.
      */
-    endBlock?(ctx: BlockContext, service: Svc): void | Promise<void>;
+    endBlock?(ctx: EndBlockContext, service: Svc): void | Promise<void>;
     /**
      * A second end-of-block phase, after every plugin's `endBlock` (in plugin order again): for work
      * that must see what the block's end steps settled, whatever the plugins' order — the EVM's calls
      * back to contracts whose jobs or deals settled in this block.
      */
-    afterEndBlock?(ctx: BlockContext, service: Svc): void | Promise<void>;
+    afterEndBlock?(ctx: EndBlockContext, service: Svc): void | Promise<void>;
     /**
      * Consensus state this plugin puts in block 0, from the network's genesis parameters (keys under
      * `<plugin name>/` or `params/`). Read without running the plugin: every node of the network must
@@ -219,6 +220,16 @@ export class TxPostponed extends Error {
  * on every node, so it must be deterministic.
  */
 export type BlockContext = Omit<TxContext<never>, 'tx' | 'payload'>;
+
+/** What an end-of-block step sees: the block's context, and a record of the calls it makes to contracts. */
+export interface EndBlockContext extends BlockContext {
+  /**
+   * Records a call the chain made to a contract in this step as a system transaction (after the
+   * block's user transactions, with a receipt): its hash. Undefined in a block of a rules version
+   * before system transactions, which records nothing of it (the block replays as it was made).
+   */
+  recordSystemTransaction(call: SystemCall, outcome: SystemOutcome): string | undefined;
+}
 
 /** Why a payload fails its kind's schema: the field (a JSON pointer without the leading slash), the schema keyword that failed, the message. */
 export interface PayloadProblem {

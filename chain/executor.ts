@@ -6,7 +6,7 @@ import { decode } from '../sdk/encoding.js';
 import {
   isTxFailure,
   TxPostponed,
-  type BlockContext,
+  type EndBlockContext,
   type BlockEnv,
   type TxContext,
   type TxOutcome,
@@ -19,6 +19,13 @@ import type { Pacer } from './pacer.js';
 import { creditAccount, debitAccount } from './balance-changes.js';
 import { isPromise } from '../kernel/is-promise.js';
 import { InBlock } from './block-env.js';
+import {
+  SYSTEM_TRANSACTIONS_SINCE,
+  systemTransaction,
+  type SystemCall,
+  type SystemOutcome,
+  type SystemTransaction,
+} from './system-transactions.js';
 
 /** Why a transaction can't be in a block at all (as opposed to being in it with a failed receipt). */
 export class InvalidTransactionError extends Error {
@@ -35,7 +42,10 @@ export class InvalidTransactionError extends Error {
 export interface ExecutionResult {
   readonly overlay: StateOverlay;
   readonly included: SignedTransaction[];
+  /** The user transactions' receipts, then the system transactions' (from the rules version that has them). */
   readonly receipts: PendingReceipt[];
+  /** What the end steps did to contracts, as system transactions (none before their rules version). */
+  readonly system: SystemTransaction[];
   /** Transactions left out as invalid (only when not strict). */
   readonly rejected: InvalidTransactionError[];
 }
@@ -69,14 +79,23 @@ export function checkIncludable(
 }
 
 /** Accounts and consensus state as a block's steps see them; writes only under the owner's prefix. */
-class BlockScope extends InBlock implements BlockContext {
+class BlockScope extends InBlock implements EndBlockContext {
   constructor(
     protected readonly state: StateOverlay,
     env: BlockEnv,
     readonly owner: string,
     private readonly kinds: Pick<TxKindRegistry, 'mayWrite'>,
+    private readonly system?: SystemRecords,
   ) {
     super(env);
+  }
+
+  recordSystemTransaction(call: SystemCall, outcome: SystemOutcome): string | undefined {
+    if (!this.system) throw new Error('a transaction cannot record a system transaction: only an end-of-block step');
+    if (this.rulesVersion < SYSTEM_TRANSACTIONS_SINCE) return undefined;
+    const tx = systemTransaction(call, this.height);
+    this.system.push({ tx, outcome });
+    return tx.hash;
   }
 
   account(address: Address): Account {
@@ -133,6 +152,8 @@ class Context extends BlockScope implements TxContext<unknown> {
     return this.tx.payload;
   }
 }
+
+type SystemRecords = { tx: SystemTransaction; outcome: SystemOutcome }[];
 
 /** The chain's block gas limit: a consensus parameter a plugin's genesis sets (`params/blockGasLimit`), none without it. */
 export const BLOCK_GAS_LIMIT_KEY = 'params/blockGasLimit';
@@ -252,6 +273,26 @@ export async function executeTransactions(
   }
   // End-of-block steps may be asynchronous (re-running a disputed job on a worker); they run one after another.
   // A replay of the transactions before a traced one stops short of them (endBlock false).
-  if (endBlock) for (const hook of kinds.endBlockHooks) await hook.run(new BlockScope(overlay, env, hook.owner, kinds));
-  return { overlay, included, receipts, rejected };
+  const records: SystemRecords = [];
+  if (endBlock)
+    for (const hook of kinds.endBlockHooks) await hook.run(new BlockScope(overlay, env, hook.owner, kinds, records));
+  const system = records.map((r) => r.tx);
+  for (const [i, tx] of system.entries()) {
+    const { outcome } = records[i]!;
+    gasUsed += outcome.gasUsed;
+    receipts.push({
+      transactionHash: tx.hash,
+      blockNumber: env.height,
+      index: included.length + i,
+      from: tx.from,
+      kind: tx.kind,
+      status: outcome.status,
+      ...(outcome.error ? { error: { name: outcome.error.name, reason: outcome.error.reason } } : {}),
+      gasUsed: outcome.gasUsed,
+      cumulativeGasUsed: gasUsed,
+      effectiveGasPrice: '0',
+      logs: outcome.logs.map((log) => ({ address: log.address, topics: [...log.topics], data: log.data })),
+    });
+  }
+  return { overlay, included, receipts, system, rejected };
 }

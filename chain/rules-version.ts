@@ -22,6 +22,7 @@ export interface RulesVersionInfo {
 export const RULES_VERSIONS: readonly RulesVersionInfo[] = [
   { version: 5, summary: "consensus sends a block as its transactions' hashes; validators fetch what they lack" },
   { version: 6, summary: 'upgrade plans adopted on chain: upgrade.propose and upgrade.approve' },
+  { version: 7, summary: 'callbacks to contracts are system transactions (type 0x7d) with receipts' },
 ];
 
 /** The newest version this release implements: what a new network (the devnet, `svc-node init`) starts on. */

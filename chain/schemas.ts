@@ -91,6 +91,12 @@ export const BlockSchema = Type.Object(
       description: "the parent block's commit certificate (null in blocks 0 and 1); covered by the hash",
     }),
     transactions: Type.Array(ResultHash, { description: 'transaction hashes, in execution order' }),
+    systemTransactions: Type.Optional(
+      Type.Array(ResultHash, {
+        description:
+          "the chain's own transactions, after the user ones: calls the chain made to contracts at the block's end (a compute job's callback), each with a receipt; absent when none",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -135,12 +141,13 @@ export const TransactionSchema = Type.Object(
     kind: Type.String(),
     nonce: Type.Integer({ minimum: 0 }),
     publicKey: Type.String({
-      pattern: '^0x([0-9a-f]{64}|[0-9a-f]{128})$',
-      description: "Ed25519 (32 bytes), or an Ethereum transaction's recovered secp256k1 key (64 bytes, uncompressed)",
+      pattern: '^0x([0-9a-f]{64}|[0-9a-f]{128})?$',
+      description:
+        "Ed25519 (32 bytes), or an Ethereum transaction's recovered secp256k1 key (64 bytes, uncompressed); empty (0x) for a system transaction",
     }),
     signature: Type.String({
-      pattern: '^0x([0-9a-f]{128}|[0-9a-f]{130,146})$',
-      description: "Ed25519 (64 bytes), or an Ethereum transaction's r ‖ s ‖ v",
+      pattern: '^0x([0-9a-f]{128}|[0-9a-f]{130,146})?$',
+      description: "Ed25519 (64 bytes), or an Ethereum transaction's r ‖ s ‖ v; empty (0x) for a system transaction",
     }),
     payload: Type.Record(Type.String(), Type.Unknown()),
     status: Type.Union([Type.Literal('pending'), Type.Literal('mined')]),

@@ -1,11 +1,11 @@
 import { Compile, type Validator } from 'typebox/compile';
 import type { SignedTransaction } from '../sdk/transaction.js';
 import type { PluginEntry } from '../kernel/plugin.js';
-import { pluginTxKinds, type BlockContext, type PayloadProblem, type TxKind } from './contract.js';
+import { pluginTxKinds, type EndBlockContext, type PayloadProblem, type TxKind } from './contract.js';
 
 export interface BlockHook {
   readonly owner: string;
-  readonly run: (ctx: BlockContext) => void | Promise<void>;
+  readonly run: (ctx: EndBlockContext) => void | Promise<void>;
 }
 
 export interface RegisteredTxKind {
@@ -27,7 +27,7 @@ export class TxKindRegistry {
   /** The kinds and end-of-block steps every enabled plugin declares: `endBlock`s in plugin order, then `afterEndBlock`s. */
   static collect(plugins: readonly PluginEntry[]): TxKindRegistry {
     const registry = new TxKindRegistry();
-    type Step = ((ctx: BlockContext, service: unknown) => void | Promise<void>) | undefined;
+    type Step = ((ctx: EndBlockContext, service: unknown) => void | Promise<void>) | undefined;
     for (const { definition, service } of plugins) {
       for (const kind of pluginTxKinds(definition)) registry.add(kind, definition.name, service);
       const delegates = definition.stateDelegates as readonly string[] | undefined;
@@ -56,7 +56,7 @@ export class TxKindRegistry {
   }
 
   /** An end-of-block step; they run in the order added (collect: `endBlock`s, then `afterEndBlock`s). */
-  addEndBlock(owner: string, run: (ctx: BlockContext) => void | Promise<void>): void {
+  addEndBlock(owner: string, run: (ctx: EndBlockContext) => void | Promise<void>): void {
     this.hooks.push({ owner, run });
   }
 

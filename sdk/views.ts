@@ -29,6 +29,8 @@ export interface BlockView {
   /** The parent block's commit certificate (null in blocks 0 and 1). */
   lastCommit: CommitCertificate | null;
   transactions: string[];
+  /** The chain's own transactions after the user ones (a compute job's callback to its contract); absent when none. */
+  systemTransactions?: string[];
 }
 
 export interface Balance {
@@ -290,6 +292,8 @@ export interface JobCallbackView {
   gasUsed: string | null;
   revert: string | null;
   calledAt: number | null;
+  /** The call's system transaction (its receipt and logs), once made under rules that give it one. */
+  hash: string | null;
 }
 
 /** `svc_oonEstimate`: one run on the node, nothing changed. */

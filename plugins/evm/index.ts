@@ -1,3 +1,4 @@
+import { allTransactions } from '../../chain/block-store.js';
 import { abiRegistryMethods, EVM_ABIS } from './abi-registry.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import { ETHEREUM_KIND } from '../../chain/ethereum-envelope.js';
@@ -67,7 +68,7 @@ export default definePlugin({
     const index = new EthBlockIndex(ctx.table(ETH_BLOCKS), ctx.table(ETH_META), () => ctx.batch(), ctx.log);
     await index.catchUp(chain.head.height, async (height) => {
       const block = await chain.getBlock(height);
-      const receipts = await Promise.all((block?.transactions ?? []).map((hash) => chain.getReceipt(hash)));
+      const receipts = await Promise.all((block ? allTransactions(block) : []).map((hash) => chain.getReceipt(hash)));
       return receipts.filter(
         (receipt): receipt is CommittedReceipt & NonNullable<typeof receipt> => receipt !== undefined,
       );

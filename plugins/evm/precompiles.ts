@@ -4,6 +4,7 @@ import { toHex } from '../../sdk/bytes.js';
 import type { Address } from '../../sdk/address.js';
 import type { PluginEntry } from '../../kernel/plugin.js';
 import type { BlockContext } from '../../chain/contract.js';
+import type { Log } from '../../chain/receipts.js';
 
 /**
  * What a plugin adds to the contract to implement contracts at fixed addresses in the EVM: the evm
@@ -97,14 +98,19 @@ export function decodePrecompileCall<const A extends Abi>(
 
 /** A contract call the chain makes at the end of a block on a plugin's behalf (a callback). */
 export interface ContractCallback {
+  /** What the call answers, for its system transaction's hash: `<owner>.<what> <id>` (`oon.job 0x…`). */
+  readonly origin: string;
   /** The contract called. */
   readonly to: Address;
   /** Who the contract sees as `msg.sender`: the precompile's address. */
   readonly from: Address;
   readonly data: Uint8Array;
   readonly gasLimit: bigint;
-  /** Records how it went, in the same block (the owner's keys, through `ctx`). */
-  done(result: CallbackResult, ctx: BlockContext): void;
+  /**
+   * Records how it went, in the same block (the owner's keys, through `ctx`); `hash` is its system
+   * transaction's (undefined: not called, or a block of rules before system transactions).
+   */
+  done(result: CallbackResult, ctx: BlockContext, hash: string | undefined): void;
 }
 
 export interface CallbackResult {
@@ -113,6 +119,8 @@ export interface CallbackResult {
   readonly gasUsed: bigint;
   /** Why it reverted or failed, in words (a revert's reason decoded). */
   readonly reason?: string;
+  /** What the contract logged (none when it reverted). */
+  readonly logs: readonly Log[];
 }
 
 /** One function of a precompile as the docs show it. */

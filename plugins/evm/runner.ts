@@ -304,6 +304,7 @@ export class EvmRunner {
             status: 'no_code' as const,
             gasUsed: 0n,
             reason: `${callback.to} has no code (never deployed, or self-destructed)`,
+            logs: [],
           };
         await vm.evm.journal.cleanup();
         const result = await vm.evm.runCall({
@@ -318,12 +319,17 @@ export class EvmRunner {
         state.finish(sink);
         const gasUsed = result.execResult.executionGasUsed;
         const error = result.execResult.exceptionError?.error;
-        if (error === undefined) return { status: 'success' as const, gasUsed };
+        if (error === undefined) return { status: 'success' as const, gasUsed, logs: logsOf(result.execResult.logs) };
         if (error === 'revert')
-          return { status: 'reverted' as const, gasUsed, reason: revertReason(result.execResult.returnValue) };
+          return {
+            status: 'reverted' as const,
+            gasUsed,
+            reason: revertReason(result.execResult.returnValue),
+            logs: [],
+          };
         if (error === 'out of gas')
-          return { status: 'out_of_gas' as const, gasUsed, reason: `out of gas (${callback.gasLimit} gas)` };
-        return { status: 'failed' as const, gasUsed, reason: `the EVM stopped: ${error}` };
+          return { status: 'out_of_gas' as const, gasUsed, reason: `out of gas (${callback.gasLimit} gas)`, logs: [] };
+        return { status: 'failed' as const, gasUsed, reason: `the EVM stopped: ${error}`, logs: [] };
       },
     );
   }
@@ -440,11 +446,7 @@ export class EvmRunner {
 
   private outcome(tx: TypedTransaction, result: RunTxResult, gasNeed?: bigint): EvmOutcome {
     const failure = failureOf(result);
-    const logs: Log[] = (result.execResult.logs ?? []).map(([address, topics, data]) => ({
-      address: addressOfBytes(address),
-      topics: topics.map((topic) => toHex(topic)),
-      data: toHex(data),
-    }));
+    const logs = logsOf(result.execResult.logs);
     const receipt: ReceiptDetails = {
       effectiveGasPrice: effectiveGasPrice(tx, this.params.baseFee).toString(),
       logs,
@@ -469,4 +471,13 @@ export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint
     return baseFee + (tip > 0n ? tip : 0n);
   }
   return tx.gasPrice;
+}
+
+/** The EVM's logs as receipts hold them. */
+function logsOf(logs: readonly [Uint8Array, Uint8Array[], Uint8Array][] | undefined): Log[] {
+  return (logs ?? []).map(([address, topics, data]) => ({
+    address: addressOfBytes(address),
+    topics: topics.map((topic) => toHex(topic)),
+    data: toHex(data),
+  }));
 }

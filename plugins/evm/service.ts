@@ -1,3 +1,4 @@
+import { CALLBACK_KIND } from '../../chain/system-transactions.js';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { accountAddress, type Address, addressOfBytes } from '../../sdk/address.js';
 import type { SignedTransaction } from '../../sdk/transaction.js';
@@ -6,7 +7,7 @@ import {
   isTxFailure,
   TxFailure,
   TxPostponed,
-  type BlockContext,
+  type EndBlockContext,
   type TxContext,
   type TxOutcome,
 } from '../../chain/contract.js';
@@ -142,13 +143,40 @@ export class EvmRules {
    * The end of a block: the contract calls plugins' precompiles ask for (callbacks), in plugin
    * order, each recorded by its owner in this block. Runs after their own end steps.
    */
-  async runCallbacks(ctx: BlockContext): Promise<void> {
+  async runCallbacks(ctx: EndBlockContext): Promise<void> {
     const env = ctx;
     const sink = { setAccount: ctx.setAccount.bind(ctx), writeState: ctx.writeState.bind(ctx) };
     for (const { spec, service } of this.runner.precompiles) {
       for (const callback of spec.callbacks?.(ctx, service()) ?? []) {
         const result = await this.runner.runCallback(callback, (key) => ctx.readState(key), sink, env);
-        callback.done(result, ctx);
+        // A call made is a system transaction (one to an address without code is not made).
+        const hash =
+          result.status === 'no_code'
+            ? undefined
+            : ctx.recordSystemTransaction(
+                {
+                  kind: CALLBACK_KIND,
+                  origin: callback.origin,
+                  from: callback.from,
+                  to: callback.to,
+                  data: callback.data,
+                  gasLimit: callback.gasLimit,
+                },
+                {
+                  status: result.status === 'success' ? 'success' : 'failed',
+                  gasUsed: Number(result.gasUsed),
+                  logs: result.logs,
+                  ...(result.status === 'success'
+                    ? {}
+                    : {
+                        error: {
+                          name: result.status === 'reverted' ? 'execution_reverted' : result.status,
+                          reason: result.reason ?? '',
+                        },
+                      }),
+                },
+              );
+        callback.done(result, ctx, hash);
       }
     }
   }

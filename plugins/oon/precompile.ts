@@ -189,11 +189,12 @@ function callbackOf(job: JobRecord): ContractCallback {
     toHex(output) as Hex,
   ]);
   return {
+    origin: `oon.job ${job.jobId}`,
     to: job.requester as Address,
     from: OON_ACCOUNT,
     data: fromHex(`${callback.selector}${args.slice(2)}`),
     gasLimit: BigInt(callback.gasLimit),
-    done(outcome, ctx: BlockContext) {
+    done(outcome, ctx: BlockContext, hash) {
       const settled = readJob((key) => ctx.readState(key), job.jobId)!;
       const record = settled.callback!;
       // Paid at the job's gas price to the block's proposer, who ran it; the rest of the reserve goes back.
@@ -205,6 +206,7 @@ function callbackOf(job: JobRecord): ContractCallback {
       record.gasUsed = outcome.gasUsed.toString();
       record.calledAt = ctx.height;
       if (outcome.reason !== undefined) record.revert = outcome.reason.slice(0, 512);
+      if (hash !== undefined) record.hash = hash;
       writeJob((key, value) => ctx.writeState(key, value), settled);
     },
   };

@@ -12,9 +12,9 @@ import { rpc, startTestNode } from '../helpers/test-node.js';
  * open. It changed when headers began to carry their parent's commit certificate, when
  * the state root's tree became 16-ary, when the EVM came (the test-mnemonic accounts and the
  * EVM's parameters: chain id, block gas limit, base fee), and with each chain-rules version (block 0
- * holds it).
+ * holds it; a devnet data dir of an earlier version opens at that version, with that version's block 0).
  */
-const DEVNET_GENESIS_HASH = '0x43c20895303fa0cf573f084e6e8b15d8bee2fb13028c64744bd891175a4e2b3e';
+const DEVNET_GENESIS_HASH = '0xae6741a5f99d2e8325e8fb7bd537f538f2edc7c258f181a2f9afc1770ea2bc25';
 
 const entry = (key: string, value: number) => [key, new Uint8Array([value])] as const;
 

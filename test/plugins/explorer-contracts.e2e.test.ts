@@ -163,12 +163,20 @@ describe('the explorer shows contracts', { timeout: 60_000 }, () => {
     });
     await client.waitForTransaction(submitted.hash, { pollMs: 20 });
     const jobId = (await client.readContract({ address: deployed.address, abi, functionName: 'lastJob' })) as string;
-    expect((await client.waitForJob(jobId, { timeoutMs: 30_000 })).callback).toMatchObject({ status: 'success' });
+    const job = await client.waitForJob(jobId, { timeoutMs: 30_000 });
+    expect(job.callback).toMatchObject({ status: 'success' });
     const { page, errors } = await openPage(browser, `${node.url}/ui/#/job/${jobId}`, WIDTHS.desktop);
     await page.getByTestId('job-callback').filter({ hasText: 'succeeded' }).waitFor({ timeout: 15_000 });
     expect(await page.getByTestId('job-callback').textContent()).toMatch(
       /^0x[0-9a-f]{8} with up to 200000 gas: succeeded, \d+ gas, in block \d+$/,
     );
+    // The callback is a system transaction: listed in its block, with its receipt's event.
+    await page.getByTestId('job-callback-tx').click();
+    await page.getByText('evm.callback').waitFor();
+    await page.getByTestId('logs').locator('li').first().waitFor();
+    await page.goto(`${node.url}/ui/#/block/${job.callback!.calledAt}`);
+    await page.getByTestId('block-system-transactions').getByText(job.callback!.hash!).waitFor();
+    await page.goto(`${node.url}/ui/#/job/${jobId}`);
     await page.getByText('Requester (a contract)').waitFor();
     await page.getByTitle(accountAddress(deployed.address)).click();
     await page.getByTestId('code-size').waitFor();

@@ -56,6 +56,21 @@ export function BlockPage({ id }: { id: string }) {
           ))}
         </ol>
       )}
+      {b.systemTransactions && b.systemTransactions.length > 0 ? (
+        <>
+          <h3>System transactions ({b.systemTransactions.length})</h3>
+          <p>Calls the chain made to contracts at the block's end (a compute job's callback), each with a receipt.</p>
+          <ol class="list" data-testid="block-system-transactions">
+            {b.systemTransactions.map((hash) => (
+              <li key={hash}>
+                <a href={href.tx(hash)}>
+                  <Hash value={hash} />
+                </a>
+              </li>
+            ))}
+          </ol>
+        </>
+      ) : null}
     </>
   );
 }

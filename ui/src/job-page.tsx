@@ -72,7 +72,19 @@ export function JobPage({ id }: { id: string }) {
           ],
           [job.callback ? 'Requester (a contract)' : 'Requester', <AccountLink address={job.requester} full />],
           ...(job.callback
-            ? ([['Callback', <span data-testid="job-callback">{describeCallback(job.callback)}</span>]] as const)
+            ? ([
+                ['Callback', <span data-testid="job-callback">{describeCallback(job.callback)}</span>],
+                ...(job.callback.hash
+                  ? ([
+                      [
+                        'Callback transaction',
+                        <a href={href.tx(job.callback.hash)} data-testid="job-callback-tx">
+                          <Hash value={job.callback.hash} />
+                        </a>,
+                      ],
+                    ] as const)
+                  : []),
+              ] as const)
             : []),
           [
             'Providers',

@@ -1,5 +1,5 @@
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { accountAddress, type Address } from '../../../sdk/address.js';
+import { accountAddress, hexOfAddress, type Address } from '../../../sdk/address.js';
 import { fromHex, toHex } from '../../../sdk/bytes.js';
 import { domainError, isRpcError } from '../../../sdk/errors.js';
 import type { ChainViews } from '../../../chain/capabilities.js';
@@ -31,7 +31,18 @@ import {
   type IndexedLog,
 } from './block-index.js';
 import { EthRpcError, ethereumError, revertError } from './errors.js';
-import { blockView, logView, receiptView, transactionView } from './views.js';
+import { blockView, logView, receiptView, systemTransactionView, transactionView, type TxLocation } from './views.js';
+import {
+  decodeSystemTransaction,
+  isSystemRaw,
+  SYSTEM_TX_TYPE,
+  type SystemTransaction,
+} from '../../../chain/system-transactions.js';
+
+/** A mined transaction `eth_` views show: an Ethereum one (or an impersonated send), or a system transaction. */
+type MinedTransaction =
+  | { readonly tx: TypedTransaction; readonly from: string; readonly height: number }
+  | { readonly system: SystemTransaction; readonly from: string; readonly height: number };
 import { qty, type Quantity } from './quantity.js';
 import { withOverrides, type StateOverrides } from './state-overrides.js';
 import { TraceAbortedError, type Tracer } from '../trace/tracer.js';
@@ -268,13 +279,17 @@ export class EthApi {
     }
   }
 
-  /** An Ethereum transaction of the chain, with its sender (from its receipt when it has one: no signature recovery). */
-  private async mined(
-    hash: string,
-    known?: Pick<Receipt, 'from'>,
-  ): Promise<{ tx: TypedTransaction; from: string; height: number } | undefined> {
+  /**
+   * An Ethereum transaction of the chain, with its sender (from its receipt when it has one: no
+   * signature recovery), or one of its system transactions.
+   */
+  private async mined(hash: string, known?: Pick<Receipt, 'from'>): Promise<MinedTransaction | undefined> {
     const stored = await this.chain.getRawTransaction(hash);
     if (!stored) return undefined;
+    if (isSystemRaw(stored.raw)) {
+      const system = decodeSystemTransaction(stored.raw);
+      return { system, from: system.from, height: stored.height };
+    }
     if (!isEthereumEnvelope(stored.raw)) {
       // Dev mode's impersonated transactions are Ethereum transactions of the account they run as.
       const signed = decodeStored(stored.raw, this.chain.envelope);
@@ -315,13 +330,16 @@ export class EthApi {
     const found = await this.mined(hash);
     if (!found) return null;
     const [block, entry] = await Promise.all([blockAt(this.chain, found.height), this.index.get(found.height)]);
-    return transactionView(
-      found.tx,
-      found.from,
-      hash,
-      { blockHash: block!.hash, blockNumber: found.height, transactionIndex: entry.transactions.indexOf(hash) },
-      this.evm.params.baseFee,
-    );
+    return this.minedView(found, hash, {
+      blockHash: block!.hash,
+      blockNumber: found.height,
+      transactionIndex: entry.transactions.indexOf(hash),
+    });
+  }
+
+  private minedView(found: MinedTransaction, hash: string, location: TxLocation): Record<string, unknown> {
+    if ('system' in found) return systemTransactionView(found.system, location, this.evm.params.chainId);
+    return transactionView(found.tx, found.from, hash, location, this.evm.params.baseFee);
   }
 
   async receipt(rawHash: string): Promise<Record<string, unknown> | null> {
@@ -337,9 +355,13 @@ export class EthApi {
     if (!receipt || !ETH_VISIBLE_KINDS.has(receipt.kind)) return null;
     const found = await this.mined(hash, receipt);
     if (!found) return null;
+    const target =
+      'system' in found
+        ? { to: hexOfAddress(found.system.to), type: SYSTEM_TX_TYPE }
+        : { to: found.tx.to ? found.tx.to.toString() : null, type: found.tx.type };
     return receiptView(
       { ...receipt, from: found.from as Receipt['from'] },
-      found.tx,
+      target,
       await this.index.get(receipt.blockNumber),
     );
   }
@@ -359,16 +381,13 @@ export class EthApi {
     const entry = await this.index.get(block.height);
     const transactions = full
       ? await Promise.all(
-          entry.transactions.map(async (hash, i) => {
-            const found = (await this.mined(hash))!;
-            return transactionView(
-              found.tx,
-              found.from,
-              hash,
-              { blockHash: block.hash, blockNumber: block.height, transactionIndex: i },
-              this.evm.params.baseFee,
-            );
-          }),
+          entry.transactions.map(async (hash, i) =>
+            this.minedView((await this.mined(hash))!, hash, {
+              blockHash: block.hash,
+              blockNumber: block.height,
+              transactionIndex: i,
+            }),
+          ),
         )
       : entry.transactions;
     return blockView(block, entry, this.evm.params.blockGasLimit, this.evm.params.baseFee, transactions);

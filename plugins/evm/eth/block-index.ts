@@ -7,6 +7,7 @@ import { ETHEREUM_KIND } from '../../../chain/ethereum-envelope.js';
 import { DEV_IMPERSONATED_KIND } from '../dev-edits.js';
 import type { Logger } from '../../../kernel/log.js';
 import { hexOfAddress } from '../../../sdk/address.js';
+import { CALLBACK_KIND } from '../../../chain/system-transactions.js';
 
 /**
  * One log as the index keeps it: the position of its transaction among the block's Ethereum ones
@@ -52,9 +53,9 @@ const EMPTY: EthBlockEntry = { transactions: [], gas: [], logs: [] };
 /** Gas of a block's Ethereum transactions, up to and including position `upTo`. */
 export const gasOf = (entry: EthBlockEntry, upTo = entry.gas.length - 1): number =>
   entry.gas.slice(0, upTo + 1).reduce((sum, g) => sum + g, 0);
-const EVM_KINDS = new Set([ETHEREUM_KIND, 'evm.create', 'evm.call', DEV_IMPERSONATED_KIND]);
-/** Kinds Ethereum's views list as transactions (the native ones show only their logs). */
-export const ETH_VISIBLE_KINDS: ReadonlySet<string> = new Set([ETHEREUM_KIND, DEV_IMPERSONATED_KIND]);
+const EVM_KINDS = new Set([ETHEREUM_KIND, 'evm.create', 'evm.call', DEV_IMPERSONATED_KIND, CALLBACK_KIND]);
+/** Kinds Ethereum's views list as transactions (the native ones show only their logs); callbacks are the chain's system transactions. */
+export const ETH_VISIBLE_KINDS: ReadonlySet<string> = new Set([ETHEREUM_KIND, DEV_IMPERSONATED_KIND, CALLBACK_KIND]);
 
 /** The entry of a block from its receipts (undefined: no EVM transaction). */
 export function entryOf(

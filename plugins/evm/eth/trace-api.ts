@@ -10,6 +10,7 @@ import { EthRpcError } from './errors.js';
 import { EvmDeadlineError } from '../run-control.js';
 import { ReplayDeadlineError } from '../../../chain/replay.js';
 import { hexOfAddress } from '../../../sdk/address.js';
+import { isSystemRaw } from '../../../chain/system-transactions.js';
 
 /** geth's trace options: no `tracer` for the struct logger, `callTracer` for the call tree. */
 export interface TraceConfig extends StructLoggerOptions {
@@ -74,6 +75,11 @@ export class TraceApi {
     const chain = this.evm.chain;
     const stored = await chain.getRawTransaction(hash);
     if (!stored) throw new EthRpcError(-32000, `transaction ${hash} not found`);
+    if (isSystemRaw(stored.raw))
+      throw new EthRpcError(
+        -32000,
+        `transaction ${hash} is a system transaction (a call the chain made at its block's end): tracing one is not served yet; its receipt has its logs`,
+      );
     // The trace's timeout covers replaying the block's earlier transactions too.
     const deadline = performance.now() + timeoutOf(config?.timeout);
     const replay = await chain.replayPrefix(stored.height, stored.index, deadline).catch((error: unknown) => {

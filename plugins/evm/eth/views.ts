@@ -6,6 +6,7 @@ import { effectiveGasPrice } from '../runner.js';
 import { ethLogs, gasOf, type EthBlockEntry, type IndexedLog } from './block-index.js';
 import { qty } from './quantity.js';
 import { hexOfAddress } from '../../../sdk/address.js';
+import { SYSTEM_TX_TYPE, type SystemTransaction } from '../../../chain/system-transactions.js';
 
 /** Keccak-256 of the RLP of an empty list: the uncle hash of a block without uncles. */
 const EMPTY_UNCLES = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
@@ -79,6 +80,41 @@ export function transactionView(
   return view;
 }
 
+/**
+ * A system transaction (a callback the chain made) as `eth_` views show a transaction: type 0x7d,
+ * from the precompile's address, no value, fees or signature (as OP Stack shows its deposits).
+ */
+export function systemTransactionView(
+  tx: SystemTransaction,
+  location: TxLocation,
+  chainId: number,
+): Record<string, unknown> {
+  return {
+    blockHash: location.blockHash,
+    blockNumber: qty(location.blockNumber),
+    transactionIndex: qty(location.transactionIndex),
+    hash: tx.hash,
+    from: hexOfAddress(tx.from),
+    to: hexOfAddress(tx.to),
+    nonce: '0x0',
+    value: '0x0',
+    gas: qty(tx.gasLimit),
+    input: toHex(tx.data),
+    type: qty(SYSTEM_TX_TYPE),
+    gasPrice: '0x0',
+    chainId: qty(chainId),
+    v: '0x0',
+    r: '0x0',
+    s: '0x0',
+  };
+}
+
+/** What a receipt view needs of its transaction: whom it called, and its type. */
+export interface ReceiptTarget {
+  readonly to: string | null;
+  readonly type: number;
+}
+
 /** A log as `eth_getLogs`, receipts and subscriptions show it; `logIndex` counts the block's Ethereum logs. */
 export function logView(
   log: IndexedLog,
@@ -101,7 +137,7 @@ export function logView(
 }
 
 /** An Ethereum transaction's receipt, from the chain's receipt and the block's index entry. */
-export function receiptView(receipt: Receipt, tx: TypedTransaction, entry: EthBlockEntry): Record<string, unknown> {
+export function receiptView(receipt: Receipt, tx: ReceiptTarget, entry: EthBlockEntry): Record<string, unknown> {
   const position = entry.transactions.indexOf(receipt.transactionHash);
   const block = { hash: receipt.blockHash, height: receipt.blockNumber };
   const logs = ethLogs(entry).flatMap((log, i) =>
@@ -113,7 +149,7 @@ export function receiptView(receipt: Receipt, tx: TypedTransaction, entry: EthBl
     blockHash: receipt.blockHash,
     blockNumber: qty(receipt.blockNumber),
     from: hexOfAddress(receipt.from),
-    to: tx.to ? tx.to.toString() : null,
+    to: tx.to,
     cumulativeGasUsed: qty(gasOf(entry, position)),
     gasUsed: qty(receipt.gasUsed ?? 0),
     contractAddress: receipt.contractAddress ? hexOfAddress(receipt.contractAddress) : null,

@@ -121,6 +121,8 @@ export interface JobCallback {
   revert?: string;
   /** The block it was made in. */
   calledAt?: number;
+  /** Its system transaction's hash (from the rules version that gives callbacks receipts). */
+  hash?: string;
 }
 
 export const jobKey = (jobId: string): string => `oon/jobs/${jobId}`;

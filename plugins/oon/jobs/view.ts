@@ -83,6 +83,13 @@ export const JobViewSchema = Type.Object(
           gasUsed: Nullable(Units),
           revert: Nullable(Type.String({ description: 'why it reverted or failed' })),
           calledAt: Nullable(Type.Integer({ description: 'the block it was made in' })),
+          hash: Nullable(
+            Type.String({
+              pattern: '^0x[0-9a-f]{64}$',
+              description:
+                "the call's system transaction: its receipt and logs by this hash (null until made, and for calls made before the chain rules gave callbacks receipts)",
+            }),
+          ),
         },
         {
           additionalProperties: false,
@@ -147,6 +154,7 @@ export function jobView(job: JobRecord): JobView {
           gasUsed: job.callback.gasUsed ?? null,
           revert: job.callback.revert ?? null,
           calledAt: job.callback.calledAt ?? null,
+          hash: job.callback.hash ?? null,
         }
       : null,
   };

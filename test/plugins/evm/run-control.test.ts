@@ -95,7 +95,14 @@ describe('the EVM runner: pauses, a chain-first order and deadlines', () => {
     await new Promise((resolve) => setImmediate(resolve));
     const chain = runner
       .runCallback(
-        { to: CONTRACT, from: CALLER, data: new Uint8Array(), gasLimit: 10_000_000n, done: () => undefined },
+        {
+          origin: 'test',
+          to: CONTRACT,
+          from: CALLER,
+          data: new Uint8Array(),
+          gasLimit: 10_000_000n,
+          done: () => undefined,
+        },
         read,
         { setAccount: () => undefined, writeState: () => undefined },
         env,
@@ -107,7 +114,14 @@ describe('the EVM runner: pauses, a chain-first order and deadlines', () => {
 
   it("does not count the time a request's run waits for the chain against its budget", async () => {
     const chain = runner.runCallback(
-      { to: CONTRACT, from: CALLER, data: new Uint8Array(), gasLimit: 20_000_000n, done: () => undefined },
+      {
+        origin: 'test',
+        to: CONTRACT,
+        from: CALLER,
+        data: new Uint8Array(),
+        gasLimit: 20_000_000n,
+        done: () => undefined,
+      },
       read,
       { setAccount: () => undefined, writeState: () => undefined },
       env,
