@@ -24,7 +24,8 @@ export class UndeclaredErrorError extends Error {
   override name = 'UndeclaredErrorError';
 }
 
-const METHOD_NAME = /^(rpc\.discover|[a-z][a-zA-Z0-9]*_[a-zA-Z][a-zA-Z0-9]*)$/;
+// A version suffix as Ethereum's `eth_signTypedData_v4` has.
+const METHOD_NAME = /^(rpc\.discover|[a-z][a-zA-Z0-9]*_[a-zA-Z][a-zA-Z0-9]*(_v[0-9]+)?)$/;
 
 /**
  * Every RPC method of the node, owned by the plugin that registered it. Registering a name twice is
@@ -38,7 +39,9 @@ export class MethodRegistry {
 
   add(spec: RpcMethod, owner: string, service: unknown): void {
     if (!METHOD_NAME.test(spec.name)) {
-      throw new MethodNameError(`plugin "${owner}": method name "${spec.name}" must be <namespace>_<camelCase>`);
+      throw new MethodNameError(
+        `plugin "${owner}": method name "${spec.name}" must be <namespace>_<camelCase>, with a version suffix _v<n> at most`,
+      );
     }
     const undeclared = (spec.errors ?? []).filter((name) => !this.errors.get(name));
     if (undeclared.length > 0)

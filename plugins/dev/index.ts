@@ -17,6 +17,8 @@ import { Units as UnitsOf } from '../evm/payload-schemas.js';
 import { decodeAccount, accountKey } from '../../chain/state/accounts.js';
 import { DEV_ERRORS } from './errors.js';
 import { UnlockedAccounts } from './unlocked-accounts.js';
+import { signingMethods } from './signing-methods.js';
+import type { HDAccount } from 'viem/accounts';
 import type { EthCallObject } from '../evm/eth/api.js';
 
 /** A number as Anvil's methods take it: a JSON number or a hex quantity (viem sends hex, `cast rpc` either). */
@@ -48,6 +50,8 @@ export interface DevControls {
   sendAs(call: Static<typeof CallObject>): Promise<string>;
   /** The accounts this node signs for in dev mode (none elsewhere), checksummed. */
   accounts(): string[];
+  /** An unlocked account's signer (dev mode); geth's "unknown account" for any other. */
+  signer(address: string): HDAccount;
   /** Keeps the head and the clock; the snapshot's id. */
   snapshot(): string;
   /** Takes the chain back to a snapshot (false: no such snapshot); it and every later one are dropped. */
@@ -141,6 +145,11 @@ export default definePlugin({
       impersonated: new Set<string>(),
       autoImpersonate: false,
       accounts: () => (devMiner() ? unlocked.addresses.map((address) => toEthAddress(address, true)) : []),
+      signer(address) {
+        controls.miner();
+        if (!unlocked.has(address)) throw new EthRpcError(-32000, `unknown account ${address}`);
+        return unlocked.signer(address);
+      },
       async sendAs(call) {
         const miner = devMiner();
         if (!miner) throw new EthRpcError(-32000, NOT_SERVED);
@@ -422,5 +431,6 @@ export default definePlugin({
       result: Type.String({ pattern: '^0x[0-9a-f]{64}$' }),
       handler: ([call], { service }) => service.sendAs(call),
     }),
+    ...signingMethods(method),
   ],
 });

@@ -1,4 +1,4 @@
-import { mnemonicToAccount } from 'viem/accounts';
+import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
 import { createTxFromRLP } from '@ethereumjs/tx';
 import { fromHex, toHex } from '../../sdk/bytes.js';
 import { hexOfAddress } from '../../sdk/address.js';
@@ -18,6 +18,7 @@ const TEST_MNEMONIC = 'test test test test test test test test test test test ju
  */
 export class UnlockedAccounts {
   private keys: Map<string, Uint8Array> | undefined;
+  private readonly accounts = new Map<string, HDAccount>();
 
   /** The accounts, lowercase 0x, in the mnemonic's order. */
   get addresses(): string[] {
@@ -38,6 +39,19 @@ export class UnlockedAccounts {
     const key = this.keys.get(address.toLowerCase());
     if (!key) throw new Error(`${address} is not an unlocked account`);
     return key;
+  }
+
+  /** The account as viem signs with it: messages (EIP-191) and typed data (EIP-712). */
+  signer(address: string): HDAccount {
+    const lower = address.toLowerCase();
+    const index = this.addresses.indexOf(lower);
+    if (index < 0) throw new Error(`${address} is not an unlocked account`);
+    let account = this.accounts.get(lower);
+    if (!account) {
+      account = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: index });
+      this.accounts.set(lower, account);
+    }
+    return account;
   }
 
   /** Fills `call` as eth_fillTransaction does, signs it with `from`'s key and submits it; its hash. */

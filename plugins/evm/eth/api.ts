@@ -393,6 +393,21 @@ export class EthApi {
     return blockView(block, entry, this.evm.params.blockGasLimit, this.evm.params.baseFee, transactions);
   }
 
+  /** geth's `eth_getBlockReceipts`: a block by number, tag or hash (a 32-byte hex string). */
+  async blockReceipts(block: BlockParam | string): Promise<Record<string, unknown>[] | null> {
+    const byHash = typeof block === 'string' && /^0x[0-9a-fA-F]{64}$/.test(block);
+    const height = byHash ? undefined : await heightOf(this.chain, block as BlockParam);
+    const found = byHash
+      ? await this.chain.getBlockByHash(block.toLowerCase())
+      : height === undefined
+        ? undefined
+        : await blockAt(this.chain, height);
+    if (!found) return null;
+    const entry = await this.index.get(found.height);
+    const receipts = await Promise.all(entry.transactions.map((hash) => this.receipt(hash)));
+    return receipts.filter((receipt): receipt is Record<string, unknown> => receipt !== null);
+  }
+
   async transactionCountOf(height: number | undefined): Promise<Quantity | null> {
     if (height === undefined) return null;
     return qty((await this.index.get(height)).transactions.length);

@@ -233,6 +233,15 @@ export function ethMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
       handler: ([h, full], { service }) => service.eth.blockByHash(h, full ?? false),
     }),
     method({
+      name: 'eth_getBlockReceipts',
+      summary:
+        "Every receipt of a block's Ethereum transactions (and system transactions), in order, by number, tag or hash; null for a block not made yet.",
+      params: [param('block', Type.Union([BlockParamSchema, Hash32Schema]))],
+      result: EthResult('the receipts, or null'),
+      errors: ['pruned'],
+      handler: ([b], { service }) => service.eth.blockReceipts(b),
+    }),
+    method({
       name: 'eth_getBlockTransactionCountByNumber',
       summary: 'How many Ethereum transactions a block holds; null for one not made yet.',
       params: [param('block', BlockParamSchema)],
