@@ -22,6 +22,24 @@ export const NodeConfigSchema = Type.Object(
       description:
         "dev mode: a devnet validator that is its whole validator set, with automine, mining on demand, a movable clock and Anvil's test methods (role validator; devnet only)",
     }),
+    loadState: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "dev mode: a state dump (anvil_dumpState's, svc-node's or Anvil's) loaded at start",
+      }),
+    ),
+    dumpState: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "dev mode: where the state is dumped at stop (anvil_dumpState's form)",
+      }),
+    ),
+    state: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'dev mode: a state dump loaded at start when the file exists, and written there at stop',
+      }),
+    ),
     dataDir: Type.String({ minLength: 1, default: './data', description: 'all persistent state lives here' }),
     storage: Type.Union([Type.Literal('rocksdb'), Type.Literal('memory')], {
       default: 'rocksdb',

@@ -257,6 +257,27 @@ export const START_FLAGS: readonly StartFlag[] = [
     parse: (value, flag) => (value === true ? true : boolean(value, flag)),
   },
   {
+    flag: '--load-state',
+    placeholder: '<file>',
+    path: 'loadState',
+    description: "dev mode: loads a state dump at start (anvil_dumpState's, from svc-node or Anvil)",
+    parse: text,
+  },
+  {
+    flag: '--dump-state',
+    placeholder: '<file>',
+    path: 'dumpState',
+    description: 'dev mode: dumps the state to a file at stop (as anvil_dumpState)',
+    parse: text,
+  },
+  {
+    flag: '--state',
+    placeholder: '<file>',
+    path: 'state',
+    description: 'dev mode: --load-state when the file exists, and --dump-state to it',
+    parse: text,
+  },
+  {
     flag: '--block-time',
     placeholder: '<ms>',
     path: 'validator.blockTime',

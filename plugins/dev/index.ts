@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox';
 import { definePlugin, optionalParam, param } from '../../kernel/plugin.js';
 import { BLOCK_PRODUCER } from '../../chain/capabilities.js';
 import { domainError } from '../../sdk/errors.js';
-import { normalizeAddress, addressOfHex, hexOfAddress, toEthAddress } from '../../sdk/address.js';
+import { normalizeAddress, addressOfHex, hexOfAddress, toEthAddress, type Address } from '../../sdk/address.js';
 import { AddressSchema } from '../../chain/schemas.js';
 import { devnetKey } from '../../sdk/keys.js';
 import { signTransaction, type Payload } from '../../sdk/transaction.js';
@@ -18,6 +18,10 @@ import { decodeAccount, accountKey } from '../../chain/state/accounts.js';
 import { DEV_ERRORS } from './errors.js';
 import { UnlockedAccounts } from './unlocked-accounts.js';
 import { signingMethods } from './signing-methods.js';
+import { decodeDump, dumpState, editsFor, encodeDump, type StateDump } from './state-dump.js';
+import { fromHex } from '../../sdk/bytes.js';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { ConfigError } from '../../kernel/config/config-error.js';
 import type { HDAccount } from 'viem/accounts';
 import type { EthCallObject } from '../evm/eth/api.js';
 
@@ -38,11 +42,25 @@ const MAX_MINE = 10_000;
 const Units = UnitsOf('base units, decimal');
 const word32 = (hex: string): string => `0x${hex.slice(2).toLowerCase().padStart(64, '0')}`;
 
+const DevConfig = Type.Object(
+  {
+    loadState: Type.Optional(Type.String({ minLength: 1, description: 'a state dump loaded at start' })),
+    dumpState: Type.Optional(Type.String({ minLength: 1, description: 'where the state is dumped at stop' })),
+  },
+  { additionalProperties: false, default: {} },
+);
+
 /** Where dev mode's controls are: the block producer's, when this node was started with --dev. */
 export interface DevControls {
   miner(): DevMiner;
   /** Applies a state edit as a transaction signed by the devnet validator, in a block before it answers. */
   edit(edit: Omit<DevSet, 'address'> & { address: string }): Promise<void>;
+  /** Applies state edits as transactions mined together (as few blocks as they fit in) before it answers. */
+  editAll(edits: readonly DevSet[]): Promise<void>;
+  /** The head's accounts and contracts as Anvil dumps them. */
+  dumpState(): StateDump;
+  /** Makes the state hold every account of a dump as the dump has it (Anvil's load); how many edits it took. */
+  loadState(dump: StateDump): Promise<number>;
   /** Lowercase 0x addresses `eth_sendTransaction` may send from unsigned. */
   readonly impersonated: Set<string>;
   autoImpersonate: boolean;
@@ -81,6 +99,40 @@ export default definePlugin({
   description:
     "dev mode's test methods (evm_mine, anvil_mine, evm_setAutomine, evm_setIntervalMining, evm_increaseTime, evm_setNextBlockTimestamp, evm_snapshot, evm_revert, anvil_setBalance, svc_devSetBalance, anvil_setNonce, anvil_setCode, anvil_setStorageAt, impersonation): on a node started with --dev; dev_mode_off elsewhere",
   requires: ['chain-reader', 'chain-rewind', 'tx-submitter', 'evm', 'p2p'],
+  config: DevConfig,
+  configFromNode: (node) => {
+    const file = (key: string): string | undefined =>
+      typeof node[key] === 'string' ? (node[key] as string) : undefined;
+    const state = file('state');
+    if (node.dev !== true && (state ?? file('loadState') ?? file('dumpState')) !== undefined)
+      throw new ConfigError('--load-state, --dump-state and --state are for dev mode: start with --dev');
+    const load = file('loadState') ?? (state !== undefined && existsSync(state) ? state : undefined);
+    const dump = file('dumpState') ?? state;
+    return { ...(load ? { loadState: load } : {}), ...(dump ? { dumpState: dump } : {}) };
+  },
+  async start(service: DevControls, ctx) {
+    if (ctx.config.loadState === undefined) return;
+    const file = ctx.config.loadState;
+    let dump: StateDump;
+    try {
+      dump = decodeDump(readFileSync(file));
+    } catch (error) {
+      throw new ConfigError(`--load-state ${file}: ${(error as Error).message}`);
+    }
+    const edits = await service.loadState(dump);
+    ctx.log.info(
+      { file, accounts: Object.keys(dump.accounts).length, edits },
+      `loaded the state of ${file}: ${Object.keys(dump.accounts).length} accounts`,
+    );
+  },
+  async stop(service: DevControls, ctx) {
+    if (ctx.config.dumpState === undefined) return;
+    const file = ctx.config.dumpState;
+    // Written whole, then moved into place: a stop that is cut short leaves the last dump, never half of one.
+    writeFileSync(`${file}.tmp`, fromHex(encodeDump(service.dumpState())));
+    renameSync(`${file}.tmp`, file);
+    ctx.log.info({ file }, `dumped the state to ${file}`);
+  },
   init(ctx): DevControls {
     const producer = ctx.plugins.find((entry) => (entry.definition.provides ?? []).includes(BLOCK_PRODUCER));
     const chain = ctx.use('chain-reader');
@@ -101,20 +153,48 @@ export default definePlugin({
           );
         return miner;
       },
-      async edit(edit) {
+      edit(edit) {
+        return controls.editAll([{ ...edit, address: edit.address.toLowerCase() }]);
+      },
+      async editAll(edits) {
         const miner = controls.miner();
-        const payload = { ...edit, address: edit.address.toLowerCase() } as unknown as Payload;
-        const tx = signTransaction(
-          { chainId: chain.head.chainId, kind: DEV_SET_KIND, nonce: submitter.nextNonce(validator.address), payload },
-          validator,
-        );
-        await submitter.submit(tx);
-        await miner.mineIncluding(tx.hash);
-        const receipt = await chain.getReceipt(tx.hash);
-        if (receipt?.status !== 'success')
-          throw new Error(
-            `the state edit ${tx.hash} was not applied: ${receipt ? `${receipt.error?.name}: ${receipt.error?.reason}` : 'not in a block'}`,
+        const sent: string[] = [];
+        for (const edit of edits) {
+          const payload = edit as unknown as Payload;
+          const tx = signTransaction(
+            { chainId: chain.head.chainId, kind: DEV_SET_KIND, nonce: submitter.nextNonce(validator.address), payload },
+            validator,
           );
+          await submitter.submit(tx);
+          sent.push(tx.hash);
+        }
+        // Each block takes what fits of them: mine until the last is in.
+        for (const hash of sent) await miner.mineIncluding(hash);
+        for (const hash of sent) {
+          const receipt = await chain.getReceipt(hash);
+          if (receipt?.status !== 'success')
+            throw new Error(
+              `the state edit ${hash} was not applied: ${receipt ? `${receipt.error?.name}: ${receipt.error?.reason}` : 'not in a block'}`,
+            );
+        }
+      },
+      dumpState() {
+        controls.miner();
+        const { height, timestamp, proposer, parentHash } = chain.head;
+        const { blockGasLimit, baseFee } = evm.rules.params;
+        return dumpState(chain.state, {
+          height,
+          timestamp,
+          proposer: proposer as Address,
+          parentHash,
+          gasLimit: blockGasLimit,
+          baseFee,
+        });
+      },
+      async loadState(dump) {
+        const edits = editsFor(dump, chain.state, hexOfAddress(validator.address));
+        await controls.editAll(edits);
+        return edits.length;
       },
       snapshot() {
         const clock = controls.miner().clock;
@@ -432,5 +512,32 @@ export default definePlugin({
       handler: ([call], { service }) => service.sendAs(call),
     }),
     ...signingMethods(method),
+    method({
+      name: 'anvil_dumpState',
+      summary:
+        "The head's accounts (OMC, OGT, nonce) and contracts (code, storage) as Anvil dumps them: gzipped JSON, hex. Jobs, deals and stakes are not in it.",
+      params: [],
+      result: Type.String({ pattern: '^0x([0-9a-f]{2})*$' }),
+      errors: ['dev_mode_off'],
+      handler: (_params, { service }) => encodeDump(service.dumpState()),
+    }),
+    method({
+      name: 'anvil_loadState',
+      summary:
+        "Loads a dump (anvil_dumpState's, from svc-node or Anvil; gzipped or plain JSON, hex): its accounts and storage slots overwrite the node's, in state edits mined at once; the rest stays.",
+      params: [param('state', DataSchema)],
+      result: Type.Boolean(),
+      errors: ['dev_mode_off', 'invalid_params'],
+      handler: async ([hex], { service }) => {
+        let dump: StateDump;
+        try {
+          dump = decodeDump(fromHex(hex));
+        } catch (error) {
+          throw domainError('invalid_params', `anvil_loadState: ${(error as Error).message}`, { field: 'state' });
+        }
+        await service.loadState(dump);
+        return true;
+      },
+    }),
   ],
 });

@@ -1,6 +1,14 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnvil, TEST_ADDRESS_0, TEST_ADDRESS_1 } from '../helpers/foundry.js';
-import { rpc, startTestNode, type TestNode } from '../helpers/test-node.js';
+import { rpc, startTestNode, tempDir, type TestNode } from '../helpers/test-node.js';
+import { devnetKey } from '../../sdk/index.js';
+import { hexOfAddress } from '../../sdk/address.js';
+
+/** Init code of a contract whose runtime code returns 1 (10 bytes), with a slot written by its constructor. */
+const COUNTER_INIT = '0x602a600355600a600f600039600a6000f3600160005260206000f3';
 
 // What a tool asks of a dev chain beyond mining and state edits, asked of `--dev` and of Anvil alike.
 let dev: TestNode;
@@ -96,5 +104,103 @@ describe('dev mode signs as Anvil does', () => {
       expect(byHash).toEqual(byNumber);
       expect((await rpc(url, 'eth_getBlockReceipts', ['0xffffff'])).body.result).toBeNull();
     }
+  });
+});
+
+describe('state dumps, as Anvil makes and loads them', () => {
+  /** Every account of a dump as a node answers it. */
+  async function accountsOf(url: string, dump: string, except: string): Promise<Record<string, unknown>> {
+    const raw = Buffer.from(dump.slice(2), 'hex');
+    const { accounts } = JSON.parse(gunzipSync(raw).toString()) as {
+      accounts: Record<string, { storage: Record<string, string> }>;
+    };
+    const seen: Record<string, unknown> = {};
+    for (const [address, record] of Object.entries(accounts)) {
+      if (address === except) continue;
+      const ask = async (method: string, params: unknown[]) => (await rpc(url, method, params)).body.result;
+      seen[address] = {
+        balance: await ask('eth_getBalance', [address, 'latest']),
+        nonce: await ask('eth_getTransactionCount', [address, 'latest']),
+        code: await ask('eth_getCode', [address, 'latest']),
+        storage: await Promise.all(
+          Object.keys(record.storage).map((slot) => ask('eth_getStorageAt', [address, slot, 'latest'])),
+        ),
+      };
+    }
+    return seen;
+  }
+
+  it('anvil_dumpState on one node and anvil_loadState on a fresh one: every account, contract and slot equal; Anvil loads the dump too', async () => {
+    const deployed = (
+      await rpc<string>(dev.url, 'eth_sendTransaction', [{ from: TEST_ADDRESS_0, data: COUNTER_INIT, gas: '0x30000' }])
+    ).body.result!;
+    const contract = (await rpc<{ contractAddress: string }>(dev.url, 'eth_getTransactionReceipt', [deployed])).body
+      .result!.contractAddress;
+    await rpc(dev.url, 'anvil_setStorageAt', [contract, '0x5', `0x${'ab'.repeat(32)}`]);
+    await rpc(dev.url, 'anvil_setBalance', ['0x000000000000000000000000000000000000bEEF', '0x1234']);
+    const dump = (await rpc<string>(dev.url, 'anvil_dumpState', [])).body.result!;
+    expect(dump).toMatch(/^0x1f8b/);
+    const fresh = await startTestNode({ dev: true });
+    try {
+      expect((await rpc(fresh.url, 'anvil_loadState', [dump])).body.result).toBe(true);
+      // The devnet validator signs the edits that load a dump: its nonce counts them, not the dump's.
+      const validator = hexOfAddress(devnetKey('validator', 0).address);
+      const want = await accountsOf(dev.url, dump, validator);
+      expect(Object.keys(want)).toEqual(
+        expect.arrayContaining([contract, '0x000000000000000000000000000000000000beef']),
+      );
+      expect(await accountsOf(fresh.url, dump, validator)).toEqual(want);
+      // Loading it again changes nothing; a dump of the loaded node holds the same accounts.
+      expect((await rpc(fresh.url, 'anvil_loadState', [dump])).body.result).toBe(true);
+      const again = (await rpc<string>(fresh.url, 'anvil_dumpState', [])).body.result!;
+      expect(await accountsOf(fresh.url, again, validator)).toEqual(want);
+      // Anvil reads the dump: the contract's code and slots are there.
+      expect((await rpc(anvil.url, 'anvil_loadState', [dump])).body.result).toBe(true);
+      const onAnvil = await rpc(anvil.url, 'eth_getStorageAt', [contract, '0x5', 'latest']);
+      expect(onAnvil.body.result).toBe(`0x${'ab'.repeat(32)}`);
+      expect((await rpc(anvil.url, 'eth_getCode', [contract, 'latest'])).body.result).toBe(
+        (await rpc(dev.url, 'eth_getCode', [contract, 'latest'])).body.result,
+      );
+    } finally {
+      await fresh.stop();
+    }
+  });
+
+  it("loads Anvil's own dump, and refuses bytes that are no dump with the reason, changing nothing", async () => {
+    await rpc(anvil.url, 'anvil_setCode', ['0x00000000000000000000000000000000000000AA', '0x600160005260206000f3']);
+    await rpc(anvil.url, 'anvil_setStorageAt', [
+      '0x00000000000000000000000000000000000000AA',
+      '0x1',
+      `0x${'01'.padStart(64, '0')}`,
+    ]);
+    const theirs = (await rpc<string>(anvil.url, 'anvil_dumpState', [])).body.result!;
+    expect((await rpc(dev.url, 'anvil_loadState', [theirs])).body.result).toBe(true);
+    expect(
+      (await rpc(dev.url, 'eth_getCode', ['0x00000000000000000000000000000000000000aa', 'latest'])).body.result,
+    ).toBe('0x600160005260206000f3');
+    const head = (await rpc(dev.url, 'eth_blockNumber', [])).body.result;
+    const refused = (await rpc(dev.url, 'anvil_loadState', ['0x1f8b0000'])).body.error;
+    expect(refused).toMatchObject({ code: -32602, message: expect.stringContaining('not a state dump') });
+    const noAccounts = (await rpc(dev.url, 'anvil_loadState', [`0x${Buffer.from('{"x":1}').toString('hex')}`])).body
+      .error;
+    expect(noAccounts).toMatchObject({ code: -32602, message: expect.stringContaining('"accounts"') });
+    expect((await rpc(dev.url, 'eth_blockNumber', [])).body.result).toBe(head);
+  });
+
+  it('--state keeps a dev chain’s accounts across restarts: dumped at stop, loaded at start', async () => {
+    const file = join(tempDir(), 'state.json');
+    const first = await startTestNode({ dev: true, state: file } as never);
+    await rpc(first.url, 'anvil_setCode', ['0x00000000000000000000000000000000000000bb', '0x6001']);
+    await first.stop();
+    expect(existsSync(file)).toBe(true);
+    const second = await startTestNode({ dev: true, state: file } as never);
+    try {
+      expect(
+        (await rpc(second.url, 'eth_getCode', ['0x00000000000000000000000000000000000000bb', 'latest'])).body.result,
+      ).toBe('0x6001');
+    } finally {
+      await second.stop();
+    }
+    await expect(startTestNode({ loadState: file } as never)).rejects.toThrow('start with --dev');
   });
 });
