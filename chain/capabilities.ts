@@ -127,6 +127,8 @@ export type BlockReader = Pick<
   | 'getRawTransaction'
   | 'receiptOrPruned'
   | 'pendingTransaction'
+  | 'pendingContent'
+  | 'dropPending'
   | 'replayPrefix'
 >;
 

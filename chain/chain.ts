@@ -1280,6 +1280,16 @@ export class Chain {
   pendingTransaction(hash: string): SignedTransaction | undefined {
     return this.options.mempool.get(hash);
   }
+
+  /** The mempool's transactions, runnable (`pending`) and behind a nonce gap (`queued`). */
+  pendingContent(): { pending: SignedTransaction[]; queued: SignedTransaction[] } {
+    return this.options.mempool.content();
+  }
+
+  /** Takes a pending transaction out of the mempool; false when it is not pending. */
+  dropPending(hash: string): boolean {
+    return this.options.mempool.remove(hash);
+  }
 }
 
 /** A block with its system transactions listed (the field is absent when there are none, as in blocks before them). */

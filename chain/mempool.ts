@@ -253,6 +253,34 @@ export class Mempool {
     }
   }
 
+  /**
+   * Every pending transaction, as geth's txpool splits them: `pending` can run in the next block (a
+   * run of nonces from the sender's), `queued` waits behind a nonce gap. By sender, in nonce order.
+   */
+  content(): { pending: SignedTransaction[]; queued: SignedTransaction[] } {
+    const pending: SignedTransaction[] = [];
+    const queued: SignedTransaction[] = [];
+    for (const [sender, { byNonce }] of this.bySender) {
+      let next = this.accountNonce(sender);
+      for (const nonce of [...byNonce.keys()].sort((a, b) => a - b)) {
+        const tx = byNonce.get(nonce)!.tx;
+        if (nonce === next) {
+          pending.push(tx);
+          next += 1;
+        } else queued.push(tx);
+      }
+    }
+    return { pending, queued };
+  }
+
+  /** Takes a pending transaction out (dev mode's anvil_dropTransaction); false when it is not pending. */
+  remove(hash: string): boolean {
+    const entry = this.byHash.get(hash);
+    if (!entry) return false;
+    this.drop(entry.tx);
+    return true;
+  }
+
   /** Drops every pending transaction (the chain went back: they were checked against a state that is gone). */
   clear(): void {
     this.byHash.clear();

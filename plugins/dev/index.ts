@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { definePlugin, optionalParam, param } from '../../kernel/plugin.js';
+import { definePlugin, optionalParam, param, type RpcMethod } from '../../kernel/plugin.js';
 import { BLOCK_PRODUCER } from '../../chain/capabilities.js';
 import { domainError } from '../../sdk/errors.js';
 import { normalizeAddress, addressOfHex, hexOfAddress, toEthAddress, type Address } from '../../sdk/address.js';
@@ -12,7 +12,7 @@ import type { DevClock, DevMiner } from '../validator/dev-miner.js';
 import { DEV_IMPERSONATED_KIND, DEV_SET_KIND, type DevImpersonated, type DevSet } from '../evm/dev-edits.js';
 import { EthRpcError } from '../evm/eth/errors.js';
 import { CallObject } from '../evm/eth/methods.js';
-import { DataSchema, EthAddressSchema, QuantitySchema } from '../evm/eth/quantity.js';
+import { DataSchema, EthAddressSchema, Hash32Schema, QuantitySchema } from '../evm/eth/quantity.js';
 import { Units as UnitsOf } from '../evm/payload-schemas.js';
 import { decodeAccount, accountKey } from '../../chain/state/accounts.js';
 import { DEV_ERRORS } from './errors.js';
@@ -70,6 +70,10 @@ export interface DevControls {
   accounts(): string[];
   /** An unlocked account's signer (dev mode); geth's "unknown account" for any other. */
   signer(address: string): HDAccount;
+  /** Takes a pending transaction out of the mempool (false: not pending). */
+  dropPending(hash: string): boolean;
+  /** `anvil_nodeInfo`'s answer. */
+  nodeInfo(): Record<string, unknown>;
   /** Keeps the head and the clock; the snapshot's id. */
   snapshot(): string;
   /** Takes the chain back to a snapshot (false: no such snapshot); it and every later one are dropped. */
@@ -177,6 +181,26 @@ export default definePlugin({
               `the state edit ${hash} was not applied: ${receipt ? `${receipt.error?.name}: ${receipt.error?.reason}` : 'not in a block'}`,
             );
         }
+      },
+      dropPending: (hash) => evm.rules.chain.dropPending(hash),
+      nodeInfo() {
+        controls.miner();
+        const head = chain.head;
+        const { chainId, blockGasLimit, baseFee } = evm.rules.params;
+        return {
+          currentBlockNumber: `0x${head.height.toString(16)}`,
+          currentBlockTimestamp: Math.floor(head.timestamp / 1000),
+          currentBlockHash: head.hash,
+          hardFork: 'Osaka',
+          transactionOrder: 'fifo',
+          environment: {
+            baseFee: `0x${baseFee.toString(16)}`,
+            chainId,
+            gasLimit: `0x${blockGasLimit.toString(16)}`,
+            gasPrice: `0x${baseFee.toString(16)}`,
+          },
+          forkConfig: { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
+        };
       },
       dumpState() {
         controls.miner();
@@ -291,253 +315,308 @@ export default definePlugin({
     const unlocked = new UnlockedAccounts();
     return controls;
   },
-  rpc: (method) => [
-    method({
-      name: 'evm_mine',
-      summary: 'Mines one block now with what is pending (a timestamp in seconds, when given, is its time).',
-      params: [optionalParam('timestamp', Count)],
-      result: Type.Literal('0x0'),
-      errors: ['dev_mode_off', 'invalid_params'],
-      handler: async ([timestamp], { service }) => {
-        const miner = service.miner();
-        if (timestamp !== undefined) miner.setNextBlockTimestamp(toNumber(timestamp));
-        await miner.mine(1);
-        return '0x0' as const;
-      },
-    }),
-    method({
-      name: 'anvil_mine',
-      summary: 'Mines `count` blocks now (default 1), each `interval` seconds after the one before (default 1).',
-      params: [optionalParam('count', Count), optionalParam('interval', Count)],
-      result: Null,
-      errors: ['dev_mode_off', 'invalid_params'],
-      handler: async ([count, interval], { service }) => {
-        const blocks = count === undefined ? 1 : toNumber(count);
-        if (blocks < 1 || blocks > MAX_MINE)
-          throw domainError('invalid_params', `anvil_mine: count must be 1 to ${MAX_MINE}, got ${blocks}`, {
-            field: 'count',
-          });
-        await service.miner().mine(blocks, interval === undefined ? 1 : toNumber(interval));
-        return null;
-      },
-    }),
-    method({
-      name: 'evm_setAutomine',
-      summary: 'Turns automine (a block as soon as transactions wait) on or off.',
-      params: [param('enabled', Type.Boolean())],
-      result: Null,
-      errors: ['dev_mode_off'],
-      handler: ([enabled], { service }) => {
-        service.miner().setAutomine(enabled);
-        return null;
-      },
-    }),
-    method({
-      name: 'anvil_getAutomine',
-      summary: 'Whether automine is on.',
-      params: [],
-      result: Type.Boolean(),
-      errors: ['dev_mode_off'],
-      handler: (_params, { service }) => service.miner().automining,
-    }),
-    method({
-      name: 'evm_setIntervalMining',
-      summary: 'Mines an empty block every `interval` seconds when idle (Anvil counts seconds); 0 turns it off.',
-      params: [param('interval', Count)],
-      result: Null,
-      errors: ['dev_mode_off'],
-      handler: ([interval], { service }) => {
-        service.miner().setInterval(toNumber(interval) * 1000);
-        return null;
-      },
-    }),
-    method({
-      name: 'evm_increaseTime',
-      summary:
-        'Moves the clock of the blocks to come forward by `seconds`; answers the whole offset in seconds, a number (as Anvil).',
-      params: [param('seconds', Count)],
-      result: Type.Integer({ minimum: 0 }),
-      errors: ['dev_mode_off', 'invalid_params'],
-      handler: ([seconds], { service }) => service.miner().increaseTime(toNumber(seconds)),
-    }),
-    method({
-      name: 'evm_setNextBlockTimestamp',
-      summary: "The next block's time, in seconds: after the head's (a chain's time never goes back).",
-      params: [param('timestamp', Count)],
-      result: Null,
-      errors: ['dev_mode_off', 'invalid_params'],
-      handler: ([timestamp], { service }) => {
-        service.miner().setNextBlockTimestamp(toNumber(timestamp));
-        return null;
-      },
-    }),
-    method({
-      name: 'evm_snapshot',
-      summary: "Keeps the chain's head and block clock; answers the snapshot's id for evm_revert.",
-      params: [],
-      result: Type.String({ pattern: '^0x[0-9a-f]+$' }),
-      errors: ['dev_mode_off'],
-      handler: (_params, { service }) => service.snapshot(),
-    }),
-    method({
-      name: 'evm_revert',
-      summary:
-        'Takes the chain back to a snapshot: later blocks, their state, receipts and indexes go, pending transactions are dropped, the clock is put back; that snapshot and later ones are used up. False for an unknown id; refused while a peer is connected.',
-      params: [
-        param('id', Type.String({ pattern: '^0x[0-9a-fA-F]{1,16}$', description: 'an id evm_snapshot answered' })),
-      ],
-      result: Type.Boolean(),
-      errors: ['dev_mode_off', 'peers_connected', 'pruned'],
-      handler: ([id], { service }) => service.revert(id),
-    }),
-    method({
-      name: 'anvil_setBalance',
-      summary: "Sets an account's OMC (wei), by a dev-mode transaction in a block of its own.",
-      params: [param('address', EthAddressSchema), param('balance', QuantitySchema)],
-      result: Null,
-      errors: ['dev_mode_off'],
-      handler: async ([address, balance], { service }) => {
-        await service.edit({ address, balance: BigInt(balance).toString() });
-        return null;
-      },
-    }),
-    method({
-      name: 'svc_devSetBalance',
-      summary:
-        "Sets an account's OMC and OGT (base units, decimal), by a dev-mode transaction in a block of its own: Anvil's setBalance for both of the chain's assets.",
-      params: [
-        param('address', AddressSchema),
-        param(
-          'balances',
-          Type.Object(
-            { omc: Type.Optional(Units), ogt: Type.Optional(Units) },
-            { additionalProperties: false, minProperties: 1 },
+  rpc: (method) =>
+    withHardhatNames([
+      method({
+        name: 'evm_mine',
+        summary: 'Mines one block now with what is pending (a timestamp in seconds, when given, is its time).',
+        params: [optionalParam('timestamp', Count)],
+        result: Type.Literal('0x0'),
+        errors: ['dev_mode_off', 'invalid_params'],
+        handler: async ([timestamp], { service }) => {
+          const miner = service.miner();
+          if (timestamp !== undefined) miner.setNextBlockTimestamp(toNumber(timestamp));
+          await miner.mine(1);
+          return '0x0' as const;
+        },
+      }),
+      method({
+        name: 'anvil_mine',
+        summary: 'Mines `count` blocks now (default 1), each `interval` seconds after the one before (default 1).',
+        params: [optionalParam('count', Count), optionalParam('interval', Count)],
+        result: Null,
+        errors: ['dev_mode_off', 'invalid_params'],
+        handler: async ([count, interval], { service }) => {
+          const blocks = count === undefined ? 1 : toNumber(count);
+          if (blocks < 1 || blocks > MAX_MINE)
+            throw domainError('invalid_params', `anvil_mine: count must be 1 to ${MAX_MINE}, got ${blocks}`, {
+              field: 'count',
+            });
+          await service.miner().mine(blocks, interval === undefined ? 1 : toNumber(interval));
+          return null;
+        },
+      }),
+      method({
+        name: 'evm_setAutomine',
+        summary: 'Turns automine (a block as soon as transactions wait) on or off.',
+        params: [param('enabled', Type.Boolean())],
+        result: Null,
+        errors: ['dev_mode_off'],
+        handler: ([enabled], { service }) => {
+          service.miner().setAutomine(enabled);
+          return null;
+        },
+      }),
+      method({
+        name: 'anvil_getAutomine',
+        summary: 'Whether automine is on.',
+        params: [],
+        result: Type.Boolean(),
+        errors: ['dev_mode_off'],
+        handler: (_params, { service }) => service.miner().automining,
+      }),
+      method({
+        name: 'evm_setIntervalMining',
+        summary: 'Mines an empty block every `interval` seconds when idle (Anvil counts seconds); 0 turns it off.',
+        params: [param('interval', Count)],
+        result: Null,
+        errors: ['dev_mode_off'],
+        handler: ([interval], { service }) => {
+          service.miner().setInterval(toNumber(interval) * 1000);
+          return null;
+        },
+      }),
+      method({
+        name: 'evm_increaseTime',
+        summary:
+          'Moves the clock of the blocks to come forward by `seconds`; answers the whole offset in seconds, a number (as Anvil).',
+        params: [param('seconds', Count)],
+        result: Type.Integer({ minimum: 0 }),
+        errors: ['dev_mode_off', 'invalid_params'],
+        handler: ([seconds], { service }) => service.miner().increaseTime(toNumber(seconds)),
+      }),
+      method({
+        name: 'evm_setNextBlockTimestamp',
+        summary: "The next block's time, in seconds: after the head's (a chain's time never goes back).",
+        params: [param('timestamp', Count)],
+        result: Null,
+        errors: ['dev_mode_off', 'invalid_params'],
+        handler: ([timestamp], { service }) => {
+          service.miner().setNextBlockTimestamp(toNumber(timestamp));
+          return null;
+        },
+      }),
+      method({
+        name: 'evm_snapshot',
+        summary: "Keeps the chain's head and block clock; answers the snapshot's id for evm_revert.",
+        params: [],
+        result: Type.String({ pattern: '^0x[0-9a-f]+$' }),
+        errors: ['dev_mode_off'],
+        handler: (_params, { service }) => service.snapshot(),
+      }),
+      method({
+        name: 'evm_revert',
+        summary:
+          'Takes the chain back to a snapshot: later blocks, their state, receipts and indexes go, pending transactions are dropped, the clock is put back; that snapshot and later ones are used up. False for an unknown id; refused while a peer is connected.',
+        params: [
+          param('id', Type.String({ pattern: '^0x[0-9a-fA-F]{1,16}$', description: 'an id evm_snapshot answered' })),
+        ],
+        result: Type.Boolean(),
+        errors: ['dev_mode_off', 'peers_connected', 'pruned'],
+        handler: ([id], { service }) => service.revert(id),
+      }),
+      method({
+        name: 'anvil_setBalance',
+        summary: "Sets an account's OMC (wei), by a dev-mode transaction in a block of its own.",
+        params: [param('address', EthAddressSchema), param('balance', QuantitySchema)],
+        result: Null,
+        errors: ['dev_mode_off'],
+        handler: async ([address, balance], { service }) => {
+          await service.edit({ address, balance: BigInt(balance).toString() });
+          return null;
+        },
+      }),
+      method({
+        name: 'svc_devSetBalance',
+        summary:
+          "Sets an account's OMC and OGT (base units, decimal), by a dev-mode transaction in a block of its own: Anvil's setBalance for both of the chain's assets.",
+        params: [
+          param('address', AddressSchema),
+          param(
+            'balances',
+            Type.Object(
+              { omc: Type.Optional(Units), ogt: Type.Optional(Units) },
+              { additionalProperties: false, minProperties: 1 },
+            ),
           ),
-        ),
-      ],
-      result: Null,
-      errors: ['dev_mode_off', 'invalid_address', 'invalid_params'],
-      handler: async ([address, { omc, ogt }], { service }) => {
-        await service.edit({
-          address: hexOfAddress(normalizeAddress(address)),
-          ...(omc !== undefined ? { balance: omc } : {}),
-          ...(ogt !== undefined ? { ogt } : {}),
-        });
-        return null;
-      },
-    }),
-    method({
-      name: 'anvil_setNonce',
-      summary: "Sets an account's nonce, by a dev-mode transaction in a block of its own.",
-      params: [param('address', EthAddressSchema), param('nonce', Count)],
-      result: Null,
-      errors: ['dev_mode_off'],
-      handler: async ([address, nonce], { service }) => {
-        await service.edit({ address, nonce: toNumber(nonce) });
-        return null;
-      },
-    }),
-    method({
-      name: 'anvil_setCode',
-      summary: "Sets an account's code (0x removes it), by a dev-mode transaction in a block of its own.",
-      params: [param('address', EthAddressSchema), param('code', DataSchema)],
-      result: Null,
-      errors: ['dev_mode_off', 'invalid_transaction'],
-      handler: async ([address, code], { service }) => {
-        await service.edit({ address, code });
-        return null;
-      },
-    }),
-    method({
-      name: 'anvil_setStorageAt',
-      summary: 'Sets one storage slot of an account (32-byte value), by a dev-mode transaction in a block of its own.',
-      params: [param('address', EthAddressSchema), param('slot', QuantitySchema), param('value', QuantitySchema)],
-      result: Type.Boolean(),
-      errors: ['dev_mode_off'],
-      handler: async ([address, slot, value], { service }) => {
-        await service.edit({ address, storage: [{ slot: word32(slot), value: word32(value) }] });
-        return true;
-      },
-    }),
-    method({
-      name: 'anvil_impersonateAccount',
-      summary: '`eth_sendTransaction` may send from this account, unsigned (dev mode).',
-      params: [param('address', EthAddressSchema)],
-      result: Null,
-      errors: ['dev_mode_off'],
-      handler: ([address], { service }) => {
-        service.miner();
-        service.impersonated.add(address.toLowerCase());
-        return null;
-      },
-    }),
-    method({
-      name: 'anvil_stopImpersonatingAccount',
-      summary: 'Ends the impersonation of an account.',
-      params: [param('address', EthAddressSchema)],
-      result: Null,
-      errors: ['dev_mode_off'],
-      handler: ([address], { service }) => {
-        service.miner();
-        service.impersonated.delete(address.toLowerCase());
-        return null;
-      },
-    }),
-    method({
-      name: 'anvil_autoImpersonateAccount',
-      summary: '`eth_sendTransaction` may send from any account, unsigned (dev mode), while on.',
-      params: [param('enabled', Type.Boolean())],
-      result: Null,
-      errors: ['dev_mode_off'],
-      handler: ([enabled], { service }) => {
-        service.miner();
-        service.autoImpersonate = enabled;
-        return null;
-      },
-    }),
-    method({
-      name: 'eth_accounts',
-      summary:
-        "Accounts this node signs for: in dev mode the ten test-mnemonic accounts (Anvil's and Hardhat's), unlocked; elsewhere none (it holds no user keys).",
-      params: [],
-      result: Type.Array(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' })),
-      handler: (_params, { service }) => service.accounts(),
-    }),
-    method({
-      name: 'eth_sendTransaction',
-      summary:
-        'In dev mode, sends a transaction from an unlocked test-mnemonic account (signed with its key) or an impersonated one (mined at once under automine); elsewhere refused: the node holds no user keys.',
-      params: [param('transaction', CallObject)],
-      result: Type.String({ pattern: '^0x[0-9a-f]{64}$' }),
-      handler: ([call], { service }) => service.sendAs(call),
-    }),
-    ...signingMethods(method),
-    method({
-      name: 'anvil_dumpState',
-      summary:
-        "The head's accounts (OMC, OGT, nonce) and contracts (code, storage) as Anvil dumps them: gzipped JSON, hex. Jobs, deals and stakes are not in it.",
-      params: [],
-      result: Type.String({ pattern: '^0x([0-9a-f]{2})*$' }),
-      errors: ['dev_mode_off'],
-      handler: (_params, { service }) => encodeDump(service.dumpState()),
-    }),
-    method({
-      name: 'anvil_loadState',
-      summary:
-        "Loads a dump (anvil_dumpState's, from svc-node or Anvil; gzipped or plain JSON, hex): its accounts and storage slots overwrite the node's, in state edits mined at once; the rest stays.",
-      params: [param('state', DataSchema)],
-      result: Type.Boolean(),
-      errors: ['dev_mode_off', 'invalid_params'],
-      handler: async ([hex], { service }) => {
-        let dump: StateDump;
-        try {
-          dump = decodeDump(fromHex(hex));
-        } catch (error) {
-          throw domainError('invalid_params', `anvil_loadState: ${(error as Error).message}`, { field: 'state' });
-        }
-        await service.loadState(dump);
-        return true;
-      },
-    }),
-  ],
+        ],
+        result: Null,
+        errors: ['dev_mode_off', 'invalid_address', 'invalid_params'],
+        handler: async ([address, { omc, ogt }], { service }) => {
+          await service.edit({
+            address: hexOfAddress(normalizeAddress(address)),
+            ...(omc !== undefined ? { balance: omc } : {}),
+            ...(ogt !== undefined ? { ogt } : {}),
+          });
+          return null;
+        },
+      }),
+      method({
+        name: 'anvil_setNonce',
+        summary: "Sets an account's nonce, by a dev-mode transaction in a block of its own.",
+        params: [param('address', EthAddressSchema), param('nonce', Count)],
+        result: Null,
+        errors: ['dev_mode_off'],
+        handler: async ([address, nonce], { service }) => {
+          await service.edit({ address, nonce: toNumber(nonce) });
+          return null;
+        },
+      }),
+      method({
+        name: 'anvil_setCode',
+        summary: "Sets an account's code (0x removes it), by a dev-mode transaction in a block of its own.",
+        params: [param('address', EthAddressSchema), param('code', DataSchema)],
+        result: Null,
+        errors: ['dev_mode_off', 'invalid_transaction'],
+        handler: async ([address, code], { service }) => {
+          await service.edit({ address, code });
+          return null;
+        },
+      }),
+      method({
+        name: 'anvil_setStorageAt',
+        summary:
+          'Sets one storage slot of an account (32-byte value), by a dev-mode transaction in a block of its own.',
+        params: [param('address', EthAddressSchema), param('slot', QuantitySchema), param('value', QuantitySchema)],
+        result: Type.Boolean(),
+        errors: ['dev_mode_off'],
+        handler: async ([address, slot, value], { service }) => {
+          await service.edit({ address, storage: [{ slot: word32(slot), value: word32(value) }] });
+          return true;
+        },
+      }),
+      method({
+        name: 'anvil_impersonateAccount',
+        summary: '`eth_sendTransaction` may send from this account, unsigned (dev mode).',
+        params: [param('address', EthAddressSchema)],
+        result: Null,
+        errors: ['dev_mode_off'],
+        handler: ([address], { service }) => {
+          service.miner();
+          service.impersonated.add(address.toLowerCase());
+          return null;
+        },
+      }),
+      method({
+        name: 'anvil_stopImpersonatingAccount',
+        summary: 'Ends the impersonation of an account.',
+        params: [param('address', EthAddressSchema)],
+        result: Null,
+        errors: ['dev_mode_off'],
+        handler: ([address], { service }) => {
+          service.miner();
+          service.impersonated.delete(address.toLowerCase());
+          return null;
+        },
+      }),
+      method({
+        name: 'anvil_autoImpersonateAccount',
+        summary: '`eth_sendTransaction` may send from any account, unsigned (dev mode), while on.',
+        params: [param('enabled', Type.Boolean())],
+        result: Null,
+        errors: ['dev_mode_off'],
+        handler: ([enabled], { service }) => {
+          service.miner();
+          service.autoImpersonate = enabled;
+          return null;
+        },
+      }),
+      method({
+        name: 'eth_accounts',
+        summary:
+          "Accounts this node signs for: in dev mode the ten test-mnemonic accounts (Anvil's and Hardhat's), unlocked; elsewhere none (it holds no user keys).",
+        params: [],
+        result: Type.Array(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' })),
+        handler: (_params, { service }) => service.accounts(),
+      }),
+      method({
+        name: 'eth_sendTransaction',
+        summary:
+          'In dev mode, sends a transaction from an unlocked test-mnemonic account (signed with its key) or an impersonated one (mined at once under automine); elsewhere refused: the node holds no user keys.',
+        params: [param('transaction', CallObject)],
+        result: Type.String({ pattern: '^0x[0-9a-f]{64}$' }),
+        handler: ([call], { service }) => service.sendAs(call),
+      }),
+      ...signingMethods(method),
+      method({
+        name: 'anvil_dropTransaction',
+        summary: 'Takes a pending transaction out of the mempool: its hash, or null when it was not pending.',
+        params: [param('hash', Hash32Schema)],
+        result: Type.Union([Type.String(), Type.Null()]),
+        errors: ['dev_mode_off'],
+        handler: ([hash], { service }) => {
+          service.miner();
+          return service.dropPending(hash.toLowerCase()) ? hash.toLowerCase() : null;
+        },
+      }),
+      method({
+        name: 'hardhat_dropTransaction',
+        summary: "Hardhat's anvil_dropTransaction: true when the transaction was pending and is dropped.",
+        params: [param('hash', Hash32Schema)],
+        result: Type.Boolean(),
+        errors: ['dev_mode_off'],
+        handler: ([hash], { service }) => {
+          service.miner();
+          return service.dropPending(hash.toLowerCase());
+        },
+      }),
+      method({
+        name: 'anvil_nodeInfo',
+        summary: "The head, the fork and the environment, in Anvil's shape.",
+        params: [],
+        result: Type.Object({}, { additionalProperties: true }),
+        errors: ['dev_mode_off'],
+        handler: (_params, { service }) => service.nodeInfo(),
+      }),
+      method({
+        name: 'anvil_dumpState',
+        summary:
+          "The head's accounts (OMC, OGT, nonce) and contracts (code, storage) as Anvil dumps them: gzipped JSON, hex. Jobs, deals and stakes are not in it.",
+        params: [],
+        result: Type.String({ pattern: '^0x([0-9a-f]{2})*$' }),
+        errors: ['dev_mode_off'],
+        handler: (_params, { service }) => encodeDump(service.dumpState()),
+      }),
+      method({
+        name: 'anvil_loadState',
+        summary:
+          "Loads a dump (anvil_dumpState's, from svc-node or Anvil; gzipped or plain JSON, hex): its accounts and storage slots overwrite the node's, in state edits mined at once; the rest stays.",
+        params: [param('state', DataSchema)],
+        result: Type.Boolean(),
+        errors: ['dev_mode_off', 'invalid_params'],
+        handler: async ([hex], { service }) => {
+          let dump: StateDump;
+          try {
+            dump = decodeDump(fromHex(hex));
+          } catch (error) {
+            throw domainError('invalid_params', `anvil_loadState: ${(error as Error).message}`, { field: 'state' });
+          }
+          await service.loadState(dump);
+          return true;
+        },
+      }),
+    ]),
 });
+
+/** Anvil's methods Hardhat's network offers too, under Hardhat's names (the same handler). */
+const HARDHAT_NAMES = [
+  'anvil_mine',
+  'anvil_setBalance',
+  'anvil_setCode',
+  'anvil_setNonce',
+  'anvil_setStorageAt',
+  'anvil_impersonateAccount',
+  'anvil_stopImpersonatingAccount',
+  'anvil_getAutomine',
+];
+
+function withHardhatNames(methods: RpcMethod[]): RpcMethod[] {
+  const aliases = methods
+    .filter((m) => HARDHAT_NAMES.includes(m.name))
+    .map((m) => ({
+      ...m,
+      name: m.name.replace(/^anvil_/, 'hardhat_'),
+      summary: `Hardhat's name of ${m.name}: ${m.summary}`,
+    }));
+  return [...methods, ...aliases];
+}

@@ -1,4 +1,5 @@
 import { allTransactions } from '../../chain/block-store.js';
+import { txpoolMethods } from './eth/txpool-methods.js';
 import { abiRegistryMethods, EVM_ABIS } from './abi-registry.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import { ETHEREUM_KIND } from '../../chain/ethereum-envelope.js';
@@ -113,6 +114,7 @@ export default definePlugin({
   rpc: (method) => [
     ...ethMethods(method),
     ...debugMethods(method),
+    ...txpoolMethods(method),
     ...svcEvmMethods(method),
     ...abiRegistryMethods(method),
   ],

@@ -23,7 +23,9 @@ afterAll(async () => {
 /** One call to both, answers side by side: [svc-node's, Anvil's]. */
 async function both(method: string, params: unknown[]): Promise<[unknown, unknown]> {
   const [ours, theirs] = await Promise.all([rpc(dev.url, method, params), rpc(anvil.url, method, params)]);
-  return [ours.body.result ?? ours.body.error, theirs.body.result ?? theirs.body.error];
+  const answer = (body: { result?: unknown; error?: unknown }) =>
+    'error' in body && body.error ? body.error : body.result;
+  return [answer(ours.body), answer(theirs.body)];
 }
 
 const typedData = {
@@ -202,5 +204,89 @@ describe('state dumps, as Anvil makes and loads them', () => {
       await second.stop();
     }
     await expect(startTestNode({ loadState: file } as never)).rejects.toThrow('start with --dev');
+  });
+});
+
+describe('the mempool and the node, as Anvil shows them', () => {
+  it('txpool_status, _content and _inspect count and show what waits (runnable and behind a gap) as Anvil does; anvil_dropTransaction takes one out', async () => {
+    for (const url of [dev.url, anvil.url]) await rpc(url, 'evm_setAutomine', [false]);
+    try {
+      const shapes: unknown[] = [];
+      for (const url of [dev.url, anvil.url]) {
+        const nonce = Number(
+          BigInt((await rpc<string>(url, 'eth_getTransactionCount', [TEST_ADDRESS_1, 'latest'])).body.result!),
+        );
+        const send = async (n: number) =>
+          (
+            await rpc<string>(url, 'eth_sendTransaction', [
+              {
+                from: TEST_ADDRESS_1,
+                to: TEST_ADDRESS_0,
+                value: '0x7',
+                gas: '0x5208',
+                nonce: `0x${n.toString(16)}`,
+                maxFeePerGas: '0x174876e800',
+                maxPriorityFeePerGas: '0x0',
+              },
+            ])
+          ).body.result!;
+        const runnable = await send(nonce);
+        const gapped = await send(nonce + 2);
+        const status = (await rpc(url, 'txpool_status', [])).body.result;
+        const content = (
+          await rpc<{ pending: Record<string, Record<string, { hash: string }>> }>(url, 'txpool_content', [])
+        ).body.result!;
+        const inspect = (await rpc<{ queued: Record<string, Record<string, string>> }>(url, 'txpool_inspect', [])).body
+          .result!;
+        const dropped = (await rpc(url, 'anvil_dropTransaction', [runnable])).body.result;
+        const after = (await rpc(url, 'txpool_status', [])).body.result;
+        const again = (await rpc(url, 'anvil_dropTransaction', [runnable])).body.result;
+        // Anvil drops only what can run; the gapped one goes with the automine below (or a later nonce).
+        await rpc(url, 'anvil_dropTransaction', [gapped]);
+        shapes.push({
+          status,
+          pendingHash: content.pending[TEST_ADDRESS_1.toLowerCase()]?.[String(nonce)]?.hash,
+          queuedLine: inspect.queued[TEST_ADDRESS_1.toLowerCase()]?.[String(nonce + 2)],
+          dropped,
+          after,
+          again,
+          runnable,
+          gapped,
+        });
+      }
+      for (const shape of shapes as Record<string, unknown>[]) {
+        expect(shape).toMatchObject({
+          status: { pending: '0x1', queued: '0x1' },
+          pendingHash: shape.runnable,
+          queuedLine: `${TEST_ADDRESS_0.toLowerCase()}: 7 wei + 21000 gas × 100000000000 wei`,
+          dropped: shape.runnable,
+          after: { pending: '0x0', queued: '0x1' },
+          again: null,
+        });
+      }
+    } finally {
+      for (const url of [dev.url, anvil.url]) await rpc(url, 'evm_setAutomine', [true]);
+    }
+  });
+
+  it("answers web3_clientVersion as an Anvil-compatible node, anvil_nodeInfo in Anvil's shape, and Hardhat's names of Anvil's methods", async () => {
+    const version = (await rpc<string>(dev.url, 'web3_clientVersion', [])).body.result!;
+    expect(version).toMatch(/^svc-node\/v[\d.]+\/anvil-compatible\//);
+    const [ours, theirs] = (await both('anvil_nodeInfo', [])) as Record<string, unknown>[];
+    expect(Object.keys(ours!).sort()).toEqual(
+      expect.arrayContaining(
+        Object.keys(theirs!)
+          .filter((k) => k !== 'network')
+          .sort(),
+      ),
+    );
+    const [mined] = await both('hardhat_mine', ['0x2']);
+    expect(mined).toBeNull();
+    const [automine, anvilAutomine] = await both('hardhat_getAutomine', []);
+    expect(automine).toBe(anvilAutomine);
+    await rpc(dev.url, 'hardhat_setBalance', ['0x000000000000000000000000000000000000bEEF', '0x42']);
+    expect(
+      (await rpc(dev.url, 'eth_getBalance', ['0x000000000000000000000000000000000000bEEF', 'latest'])).body.result,
+    ).toBe('0x42');
   });
 });

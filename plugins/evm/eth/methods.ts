@@ -84,10 +84,14 @@ export function ethMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
     }),
     method({
       name: 'web3_clientVersion',
-      summary: 'The node software and version.',
+      summary:
+        "The node software and version; in dev mode it also says `anvil-compatible`, which tools that pick their methods by it (Hardhat's network helpers) read as Anvil.",
       params: [],
       result: Type.String(),
-      handler: () => `svc-node/v${VERSION}/node-${process.version}`,
+      // Hardhat's network helpers refuse a node whose version names neither "hardhat" nor "anvil", and
+      // choose the method family by which: dev mode serves Anvil's names, so it names Anvil.
+      handler: (_params, { service }) =>
+        `svc-node/v${VERSION}${service.dev ? '/anvil-compatible' : ''}/node-${process.version}`,
     }),
     method({
       name: 'eth_syncing',
