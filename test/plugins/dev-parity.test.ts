@@ -269,9 +269,9 @@ describe('the mempool and the node, as Anvil shows them', () => {
     }
   });
 
-  it("answers web3_clientVersion as an Anvil-compatible node, anvil_nodeInfo in Anvil's shape, and Hardhat's names of Anvil's methods", async () => {
+  it("answers web3_clientVersion as Anvil (then svc-node), anvil_nodeInfo in Anvil's shape, and Hardhat's names of Anvil's methods", async () => {
     const version = (await rpc<string>(dev.url, 'web3_clientVersion', [])).body.result!;
-    expect(version).toMatch(/^svc-node\/v[\d.]+\/anvil-compatible\//);
+    expect(version).toMatch(/^anvil\/svc-node-v[\d.]+\/node-v/);
     const [ours, theirs] = (await both('anvil_nodeInfo', [])) as Record<string, unknown>[];
     expect(Object.keys(ours!).sort()).toEqual(
       expect.arrayContaining(

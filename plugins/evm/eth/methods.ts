@@ -85,13 +85,16 @@ export function ethMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
     method({
       name: 'web3_clientVersion',
       summary:
-        "The node software and version; in dev mode it also says `anvil-compatible`, which tools that pick their methods by it (Hardhat's network helpers) read as Anvil.",
+        "The node software and version (`svc-node/v<version>/node-<version>`); in dev mode `anvil/svc-node-v<version>/node-<version>`, which tools that accept only a development node by this answer (Hardhat's network helpers) take for Anvil.",
       params: [],
       result: Type.String(),
-      // Hardhat's network helpers refuse a node whose version names neither "hardhat" nor "anvil", and
-      // choose the method family by which: dev mode serves Anvil's names, so it names Anvil.
+      // Hardhat's network helpers refuse a node whose version does not begin with "hardhatnetwork",
+      // "zksync" or "anvil"; dev mode serves Anvil's methods (and Hardhat's names of them), so it
+      // begins with "anvil", and names svc-node next.
       handler: (_params, { service }) =>
-        `svc-node/v${VERSION}${service.dev ? '/anvil-compatible' : ''}/node-${process.version}`,
+        service.dev
+          ? `anvil/svc-node-v${VERSION}/node-${process.version}`
+          : `svc-node/v${VERSION}/node-${process.version}`,
     }),
     method({
       name: 'eth_syncing',
