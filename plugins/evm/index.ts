@@ -54,6 +54,7 @@ export default definePlugin({
     const runner = await EvmRunner.create(params, (height) => chain.blockHashAt(height), {
       precompiles,
       callBudgetMs: ctx.config.callTimeoutMs,
+      console: ctx.config.dev,
       onEngine: ({ unpatched, unpaced }) => {
         ctx.log.info('EVM engine loaded (at the first EVM run)');
         if (unpatched)
@@ -66,6 +67,11 @@ export default definePlugin({
       },
     });
     const rules = new EvmService(runner, chain);
+    // As Hardhat and Anvil do: a contract's console.log lines in the dev node's log, with the transaction.
+    if (ctx.config.dev)
+      rules.onConsole = (hash, lines) => {
+        for (const line of lines) ctx.log.info({ tx: hash, console: line }, `console.log: ${line}`);
+      };
     const index = new EthBlockIndex(ctx.table(ETH_BLOCKS), ctx.table(ETH_META), () => ctx.batch(), ctx.log);
     await index.catchUp(chain.head.height, async (height) => {
       const block = await chain.getBlock(height);

@@ -13,6 +13,7 @@ import type { EvmParams } from './params.js';
 import { revertReason } from './revert-reason.js';
 import { MAX_TRANSACTION_GAS } from '../../sdk/transaction.js';
 import type { Tracer } from './trace/tracer.js';
+import { consoleLine, isConsole } from './console-log.js';
 import { sharedHeaderCommon, speedUpCommon } from './vm-speedups.js';
 import { loadEvmEngine, type EvmEngine } from './engine.js';
 import { withNodeCrypto } from './native-crypto.js';
@@ -62,6 +63,8 @@ export interface EvmOutcome {
   readonly receipt: ReceiptDetails;
   /** A call's least gas limit, when its run shows it (see gas-probe.ts): what an estimate answers without searching. */
   readonly gasNeed?: bigint;
+  /** Its console.log lines (Hardhat's console.sol), when the runner collects them. */
+  readonly console?: readonly string[];
 }
 
 const svcOf = (address: EvmAddress): Address => addressOfBytes(address.bytes);
@@ -131,6 +134,8 @@ interface VmSlot {
   readonly state: WorldStateManager;
   /** What its precompiles read of the run under way. */
   readonly frame: PrecompileFrame;
+  /** The console.log calls of the run under way (dev mode's runner only): their input. */
+  readonly consoleCalls: Uint8Array[];
 }
 
 /** What the runner needs beyond the EVM's parameters. */
@@ -141,6 +146,8 @@ export interface RunnerOptions {
   readonly hardfork?: Hardfork;
   /** How long a call (eth_call, estimates, svc_call) may run, in ms of wall-clock time (default DEFAULT_CALL_BUDGET_MS). */
   readonly callBudgetMs?: number;
+  /** Collect the console.log calls (Hardhat's console.sol) of transactions: dev mode prints them. */
+  readonly console?: boolean;
   /** Told once, when the engine has loaded (at the first run), what of its set-up is not in place. */
   readonly onEngine?: (engine: EvmEngine) => void;
 }
@@ -237,7 +244,13 @@ export class EvmRunner {
     });
     precompiles.watch(vm.evm.events!, frame);
     watchGasReads(vm.evm);
-    return { vm, engine, state, frame };
+    const consoleCalls: Uint8Array[] = [];
+    if (this.options.console)
+      vm.evm.events!.on('beforeMessage', (message) => {
+        // A copy: a call's data can be a view of the caller's memory, which later opcodes overwrite.
+        if (message.to && isConsole(message.to.bytes)) consoleCalls.push(message.data.slice());
+      });
+    return { vm, engine, state, frame, consoleCalls };
   }
 
   /**
@@ -385,7 +398,8 @@ export class EvmRunner {
     tracer?: Tracer,
     control: RunControl = { runClass: 'chain' },
   ): Promise<EvmOutcome> {
-    return this.withVm(read, env, creation, tracer, control, async ({ vm, engine, state }) => {
+    return this.withVm(read, env, creation, tracer, control, async ({ vm, engine, state, consoleCalls }) => {
+      consoleCalls.length = 0;
       const result = await engine.runTx(vm, {
         tx,
         block: this.block(env),
@@ -393,7 +407,9 @@ export class EvmRunner {
         skipBlockGasLimitValidation: true,
       });
       state.finish(sink);
-      return this.outcome(tx, result);
+      const outcome = this.outcome(tx, result);
+      const lines = consoleCalls.map(consoleLine).filter((line): line is string => line !== undefined);
+      return lines.length > 0 ? { ...outcome, console: lines } : outcome;
     });
   }
 

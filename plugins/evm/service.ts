@@ -40,6 +40,9 @@ export const nativeFields = (payload: NativeEvmFields): NativeEvmFields =>
  * transaction kinds run, on a node or in the conformance runner (scripts/conformance/).
  */
 export class EvmRules {
+  /** Told the console.log lines of each transaction executed (dev mode prints them), with its hash. */
+  onConsole?: (hash: string, lines: readonly string[]) => void;
+
   constructor(readonly runner: EvmRunner) {}
 
   get params(): EvmParams {
@@ -132,6 +135,7 @@ export class EvmRules {
         message.slice(0, 300),
       );
     }
+    if (outcome.console) this.onConsole?.(ctx.tx.hash, outcome.console);
     return {
       gasUsed: outcome.gasUsed,
       receipt: outcome.receipt,

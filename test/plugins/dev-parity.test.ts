@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeFunctionData, type Abi, type Hex } from 'viem';
+import { contracts } from '../helpers/contracts.js';
 import { startAnvil, TEST_ADDRESS_0, TEST_ADDRESS_1 } from '../helpers/foundry.js';
 import { rpc, startTestNode, tempDir, type TestNode } from '../helpers/test-node.js';
 import { devnetKey } from '../../sdk/index.js';
@@ -288,5 +290,24 @@ describe('the mempool and the node, as Anvil shows them', () => {
     expect(
       (await rpc(dev.url, 'eth_getBalance', ['0x000000000000000000000000000000000000bEEF', 'latest'])).body.result,
     ).toBe('0x42');
+  });
+});
+
+describe("a contract's console.log", () => {
+  it('prints in the dev node’s log with its transaction, as Hardhat and Anvil do', async () => {
+    const { abi, bytecode } = contracts().ConsoleProbe as unknown as { abi: Abi; bytecode: Hex };
+    const created = (await rpc<string>(dev.url, 'eth_sendTransaction', [{ from: TEST_ADDRESS_0, data: bytecode }])).body
+      .result!;
+    const address = (await rpc<{ contractAddress: string }>(dev.url, 'eth_getTransactionReceipt', [created])).body
+      .result!.contractAddress;
+    const data = encodeFunctionData({ abi, functionName: 'bump', args: [5n] });
+    const hash = (await rpc<string>(dev.url, 'eth_sendTransaction', [{ from: TEST_ADDRESS_0, to: address, data }])).body
+      .result!;
+    const printed = dev.logs.lines.filter((line) => line.tx === hash).map((line) => line.msg);
+    expect(printed).toEqual([
+      'console.log: bumped by 5 to',
+      `console.log: sender ${TEST_ADDRESS_0} true`,
+      'console.log: 5',
+    ]);
   });
 });
