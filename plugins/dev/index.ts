@@ -1,3 +1,4 @@
+import { genesisHeightOf } from '../../chain/genesis.js';
 import Type, { type Static } from 'typebox';
 import { definePlugin, optionalParam, param, type RpcMethod } from '../../kernel/plugin.js';
 import { BLOCK_PRODUCER } from '../../chain/capabilities.js';
@@ -78,6 +79,8 @@ export interface DevControls {
   snapshot(): string;
   /** Takes the chain back to a snapshot (false: no such snapshot); it and every later one are dropped. */
   revert(id: string): Promise<boolean>;
+  /** Takes the chain back to its genesis block, with the clock, snapshots and impersonations as at start (Anvil's reset). */
+  reset(): Promise<void>;
 }
 
 /** A point `evm_revert` can go back to: the head's height and the block clock then. */
@@ -231,20 +234,25 @@ export default definePlugin({
         const wanted = Number.parseInt(id.slice(2), 16);
         const at = snapshots.findIndex((snapshot) => snapshot.id === wanted);
         if (at < 0) return false;
-        // A peer holds the blocks a revert would undo: the chain would fork under it.
-        const peers = p2p.peerList();
-        if (peers.length > 0)
-          throw domainError(
-            'peers_connected',
-            `evm_revert: ${peers.length} peer(s) connected (${peers.map((peer) => peer.peerId).join(', ')}) hold the blocks a revert would undo; stop them first (a follower then syncs again from a new data dir)`,
-            { peers: peers.length },
-          );
+        refuseWithPeers('evm_revert');
         const snapshot = snapshots[at]!;
         await miner.revert(() => rewinder.rewind(snapshot.height), snapshot.clock);
         snapshots.splice(at);
         // Their nonces went back with the blocks.
         lastNonce.clear();
         return true;
+      },
+      async reset() {
+        const miner = controls.miner();
+        refuseWithPeers('anvil_reset');
+        await miner.revert(() => rewinder.rewind(genesisHeightOf(chain.genesis)), {
+          offsetMs: 0,
+          nextTimestamp: undefined,
+        });
+        snapshots.splice(0);
+        controls.impersonated.clear();
+        controls.autoImpersonate = false;
+        lastNonce.clear();
       },
       impersonated: new Set<string>(),
       autoImpersonate: false,
@@ -309,6 +317,16 @@ export default definePlugin({
         if (miner.automining) await miner.mineIncluding(tx.hash);
         return tx.hash;
       },
+    };
+    /** A peer holds the blocks a rewind would undo: the chain would fork under it. */
+    const refuseWithPeers = (what: string): void => {
+      const peers = p2p.peerList();
+      if (peers.length > 0)
+        throw domainError(
+          'peers_connected',
+          `${what}: ${peers.length} peer(s) connected (${peers.map((peer) => peer.peerId).join(', ')}) hold the blocks it would undo; stop them first (a follower then syncs again from a new data dir)`,
+          { peers: peers.length },
+        );
     };
     const evm = ctx.use('evm');
     const lastNonce = new Map<string, number>();
@@ -561,6 +579,34 @@ export default definePlugin({
         },
       }),
       method({
+        name: 'anvil_reset',
+        summary:
+          'Takes the chain back to its genesis block: later blocks, their state and receipts go, the clock, snapshots and impersonations are as at start. Forking is not served: a `forking` parameter is refused.',
+        params: [
+          optionalParam(
+            'options',
+            Type.Object(
+              {},
+              { additionalProperties: true, description: "Anvil's { forking }: refused when it names a fork" },
+            ),
+          ),
+        ],
+        result: Null,
+        errors: ['dev_mode_off', 'peers_connected', 'invalid_params'],
+        handler: async ([options], { service }) => {
+          if (options && (options as { forking?: unknown }).forking !== undefined)
+            throw domainError(
+              'invalid_params',
+              'anvil_reset: forking is not served by svc-node; reset without options',
+              {
+                field: 'forking',
+              },
+            );
+          await service.reset();
+          return null;
+        },
+      }),
+      method({
         name: 'anvil_nodeInfo',
         summary: "The head, the fork and the environment, in Anvil's shape.",
         params: [],
@@ -600,6 +646,7 @@ export default definePlugin({
 
 /** Anvil's methods Hardhat's network offers too, under Hardhat's names (the same handler). */
 const HARDHAT_NAMES = [
+  'anvil_reset',
   'anvil_mine',
   'anvil_setBalance',
   'anvil_setCode',

@@ -311,3 +311,65 @@ describe("a contract's console.log", () => {
     ]);
   });
 });
+
+describe('traces of a whole block, and a reset', () => {
+  it('debug_traceBlockByNumber and ByHash trace each transaction of a block as debug_traceTransaction does; null for no block', async () => {
+    await rpc(dev.url, 'evm_setAutomine', [false]);
+    let hashes: string[];
+    try {
+      hashes = [];
+      for (const value of [1n, 2n])
+        hashes.push(
+          (
+            await rpc<string>(dev.url, 'eth_sendTransaction', [
+              { from: TEST_ADDRESS_0, to: TEST_ADDRESS_1, value: `0x${value.toString(16)}`, gas: '0x5208' },
+            ])
+          ).body.result!,
+        );
+      await rpc(dev.url, 'evm_mine', []);
+    } finally {
+      await rpc(dev.url, 'evm_setAutomine', [true]);
+    }
+    const receipt = (
+      await rpc<{ blockNumber: string; blockHash: string }>(dev.url, 'eth_getTransactionReceipt', [hashes[0]])
+    ).body.result!;
+    const config = { tracer: 'callTracer' };
+    const byNumber = (
+      await rpc<{ txHash: string; result: unknown }[]>(dev.url, 'debug_traceBlockByNumber', [
+        receipt.blockNumber,
+        config,
+      ])
+    ).body.result!;
+    expect(byNumber.map((t) => t.txHash)).toEqual(hashes);
+    for (const [i, trace] of byNumber.entries())
+      expect(trace.result).toEqual((await rpc(dev.url, 'debug_traceTransaction', [hashes[i], config])).body.result);
+    expect((await rpc(dev.url, 'debug_traceBlockByHash', [receipt.blockHash, config])).body.result).toEqual(byNumber);
+    expect((await rpc(dev.url, 'debug_traceBlockByNumber', ['0xffffff', config])).body.result).toBeNull();
+  });
+
+  it('anvil_reset (and hardhat_reset) takes a dev chain back to its genesis, as a fresh one; a fork is refused', async () => {
+    const node = await startTestNode({ dev: true });
+    try {
+      await rpc(node.url, 'anvil_setBalance', ['0x000000000000000000000000000000000000bEEF', '0x99']);
+      await rpc(node.url, 'anvil_mine', [5]);
+      expect(Number((await rpc<string>(node.url, 'eth_blockNumber', [])).body.result)).toBeGreaterThan(5);
+      const refused = (await rpc(node.url, 'anvil_reset', [{ forking: { jsonRpcUrl: 'http://127.0.0.1:1' } }])).body
+        .error;
+      expect(refused).toMatchObject({ code: -32602, message: expect.stringContaining('forking is not served') });
+      expect((await rpc(node.url, 'hardhat_reset', [])).body).toMatchObject({ result: null });
+      // Back at block 0 (an idle block may follow at once: dev mode makes one each idle second).
+      expect(Number((await rpc<string>(node.url, 'eth_blockNumber', [])).body.result)).toBeLessThan(2);
+      expect(
+        (await rpc(node.url, 'eth_getBalance', ['0x000000000000000000000000000000000000bEEF', 'latest'])).body.result,
+      ).toBe('0x0');
+      const sent = (
+        await rpc<string>(node.url, 'eth_sendTransaction', [{ from: TEST_ADDRESS_0, to: TEST_ADDRESS_1, value: '0x1' }])
+      ).body.result!;
+      expect((await rpc<{ status: string }>(node.url, 'eth_getTransactionReceipt', [sent])).body.result!.status).toBe(
+        '0x1',
+      );
+    } finally {
+      await node.stop();
+    }
+  });
+});

@@ -232,8 +232,8 @@ describe('dev mode', () => {
       await anvil.stop();
     }
     expect(await devLoop(node.url, 0x737663)).toEqual(EXPECTED);
-    // Honest about what it is.
-    expect((await rpc<string>(node.url, 'web3_clientVersion')).body.result).toMatch(/^svc-node\//);
+    // Anvil-compatible first (what Hardhat's network helpers read), then what it is.
+    expect((await rpc<string>(node.url, 'web3_clientVersion')).body.result).toMatch(/^anvil\/svc-node-v/);
   }, 120_000);
 
   it('a follower synced from the dev node replays its edits, clock moves and mined blocks to the same state root; a revert waits until it has gone', async () => {

@@ -408,6 +408,16 @@ export class EthApi {
     return receipts.filter((receipt): receipt is Record<string, unknown> => receipt !== null);
   }
 
+  /** The hashes `eth_` views list for a block (its Ethereum and system transactions). */
+  async blockTransactions(height: number): Promise<readonly string[]> {
+    return (await this.index.get(height)).transactions;
+  }
+
+  /** The height of the block with this hash, or undefined. */
+  async blockNumberOfHash(hash: string): Promise<number | undefined> {
+    return (await this.chain.getBlockByHash(hash.toLowerCase()))?.height;
+  }
+
   async transactionCountOf(height: number | undefined): Promise<Quantity | null> {
     if (height === undefined) return null;
     return qty((await this.index.get(height)).transactions.length);

@@ -58,5 +58,32 @@ export function debugMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
       handler: ([call, block, config], { service }) =>
         service.trace.call(call as EthCallObject, block, config as TraceConfig | undefined),
     }),
+    method({
+      name: 'debug_traceBlockByNumber',
+      summary:
+        'Traces every Ethereum transaction of a block, in order, as debug_traceTransaction does: [{ txHash, result }] (or { txHash, error } for one that cannot be traced); null for a block not made yet.',
+      params: [param('block', BlockParamSchema), optionalParam('config', TraceConfigSchema)],
+      result: EthResult('[{ txHash, result } | { txHash, error }], or null'),
+      errors: ['pruned'],
+      handler: async ([block, config], { service }) => {
+        const height = await service.eth.heightOf(block);
+        return height === undefined
+          ? null
+          : service.trace.block(await service.eth.blockTransactions(height), config as TraceConfig | undefined);
+      },
+    }),
+    method({
+      name: 'debug_traceBlockByHash',
+      summary: 'debug_traceBlockByNumber for the block with this hash; null when unknown.',
+      params: [param('hash', Hash32Schema), optionalParam('config', TraceConfigSchema)],
+      result: EthResult('[{ txHash, result } | { txHash, error }], or null'),
+      errors: ['pruned'],
+      handler: async ([hash, config], { service }) => {
+        const found = await service.eth.blockNumberOfHash(hash);
+        return found === undefined
+          ? null
+          : service.trace.block(await service.eth.blockTransactions(found), config as TraceConfig | undefined);
+      },
+    }),
   ];
 }

@@ -113,6 +113,24 @@ export class TraceApi {
     }));
   }
 
+  /**
+   * geth's `debug_traceBlockBy*`: each transaction traced as `debug_traceTransaction` traces it (each
+   * one replays the block up to it: a block of n transactions costs n replays), one that cannot be
+   * traced answered with its error in its place.
+   */
+  async block(hashes: readonly string[], config: TraceConfig | undefined): Promise<unknown[]> {
+    const traces: unknown[] = [];
+    for (const txHash of hashes) {
+      try {
+        traces.push({ txHash, result: await this.transaction(txHash, config) });
+      } catch (error) {
+        if (!(error instanceof EthRpcError)) throw error;
+        traces.push({ txHash, error: error.message });
+      }
+    }
+    return traces;
+  }
+
   async call(call: EthCallObject, block: BlockParam | undefined, config: TraceConfig | undefined): Promise<unknown> {
     const tracer = tracerOf(config);
     return traced(tracer, async () => {

@@ -121,7 +121,7 @@ describe('a callback is a system transaction', () => {
     await publicClient.waitForTransactionReceipt({
       hash: await wallet.writeContract({ address, abi, functionName: 'setMode', args: [1] }),
     });
-    const onDone = '0x' + (await cast(['sig', 'onDone(bytes32,uint8,string,bytes32,bytes)'])).slice(2);
+    const onDone = `0x${(await cast(['sig', 'onDone(bytes32,uint8,string,bytes32,bytes)'])).slice(2)}`;
     await publicClient.waitForTransactionReceipt({
       hash: await wallet.writeContract({
         address,
