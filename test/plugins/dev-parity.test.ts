@@ -373,3 +373,39 @@ describe('traces of a whole block, and a reset', () => {
     }
   });
 });
+
+describe('eth_createAccessList', () => {
+  it('answers the accounts and slots a call touches and the gas it uses with them, as Anvil does', async () => {
+    // Runtime: SLOAD slot 3, BALANCE of 0x…beef, stop.
+    const runtime = `6003545073${'00'.repeat(18)}beef315000`;
+    const init = `0x601c600c600039601c6000f3${runtime}`;
+    const answers = [];
+    for (const url of [dev.url, anvil.url]) {
+      const created = (
+        await rpc<string>(url, 'eth_sendTransaction', [{ from: TEST_ADDRESS_0, data: init, gas: '0x30000' }])
+      ).body.result!;
+      let receipt: { contractAddress: string } | null = null;
+      while (!receipt)
+        receipt =
+          (await rpc<{ contractAddress: string }>(url, 'eth_getTransactionReceipt', [created])).body.result ?? null;
+      const answer = (
+        await rpc<{ accessList: { address: string; storageKeys: string[] }[]; gasUsed: string }>(
+          url,
+          'eth_createAccessList',
+          [{ from: TEST_ADDRESS_0, to: receipt.contractAddress }, 'latest'],
+        )
+      ).body.result!;
+      answers.push({
+        ...answer,
+        accessList: answer.accessList.map((entry) => ({
+          ...entry,
+          address: entry.address === receipt!.contractAddress.toLowerCase() ? 'the contract' : entry.address,
+        })),
+      });
+    }
+    expect(answers[0]).toEqual(answers[1]);
+    expect(answers[0]!.accessList.map((entry) => entry.address)).toContain(
+      '0x000000000000000000000000000000000000beef',
+    );
+  });
+});

@@ -16,7 +16,8 @@ import { DEV_IMPERSONATED_KIND, impersonatedSender, type DevImpersonated } from 
 import type { Receipt } from '../../../chain/receipts.js';
 import { decodeStored } from '../../../chain/decode-verified.js';
 import type { EvmService } from '../service.js';
-import type { CallRequest, EvmOutcome } from '../runner.js';
+import type { AccessListEntry, CallRequest, EvmOutcome } from '../runner.js';
+import { AccessListTracer } from '../trace/access-list-tracer.js';
 import type { BlockEnv } from '../../../chain/contract.js';
 import { blockEnvOf } from '../../../chain/block-env.js';
 import type { StateRead } from '../state-manager.js';
@@ -213,6 +214,32 @@ export class EthApi {
       throw new EthRpcError(-32000, (error as Error).message.split('\n')[0]!.replace(/ \(vm hf=.*$/, ''));
     });
     return { outcome, request };
+  }
+
+  /**
+   * geth's `eth_createAccessList`: the accounts and slots the call touches (but its sender, its
+   * recipient, a contract it creates and the precompiles), and the gas it uses with that list.
+   */
+  async createAccessList(
+    call: EthCallObject,
+    block: BlockParam | undefined,
+  ): Promise<{ accessList: AccessListEntry[]; gasUsed: Quantity; error?: string }> {
+    const skip = new Set<string>();
+    const precompiles = new Set(this.evm.runner.precompiles.map((p) => p.spec.address.toLowerCase()));
+    const tracer = new AccessListTracer(
+      (address) => skip.has(address) || precompiles.has(address) || isEthereumPrecompile(address),
+    );
+    const { outcome, request } = await this.simulateTraced(call, block, tracer);
+    skip.add(hexOfAddress(request.from));
+    if (request.to) skip.add(hexOfAddress(request.to));
+    if (outcome.result.createdAddress) skip.add(outcome.result.createdAddress.toString().toLowerCase());
+    const accessList = tracer.accessList;
+    const withList = await this.simulate({ ...call, accessList }, block);
+    return {
+      accessList,
+      gasUsed: qty(withList.gasUsed),
+      ...(withList.failure ? { error: withList.failure.reason } : {}),
+    };
   }
 
   async call(call: EthCallObject, block: BlockParam | undefined, overrides?: StateOverrides): Promise<string> {
@@ -513,4 +540,11 @@ export async function codeAt(read: StateRead, address: Address): Promise<Uint8Ar
   const contract = decodeContract(await read(contractKey(address.slice(4))));
   if (!contract) return new Uint8Array(0);
   return (await read(codeKey(toHex(contract.codeHash).slice(2)))) ?? new Uint8Array(0);
+}
+
+/** Ethereum's own precompiles at Osaka: 0x01 to 0x11, and P256VERIFY at 0x100. */
+function isEthereumPrecompile(address: string): boolean {
+  if (!/^0x0{36}[0-9a-f]{4}$/.test(address)) return false;
+  const n = Number.parseInt(address.slice(-4), 16);
+  return (n >= 1 && n <= 0x11) || n === 0x100;
 }

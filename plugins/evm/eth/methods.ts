@@ -240,6 +240,15 @@ export function ethMethods(method: MethodFactory<EvmPlugin>): RpcMethod[] {
       handler: ([h, full], { service }) => service.eth.blockByHash(h, full ?? false),
     }),
     method({
+      name: 'eth_createAccessList',
+      summary:
+        'The access list a call would use (the accounts and slots it touches; its sender, recipient and the precompiles only for their slots) and the gas it uses with it, as geth answers: { accessList, gasUsed, error? }.',
+      params: [param('call', CallObject), optionalParam('block', BlockParamSchema)],
+      result: EthResult('{ accessList, gasUsed, error? }'),
+      errors: ['pruned'],
+      handler: ([call, block], { service }) => service.eth.createAccessList(call as EthCallObject, block),
+    }),
+    method({
       name: 'eth_getBlockReceipts',
       summary:
         "Every receipt of a block's Ethereum transactions (and system transactions), in order, by number, tag or hash; null for a block not made yet.",
