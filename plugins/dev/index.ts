@@ -10,7 +10,14 @@ import { signTransaction, type Payload } from '../../sdk/transaction.js';
 import { withNativeSigner } from '../../keys/native-signer.js';
 import type { ValidatorRole } from '../validator/role.js';
 import type { DevClock, DevMiner } from '../validator/dev-miner.js';
-import { DEV_IMPERSONATED_KIND, DEV_SET_KIND, type DevImpersonated, type DevSet } from '../evm/dev-edits.js';
+import {
+  DEV_IMPERSONATED_KIND,
+  DEV_SET_KIND,
+  IMPERSONATED_TYPES_SINCE,
+  type DevImpersonated,
+  type DevSet,
+} from '../evm/dev-edits.js';
+import { ethereumTypeOf, refuseBlobs } from '../evm/eth/transaction-type.js';
 import { EthRpcError } from '../evm/eth/errors.js';
 import { CallObject } from '../evm/eth/methods.js';
 import { DataSchema, EthAddressSchema, Hash32Schema, QuantitySchema } from '../evm/eth/quantity.js';
@@ -267,6 +274,7 @@ export default definePlugin({
         if (!miner) throw new EthRpcError(-32000, NOT_SERVED);
         const from = call.from?.toLowerCase();
         if (!from) throw new EthRpcError(-32602, 'eth_sendTransaction: "from" is required');
+        refuseBlobs(call);
         if (unlocked.has(from) && !controls.impersonated.has(from)) {
           const hash = await unlocked.send(evm, { ...(call as EthCallObject), from });
           if (miner.automining) await miner.mineIncluding(hash);
@@ -291,18 +299,42 @@ export default definePlugin({
             ? Number(BigInt(call.gas))
             : Number(BigInt(await evm.eth.estimateGas({ ...call, nonce: undefined } as never, 'latest')));
         const feeCap = call.maxFeePerGas ?? call.gasPrice;
-        const payload: DevImpersonated = {
+        const base = {
           from,
           to: call.to ? call.to.toLowerCase() : null,
           data: call.data ?? call.input ?? '0x',
           value: BigInt(call.value ?? '0x0').toString(),
           gasLimit,
           nonce,
-          ...(feeCap !== undefined ? { maxFeePerGas: BigInt(feeCap).toString() } : {}),
-          ...(call.maxPriorityFeePerGas !== undefined
-            ? { maxPriorityFeePerGas: BigInt(call.maxPriorityFeePerGas).toString() }
-            : {}),
         };
+        // From rules version 7 the send keeps its type, gas price and access list (as Anvil's).
+        const typed = chain.rulesVersionAt(chain.head.height + 1) >= IMPERSONATED_TYPES_SINCE;
+        const type = ethereumTypeOf(call);
+        const payload: DevImpersonated = typed
+          ? {
+              ...base,
+              type,
+              ...(type !== 2 && call.gasPrice !== undefined ? { gasPrice: BigInt(call.gasPrice).toString() } : {}),
+              ...(type === 2 && feeCap !== undefined ? { maxFeePerGas: BigInt(feeCap).toString() } : {}),
+              ...(type === 2 && call.maxPriorityFeePerGas !== undefined
+                ? { maxPriorityFeePerGas: BigInt(call.maxPriorityFeePerGas).toString() }
+                : {}),
+              ...(type !== 0 && call.accessList
+                ? {
+                    accessList: call.accessList.map((entry) => ({
+                      address: entry.address.toLowerCase(),
+                      storageKeys: entry.storageKeys.map((key) => key.toLowerCase()),
+                    })),
+                  }
+                : {}),
+            }
+          : {
+              ...base,
+              ...(feeCap !== undefined ? { maxFeePerGas: BigInt(feeCap).toString() } : {}),
+              ...(call.maxPriorityFeePerGas !== undefined
+                ? { maxPriorityFeePerGas: BigInt(call.maxPriorityFeePerGas).toString() }
+                : {}),
+            };
         const tx = signTransaction(
           {
             chainId: chain.head.chainId,

@@ -8,6 +8,11 @@ import type { EvmPlugin } from './plugin-service.js';
 import { Fees, GasLimit, HexBytes, MAX_CALLDATA_BYTES, Units } from './payload-schemas.js';
 import { addressOfHex } from '../../sdk/address.js';
 import { admitting } from './admission.js';
+import { accountKey, decodeAccount } from '../../chain/state/accounts.js';
+import type { TypedTransaction } from '@ethereumjs/tx';
+
+/** The most a transaction pays per gas: its gas price, or its fee cap. */
+const maxPricePerGas = (tx: TypedTransaction): bigint => ('maxFeePerGas' in tx ? tx.maxFeePerGas : tx.gasPrice);
 
 const Hex32 = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' });
 const LowerAddress = (description: string) => Type.String({ pattern: '^0x[0-9a-f]{40}$', description });
@@ -50,10 +55,30 @@ export const DevImpersonatedPayload = Type.Object(
       description: "the impersonated account's nonce it uses",
     }),
     ...Fees,
+    // From chain rules version 7: the Ethereum type the send was (as Anvil picks it from its fields),
+    // a legacy or EIP-2930 gas price, and an access list, each honoured as a signed transaction's.
+    type: Type.Optional(
+      Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2)], {
+        description: 'its Ethereum type (0 legacy, 1 EIP-2930, 2 EIP-1559); absent before rules version 7: EIP-1559',
+      }),
+    ),
+    gasPrice: Type.Optional(Units('type 0 and 1: what it pays per gas, in OMC base units')),
+    accessList: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { address: LowerAddress('an account'), storageKeys: Type.Array(Hex32, { maxItems: 1_000 }) },
+          { additionalProperties: false },
+        ),
+        { maxItems: 1_000, description: 'type 1 and 2: accounts and slots warm from the start (EIP-2930)' },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
 export type DevImpersonated = Static<typeof DevImpersonatedPayload>;
+
+/** The rules version from which an impersonated send carries its type, gas price and access list. */
+export const IMPERSONATED_TYPES_SINCE = 7;
 
 /** Who may sign a dev-mode kind: the devnet's validator, on the devnet. */
 function devSigner(kindName: string) {
@@ -91,10 +116,28 @@ export function devImpersonatedKind(kind: TxKindFactory<EvmPlugin>): TxKind {
     // Checked as a signed one is (fees, gas): one that cannot run is refused at submission.
     admit: (payload, service) => {
       devOnly(DEV_IMPERSONATED_KIND)(payload, service);
-      admitting(() => service.rules.admit(service.rules.impersonatedTx(payload)));
+      const tx = service.rules.impersonatedTx(payload);
+      admitting(() => service.rules.admit(tx));
+      // The impersonated account pays, not the validator that signs the envelope: its funds are
+      // checked here, as a signed transaction's are (Anvil refuses such a send).
+      const have = decodeAccount(service.rules.chain.state.get(accountKey(impersonatedSender(payload)))).omc;
+      const want = tx.gasLimit * maxPricePerGas(tx) + tx.value;
+      if (have < want)
+        throw new TxFailure(
+          'insufficient_funds',
+          `insufficient funds for gas * price + value: address ${payload.from} have ${have} want ${want}`,
+        );
     },
     gasLimit: (payload) => payload.gasLimit,
-    execute: (ctx, service) => service.rules.execute(ctx, service.rules.transactionOf(ctx.tx)!),
+    execute: (ctx, service) => {
+      const payload = ctx.payload as DevImpersonated;
+      if (payload.type !== undefined && ctx.rulesVersion < IMPERSONATED_TYPES_SINCE)
+        throw new TxFailure(
+          'invalid_transaction',
+          `an impersonated send with a type exists from chain rules version ${IMPERSONATED_TYPES_SINCE}; this block runs version ${ctx.rulesVersion}`,
+        );
+      return service.rules.execute(ctx, service.rules.transactionOf(ctx.tx)!);
+    },
   });
 }
 

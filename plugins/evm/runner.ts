@@ -14,6 +14,10 @@ import { revertReason } from './revert-reason.js';
 import { MAX_TRANSACTION_GAS } from '../../sdk/transaction.js';
 import type { Tracer } from './trace/tracer.js';
 import { consoleLine, isConsole } from './console-log.js';
+import { createContractAddress } from '@ethereumjs/util';
+
+/** The rules version from which a failed create's receipt names the address it would have made. */
+export const FAILED_CREATE_ADDRESS_SINCE = 7;
 import { sharedHeaderCommon, speedUpCommon } from './vm-speedups.js';
 import { loadEvmEngine, type EvmEngine } from './engine.js';
 import { withNodeCrypto } from './native-crypto.js';
@@ -407,7 +411,7 @@ export class EvmRunner {
         skipBlockGasLimitValidation: true,
       });
       state.finish(sink);
-      const outcome = this.outcome(tx, result);
+      const outcome = this.outcome(tx, result, undefined, env.rulesVersion);
       const lines = consoleCalls.map(consoleLine).filter((line): line is string => line !== undefined);
       return lines.length > 0 ? { ...outcome, console: lines } : outcome;
     });
@@ -460,13 +464,21 @@ export class EvmRunner {
     );
   }
 
-  private outcome(tx: TypedTransaction, result: RunTxResult, gasNeed?: bigint): EvmOutcome {
+  private outcome(tx: TypedTransaction, result: RunTxResult, gasNeed?: bigint, rulesVersion?: number): EvmOutcome {
     const failure = failureOf(result);
     const logs = logsOf(result.execResult.logs);
+    // From rules version 7 a create's receipt names its address whether or not it succeeded (as geth
+    // and Anvil fill it whenever `to` is empty); before, only a successful one's.
+    const created =
+      result.createdAddress && !failure
+        ? result.createdAddress
+        : tx.to === undefined && rulesVersion !== undefined && rulesVersion >= FAILED_CREATE_ADDRESS_SINCE
+          ? createContractAddress(tx.getSenderAddress(), tx.nonce)
+          : undefined;
     const receipt: ReceiptDetails = {
       effectiveGasPrice: effectiveGasPrice(tx, this.params.baseFee).toString(),
       logs,
-      ...(result.createdAddress && !failure ? { contractAddress: svcOf(result.createdAddress) } : {}),
+      ...(created ? { contractAddress: svcOf(created) } : {}),
       ...(failure?.name === 'execution_reverted' ? { revert: toHex(result.execResult.returnValue) } : {}),
     };
     return {

@@ -1,5 +1,5 @@
 import { CALLBACK_KIND } from '../../chain/system-transactions.js';
-import type { TypedTransaction } from '@ethereumjs/tx';
+import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
 import { accountAddress, type Address, addressOfBytes } from '../../sdk/address.js';
 import type { SignedTransaction } from '../../sdk/transaction.js';
 import { fromHex } from '../../sdk/bytes.js';
@@ -92,8 +92,47 @@ export class EvmRules {
 
   /** Dev mode's impersonated transaction as the EVM runs it: as its `from`, with `from`'s nonce. */
   impersonatedTx(payload: DevImpersonated, hash?: Uint8Array): TypedTransaction {
-    const { from: _from, nonce, to, ...fields } = payload;
-    return this.nativeTx(nativeFields({ ...fields, ...(to ? { to } : {}) }), impersonatedSender(payload), nonce, hash);
+    const { from: _from, nonce, to, type, gasPrice, accessList, ...fields } = payload;
+    if (type === undefined)
+      return this.nativeTx(
+        nativeFields({ ...fields, ...(to ? { to } : {}) }),
+        impersonatedSender(payload),
+        nonce,
+        hash,
+      );
+    const common = this.runner.txCommon;
+    const base = {
+      nonce: BigInt(nonce),
+      to: (to ?? undefined) as `0x${string}` | undefined,
+      value: BigInt(payload.value),
+      data: payload.data as `0x${string}`,
+      gasLimit: BigInt(payload.gasLimit),
+    };
+    const list = (accessList ?? []).map((entry) => ({
+      address: entry.address as `0x${string}`,
+      storageKeys: entry.storageKeys as `0x${string}`[],
+    }));
+    const price = gasPrice === undefined ? this.params.baseFee : BigInt(gasPrice);
+    const tx =
+      type === 0
+        ? createLegacyTx({ ...base, gasPrice: price }, { common, freeze: false })
+        : type === 1
+          ? createAccessList2930Tx(
+              { ...base, gasPrice: price, accessList: list, chainId: common.chainId() },
+              { common, freeze: false },
+            )
+          : createFeeMarket1559Tx(
+              {
+                ...base,
+                accessList: list,
+                chainId: common.chainId(),
+                maxFeePerGas: fields.maxFeePerGas === undefined ? this.params.baseFee : BigInt(fields.maxFeePerGas),
+                maxPriorityFeePerGas:
+                  fields.maxPriorityFeePerGas === undefined ? 0n : BigInt(fields.maxPriorityFeePerGas),
+              },
+              { common, freeze: false },
+            );
+    return withSender(tx, impersonatedSender(payload), hash);
   }
 
   admit(tx: TypedTransaction): void {

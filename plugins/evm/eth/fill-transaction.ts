@@ -1,4 +1,5 @@
-import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
+import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
+import { ethereumTypeOf, refuseBlobs, type TypedFields } from './transaction-type.js';
 import { toHex } from '../../../sdk/bytes.js';
 import type { EvmService } from '../service.js';
 import type { EthApi, EthCallObject } from './api.js';
@@ -7,8 +8,8 @@ import { qty } from './quantity.js';
 
 /**
  * `eth_fillTransaction` (geth's): a call object completed with what a signer needs — the pending
- * nonce, gas by estimate, fees (a legacy gas price when one is given, else EIP-1559 with the base fee
- * plus the tip as the cap), the chain id — as the unsigned transaction's RLP and its fields. viem asks
+ * nonce, gas by estimate, fees and type (chosen from the fields as Anvil does: ethereumTypeOf; a
+ * 1559 cap defaults to the base fee plus the tip), the chain id — as the unsigned transaction's RLP and its fields. viem asks
  * for it before every send it prepares: one call where it would make four otherwise.
  */
 export async function fillTransaction(
@@ -17,6 +18,7 @@ export async function fillTransaction(
   call: EthCallObject,
 ): Promise<{ raw: string; tx: Record<string, unknown> }> {
   try {
+    refuseBlobs(call);
     const nonce =
       call.nonce !== undefined
         ? BigInt(call.nonce)
@@ -44,16 +46,25 @@ export async function fillTransaction(
       s: '0x0',
     };
     if (call.from) view.from = call.from;
-    if (call.gasPrice !== undefined && call.maxFeePerGas === undefined) {
-      const tx = createLegacyTx({ ...fields, gasPrice: BigInt(call.gasPrice) }, { common });
-      return { raw: toHex(tx.serialize()), tx: { ...view, type: '0x0', gasPrice: qty(BigInt(call.gasPrice)) } };
-    }
-    const tip = call.maxPriorityFeePerGas !== undefined ? BigInt(call.maxPriorityFeePerGas) : 0n;
-    const cap = call.maxFeePerGas !== undefined ? BigInt(call.maxFeePerGas) : evm.params.baseFee + tip;
+    const type = ethereumTypeOf(call as EthCallObject & TypedFields);
     const accessList = (call.accessList ?? []).map(({ address, storageKeys }) => ({
       address: address as `0x${string}`,
       storageKeys: storageKeys as `0x${string}`[],
     }));
+    const gasPrice = call.gasPrice !== undefined ? BigInt(call.gasPrice) : evm.params.baseFee;
+    if (type === 0) {
+      const tx = createLegacyTx({ ...fields, gasPrice }, { common });
+      return { raw: toHex(tx.serialize()), tx: { ...view, type: '0x0', gasPrice: qty(gasPrice) } };
+    }
+    if (type === 1) {
+      const tx = createAccessList2930Tx({ ...fields, gasPrice, accessList, chainId: common.chainId() }, { common });
+      return {
+        raw: toHex(tx.serialize()),
+        tx: { ...view, type: '0x1', gasPrice: qty(gasPrice), accessList, yParity: '0x0' },
+      };
+    }
+    const tip = call.maxPriorityFeePerGas !== undefined ? BigInt(call.maxPriorityFeePerGas) : 0n;
+    const cap = call.maxFeePerGas !== undefined ? BigInt(call.maxFeePerGas) : evm.params.baseFee + tip;
     const tx = createFeeMarket1559Tx(
       { ...fields, chainId: common.chainId(), maxFeePerGas: cap, maxPriorityFeePerGas: tip, accessList },
       { common },

@@ -24,6 +24,12 @@ export const CallObject = Type.Refine(
       data: Type.Optional(DataSchema),
       input: Type.Optional(DataSchema),
       nonce: Type.Optional(Uint64),
+      type: Type.Optional(
+        Type.String({
+          pattern: '^0x[0-9a-fA-F]{1,2}$',
+          description: 'the transaction type a send makes (0x0, 0x1, 0x2); a call ignores it',
+        }),
+      ),
       accessList: Type.Optional(
         Type.Array(
           Type.Object({ address: Address, storageKeys: Type.Array(Hash32Schema) }, { additionalProperties: false }),
@@ -31,7 +37,7 @@ export const CallObject = Type.Refine(
         ),
       ),
     },
-    // Tools send more (type, chainId): what a call does not use is ignored.
+    // Tools send more (chainId, …): what a call does not use is ignored.
     { additionalProperties: true },
   ),
   (call) =>
