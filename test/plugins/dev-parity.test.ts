@@ -384,7 +384,8 @@ describe('eth_createAccessList', () => {
     // Runtime: SLOAD slot 3, BALANCE of 0x…beef, stop.
     const runtime = `6003545073${'00'.repeat(18)}beef315000`;
     const init = `0x601c600c600039601c6000f3${runtime}`;
-    const answers = [];
+    type Answer = { accessList: { address: string; storageKeys: string[] }[]; gasUsed: string };
+    const answers: Answer[] = [];
     for (const url of [dev.url, anvil.url]) {
       const created = (
         await rpc<string>(url, 'eth_sendTransaction', [{ from: TEST_ADDRESS_0, data: init, gas: '0x30000' }])
@@ -409,7 +410,7 @@ describe('eth_createAccessList', () => {
       });
     }
     // Anvil lists the accounts in no fixed order: compared as sets.
-    const sorted = (answer: (typeof answers)[number]) => ({
+    const sorted = (answer: Answer) => ({
       ...answer,
       accessList: [...answer.accessList].sort((a, b) => a.address.localeCompare(b.address)),
     });
