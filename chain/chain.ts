@@ -19,7 +19,7 @@ import type { BlockTag } from '../sdk/api.js';
 import { allTransactions, type AccountTransactionPage, type BlockStore } from './block-store.js';
 import { executeTransactions, InvalidTransactionError } from './executor.js';
 import { blockEnvOf, lastCommitOf } from './block-env.js';
-import { replayTransactions, type BlockReplay } from './replay.js';
+import { replayTransactions, type ReplayOptions, type BlockReplay } from './replay.js';
 import { genesisHeader, genesisHeightOf, genesisState, type GenesisSpec } from './genesis.js';
 import { invalidSignature, type Mempool } from './mempool.js';
 import { domainError, isDomainError } from '../sdk/errors.js';
@@ -618,7 +618,7 @@ export class Chain {
    * The state inside committed block `height` after its first `count` transactions (on the parent's
    * state, within the history window), for tracers: see chain/replay.ts.
    */
-  async replayPrefix(height: number, count: number, deadline?: number): Promise<BlockReplay> {
+  async replayPrefix(height: number, count: number, deadline?: number, options?: ReplayOptions): Promise<BlockReplay> {
     const stored =
       height > this.genesisHeight && height <= this.head.height ? await this.blockWithTransactions(height) : undefined;
     if (!stored) throw domainError('not_found', `block ${height} is not committed here`, { blockNumber: height });
@@ -633,6 +633,7 @@ export class Chain {
       this.options.kinds,
       this.options.log,
       deadline,
+      options,
     );
   }
 

@@ -17,6 +17,13 @@ export interface BlockReplay {
   readonly read: AsyncStateRead;
 }
 
+/** A replay of a whole block: with `endBlock` its end steps run after its transactions (what a system transaction's trace needs). */
+export interface ReplayOptions {
+  readonly endBlock?: boolean;
+  /** Told before each pass: what a pass observed is the last pass's (the one that read every key). */
+  readonly beforePass?: () => void;
+}
+
 /** The most passes a replay takes: each fetches at least one more key, so it ends; this bounds a pathological one. */
 const MAX_PASSES = 10_000;
 
@@ -69,15 +76,26 @@ export async function replayTransactions(
   kinds: TxKindRegistry,
   log: Logger,
   deadline?: number,
+  { endBlock = false, beforePass }: ReplayOptions = {},
 ): Promise<BlockReplay> {
   const state = new PrefetchedState(parent);
   // A pass on missing values can make a kind fail in ways the block never did: say nothing of those.
   const quiet = log.child({ replay: env.height }, { level: 'silent' });
   for (let pass = 1; pass <= MAX_PASSES; pass++) {
-    const result = await executeTransactions(txs, env, state, kinds, quiet, false, undefined, {
-      endBlock: false,
-      ...(deadline === undefined ? {} : { deadline }),
-    });
+    beforePass?.();
+    let result;
+    try {
+      result = await executeTransactions(txs, env, state, kinds, quiet, false, undefined, {
+        endBlock,
+        ...(deadline === undefined ? {} : { deadline }),
+      });
+    } catch (error) {
+      // An end step that met a key not fetched yet may throw (it trusts its own state to be there):
+      // fetched, the next pass has it. Thrown with every key read, it is a real failure.
+      if (state.missed.size === 0) throw error;
+      await state.fetchMissed();
+      continue;
+    }
     if (deadline !== undefined && result.included.length < txs.length && performance.now() > deadline)
       throw new ReplayDeadlineError(env.height);
     if (state.missed.size > 0) {

@@ -308,14 +308,15 @@ export class EvmRunner {
     read: StateRead,
     sink: StateSink,
     env: BlockEnv,
-  ): Promise<CallbackResult> {
+    tracer?: Tracer,
+  ): Promise<CallbackResult & { traced?: EvmOutcome }> {
     return this.withVm(
       read,
       env,
       { creator: callback.from, height: env.height },
-      undefined,
+      tracer,
       { runClass: 'chain' },
-      async ({ vm, state }): Promise<CallbackResult> => {
+      async ({ vm, state }): Promise<CallbackResult & { traced?: EvmOutcome }> => {
         if ((await state.getCodeSize(evmAddress(callback.to))) === 0)
           return {
             status: 'no_code' as const,
@@ -336,17 +337,30 @@ export class EvmRunner {
         state.finish(sink);
         const gasUsed = result.execResult.executionGasUsed;
         const error = result.execResult.exceptionError?.error;
-        if (error === undefined) return { status: 'success' as const, gasUsed, logs: logsOf(result.execResult.logs) };
-        if (error === 'revert')
-          return {
-            status: 'reverted' as const,
-            gasUsed,
-            reason: revertReason(result.execResult.returnValue),
-            logs: [],
-          };
-        if (error === 'out of gas')
-          return { status: 'out_of_gas' as const, gasUsed, reason: `out of gas (${callback.gasLimit} gas)`, logs: [] };
-        return { status: 'failed' as const, gasUsed, reason: `the EVM stopped: ${error}`, logs: [] };
+        const made: CallbackResult =
+          error === undefined
+            ? { status: 'success' as const, gasUsed, logs: logsOf(result.execResult.logs) }
+            : error === 'revert'
+              ? { status: 'reverted' as const, gasUsed, reason: revertReason(result.execResult.returnValue), logs: [] }
+              : error === 'out of gas'
+                ? { status: 'out_of_gas' as const, gasUsed, reason: `out of gas (${callback.gasLimit} gas)`, logs: [] }
+                : { status: 'failed' as const, gasUsed, reason: `the EVM stopped: ${error}`, logs: [] };
+        if (!tracer) return made;
+        // What a tracer's answer reads of a run, as a transaction's outcome would carry it.
+        const traced: EvmOutcome = {
+          result: { execResult: result.execResult, totalGasSpent: gasUsed } as unknown as RunTxResult,
+          gasUsed: Number(gasUsed),
+          ...(made.status === 'success'
+            ? {}
+            : {
+                failure: {
+                  name: made.status === 'reverted' ? 'execution_reverted' : 'execution_failed',
+                  reason: made.reason ?? '',
+                } as const,
+              }),
+          receipt: { logs: [...made.logs] },
+        };
+        return { ...made, traced };
       },
     );
   }

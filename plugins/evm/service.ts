@@ -1,6 +1,8 @@
-import { CALLBACK_KIND } from '../../chain/system-transactions.js';
+import { CALLBACK_KIND, systemTransaction, type SystemCall } from '../../chain/system-transactions.js';
+import type { ContractCallback } from './precompiles.js';
+import type { Tracer, TracedRun } from './trace/tracer.js';
 import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
-import { accountAddress, type Address, addressOfBytes } from '../../sdk/address.js';
+import { accountAddress, type Address, addressOfBytes, hexOfAddress } from '../../sdk/address.js';
 import type { SignedTransaction } from '../../sdk/transaction.js';
 import { fromHex } from '../../sdk/bytes.js';
 import {
@@ -17,7 +19,7 @@ import { DEV_IMPERSONATED_KIND, impersonatedSender, type DevImpersonated } from 
 import type { ChainViews } from '../../chain/capabilities.js';
 import { checkAdmission } from './admission.js';
 import type { EvmParams } from './params.js';
-import { unsignedTransaction, withSender, type CallRequest, type EvmRunner } from './runner.js';
+import { unsignedTransaction, withSender, type CallRequest, type EvmOutcome, type EvmRunner } from './runner.js';
 
 /** The fields of a native `evm.create` / `evm.call` payload that make the transaction. */
 export interface NativeEvmFields {
@@ -42,6 +44,11 @@ export const nativeFields = (payload: NativeEvmFields): NativeEvmFields =>
 export class EvmRules {
   /** Told the console.log lines of each transaction executed (dev mode prints them), with its hash. */
   onConsole?: (hash: string, lines: readonly string[]) => void;
+  /**
+   * Callbacks to trace when a replay makes them (debug_traceTransaction of a system transaction), by
+   * their system transaction's hash: the replay's last pass leaves what it saw in `seen`.
+   */
+  readonly tracing = new Map<string, CallbackTrace>();
 
   constructor(readonly runner: EvmRunner) {}
 
@@ -191,34 +198,39 @@ export class EvmRules {
     const sink = { setAccount: ctx.setAccount.bind(ctx), writeState: ctx.writeState.bind(ctx) };
     for (const { spec, service } of this.runner.precompiles) {
       for (const callback of spec.callbacks?.(ctx, service()) ?? []) {
-        const result = await this.runner.runCallback(callback, (key) => ctx.readState(key), sink, env);
+        const wanted =
+          this.tracing.size > 0 ? this.tracing.get(systemTransaction(callOf(callback), ctx.height).hash) : undefined;
+        const tracer = wanted?.make();
+        const result = await this.runner.runCallback(callback, (key) => ctx.readState(key), sink, env, tracer);
+        if (wanted && tracer && result.traced)
+          wanted.seen = {
+            tracer,
+            outcome: result.traced,
+            run: {
+              from: hexOfAddress(callback.from),
+              to: hexOfAddress(callback.to),
+              value: 0n,
+              gasLimit: callback.gasLimit,
+              input: callback.data,
+            },
+          };
         // A call made is a system transaction (one to an address without code is not made).
         const hash =
           result.status === 'no_code'
             ? undefined
-            : ctx.recordSystemTransaction(
-                {
-                  kind: CALLBACK_KIND,
-                  origin: callback.origin,
-                  from: callback.from,
-                  to: callback.to,
-                  data: callback.data,
-                  gasLimit: callback.gasLimit,
-                },
-                {
-                  status: result.status === 'success' ? 'success' : 'failed',
-                  gasUsed: Number(result.gasUsed),
-                  logs: result.logs,
-                  ...(result.status === 'success'
-                    ? {}
-                    : {
-                        error: {
-                          name: result.status === 'reverted' ? 'execution_reverted' : result.status,
-                          reason: result.reason ?? '',
-                        },
-                      }),
-                },
-              );
+            : ctx.recordSystemTransaction(callOf(callback), {
+                status: result.status === 'success' ? 'success' : 'failed',
+                gasUsed: Number(result.gasUsed),
+                logs: result.logs,
+                ...(result.status === 'success'
+                  ? {}
+                  : {
+                      error: {
+                        name: result.status === 'reverted' ? 'execution_reverted' : result.status,
+                        reason: result.reason ?? '',
+                      },
+                    }),
+              });
         callback.done(result, ctx, hash);
       }
     }
@@ -234,3 +246,19 @@ export class EvmService extends EvmRules {
     super(runner);
   }
 }
+
+/** A callback a trace waits for: how to make its tracer, and what the last run of it saw. */
+export interface CallbackTrace {
+  readonly make: () => Tracer;
+  seen?: { readonly tracer: Tracer; readonly outcome: EvmOutcome; readonly run: TracedRun };
+}
+
+/** The call a callback makes, as its system transaction records it. */
+const callOf = (callback: ContractCallback): SystemCall => ({
+  kind: CALLBACK_KIND,
+  origin: callback.origin,
+  from: callback.from,
+  to: callback.to,
+  data: callback.data,
+  gasLimit: callback.gasLimit,
+});

@@ -1,5 +1,5 @@
 import { isRpcError } from '../../../sdk/errors.js';
-import type { EvmService } from '../service.js';
+import type { CallbackTrace, EvmService } from '../service.js';
 import type { EvmOutcome } from '../runner.js';
 import { CallTracer, type CallTracerOptions } from '../trace/call-tracer.js';
 import { StructLogger, type StructLoggerOptions } from '../trace/struct-logger.js';
@@ -75,13 +75,9 @@ export class TraceApi {
     const chain = this.evm.chain;
     const stored = await chain.getRawTransaction(hash);
     if (!stored) throw new EthRpcError(-32000, `transaction ${hash} not found`);
-    if (isSystemRaw(stored.raw))
-      throw new EthRpcError(
-        -32000,
-        `transaction ${hash} is a system transaction (a call the chain made at its block's end): tracing one is not served yet; its receipt has its logs`,
-      );
     // The trace's timeout covers replaying the block's earlier transactions too.
     const deadline = performance.now() + timeoutOf(config?.timeout);
+    if (isSystemRaw(stored.raw)) return this.systemTransaction(hash, stored.height, config, deadline);
     const replay = await chain.replayPrefix(stored.height, stored.index, deadline).catch((error: unknown) => {
       throw error instanceof ReplayDeadlineError ? new EthRpcError(-32000, error.message) : error;
     });
@@ -111,6 +107,37 @@ export class TraceApi {
         input: tx.data,
       },
     }));
+  }
+
+  /**
+   * A system transaction (a callback the chain made at its block's end): the whole block is replayed,
+   * its end steps too, and the callback traced when the replay makes it.
+   */
+  private async systemTransaction(
+    hash: string,
+    height: number,
+    config: TraceConfig | undefined,
+    deadline: number,
+  ): Promise<unknown> {
+    const wanted: CallbackTrace = { make: () => tracerOf(config) };
+    this.evm.tracing.set(hash, wanted);
+    try {
+      await this.evm.chain
+        .replayPrefix(height, Number.MAX_SAFE_INTEGER, deadline, {
+          endBlock: true,
+          beforePass: () => {
+            wanted.seen = undefined;
+          },
+        })
+        .catch((error: unknown) => {
+          throw error instanceof ReplayDeadlineError ? new EthRpcError(-32000, error.message) : error;
+        });
+    } finally {
+      this.evm.tracing.delete(hash);
+    }
+    const seen = wanted.seen;
+    if (!seen) throw new EthRpcError(-32000, `transaction ${hash}: replaying block ${height} did not make it`);
+    return traced(seen.tracer, async () => ({ outcome: seen.outcome, run: seen.run }));
   }
 
   /**

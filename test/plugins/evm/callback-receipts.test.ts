@@ -105,6 +105,29 @@ describe('a callback is a system transaction', () => {
       expect((castBlock.transactions as { hash: string }[]).map((tx) => tx.hash)).toContain(hash);
       const castReceipt = JSON.parse(await cast(['receipt', hash, '--json', '--rpc-url', node.url]));
       expect(castReceipt.logs).toHaveLength(1);
+
+      // Traced as any transaction: the block is replayed, its end steps too, and the callback traced.
+      const frame = (
+        await rpc<Record<string, unknown>>(node.url, 'debug_traceTransaction', [hash, { tracer: 'callTracer' }])
+      ).body.result!;
+      expect(frame).toMatchObject({
+        type: 'CALL',
+        from: OON,
+        to: address.toLowerCase(),
+        gasUsed: `0x${receipt.gasUsed.toString(16)}`,
+      });
+      expect(frame.input).toBe((await publicClient.getTransaction({ hash })).input);
+      const steps = (await rpc<{ structLogs: unknown[]; failed: boolean }>(node.url, 'debug_traceTransaction', [hash]))
+        .body.result!;
+      expect(steps.failed).toBe(false);
+      expect(steps.structLogs.length).toBeGreaterThan(10);
+      const inBlock = (
+        await rpc<{ txHash: string; result?: unknown }[]>(node.url, 'debug_traceBlockByNumber', [
+          `0x${height.toString(16)}`,
+          { tracer: 'callTracer' },
+        ])
+      ).body.result!;
+      expect(inBlock.at(-1)).toEqual({ txHash: hash, result: frame });
     } finally {
       for (const stop of unwatch) stop();
     }
