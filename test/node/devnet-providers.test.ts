@@ -1,15 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  http,
-  toHex as viemHex,
-  type Abi,
-  type Chain,
-  type Hex,
-} from 'viem';
+import { createPublicClient, createWalletClient, http, toHex as viemHex, type Abi, type Chain, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { devnetViemChain } from '../helpers/viem-devnet.js';
 import { devnetKey, SvcClient, UNIT } from '../../sdk/index.js';
 import { startTestNode, type TestNode } from '../helpers/test-node.js';
 import { contracts } from '../helpers/contracts.js';
@@ -46,12 +38,7 @@ describe('a fresh devnet', () => {
   });
 
   it("runs the example contract's job to its callback and takes an upload, with no setup", async () => {
-    const chain: Chain = defineChain({
-      id: 0x737663,
-      name: 'svc devnet',
-      nativeCurrency: { name: 'OMC', symbol: 'OMC', decimals: 18 },
-      rpcUrls: { default: { http: [node.url] } },
-    });
+    const chain: Chain = devnetViemChain(node.url);
     const publicClient = createPublicClient({ chain, transport: http(node.url), pollingInterval: 50 });
     const wallet = createWalletClient({ chain, transport: http(node.url), account: privateKeyToAccount(TEST_KEY_0) });
     const { abi, bytecode } = artifact('WordCount');

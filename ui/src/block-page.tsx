@@ -43,34 +43,29 @@ export function BlockPage({ id }: { id: string }) {
         ]}
       />
       <h3>Transactions ({b.transactions.length})</h3>
-      {b.transactions.length === 0 ? (
-        <p>None.</p>
-      ) : (
-        <ol class="list" data-testid="block-transactions">
-          {b.transactions.map((hash) => (
-            <li key={hash}>
-              <a href={href.tx(hash)}>
-                <Hash value={hash} />
-              </a>
-            </li>
-          ))}
-        </ol>
-      )}
+      {b.transactions.length === 0 ? <p>None.</p> : <TxList hashes={b.transactions} testId="block-transactions" />}
       {b.systemTransactions && b.systemTransactions.length > 0 ? (
         <>
           <h3>System transactions ({b.systemTransactions.length})</h3>
           <p>Calls the chain made to contracts at the block's end (a compute job's callback), each with a receipt.</p>
-          <ol class="list" data-testid="block-system-transactions">
-            {b.systemTransactions.map((hash) => (
-              <li key={hash}>
-                <a href={href.tx(hash)}>
-                  <Hash value={hash} />
-                </a>
-              </li>
-            ))}
-          </ol>
+          <TxList hashes={b.systemTransactions} testId="block-system-transactions" />
         </>
       ) : null}
     </>
+  );
+}
+
+/** Transaction hashes, each linked to its page. */
+function TxList({ hashes, testId }: { hashes: readonly string[]; testId: string }) {
+  return (
+    <ol class="list" data-testid={testId}>
+      {hashes.map((hash) => (
+        <li key={hash}>
+          <a href={href.tx(hash)}>
+            <Hash value={hash} />
+          </a>
+        </li>
+      ))}
+    </ol>
   );
 }

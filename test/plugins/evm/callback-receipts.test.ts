@@ -3,7 +3,6 @@ import { JsonRpcProvider } from 'ethers';
 import {
   createPublicClient,
   createWalletClient,
-  defineChain,
   http,
   toHex as viemHex,
   webSocket,
@@ -13,6 +12,7 @@ import {
   type Log,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { devnetViemChain } from '../../helpers/viem-devnet.js';
 import { SvcClient, UNIT } from '../../../sdk/index.js';
 import { rpc, startTestNode, type TestNode } from '../../helpers/test-node.js';
 import { contracts } from '../../helpers/contracts.js';
@@ -31,12 +31,7 @@ describe('a callback is a system transaction', () => {
   let chain: Chain;
   beforeAll(async () => {
     node = await startTestNode({ validator: { blockTime: 200 } });
-    chain = defineChain({
-      id: 0x737663,
-      name: 'svc devnet',
-      nativeCurrency: { name: 'OMC', symbol: 'OMC', decimals: 18 },
-      rpcUrls: { default: { http: [node.url] } },
-    });
+    chain = devnetViemChain(node.url);
   });
   afterAll(async () => {
     await node?.stop();

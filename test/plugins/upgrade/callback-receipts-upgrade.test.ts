@@ -2,7 +2,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   createPublicClient,
   createWalletClient,
-  defineChain,
   http,
   toHex as viemHex,
   type Abi,
@@ -10,6 +9,7 @@ import {
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { devnetViemChain } from '../../helpers/viem-devnet.js';
 import type { Chain } from '../../../chain/chain.js';
 import { BlockStore } from '../../../chain/block-store.js';
 import { openChainLayouts } from '../../../chain/layouts.js';
@@ -57,12 +57,7 @@ describe('callbacks get receipts from the rules version that makes them system t
     const validator = await start({ dataDir: await devnetDataDirBefore(), validator: { blockTime: 100 } });
     const client = new SvcClient(validator.url);
     expect((await client.chainInfo()).rulesVersion).toBe(BEFORE);
-    const chain: ViemChain = defineChain({
-      id: 0x737663,
-      name: 'svc devnet',
-      nativeCurrency: { name: 'OMC', symbol: 'OMC', decimals: 18 },
-      rpcUrls: { default: { http: [validator.url] } },
-    });
+    const chain: ViemChain = devnetViemChain(validator.url);
     const publicClient = createPublicClient({ chain, transport: http(validator.url), pollingInterval: 50 });
     const wallet = createWalletClient({
       chain,
