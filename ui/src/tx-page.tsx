@@ -68,7 +68,8 @@ export function TxPage({ hash }: { hash: string }) {
           ...(receipt?.contractAddress
             ? ([
                 [
-                  'Contract created',
+                  // A failed create's receipt names the address it would have made, as geth's does.
+                  receipt.status === 'success' ? 'Contract created' : 'Contract address (not created)',
                   <a href={href.account(receipt.contractAddress)}>
                     <Hash value={receipt.contractAddress} />
                   </a>,
