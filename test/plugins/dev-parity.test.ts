@@ -500,3 +500,48 @@ describe('dev-mode transactions as Anvil sends them', () => {
     expect(typed).toMatchObject({ code: -32602, message: expect.stringContaining('type 0x3') });
   });
 });
+
+describe('the prestateTracer', () => {
+  it('answers every account a transaction touched as it was before it, as Anvil does (its coinbase aside)', async () => {
+    const runtime = `6003545073${'00'.repeat(18)}beef315000`;
+    const init = `0x601c600c600039601c6000f3${runtime}`;
+    const seen: Record<string, unknown>[] = [];
+    for (const url of [dev.url, anvil.url]) {
+      const receiptOf = async (hash: string) => {
+        for (;;) {
+          const r = (
+            await rpc<{ contractAddress: string; blockNumber: string }>(url, 'eth_getTransactionReceipt', [hash])
+          ).body.result;
+          if (r) return r;
+        }
+      };
+      const created = await receiptOf(
+        (await rpc<string>(url, 'eth_sendTransaction', [{ from: TEST_ADDRESS_0, data: init, gas: '0x30000' }])).body
+          .result!,
+      );
+      const contract = created.contractAddress.toLowerCase();
+      await rpc(url, 'anvil_setStorageAt', [contract, '0x3', `0x${'00'.repeat(31)}2a`]);
+      const hash = (
+        await rpc<string>(url, 'eth_sendTransaction', [{ from: TEST_ADDRESS_0, to: contract, gas: '0x20000' }])
+      ).body.result!;
+      const mined = await receiptOf(hash);
+      const pre = (
+        await rpc<Record<string, { balance: string; nonce?: number; code?: string; storage?: Record<string, string> }>>(
+          url,
+          'debug_traceTransaction',
+          [hash, { tracer: 'prestateTracer' }],
+        )
+      ).body.result!;
+      const sender = TEST_ADDRESS_0.toLowerCase();
+      const before = `0x${(BigInt(mined.blockNumber) - 1n).toString(16)}`;
+      expect(pre[sender]!.balance).toBe((await rpc(url, 'eth_getBalance', [sender, before])).body.result);
+      seen.push({
+        contract: pre[contract],
+        beef: pre['0x000000000000000000000000000000000000beef'],
+        senderNonce: pre[sender]!.nonce,
+      });
+    }
+    expect(seen[0]).toEqual({ ...seen[1], senderNonce: seen[0]!.senderNonce });
+    expect(seen[0]).toMatchObject({ contract: { storage: { [`0x${'00'.repeat(31)}03`]: `0x${'00'.repeat(31)}2a` } } });
+  });
+});

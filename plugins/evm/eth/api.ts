@@ -193,6 +193,11 @@ export class EthApi {
     return (await this.simulateTraced(call, block, undefined, overrides, budgetMs)).outcome;
   }
 
+  /** The state of the block a call runs on (what a prestate trace reads). */
+  async stateBefore(block: BlockParam | undefined): Promise<(key: string) => Promise<Uint8Array | undefined>> {
+    return this.chain.stateAt(await stateHeight(this.chain, block));
+  }
+
   /** A call as `simulate` runs it, with a tracer attached (debug_traceCall), and the request it made of the call object. */
   async simulateTraced(
     call: EthCallObject,

@@ -2,6 +2,7 @@ import { isRpcError } from '../../../sdk/errors.js';
 import type { CallbackTrace, EvmService } from '../service.js';
 import type { EvmOutcome } from '../runner.js';
 import { CallTracer, type CallTracerOptions } from '../trace/call-tracer.js';
+import { PrestateTracer } from '../trace/prestate-tracer.js';
 import { StructLogger, type StructLoggerOptions } from '../trace/struct-logger.js';
 import { DEFAULT_TRACE_LIMITS, TraceAbortedError, type Tracer, type TracedRun } from '../trace/tracer.js';
 import type { BlockParam } from './block-tag.js';
@@ -21,7 +22,7 @@ export interface TraceConfig extends StructLoggerOptions {
 }
 
 /** The tracers served. */
-export const TRACERS = ['callTracer'] as const;
+export const TRACERS = ['callTracer', 'prestateTracer'] as const;
 
 /** The most a trace may ask for with `timeout`. */
 const MAX_TIMEOUT_MS = 30_000;
@@ -39,6 +40,11 @@ function tracerOf(config: TraceConfig | undefined): Tracer {
   const limits = { ...DEFAULT_TRACE_LIMITS, timeoutMs: timeoutOf(config?.timeout) };
   if (config?.tracer === undefined) return new StructLogger(config ?? {}, limits);
   if (config.tracer === 'callTracer') return new CallTracer(config.tracerConfig ?? {}, limits);
+  if (config.tracer === 'prestateTracer') {
+    if ((config.tracerConfig as { diffMode?: unknown } | undefined)?.diffMode)
+      throw new EthRpcError(-32602, "invalid params: prestateTracer's diffMode is not served; trace without it");
+    return new PrestateTracer();
+  }
   throw new EthRpcError(
     -32602,
     `invalid params: tracer "${config.tracer}" is not served here; use the struct logger (no tracer) or ${TRACERS.map((t) => `"${t}"`).join(', ')}`,
@@ -46,9 +52,17 @@ function tracerOf(config: TraceConfig | undefined): Tracer {
 }
 
 /** Runs a traced run; a trace stopped by its limits answers geth's -32000 with the reason. */
-async function traced(tracer: Tracer, run: () => Promise<{ outcome: EvmOutcome; run: TracedRun }>): Promise<unknown> {
+async function traced(
+  tracer: Tracer,
+  run: () => Promise<{ outcome: EvmOutcome; run: TracedRun }>,
+  before?: (key: string) => Promise<Uint8Array | undefined>,
+): Promise<unknown> {
   try {
     const done = await run();
+    if (tracer.settle) {
+      if (!before) throw new EthRpcError(-32000, 'this tracer does not trace a system transaction');
+      await tracer.settle(before, done.run);
+    }
     return tracer.result(done.outcome, done.run);
   } catch (error) {
     // A replay of the block's earlier transactions that ran out of time is answered where it runs (transaction()).
@@ -89,24 +103,28 @@ export class TraceApi {
         `transaction ${hash} is a ${signed.kind} transaction, which does not run in the EVM: nothing to trace`,
       );
     const { env } = replay;
-    return traced(tracer, async () => ({
-      outcome: await this.evm.runner.runTransaction(
-        tx,
-        replay.read,
-        { setAccount: () => undefined, writeState: () => undefined },
-        env,
-        { creator: signed.from, height: env.height },
-        tracer,
-        { runClass: 'request', budgetMs: Math.max(0, deadline - performance.now()) },
-      ),
-      run: {
-        from: tx.getSenderAddress().toString(),
-        ...(tx.to ? { to: tx.to.toString() } : {}),
-        value: tx.value,
-        gasLimit: tx.gasLimit,
-        input: tx.data,
-      },
-    }));
+    return traced(
+      tracer,
+      async () => ({
+        outcome: await this.evm.runner.runTransaction(
+          tx,
+          replay.read,
+          { setAccount: () => undefined, writeState: () => undefined },
+          env,
+          { creator: signed.from, height: env.height },
+          tracer,
+          { runClass: 'request', budgetMs: Math.max(0, deadline - performance.now()) },
+        ),
+        run: {
+          from: tx.getSenderAddress().toString(),
+          ...(tx.to ? { to: tx.to.toString() } : {}),
+          value: tx.value,
+          gasLimit: tx.gasLimit,
+          input: tx.data,
+        },
+      }),
+      replay.read,
+    );
   }
 
   /**
@@ -160,19 +178,24 @@ export class TraceApi {
 
   async call(call: EthCallObject, block: BlockParam | undefined, config: TraceConfig | undefined): Promise<unknown> {
     const tracer = tracerOf(config);
-    return traced(tracer, async () => {
-      const { outcome, request } = await this.eth.simulateTraced(call, block, tracer);
-      return {
-        outcome,
-        run: {
-          from: hexOfAddress(request.from),
-          ...(request.to ? { to: hexOfAddress(request.to) } : {}),
-          value: request.value,
-          gasLimit: request.gasLimit,
-          input: request.data,
-        },
-      };
-    }).catch((error: unknown) => {
+    const before = await this.eth.stateBefore(block);
+    return traced(
+      tracer,
+      async () => {
+        const { outcome, request } = await this.eth.simulateTraced(call, block, tracer);
+        return {
+          outcome,
+          run: {
+            from: hexOfAddress(request.from),
+            ...(request.to ? { to: hexOfAddress(request.to) } : {}),
+            value: request.value,
+            gasLimit: request.gasLimit,
+            input: request.data,
+          },
+        };
+      },
+      before,
+    ).catch((error: unknown) => {
       throw isRpcError(error) ? error : new EthRpcError(-32000, (error as Error).message);
     });
   }

@@ -28,6 +28,11 @@ const slotOf = (word: bigint): string => toHex(setLengthLeft(bigIntToBytes(word)
 export class AccessListTracer implements Tracer {
   private readonly touched = new Map<string, Set<string>>();
 
+  /** Every account the run touched, with the slots of it (none excluded), in the order first touched. */
+  get touchedAccounts(): ReadonlyMap<string, ReadonlySet<string>> {
+    return this.touched;
+  }
+
   constructor(private readonly excluded: (address: string) => boolean) {}
 
   attach(evm: EVMInterface): () => void {

@@ -24,6 +24,8 @@ export interface Tracer {
   attach(evm: EVMInterface): () => void;
   /** The answer, once the run has ended. */
   result(outcome: EvmOutcome, run: TracedRun): unknown;
+  /** Reads what the answer needs of the state the run began on (after the run, before `result`). */
+  settle?(before: (key: string) => Promise<Uint8Array | undefined>, run: TracedRun): Promise<void>;
 }
 
 /** What the traced run was, as a tracer's answer names it. */

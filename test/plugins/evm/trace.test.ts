@@ -251,11 +251,11 @@ describe('debug_traceTransaction and debug_traceCall, step for step as Anvil tra
     expect(timedOut.body.error).toMatchObject({ code: -32000, message: expect.stringMatching(/^execution timeout/) });
     const unknownTracer = await rpc(node.url, 'debug_traceTransaction', [
       hashes.transfer,
-      { tracer: 'prestateTracer' },
+      { tracer: '4byteTracer' },
     ]);
     expect(unknownTracer.body.error).toMatchObject({
       code: -32602,
-      message: expect.stringMatching(/prestateTracer.*not served/),
+      message: expect.stringMatching(/4byteTracer.*not served/),
     });
     const unknownTx = await rpc(node.url, 'debug_traceTransaction', [`0x${'ab'.repeat(32)}`]);
     expect(unknownTx.body.error).toMatchObject({ code: -32000, message: expect.stringMatching(/not found/) });
