@@ -249,10 +249,7 @@ describe('debug_traceTransaction and debug_traceCall, step for step as Anvil tra
       { tracer: 'callTracer', timeout: '50ms' },
     ]);
     expect(timedOut.body.error).toMatchObject({ code: -32000, message: expect.stringMatching(/^execution timeout/) });
-    const unknownTracer = await rpc(node.url, 'debug_traceTransaction', [
-      hashes.transfer,
-      { tracer: '4byteTracer' },
-    ]);
+    const unknownTracer = await rpc(node.url, 'debug_traceTransaction', [hashes.transfer, { tracer: '4byteTracer' }]);
     expect(unknownTracer.body.error).toMatchObject({
       code: -32602,
       message: expect.stringMatching(/4byteTracer.*not served/),
