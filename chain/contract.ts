@@ -279,7 +279,7 @@ export interface TxKindSpec<Svc, P extends TSchema> {
    * a block producer leaves out what no longer fits, and a block whose transactions may use more is
    * invalid. Kinds without gas weigh nothing.
    */
-  gasLimit?(payload: Static<P>): number;
+  gasLimit?(payload: Static<P>): number | bigint;
   /**
    * What it pays per gas, for the mempool's replacement rule: a pending transaction is replaced by one
    * of the same sender and nonce whose fee cap and priority fee are both at least 10% higher. Kinds
@@ -324,7 +324,7 @@ export interface TxKind {
     readonly data?: Readonly<Record<string, unknown>>;
   };
   view?(payload: Readonly<Record<string, unknown>>): Record<string, unknown>;
-  gasLimit?(payload: unknown): number;
+  gasLimit?(payload: unknown): number | bigint;
   fees?(payload: unknown, service: unknown): TxFees;
   readonly managesNonce?: boolean;
   // biome-ignore lint/suspicious/noConfusingVoidType: a kind's execute may end without returning, as plain functions do.

@@ -204,8 +204,13 @@ export function decodeEthereumEnvelope(raw: Uint8Array, context: EnvelopeContext
   const keccak = tx.common.customCrypto.keccak256 ?? keccak_256;
   // Its hash is of these bytes (they are its encoding): not of a second encoding of it.
   const hash = keccak(raw);
+  // Accounts keep nonces to 2^64 − 1 (state edits, contracts' creates), but the transaction pool counts a
+  // sender's nonces as safe integers: an account reaches 2^53 only by a dev-mode state edit.
   if (tx.nonce > BigInt(Number.MAX_SAFE_INTEGER))
-    throw new EnvelopeError('invalid_transaction', `nonce ${tx.nonce} is out of range`);
+    throw new EnvelopeError(
+      'invalid_transaction',
+      `nonce ${tx.nonce} is above 2^53 − 1: this node takes transactions with nonces up to 2^53 − 1`,
+    );
   let publicKey: Uint8Array | undefined;
   try {
     // High-s (EIP-2) signatures were refused when the transaction was built; an r or s out of range,

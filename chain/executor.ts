@@ -107,7 +107,7 @@ class BlockScope extends InBlock implements EndBlockContext {
     if (
       account.omc === 0n &&
       account.ogt === 0n &&
-      account.nonce === 0 &&
+      account.nonce === 0n &&
       Object.values(account.bonded).every((amount) => amount === 0n)
     )
       this.state.delete(accountKey(address));
@@ -158,9 +158,10 @@ type SystemRecords = { tx: SystemTransaction; outcome: SystemOutcome }[];
 /** The chain's block gas limit: a consensus parameter a plugin's genesis sets (`params/blockGasLimit`), none without it. */
 export const BLOCK_GAS_LIMIT_KEY = 'params/blockGasLimit';
 
-function blockGasLimit(state: StateReader): number {
+/** A bigint: past 2^53 a number would not hold it (a CBOR integer decodes to a bigint there). */
+function blockGasLimit(state: StateReader): bigint | undefined {
   const raw = state.get(BLOCK_GAS_LIMIT_KEY);
-  return raw ? decode<number>(raw) : Number.POSITIVE_INFINITY;
+  return raw ? BigInt(decode<number | bigint>(raw)) : undefined;
 }
 
 /**
@@ -205,12 +206,12 @@ export async function executeTransactions(
     let kind;
     try {
       kind = checkIncludable(tx, overlay, kinds, env);
-      const txGas = kind.spec.gasLimit?.(tx.payload) ?? 0;
-      if (gasUsed + txGas > gasLimit)
+      const txGas = kind.spec.gasLimit?.(tx.payload);
+      if (gasLimit !== undefined && txGas !== undefined && BigInt(gasUsed) + BigInt(txGas) > gasLimit)
         throw new InvalidTransactionError(
           tx.hash,
           'invalid_transaction',
-          `its gas limit ${txGas} does not fit in what is left of the block gas limit (${gasLimit - gasUsed} of ${gasLimit})`,
+          `its gas limit ${txGas} does not fit in what is left of the block gas limit (${gasLimit - BigInt(gasUsed)} of ${gasLimit})`,
         );
     } catch (error) {
       if (strict || !(error instanceof InvalidTransactionError)) throw error;
@@ -220,7 +221,7 @@ export async function executeTransactions(
     const index = included.length;
     const bumpNonce = (target: StateOverlay): void => {
       const sender = decodeAccount(target.get(accountKey(tx.from)));
-      sender.nonce += 1;
+      sender.nonce += 1n;
       target.set(accountKey(tx.from), encodeAccount(sender));
     };
     const scratch = overlay.child();

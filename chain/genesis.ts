@@ -211,7 +211,7 @@ export function genesisState(spec: GenesisSpec): StateChanges {
   for (const account of spec.accounts)
     changes.set(
       accountKey(account.address),
-      encodeAccount({ omc: account.omc, ogt: account.ogt, nonce: 0, bonded: { ...account.bonded } }),
+      encodeAccount({ omc: account.omc, ogt: account.ogt, nonce: 0n, bonded: { ...account.bonded } }),
     );
   for (const [key, value] of spec.entries) changes.set(key, value);
   return changes;

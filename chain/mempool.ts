@@ -150,13 +150,14 @@ export class Mempool {
     }
     const { kind } = checked;
     const account = decodeAccount(this.deps.state.get(accountKey(tx.from)));
-    if (tx.nonce < account.nonce)
+    const accountNonce = Number(account.nonce);
+    if (tx.nonce < accountNonce)
       throw domainError(
         'nonce_too_low',
         `nonce ${tx.nonce} is already used; the next nonce is ${this.nextNonce(tx.from)}`,
         { expected: this.nextNonce(tx.from) },
       );
-    if (tx.nonce >= account.nonce + this.deps.options.maxNonceAhead) {
+    if (tx.nonce >= accountNonce + this.deps.options.maxNonceAhead) {
       throw domainError(
         'nonce_gap',
         `nonce ${tx.nonce} is more than ${this.deps.options.maxNonceAhead} ahead of the account nonce ${account.nonce}`,
@@ -302,7 +303,8 @@ export class Mempool {
   }
 
   private accountNonce(address: Address): number {
-    return decodeAccount(this.deps.state.get(accountKey(address))).nonce;
+    // A transaction nonce is a safe integer: an account past 2^53 (a state edit put it there) sends none.
+    return Number(decodeAccount(this.deps.state.get(accountKey(address))).nonce);
   }
 
   private now(): number {

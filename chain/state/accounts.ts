@@ -2,11 +2,14 @@ import type { Address } from '../../sdk/address.js';
 import type { Asset } from '../../sdk/amount.js';
 import { decode, encode } from '../../sdk/encoding.js';
 
-/** An account: two assets in base units, a transaction nonce, and OGT bonded per purpose (e.g. `compute`). */
+/**
+ * An account: two assets in base units, a transaction nonce, and OGT bonded per purpose (e.g. `compute`).
+ * The nonce is a bigint: Ethereum's nonces run to 2^64 − 1 (EIP-2681), past what a number holds exactly.
+ */
 export interface Account {
   omc: bigint;
   ogt: bigint;
-  nonce: number;
+  nonce: bigint;
   bonded: Record<string, bigint>;
 }
 
@@ -21,13 +24,21 @@ export function assetField(asset: Asset): 'omc' | 'ogt' {
 interface StoredAccount {
   omc: string;
   ogt: string;
-  nonce: number;
+  // A CBOR integer either way: the same bytes for a number and a bigint of the same value.
+  nonce: number | bigint;
   bonded?: Record<string, string>;
 }
 
+const MAX_SAFE_NONCE = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** CBOR map; amounts as decimal strings (they outgrow 64-bit integers). */
 export function encodeAccount(account: Account): Uint8Array {
-  const stored: StoredAccount = { omc: account.omc.toString(), ogt: account.ogt.toString(), nonce: account.nonce };
+  const stored: StoredAccount = {
+    omc: account.omc.toString(),
+    ogt: account.ogt.toString(),
+    // A number where it is exact: the encoder's fast path takes numbers, and the bytes are the same.
+    nonce: account.nonce <= MAX_SAFE_NONCE ? Number(account.nonce) : account.nonce,
+  };
   const bonds = Object.entries(account.bonded).filter(([, amount]) => amount > 0n);
   if (bonds.length > 0) stored.bonded = Object.fromEntries(bonds.map(([k, v]) => [k, v.toString()]));
   const bytes = encode(stored);
@@ -40,14 +51,14 @@ export function encodeAccount(account: Account): Uint8Array {
 const decoded = new WeakMap<Uint8Array, Account>();
 
 export function decodeAccount(bytes: Uint8Array | undefined): Account {
-  if (!bytes) return { omc: 0n, ogt: 0n, nonce: 0, bonded: {} };
+  if (!bytes) return { omc: 0n, ogt: 0n, nonce: 0n, bonded: {} };
   let account = decoded.get(bytes);
   if (!account) {
     const stored = decode<StoredAccount>(bytes);
     account = {
       omc: BigInt(stored.omc),
       ogt: BigInt(stored.ogt),
-      nonce: stored.nonce,
+      nonce: BigInt(stored.nonce),
       bonded: Object.fromEntries(Object.entries(stored.bonded ?? {}).map(([k, v]) => [k, BigInt(v)])),
     };
     decoded.set(bytes, account);

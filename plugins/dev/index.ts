@@ -16,6 +16,7 @@ import {
   IMPERSONATED_TYPES_SINCE,
   type DevImpersonated,
   type DevSet,
+  nonceField,
 } from '../evm/dev-edits.js';
 import { ethereumTypeOf, refuseBlobs } from '../evm/eth/transaction-type.js';
 import { EthRpcError } from '../evm/eth/errors.js';
@@ -44,6 +45,10 @@ const Count = Type.Refine(
   (value) => toNumber(value as number | string) <= Number.MAX_SAFE_INTEGER,
   () => 'is above 2^53 − 1',
 );
+/** A nonce as Anvil takes it: a number or a hex quantity, up to 2^64 − 1 (EIP-2681). */
+const Nonce = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^0x[0-9a-fA-F]{1,16}$' })], {
+  description: 'a number or a hex quantity, at most 2^64 − 1',
+});
 const Null = Type.Null();
 const MAX_MINE = 10_000;
 
@@ -221,7 +226,7 @@ export default definePlugin({
           timestamp,
           proposer: proposer as Address,
           parentHash,
-          gasLimit: blockGasLimit,
+          gasLimit: Number(blockGasLimit),
           baseFee,
         });
       },
@@ -290,9 +295,9 @@ export default definePlugin({
         const last = lastNonce.get(from);
         const nonce =
           call.nonce !== undefined
-            ? Number(BigInt(call.nonce))
+            ? BigInt(call.nonce)
             : last !== undefined && last >= stateNonce
-              ? last + 1
+              ? last + 1n
               : stateNonce;
         const gasLimit =
           call.gas !== undefined
@@ -305,7 +310,7 @@ export default definePlugin({
           data: call.data ?? call.input ?? '0x',
           value: BigInt(call.value ?? '0x0').toString(),
           gasLimit,
-          nonce,
+          nonce: nonceField(nonce),
         };
         // From rules version 7 the send keeps its type, gas price and access list (as Anvil's).
         const typed = chain.rulesVersionAt(chain.head.height + 1) >= IMPERSONATED_TYPES_SINCE;
@@ -361,7 +366,7 @@ export default definePlugin({
         );
     };
     const evm = ctx.use('evm');
-    const lastNonce = new Map<string, number>();
+    const lastNonce = new Map<string, bigint>();
     const unlocked = new UnlockedAccounts();
     return controls;
   },
@@ -504,11 +509,11 @@ export default definePlugin({
       method({
         name: 'anvil_setNonce',
         summary: "Sets an account's nonce, by a dev-mode transaction in a block of its own.",
-        params: [param('address', EthAddressSchema), param('nonce', Count)],
+        params: [param('address', EthAddressSchema), param('nonce', Nonce)],
         result: Null,
         errors: ['dev_mode_off'],
         handler: async ([address, nonce], { service }) => {
-          await service.edit({ address, nonce: toNumber(nonce) });
+          await service.edit({ address, nonce: nonceField(BigInt(nonce)) });
           return null;
         },
       }),

@@ -2,7 +2,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { toHex } from '../../sdk/bytes.js';
 import { addressOfHex, hexOfAddress, type Address } from '../../sdk/address.js';
 import { decodeAccount } from '../../chain/state/accounts.js';
-import type { DevSet } from '../evm/dev-edits.js';
+import { type DevSet, nonceField } from '../evm/dev-edits.js';
 import { codeKey, contractKey, decodeContract, storageKey } from '../evm/state.js';
 
 /** What a dump reads: every key under a prefix, and one key (the head's state). */
@@ -13,7 +13,8 @@ export interface DumpSource {
 
 /** One account of a dump, in Anvil's record shape (`ogt` is svc-node's own; Anvil ignores it). */
 export interface DumpedAccount {
-  readonly nonce: number;
+  /** A number as Anvil writes it; above 2^53 − 1, where a JSON number read here would not be exact, hex. */
+  readonly nonce: number | string;
   /** OMC in base units (wei), hex. */
   readonly balance: string;
   readonly code: string;
@@ -69,12 +70,12 @@ const word = (hex: string): string => `0x${hex.replace(/^0x/, '').toLowerCase().
 export function dumpState(state: DumpSource, head: DumpHead): StateDump {
   const accounts = new Map<
     string,
-    { nonce: number; balance: bigint; ogt: bigint; code: string; storage: Record<string, string> }
+    { nonce: bigint; balance: bigint; ogt: bigint; code: string; storage: Record<string, string> }
   >();
   const entry = (hex: string) => {
     let found = accounts.get(hex);
     if (!found) {
-      found = { nonce: 0, balance: 0n, ogt: 0n, code: '0x', storage: {} };
+      found = { nonce: 0n, balance: 0n, ogt: 0n, code: '0x', storage: {} };
       accounts.set(hex, found);
     }
     return found;
@@ -110,7 +111,13 @@ export function dumpState(state: DumpSource, head: DumpHead): StateDump {
     accounts: Object.fromEntries(
       [...accounts].map(([address, a]) => [
         address,
-        { nonce: a.nonce, balance: qty(a.balance), code: a.code, storage: a.storage, ogt: qty(a.ogt) },
+        {
+          nonce: a.nonce <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(a.nonce) : qty(a.nonce),
+          balance: qty(a.balance),
+          code: a.code,
+          storage: a.storage,
+          ogt: qty(a.ogt),
+        },
       ]),
     ),
     // The newest of the blocks the dump carries, which Anvil then looks for: it carries none (the
@@ -147,7 +154,9 @@ export function decodeDump(bytes: Uint8Array): StateDump {
     const hexOk = (value: unknown) =>
       value === undefined || (typeof value === 'string' && /^0x[0-9a-fA-F]*$/.test(value));
     const nonceOk =
-      r.nonce === undefined || (Number.isSafeInteger(r.nonce) && (r.nonce as number) >= 0) || hexOk(r.nonce);
+      r.nonce === undefined ||
+      (Number.isSafeInteger(r.nonce) && (r.nonce as number) >= 0) ||
+      (hexOk(r.nonce) && BigInt(r.nonce as string) < 2n ** 64n);
     if (!nonceOk || !hexOk(r.balance) || !hexOk(r.code) || !hexOk(r.ogt))
       throw new Error(
         `state dump: the account ${address} has a nonce, balance, code or ogt that is not a number or hex`,
@@ -174,9 +183,9 @@ export function editsFor(dump: StateDump, state: DumpSource, signer: string): De
     const hex40 = address.slice(2);
     const current = decodeAccount(state.get(`accounts/${addressOfHex(address)}`));
     const edit: { -readonly [K in keyof DevSet]?: DevSet[K] } = {};
-    const nonce = record.nonce === undefined ? undefined : Number(BigInt(record.nonce));
+    const nonce = record.nonce === undefined ? undefined : BigInt(record.nonce);
     // The edits' signer keeps its own nonce: it counts the edits (and would break their sequence).
-    if (nonce !== undefined && nonce !== current.nonce && address !== signer) edit.nonce = nonce;
+    if (nonce !== undefined && nonce !== current.nonce && address !== signer) edit.nonce = nonceField(nonce);
     if (record.balance !== undefined && BigInt(record.balance) !== current.omc)
       edit.balance = BigInt(record.balance).toString();
     if (record.ogt !== undefined && BigInt(record.ogt) !== current.ogt) edit.ogt = BigInt(record.ogt).toString();

@@ -37,11 +37,11 @@ export function checkAdmission(tx: TypedTransaction, params: EvmParams): void {
     throw new TxFailure('invalid_transaction', `intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${needed}`, {
       minimum: needed.toString(),
     });
-  if (tx.gasLimit > BigInt(params.blockGasLimit))
+  if (tx.gasLimit > params.blockGasLimit)
     throw new TxFailure(
       'invalid_transaction',
       `exceeds block gas limit: gas ${tx.gasLimit}, the block gas limit is ${params.blockGasLimit}`,
-      { limit: params.blockGasLimit },
+      { limit: params.blockGasLimit.toString() },
     );
   if (tx.common.isActivatedEIP(7825) && tx.gasLimit > BigInt(MAX_TRANSACTION_GAS))
     throw new TxFailure(

@@ -19,12 +19,27 @@ const LowerAddress = (description: string) => Type.String({ pattern: '^0x[0-9a-f
 /** The most code one edit sets: a contract's limit twice over (Anvil sets any; a block must still travel). */
 const MAX_DEV_CODE_BYTES = 49_152;
 
+/** A nonce above 2^53 − 1 (a number would not hold it exactly), as a decimal string. */
+const BigNonce = Type.String({ pattern: '^[1-9][0-9]{15,19}$' });
+/** Ethereum's largest nonce (EIP-2681). */
+const MAX_NONCE = 2n ** 64n - 1n;
+/** The rules version from which an edit's nonce may be above 2^53 − 1. */
+export const BIG_NONCES_SINCE = 7;
+
+/** A nonce as an edit carries it: a number where exact, else a decimal string. */
+export const nonceField = (nonce: bigint): number | string =>
+  nonce <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(nonce) : nonce.toString();
+
 export const DevSetPayload = Type.Object(
   {
     address: LowerAddress('the account edited (lowercase 0x)'),
     balance: Type.Optional(Units('its OMC, in base units (wei)')),
     ogt: Type.Optional(Units('its OGT, in base units')),
-    nonce: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+    nonce: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), BigNonce], {
+        description: 'its nonce: a number, or above 2^53 − 1 a decimal string (from rules version 7; at most 2^64 − 1)',
+      }),
+    ),
     code: Type.Optional(HexBytes(MAX_DEV_CODE_BYTES, 'its code (0x: none)')),
     storage: Type.Optional(
       Type.Array(Type.Object({ slot: Hex32, value: Hex32 }, { additionalProperties: false }), {
@@ -49,10 +64,9 @@ export const DevImpersonatedPayload = Type.Object(
     data: HexBytes(MAX_CALLDATA_BYTES, 'calldata, or init code when `to` is null'),
     value: Units('OMC base units sent with it'),
     gasLimit: GasLimit,
-    nonce: Type.Integer({
-      minimum: 0,
-      maximum: Number.MAX_SAFE_INTEGER,
-      description: "the impersonated account's nonce it uses",
+    nonce: Type.Union([Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), BigNonce], {
+      description:
+        "the impersonated account's nonce it uses: a number, or above 2^53 − 1 a decimal string (from rules version 7)",
     }),
     ...Fees,
     // From chain rules version 7: the Ethereum type the send was (as Anvil picks it from its fields),
@@ -116,6 +130,8 @@ export function devImpersonatedKind(kind: TxKindFactory<EvmPlugin>): TxKind {
     // Checked as a signed one is (fees, gas): one that cannot run is refused at submission.
     admit: (payload, service) => {
       devOnly(DEV_IMPERSONATED_KIND)(payload, service);
+      const chain = service.rules.chain;
+      checkNonce(payload, chain.rulesVersionAt(chain.head.height + 1));
       const tx = service.rules.impersonatedTx(payload);
       admitting(() => service.rules.admit(tx));
       // The impersonated account pays, not the validator that signs the envelope: its funds are
@@ -131,6 +147,7 @@ export function devImpersonatedKind(kind: TxKindFactory<EvmPlugin>): TxKind {
     gasLimit: (payload) => payload.gasLimit,
     execute: (ctx, service) => {
       const payload = ctx.payload as DevImpersonated;
+      checkNonce(payload, ctx.rulesVersion);
       if (payload.type !== undefined && ctx.rulesVersion < IMPERSONATED_TYPES_SINCE)
         throw new TxFailure(
           'invalid_transaction',
@@ -139,6 +156,18 @@ export function devImpersonatedKind(kind: TxKindFactory<EvmPlugin>): TxKind {
       return service.rules.execute(ctx, service.rules.transactionOf(ctx.tx)!);
     },
   });
+}
+
+/** An edit's nonce above 2^53 − 1: from rules version 7, and at most 2^64 − 1. */
+function checkNonce(payload: { readonly nonce?: number | string }, rulesVersion: number): void {
+  if (typeof payload.nonce !== 'string') return;
+  if (rulesVersion < BIG_NONCES_SINCE)
+    throw new TxFailure(
+      'invalid_transaction',
+      `a nonce above 2^53 − 1 in an edit exists from chain rules version ${BIG_NONCES_SINCE}; this block runs version ${rulesVersion}`,
+    );
+  if (BigInt(payload.nonce) > MAX_NONCE)
+    throw new TxFailure('invalid_transaction', `nonce ${payload.nonce} is above 2^64 − 1 (EIP-2681)`);
 }
 
 /**
@@ -153,9 +182,14 @@ export function devEditKind(kind: TxKindFactory<EvmPlugin>): TxKind {
     summary: "dev mode: sets an account's OMC, OGT, nonce, code or storage slots (signed by the devnet's validator)",
     payload: DevSetPayload,
     authorize: devSigner(DEV_SET_KIND),
-    admit: devOnly(DEV_SET_KIND),
+    admit: (payload, service) => {
+      devOnly(DEV_SET_KIND)(payload, service);
+      const chain = service.rules.chain;
+      checkNonce(payload, chain.rulesVersionAt(chain.head.height + 1));
+    },
     async execute(ctx: TxContext<DevSet>) {
       const { payload } = ctx;
+      checkNonce(payload, ctx.rulesVersion);
       const state = new WorldStateManager();
       state.bind((key) => ctx.readState(key), { creator: ctx.tx.from, height: ctx.height });
       const address = evmAddress(addressOfHex(payload.address));

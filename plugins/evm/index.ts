@@ -95,7 +95,7 @@ export default definePlugin({
     ctx.log.info(
       {
         evmChainId: params.chainId,
-        blockGasLimit: params.blockGasLimit,
+        blockGasLimit: Number(params.blockGasLimit),
         baseFee: params.baseFee.toString(),
         precompiles: precompiles.precompiles.map((p) => `${p.spec.name} ${p.spec.address}`),
       },

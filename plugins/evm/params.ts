@@ -16,7 +16,8 @@ const BASE_FEE_KEY = 'params/evmBaseFee';
 /** The EVM's consensus parameters, from block 0's state. */
 export interface EvmParams {
   readonly chainId: number;
-  readonly blockGasLimit: number;
+  /** A bigint: Ethereum's blocks may have gas limits past 2^53 (a genesis here sets a safe integer). */
+  readonly blockGasLimit: bigint;
   /** Fixed: the base fee does not follow block fullness (a devnet's fees stay predictable); it is burned. */
   readonly baseFee: bigint;
 }
@@ -49,7 +50,7 @@ export function readEvmParams(read: ReadState): EvmParams {
     throw new Error('the EVM parameters are missing from the state: the genesis was made without the evm plugin');
   return {
     chainId: decode<number>(chainId),
-    blockGasLimit: decode<number>(gasLimit),
+    blockGasLimit: BigInt(decode<number | bigint>(gasLimit)),
     baseFee: BigInt(decode<string>(baseFee)),
   };
 }

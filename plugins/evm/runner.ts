@@ -372,11 +372,11 @@ export class EvmRunner {
 
   /** The most gas a call may have: the block gas limit, within EIP-7825's cap on a transaction. */
   get callGasCap(): number {
-    return Math.min(this.params.blockGasLimit, MAX_TRANSACTION_GAS);
+    return Math.min(Number(this.params.blockGasLimit), MAX_TRANSACTION_GAS);
   }
 
   /** The EVM's view of a block (cached: a block's transactions share it). Inside a run: the engine has loaded. */
-  private block(env: BlockEnv, gasLimit = this.params.blockGasLimit, baseFee = this.params.baseFee): EvmBlock {
+  private block(env: BlockEnv, gasLimit: bigint = this.params.blockGasLimit, baseFee = this.params.baseFee): EvmBlock {
     const { engine, headerCommon } = this.loaded!;
     const key = `${env.height}:${env.timestamp}:${env.proposer}:${env.parentHash}:${gasLimit}:${baseFee}`;
     const cached = this.blocks.get(key);
@@ -455,7 +455,7 @@ export class EvmRunner {
         const tx = unsignedTransaction(this.txCommon, request, request.nonce ?? account?.nonce ?? 0n);
         const block = this.block(
           env,
-          Math.max(gasCap, Number(request.gasLimit)),
+          BigInt(gasCap) > request.gasLimit ? BigInt(gasCap) : request.gasLimit,
           request.maxFeePerGas === 0n ? 0n : this.params.baseFee,
         );
         const endProbe = probeGasNeed(vm.evm, request.gasLimit);

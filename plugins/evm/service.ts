@@ -63,7 +63,7 @@ export class EvmRules {
   }
 
   /** A native transaction's fields as an EVM transaction; the fee cap defaults to the base fee, the priority fee to 0. */
-  nativeTx(payload: NativeEvmFields, sender: Address, nonce: number, hash?: Uint8Array): TypedTransaction {
+  nativeTx(payload: NativeEvmFields, sender: Address, nonce: number | string, hash?: Uint8Array): TypedTransaction {
     const feeCap = payload.maxFeePerGas === undefined ? this.params.baseFee : BigInt(payload.maxFeePerGas);
     const request: CallRequest = {
       from: sender,

@@ -197,7 +197,7 @@ export class WorldStateManager implements StateManagerInterface {
     const contract = isPromise<ContractRecord | undefined>(record) ? await record : record;
     if (account === undefined && contract === undefined) return undefined;
     return new EvmAccount(
-      BigInt(account?.nonce ?? 0),
+      account?.nonce ?? 0n,
       account?.omc ?? 0n,
       contract?.storage ? NONEMPTY_STORAGE_ROOT : KECCAK256_RLP,
       contract?.codeHash ?? KECCAK256_NULL,
@@ -208,7 +208,7 @@ export class WorldStateManager implements StateManagerInterface {
     if (evmAccount === undefined) return this.deleteAccount(address);
     const svc = svcAddress(address);
     const account = await this.account(svc);
-    account.nonce = Number(evmAccount.nonce);
+    account.nonce = evmAccount.nonce;
     account.omc = evmAccount.balance;
     this.setAccountRecord(svc, account);
   }
@@ -220,7 +220,7 @@ export class WorldStateManager implements StateManagerInterface {
   async deleteAccount(address: EvmAddress): Promise<void> {
     const svc = svcAddress(address);
     const account = await this.account(svc);
-    account.nonce = 0;
+    account.nonce = 0n;
     account.omc = 0n;
     this.setAccountRecord(svc, account);
     const contract = await this.contract(address);

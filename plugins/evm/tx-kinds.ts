@@ -91,7 +91,7 @@ export function evmTxKinds(kind: TxKindFactory<EvmPlugin>): TxKind[] {
           ? undefined
           : 'an evm.ethereum transaction comes only as an Ethereum envelope (eth_sendRawTransaction)',
       debits: (payload) => worstCase(payload.value, payload.gasLimit, BigInt(payload.maxFeePerGas)),
-      gasLimit: (payload) => Number(payload.gasLimit),
+      gasLimit: (payload) => BigInt(payload.gasLimit),
       fees: (payload) => ({
         maxFeePerGas: BigInt(payload.maxFeePerGas),
         maxPriorityFeePerGas: BigInt(payload.maxPriorityFeePerGas),

@@ -87,8 +87,8 @@ function stateWith(code: string): Map<string, Uint8Array> {
   const bytes = fromHex(code);
   const codeHash = keccak_256(bytes);
   return new Map<string, Uint8Array>([
-    [accountKey(CONTRACT), encodeAccount({ omc: 10n ** 30n, ogt: 0n, nonce: 1, bonded: {} })],
-    [accountKey(CALLER), encodeAccount({ omc: 10n ** 30n, ogt: 0n, nonce: 0, bonded: {} })],
+    [accountKey(CONTRACT), encodeAccount({ omc: 10n ** 30n, ogt: 0n, nonce: 1n, bonded: {} })],
+    [accountKey(CALLER), encodeAccount({ omc: 10n ** 30n, ogt: 0n, nonce: 0n, bonded: {} })],
     [contractKey(CONTRACT.slice(4)), encodeContract({ codeHash, creator: CALLER, createdAt: 0 })],
     [codeKey(toHex(codeHash).slice(2)), bytes],
   ]);
@@ -97,7 +97,7 @@ function stateWith(code: string): Map<string, Uint8Array> {
 const path = await NodePath.create(EVM_HARDFORK, {
   evmChainId: DEVNET_EVM_CHAIN_ID,
   baseFee: DEVNET_BASE_FEE,
-  blockGasLimit: DEVNET_BLOCK_GAS_LIMIT,
+  blockGasLimit: BigInt(DEVNET_BLOCK_GAS_LIMIT),
 });
 const runner = path.rules.runner;
 const env = {

@@ -33,7 +33,7 @@ export const vectorBlockHash = async (height: number): Promise<string> =>
 export interface PathParams {
   readonly evmChainId: number;
   readonly baseFee: bigint;
-  readonly blockGasLimit: number;
+  readonly blockGasLimit: bigint;
 }
 
 const log = createLogger({ level: 'silent', format: 'json' });

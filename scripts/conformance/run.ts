@@ -77,7 +77,7 @@ export async function runConformance(
   const path = await NodePath.create(Hardfork.Cancun, {
     evmChainId: VECTOR_CHAIN_ID,
     baseFee: 0n,
-    blockGasLimit: Number.MAX_SAFE_INTEGER,
+    blockGasLimit: 2n ** 64n - 1n,
   });
   const transactions = transactionCases(transactionFiles)
     .filter((testCase) => !options.filter || testCase.id.includes(options.filter))

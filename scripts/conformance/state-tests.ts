@@ -94,13 +94,13 @@ const svc = (hex: Hex): Address => addressOfHex(hex);
 const pad64 = (hex: Hex): string => hex.slice(2).toLowerCase().padStart(64, '0');
 
 /** The vector's `pre` as the chain stores accounts, code and storage. */
-export function seedState(pre: Record<Hex, PreAccount>, blockGasLimit: number): Map<string, Uint8Array> {
+export function seedState(pre: Record<Hex, PreAccount>, blockGasLimit: bigint): Map<string, Uint8Array> {
   const state = new Map<string, Uint8Array>([[BLOCK_GAS_LIMIT_KEY, encode(blockGasLimit)]]);
   for (const [address, account] of Object.entries(pre)) {
     const hex40 = address.slice(2).toLowerCase();
     state.set(
       accountKey(svc(address)),
-      encodeAccount({ omc: bigint(account.balance), ogt: 0n, nonce: Number(bigint(account.nonce)), bonded: {} }),
+      encodeAccount({ omc: bigint(account.balance), ogt: 0n, nonce: bigint(account.nonce), bonded: {} }),
     );
     const code = fromHex(account.code);
     const slots = Object.entries(account.storage).filter(([, value]) => bigint(value) !== 0n);
@@ -144,8 +144,6 @@ export function transactionBytes(testCase: StateCase): Uint8Array {
     .serialize();
 }
 
-const MAX_GAS_LIMIT = Number.MAX_SAFE_INTEGER;
-
 /**
  * Runs one case through the node's path: decoding and admission as `eth_sendRawTransaction` does
  * them, then a block of that one transaction as a producer executes it over the world state seeded
@@ -158,8 +156,7 @@ export async function runStateCase(testCase: StateCase, paths: NodePaths): Promi
   const expected = testCase.expected;
   const base = { id: testCase.id, folder: testCase.folder };
   const raw = transactionBytes(testCase);
-  // Block gas limits of the vectors reach 2^56; the chain counts gas in safe integers, which no transaction's gas comes near.
-  const blockGasLimit = Math.min(Number(bigint(env.currentGasLimit)), MAX_GAS_LIMIT);
+  const blockGasLimit = bigint(env.currentGasLimit);
   const path = await paths.get({ evmChainId: VECTOR_CHAIN_ID, baseFee: bigint(env.currentBaseFee), blockGasLimit });
   const seeded = seedState(pre, blockGasLimit);
   const state = { get: (key: string) => seeded.get(key) };

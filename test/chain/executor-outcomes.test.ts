@@ -32,7 +32,7 @@ const gasKind: TxKind = {
     if (mode === 'throw') throw new TxFailure('invalid_params', 'refused outright');
     const sender = ctx.account(ctx.tx.from);
     // Like the EVM: the nonce moves and a fee is paid whether the call succeeds or reverts.
-    ctx.setAccount(ctx.tx.from, { ...sender, nonce: sender.nonce + 1, omc: sender.omc - 10n });
+    ctx.setAccount(ctx.tx.from, { ...sender, nonce: sender.nonce + 1n, omc: sender.omc - 10n });
     await Promise.resolve();
     if (mode === 'revert')
       return { gasUsed: gas, failed: { name: 'execution_reverted', reason: 'no way' }, receipt: { logs: [] } };
@@ -47,7 +47,7 @@ function setup(gasLimit?: number) {
   const kinds = new TxKindRegistry();
   kinds.add(gasKind, 'meter', () => undefined);
   const base = new Map<string, Uint8Array>([
-    [accountKey(alice.address), encodeAccount({ omc: 1_000n, ogt: 0n, nonce: 0, bonded: {} })],
+    [accountKey(alice.address), encodeAccount({ omc: 1_000n, ogt: 0n, nonce: 0n, bonded: {} })],
   ]);
   if (gasLimit !== undefined) base.set(BLOCK_GAS_LIMIT_KEY, encode(gasLimit));
   return { kinds, state: { get: (key: string) => base.get(key) } };
@@ -88,13 +88,13 @@ describe('transaction outcomes, gas and nonces', () => {
       ['failed', 'execution_reverted'],
       ['failed', 'invalid_params'],
     ]);
-    expect(decodeAccount(result.overlay.get(accountKey(alice.address)))).toMatchObject({ omc: 990n, nonce: 2 });
+    expect(decodeAccount(result.overlay.get(accountKey(alice.address)))).toMatchObject({ omc: 990n, nonce: 2n });
   });
 
   it('a kind that manages its nonce is not moved twice', async () => {
     const { kinds, state } = setup();
     const result = await executeTransactions([tx(0, 10, 'ok')], env, state, kinds, captureLog().log, true);
-    expect(decodeAccount(result.overlay.get(accountKey(alice.address))).nonce).toBe(1);
+    expect(decodeAccount(result.overlay.get(accountKey(alice.address))).nonce).toBe(1n);
   });
 
   it('a producer leaves out what no longer fits the block gas limit; an imported block that holds more is rejected', async () => {

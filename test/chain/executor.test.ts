@@ -50,8 +50,8 @@ describe('transaction execution', () => {
     expect(result.receipts.map((r) => r.status)).toEqual(['success', 'failed', 'success']);
     expect(result.receipts[1]!.error).toMatchObject({ name: 'insufficient_funds' });
     const aliceAfter = decodeAccount(result.overlay.get(accountKey(alice.address)));
-    expect(aliceAfter).toMatchObject({ omc: 5n, nonce: 2 });
-    expect(decodeAccount(result.overlay.get(accountKey(stranger.address)))).toMatchObject({ omc: all - 5n, nonce: 1 });
+    expect(aliceAfter).toMatchObject({ omc: 5n, nonce: 2n });
+    expect(decodeAccount(result.overlay.get(accountKey(stranger.address)))).toMatchObject({ omc: all - 5n, nonce: 1n });
   });
 
   it('leaves invalid transactions out when producing, and rejects them when importing', async () => {

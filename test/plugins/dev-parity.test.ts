@@ -482,6 +482,48 @@ describe('dev-mode transactions as Anvil sends them', () => {
     });
   });
 
+  it('keeps nonces to 2^64 − 1 exactly (EIP-2681): a contract creates until its nonce is full, then its create fails, as on Anvil', async () => {
+    // Runtime: CREATE(0, 0, 0), its address in slot 0.
+    const factoryCode = '0x600060006000f060005500';
+    const seen: unknown[] = [];
+    for (const [i, url] of [dev.url, anvil.url].entries()) {
+      const factory = `0x00000000000000000000000000000000000f00${i}0`;
+      const account = `0x00000000000000000000000000000000000f01${i}0`;
+      await rpc(url, 'anvil_setCode', [factory, factoryCode]);
+      await rpc(url, 'anvil_setNonce', [factory, '0xfffffffffffffffe']);
+      await rpc(url, 'anvil_setNonce', [account, '0xffffffffffffffff']);
+      const count = async (address: string) =>
+        (await rpc<string>(url, 'eth_getTransactionCount', [address, 'latest'])).body.result;
+      const runs = [];
+      for (let round = 0; round < 2; round++) {
+        const hash = (
+          await rpc<string>(url, 'eth_sendTransaction', [{ from: TEST_ADDRESS_0, to: factory, gas: '0x30000' }])
+        ).body.result!;
+        let receipt: { status: string; gasUsed: string } | null = null;
+        while (!receipt)
+          receipt =
+            (await rpc<{ status: string; gasUsed: string }>(url, 'eth_getTransactionReceipt', [hash])).body.result ??
+            null;
+        const created = (await rpc<string>(url, 'eth_getStorageAt', [factory, '0x0', 'latest'])).body.result!;
+        runs.push({
+          status: receipt.status,
+          gasUsed: receipt.gasUsed,
+          created: BigInt(created) !== 0n,
+          nonce: await count(factory),
+        });
+      }
+      seen.push({ runs, account: await count(account) });
+    }
+    expect(seen[0]).toEqual(seen[1]);
+    expect(seen[0]).toEqual({
+      runs: [
+        { status: '0x1', gasUsed: expect.any(String), created: true, nonce: '0xffffffffffffffff' },
+        { status: '0x1', gasUsed: expect.any(String), created: false, nonce: '0xffffffffffffffff' },
+      ],
+      account: '0xffffffffffffffff',
+    });
+  });
+
   it('refuses blob fields and an unknown type with the reason', async () => {
     const blob = (
       await rpc(dev.url, 'eth_sendTransaction', [

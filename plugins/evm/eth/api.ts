@@ -532,7 +532,7 @@ export class EthApi {
     return {
       oldestBlock: qty(oldest),
       baseFeePerGas: Array.from({ length: blocks + 1 }, () => baseFee),
-      gasUsedRatio: entries.map((entry) => gasOf(entry) / this.evm.params.blockGasLimit),
+      gasUsedRatio: entries.map((entry) => gasOf(entry) / Number(this.evm.params.blockGasLimit)),
       baseFeePerBlobGas: Array.from({ length: blocks + 1 }, () => '0x0'),
       blobGasUsedRatio: entries.map(() => 0),
       ...(percentiles ? { reward: entries.map(() => percentiles.map(() => '0x0')) } : {}),

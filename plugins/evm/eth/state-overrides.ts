@@ -43,7 +43,7 @@ export async function withOverrides(base: StateRead, overrides: StateOverrides |
     if (override.balance !== undefined || override.nonce !== undefined) {
       const account = decodeAccount(await base(accountKey(address)));
       if (override.balance !== undefined) account.omc = BigInt(override.balance);
-      if (override.nonce !== undefined) account.nonce = Number(BigInt(override.nonce));
+      if (override.nonce !== undefined) account.nonce = BigInt(override.nonce);
       values.set(accountKey(address), encodeAccount(account));
     }
     const contract = decodeContract(await base(contractKey(hex40)));

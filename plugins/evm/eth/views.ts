@@ -170,7 +170,7 @@ export function receiptView(receipt: Receipt, tx: ReceiptTarget, entry: EthBlock
 export function blockView(
   block: Omit<Block, 'transactions'>,
   entry: EthBlockEntry,
-  gasLimit: number,
+  gasLimit: bigint,
   baseFee: bigint,
   transactions: readonly unknown[],
 ): Record<string, unknown> {

@@ -44,7 +44,7 @@ export class PrestateTracer implements Tracer {
       const contract = decodeContract(await before(contractKey(hex40)));
       const code = contract ? await before(codeKey(toHex(contract.codeHash).slice(2))) : undefined;
       const entry: PrestateAccount = { balance: `0x${account.omc.toString(16)}` };
-      if (account.nonce > 0) entry.nonce = account.nonce;
+      if (account.nonce > 0n) entry.nonce = Number(account.nonce);
       if (code && code.length > 0) entry.code = toHex(code);
       if (slots.size > 0) {
         entry.storage = {};

@@ -30,8 +30,8 @@ function loopState(): Map<string, Uint8Array> {
   const code = fromHex(LOOP);
   const codeHash = keccak_256(code);
   return new Map<string, Uint8Array>([
-    [accountKey(CONTRACT), encodeAccount({ omc: 0n, ogt: 0n, nonce: 1, bonded: {} })],
-    [accountKey(CALLER), encodeAccount({ omc: 10n ** 30n, ogt: 0n, nonce: 0, bonded: {} })],
+    [accountKey(CONTRACT), encodeAccount({ omc: 0n, ogt: 0n, nonce: 1n, bonded: {} })],
+    [accountKey(CALLER), encodeAccount({ omc: 10n ** 30n, ogt: 0n, nonce: 0n, bonded: {} })],
     [contractKey(CONTRACT.slice(4)), encodeContract({ codeHash, creator: CALLER, createdAt: 0 })],
     [codeKey(toHex(codeHash).slice(2)), code],
   ]);
@@ -73,7 +73,7 @@ describe('the EVM runner: pauses, a chain-first order and deadlines', () => {
       await NodePath.create(EVM_HARDFORK, {
         evmChainId: DEVNET_EVM_CHAIN_ID,
         baseFee: DEVNET_BASE_FEE,
-        blockGasLimit: DEVNET_BLOCK_GAS_LIMIT,
+        blockGasLimit: BigInt(DEVNET_BLOCK_GAS_LIMIT),
       })
     ).rules.runner;
   });
@@ -156,13 +156,13 @@ describe('the EVM runner: pauses, a chain-first order and deadlines', () => {
     const path = await NodePath.create(EVM_HARDFORK, {
       evmChainId: DEVNET_EVM_CHAIN_ID,
       baseFee: DEVNET_BASE_FEE,
-      blockGasLimit: DEVNET_BLOCK_GAS_LIMIT,
+      blockGasLimit: BigInt(DEVNET_BLOCK_GAS_LIMIT),
     });
     const signer = privateKeyToAccount(TEST_KEY_0);
     const blockState = new Map(state);
     blockState.set(
       accountKey(`svc1${signer.address.slice(2).toLowerCase()}`),
-      encodeAccount({ omc: 10n ** 30n, ogt: 0n, nonce: 0, bonded: {} }),
+      encodeAccount({ omc: 10n ** 30n, ogt: 0n, nonce: 0n, bonded: {} }),
     );
     const txs = await Promise.all(
       [0, 1, 2].map(async (nonce) => {
