@@ -74,6 +74,8 @@ export interface BlockProduction {
   readonly genesis: GenesisSpec;
   /** `executionBudgetMs`: how long transactions may keep starting (what does not fit waits for the next block). */
   produceBlock(key: KeyPair, timestamp: number, executionBudgetMs?: number): Promise<Block>;
+  /** The earliest block time (unix ms) at which a plugin's end-of-block step has work due (a deadline); undefined for none. */
+  nextDue(): number | undefined;
 }
 
 /** Taking the chain back to an earlier block: dev mode's revert (a network's chain never goes back). */
@@ -160,6 +162,7 @@ export type ConsensusChain = Pick<
   | 'pendingTransaction'
   | 'rawTransaction'
   | 'produceBlock'
+  | 'nextDue'
   | 'proposeBlock'
   | 'checkProposal'
   | 'decodeTransactions'

@@ -214,6 +214,11 @@ export class Chain {
     return this.schedule.schedule;
   }
 
+  /** The earliest block time (unix ms) at which a plugin's end-of-block step has work due, at the head; undefined for none. */
+  nextDue(): number | undefined {
+    return this.kinds.nextDue((key) => this.options.state.get(key));
+  }
+
   /** The chain-rules version block `height` executes (or executed) under. */
   rulesVersionAt(height: number): number {
     return this.rulesSchedule.versionAt(height);

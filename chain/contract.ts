@@ -79,6 +79,13 @@ declare module '../kernel/plugin.js' {
      */
     afterEndBlock?(ctx: EndBlockContext, service: Svc): void | Promise<void>;
     /**
+     * The block time (unix ms) at which this plugin's end-of-block step next has work that waits for
+     * time to pass (a deadline), read from the head's state; undefined for none. A producer that makes
+     * blocks only when transactions come (dev mode's automine) makes one then, so a job's or a deal's
+     * steps do not wait for a transaction that may never come. Not a rule of the chain.
+     */
+    nextDue?(read: (key: string) => Uint8Array | undefined, service: Svc): number | undefined;
+    /**
      * Consensus state this plugin puts in block 0, from the network's genesis parameters (keys under
      * `<plugin name>/` or `params/`). Read without running the plugin: every node of the network must
      * compute the same genesis.

@@ -28,12 +28,17 @@ export class TxKindRegistry {
   static collect(plugins: readonly PluginEntry[]): TxKindRegistry {
     const registry = new TxKindRegistry();
     type Step = ((ctx: EndBlockContext, service: unknown) => void | Promise<void>) | undefined;
+    type DueStep =
+      | ((read: (key: string) => Uint8Array | undefined, service: unknown) => number | undefined)
+      | undefined;
     for (const { definition, service } of plugins) {
       for (const kind of pluginTxKinds(definition)) registry.add(kind, definition.name, service);
       const delegates = definition.stateDelegates as readonly string[] | undefined;
       if (delegates && delegates.length > 0) registry.delegates.set(definition.name, new Set(delegates));
       const endBlock = definition.endBlock as Step;
       if (endBlock) registry.addEndBlock(definition.name, (ctx) => endBlock(ctx, service()));
+      const nextDue = definition.nextDue as DueStep;
+      if (nextDue) registry.dueSteps.push((read) => nextDue(read, service()));
     }
     for (const { definition, service } of plugins) {
       const afterEndBlock = definition.afterEndBlock as Step;
@@ -44,6 +49,7 @@ export class TxKindRegistry {
 
   private readonly kinds = new Map<string, RegisteredTxKind>();
   private readonly hooks: BlockHook[] = [];
+  private readonly dueSteps: ((read: (key: string) => Uint8Array | undefined) => number | undefined)[] = [];
   /** Plugin -> the plugins it lets write its state keys (`stateDelegates`). */
   private readonly delegates = new Map<string, ReadonlySet<string>>();
 
@@ -62,6 +68,16 @@ export class TxKindRegistry {
 
   get endBlockHooks(): readonly BlockHook[] {
     return this.hooks;
+  }
+
+  /** The earliest time (unix ms) an end-of-block step has work due (plugins' `nextDue`), or undefined. */
+  nextDue(read: (key: string) => Uint8Array | undefined): number | undefined {
+    let soonest: number | undefined;
+    for (const step of this.dueSteps) {
+      const due = step(read);
+      if (due !== undefined && (soonest === undefined || due < soonest)) soonest = due;
+    }
+    return soonest;
   }
 
   add(spec: TxKind, owner: string, service: () => unknown): void {

@@ -270,7 +270,7 @@ export interface JobView {
   output: string | null;
   outputSize: number | null;
   reason: string | null;
-  settledBy: 'agreement' | 'unchallenged' | 're-execution' | null;
+  settledBy: 'agreement' | 'unchallenged' | 're-execution' | 'dev' | null;
   attempts: number;
   /** Providers that missed a deadline of this job: slashed a little, and not assigned it again. */
   missedBy: string[];

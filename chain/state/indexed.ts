@@ -71,6 +71,8 @@ const IDS_PER_ENTRY = 32;
 export function secondSchedule(prefix: string): {
   scheduleAt(read: ReadState, write: WriteState, time: number, id: string): void;
   drainDue(read: ReadState, write: WriteState, time: number): string[];
+  /** The time (unix ms) of the first second with ids due, looking `horizonSeconds` ahead of the last drained; undefined for none. */
+  nextDue(read: ReadState, horizonSeconds?: number): number | undefined;
 } {
   const fromKey = `${prefix}-from`;
   const index = (second: number): string => `${prefix}/${second}`;
@@ -109,6 +111,14 @@ export function secondSchedule(prefix: string): {
       }
       write(fromKey, encode(second));
       return due;
+    },
+    nextDue(read, horizonSeconds = 3600) {
+      const fromRaw = read(fromKey);
+      if (!fromRaw) return undefined;
+      const from = decode<number>(fromRaw);
+      for (let second = from; second < from + horizonSeconds; second++)
+        if (read(`${index(second)}/count`)) return second * 1000;
+      return undefined;
     },
   };
 }

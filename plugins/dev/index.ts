@@ -27,6 +27,7 @@ import { decodeAccount, accountKey } from '../../chain/state/accounts.js';
 import { DEV_ERRORS } from './errors.js';
 import { UnlockedAccounts } from './unlocked-accounts.js';
 import { signingMethods } from './signing-methods.js';
+import { jobAndDealMethods } from './job-deal-methods.js';
 import { decodeDump, dumpState, editsFor, encodeDump, type StateDump } from './state-dump.js';
 import { fromHex } from '../../sdk/bytes.js';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -70,6 +71,11 @@ export interface DevControls {
   edit(edit: Omit<DevSet, 'address'> & { address: string }): Promise<void>;
   /** Applies state edits as transactions mined together (as few blocks as they fit in) before it answers. */
   editAll(edits: readonly DevSet[]): Promise<void>;
+  /**
+   * Sends dev-mode transactions of `kind` (one per payload) signed by the devnet validator, mined
+   * before it answers; throws with the receipt's error when one failed. Their hashes.
+   */
+  submitDev(kind: string, payloads: readonly object[]): Promise<string[]>;
   /** The head's accounts and contracts as Anvil dumps them. */
   dumpState(): StateDump;
   /** Makes the state hold every account of a dump as the dump has it (Anvil's load); how many edits it took. */
@@ -176,12 +182,19 @@ export default definePlugin({
         return controls.editAll([{ ...edit, address: edit.address.toLowerCase() }]);
       },
       async editAll(edits) {
+        await controls.submitDev(DEV_SET_KIND, edits);
+      },
+      async submitDev(kind, payloads) {
         const miner = controls.miner();
         const sent: string[] = [];
-        for (const edit of edits) {
-          const payload = edit as unknown as Payload;
+        for (const payload of payloads) {
           const tx = signTransaction(
-            { chainId: chain.head.chainId, kind: DEV_SET_KIND, nonce: submitter.nextNonce(validator.address), payload },
+            {
+              chainId: chain.head.chainId,
+              kind,
+              nonce: submitter.nextNonce(validator.address),
+              payload: payload as Payload,
+            },
             validator,
           );
           await submitter.submit(tx);
@@ -193,9 +206,10 @@ export default definePlugin({
           const receipt = await chain.getReceipt(hash);
           if (receipt?.status !== 'success')
             throw new Error(
-              `the state edit ${hash} was not applied: ${receipt ? `${receipt.error?.name}: ${receipt.error?.reason}` : 'not in a block'}`,
+              `the ${kind} transaction ${hash} was not applied: ${receipt ? `${receipt.error?.name}: ${receipt.error?.reason}` : 'not in a block'}`,
             );
         }
+        return sent;
       },
       dropPending: (hash) => evm.rules.chain.dropPending(hash),
       nodeInfo() {
@@ -593,6 +607,7 @@ export default definePlugin({
         handler: ([call], { service }) => service.sendAs(call),
       }),
       ...signingMethods(method),
+      ...jobAndDealMethods(method),
       method({
         name: 'anvil_dropTransaction',
         summary: 'Takes a pending transaction out of the mempool: its hash, or null when it was not pending.',

@@ -10,6 +10,7 @@ import { addressOfHex } from '../../sdk/address.js';
 import { admitting } from './admission.js';
 import { accountKey, decodeAccount } from '../../chain/state/accounts.js';
 import type { TypedTransaction } from '@ethereumjs/tx';
+import { devSignerRefusal, refuseUnlessDevMode } from '../../chain/dev-kinds.js';
 
 /** The most a transaction pays per gas: its gas price, or its fee cap. */
 const maxPricePerGas = (tx: TypedTransaction): bigint => ('maxFeePerGas' in tx ? tx.maxFeePerGas : tx.gasPrice);
@@ -96,19 +97,12 @@ export const IMPERSONATED_TYPES_SINCE = 7;
 
 /** Who may sign a dev-mode kind: the devnet's validator, on the devnet. */
 function devSigner(kindName: string) {
-  return (tx: { from: string }, _payload: unknown, service: EvmPlugin): string | undefined => {
-    const genesis = service.rules.chain.genesis;
-    return genesis.network === 'devnet' && tx.from === genesis.validator
-      ? undefined
-      : `${kindName} is a dev-mode transaction: only the devnet's validator signs one`;
-  };
+  return (tx: { from: string }, _payload: unknown, service: EvmPlugin): string | undefined =>
+    devSignerRefusal(kindName, service.rules.chain.genesis, tx.from);
 }
 
 function devOnly(kindName: string) {
-  return (_payload: unknown, service: EvmPlugin): void => {
-    if (!service.dev)
-      throw new TxFailure('dev_mode_off', `${kindName}: this node is not in dev mode (svc-node start --dev)`);
-  };
+  return (_payload: unknown, service: EvmPlugin): void => refuseUnlessDevMode(kindName, service.dev);
 }
 
 /** The account an impersonated transaction runs as (svc1 form). */

@@ -8,8 +8,9 @@ import type { ProviderRegistry } from '../providers/registry-service.js';
 import { dealTxKinds } from './deals/tx-kinds.js';
 import { dealsEndBlock } from './deals/end-block.js';
 import { dealMethods } from './deals/rpc.js';
-import { dealRetention } from './deals/state.js';
+import { dealRetention, dealSchedule } from './deals/state.js';
 import { ompPrecompile } from './precompile.js';
+import { devDealKind } from './deals/dev-controls.js';
 import { OmpRegistry, type OmpDeals } from './deals/capability.js';
 import { OBJECT_ERRORS } from '../../objects/errors.js';
 
@@ -32,16 +33,24 @@ export default definePlugin({
   description:
     'storage (OMP) chain rules on every node: provider registry (omp.register / omp.unregister, bond release) and deals (omp.createDeal, omp.acceptDeal; refunds, closing at the end of the term); deal and object queries',
   requires: ['chain-reader'],
+  config: Type.Object({ dev: Type.Boolean({ default: false }) }, { additionalProperties: false, default: {} }),
+  configFromNode: (node) => ({ dev: node.dev === true }),
   provides: ['omp-registry', 'omp-deals'],
   // The EVM runs the OMP precompile: the deals contracts make are written in its transactions.
   stateDelegates: ['evm'],
-  init: (ctx) => new OmpRegistry(OMP, ctx.use('chain-reader')),
-  txKinds: (kind) => [...providerTxKinds(OMP, kind), ...dealTxKinds(kind, OMP)],
+  init: (ctx) => {
+    const registry = new OmpRegistry(OMP, ctx.use('chain-reader'));
+    registry.dev = ctx.config.dev;
+    return registry;
+  },
+  txKinds: (kind) => [...providerTxKinds(OMP, kind), ...dealTxKinds(kind, OMP), devDealKind(kind, OMP)],
   precompiles: (precompile) => [ompPrecompile(precompile, OMP)],
   endBlock(ctx) {
     releaseBonds(ctx, OMP);
     dealsEndBlock(ctx, OMP);
   },
+  // A pending deal's acceptance deadline (its proof periods are counted in blocks, not time).
+  nextDue: (read) => dealSchedule.nextDue(read),
   genesis: (parameters) => [
     ...unbondingGenesis(parameters),
     ...genesisProviderEntries(OMP, parameters),

@@ -10,6 +10,8 @@ import { jobMethods } from './jobs/rpc.js';
 import { jobsSubscription } from './jobs/subscription.js';
 import { jobsGenesis } from './jobs/genesis.js';
 import { jobTxKinds } from './jobs/tx-kinds.js';
+import { devJobKind } from './jobs/dev-controls.js';
+import { nextJobWork } from './jobs/state.js';
 import { oonPrecompile } from './precompile.js';
 import { OON_ERRORS } from './errors.js';
 import type {} from '../metrics/gauges.js';
@@ -33,11 +35,14 @@ export default definePlugin({
   description:
     'compute (OON) chain rules on every node: provider registry (oon.register / oon.unregister, bond release) and jobs (oon.submitJob, commit, reveal, challenge; assignment, deadlines, payment, re-execution of disputes)',
   requires: ['chain-reader', 'tx-submitter', 'omp-deals', 'omp-storage'],
+  config: Type.Object({ dev: Type.Boolean({ default: false }) }, { additionalProperties: false, default: {} }),
+  configFromNode: (node) => ({ dev: node.dev === true }),
   provides: ['oon-registry'],
   // The EVM runs the OON precompile and calls contracts back: what they change of jobs is written in its transactions and end step.
   stateDelegates: ['evm'],
   init(ctx) {
     const service = new OonService(OON, ctx.use('chain-reader'), ctx.use('tx-submitter'), ctx.use('omp-deals'));
+    service.dev = ctx.config.dev;
     // The node's storage capability reads code named by CID (for svc_oonEstimate); chain rules never run it.
     const objects = ctx.use('omp-storage').extension;
     service.readObject = (cid, maxBytes, signal) => objects.readVerified(cid, maxBytes, signal);
@@ -47,7 +52,7 @@ export default definePlugin({
     return service;
   },
   stop: (service) => service.close(),
-  txKinds: (kind) => [...providerTxKinds(OON, kind), ...jobTxKinds(kind)],
+  txKinds: (kind) => [...providerTxKinds(OON, kind), ...jobTxKinds(kind), devJobKind(kind, OON)],
   gauges: (service) => [
     {
       name: 'svc_oon_jobs',
@@ -63,6 +68,7 @@ export default definePlugin({
     releaseBonds(ctx, OON);
     await jobsEndBlock(ctx, OON, (spec) => service.run(spec));
   },
+  nextDue: (read) => nextJobWork(read),
   genesis: (parameters) => [
     ...unbondingGenesis(parameters),
     ...genesisProviderEntries(OON, parameters),

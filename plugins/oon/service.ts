@@ -26,6 +26,8 @@ export class OonService extends ProviderRegistry<typeof ComputeDetailsSchema> {
   readonly tally: JobTally;
   /** Stored objects (code named by CID), read through the node's storage capability. */
   readObject: ObjectReader = async () => undefined;
+  /** Started with `--dev`: admits dev mode's job controls. */
+  dev = false;
 
   constructor(
     kind: ProviderKind<typeof ComputeDetailsSchema>,

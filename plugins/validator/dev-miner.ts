@@ -95,6 +95,7 @@ export class DevMiner {
   setAutomine(on: boolean): void {
     this.automine = on;
     if (on && this.options.chain.mempool.size > 0) this.kick();
+    this.scheduleIdle();
   }
 
   /** Empty blocks every `ms` when idle; 0 turns them off. */
@@ -205,10 +206,22 @@ export class DevMiner {
     });
   }
 
+  /**
+   * The next block made without a transaction: at the interval when one is set; else, under automine,
+   * when a plugin's end step has work due (a job's window closing), so a job goes on to its end with no
+   * transaction to carry it — at most one such block a second.
+   */
   private scheduleIdle(): void {
     clearTimeout(this.idleTimer);
-    if (!this.running || this.intervalMs <= 0) return;
-    const due = this.options.chain.head.timestamp - this.offsetMs + this.intervalMs;
+    if (!this.running) return;
+    const { chain } = this.options;
+    let due: number;
+    if (this.intervalMs > 0) due = chain.head.timestamp - this.offsetMs + this.intervalMs;
+    else {
+      const work = this.automine ? chain.nextDue() : undefined;
+      if (work === undefined) return;
+      due = Math.max(work, chain.head.timestamp + 1000) - this.offsetMs;
+    }
     this.idleTimer = setTimeout(
       () => {
         void this.enqueue(() => this.produce())

@@ -15,6 +15,9 @@ export interface OmpDeals {
 
 /** The OMP plugin's service: the storage-provider registry, and its deals as other rules may read them. */
 export class OmpRegistry extends ProviderRegistry<typeof StorageDetailsSchema> implements OmpDeals {
+  /** Started with `--dev`: admits dev mode's deal controls. */
+  dev = false;
+
   activeDealOf(read: ReadState, cid: string): { readonly dealId: string; readonly size: number } | undefined {
     for (const id of objectDeals(read, cid)) {
       const deal = readDeal(read, id);

@@ -58,11 +58,8 @@ export function dealsEndBlock(ctx: BlockContext, kind: ProviderKind): void {
     const deal = readDeal(read, dealId);
     if (deal?.status !== 'active') continue;
     for (const replica of deal.providers) if (replica.challenge) fault(ctx, kind, deal, replica);
-    if (ctx.height >= deal.endBlock!) {
-      ctx.credit(deal.client as never, 'OMC', BigInt(deal.escrow));
-      deal.escrow = '0';
-      release(ctx, deal, 'closed', undefined, read, write);
-    } else {
+    if (ctx.height >= deal.endBlock!) closeDeal(ctx, deal, read, write);
+    else {
       const period = deal.periods ?? 0;
       for (const replica of deal.providers)
         if (!replica.faulty)
@@ -100,11 +97,19 @@ export function challengeIndexes(
   return indexes;
 }
 
-function fault(ctx: BlockContext, kind: ProviderKind, deal: DealRecord, replica: DealReplica): void {
+/** A missed or failed proof: the challenge is closed, the provider slashed to the client, and after `maxFaults` the replica is faulty. */
+export function fault(ctx: BlockContext, kind: ProviderKind, deal: DealRecord, replica: DealReplica): void {
   delete replica.challenge;
   replica.faults = (replica.faults ?? 0) + 1;
   if (replica.faults >= DEAL_PARAMS.maxFaults) replica.faulty = true;
   slashBond(ctx, kind, replica.provider, DEAL_PARAMS.faultSlashPerMille, deal.client);
+}
+
+/** The end of a deal's term: what is left in escrow (the pay of failed periods) returns to the client, the providers' room is freed. */
+export function closeDeal(ctx: BlockContext, deal: DealRecord, read: ReadState, write: WriteState): void {
+  ctx.credit(deal.client as never, 'OMC', BigInt(deal.escrow));
+  deal.escrow = '0';
+  release(ctx, deal, 'closed', undefined, read, write);
 }
 
 function release(

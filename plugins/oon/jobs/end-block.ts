@@ -115,7 +115,7 @@ export async function jobsEndBlock(ctx: BlockContext, kind: ComputeKind, reexecu
   else if (read(CHANGED_KEY)) write(CHANGED_KEY, undefined);
 }
 
-const isOver = (job: JobRecord): boolean =>
+export const isOver = (job: JobRecord): boolean =>
   job.status === 'finalized' || job.status === 'failed' || job.status === 'expired';
 
 /** A job settled in this block: its record goes `jobRecordBlocks` later; a contract's job is called back at this block's end. */
@@ -165,12 +165,12 @@ function expireIfWaitedOut(ctx: BlockContext, job: JobRecord, read: ReadState, w
 }
 
 /** Frees the slots of assignments that never committed. */
-function releaseSlots(read: ReadState, write: WriteState, assignments: readonly Assignment[]): void {
+export function releaseSlots(read: ReadState, write: WriteState, assignments: readonly Assignment[]): void {
   for (const a of assignments) if (!a.commitment) addLoad(read, write, a.provider, -1);
 }
 
 /** Ends a job without a result: what is left in escrow goes back to the requester. */
-function refund(
+export function refund(
   ctx: BlockContext,
   job: JobRecord,
   status: 'failed' | 'expired',
@@ -227,7 +227,7 @@ function checkCommitDeadlines(
 }
 
 /** What settling a job's results works with: the block, the registry's kind, re-execution and the state. */
-interface Settling {
+export interface Settling {
   readonly ctx: BlockContext;
   readonly kind: ProviderKind;
   readonly reexecute: Reexecute;
@@ -273,7 +273,7 @@ async function settleResults(settling: Settling, job: JobRecord): Promise<void> 
 }
 
 /** Every node runs the job itself; providers whose result differs lose part of their bond. */
-async function settleByReexecution(settling: Settling, job: JobRecord): Promise<void> {
+export async function settleByReexecution(settling: Settling, job: JobRecord): Promise<void> {
   const { ctx, kind, reexecute, read, write } = settling;
   let outcome: JobOutcome;
   if (job.codeHash !== undefined) outcome = await reexecute(jobSpec(job, ctx.readState(codeKey(job.codeHash))!));
@@ -320,12 +320,12 @@ function awaitCode(ctx: BlockContext, job: JobRecord, read: ReadState, write: Wr
 }
 
 /** Pays each provider of the right result gasUsed × gasPrice, refunds the rest of the escrow. */
-function finalize(
+export function finalize(
   ctx: BlockContext,
   job: JobRecord,
   payees: readonly Assignment[],
   result: ReportedResult & { output?: Uint8Array },
-  settledBy: 'agreement' | 'unchallenged' | 're-execution',
+  settledBy: 'agreement' | 'unchallenged' | 're-execution' | 'dev',
 ): void {
   const fee = BigInt(result.gasUsed) * BigInt(job.gasPrice);
   let escrow = BigInt(job.escrow);

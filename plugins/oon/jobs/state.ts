@@ -97,7 +97,8 @@ export interface JobRecord {
   codeBy?: Deadline;
   result?: ReportedResult & {
     readonly output?: Uint8Array;
-    readonly settledBy: 'agreement' | 'unchallenged' | 're-execution';
+    /** `dev`: settled by dev mode's control (svc_devSettleJob), with the output it was given. */
+    readonly settledBy: 'agreement' | 'unchallenged' | 're-execution' | 'dev';
   };
   /** OMC paid to providers, decimal. */
   fee?: string;
@@ -150,7 +151,14 @@ export function writeJob(write: WriteState, job: JobRecord): void {
 }
 
 /** Jobs by the second their next deadline falls in (`oon/due/<second>/<n>`, `oon/due-from`). */
-export const { scheduleAt, drainDue } = secondSchedule('oon/due');
+const jobSchedule = secondSchedule('oon/due');
+export const { scheduleAt, drainDue } = jobSchedule;
+
+/** When the jobs' end step next has work due: a job's deadline, or at once for callbacks a block's budget left waiting. */
+export function nextJobWork(read: ReadState): number | undefined {
+  if (indexCount(read, CALLBACKS_DUE_INDEX) > 0) return 0;
+  return jobSchedule.nextDue(read);
+}
 
 /** Puts a job at the back of the queue. */
 export function enqueue(read: ReadState, write: WriteState, job: JobRecord): void {

@@ -51,7 +51,12 @@ export const JobViewSchema = Type.Object(
     outputSize: Nullable(Type.Integer({ minimum: 0 })),
     reason: Nullable(Type.String({ description: 'why the job waits, or why it failed or expired' })),
     settledBy: Nullable(
-      Type.Union([Type.Literal('agreement'), Type.Literal('unchallenged'), Type.Literal('re-execution')]),
+      Type.Union([
+        Type.Literal('agreement'),
+        Type.Literal('unchallenged'),
+        Type.Literal('re-execution'),
+        Type.Literal('dev'),
+      ]),
     ),
     attempts: Type.Integer({ minimum: 0, description: 'assignments that missed their deadline' }),
     missedBy: Type.Array(Type.String(), {
