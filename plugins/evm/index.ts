@@ -66,12 +66,18 @@ export default definePlugin({
           );
       },
     });
-    const rules = new EvmService(runner, chain);
     // As Hardhat and Anvil do: a contract's console.log lines in the dev node's log, with the transaction.
-    if (ctx.config.dev)
-      rules.onConsole = (hash, lines) => {
-        for (const line of lines) ctx.log.info({ tx: hash, console: line }, `console.log: ${line}`);
-      };
+    const rules = new EvmService(
+      runner,
+      chain,
+      ctx.config.dev
+        ? {
+            onConsole: (hash, lines) => {
+              for (const line of lines) ctx.log.info({ tx: hash, console: line }, `console.log: ${line}`);
+            },
+          }
+        : {},
+    );
     const index = new EthBlockIndex(ctx.table(ETH_BLOCKS), ctx.table(ETH_META), () => ctx.batch(), ctx.log);
     await index.catchUp(chain.head.height, async (height) => {
       const block = await chain.getBlock(height);

@@ -41,16 +41,23 @@ export const nativeFields = (payload: NativeEvmFields): NativeEvmFields =>
  * per payload object: admission and execution on the node that admitted it share it). What the
  * transaction kinds run, on a node or in the conformance runner (scripts/conformance/).
  */
-export class EvmRules {
+/** What a node's EVM rules tell beyond the chain's state. */
+export interface EvmObservers {
   /** Told the console.log lines of each transaction executed (dev mode prints them), with its hash. */
-  onConsole?: (hash: string, lines: readonly string[]) => void;
+  readonly onConsole?: (hash: string, lines: readonly string[]) => void;
+}
+
+export class EvmRules {
   /**
    * Callbacks to trace when a replay makes them (debug_traceTransaction of a system transaction), by
    * their system transaction's hash: the replay's last pass leaves what it saw in `seen`.
    */
   readonly tracing = new Map<string, CallbackTrace>();
 
-  constructor(readonly runner: EvmRunner) {}
+  constructor(
+    readonly runner: EvmRunner,
+    private readonly observers: EvmObservers = {},
+  ) {}
 
   get params(): EvmParams {
     return this.runner.params;
@@ -181,7 +188,7 @@ export class EvmRules {
         message.slice(0, 300),
       );
     }
-    if (outcome.console) this.onConsole?.(ctx.tx.hash, outcome.console);
+    if (outcome.console) this.observers.onConsole?.(ctx.tx.hash, outcome.console);
     return {
       gasUsed: outcome.gasUsed,
       receipt: outcome.receipt,
@@ -242,8 +249,9 @@ export class EvmService extends EvmRules {
   constructor(
     runner: EvmRunner,
     readonly chain: ChainViews,
+    observers: EvmObservers = {},
   ) {
-    super(runner);
+    super(runner, observers);
   }
 }
 

@@ -1,12 +1,11 @@
 import Type, { type Static } from 'typebox';
-import { TxFailure, type TxKind, type TxKindFactory } from '../../../chain/contract.js';
-import { devSignerRefusal, refuseUnlessDevMode } from '../../../chain/dev-kinds.js';
+import type { TxKind, TxKindFactory } from '../../../chain/contract.js';
+import { devKindGuards, type DevRefusal } from '../../../chain/dev-kinds.js';
 import type { ReadState, WriteState } from '../../../chain/state/indexed.js';
-import type { DomainErrorName } from '../../../sdk/errors.js';
 import type { ProviderKind } from '../../providers/registry.js';
 import type { OmpRegistry } from './capability.js';
 import { closeDeal, fault } from './end-block.js';
-import { readDeal, writeDeal, type DealRecord } from './state.js';
+import { readDeal, writeDeal } from './state.js';
 
 export const DEV_DEAL_KIND = 'omp.dev';
 /** The rules version from which dev mode's deal controls exist. */
@@ -24,7 +23,8 @@ export const DevDealPayload = Type.Object(
 );
 export type DevDealAction = Static<typeof DevDealPayload>;
 
-function refusal(deal: DealRecord | undefined, dealId: string): { error: DomainErrorName; reason: string } | undefined {
+const refusal: DevRefusal<DevDealAction> = ({ dealId }, read) => {
+  const deal = readDeal(read, dealId);
   if (!deal) return { error: 'not_found', reason: `no deal ${dealId}` };
   if (deal.status !== 'active')
     return {
@@ -32,7 +32,8 @@ function refusal(deal: DealRecord | undefined, dealId: string): { error: DomainE
       reason: `deal ${dealId} is ${deal.status}: only an active deal can miss a proof or end`,
     };
   return undefined;
-}
+};
+const guards = devKindGuards(DEV_DEAL_KIND, refusal);
 
 /**
  * Dev mode's deal controls (`svc_devMissProof`, `svc_devEndDeal`) as a transaction kind: a missed proof
@@ -46,21 +47,13 @@ export function devDealKind(factory: TxKindFactory<OmpRegistry>, kind: ProviderK
     summary: "dev mode: a deal's providers miss a proof now, or its term ends now (signed by the devnet's validator)",
     payload: DevDealPayload,
     sinceRulesVersion: DEV_DEAL_CONTROLS_SINCE,
-    authorize: (tx, _payload, service) => devSignerRefusal(DEV_DEAL_KIND, service.chain.genesis, tx.from),
-    admit: (payload, service) => {
-      refuseUnlessDevMode(DEV_DEAL_KIND, service.dev);
-      const refused = refusal(
-        readDeal((key) => service.chain.state.get(key), payload.dealId),
-        payload.dealId,
-      );
-      if (refused) throw new TxFailure(refused.error, refused.reason);
-    },
+    authorize: guards.authorize,
+    admit: guards.admit,
     execute(ctx) {
       const read: ReadState = (key) => ctx.readState(key);
       const write: WriteState = (key, value) => ctx.writeState(key, value);
+      guards.check(ctx.payload, read);
       const deal = readDeal(read, ctx.payload.dealId);
-      const refused = refusal(deal, ctx.payload.dealId);
-      if (refused) throw new TxFailure(refused.error, refused.reason);
       if (ctx.payload.action === 'missProof') {
         for (const replica of deal!.providers) if (!replica.faulty) fault(ctx, kind, deal!, replica);
       } else {

@@ -1,14 +1,13 @@
 import Type, { type Static } from 'typebox';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { fromHex, toHex, utf8 } from '../../../sdk/bytes.js';
-import { TxFailure, type TxContext, type TxKind, type TxKindFactory } from '../../../chain/contract.js';
-import { devSignerRefusal, refuseUnlessDevMode } from '../../../chain/dev-kinds.js';
+import type { TxContext, TxKind, TxKindFactory } from '../../../chain/contract.js';
+import { devKindGuards, type DevRefusal } from '../../../chain/dev-kinds.js';
 import type { ProviderKind } from '../../providers/registry.js';
 import type { OonService } from '../service.js';
-import type { DomainErrorName } from '../../../sdk/errors.js';
 import { finalize, isOver, refund, releaseSlots, settleByReexecution } from './end-block.js';
 import { JOB_PARAMS } from './params.js';
-import { addLoad, appendIndexed, dequeue, readJob, TOUCHED_INDEX, writeJob, type JobRecord } from './state.js';
+import { addLoad, appendIndexed, dequeue, readJob, TOUCHED_INDEX, writeJob } from './state.js';
 
 export const DEV_JOB_KIND = 'oon.dev';
 /** The rules version from which dev mode's job controls exist. */
@@ -42,10 +41,8 @@ const LIE: { outputHash: string; exit: string; gasUsed: string; outputSize: numb
 };
 
 /** Why the action cannot be taken on the job as the state holds it, or undefined. */
-function refusal(
-  job: JobRecord | undefined,
-  payload: DevJobAction,
-): { error: DomainErrorName; reason: string } | undefined {
+const refusal: DevRefusal<DevJobAction> = (payload, read) => {
+  const job = readJob(read, payload.jobId);
   if (!job) return { error: 'not_found', reason: `no job ${payload.jobId}` };
   if (isOver(job)) return { error: 'invalid_params', reason: `job ${job.jobId} is ${job.status} already` };
   if (payload.action === 'settle' && payload.output === undefined)
@@ -58,7 +55,8 @@ function refusal(
       reason: `job ${job.jobId} is ${job.status}: no provider holds it yet, so none can lie about it`,
     };
   return undefined;
-}
+};
+const guards = devKindGuards(DEV_JOB_KIND, refusal);
 
 /**
  * Applies a dev-mode action to a job through the paths the chain's own steps take, so the callback,
@@ -70,9 +68,8 @@ async function applyDevAction(ctx: TxContext<DevJobAction>, kind: ProviderKind, 
   const read = (key: string): Uint8Array | undefined => ctx.readState(key);
   const write = (key: string, value: Uint8Array | undefined): void => ctx.writeState(key, value);
   const { payload } = ctx;
+  guards.check(payload, read);
   const job = readJob(read, payload.jobId);
-  const refused = refusal(job, payload);
-  if (refused) throw new TxFailure(refused.error, refused.reason);
   dequeue(read, write, job!);
   if (payload.action === 'fail' || payload.action === 'expire') {
     const done = payload.action === 'fail' ? 'failed' : 'expired';
@@ -121,15 +118,8 @@ export function devJobKind(factory: TxKindFactory<OonService>, kind: ProviderKin
       "dev mode: settles a job now with an output, fails or expires it, or makes its provider lie (signed by the devnet's validator)",
     payload: DevJobPayload,
     sinceRulesVersion: DEV_JOB_CONTROLS_SINCE,
-    authorize: (tx, _payload, service) => devSignerRefusal(DEV_JOB_KIND, service.chain.genesis, tx.from),
-    admit: (payload, service) => {
-      refuseUnlessDevMode(DEV_JOB_KIND, service.dev);
-      const refused = refusal(
-        readJob((key) => service.chain.state.get(key), payload.jobId),
-        payload,
-      );
-      if (refused) throw new TxFailure(refused.error, refused.reason);
-    },
+    authorize: guards.authorize,
+    admit: guards.admit,
     execute: (ctx, service) => applyDevAction(ctx, kind, service),
   });
 }
