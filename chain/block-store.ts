@@ -7,6 +7,8 @@ import type { CommitCertificate } from '../sdk/block.js';
 import type { Pacer } from './pacer.js';
 import type { SignedTransaction } from '../sdk/transaction.js';
 import { accountsOf, accountTransactionKey } from './account-transactions.js';
+import { decodeSystemTransaction, systemAsSigned } from './system-transactions.js';
+import type { Address } from '../sdk/address.js';
 
 const ARCHIVE = 'archive';
 const HEAD = 'head';
@@ -225,7 +227,11 @@ export class BlockStore {
         this.ns.transactions.del(batch, hash);
         this.ns.receipts.del(batch, hash);
       }
-      for (const hash of block.systemTransactions ?? []) {
+      for (const [i, hash] of (block.systemTransactions ?? []).entries()) {
+        const stored = await this.transaction(hash);
+        if (stored)
+          for (const address of systemAccounts(stored.raw, block.chainId))
+            this.ns.accountTransactions.del(batch, { address, height: at, index: block.transactions.length + i });
         this.ns.transactions.del(batch, hash);
         this.ns.receipts.del(batch, hash);
       }
@@ -261,9 +267,16 @@ export class BlockStore {
       const index = txs.length + i;
       this.ns.transactions.put(batch, hash, [systemRaws![i]!, block.height, index]);
       this.ns.receipts.put(batch, hash, receipts[index]!);
+      // A contract's callbacks are among its transactions, as the explorer's account page lists them.
+      for (const address of systemAccounts(systemRaws![i]!, block.chainId))
+        this.ns.accountTransactions.put(batch, { address, height: block.height, index }, hash);
     }
   }
 }
+
+/** The accounts a system transaction names: the precompile that made the call and the contract it called. */
+const systemAccounts = (raw: Uint8Array, chainId: string): Address[] =>
+  accountsOf(systemAsSigned(decodeSystemTransaction(raw), chainId));
 
 /** CBOR sorts map keys; give readers the fields in the documented order. */
 function inFieldOrder(b: Block): Block {

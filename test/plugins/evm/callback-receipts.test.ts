@@ -14,6 +14,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { devnetViemChain } from '../../helpers/viem-devnet.js';
 import { SvcClient, UNIT } from '../../../sdk/index.js';
+import { accountAddress } from '../../../sdk/address.js';
 import { rpc, startTestNode, type TestNode } from '../../helpers/test-node.js';
 import { contracts } from '../../helpers/contracts.js';
 import { fixture } from '../../helpers/wat.js';
@@ -84,6 +85,14 @@ describe('a callback is a system transaction', () => {
       expect(block.transactions.at(-1)).toMatchObject({ hash, from: OON, to: address.toLowerCase() });
       const svcBlock = await new SvcClient(node.url).getBlockByNumber(Number(height));
       expect(svcBlock.systemTransactions).toEqual([hash]);
+      // Among the contract's transactions (the explorer's account page), newest first, and the precompile's.
+      for (const account of [address, OON]) {
+        const page = await new SvcClient(node.url).listTransactions(accountAddress(account));
+        expect(page.transactions.map((tx) => tx.hash)).toContain(hash);
+      }
+      expect((await new SvcClient(node.url).listTransactions(accountAddress(address))).transactions[0]!.hash).toBe(
+        hash,
+      );
       expect((await rpc(node.url, 'svc_getTransaction', [hash])).body.result).toMatchObject({
         hash,
         kind: 'evm.callback',
