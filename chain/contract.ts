@@ -103,6 +103,12 @@ declare module '../kernel/plugin.js' {
      * plugin's precompiles, and calling contracts back for it). Nobody else may.
      */
     readonly stateDelegates?: readonly string[];
+    /**
+     * Consensus parameters (`params/<name>`) this plugin owns: its genesis sets them and only its own
+     * transaction kinds and end steps may change them (dev mode's edits of the block gas limit). A
+     * parameter has one owner.
+     */
+    readonly params?: readonly string[];
   }
 }
 

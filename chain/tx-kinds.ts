@@ -35,6 +35,14 @@ export class TxKindRegistry {
       for (const kind of pluginTxKinds(definition)) registry.add(kind, definition.name, service);
       const delegates = definition.stateDelegates as readonly string[] | undefined;
       if (delegates && delegates.length > 0) registry.delegates.set(definition.name, new Set(delegates));
+      for (const param of (definition.params as readonly string[] | undefined) ?? []) {
+        const owner = registry.paramOwners.get(param);
+        if (owner !== undefined)
+          throw new DuplicateTxKindError(
+            `plugins "${owner}" and "${definition.name}" both own the consensus parameter params/${param}`,
+          );
+        registry.paramOwners.set(param, definition.name);
+      }
       const endBlock = definition.endBlock as Step;
       if (endBlock) registry.addEndBlock(definition.name, (ctx) => endBlock(ctx, service()));
       const nextDue = definition.nextDue as DueStep;
@@ -52,12 +60,15 @@ export class TxKindRegistry {
   private readonly dueSteps: ((read: (key: string) => Uint8Array | undefined) => number | undefined)[] = [];
   /** Plugin -> the plugins it lets write its state keys (`stateDelegates`). */
   private readonly delegates = new Map<string, ReadonlySet<string>>();
+  /** A consensus parameter's name -> the plugin that owns it (`params`). */
+  private readonly paramOwners = new Map<string, string>();
 
-  /** Whether plugin `writer` may write `key`: its own prefix, or one whose plugin names it a delegate. */
+  /** Whether plugin `writer` may write `key`: its own prefix, one whose plugin names it a delegate, or a parameter it owns. */
   mayWrite(writer: string, key: string): boolean {
     const slash = key.indexOf('/');
     if (slash <= 0) return false;
     const owner = key.slice(0, slash);
+    if (owner === 'params') return this.paramOwners.get(key.slice(slash + 1)) === writer;
     return owner === writer || this.delegates.get(owner)?.has(writer) === true;
   }
 

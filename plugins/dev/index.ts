@@ -28,6 +28,7 @@ import { DEV_ERRORS } from './errors.js';
 import { UnlockedAccounts } from './unlocked-accounts.js';
 import { signingMethods } from './signing-methods.js';
 import { jobAndDealMethods } from './job-deal-methods.js';
+import { paramMethods } from './param-methods.js';
 import { decodeDump, dumpState, editsFor, encodeDump, type StateDump } from './state-dump.js';
 import { fromHex } from '../../sdk/bytes.js';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -608,6 +609,7 @@ export default definePlugin({
       }),
       ...signingMethods(method),
       ...jobAndDealMethods(method),
+      ...paramMethods(method),
       method({
         name: 'anvil_dropTransaction',
         summary: 'Takes a pending transaction out of the mempool: its hash, or null when it was not pending.',
@@ -707,6 +709,8 @@ const HARDHAT_NAMES = [
   'anvil_impersonateAccount',
   'anvil_stopImpersonatingAccount',
   'anvil_getAutomine',
+  'anvil_setCoinbase',
+  'anvil_setNextBlockBaseFeePerGas',
 ];
 
 function withHardhatNames(methods: RpcMethod[]): RpcMethod[] {

@@ -6,6 +6,7 @@ import { WorldStateManager } from './state-manager.js';
 import { evmAddress } from './runner.js';
 import type { EvmPlugin } from './plugin-service.js';
 import { Fees, GasLimit, HexBytes, MAX_CALLDATA_BYTES, Units } from './payload-schemas.js';
+import { stageParamChange } from './params.js';
 import { addressOfHex } from '../../sdk/address.js';
 import { admitting } from './admission.js';
 import { accountKey, decodeAccount } from '../../chain/state/accounts.js';
@@ -204,6 +205,52 @@ export function devEditKind(kind: TxKindFactory<EvmPlugin>): TxKind {
         const svc = addressOfHex(payload.address);
         ctx.setAccount(svc, { ...ctx.account(svc), ogt: BigInt(payload.ogt) });
       }
+    },
+  });
+}
+
+export const DEV_PARAMS_KIND = 'evm.devParams';
+/** The rules version from which dev mode may change the EVM's parameters. */
+export const DEV_PARAMS_SINCE = 7;
+
+export const DevParamsPayload = Type.Object(
+  {
+    blockGasLimit: Type.Optional(
+      Type.String({ pattern: '^[1-9][0-9]{0,19}$', description: 'the block gas limit from the next block, decimal' }),
+    ),
+    baseFee: Type.Optional(Units('the base fee per gas from the next block, in OMC base units (it stays there)')),
+    coinbase: Type.Optional(LowerAddress('who the EVM pays priority fees to from the next block (lowercase 0x)')),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type DevParams = Static<typeof DevParamsPayload>;
+
+/**
+ * Dev mode's changes of the EVM's consensus parameters (`anvil_setBlockGasLimit`,
+ * `anvil_setNextBlockBaseFeePerGas`, `anvil_setCoinbase`) as a transaction kind: held until the end
+ * of its block, in force from the next (so every run of a block sees the same), and replayed by a
+ * follower as any edit. The devnet validator's alone, admitted in dev mode.
+ */
+export function devParamsKind(kind: TxKindFactory<EvmPlugin>): TxKind {
+  return kind({
+    kind: DEV_PARAMS_KIND,
+    summary:
+      "dev mode: sets the block gas limit, the base fee or the EVM's coinbase from the next block (signed by the devnet's validator)",
+    payload: DevParamsPayload,
+    sinceRulesVersion: DEV_PARAMS_SINCE,
+    authorize: devSigner(DEV_PARAMS_KIND),
+    admit: devOnly(DEV_PARAMS_KIND),
+    execute(ctx: TxContext<DevParams>) {
+      const { blockGasLimit, baseFee, coinbase } = ctx.payload;
+      stageParamChange(
+        (key) => ctx.readState(key),
+        (key, value) => ctx.writeState(key, value),
+        {
+          ...(blockGasLimit !== undefined ? { blockGasLimit } : {}),
+          ...(baseFee !== undefined ? { baseFee } : {}),
+          ...(coinbase !== undefined ? { coinbase: addressOfHex(coinbase) } : {}),
+        },
+      );
     },
   });
 }

@@ -7,7 +7,7 @@ import type { CommittedReceipt } from '../../chain/contract.js';
 import { EvmRunner } from './runner.js';
 import { EvmConfigSchema } from './config.js';
 import { EvmService } from './service.js';
-import { evmGenesis, readEvmParams } from './params.js';
+import { applyParamChange, EVM_PARAMS, evmGenesis, readEvmParams } from './params.js';
 import { evmTxKinds } from './tx-kinds.js';
 import { EthApi } from './eth/api.js';
 import { EthBlockIndex, ETH_BLOCKS, ETH_META } from './eth/block-index.js';
@@ -21,7 +21,7 @@ import type { EvmPlugin } from './plugin-service.js';
 import { collectPrecompiles } from './precompiles.js';
 import { PrecompileHost } from './precompile-host.js';
 import { ogtPrecompile } from './ogt-precompile.js';
-import { devEditKind, devImpersonatedKind } from './dev-edits.js';
+import { devEditKind, devImpersonatedKind, devParamsKind } from './dev-edits.js';
 import { EVM_ERRORS } from './errors.js';
 
 declare module '../../kernel/plugin.js' {
@@ -118,9 +118,17 @@ export default definePlugin({
       abis: ctx.table(EVM_ABIS),
     };
   },
-  txKinds: (kind) => [...evmTxKinds(kind), devEditKind(kind), devImpersonatedKind(kind)],
+  txKinds: (kind) => [...evmTxKinds(kind), devEditKind(kind), devImpersonatedKind(kind), devParamsKind(kind)],
   // After every plugin's end step: a precompile owner's callbacks are due once its step settled them.
-  afterEndBlock: (ctx, service) => service.rules.runCallbacks(ctx),
+  async afterEndBlock(ctx, service) {
+    await service.rules.runCallbacks(ctx);
+    // After the block's callbacks: every run of the block saw the parameters it began with.
+    applyParamChange(
+      (key) => ctx.readState(key),
+      (key, value) => ctx.writeState(key, value),
+    );
+  },
+  params: EVM_PARAMS,
   precompiles: (precompile) => [ogtPrecompile(precompile)],
   genesis: (parameters) => evmGenesis(parameters),
   rpc: (method) => [

@@ -9,7 +9,7 @@ import type { Log, ReceiptDetails } from '../../chain/receipts.js';
 import type { BlockEnv } from '../../chain/contract.js';
 import { EVM_HARDFORK, evmCommon, transactionCommon } from '../../chain/ethereum-envelope.js';
 import { WorldStateManager, type CreationContext, type StateRead, type StateSink } from './state-manager.js';
-import type { EvmParams } from './params.js';
+import { EvmParamsReader, type EvmParams } from './params.js';
 import { revertReason } from './revert-reason.js';
 import { MAX_TRANSACTION_GAS } from '../../sdk/transaction.js';
 import type { Tracer } from './trace/tracer.js';
@@ -186,6 +186,7 @@ export class EvmRunner {
   private readonly offload: PrecompileOffload;
   /** Requests' runs under way at once (the rest queue, their budgets not yet started). */
   private readonly requestRuns = pLimit(REQUEST_RUNS_AT_ONCE);
+  private readonly paramsReader: EvmParamsReader;
 
   private constructor(
     readonly params: EvmParams,
@@ -194,6 +195,7 @@ export class EvmRunner {
     private readonly options: RunnerOptions,
   ) {
     this.txCommon = transactionCommon(params.chainId, options.hardfork);
+    this.paramsReader = new EvmParamsReader(params);
     this.offload = new PrecompileOffload(params.chainId, options.hardfork ?? EVM_HARDFORK);
   }
 
@@ -332,7 +334,7 @@ export class EvmRunner {
           gasLimit: callback.gasLimit,
           value: 0n,
           skipNonceIncrement: true,
-          block: this.block(env),
+          block: this.block(env, await this.paramsOf(read)),
         });
         state.finish(sink);
         const gasUsed = result.execResult.executionGasUsed;
@@ -370,15 +372,24 @@ export class EvmRunner {
     return this.options.precompiles.precompiles;
   }
 
-  /** The most gas a call may have: the block gas limit, within EIP-7825's cap on a transaction. */
-  get callGasCap(): number {
-    return Math.min(Number(this.params.blockGasLimit), MAX_TRANSACTION_GAS);
+  /** The parameters in the state a run reads: the block gas limit, base fee and coinbase of the block it runs in. */
+  paramsOf(read: StateRead): Promise<EvmParams> {
+    return this.paramsReader.of(read);
   }
 
-  /** The EVM's view of a block (cached: a block's transactions share it). Inside a run: the engine has loaded. */
-  private block(env: BlockEnv, gasLimit: bigint = this.params.blockGasLimit, baseFee = this.params.baseFee): EvmBlock {
+  /**
+   * The EVM's view of a block (cached: a block's transactions share it). Inside a run: the engine has
+   * loaded. Its gas limit, base fee and coinbase are the parameters in the state it runs on.
+   */
+  private block(
+    env: BlockEnv,
+    params: EvmParams,
+    gasLimit: bigint = params.blockGasLimit,
+    baseFee = params.baseFee,
+  ): EvmBlock {
     const { engine, headerCommon } = this.loaded!;
-    const key = `${env.height}:${env.timestamp}:${env.proposer}:${env.parentHash}:${gasLimit}:${baseFee}`;
+    const coinbase = params.coinbase ?? env.proposer;
+    const key = `${env.height}:${env.timestamp}:${coinbase}:${env.parentHash}:${gasLimit}:${baseFee}`;
     const cached = this.blocks.get(key);
     if (cached) return cached;
     const block = engine.createBlock(
@@ -386,7 +397,7 @@ export class EvmRunner {
         header: {
           number: BigInt(env.height),
           timestamp: BigInt(Math.floor(env.timestamp / 1000)),
-          coinbase: evmAddress(env.proposer),
+          coinbase: evmAddress(coinbase),
           gasLimit: BigInt(gasLimit),
           baseFeePerGas: baseFee,
           mixHash: fromHex(env.parentHash),
@@ -418,14 +429,15 @@ export class EvmRunner {
   ): Promise<EvmOutcome> {
     return this.withVm(read, env, creation, tracer, control, async ({ vm, engine, state, consoleCalls }) => {
       consoleCalls.length = 0;
+      const params = await this.paramsOf(read);
       const result = await engine.runTx(vm, {
         tx,
-        block: this.block(env),
+        block: this.block(env, params),
         skipHardForkValidation: true,
         skipBlockGasLimitValidation: true,
       });
       state.finish(sink);
-      const outcome = this.outcome(tx, result, undefined, env.rulesVersion);
+      const outcome = this.outcome(tx, result, params.baseFee, undefined, env.rulesVersion);
       const lines = consoleCalls.map(consoleLine).filter((line): line is string => line !== undefined);
       return lines.length > 0 ? { ...outcome, console: lines } : outcome;
     });
@@ -440,7 +452,7 @@ export class EvmRunner {
     request: CallRequest,
     read: StateRead,
     env: BlockEnv,
-    gasCap = this.callGasCap,
+    gasCap?: number,
     tracer?: Tracer,
     budgetMs = this.callBudgetMs,
   ): Promise<EvmOutcome> {
@@ -453,10 +465,13 @@ export class EvmRunner {
       async ({ vm, engine, state }) => {
         const account = await state.getAccount(evmAddress(request.from));
         const tx = unsignedTransaction(this.txCommon, request, request.nonce ?? account?.nonce ?? 0n);
+        const params = await this.paramsOf(read);
+        const cap = BigInt(gasCap ?? callGasCapOf(params));
         const block = this.block(
           env,
-          BigInt(gasCap) > request.gasLimit ? BigInt(gasCap) : request.gasLimit,
-          request.maxFeePerGas === 0n ? 0n : this.params.baseFee,
+          params,
+          cap > request.gasLimit ? cap : request.gasLimit,
+          request.maxFeePerGas === 0n ? 0n : params.baseFee,
         );
         const endProbe = probeGasNeed(vm.evm, request.gasLimit);
         let result: RunTxResult;
@@ -473,12 +488,18 @@ export class EvmRunner {
           endProbe(undefined);
           throw error;
         }
-        return this.outcome(tx, result, endProbe(result));
+        return this.outcome(tx, result, params.baseFee, endProbe(result));
       },
     );
   }
 
-  private outcome(tx: TypedTransaction, result: RunTxResult, gasNeed?: bigint, rulesVersion?: number): EvmOutcome {
+  private outcome(
+    tx: TypedTransaction,
+    result: RunTxResult,
+    baseFee: bigint,
+    gasNeed?: bigint,
+    rulesVersion?: number,
+  ): EvmOutcome {
     const failure = failureOf(result);
     const logs = logsOf(result.execResult.logs);
     // From rules version 7 a create's receipt names its address whether or not it succeeded (as geth
@@ -490,7 +511,7 @@ export class EvmRunner {
           ? createContractAddress(tx.getSenderAddress(), tx.nonce)
           : undefined;
     const receipt: ReceiptDetails = {
-      effectiveGasPrice: effectiveGasPrice(tx, this.params.baseFee).toString(),
+      effectiveGasPrice: effectiveGasPrice(tx, baseFee).toString(),
       logs,
       ...(created ? { contractAddress: svcOf(created) } : {}),
       ...(failure?.name === 'execution_reverted' ? { revert: toHex(result.execResult.returnValue) } : {}),
@@ -506,6 +527,9 @@ export class EvmRunner {
 }
 
 /** What each unit of gas cost: the base fee plus the priority fee the fee cap leaves room for (a legacy transaction's gas price). */
+/** The most gas a call may have: the block gas limit, within EIP-7825's cap on a transaction. */
+export const callGasCapOf = (params: EvmParams): number => Math.min(Number(params.blockGasLimit), MAX_TRANSACTION_GAS);
+
 export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
   if ('maxFeePerGas' in tx) {
     const tip =

@@ -18,8 +18,15 @@ import { ETHEREUM_KIND, ethereumTransactionOf, type EthereumPayload } from '../.
 import { DEV_IMPERSONATED_KIND, impersonatedSender, type DevImpersonated } from './dev-edits.js';
 import type { ChainViews } from '../../chain/capabilities.js';
 import { checkAdmission } from './admission.js';
-import type { EvmParams } from './params.js';
-import { unsignedTransaction, withSender, type CallRequest, type EvmOutcome, type EvmRunner } from './runner.js';
+import { EvmParamsReader, type EvmParams } from './params.js';
+import {
+  callGasCapOf,
+  unsignedTransaction,
+  withSender,
+  type CallRequest,
+  type EvmOutcome,
+  type EvmRunner,
+} from './runner.js';
 
 /** The fields of a native `evm.create` / `evm.call` payload that make the transaction. */
 export interface NativeEvmFields {
@@ -59,8 +66,14 @@ export class EvmRules {
     private readonly observers: EvmObservers = {},
   ) {}
 
+  /** The parameters a transaction admitted now is checked against: the head's (the runner's own, with no chain). */
   get params(): EvmParams {
     return this.runner.params;
+  }
+
+  /** The most gas a call may have now: the block gas limit, within EIP-7825's cap on a transaction. */
+  get callGasCap(): number {
+    return callGasCapOf(this.params);
   }
 
   /** An Ethereum envelope's transaction (its signature was checked when it was decoded). */
@@ -246,12 +259,20 @@ export class EvmRules {
 
 /** The EVM plugin's service: its chain rules, and the chain the Ethereum JSON-RPC reads. */
 export class EvmService extends EvmRules {
+  private readonly headParams: EvmParamsReader;
+
   constructor(
     runner: EvmRunner,
     readonly chain: ChainViews,
     observers: EvmObservers = {},
   ) {
     super(runner, observers);
+    this.headParams = new EvmParamsReader(runner.params);
+  }
+
+  /** The head's parameters: dev mode may change the block gas limit, base fee and coinbase. */
+  override get params(): EvmParams {
+    return this.headParams.ofSync((key) => this.chain.state.get(key));
   }
 }
 

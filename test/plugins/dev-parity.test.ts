@@ -524,6 +524,67 @@ describe('dev-mode transactions as Anvil sends them', () => {
     });
   });
 
+  it("sets the block gas limit, the next block's base fee and the coinbase as Anvil does: the next block has them, a contract reads them, the tip goes to the coinbase", async () => {
+    // Runtime: GASLIMIT, BASEFEE and COINBASE into slots 0, 1 and 2.
+    const probeCode = '0x45600055486001554160025500';
+    const seen: unknown[] = [];
+    for (const [i, url] of [dev.url, anvil.url].entries()) {
+      const probe = `0x00000000000000000000000000000000000f02${i}0`;
+      const coinbase = `0x00000000000000000000000000000000000f03${i}0`;
+      await rpc(url, 'anvil_setCode', [probe, probeCode]);
+      const answers = [
+        (await rpc(url, 'anvil_setBlockGasLimit', ['0x1c9c380'])).body.result,
+        (await rpc(url, 'anvil_setNextBlockBaseFeePerGas', ['0x77359400'])).body.result,
+        (await rpc(url, 'anvil_setCoinbase', [coinbase])).body.result,
+      ];
+      const hash = (
+        await rpc<string>(url, 'eth_sendTransaction', [
+          {
+            from: TEST_ADDRESS_0,
+            to: probe,
+            gas: '0x30000',
+            maxFeePerGas: '0x2540be400',
+            maxPriorityFeePerGas: '0x3b9aca00',
+          },
+        ])
+      ).body.result!;
+      let receipt: { blockNumber: string; gasUsed: string; effectiveGasPrice: string } | null = null;
+      while (!receipt)
+        receipt =
+          (
+            await rpc<{ blockNumber: string; gasUsed: string; effectiveGasPrice: string }>(
+              url,
+              'eth_getTransactionReceipt',
+              [hash],
+            )
+          ).body.result ?? null;
+      const block = (
+        await rpc<{ gasLimit: string; baseFeePerGas: string; miner: string }>(url, 'eth_getBlockByNumber', [
+          receipt.blockNumber,
+          false,
+        ])
+      ).body.result!;
+      const slot = async (n: string) =>
+        BigInt((await rpc<string>(url, 'eth_getStorageAt', [probe, n, receipt!.blockNumber])).body.result!);
+      const balance = BigInt((await rpc<string>(url, 'eth_getBalance', [coinbase, receipt.blockNumber])).body.result!);
+      seen.push({
+        answers,
+        block: { gasLimit: block.gasLimit, baseFeePerGas: block.baseFeePerGas, miner: block.miner === coinbase },
+        read: [await slot('0x0'), await slot('0x1'), (await slot('0x2')) === BigInt(coinbase)],
+        effectiveGasPrice: receipt.effectiveGasPrice,
+        tipToCoinbase: balance === BigInt(receipt.gasUsed) * 1_000_000_000n,
+      });
+    }
+    expect(seen[0]).toEqual(seen[1]);
+    expect(seen[0]).toEqual({
+      answers: [true, null, null],
+      block: { gasLimit: '0x1c9c380', baseFeePerGas: '0x77359400', miner: true },
+      read: [30_000_000n, 2_000_000_000n, true],
+      effectiveGasPrice: '0xb2d05e00',
+      tipToCoinbase: true,
+    });
+  });
+
   it('refuses blob fields and an unknown type with the reason', async () => {
     const blob = (
       await rpc(dev.url, 'eth_sendTransaction', [

@@ -210,7 +210,7 @@ export class EthApi {
     const read = await withOverrides(this.reader(height), overrides).catch((error: Error) => {
       throw new EthRpcError(-32602, `invalid state override: ${error.message}`);
     });
-    const cap = this.evm.runner.callGasCap;
+    const cap = this.evm.callGasCap;
     const env = await this.env(height);
     const request = this.request(call, cap);
     const outcome = await this.evm.runner.call(request, read, env, cap, tracer, budgetMs).catch((error: unknown) => {
@@ -260,7 +260,7 @@ export class EthApi {
    * and the 63/64 rule's margin), then a binary search between.
    */
   async estimateGas(call: EthCallObject, block: BlockParam | undefined): Promise<Quantity> {
-    const cap = call.gas === undefined ? BigInt(this.evm.runner.callGasCap) : BigInt(call.gas);
+    const cap = call.gas === undefined ? BigInt(this.evm.callGasCap) : BigInt(call.gas);
     // One budget for the whole search, as for one call: an estimate runs the call a dozen times.
     const budget = this.evm.runner.callBudgetMs;
     const deadline = performance.now() + budget;
@@ -422,7 +422,7 @@ export class EthApi {
           ),
         )
       : entry.transactions;
-    return blockView(block, entry, this.evm.params.blockGasLimit, this.evm.params.baseFee, transactions);
+    return blockView(block, entry, this.evm.params, transactions);
   }
 
   /** geth's `eth_getBlockReceipts`: a block by number, tag or hash (a 32-byte hex string). */

@@ -29,8 +29,7 @@ export function ethSubscriptions(kind: SubscriptionFactory<EvmPlugin>): Subscrip
           const { transactions: _omitted, ...header } = blockView(
             block,
             entryOf(receipts) ?? { transactions: [], gas: [], logs: [] },
-            service.rules.params.blockGasLimit,
-            service.rules.params.baseFee,
+            service.rules.params,
             [],
           );
           sink.send(header);

@@ -3,6 +3,7 @@ import { fromHex, toHex } from '../../../sdk/bytes.js';
 import type { Block } from '../../../chain/schemas.js';
 import type { Receipt } from '../../../chain/receipts.js';
 import { effectiveGasPrice } from '../runner.js';
+import type { EvmParams } from '../params.js';
 import { ethLogs, gasOf, type EthBlockEntry, type IndexedLog } from './block-index.js';
 import { qty } from './quantity.js';
 import { hexOfAddress } from '../../../sdk/address.js';
@@ -167,13 +168,17 @@ export function receiptView(receipt: Receipt, tx: ReceiptTarget, entry: EthBlock
  * chain has none (no uncles, no proof of work, no withdrawals or blobs). `transactions` lists its
  * Ethereum transactions only (hashes, or the views `full` asks for).
  */
+/**
+ * A block as Ethereum's clients show it. Its gas limit, base fee and coinbase are the EVM's parameters
+ * as they stand (`params`): dev mode alone changes them, and a block before such a change shows the new ones.
+ */
 export function blockView(
   block: Omit<Block, 'transactions'>,
   entry: EthBlockEntry,
-  gasLimit: bigint,
-  baseFee: bigint,
+  params: Pick<EvmParams, 'blockGasLimit' | 'baseFee' | 'coinbase'>,
   transactions: readonly unknown[],
 ): Record<string, unknown> {
+  const { blockGasLimit: gasLimit, baseFee } = params;
   return {
     number: qty(block.height),
     hash: block.hash,
@@ -184,7 +189,7 @@ export function blockView(
     transactionsRoot: block.txRoot,
     stateRoot: block.stateRoot,
     receiptsRoot: block.receiptRoot,
-    miner: hexOfAddress(block.proposer),
+    miner: hexOfAddress(params.coinbase ?? block.proposer),
     difficulty: '0x0',
     totalDifficulty: '0x0',
     extraData: '0x',
