@@ -29,8 +29,11 @@ import { UnlockedAccounts } from './unlocked-accounts.js';
 import { signingMethods } from './signing-methods.js';
 import { jobAndDealMethods } from './job-deal-methods.js';
 import { paramMethods } from './param-methods.js';
+import { nodeMethods } from './node-methods.js';
 import { decodeDump, dumpState, editsFor, encodeDump, type StateDump } from './state-dump.js';
-import { fromHex } from '../../sdk/bytes.js';
+import { fromHex, toHex } from '../../sdk/bytes.js';
+import { randomBytes } from 'node:crypto';
+import { VERSION } from '../../kernel/version.js';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { ConfigError } from '../../kernel/config/config-error.js';
 import type { HDAccount } from 'viem/accounts';
@@ -94,6 +97,10 @@ export interface DevControls {
   dropPending(hash: string): boolean;
   /** `anvil_nodeInfo`'s answer. */
   nodeInfo(): Record<string, unknown>;
+  /** `anvil_metadata`'s answer: the client, the chain, this run's instance id, the head and the snapshots. */
+  metadata(): Record<string, unknown>;
+  /** Prints contracts' console.log lines in the log, or stops (anvil_setLoggingEnabled). */
+  setLogging(on: boolean): void;
   /** Keeps the head and the clock; the snapshot's id. */
   snapshot(): string;
   /** Takes the chain back to a snapshot (false: no such snapshot); it and every later one are dropped. */
@@ -106,6 +113,7 @@ export interface DevControls {
 interface Snapshot {
   readonly id: number;
   readonly height: number;
+  readonly hash: string;
   readonly clock: DevClock;
 }
 
@@ -168,6 +176,9 @@ export default definePlugin({
     const p2p = ctx.use('p2p');
     const snapshots: Snapshot[] = [];
     let nextSnapshot = 0;
+    // Anvil's: a new one at each start and reset, so a tool can tell that the chain it knew is gone.
+    const newInstanceId = (): string => toHex(randomBytes(32));
+    let instanceId = newInstanceId();
     const devMiner = (): DevMiner | undefined => (producer?.service() as ValidatorRole | undefined)?.devMiner;
     const controls: DevControls = {
       miner() {
@@ -232,6 +243,24 @@ export default definePlugin({
           forkConfig: { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
         };
       },
+      metadata() {
+        controls.miner();
+        const head = chain.head;
+        return {
+          clientVersion: `anvil/svc-node-v${VERSION}/node-${process.version}`,
+          clientSemver: VERSION,
+          chainId: evm.rules.params.chainId,
+          instanceId,
+          latestBlockNumber: head.height,
+          latestBlockHash: head.hash,
+          forkedNetwork: null,
+          snapshots: Object.fromEntries(snapshots.map((s) => [`0x${s.id.toString(16)}`, [s.height, s.hash]])),
+        };
+      },
+      setLogging(on) {
+        controls.miner();
+        evm.setConsoleLogging(on);
+      },
       dumpState() {
         controls.miner();
         const { height, timestamp, proposer, parentHash } = chain.head;
@@ -253,7 +282,7 @@ export default definePlugin({
       snapshot() {
         const clock = controls.miner().clock;
         const id = nextSnapshot++;
-        snapshots.push({ id, height: chain.head.height, clock });
+        snapshots.push({ id, height: chain.head.height, hash: chain.head.hash, clock });
         return `0x${id.toString(16)}`;
       },
       async revert(id) {
@@ -277,6 +306,7 @@ export default definePlugin({
           nextTimestamp: undefined,
         });
         snapshots.splice(0);
+        instanceId = newInstanceId();
         controls.impersonated.clear();
         controls.autoImpersonate = false;
         lastNonce.clear();
@@ -610,6 +640,7 @@ export default definePlugin({
       ...signingMethods(method),
       ...jobAndDealMethods(method),
       ...paramMethods(method),
+      ...nodeMethods(method),
       method({
         name: 'anvil_dropTransaction',
         summary: 'Takes a pending transaction out of the mempool: its hash, or null when it was not pending.',
@@ -711,6 +742,9 @@ const HARDHAT_NAMES = [
   'anvil_getAutomine',
   'anvil_setCoinbase',
   'anvil_setNextBlockBaseFeePerGas',
+  'anvil_metadata',
+  'anvil_setLoggingEnabled',
+  'anvil_setMinGasPrice',
 ];
 
 function withHardhatNames(methods: RpcMethod[]): RpcMethod[] {

@@ -66,13 +66,16 @@ export default definePlugin({
           );
       },
     });
-    // As Hardhat and Anvil do: a contract's console.log lines in the dev node's log, with the transaction.
+    // As Hardhat and Anvil do: a contract's console.log lines in the dev node's log, with the
+    // transaction, until anvil_setLoggingEnabled turns them off.
+    let consoleLogging = true;
     const rules = new EvmService(
       runner,
       chain,
       ctx.config.dev
         ? {
             onConsole: (hash, lines) => {
+              if (!consoleLogging) return;
               for (const line of lines) ctx.log.info({ tx: hash, console: line }, `console.log: ${line}`);
             },
           }
@@ -116,6 +119,9 @@ export default definePlugin({
       syncStart: chain.head.height,
       dev: ctx.config.dev,
       abis: ctx.table(EVM_ABIS),
+      setConsoleLogging: (on) => {
+        consoleLogging = on;
+      },
     };
   },
   txKinds: (kind) => [...evmTxKinds(kind), devEditKind(kind), devImpersonatedKind(kind), devParamsKind(kind)],

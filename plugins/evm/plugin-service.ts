@@ -19,4 +19,6 @@ export interface EvmPlugin {
   readonly dev: boolean;
   /** Contract ABIs this node keeps for its explorer and tools (svc_setContractAbi), by svc1 address. */
   readonly abis: Table<string, RegisteredAbiItem[]>;
+  /** Whether dev mode prints contracts' console.log lines (on at start; anvil_setLoggingEnabled). */
+  setConsoleLogging(on: boolean): void;
 }

@@ -312,6 +312,50 @@ describe("a contract's console.log", () => {
       `console.log: sender ${TEST_ADDRESS_0} true`,
       'console.log: 5',
     ]);
+    // anvil_setLoggingEnabled false stops the printing; true (or hardhat_setLoggingEnabled) brings it back.
+    const quiet = async () => {
+      const sent = (await rpc<string>(dev.url, 'eth_sendTransaction', [{ from: TEST_ADDRESS_0, to: address, data }]))
+        .body.result!;
+      return dev.logs.lines.filter((line) => line.tx === sent).length;
+    };
+    expect((await rpc(dev.url, 'anvil_setLoggingEnabled', [false])).body).toMatchObject({ result: null });
+    expect(await quiet()).toBe(0);
+    expect((await rpc(dev.url, 'hardhat_setLoggingEnabled', [true])).body).toMatchObject({ result: null });
+    expect(await quiet()).toBe(3);
+  });
+});
+
+describe("the node's own Anvil methods", () => {
+  it("anvil_metadata (and hardhat_metadata) answers in Anvil's shape, its snapshots included; anvil_setMinGasPrice is refused as Anvil refuses it", async () => {
+    const snapshot = (await rpc<string>(dev.url, 'evm_snapshot', [])).body.result!;
+    const [ours, theirs] = (await both('anvil_metadata', [])) as Record<string, unknown>[];
+    const shape = (answer: Record<string, unknown>) =>
+      Object.fromEntries(
+        [
+          'clientVersion',
+          'chainId',
+          'instanceId',
+          'latestBlockNumber',
+          'latestBlockHash',
+          'forkedNetwork',
+          'snapshots',
+        ].map((key) => [key, answer[key] === null ? null : Array.isArray(answer[key]) ? 'array' : typeof answer[key]]),
+      );
+    expect(shape(ours!)).toEqual(shape(theirs!));
+    const head = (await rpc<{ number: string; hash: string }>(dev.url, 'eth_getBlockByNumber', ['latest', false])).body
+      .result!;
+    expect(ours).toMatchObject({
+      clientVersion: expect.stringMatching(/^anvil\/svc-node-v/),
+      chainId: 0x737663,
+      instanceId: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      latestBlockNumber: Number(head.number),
+      latestBlockHash: head.hash,
+      forkedNetwork: null,
+    });
+    expect((ours!.snapshots as Record<string, unknown>)[snapshot]).toEqual([Number(head.number), head.hash]);
+    expect((await rpc(dev.url, 'hardhat_metadata', [])).body.result).toMatchObject({ instanceId: ours!.instanceId });
+    const [refused, anvilRefused] = await both('anvil_setMinGasPrice', ['0x1']);
+    expect(refused).toEqual(anvilRefused);
   });
 });
 
