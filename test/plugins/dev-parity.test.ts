@@ -693,4 +693,46 @@ describe('the prestateTracer', () => {
     expect(seen[0]).toMatchObject({ untouched: { balance: '0x0' } });
     expect(seen[0]).toMatchObject({ contract: { storage: { [`0x${'00'.repeat(31)}03`]: `0x${'00'.repeat(31)}2a` } } });
   });
+  it('in diffMode answers what the transaction changed — pre and post of the accounts and slots it wrote — as Anvil does', async () => {
+    // Runtime: slot 1 = 0x2a, slot 3 = 0 (it held 0x2a).
+    const runtime = '0x602a600155600060035500';
+    const seen: unknown[] = [];
+    for (const [i, url] of [dev.url, anvil.url].entries()) {
+      const contract = `0x00000000000000000000000000000000000f04${i}0`;
+      await rpc(url, 'anvil_setCode', [contract, runtime]);
+      await rpc(url, 'anvil_setStorageAt', [contract, '0x3', `0x${'00'.repeat(31)}2a`]);
+      const hash = (
+        await rpc<string>(url, 'eth_sendTransaction', [
+          {
+            from: TEST_ADDRESS_0,
+            to: contract,
+            gas: '0x20000',
+            maxFeePerGas: '0x174876e800',
+            maxPriorityFeePerGas: '0x0',
+          },
+        ])
+      ).body.result!;
+      for (;;) if ((await rpc(url, 'eth_getTransactionReceipt', [hash])).body.result) break;
+      const diff = (
+        await rpc<{ pre: Record<string, Record<string, unknown>>; post: Record<string, Record<string, unknown>> }>(
+          url,
+          'debug_traceTransaction',
+          [hash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }],
+        )
+      ).body.result!;
+      const sender = TEST_ADDRESS_0.toLowerCase();
+      seen.push({
+        contract: { pre: diff.pre[contract], post: diff.post[contract] },
+        sender: { pre: Object.keys(diff.pre[sender] ?? {}).sort(), post: Object.keys(diff.post[sender] ?? {}).sort() },
+      });
+    }
+    expect(seen[0]).toEqual(seen[1]);
+    expect(seen[0]).toMatchObject({
+      contract: {
+        pre: { storage: { [`0x${'00'.repeat(31)}03`]: `0x${'00'.repeat(31)}2a` } },
+        post: { storage: { [`0x${'00'.repeat(31)}01`]: `0x${'00'.repeat(31)}2a` } },
+      },
+      sender: { post: ['balance', 'nonce'] },
+    });
+  });
 });

@@ -12,6 +12,8 @@ import { EvmDeadlineError } from '../run-control.js';
 import { ReplayDeadlineError } from '../../../chain/replay.js';
 import { hexOfAddress } from '../../../sdk/address.js';
 import { isSystemRaw } from '../../../chain/system-transactions.js';
+import { accountKey, encodeAccount, type Account } from '../../../chain/state/accounts.js';
+import type { StateSink } from '../state-manager.js';
 
 /** geth's trace options: no `tracer` for the struct logger, `callTracer` for the call tree. */
 export interface TraceConfig extends StructLoggerOptions {
@@ -40,15 +42,37 @@ function tracerOf(config: TraceConfig | undefined): Tracer {
   const limits = { ...DEFAULT_TRACE_LIMITS, timeoutMs: timeoutOf(config?.timeout) };
   if (config?.tracer === undefined) return new StructLogger(config ?? {}, limits);
   if (config.tracer === 'callTracer') return new CallTracer(config.tracerConfig ?? {}, limits);
-  if (config.tracer === 'prestateTracer') {
-    if ((config.tracerConfig as { diffMode?: unknown } | undefined)?.diffMode)
-      throw new EthRpcError(-32602, "invalid params: prestateTracer's diffMode is not served; trace without it");
-    return new PrestateTracer();
-  }
+  if (config.tracer === 'prestateTracer') return new PrestateTracer(diffMode(config));
   throw new EthRpcError(
     -32602,
     `invalid params: tracer "${config.tracer}" is not served here; use the struct logger (no tracer) or ${TRACERS.map((t) => `"${t}"`).join(', ')}`,
   );
+}
+
+/** Whether a trace asks for the prestateTracer's diff of the state before and after the run. */
+const diffMode = (config: TraceConfig | undefined): boolean =>
+  config?.tracer === 'prestateTracer' && (config.tracerConfig as { diffMode?: unknown } | undefined)?.diffMode === true;
+
+/** What a traced run wrote (a replay keeps nothing): read back over the state it began on, the state it left. */
+class RunWrites {
+  private readonly accounts = new Map<string, Account>();
+  private readonly values = new Map<string, Uint8Array | undefined>();
+  readonly sink: StateSink = {
+    setAccount: (address, account) => {
+      this.accounts.set(accountKey(address), account);
+    },
+    writeState: (key, value) => {
+      this.values.set(key, value);
+    },
+  };
+
+  over(before: (key: string) => Promise<Uint8Array | undefined>): (key: string) => Promise<Uint8Array | undefined> {
+    return async (key) => {
+      const account = this.accounts.get(key);
+      if (account) return encodeAccount(account);
+      return this.values.has(key) ? this.values.get(key) : before(key);
+    };
+  }
 }
 
 /** Runs a traced run; a trace stopped by its limits answers geth's -32000 with the reason. */
@@ -56,12 +80,13 @@ async function traced(
   tracer: Tracer,
   run: () => Promise<{ outcome: EvmOutcome; run: TracedRun }>,
   before?: (key: string) => Promise<Uint8Array | undefined>,
+  after?: (key: string) => Promise<Uint8Array | undefined>,
 ): Promise<unknown> {
   try {
     const done = await run();
     if (tracer.settle) {
       if (!before) throw new EthRpcError(-32000, 'this tracer does not trace a system transaction');
-      await tracer.settle(before, done.run);
+      await tracer.settle(before, done.run, after);
     }
     return tracer.result(done.outcome, done.run);
   } catch (error) {
@@ -103,13 +128,14 @@ export class TraceApi {
         `transaction ${hash} is a ${signed.kind} transaction, which does not run in the EVM: nothing to trace`,
       );
     const { env } = replay;
+    const writes = new RunWrites();
     return traced(
       tracer,
       async () => ({
         outcome: await this.evm.runner.runTransaction(
           tx,
           replay.read,
-          { setAccount: () => undefined, writeState: () => undefined },
+          writes.sink,
           env,
           { creator: signed.from, height: env.height },
           tracer,
@@ -124,6 +150,7 @@ export class TraceApi {
         },
       }),
       replay.read,
+      writes.over(replay.read),
     );
   }
 
@@ -177,6 +204,11 @@ export class TraceApi {
   }
 
   async call(call: EthCallObject, block: BlockParam | undefined, config: TraceConfig | undefined): Promise<unknown> {
+    if (diffMode(config))
+      throw new EthRpcError(
+        -32602,
+        "invalid params: prestateTracer's diffMode traces a mined transaction here (debug_traceTransaction); trace a call without it",
+      );
     const tracer = tracerOf(config);
     const before = await this.eth.stateBefore(block);
     return traced(

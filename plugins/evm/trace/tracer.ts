@@ -24,8 +24,15 @@ export interface Tracer {
   attach(evm: EVMInterface): () => void;
   /** The answer, once the run has ended. */
   result(outcome: EvmOutcome, run: TracedRun): unknown;
-  /** Reads what the answer needs of the state the run began on (after the run, before `result`). */
-  settle?(before: (key: string) => Promise<Uint8Array | undefined>, run: TracedRun): Promise<void>;
+  /**
+   * Reads what the answer needs of the state the run began on (after the run, before `result`), and
+   * of the state it left where the run's writes were kept (`after`: a mined transaction's replay).
+   */
+  settle?(
+    before: (key: string) => Promise<Uint8Array | undefined>,
+    run: TracedRun,
+    after?: (key: string) => Promise<Uint8Array | undefined>,
+  ): Promise<void>;
 }
 
 /** What the traced run was, as a tracer's answer names it. */
