@@ -164,6 +164,8 @@ const utf8 = new TextDecoder();
 const EMPTY = new Uint8Array(0);
 let data: Uint8Array = EMPTY;
 let pos = 0;
+/** Byte strings as views of the input rather than copies (decodeCanonicalViews). */
+let views = false;
 
 /** A head's argument (minor 0-27); anything else is not for the fast path. */
 function argument(minor: number): number {
@@ -250,8 +252,8 @@ function item(): unknown {
     case 2: {
       const n = argument(minor);
       if (pos + n > data.length) throw UNSUPPORTED;
-      // A copy, as cborg gives: the value never shares memory with the input.
-      const bytes = new Uint8Array(data.subarray(pos, pos + n));
+      // A copy, as cborg gives: the value never shares memory with the input (unless views were asked for).
+      const bytes = views ? data.subarray(pos, pos + n) : new Uint8Array(data.subarray(pos, pos + n));
       pos += n;
       return bytes;
     }
@@ -284,6 +286,20 @@ function item(): unknown {
       throw UNSUPPORTED;
     default:
       throw UNSUPPORTED;
+  }
+}
+
+/**
+ * As decodeCanonical, with every byte string a view of `bytes` instead of a copy: one allocation per
+ * value fewer, for input the caller owns and never changes (a snapshot's chunk, decoded once whole).
+ * Values outlive the call only as long as `bytes` is kept unchanged.
+ */
+export function decodeCanonicalViews(bytes: Uint8Array): unknown {
+  views = true;
+  try {
+    return decodeCanonical(bytes);
+  } finally {
+    views = false;
   }
 }
 

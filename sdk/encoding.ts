@@ -1,4 +1,4 @@
-import { decodeCanonical, encodeCanonical } from './canonical-cbor.js';
+import { decodeCanonical, decodeCanonicalViews, encodeCanonical } from './canonical-cbor.js';
 
 /**
  * The one deterministic binary encoding of the chain: CBOR (RFC 8949) as produced by cborg's
@@ -13,4 +13,9 @@ export function encode(value: unknown): Uint8Array {
 
 export function decode<T>(bytes: Uint8Array): T {
   return decodeCanonical(bytes) as T;
+}
+
+/** As decode, its byte strings views of `bytes` (no copies): for bytes the caller owns and never changes. */
+export function decodeViews<T>(bytes: Uint8Array): T {
+  return decodeCanonicalViews(bytes) as T;
 }

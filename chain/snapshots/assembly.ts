@@ -1,4 +1,4 @@
-import { decode } from '../../sdk/encoding.js';
+import { decodeViews } from '../../sdk/encoding.js';
 import { toHex } from '../../sdk/bytes.js';
 import { StateCommitment } from '../state/state-root.js';
 import { checkChunk, type ChunkCheck, type ChunkCheckJob } from './chunk-check.js';
@@ -71,8 +71,9 @@ export class StateAssembly {
       if ('problem' in checked) throw new SnapshotError(checked.problem);
       // Given up while it was checked: nothing more is written after `close`.
       if (this.closed) throw new SnapshotError(`chunk ${index}: the restore is over`);
-      // Checked on the way: a list of [key, value] pairs of its buckets, each key once.
-      const entries = decode<[string, Uint8Array][]>(bytes);
+      // Checked on the way: a list of [key, value] pairs of its buckets, each key once. Its values are
+      // views of one copy of the chunk the assembly owns (the state keeps them): one allocation, not one each.
+      const entries = decodeViews<[string, Uint8Array][]>(bytes.slice());
       this.commitment.adopt(entries, checked.hashes, info.first, hashes);
       for (const [key, value] of entries) this.state.set(key, value);
       this.added.add(index);

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { decode as cborgDecode, encode as cborgEncode } from 'cborg';
-import { decodeCanonical, encodeCanonical } from '../../sdk/canonical-cbor.js';
+import { decodeCanonical, decodeCanonicalViews, encodeCanonical } from '../../sdk/canonical-cbor.js';
 
 /** A small deterministic generator (xorshift), so a failure names a seed that reproduces it. */
 function generator(seed: number): () => number {
@@ -206,5 +206,21 @@ describe('the canonical CBOR fast path', () => {
       y = 'two';
     }
     expect(encodeCanonical(new Point())).toEqual(cborgEncode(new Point()));
+  });
+});
+
+describe('decoding with views', () => {
+  it('gives what decode gives, its byte strings views of the input, and decode after it copies again', () => {
+    const entries = [
+      ['accounts/a', new Uint8Array([1, 2, 3])],
+      ['evm/code/b', new Uint8Array(300).fill(7)],
+    ];
+    const bytes = encodeCanonical(entries);
+    const viewed = decodeCanonicalViews(bytes) as [string, Uint8Array][];
+    expect(viewed).toEqual(decodeCanonical(bytes));
+    for (const [, value] of viewed) expect(value.buffer).toBe(bytes.buffer);
+    // The mode ends with the call: a plain decode copies.
+    for (const [, value] of decodeCanonical(bytes) as [string, Uint8Array][])
+      expect(value.buffer).not.toBe(bytes.buffer);
   });
 });
